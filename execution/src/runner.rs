@@ -1,0 +1,49 @@
+//! Job runners: how a physical plan is executed.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::{ExecutionPlan, execute_stream};
+
+use crate::error::ExecutionResult;
+
+/// Executes physical plans and streams their output.
+#[async_trait]
+pub trait JobRunner: Send + Sync {
+    /// Start executing `plan`; the stream yields the job's output as it is produced.
+    async fn execute(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+    ) -> ExecutionResult<SendableRecordBatchStream>;
+
+    /// A description of how the plan would run (the job graph), for EXPLAIN.
+    fn explain(&self, plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>>;
+
+    /// A short name of the runner for logs ("local", "local-cluster", "cluster").
+    fn name(&self) -> &str;
+}
+
+/// Runs the whole plan in this process with DataFusion.
+#[derive(Debug, Default)]
+pub struct LocalJobRunner;
+
+#[async_trait]
+impl JobRunner for LocalJobRunner {
+    async fn execute(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+    ) -> ExecutionResult<SendableRecordBatchStream> {
+        Ok(execute_stream(plan, context)?)
+    }
+
+    fn explain(&self, _plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>> {
+        Ok(None)
+    }
+
+    fn name(&self) -> &str {
+        "local"
+    }
+}

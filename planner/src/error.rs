@@ -1,0 +1,507 @@
+//! Errors of the planner, and the Spark error classes they carry.
+//!
+//! A [`SparkError`] is an error the way Spark reports it: an error class such as
+//! `UNRESOLVED_COLUMN.WITH_SUGGESTION`, its SQLSTATE, message parameters and the family of JVM
+//! exception that PySpark turns into `AnalysisException`, `ParseException`, ... The server
+//! sends these fields to the client verbatim. Errors raised inside DataFusion execution (by our
+//! UDFs) travel as `DataFusionError::External(SparkError)` and are recovered by the server.
+
+use std::fmt;
+
+use datafusion::error::DataFusionError;
+
+/// The JVM exception family of an error; PySpark maps the class names to its exceptions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Analysis,
+    Parse,
+    Arithmetic,
+    NumberFormat,
+    IllegalArgument,
+    Unsupported,
+    DateTime,
+    ArrayIndexOutOfBounds,
+    NoSuchElement,
+    InvalidPlanInput,
+    Runtime,
+    Internal,
+}
+
+impl ErrorKind {
+    /// JVM class hierarchy, most specific first, as Spark sends it in the `classes` metadata.
+    pub fn jvm_classes(self) -> &'static [&'static str] {
+        const TAIL: [&str; 3] = [
+            "java.lang.Exception",
+            "java.lang.Throwable",
+            "java.lang.Object",
+        ];
+        match self {
+            ErrorKind::Analysis => &[
+                "org.apache.spark.sql.AnalysisException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::Parse => &[
+                "org.apache.spark.sql.catalyst.parser.ParseException",
+                "org.apache.spark.sql.AnalysisException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::Arithmetic => &[
+                "org.apache.spark.SparkArithmeticException",
+                "java.lang.ArithmeticException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::NumberFormat => &[
+                "org.apache.spark.SparkNumberFormatException",
+                "java.lang.NumberFormatException",
+                "java.lang.IllegalArgumentException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::IllegalArgument => &[
+                "org.apache.spark.SparkIllegalArgumentException",
+                "java.lang.IllegalArgumentException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::Unsupported => &[
+                "org.apache.spark.SparkUnsupportedOperationException",
+                "java.lang.UnsupportedOperationException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::DateTime => &[
+                "org.apache.spark.SparkDateTimeException",
+                "java.time.DateTimeException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::ArrayIndexOutOfBounds => &[
+                "org.apache.spark.SparkArrayIndexOutOfBoundsException",
+                "java.lang.ArrayIndexOutOfBoundsException",
+                "java.lang.IndexOutOfBoundsException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::NoSuchElement => &[
+                "org.apache.spark.SparkNoSuchElementException",
+                "java.util.NoSuchElementException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::InvalidPlanInput => &[
+                "org.apache.spark.sql.connect.common.InvalidPlanInput",
+                "java.lang.IllegalArgumentException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::Runtime => &[
+                "org.apache.spark.SparkRuntimeException",
+                "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::Internal => &["org.apache.spark.SparkException", TAIL[0], TAIL[1], TAIL[2]],
+        }
+    }
+}
+
+/// An error as Spark reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SparkError {
+    pub kind: ErrorKind,
+    /// Spark's error class, e.g. `TABLE_OR_VIEW_NOT_FOUND`.
+    pub error_class: String,
+    pub sql_state: String,
+    /// The message without the `[CLASS]` prefix and SQLSTATE suffix.
+    pub message: String,
+    pub parameters: Vec<(String, String)>,
+}
+
+impl SparkError {
+    pub fn new(
+        kind: ErrorKind,
+        error_class: &str,
+        sql_state: &str,
+        message: impl Into<String>,
+        parameters: Vec<(&str, String)>,
+    ) -> Self {
+        Self {
+            kind,
+            error_class: error_class.to_string(),
+            sql_state: sql_state.to_string(),
+            message: message.into(),
+            parameters: parameters
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        }
+    }
+
+    /// The full message the way Spark prints it: `[CLASS] message SQLSTATE: xxxxx`.
+    pub fn full_message(&self) -> String {
+        format!(
+            "[{}] {} SQLSTATE: {}",
+            self.error_class, self.message, self.sql_state
+        )
+    }
+
+    pub fn unresolved_column(name: &str, candidates: &[String]) -> Self {
+        let quoted = quote_identifier(name);
+        if candidates.is_empty() {
+            return Self::new(
+                ErrorKind::Analysis,
+                "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+                "42703",
+                format!(
+                    "A column, variable, or function parameter with name {quoted} cannot be resolved."
+                ),
+                vec![("objectName", quoted.clone())],
+            );
+        }
+        let proposal = candidates
+            .iter()
+            .take(5)
+            .map(|c| quote_identifier(c))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Self::new(
+            ErrorKind::Analysis,
+            "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            "42703",
+            format!(
+                "A column, variable, or function parameter with name {quoted} cannot be resolved. Did you mean one of the following? [{proposal}]."
+            ),
+            vec![("objectName", quoted.clone()), ("proposal", proposal)],
+        )
+    }
+
+    pub fn ambiguous_reference(name: &str, candidates: &[String]) -> Self {
+        let quoted = quote_identifier(name);
+        let list = candidates.join(", ");
+        Self::new(
+            ErrorKind::Analysis,
+            "AMBIGUOUS_REFERENCE",
+            "42704",
+            format!("Reference {quoted} is ambiguous, could be: [{list}]."),
+            vec![
+                ("name", quoted.clone()),
+                ("referenceNames", format!("[{list}]")),
+            ],
+        )
+    }
+
+    pub fn table_not_found(name: &str) -> Self {
+        let quoted = quote_name_parts(name);
+        let search_path = "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]";
+        Self::new(
+            ErrorKind::Analysis,
+            "TABLE_OR_VIEW_NOT_FOUND",
+            "42P01",
+            format!(
+                "The table or view {quoted} cannot be found. Verify the spelling and correctness of the schema and catalog.\nIf you did not qualify the name with a schema, verify the current_schema() output, or qualify the name with the correct schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE IF EXISTS."
+            ),
+            vec![
+                ("relationName", quoted.clone()),
+                ("searchPath", search_path.to_string()),
+            ],
+        )
+    }
+
+    pub fn unresolved_routine(name: &str) -> Self {
+        let quoted = quote_name_parts(name);
+        let search_path = "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]";
+        Self::new(
+            ErrorKind::Analysis,
+            "UNRESOLVED_ROUTINE",
+            "42883",
+            format!("Cannot resolve routine {quoted} on search path {search_path}."),
+            vec![
+                ("routineName", quoted.clone()),
+                ("searchPath", search_path.to_string()),
+            ],
+        )
+    }
+
+    pub fn parse_syntax(error: &str, hint: &str) -> Self {
+        Self::new(
+            ErrorKind::Parse,
+            "PARSE_SYNTAX_ERROR",
+            "42601",
+            format!("Syntax error at or near {error}{hint}."),
+            vec![("error", error.to_string()), ("hint", hint.to_string())],
+        )
+    }
+
+    /// Any other analysis error, with a Spark error class chosen by the caller.
+    pub fn analysis(error_class: &str, sql_state: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Analysis, error_class, sql_state, message, vec![])
+    }
+
+    pub fn divide_by_zero() -> Self {
+        Self::new(
+            ErrorKind::Arithmetic,
+            "DIVIDE_BY_ZERO",
+            "22012",
+            "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+            vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
+        )
+    }
+
+    pub fn arithmetic_overflow(message: &str, alternative: &str) -> Self {
+        let alt = if alternative.is_empty() {
+            String::new()
+        } else {
+            format!(" Use '{alternative}' to tolerate overflow and return NULL instead.")
+        };
+        Self::new(
+            ErrorKind::Arithmetic,
+            "ARITHMETIC_OVERFLOW",
+            "22003",
+            format!(
+                "{message}.{alt} If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+            ),
+            vec![
+                ("message", message.to_string()),
+                ("alternative", alt.clone()),
+                ("config", "\"spark.sql.ansi.enabled\"".to_string()),
+            ],
+        )
+    }
+
+    pub fn cast_invalid_input(value: &str, source: &str, target: &str) -> Self {
+        Self::new(
+            ErrorKind::NumberFormat,
+            "CAST_INVALID_INPUT",
+            "22018",
+            format!(
+                "The value '{value}' of the type \"{source}\" cannot be cast to \"{target}\" because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead."
+            ),
+            vec![
+                ("expression", format!("'{value}'")),
+                ("sourceType", format!("\"{source}\"")),
+                ("targetType", format!("\"{target}\"")),
+                ("ansiConfig", "\"spark.sql.ansi.enabled\"".to_string()),
+            ],
+        )
+    }
+
+    pub fn unsupported(what: impl fmt::Display) -> Self {
+        Self::new(
+            ErrorKind::Unsupported,
+            "UNSUPPORTED_FEATURE",
+            "0A000",
+            format!("not supported: {what}"),
+            vec![("feature", what.to_string())],
+        )
+    }
+
+    pub fn invalid_plan(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorKind::InvalidPlanInput,
+            "INTERNAL_ERROR",
+            "XX000",
+            message,
+            vec![],
+        )
+    }
+
+    pub fn illegal_argument(error_class: &str, message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorKind::IllegalArgument,
+            error_class,
+            "22023",
+            message,
+            vec![],
+        )
+    }
+}
+
+impl fmt::Display for SparkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.full_message())
+    }
+}
+
+impl std::error::Error for SparkError {}
+
+/// Quote a single identifier the way Spark prints it: `` `name` ``.
+pub fn quote_identifier(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// Quote a possibly dotted name part by part: `` `db`.`t` ``.
+pub fn quote_name_parts(name: &str) -> String {
+    name.split('.')
+        .map(quote_identifier)
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The planner's error type.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// An error with a Spark error class (analysis, parse, ...).
+    #[error("{0}")]
+    Spark(Box<SparkError>),
+    /// A valid request that Ember does not support yet.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    /// A malformed request (missing required fields, bad enum values).
+    #[error("invalid plan: {0}")]
+    InvalidPlan(String),
+    /// An error from DataFusion while building the plan.
+    #[error(transparent)]
+    DataFusion(#[from] DataFusionError),
+}
+
+impl From<SparkError> for PlanError {
+    fn from(e: SparkError) -> Self {
+        PlanError::Spark(Box::new(e))
+    }
+}
+
+pub type PlanResult<T> = Result<T, PlanError>;
+
+impl PlanError {
+    /// Convert into the Spark form the server sends to clients.
+    pub fn into_spark(self) -> SparkError {
+        match self {
+            PlanError::Spark(e) => *e,
+            PlanError::Unsupported(what) => SparkError::unsupported(what),
+            PlanError::InvalidPlan(msg) => SparkError::invalid_plan(msg),
+            PlanError::DataFusion(e) => spark_error_from_datafusion(&e),
+        }
+    }
+}
+
+/// Shorthand constructors used throughout the planner.
+pub fn unsupported<T>(what: impl fmt::Display) -> PlanResult<T> {
+    Err(PlanError::Unsupported(what.to_string()))
+}
+
+pub fn invalid<T>(what: impl fmt::Display) -> PlanResult<T> {
+    Err(PlanError::InvalidPlan(what.to_string()))
+}
+
+/// Map a DataFusion error (planning or execution) to the closest Spark error.
+pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
+    use arrow::error::ArrowError;
+    match e {
+        DataFusionError::External(inner) => {
+            if let Some(spark) = inner.downcast_ref::<SparkError>() {
+                return spark.clone();
+            }
+            if let Some(df) = inner.downcast_ref::<DataFusionError>() {
+                return spark_error_from_datafusion(df);
+            }
+            if let Some(arrow) = inner.downcast_ref::<ArrowError>() {
+                return spark_error_from_arrow(arrow);
+            }
+            internal(e)
+        }
+        DataFusionError::ArrowError(arrow, _) => spark_error_from_arrow(arrow),
+        DataFusionError::Context(_, inner) => spark_error_from_datafusion(inner),
+        DataFusionError::Shared(inner) => spark_error_from_datafusion(inner),
+        DataFusionError::Diagnostic(_, inner) => spark_error_from_datafusion(inner),
+        DataFusionError::Collection(errors) => match errors.first() {
+            Some(first) => spark_error_from_datafusion(first),
+            None => internal(e),
+        },
+        DataFusionError::NotImplemented(msg) => SparkError::unsupported(msg),
+        DataFusionError::SchemaError(..) | DataFusionError::Plan(..) => SparkError::new(
+            ErrorKind::Analysis,
+            "INTERNAL_ERROR",
+            "XX000",
+            e.strip_backtrace(),
+            vec![],
+        ),
+        DataFusionError::ExecutionJoin(_) | DataFusionError::ResourcesExhausted(_) => internal(e),
+        _ => {
+            let msg = e.strip_backtrace();
+            if msg.contains("Divide by zero") {
+                SparkError::divide_by_zero()
+            } else if msg.contains("Overflow") || msg.contains("overflow") {
+                SparkError::arithmetic_overflow("overflow", "")
+            } else {
+                internal(e)
+            }
+        }
+    }
+}
+
+fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
+    use arrow::error::ArrowError;
+    match e {
+        ArrowError::DivideByZero => SparkError::divide_by_zero(),
+        ArrowError::ArithmeticOverflow(msg) => {
+            let _ = msg;
+            SparkError::arithmetic_overflow("overflow", "")
+        }
+        ArrowError::ExternalError(inner) => {
+            if let Some(spark) = inner.downcast_ref::<SparkError>() {
+                spark.clone()
+            } else if let Some(df) = inner.downcast_ref::<DataFusionError>() {
+                spark_error_from_datafusion(df)
+            } else {
+                SparkError::new(
+                    ErrorKind::Runtime,
+                    "INTERNAL_ERROR",
+                    "XX000",
+                    e.to_string(),
+                    vec![],
+                )
+            }
+        }
+        ArrowError::CastError(msg) | ArrowError::ParseError(msg) => SparkError::new(
+            ErrorKind::NumberFormat,
+            "CAST_INVALID_INPUT",
+            "22018",
+            msg.clone(),
+            vec![],
+        ),
+        _ => SparkError::new(
+            ErrorKind::Runtime,
+            "INTERNAL_ERROR",
+            "XX000",
+            e.to_string(),
+            vec![],
+        ),
+    }
+}
+
+fn internal(e: &DataFusionError) -> SparkError {
+    SparkError::new(
+        ErrorKind::Internal,
+        "INTERNAL_ERROR",
+        "XX000",
+        e.strip_backtrace(),
+        vec![],
+    )
+}
+
+/// Wrap a Spark error so that it can travel through DataFusion execution.
+pub fn to_datafusion(e: SparkError) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}

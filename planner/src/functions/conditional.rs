@@ -1,0 +1,91 @@
+//! Conditional functions: `when`/CASE, `if`, `coalesce`, `nvl`, `nullif`, ...
+
+use datafusion::logical_expr::{Expr, expr::Case, lit};
+
+use super::operators::{one, two};
+use super::{FunctionInput, Naming, RegistryBuilder, add_df};
+use crate::error::{PlanError, PlanResult};
+
+pub fn register(b: &mut RegistryBuilder) {
+    b.scalar_named(&["when"], Naming::Custom(case_name), |f| {
+        let mut args = f.args;
+        let otherwise = if args.len() % 2 == 1 {
+            args.pop()
+        } else {
+            None
+        };
+        let mut when_then = Vec::new();
+        let mut it = args.into_iter();
+        while let (Some(c), Some(v)) = (it.next(), it.next()) {
+            when_then.push((Box::new(c), Box::new(v)));
+        }
+        if when_then.is_empty() {
+            return Err(PlanError::InvalidPlan("when without branches".into()));
+        }
+        Ok(Expr::Case(Case::new(
+            None,
+            when_then,
+            otherwise.map(Box::new),
+        )))
+    });
+    b.scalar_named(
+        &["if", "iff"],
+        Naming::Custom(|_, a, _| format!("(IF({}))", a.join(", "))),
+        |f| {
+            f.arity(3, 3)?;
+            let mut a = f.args.into_iter();
+            let (Some(c), Some(t), Some(e)) = (a.next(), a.next(), a.next()) else {
+                return Err(PlanError::InvalidPlan("if".into()));
+            };
+            Ok(Expr::Case(Case::new(
+                None,
+                vec![(Box::new(c), Box::new(t))],
+                Some(Box::new(e)),
+            )))
+        },
+    );
+    add_df(b, &["coalesce"], "coalesce", 1, usize::MAX);
+    b.scalar(&["nvl", "ifnull"], |f| {
+        let (a, b2) = two(f)?;
+        super::df_udf("coalesce").map(|c| c.call(vec![a, b2]))
+    });
+    b.scalar(&["nvl2"], |f| {
+        f.arity(3, 3)?;
+        let mut a = f.args.into_iter();
+        let (Some(x), Some(y), Some(z)) = (a.next(), a.next(), a.next()) else {
+            return Err(PlanError::InvalidPlan("nvl2".into()));
+        };
+        Ok(Expr::Case(Case::new(
+            None,
+            vec![(Box::new(x.is_not_null()), Box::new(y))],
+            Some(Box::new(z)),
+        )))
+    });
+    add_df(b, &["nullif"], "nullif", 2, 2);
+    b.scalar(&["nullifzero"], |f| {
+        let x = one(f)?;
+        super::df_udf("nullif").map(|n| n.call(vec![x, lit(0)]))
+    });
+    b.scalar(&["zeroifnull"], |f| {
+        let x = one(f)?;
+        super::df_udf("coalesce").map(|c| c.call(vec![x, lit(0)]))
+    });
+    b.scalar(&["assert_true"], |f: FunctionInput| -> PlanResult<Expr> {
+        let _ = f;
+        Err(PlanError::Unsupported("assert_true".into()))
+    });
+}
+
+fn case_name(_: &str, a: &[String], _: bool) -> String {
+    let mut out = String::from("CASE");
+    let mut i = 0;
+    while i + 1 < a.len() {
+        out.push_str(&format!(" WHEN {} THEN {}", a[i], a[i + 1]));
+        i += 2;
+    }
+    if i < a.len() {
+        out.push_str(&format!(" ELSE {}", a[i]));
+    }
+    out.push_str(" END");
+    out
+}

@@ -1,0 +1,337 @@
+//! Spark's function library as data: each Spark name maps to how it is built on DataFusion
+//! (a DataFusion or `datafusion-spark` UDF, or one of Ember's own) and how Spark names the
+//! resulting column. Modules group the table by family; `registry()` merges them once.
+
+mod aggregate;
+mod conditional;
+mod datetime;
+mod math;
+mod operators;
+mod string;
+pub mod udf;
+mod window;
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use arrow::datatypes::DataType;
+use datafusion::logical_expr::{AggregateUDF, Expr, ScalarUDF, WindowUDF};
+
+use crate::error::{PlanResult, SparkError};
+use crate::resolver::PlannerConfig;
+
+/// The resolved arguments of a call, ready for a builder.
+pub struct FunctionInput<'a> {
+    pub name: &'a str,
+    pub args: Vec<Expr>,
+    pub types: Vec<DataType>,
+    pub distinct: bool,
+    pub filter: Option<Expr>,
+    pub ignore_nulls: Option<bool>,
+    pub config: &'a PlannerConfig,
+}
+
+impl FunctionInput<'_> {
+    /// Fail unless the argument count is within `range`.
+    pub fn arity(&self, min: usize, max: usize) -> PlanResult<()> {
+        let n = self.args.len();
+        if n < min || n > max {
+            let expected = if min == max {
+                min.to_string()
+            } else if max == usize::MAX {
+                format!("at least {min}")
+            } else {
+                format!("[{min}, {max}]")
+            };
+            return Err(SparkError::new(
+                crate::error::ErrorKind::Analysis,
+                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                "42605",
+                format!(
+                    "The `{}` requires {expected} parameters but the actual number is {n}.",
+                    self.name
+                ),
+                vec![
+                    ("functionName", format!("`{}`", self.name)),
+                    ("expectedNum", expected.clone()),
+                    ("actualNum", n.to_string()),
+                ],
+            )
+            .into());
+        }
+        Ok(())
+    }
+}
+
+pub type BuildFn = Arc<dyn Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Scalar,
+    Aggregate,
+    /// Ranking and offset functions that only exist with OVER.
+    Window,
+    /// Produces rows (explode); resolved by the relation resolver.
+    Generator,
+}
+
+/// How Spark prints a call in a generated column name.
+#[derive(Clone)]
+pub enum Naming {
+    /// `name(a, b)` with the name as the user wrote it (lower case).
+    Call,
+    /// `NAME(a, b)` with a fixed pretty name (e.g. `SQRT`, `POWER`).
+    Fixed(&'static str),
+    /// `(a op b)`.
+    Infix(&'static str),
+    /// `(op a)`.
+    Prefix(&'static str),
+    Custom(fn(&str, &[String], bool) -> String),
+}
+
+#[derive(Clone)]
+pub struct FunctionDef {
+    pub kind: FunctionKind,
+    pub build: BuildFn,
+    pub naming: Naming,
+}
+
+impl FunctionDef {
+    pub fn display(&self, written_name: &str, args: &[String], distinct: bool) -> String {
+        match &self.naming {
+            Naming::Call => {
+                let d = if distinct { "DISTINCT " } else { "" };
+                format!("{}({d}{})", written_name.to_lowercase(), args.join(", "))
+            }
+            Naming::Fixed(name) => format!("{name}({})", args.join(", ")),
+            Naming::Infix(op) => format!("({})", args.join(&format!(" {op} "))),
+            Naming::Prefix(op) => format!("({op} {})", args.join(", ")),
+            Naming::Custom(f) => f(written_name, args, distinct),
+        }
+    }
+}
+
+/// Every function Ember knows, by lower-case Spark name.
+pub struct Registry {
+    functions: HashMap<String, FunctionDef>,
+}
+
+impl Registry {
+    pub fn get(&self, name: &str) -> Option<&FunctionDef> {
+        self.functions.get(&name.to_ascii_lowercase())
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.functions.keys()
+    }
+}
+
+pub fn registry() -> &'static Registry {
+    static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+        let mut b = RegistryBuilder::default();
+        operators::register(&mut b);
+        conditional::register(&mut b);
+        string::register(&mut b);
+        math::register(&mut b);
+        datetime::register(&mut b);
+        aggregate::register(&mut b);
+        window::register(&mut b);
+        Registry {
+            functions: b.functions,
+        }
+    });
+    &REGISTRY
+}
+
+/// Collects table entries; the helpers keep each family's table to one line per function.
+#[derive(Default)]
+pub struct RegistryBuilder {
+    functions: HashMap<String, FunctionDef>,
+}
+
+impl RegistryBuilder {
+    pub fn add(&mut self, names: &[&str], kind: FunctionKind, naming: Naming, build: BuildFn) {
+        for name in names {
+            self.functions.insert(
+                name.to_string(),
+                FunctionDef {
+                    kind,
+                    build: build.clone(),
+                    naming: naming.clone(),
+                },
+            );
+        }
+    }
+
+    pub fn scalar(
+        &mut self,
+        names: &[&str],
+        build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+    ) {
+        self.add(names, FunctionKind::Scalar, Naming::Call, Arc::new(build));
+    }
+
+    pub fn scalar_named(
+        &mut self,
+        names: &[&str],
+        naming: Naming,
+        build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+    ) {
+        self.add(names, FunctionKind::Scalar, naming, Arc::new(build));
+    }
+
+    /// A scalar function that is exactly a UDF call with `min..=max` arguments.
+    pub fn udf(&mut self, names: &[&str], udf: Arc<ScalarUDF>, min: usize, max: usize) {
+        self.udf_named(names, Naming::Call, udf, min, max);
+    }
+
+    pub fn udf_named(
+        &mut self,
+        names: &[&str],
+        naming: Naming,
+        udf: Arc<ScalarUDF>,
+        min: usize,
+        max: usize,
+    ) {
+        self.scalar_named(names, naming, move |f| {
+            f.arity(min, max)?;
+            Ok(udf.call(f.args))
+        });
+    }
+
+    pub fn aggregate(
+        &mut self,
+        names: &[&str],
+        build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+    ) {
+        self.add(
+            names,
+            FunctionKind::Aggregate,
+            Naming::Call,
+            Arc::new(build),
+        );
+    }
+
+    pub fn window(
+        &mut self,
+        names: &[&str],
+        build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+    ) {
+        self.add(names, FunctionKind::Window, Naming::Call, Arc::new(build));
+    }
+}
+
+/// DataFusion's scalar functions by their DataFusion name.
+pub fn datafusion_scalar(name: &str) -> Option<Arc<ScalarUDF>> {
+    static MAP: LazyLock<HashMap<String, Arc<ScalarUDF>>> = LazyLock::new(|| {
+        datafusion::functions::all_default_functions()
+            .into_iter()
+            .chain(datafusion::functions_nested::all_default_nested_functions())
+            .map(|f| (f.name().to_string(), f))
+            .collect()
+    });
+    MAP.get(name).cloned()
+}
+
+/// `datafusion-spark`'s Spark-compatible scalar functions by name.
+pub fn spark_scalar(name: &str) -> Option<Arc<ScalarUDF>> {
+    static MAP: LazyLock<HashMap<String, Arc<ScalarUDF>>> = LazyLock::new(|| {
+        datafusion_spark::all_default_scalar_functions()
+            .into_iter()
+            .map(|f| (f.name().to_string(), f))
+            .collect()
+    });
+    MAP.get(name).cloned()
+}
+
+pub fn datafusion_aggregate(name: &str) -> Option<Arc<AggregateUDF>> {
+    static MAP: LazyLock<HashMap<String, Arc<AggregateUDF>>> = LazyLock::new(|| {
+        datafusion::functions_aggregate::all_default_aggregate_functions()
+            .into_iter()
+            .map(|f| (f.name().to_string(), f))
+            .collect()
+    });
+    MAP.get(name).cloned()
+}
+
+pub fn spark_aggregate(name: &str) -> Option<Arc<AggregateUDF>> {
+    static MAP: LazyLock<HashMap<String, Arc<AggregateUDF>>> = LazyLock::new(|| {
+        datafusion_spark::all_default_aggregate_functions()
+            .into_iter()
+            .map(|f| (f.name().to_string(), f))
+            .collect()
+    });
+    MAP.get(name).cloned()
+}
+
+pub fn datafusion_window(name: &str) -> Option<Arc<WindowUDF>> {
+    static MAP: LazyLock<HashMap<String, Arc<WindowUDF>>> = LazyLock::new(|| {
+        datafusion::functions_window::all_default_window_functions()
+            .into_iter()
+            .map(|f| (f.name().to_string(), f))
+            .collect()
+    });
+    MAP.get(name).cloned()
+}
+
+/// Look up a UDF that must exist (a missing one is a programming error reported as internal).
+pub fn df_udf(name: &str) -> PlanResult<Arc<ScalarUDF>> {
+    datafusion_scalar(name)
+        .ok_or_else(|| crate::error::PlanError::Unsupported(format!("function {name}")))
+}
+
+pub fn sp_udf(name: &str) -> PlanResult<Arc<ScalarUDF>> {
+    spark_scalar(name)
+        .ok_or_else(|| crate::error::PlanError::Unsupported(format!("function {name}")))
+}
+
+/// Register a DataFusion UDF under Spark names if it exists in this DataFusion build.
+pub(crate) fn add_df(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    df_name: &str,
+    min: usize,
+    max: usize,
+) {
+    if let Some(udf) = datafusion_scalar(df_name) {
+        b.udf(names, udf, min, max);
+    }
+}
+
+pub(crate) fn add_df_named(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    naming: Naming,
+    df_name: &str,
+    min: usize,
+    max: usize,
+) {
+    if let Some(udf) = datafusion_scalar(df_name) {
+        b.udf_named(names, naming, udf, min, max);
+    }
+}
+
+pub(crate) fn add_spark(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    spark_name: &str,
+    min: usize,
+    max: usize,
+) {
+    if let Some(udf) = spark_scalar(spark_name) {
+        b.udf(names, udf, min, max);
+    }
+}
+
+pub(crate) fn add_spark_named(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    naming: Naming,
+    spark_name: &str,
+    min: usize,
+    max: usize,
+) {
+    if let Some(udf) = spark_scalar(spark_name) {
+        b.udf_named(names, naming, udf, min, max);
+    }
+}

@@ -1,0 +1,295 @@
+//! Operators: arithmetic with Spark's result types and ANSI checks, comparisons, logic,
+//! null tests, LIKE/RLIKE, IN and bitwise operators.
+
+use arrow::datatypes::DataType;
+use datafusion::logical_expr::{Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like};
+
+use super::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
+use super::{FunctionInput, Naming, RegistryBuilder};
+use crate::error::{PlanError, PlanResult, SparkError};
+
+pub fn register(b: &mut RegistryBuilder) {
+    b.scalar_named(&["+"], Naming::Custom(plus_minus_name("+")), |f| {
+        if f.args.len() == 1 {
+            return one(f);
+        }
+        arithmetic(f, ArithOp::Add, Operator::Plus)
+    });
+    b.scalar_named(&["-"], Naming::Custom(plus_minus_name("-")), |f| {
+        if f.args.len() == 1 {
+            return Ok(Expr::Negative(Box::new(one(f)?)));
+        }
+        arithmetic(f, ArithOp::Subtract, Operator::Minus)
+    });
+    b.scalar_named(&["*"], Naming::Infix("*"), |f| {
+        arithmetic(f, ArithOp::Multiply, Operator::Multiply)
+    });
+    b.scalar_named(&["/"], Naming::Infix("/"), divide);
+    b.scalar_named(&["%"], Naming::Infix("%"), |f| binary(f, Operator::Modulo));
+    b.scalar_named(&["mod"], Naming::Infix("%"), |f| {
+        binary(f, Operator::Modulo)
+    });
+    b.scalar_named(&["div"], Naming::Infix("div"), |f| {
+        let ansi = f.config.ansi;
+        let (l, r) = two(f)?;
+        Ok(
+            IntegralDivide::udf(ansi)
+                .call(vec![cast(l, DataType::Int64), cast(r, DataType::Int64)]),
+        )
+    });
+    b.scalar(&["negative"], |f| Ok(Expr::Negative(Box::new(one(f)?))));
+    b.scalar(&["positive"], one);
+
+    b.scalar_named(&["==", "="], Naming::Infix("="), |f| {
+        binary(f, Operator::Eq)
+    });
+    b.scalar_named(
+        &["!=", "<>"],
+        Naming::Custom(|_, a, _| format!("(NOT ({}))", a.join(" = "))),
+        |f| Ok(Expr::Not(Box::new(binary(f, Operator::Eq)?))),
+    );
+    b.scalar_named(&["<"], Naming::Infix("<"), |f| binary(f, Operator::Lt));
+    b.scalar_named(&["<="], Naming::Infix("<="), |f| binary(f, Operator::LtEq));
+    b.scalar_named(&[">"], Naming::Infix(">"), |f| binary(f, Operator::Gt));
+    b.scalar_named(&[">="], Naming::Infix(">="), |f| binary(f, Operator::GtEq));
+    b.scalar_named(&["<=>"], Naming::Infix("<=>"), |f| {
+        binary(f, Operator::IsNotDistinctFrom)
+    });
+    b.scalar_named(&["and"], Naming::Infix("AND"), |f| binary(f, Operator::And));
+    b.scalar_named(&["or"], Naming::Infix("OR"), |f| binary(f, Operator::Or));
+    b.scalar_named(&["not", "!"], Naming::Prefix("NOT"), |f| {
+        Ok(Expr::Not(Box::new(one(f)?)))
+    });
+    b.scalar_named(
+        &["isnull"],
+        Naming::Custom(|_, a, _| format!("({} IS NULL)", a.join(", "))),
+        |f| Ok(Expr::IsNull(Box::new(one(f)?))),
+    );
+    b.scalar_named(
+        &["isnotnull"],
+        Naming::Custom(|_, a, _| format!("({} IS NOT NULL)", a.join(", "))),
+        |f| Ok(Expr::IsNotNull(Box::new(one(f)?))),
+    );
+    b.scalar_named(
+        &["like"],
+        Naming::Custom(|_, a, _| like_name("LIKE", a)),
+        |f| like(f, false),
+    );
+    b.scalar_named(
+        &["ilike"],
+        Naming::Custom(|_, a, _| like_name("ILIKE", a)),
+        |f| like(f, true),
+    );
+    b.scalar_named(
+        &["rlike", "regexp", "regexp_like"],
+        Naming::Fixed("RLIKE"),
+        |f| binary(f, Operator::RegexMatch),
+    );
+    b.scalar_named(&["in"], Naming::Custom(in_name), |mut f| {
+        if f.args.is_empty() {
+            return Err(PlanError::InvalidPlan("IN without a value".into()));
+        }
+        let list = f.args.split_off(1);
+        let value = f
+            .args
+            .pop()
+            .ok_or_else(|| PlanError::InvalidPlan("IN".into()))?;
+        Ok(value.in_list(list, false))
+    });
+    b.scalar_named(&["&"], Naming::Infix("&"), |f| {
+        binary(f, Operator::BitwiseAnd)
+    });
+    b.scalar_named(&["|"], Naming::Infix("|"), |f| {
+        binary(f, Operator::BitwiseOr)
+    });
+    b.scalar_named(&["^"], Naming::Infix("^"), |f| {
+        binary(f, Operator::BitwiseXor)
+    });
+    b.scalar_named(&["<<", "shiftleft"], Naming::Call, |f| {
+        binary(f, Operator::BitwiseShiftLeft)
+    });
+    b.scalar_named(&[">>", "shiftright"], Naming::Call, |f| {
+        binary(f, Operator::BitwiseShiftRight)
+    });
+    b.scalar_named(
+        &["~", "bitwise_not"],
+        Naming::Custom(|_, a, _| format!("~{}", a.join(""))),
+        |f| {
+            let udf = super::sp_udf("bitwise_not")?;
+            Ok(udf.call(vec![one(f)?]))
+        },
+    );
+}
+
+fn plus_minus_name(op: &'static str) -> fn(&str, &[String], bool) -> String {
+    match op {
+        "+" => |_, a, _| {
+            if a.len() == 1 {
+                format!("(+ {})", a[0])
+            } else {
+                format!("({})", a.join(" + "))
+            }
+        },
+        _ => |_, a, _| {
+            if a.len() == 1 {
+                format!("(- {})", a[0])
+            } else {
+                format!("({})", a.join(" - "))
+            }
+        },
+    }
+}
+
+fn like_name(op: &str, a: &[String]) -> String {
+    match a {
+        [x, p] => format!("{x} {op} {p}"),
+        [x, p, e] => format!("{x} {op} {p} ESCAPE '{e}'"),
+        _ => format!("{op}({})", a.join(", ")),
+    }
+}
+
+fn in_name(_: &str, a: &[String], _: bool) -> String {
+    match a.split_first() {
+        Some((v, list)) => format!("({v} IN ({}))", list.join(", ")),
+        None => "(IN ())".into(),
+    }
+}
+
+pub(crate) fn one(mut f: FunctionInput) -> PlanResult<Expr> {
+    f.arity(1, 1)?;
+    f.args
+        .pop()
+        .ok_or_else(|| PlanError::InvalidPlan("missing argument".into()))
+}
+
+pub(crate) fn two(mut f: FunctionInput) -> PlanResult<(Expr, Expr)> {
+    f.arity(2, 2)?;
+    let r = f.args.pop();
+    let l = f.args.pop();
+    match (l, r) {
+        (Some(l), Some(r)) => Ok((l, r)),
+        _ => Err(PlanError::InvalidPlan("missing argument".into())),
+    }
+}
+
+fn binary(f: FunctionInput, op: Operator) -> PlanResult<Expr> {
+    let (l, r) = two(f)?;
+    Ok(binary_expr(l, op, r))
+}
+
+fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
+    f.arity(2, 3)?;
+    let escape = match f.args.get(2) {
+        Some(Expr::Literal(v, _)) => {
+            let s = v.to_string();
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(c),
+                _ => {
+                    return Err(SparkError::analysis(
+                        "INVALID_ESCAPE_CHAR",
+                        "42604",
+                        "The escape character must be a single character.",
+                    )
+                    .into());
+                }
+            }
+        }
+        Some(_) => return Err(PlanError::Unsupported("non-literal LIKE escape".into())),
+        None => None,
+    };
+    f.args.truncate(2);
+    let (l, r) = two(f)?;
+    Ok(Expr::Like(Like::new(
+        false,
+        Box::new(l),
+        Box::new(r),
+        escape,
+        case_insensitive,
+    )))
+}
+
+pub(crate) fn is_integral(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    )
+}
+
+fn integral_rank(t: &DataType) -> u8 {
+    match t {
+        DataType::Int8 => 1,
+        DataType::Int16 => 2,
+        DataType::Int32 => 3,
+        _ => 4,
+    }
+}
+
+/// `+`, `-`, `*`: integer operands use the checked UDF with Spark's result type (the wider
+/// operand type); others use DataFusion's operator with its coercion.
+fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<Expr> {
+    let ansi = f.config.ansi;
+    let types = f.types.clone();
+    let (l, r) = two(f)?;
+    match (types.first(), types.get(1)) {
+        (Some(lt), Some(rt)) if is_integral(lt) && is_integral(rt) => {
+            let t = if integral_rank(lt) >= integral_rank(rt) {
+                lt.clone()
+            } else {
+                rt.clone()
+            };
+            Ok(CheckedArithmetic::udf(op, ansi).call(vec![cast_if(l, lt, &t), cast_if(r, rt, &t)]))
+        }
+        (Some(lt), Some(rt)) if is_string(lt) && is_numeric(rt) => {
+            Ok(binary_expr(cast(l, numeric_for_string(rt)), operator, r))
+        }
+        (Some(lt), Some(rt)) if is_numeric(lt) && is_string(rt) => {
+            Ok(binary_expr(l, operator, cast(r, numeric_for_string(lt))))
+        }
+        _ => Ok(binary_expr(l, operator, r)),
+    }
+}
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn is_numeric(t: &DataType) -> bool {
+    t.is_numeric()
+}
+
+fn numeric_for_string(other: &DataType) -> DataType {
+    if is_integral(other) {
+        DataType::Int64
+    } else {
+        DataType::Float64
+    }
+}
+
+fn cast_if(e: Expr, from: &DataType, to: &DataType) -> Expr {
+    if from == to { e } else { cast(e, to.clone()) }
+}
+
+/// `/`: decimals divide as decimals; everything else as double.
+fn divide(f: FunctionInput) -> PlanResult<Expr> {
+    let ansi = f.config.ansi;
+    let types = f.types.clone();
+    let (l, r) = two(f)?;
+    let is_decimal =
+        |t: &DataType| matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..));
+    let decimalish = |t: &DataType| is_decimal(t) || is_integral(t);
+    match (types.first(), types.get(1)) {
+        (Some(lt), Some(rt))
+            if (is_decimal(lt) || is_decimal(rt)) && decimalish(lt) && decimalish(rt) =>
+        {
+            Ok(binary_expr(l, Operator::Divide, r))
+        }
+        _ => Ok(DoubleDivide::udf(ansi)
+            .call(vec![cast(l, DataType::Float64), cast(r, DataType::Float64)])),
+    }
+}
+
+#[allow(dead_code)]
+fn type_of(e: &Expr, schema: &datafusion::common::DFSchema) -> PlanResult<DataType> {
+    Ok(e.get_type(schema)?)
+}

@@ -1,0 +1,325 @@
+//! Ember's own scalar UDFs, for the places where Spark's semantics differ from DataFusion's
+//! built-ins: ANSI overflow checks on integer arithmetic, `/` that always divides as double
+//! and reports division by zero as Spark does, and `div`.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Float64Array, Int64Array};
+use arrow::compute::kernels::numeric;
+use arrow::datatypes::DataType;
+use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+
+use crate::error::{SparkError, to_datafusion};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Subtract,
+    Multiply,
+}
+
+impl ArithOp {
+    fn name(self) -> &'static str {
+        match self {
+            ArithOp::Add => "spark_add",
+            ArithOp::Subtract => "spark_subtract",
+            ArithOp::Multiply => "spark_multiply",
+        }
+    }
+
+    fn try_name(self) -> &'static str {
+        match self {
+            ArithOp::Add => "try_add",
+            ArithOp::Subtract => "try_subtract",
+            ArithOp::Multiply => "try_multiply",
+        }
+    }
+}
+
+/// Integer `+`, `-`, `*`: raise ARITHMETIC_OVERFLOW under ANSI, wrap otherwise (Spark's
+/// legacy behaviour). Both arguments have the same integer type (the resolver casts).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CheckedArithmetic {
+    op: ArithOp,
+    ansi: bool,
+    signature: Signature,
+}
+
+impl CheckedArithmetic {
+    pub fn udf(op: ArithOp, ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            op,
+            ansi,
+            signature: Signature::any(2, Volatility::Immutable),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for CheckedArithmetic {
+    fn name(&self) -> &str {
+        if self.ansi {
+            self.op.name()
+        } else {
+            "spark_wrapping_arith"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(arg_types.first().cloned().unwrap_or(DataType::Int64))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, b] = args.args.as_slice() else {
+            return exec_err!("{} expects two arguments", self.name());
+        };
+        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+        let result = if self.ansi {
+            let r = match self.op {
+                ArithOp::Add => numeric::add(&a, &b),
+                ArithOp::Subtract => numeric::sub(&a, &b),
+                ArithOp::Multiply => numeric::mul(&a, &b),
+            };
+            r.map_err(|e| match e {
+                arrow::error::ArrowError::ArithmeticOverflow(_) => to_datafusion(
+                    SparkError::arithmetic_overflow("overflow", self.op.try_name()),
+                ),
+                other => other.into(),
+            })?
+        } else {
+            match self.op {
+                ArithOp::Add => numeric::add_wrapping(&a, &b)?,
+                ArithOp::Subtract => numeric::sub_wrapping(&a, &b)?,
+                ArithOp::Multiply => numeric::mul_wrapping(&a, &b)?,
+            }
+        };
+        to_columnar(result, scalar)
+    }
+}
+
+fn to_columnar(array: ArrayRef, scalar: bool) -> Result<ColumnarValue> {
+    if scalar && array.len() == 1 {
+        Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
+            &array, 0,
+        )?))
+    } else {
+        Ok(ColumnarValue::Array(array))
+    }
+}
+
+/// Spark's `/` on non-decimal numbers: divide as double; a zero divisor raises
+/// DIVIDE_BY_ZERO under ANSI and yields NULL otherwise.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct DoubleDivide {
+    ansi: bool,
+    signature: Signature,
+}
+
+impl DoubleDivide {
+    pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            ansi,
+            signature: Signature::exact(
+                vec![DataType::Float64, DataType::Float64],
+                Volatility::Immutable,
+            ),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for DoubleDivide {
+    fn name(&self) -> &str {
+        if self.ansi {
+            "spark_divide"
+        } else {
+            "spark_divide_legacy"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, b] = args.args.as_slice() else {
+            return exec_err!("divide expects two arguments");
+        };
+        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+        let (Some(a), Some(b)) = (
+            a.as_any().downcast_ref::<Float64Array>(),
+            b.as_any().downcast_ref::<Float64Array>(),
+        ) else {
+            return exec_err!("divide expects double arguments");
+        };
+        let mut out = arrow::array::Float64Builder::with_capacity(a.len());
+        for i in 0..a.len() {
+            if a.is_null(i) || b.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let d = b.value(i);
+            if d == 0.0 {
+                if self.ansi {
+                    return Err(to_datafusion(SparkError::divide_by_zero()));
+                }
+                out.append_null();
+            } else {
+                out.append_value(a.value(i) / d);
+            }
+        }
+        to_columnar(Arc::new(out.finish()), scalar)
+    }
+}
+
+/// Spark's `div`: integral division of bigints, truncating toward zero.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct IntegralDivide {
+    ansi: bool,
+    signature: Signature,
+}
+
+impl IntegralDivide {
+    pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            ansi,
+            signature: Signature::exact(
+                vec![DataType::Int64, DataType::Int64],
+                Volatility::Immutable,
+            ),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for IntegralDivide {
+    fn name(&self) -> &str {
+        if self.ansi {
+            "spark_div"
+        } else {
+            "spark_div_legacy"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int64)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, b] = args.args.as_slice() else {
+            return exec_err!("div expects two arguments");
+        };
+        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+        let (Some(a), Some(b)) = (
+            a.as_any().downcast_ref::<Int64Array>(),
+            b.as_any().downcast_ref::<Int64Array>(),
+        ) else {
+            return exec_err!("div expects bigint arguments");
+        };
+        let mut out = arrow::array::Int64Builder::with_capacity(a.len());
+        for i in 0..a.len() {
+            if a.is_null(i) || b.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let d = b.value(i);
+            if d == 0 {
+                if self.ansi {
+                    return Err(to_datafusion(SparkError::divide_by_zero()));
+                }
+                out.append_null();
+            } else {
+                match a.value(i).checked_div(d) {
+                    Some(v) => out.append_value(v),
+                    None if self.ansi => {
+                        return Err(to_datafusion(SparkError::arithmetic_overflow(
+                            "overflow", "",
+                        )));
+                    }
+                    None => out.append_value(a.value(i).wrapping_div(d)),
+                }
+            }
+        }
+        to_columnar(Arc::new(out.finish()), scalar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::Field;
+    use datafusion::config::ConfigOptions;
+
+    fn call(udf: &ScalarUDF, a: ArrayRef, b: ArrayRef, ret: DataType) -> Result<ColumnarValue> {
+        let n = a.len();
+        let fields = vec![
+            Arc::new(Field::new("a", a.data_type().clone(), true)),
+            Arc::new(Field::new("b", b.data_type().clone(), true)),
+        ];
+        udf.invoke_with_args(ScalarFunctionArgs {
+            args: vec![ColumnarValue::Array(a), ColumnarValue::Array(b)],
+            arg_fields: fields,
+            number_rows: n,
+            return_field: Arc::new(Field::new("r", ret, true)),
+            config_options: Arc::new(ConfigOptions::default()),
+        })
+    }
+
+    #[test]
+    fn ansi_addition_overflows_with_spark_error() {
+        let udf = CheckedArithmetic::udf(ArithOp::Add, true);
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![i64::MAX]));
+        let b: ArrayRef = Arc::new(Int64Array::from(vec![1]));
+        let err = call(&udf, a.clone(), b.clone(), DataType::Int64).unwrap_err();
+        let spark = crate::error::spark_error_from_datafusion(&err);
+        assert_eq!(spark.error_class, "ARITHMETIC_OVERFLOW");
+        let legacy = CheckedArithmetic::udf(ArithOp::Add, false);
+        let ColumnarValue::Array(r) = call(&legacy, a, b, DataType::Int64).unwrap() else {
+            panic!("expected array")
+        };
+        assert_eq!(
+            r.as_any().downcast_ref::<Int64Array>().unwrap().value(0),
+            i64::MIN
+        );
+    }
+
+    #[test]
+    fn division_by_zero_is_an_error_or_null() {
+        let a: ArrayRef = Arc::new(Float64Array::from(vec![1.0, 3.0]));
+        let b: ArrayRef = Arc::new(Float64Array::from(vec![0.0, 2.0]));
+        let err = call(
+            &DoubleDivide::udf(true),
+            a.clone(),
+            b.clone(),
+            DataType::Float64,
+        )
+        .unwrap_err();
+        assert_eq!(
+            crate::error::spark_error_from_datafusion(&err).error_class,
+            "DIVIDE_BY_ZERO"
+        );
+        let ColumnarValue::Array(r) =
+            call(&DoubleDivide::udf(false), a, b, DataType::Float64).unwrap()
+        else {
+            panic!("expected array")
+        };
+        let r = r.as_any().downcast_ref::<Float64Array>().unwrap();
+        assert!(r.is_null(0));
+        assert_eq!(r.value(1), 1.5);
+    }
+}

@@ -1,0 +1,21 @@
+//! Ember's planner: Spark Connect relations and expressions, and Spark SQL, to DataFusion
+//! logical plans with Spark's semantics.
+//!
+//! The path is `proto` / `sql` (front ends) -> [`spec`] (one unresolved plan language) ->
+//! [`resolver`] (names, functions, types) -> DataFusion `LogicalPlan`. The planner knows
+//! nothing of gRPC or workers.
+
+pub mod catalog;
+pub mod error;
+pub mod exec;
+pub mod functions;
+pub mod literal;
+pub mod proto;
+pub mod resolver;
+pub mod show;
+pub mod spec;
+pub mod sql;
+pub mod types;
+
+pub use error::{PlanError, PlanResult, SparkError};
+pub use resolver::{PlannerConfig, PostProcess, ResolvedQuery, Resolver};

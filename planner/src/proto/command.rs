@@ -1,0 +1,141 @@
+//! Spark Connect `Command` -> [`spec::Statement`].
+
+use ember_protos::spark::connect as pb;
+use ember_protos::spark::connect::command::CommandType;
+
+use super::{ProtoContext, relation};
+use crate::error::{PlanResult, invalid, unsupported};
+use crate::spec::{Statement, ViewKind};
+use crate::sql;
+
+/// What a command asks for. `Sql` is returned separately because Spark answers a SQL command
+/// with the relation to run rather than running it eagerly when it is a query.
+pub enum CommandSpec {
+    /// `spark.sql(...)`: a statement with its original relation (for queries).
+    Sql {
+        statement: Statement,
+        relation: pb::Relation,
+    },
+    Statement(Statement),
+    /// Commands the client sends in the background that need no work (ML cache cleanup).
+    Ignored,
+}
+
+pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<CommandSpec> {
+    let Some(command) = &cmd.command_type else {
+        return invalid("command without a type");
+    };
+    Ok(match command {
+        CommandType::SqlCommand(s) => {
+            #[allow(deprecated)]
+            let relation = match &s.input {
+                Some(r) => r.clone(),
+                None => pb::Relation {
+                    common: None,
+                    rel_type: Some(pb::relation::RelType::Sql(pb::Sql {
+                        query: s.sql.clone(),
+                        args: s.args.clone(),
+                        pos_args: s.pos_args.clone(),
+                        named_arguments: s.named_arguments.clone(),
+                        pos_arguments: s.pos_arguments.clone(),
+                    })),
+                },
+            };
+            let statement = match &relation.rel_type {
+                Some(pb::relation::RelType::Sql(q)) => {
+                    let args = sql_arguments(ctx, q)?;
+                    sql::parse_statement(&q.query, &args)?
+                }
+                Some(_) => Statement::Query(relation::convert(ctx, &relation)?),
+                None => return invalid("SQL command without input"),
+            };
+            CommandSpec::Sql {
+                statement,
+                relation,
+            }
+        }
+        CommandType::CreateDataframeView(v) => {
+            let Some(input) = &v.input else {
+                return invalid("createOrReplaceTempView without input");
+            };
+            let mut plan = relation::convert(ctx, input)?;
+            plan.strip_plan_ids();
+            CommandSpec::Statement(Statement::CreateView {
+                name: vec![v.name.clone()],
+                plan,
+                kind: if v.is_global {
+                    ViewKind::GlobalTemporary
+                } else {
+                    ViewKind::Temporary
+                },
+                replace: v.replace,
+                if_not_exists: false,
+                columns: vec![],
+            })
+        }
+        CommandType::MlCommand(m) => match &m.command {
+            Some(pb::ml_command::Command::CleanCache(_)) => CommandSpec::Ignored,
+            _ => return unsupported("ML commands"),
+        },
+        CommandType::WriteOperation(_) => return unsupported("DataFrameWriter (df.write)"),
+        CommandType::WriteOperationV2(_) => return unsupported("DataFrameWriterV2 (df.writeTo)"),
+        CommandType::RegisterFunction(f) => {
+            return unsupported(format!("registering function {}", f.function_name));
+        }
+        CommandType::RegisterTableFunction(_) => return unsupported("registering table functions"),
+        CommandType::RegisterDataSource(_) => return unsupported("Python data sources"),
+        CommandType::WriteStreamOperationStart(_)
+        | CommandType::StreamingQueryCommand(_)
+        | CommandType::StreamingQueryManagerCommand(_)
+        | CommandType::StreamingQueryListenerBusCommand(_) => {
+            return unsupported("structured streaming");
+        }
+        CommandType::GetResourcesCommand(_) => return unsupported("SparkContext.resources"),
+        CommandType::CreateResourceProfileCommand(_) => return unsupported("resource profiles"),
+        CommandType::CheckpointCommand(_) => return unsupported("checkpoint"),
+        CommandType::RemoveCachedRemoteRelationCommand(_) => CommandSpec::Ignored,
+        CommandType::MergeIntoTableCommand(_) => return unsupported("MERGE INTO"),
+        CommandType::ExecuteExternalCommand(_) => return unsupported("external commands"),
+        CommandType::PipelineCommand(_) => return unsupported("declarative pipelines"),
+        CommandType::Extension(_) => return unsupported("command extensions"),
+    })
+}
+
+pub fn sql_arguments(ctx: &ProtoContext, q: &pb::Sql) -> PlanResult<sql::Arguments> {
+    let relation = pb::Relation {
+        common: None,
+        rel_type: Some(pb::relation::RelType::Sql(q.clone())),
+    };
+    let _ = relation;
+    #[allow(deprecated)]
+    let mut named = q
+        .named_arguments
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), super::convert_expression(ctx, v)?)))
+        .collect::<PlanResult<Vec<_>>>()?;
+    #[allow(deprecated)]
+    for (k, v) in &q.args {
+        named.push((
+            k.clone(),
+            crate::spec::Expr::Literal(crate::literal::from_proto(v, &ctx.time_zone)?),
+        ));
+    }
+    #[allow(deprecated)]
+    let positional = if !q.pos_arguments.is_empty() {
+        q.pos_arguments
+            .iter()
+            .map(|v| super::convert_expression(ctx, v))
+            .collect::<PlanResult<Vec<_>>>()?
+    } else {
+        q.pos_args
+            .iter()
+            .map(|v| {
+                Ok(crate::spec::Expr::Literal(crate::literal::from_proto(
+                    v,
+                    &ctx.time_zone,
+                )?))
+            })
+            .collect::<PlanResult<Vec<_>>>()?
+    };
+    Ok(sql::Arguments { named, positional })
+}

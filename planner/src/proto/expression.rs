@@ -1,0 +1,313 @@
+//! Spark Connect `Expression` -> [`spec::Expr`].
+
+use ember_protos::spark::connect as pb;
+use ember_protos::spark::connect::expression::ExprType;
+use ember_protos::spark::connect::expression::sort_order::{NullOrdering, SortDirection};
+use ember_protos::spark::connect::expression::window::window_frame::{
+    FrameType, frame_boundary::Boundary,
+};
+
+use super::ProtoContext;
+use crate::error::{PlanError, PlanResult, invalid, unsupported};
+use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
+use crate::{literal, sql, types};
+
+pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
+    let Some(expr) = &e.expr_type else {
+        return invalid("expression without a type");
+    };
+    Ok(match expr {
+        ExprType::Literal(l) => Expr::Literal(literal::from_proto(l, &ctx.time_zone)?),
+        ExprType::UnresolvedAttribute(a) => {
+            let name = sql::parse_identifier_parts(&a.unparsed_identifier)?;
+            Expr::Attribute {
+                name,
+                plan_id: a.plan_id,
+            }
+        }
+        ExprType::UnresolvedFunction(f) => {
+            let args = convert_all(ctx, &f.arguments)?;
+            if f.is_user_defined_function {
+                // Functions registered in the session catalog resolve by name like builtins.
+            }
+            Expr::Function(Box::new(FunctionCall {
+                name: f.function_name.clone(),
+                args,
+                distinct: f.is_distinct,
+                filter: None,
+                ignore_nulls: None,
+                is_operator: is_operator_name(&f.function_name),
+            }))
+        }
+        ExprType::CallFunction(f) => {
+            Expr::function(&f.function_name, convert_all(ctx, &f.arguments)?)
+        }
+        ExprType::ExpressionString(s) => sql::parse_expression(&s.expression)?,
+        ExprType::UnresolvedStar(s) => {
+            let target = match &s.unparsed_target {
+                Some(t) => {
+                    let t = t.strip_suffix(".*").unwrap_or(t);
+                    Some(sql::parse_identifier_parts(t)?)
+                }
+                None => None,
+            };
+            Expr::Star {
+                target,
+                plan_id: s.plan_id,
+            }
+        }
+        ExprType::Alias(a) => {
+            let inner = a
+                .expr
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("alias without expression".into()))?;
+            Expr::Alias {
+                expr: Box::new(convert(ctx, inner)?),
+                names: a.name.clone(),
+                metadata: a.metadata.clone(),
+            }
+        }
+        ExprType::Cast(c) => {
+            use pb::expression::cast::{CastToType, EvalMode};
+            let inner = c
+                .expr
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("cast without expression".into()))?;
+            let (to, type_name) = match &c.cast_to_type {
+                Some(CastToType::Type(t)) => {
+                    let dt = types::from_proto(t, &ctx.time_zone)?;
+                    let name = types::sql_name(&dt);
+                    (dt, name)
+                }
+                Some(CastToType::TypeStr(s)) => {
+                    let dt = types::parse_data_type(s, &ctx.time_zone)?;
+                    (dt.clone(), types::sql_name(&dt))
+                }
+                None => return invalid("cast without target type"),
+            };
+            let mode = match EvalMode::try_from(c.eval_mode).unwrap_or(EvalMode::Unspecified) {
+                EvalMode::Unspecified => CastMode::Default,
+                EvalMode::Legacy => CastMode::Legacy,
+                EvalMode::Ansi => CastMode::Ansi,
+                EvalMode::Try => CastMode::Try,
+            };
+            Expr::Cast {
+                expr: Box::new(convert(ctx, inner)?),
+                to,
+                mode,
+                type_name,
+            }
+        }
+        ExprType::UnresolvedRegex(r) => Expr::Regex {
+            pattern: r.col_name.clone(),
+            plan_id: r.plan_id,
+        },
+        ExprType::SortOrder(s) => Expr::SortOrder(Box::new(sort_order(ctx, s)?)),
+        ExprType::LambdaFunction(l) => {
+            let function = l
+                .function
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("lambda without body".into()))?;
+            Expr::Lambda {
+                function: Box::new(convert(ctx, function)?),
+                args: l.arguments.iter().map(|a| a.name_parts.join(".")).collect(),
+            }
+        }
+        ExprType::UnresolvedNamedLambdaVariable(v) => Expr::LambdaVariable(v.name_parts.clone()),
+        ExprType::Window(w) => {
+            let function = w
+                .window_function
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("window without function".into()))?;
+            let frame = match &w.frame_spec {
+                Some(f) => Some(window_frame(ctx, f)?),
+                None => None,
+            };
+            Expr::Window(Box::new(WindowSpec {
+                function: convert(ctx, function)?,
+                partition_by: convert_all(ctx, &w.partition_spec)?,
+                order_by: w
+                    .order_spec
+                    .iter()
+                    .map(|s| sort_order(ctx, s))
+                    .collect::<PlanResult<_>>()?,
+                frame,
+            }))
+        }
+        ExprType::UnresolvedExtractValue(x) => {
+            let (Some(child), Some(extraction)) = (&x.child, &x.extraction) else {
+                return invalid("extract value without child or extraction");
+            };
+            Expr::ExtractValue {
+                child: Box::new(convert(ctx, child)?),
+                extraction: Box::new(convert(ctx, extraction)?),
+            }
+        }
+        ExprType::UpdateFields(u) => {
+            let inner = u
+                .struct_expression
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("update fields without struct".into()))?;
+            Expr::UpdateFields {
+                expr: Box::new(convert(ctx, inner)?),
+                field: sql::parse_identifier_parts(&u.field_name)?,
+                value: match &u.value_expression {
+                    Some(v) => Some(Box::new(convert(ctx, v)?)),
+                    None => None,
+                },
+            }
+        }
+        ExprType::NamedArgumentExpression(n) => {
+            let value = n
+                .value
+                .as_deref()
+                .ok_or_else(|| PlanError::InvalidPlan("named argument without value".into()))?;
+            Expr::NamedArgument {
+                name: n.key.clone(),
+                value: Box::new(convert(ctx, value)?),
+            }
+        }
+        ExprType::SubqueryExpression(s) => {
+            use pb::subquery_expression::SubqueryType;
+            let plan = Box::new(spec::Plan::new(spec::PlanNode::PlanReference {
+                plan_id: s.plan_id,
+            }));
+            match SubqueryType::try_from(s.subquery_type).unwrap_or(SubqueryType::Unknown) {
+                SubqueryType::Scalar => Expr::ScalarSubquery(plan),
+                SubqueryType::Exists => Expr::Exists {
+                    plan,
+                    negated: false,
+                },
+                SubqueryType::In => {
+                    let values = convert_all(ctx, &s.in_subquery_values)?;
+                    let expr = match values.len() {
+                        1 => values
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| PlanError::InvalidPlan("IN".into()))?,
+                        _ => Expr::function("struct", values),
+                    };
+                    Expr::InSubquery {
+                        expr: Box::new(expr),
+                        plan,
+                        negated: false,
+                    }
+                }
+                other => return unsupported(format!("subquery expression {other:?}")),
+            }
+        }
+        ExprType::CommonInlineUserDefinedFunction(f) => {
+            return unsupported(format!(
+                "Python/Scala user-defined function {}",
+                f.function_name
+            ));
+        }
+        ExprType::MergeAction(_) => return unsupported("MERGE action"),
+        ExprType::TypedAggregateExpression(_) => return unsupported("typed aggregate expression"),
+        ExprType::DirectShufflePartitionId(_) => return unsupported("direct shuffle partition id"),
+        ExprType::Extension(_) => return unsupported("expression extension"),
+    })
+}
+
+pub fn convert_all(ctx: &ProtoContext, exprs: &[pb::Expression]) -> PlanResult<Vec<Expr>> {
+    exprs.iter().map(|e| convert(ctx, e)).collect()
+}
+
+pub fn sort_order(
+    ctx: &ProtoContext,
+    s: &pb::expression::SortOrder,
+) -> PlanResult<spec::SortOrder> {
+    let child = s
+        .child
+        .as_deref()
+        .ok_or_else(|| PlanError::InvalidPlan("sort order without expression".into()))?;
+    let ascending = !matches!(
+        SortDirection::try_from(s.direction).unwrap_or(SortDirection::Unspecified),
+        SortDirection::Descending
+    );
+    let nulls_first = match NullOrdering::try_from(s.null_ordering)
+        .unwrap_or(NullOrdering::SortNullsUnspecified)
+    {
+        NullOrdering::SortNullsFirst => Some(true),
+        NullOrdering::SortNullsLast => Some(false),
+        NullOrdering::SortNullsUnspecified => None,
+    };
+    Ok(spec::SortOrder {
+        expr: convert(ctx, child)?,
+        ascending,
+        nulls_first,
+    })
+}
+
+/// A sort expression: a `SortOrder`, or a plain expression sorted ascending.
+pub fn as_sort_order(e: Expr) -> spec::SortOrder {
+    match e {
+        Expr::SortOrder(s) => *s,
+        other => spec::SortOrder {
+            expr: other,
+            ascending: true,
+            nulls_first: None,
+        },
+    }
+}
+
+fn window_frame(
+    ctx: &ProtoContext,
+    f: &pb::expression::window::WindowFrame,
+) -> PlanResult<WindowFrame> {
+    let rows = match FrameType::try_from(f.frame_type).unwrap_or(FrameType::Undefined) {
+        FrameType::Row => true,
+        FrameType::Range => false,
+        FrameType::Undefined => return invalid("window frame without type"),
+    };
+    let bound = |b: &Option<Box<pb::expression::window::window_frame::FrameBoundary>>,
+                 lower: bool|
+     -> PlanResult<FrameBound> {
+        let Some(b) = b else {
+            return invalid("window frame without boundary");
+        };
+        Ok(match &b.boundary {
+            Some(Boundary::CurrentRow(_)) => FrameBound::CurrentRow,
+            Some(Boundary::Unbounded(_)) => {
+                if lower {
+                    FrameBound::UnboundedPreceding
+                } else {
+                    FrameBound::UnboundedFollowing
+                }
+            }
+            Some(Boundary::Value(v)) => FrameBound::Value(convert(ctx, v)?),
+            None => return invalid("window frame boundary without value"),
+        })
+    };
+    Ok(WindowFrame {
+        rows,
+        lower: bound(&f.lower, true)?,
+        upper: bound(&f.upper, false)?,
+    })
+}
+
+/// Operators the PySpark client sends as functions; their generated names use infix form.
+pub fn is_operator_name(name: &str) -> bool {
+    matches!(
+        name,
+        "+" | "-"
+            | "*"
+            | "/"
+            | "%"
+            | "=="
+            | "!="
+            | "<"
+            | "<="
+            | ">"
+            | ">="
+            | "<=>"
+            | "and"
+            | "or"
+            | "not"
+            | "&"
+            | "|"
+            | "^"
+            | "~"
+            | "div"
+    )
+}

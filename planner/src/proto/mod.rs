@@ -1,0 +1,35 @@
+//! Spark Connect messages -> Ember's unresolved plan language ([`crate::spec`]).
+//!
+//! This layer validates the request's shape (a missing required field is a malformed plan)
+//! and names every relation or expression it does not support, so that everything after it
+//! deals with one well-formed representation.
+
+mod command;
+mod expression;
+mod relation;
+
+use std::sync::Arc;
+
+pub use command::{CommandSpec, convert_command};
+pub use expression::{as_sort_order, convert as convert_expression, is_operator_name};
+pub use relation::convert as convert_relation;
+
+/// Looks up bytes stored through `AddArtifacts` (for `CachedLocalRelation`).
+pub type ArtifactLookup = Arc<dyn Fn(&str) -> Option<bytes::Bytes> + Send + Sync>;
+
+/// What the conversion needs from the session.
+#[derive(Clone)]
+pub struct ProtoContext {
+    /// The session time zone, used for timestamp types and literals.
+    pub time_zone: String,
+    pub artifacts: Option<ArtifactLookup>,
+}
+
+impl ProtoContext {
+    pub fn new(time_zone: impl Into<String>) -> Self {
+        Self {
+            time_zone: time_zone.into(),
+            artifacts: None,
+        }
+    }
+}

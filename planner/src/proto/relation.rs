@@ -1,0 +1,414 @@
+//! Spark Connect `Relation` -> [`spec::Plan`].
+
+use std::sync::Arc;
+
+use arrow::ipc::reader::StreamReader;
+use ember_protos::spark::connect as pb;
+use ember_protos::spark::connect::relation::RelType;
+
+use super::ProtoContext;
+use super::expression::{convert as expr, convert_all, sort_order};
+use crate::error::{PlanError, PlanResult, invalid, unsupported};
+use crate::spec::{
+    self, Aggregate, DataSource, Expr, GroupType, Join, JoinType, LocalData, Plan, PlanNode,
+    SetOpKind, SetOperation,
+};
+use crate::sql;
+
+pub fn convert(ctx: &ProtoContext, rel: &pb::Relation) -> PlanResult<Plan> {
+    let plan_id = rel.common.as_ref().and_then(|c| c.plan_id);
+    let Some(rel_type) = &rel.rel_type else {
+        return invalid("relation without a type");
+    };
+    let node = convert_node(ctx, rel_type)?;
+    Ok(Plan { plan_id, node })
+}
+
+fn input(ctx: &ProtoContext, rel: &Option<Box<pb::Relation>>) -> PlanResult<Box<Plan>> {
+    match rel {
+        Some(r) => Ok(Box::new(convert(ctx, r)?)),
+        None => invalid("relation without input"),
+    }
+}
+
+fn non_negative(v: i32, what: &str) -> PlanResult<usize> {
+    usize::try_from(v).map_err(|_| {
+        crate::error::SparkError::illegal_argument(
+            "INVALID_PARAMETER_VALUE",
+            format!("The value of {what} must be non-negative, got {v}."),
+        )
+        .into()
+    })
+}
+
+fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
+    Ok(match rel {
+        RelType::Read(r) => match &r.read_type {
+            _ if r.is_streaming => return unsupported("streaming read"),
+            Some(pb::read::ReadType::NamedTable(t)) => PlanNode::Table {
+                name: sql::parse_identifier_parts(&t.unparsed_identifier)?,
+            },
+            Some(pb::read::ReadType::DataSource(d)) => {
+                if !d.predicates.is_empty() {
+                    return unsupported("JDBC predicates");
+                }
+                PlanNode::DataSource(DataSource {
+                    format: d.format.clone(),
+                    schema: d.schema.clone(),
+                    options: d.options.clone().into_iter().collect(),
+                    paths: d.paths.clone(),
+                })
+            }
+            None => return invalid("read without a source"),
+        },
+        RelType::Project(p) => {
+            let exprs = convert_all(ctx, &p.expressions)?;
+            match &p.input {
+                Some(i) => PlanNode::Project {
+                    input: Box::new(convert(ctx, i)?),
+                    exprs,
+                },
+                // `spark.range(1).select(...)` always has input; a bare select has none.
+                None => PlanNode::Project {
+                    input: Plan::boxed(PlanNode::OneRow),
+                    exprs,
+                },
+            }
+        }
+        RelType::Filter(f) => PlanNode::Filter {
+            input: input(ctx, &f.input)?,
+            condition: match &f.condition {
+                Some(c) => expr(ctx, c)?,
+                None => return invalid("filter without condition"),
+            },
+        },
+        RelType::Join(j) => {
+            use pb::join::JoinType as T;
+            let join_type = match T::try_from(j.join_type).unwrap_or(T::Unspecified) {
+                T::Inner | T::Unspecified => JoinType::Inner,
+                T::FullOuter => JoinType::FullOuter,
+                T::LeftOuter => JoinType::LeftOuter,
+                T::RightOuter => JoinType::RightOuter,
+                T::LeftAnti => JoinType::LeftAnti,
+                T::LeftSemi => JoinType::LeftSemi,
+                T::Cross => JoinType::Cross,
+            };
+            if j.join_data_type.is_some() {
+                return unsupported("joinWith");
+            }
+            PlanNode::Join(Join {
+                left: input(ctx, &j.left)?,
+                right: input(ctx, &j.right)?,
+                join_type,
+                condition: j
+                    .join_condition
+                    .as_ref()
+                    .map(|c| expr(ctx, c))
+                    .transpose()?,
+                using: j.using_columns.clone(),
+            })
+        }
+        RelType::SetOp(s) => {
+            use pb::set_operation::SetOpType as T;
+            let kind = match T::try_from(s.set_op_type).unwrap_or(T::Unspecified) {
+                T::Union => SetOpKind::Union,
+                T::Intersect => SetOpKind::Intersect,
+                T::Except => SetOpKind::Except,
+                T::Unspecified => return invalid("set operation without type"),
+            };
+            PlanNode::SetOperation(SetOperation {
+                left: input(ctx, &s.left_input)?,
+                right: input(ctx, &s.right_input)?,
+                kind,
+                all: s.is_all.unwrap_or(false),
+                by_name: s.by_name.unwrap_or(false),
+                allow_missing_columns: s.allow_missing_columns.unwrap_or(false),
+            })
+        }
+        RelType::Sort(s) => PlanNode::Sort {
+            input: input(ctx, &s.input)?,
+            order: s
+                .order
+                .iter()
+                .map(|o| sort_order(ctx, o))
+                .collect::<PlanResult<_>>()?,
+            global: s.is_global.unwrap_or(true),
+        },
+        RelType::Limit(l) => PlanNode::Limit {
+            input: input(ctx, &l.input)?,
+            limit: non_negative(l.limit, "limit")?,
+        },
+        RelType::Offset(o) => PlanNode::Offset {
+            input: input(ctx, &o.input)?,
+            offset: non_negative(o.offset, "offset")?,
+        },
+        RelType::Tail(t) => PlanNode::Tail {
+            input: input(ctx, &t.input)?,
+            limit: non_negative(t.limit, "tail")?,
+        },
+        RelType::Aggregate(a) => {
+            use pb::aggregate::GroupType as T;
+            let group_type = match T::try_from(a.group_type).unwrap_or(T::Unspecified) {
+                T::Groupby | T::Unspecified => GroupType::GroupBy,
+                T::Rollup => GroupType::Rollup,
+                T::Cube => GroupType::Cube,
+                T::Pivot => GroupType::Pivot,
+                T::GroupingSets => GroupType::GroupingSets,
+            };
+            let pivot = match &a.pivot {
+                Some(p) => {
+                    let col = p
+                        .col
+                        .as_ref()
+                        .ok_or_else(|| PlanError::InvalidPlan("pivot without column".into()))?;
+                    let values = p
+                        .values
+                        .iter()
+                        .map(|v| {
+                            Ok(Expr::Literal(crate::literal::from_proto(
+                                v,
+                                &ctx.time_zone,
+                            )?))
+                        })
+                        .collect::<PlanResult<Vec<_>>>()?;
+                    Some((expr(ctx, col)?, values))
+                }
+                None => None,
+            };
+            PlanNode::Aggregate(Aggregate {
+                input: input(ctx, &a.input)?,
+                group_type,
+                grouping: convert_all(ctx, &a.grouping_expressions)?,
+                aggregates: convert_all(ctx, &a.aggregate_expressions)?,
+                grouping_sets: a
+                    .grouping_sets
+                    .iter()
+                    .map(|s| convert_all(ctx, &s.grouping_set))
+                    .collect::<PlanResult<_>>()?,
+                pivot,
+                having: None,
+                output_grouping: true,
+            })
+        }
+        RelType::Sql(s) => {
+            let named = s
+                .named_arguments
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), expr(ctx, v)?)))
+                .chain(s.args.iter().map(|(k, v)| {
+                    Ok((
+                        k.clone(),
+                        Expr::Literal(crate::literal::from_proto(v, &ctx.time_zone)?),
+                    ))
+                }))
+                .collect::<PlanResult<Vec<_>>>()?;
+            let positional = if !s.pos_arguments.is_empty() {
+                convert_all(ctx, &s.pos_arguments)?
+            } else {
+                s.pos_args
+                    .iter()
+                    .map(|v| {
+                        Ok(Expr::Literal(crate::literal::from_proto(
+                            v,
+                            &ctx.time_zone,
+                        )?))
+                    })
+                    .collect::<PlanResult<Vec<_>>>()?
+            };
+            let args = sql::Arguments { named, positional };
+            match sql::parse_statement(&s.query, &args)? {
+                spec::Statement::Query(plan) => return Ok(plan.node),
+                _ => return unsupported("a SQL command used as a relation"),
+            }
+        }
+        RelType::LocalRelation(l) => PlanNode::LocalRelation {
+            data: match &l.data {
+                Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
+                None => None,
+            },
+            schema: l.schema.clone(),
+        },
+        RelType::CachedLocalRelation(c) => {
+            let lookup = ctx
+                .artifacts
+                .as_ref()
+                .ok_or_else(|| PlanError::Unsupported("cached local relation".into()))?;
+            let bytes = lookup(&format!("cache/{}", c.hash)).ok_or_else(|| {
+                PlanError::InvalidPlan(format!("no cached local relation with hash {}", c.hash))
+            })?;
+            // The cached artifact is a serialized LocalRelation proto.
+            let local: pb::LocalRelation = prost::Message::decode(bytes)
+                .map_err(|e| PlanError::InvalidPlan(format!("bad cached relation: {e}")))?;
+            PlanNode::LocalRelation {
+                data: match &local.data {
+                    Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
+                    None => None,
+                },
+                schema: local.schema.clone(),
+            }
+        }
+        RelType::ChunkedCachedLocalRelation(c) => {
+            let lookup = ctx
+                .artifacts
+                .as_ref()
+                .ok_or_else(|| PlanError::Unsupported("chunked cached local relation".into()))?;
+            let mut batches = Vec::new();
+            let mut schema = None;
+            for hash in &c.data_hashes {
+                let bytes = lookup(&format!("cache/{hash}"))
+                    .ok_or_else(|| PlanError::InvalidPlan(format!("no cached chunk {hash}")))?;
+                let data = decode_arrow(&bytes)?;
+                schema.get_or_insert(data.schema.clone());
+                batches.extend(data.batches);
+            }
+            let schema_text = match &c.schema_hash {
+                Some(h) => {
+                    let bytes = lookup(&format!("cache/{h}"))
+                        .ok_or_else(|| PlanError::InvalidPlan(format!("no cached schema {h}")))?;
+                    Some(String::from_utf8_lossy(&bytes).into_owned())
+                }
+                None => None,
+            };
+            PlanNode::LocalRelation {
+                data: schema.map(|schema| Arc::new(LocalData { schema, batches })),
+                schema: schema_text,
+            }
+        }
+        RelType::Deduplicate(d) => {
+            if d.within_watermark.unwrap_or(false) {
+                return unsupported("dropDuplicatesWithinWatermark");
+            }
+            PlanNode::Deduplicate {
+                input: input(ctx, &d.input)?,
+                columns: d.column_names.clone(),
+                all_columns: d.all_columns_as_keys.unwrap_or(false) || d.column_names.is_empty(),
+            }
+        }
+        RelType::Range(r) => {
+            if r.step == 0 {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "INVALID_PARAMETER_VALUE",
+                    "The step of range must not be 0.",
+                )
+                .into());
+            }
+            PlanNode::Range {
+                start: r.start.unwrap_or(0),
+                end: r.end,
+                step: r.step,
+                num_partitions: r.num_partitions.map(|n| n.max(1) as usize),
+            }
+        }
+        RelType::SubqueryAlias(s) => PlanNode::SubqueryAlias {
+            input: input(ctx, &s.input)?,
+            alias: s.alias.clone(),
+            columns: vec![],
+        },
+        RelType::Repartition(r) => PlanNode::Repartition {
+            input: input(ctx, &r.input)?,
+            num_partitions: Some(non_negative(r.num_partitions, "numPartitions")?.max(1)),
+            exprs: vec![],
+            shuffle: r.shuffle.unwrap_or(true),
+        },
+        RelType::RepartitionByExpression(r) => PlanNode::Repartition {
+            input: input(ctx, &r.input)?,
+            num_partitions: r.num_partitions.map(|n| n.max(1) as usize),
+            exprs: convert_all(ctx, &r.partition_exprs)?,
+            shuffle: true,
+        },
+        RelType::ToDf(t) => PlanNode::ToDf {
+            input: input(ctx, &t.input)?,
+            names: t.column_names.clone(),
+        },
+        RelType::WithColumnsRenamed(w) => {
+            let mut renames: Vec<(String, String)> = w
+                .renames
+                .iter()
+                .map(|r| (r.col_name.clone(), r.new_col_name.clone()))
+                .collect();
+            if renames.is_empty() {
+                let mut legacy: Vec<_> = w
+                    .rename_columns_map
+                    .iter()
+                    .map(|(a, b)| (a.clone(), b.clone()))
+                    .collect();
+                legacy.sort();
+                renames = legacy;
+            }
+            PlanNode::WithColumnsRenamed {
+                input: input(ctx, &w.input)?,
+                renames,
+            }
+        }
+        RelType::ShowString(s) => PlanNode::ShowString {
+            input: input(ctx, &s.input)?,
+            num_rows: s.num_rows.max(0) as usize,
+            truncate: s.truncate.max(0) as usize,
+            vertical: s.vertical,
+        },
+        RelType::Drop(d) => PlanNode::Drop {
+            input: input(ctx, &d.input)?,
+            exprs: convert_all(ctx, &d.columns)?,
+            names: d.column_names.clone(),
+        },
+        RelType::WithColumns(w) => {
+            let mut columns = Vec::with_capacity(w.aliases.len());
+            for a in &w.aliases {
+                let e = a.expr.as_deref().ok_or_else(|| {
+                    PlanError::InvalidPlan("withColumns without expression".into())
+                })?;
+                let [name] = a.name.as_slice() else {
+                    return invalid("withColumns needs exactly one name per column");
+                };
+                columns.push((name.clone(), expr(ctx, e)?));
+            }
+            PlanNode::WithColumns {
+                input: input(ctx, &w.input)?,
+                columns,
+            }
+        }
+        RelType::Hint(h) => PlanNode::Hint {
+            input: input(ctx, &h.input)?,
+            name: h.name.clone(),
+        },
+        RelType::WithRelations(w) => PlanNode::WithRelations {
+            root: input(ctx, &w.root)?,
+            references: w
+                .references
+                .iter()
+                .map(|r| convert(ctx, r))
+                .collect::<PlanResult<_>>()?,
+        },
+        RelType::UnresolvedTableValuedFunction(f) => PlanNode::TableFunction {
+            name: f.function_name.clone(),
+            args: convert_all(ctx, &f.arguments)?,
+        },
+        other => return unsupported(relation_name(other)),
+    })
+}
+
+/// Decode the Arrow IPC stream the client sends for `createDataFrame`.
+pub fn decode_arrow(bytes: &[u8]) -> PlanResult<LocalData> {
+    let reader = StreamReader::try_new(std::io::Cursor::new(bytes), None)
+        .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
+    Ok(LocalData { schema, batches })
+}
+
+/// The Spark Connect name of a relation, for "not supported" messages.
+fn relation_name(rel: &RelType) -> String {
+    let debug = format!("{rel:?}");
+    let name = debug.split('(').next().unwrap_or("relation");
+    format!("relation {name}")
+}
+
+#[allow(dead_code)]
+fn _assert_expr_used(e: Expr) -> Expr {
+    e
+}
+
+#[allow(dead_code)]
+fn _spec(_: spec::PlanNode) {}

@@ -1,0 +1,732 @@
+//! Expression resolution: spec expressions -> DataFusion expressions, with Spark's column names.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::logical_expr::expr::{Case, InList, Sort, WindowFunction};
+use datafusion::logical_expr::{
+    Between, Expr, ExprFunctionExt, ExprSchemable, Subquery, WindowFrame as DfFrame,
+    WindowFrameBound, WindowFrameUnits, cast, lit, try_cast,
+};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::functions::{FunctionInput, FunctionKind, registry};
+use crate::spec::{self, CastMode, Expr as SExpr, FrameBound};
+use crate::{literal, types};
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_expr(&mut self, e: &SExpr, schema: &DFSchema) -> PlanResult<Named> {
+        match e {
+            SExpr::Literal(v) => Ok((lit(self.literal_in_zone(v.clone())), literal::display(v))),
+            SExpr::Attribute { name, plan_id } => self.resolve_attribute(name, *plan_id, schema),
+            SExpr::Star { .. } | SExpr::Regex { .. } => Err(SparkError::analysis(
+                "INVALID_USAGE_OF_STAR_OR_REGEX",
+                "42000",
+                "Invalid usage of '*' or regex in this expression.",
+            )
+            .into()),
+            SExpr::Function(call) => self.resolve_function(call, schema),
+            SExpr::Alias { expr, names, .. } => {
+                let (resolved, _) = self.resolve_expr(expr, schema)?;
+                match names.as_slice() {
+                    [name] => Ok((resolved, name.clone())),
+                    _ => Err(PlanError::Unsupported(
+                        "multi-name alias outside a generator".into(),
+                    )),
+                }
+            }
+            SExpr::Cast {
+                expr,
+                to,
+                mode,
+                type_name,
+            } => {
+                let (inner, inner_name) = self.resolve_expr(expr, schema)?;
+                let to = self.in_session_zone(to.clone());
+                let try_mode = matches!(mode, CastMode::Try)
+                    || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+                let out = if try_mode {
+                    try_cast(inner, to)
+                } else {
+                    cast(inner, to)
+                };
+                let named_child = matches!(
+                    &**expr,
+                    SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
+                );
+                let name = if named_child {
+                    inner_name
+                } else if matches!(mode, CastMode::Try) {
+                    format!("TRY_CAST({inner_name} AS {type_name})")
+                } else {
+                    format!("CAST({inner_name} AS {type_name})")
+                };
+                Ok((out, name))
+            }
+            SExpr::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                let operand = match operand {
+                    Some(o) => Some(self.resolve_expr(o, schema)?),
+                    None => None,
+                };
+                let mut when_then = Vec::with_capacity(branches.len());
+                let mut name = String::from("CASE");
+                if let Some((_, n)) = &operand {
+                    name.push_str(&format!(" {n}"));
+                }
+                for (w, t) in branches {
+                    let (w, wn) = self.resolve_expr(w, schema)?;
+                    let (t, tn) = self.resolve_expr(t, schema)?;
+                    name.push_str(&format!(" WHEN {wn} THEN {tn}"));
+                    when_then.push((Box::new(w), Box::new(t)));
+                }
+                let otherwise = match otherwise {
+                    Some(o) => {
+                        let (o, on) = self.resolve_expr(o, schema)?;
+                        name.push_str(&format!(" ELSE {on}"));
+                        Some(Box::new(o))
+                    }
+                    None => None,
+                };
+                name.push_str(" END");
+                Ok((
+                    Expr::Case(Case::new(
+                        operand.map(|(o, _)| Box::new(o)),
+                        when_then,
+                        otherwise,
+                    )),
+                    name,
+                ))
+            }
+            SExpr::SortOrder(_) => Err(SparkError::analysis(
+                "INVALID_SORT_ORDER",
+                "42000",
+                "A sort order can only be used to sort.",
+            )
+            .into()),
+            SExpr::Window(w) => self.resolve_window(w, schema),
+            SExpr::ExtractValue { child, extraction } => {
+                let (base, base_name) = self.resolve_expr(child, schema)?;
+                let (key, key_name) = self.resolve_expr(extraction, schema)?;
+                let dt = base.get_type(schema)?;
+                match &dt {
+                    DataType::Struct(_) => {
+                        let Expr::Literal(ScalarValue::Utf8(Some(field)), _) = &key else {
+                            return Err(PlanError::Unsupported("struct field access with a non-literal name".into()));
+                        };
+                        Ok((self.struct_field(base, &dt, field)?, format!("{base_name}.{field}")))
+                    }
+                    DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => {
+                        let udf = crate::functions::df_udf("array_element")?;
+                        let index = cast(key, DataType::Int64) + lit(1i64);
+                        Ok((udf.call(vec![base, index]), format!("{base_name}[{key_name}]")))
+                    }
+                    DataType::Map(..) => Ok((
+                        datafusion::functions::core::get_field().call(vec![base, key]),
+                        format!("{base_name}[{key_name}]"),
+                    )),
+                    other => Err(SparkError::analysis(
+                        "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                        "42000",
+                        format!(
+                            "Can't extract a value from {base_name}. Need a complex type [STRUCT, ARRAY, MAP] but got \"{}\".",
+                            types::sql_name(other)
+                        ),
+                    )
+                    .into()),
+                }
+            }
+            SExpr::UpdateFields { .. } => {
+                Err(PlanError::Unsupported("withField/dropFields".into()))
+            }
+            SExpr::Lambda { .. } | SExpr::LambdaVariable(_) => {
+                Err(PlanError::Unsupported("lambda functions".into()))
+            }
+            SExpr::NamedArgument { name, .. } => Err(PlanError::Unsupported(format!(
+                "named argument {name} here"
+            ))),
+            SExpr::ScalarSubquery(plan) => {
+                let (subquery, outer_refs) = self.resolve_subquery(plan, schema)?;
+                if subquery.schema().fields().len() != 1 {
+                    return Err(SparkError::analysis(
+                        "INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN",
+                        "42823",
+                        format!(
+                            "Invalid subquery: Scalar subquery must return only one column, but got {}.",
+                            subquery.schema().fields().len()
+                        ),
+                    )
+                    .into());
+                }
+                Ok((
+                    Expr::ScalarSubquery(Subquery {
+                        subquery: Arc::new(subquery),
+                        outer_ref_columns: outer_refs,
+                        spans: Default::default(),
+                    }),
+                    "scalarsubquery()".into(),
+                ))
+            }
+            SExpr::Exists { plan, negated } => {
+                let (subquery, outer_refs) = self.resolve_subquery(plan, schema)?;
+                let sub = Subquery {
+                    subquery: Arc::new(subquery),
+                    outer_ref_columns: outer_refs,
+                    spans: Default::default(),
+                };
+                let e = Expr::Exists(datafusion::logical_expr::expr::Exists::new(sub, *negated));
+                let name = if *negated {
+                    "(NOT exists())"
+                } else {
+                    "exists()"
+                };
+                Ok((e, name.into()))
+            }
+            SExpr::InSubquery {
+                expr,
+                plan,
+                negated,
+            } => {
+                let (value, value_name) = self.resolve_expr(expr, schema)?;
+                let (subquery, outer_refs) = self.resolve_subquery(plan, schema)?;
+                let sub = Subquery {
+                    subquery: Arc::new(subquery),
+                    outer_ref_columns: outer_refs,
+                    spans: Default::default(),
+                };
+                let e = Expr::InSubquery(datafusion::logical_expr::expr::InSubquery::new(
+                    Box::new(value),
+                    sub,
+                    *negated,
+                ));
+                let name = format!("({value_name} IN (listquery()))");
+                Ok((
+                    e,
+                    if *negated {
+                        format!("(NOT {name})")
+                    } else {
+                        name
+                    },
+                ))
+            }
+            SExpr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let (value, value_name) = self.resolve_expr(expr, schema)?;
+                let mut items = Vec::with_capacity(list.len());
+                let mut names = Vec::with_capacity(list.len());
+                for item in list {
+                    let (e, n) = self.resolve_expr(item, schema)?;
+                    items.push(e);
+                    names.push(n);
+                }
+                let name = format!("({value_name} IN ({}))", names.join(", "));
+                let e = Expr::InList(InList::new(Box::new(value), items, *negated));
+                Ok((
+                    e,
+                    if *negated {
+                        format!("(NOT {name})")
+                    } else {
+                        name
+                    },
+                ))
+            }
+            SExpr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => {
+                let (v, vn) = self.resolve_expr(expr, schema)?;
+                let (l, ln) = self.resolve_expr(low, schema)?;
+                let (h, hn) = self.resolve_expr(high, schema)?;
+                let name = format!("between({vn}, {ln}, {hn})");
+                let e = Expr::Between(Between::new(
+                    Box::new(v),
+                    *negated,
+                    Box::new(l),
+                    Box::new(h),
+                ));
+                Ok((
+                    e,
+                    if *negated {
+                        format!("(NOT {name})")
+                    } else {
+                        name
+                    },
+                ))
+            }
+            SExpr::Parameter(name) => Err(SparkError::analysis(
+                "UNBOUND_SQL_PARAMETER",
+                "42P02",
+                format!("Found the unbound parameter: {name}."),
+            )
+            .into()),
+        }
+    }
+
+    /// Timestamp literals and types carry the session time zone.
+    fn literal_in_zone(&self, v: ScalarValue) -> ScalarValue {
+        match v {
+            ScalarValue::TimestampMicrosecond(t, Some(_)) => ScalarValue::TimestampMicrosecond(
+                t,
+                Some(Arc::from(self.config.time_zone.as_str())),
+            ),
+            other => other,
+        }
+    }
+
+    pub(crate) fn in_session_zone(&self, dt: DataType) -> DataType {
+        match dt {
+            DataType::Timestamp(unit, Some(_)) => {
+                DataType::Timestamp(unit, Some(Arc::from(self.config.time_zone.as_str())))
+            }
+            other => other,
+        }
+    }
+
+    fn resolve_subquery(
+        &mut self,
+        plan: &spec::Plan,
+        schema: &DFSchema,
+    ) -> PlanResult<(datafusion::logical_expr::LogicalPlan, Vec<Expr>)> {
+        self.push_outer(Arc::new(schema.clone()));
+        let resolved = self.resolve(plan);
+        self.pop_outer();
+        let resolved = resolved?;
+        let outer_refs = collect_outer_refs(&resolved);
+        Ok((resolved, outer_refs))
+    }
+
+    pub(crate) fn resolve_function(
+        &mut self,
+        call: &spec::FunctionCall,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let lname = call.name.to_ascii_lowercase();
+        match lname.as_str() {
+            "__typed_literal" => return self.typed_literal(&call.args),
+            "__interval_literal" => return self.interval_literal(&call.args, schema),
+            _ => {}
+        }
+        let def = registry()
+            .get(&lname)
+            .cloned()
+            .ok_or_else(|| SparkError::unresolved_routine(&call.name))?;
+        // count(*) is count(1).
+        let star_arg = matches!(call.args.as_slice(), [SExpr::Star { target: None, .. }]);
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut names = Vec::with_capacity(call.args.len());
+        if star_arg && lname == "count" {
+            args.push(lit(1i32));
+            names.push("1".to_string());
+        } else {
+            for a in &call.args {
+                let a = match a {
+                    SExpr::NamedArgument { value, .. } => value.as_ref(),
+                    other => other,
+                };
+                if let SExpr::Star { target, plan_id } = a {
+                    // f(*) and f(t.*) pass every column.
+                    for (e, n) in self.expand_star(target.as_deref(), *plan_id, schema)? {
+                        args.push(e);
+                        names.push(n);
+                    }
+                    continue;
+                }
+                let (e, n) = self.resolve_expr(a, schema)?;
+                args.push(e);
+                names.push(n);
+            }
+        }
+        let filter = match &call.filter {
+            Some(f) => Some(self.resolve_expr(f, schema)?),
+            None => None,
+        };
+        if filter.is_some() && def.kind != FunctionKind::Aggregate {
+            return Err(SparkError::analysis(
+                "INVALID_AGGREGATE_FILTER.NOT_AGGREGATE_FUNCTION",
+                "42903",
+                format!(
+                    "FILTER is only allowed with aggregate functions, not {}.",
+                    call.name
+                ),
+            )
+            .into());
+        }
+        let types = args
+            .iter()
+            .map(|a| a.get_type(schema))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut name = def.display(&call.name, &names, call.distinct);
+        if let Some((_, fname)) = &filter {
+            name.push_str(&format!(" FILTER (WHERE {fname})"));
+        }
+        let expr = (def.build)(FunctionInput {
+            name: &lname,
+            args,
+            types,
+            distinct: call.distinct,
+            filter: filter.map(|(e, _)| e),
+            ignore_nulls: call.ignore_nulls,
+            config: self.config,
+        })?;
+        Ok((expr, name))
+    }
+
+    /// `DATE '...'`, `TIMESTAMP '...'`, `TIMESTAMP_NTZ '...'` in the session time zone.
+    fn typed_literal(&self, args: &[SExpr]) -> PlanResult<Named> {
+        let (
+            Some(SExpr::Literal(ScalarValue::Utf8(Some(kind)))),
+            Some(SExpr::Literal(ScalarValue::Utf8(Some(text)))),
+        ) = (args.first(), args.get(1))
+        else {
+            return Err(PlanError::InvalidPlan("typed literal".into()));
+        };
+        let target = match kind.as_str() {
+            "DATE" => DataType::Date32,
+            "TIMESTAMP" => types::timestamp_type(&self.config.time_zone),
+            _ => DataType::Timestamp(TimeUnit::Microsecond, None),
+        };
+        let invalid = || {
+            PlanError::from(SparkError::new(
+                crate::error::ErrorKind::Parse,
+                "INVALID_TYPED_LITERAL",
+                "42604",
+                format!("The value of the typed literal \"{kind}\" is invalid: '{text}'."),
+                vec![
+                    ("valueType", format!("\"{kind}\"")),
+                    ("value", format!("'{text}'")),
+                ],
+            ))
+        };
+        let value = ScalarValue::Utf8(Some(text.trim().to_string()))
+            .cast_to(&target)
+            .map_err(|_| invalid())?;
+        if value.is_null() {
+            return Err(invalid());
+        }
+        let display = literal::display(&value);
+        Ok((lit(value), display))
+    }
+
+    /// `INTERVAL '1' DAY`, `INTERVAL '1-2' YEAR TO MONTH`, `INTERVAL 3 HOURS`.
+    fn interval_literal(&mut self, args: &[SExpr], schema: &DFSchema) -> PlanResult<Named> {
+        let [value, leading, last] = args else {
+            return Err(PlanError::InvalidPlan("interval literal".into()));
+        };
+        let field = |e: &SExpr| match e {
+            SExpr::Literal(ScalarValue::Utf8(Some(s))) => Some(s.trim_end_matches('S').to_string()),
+            _ => None,
+        };
+        let (leading, last) = (field(leading), field(last));
+        let (v, _) = self.resolve_expr(value, schema)?;
+        let text = match &v {
+            Expr::Literal(s, _) if !s.is_null() => s.to_string(),
+            _ => {
+                return Err(PlanError::Unsupported(
+                    "interval with a non-literal value".into(),
+                ));
+            }
+        };
+        let text = text.trim().to_string();
+        let bad = || {
+            PlanError::from(SparkError::new(
+                crate::error::ErrorKind::Parse,
+                "INVALID_INTERVAL_FORMAT",
+                "22006",
+                format!("Error parsing interval '{text}'."),
+                vec![],
+            ))
+        };
+        let lead = leading.clone().unwrap_or_default();
+        match lead.as_str() {
+            "YEAR" | "MONTH" => {
+                let months = match (lead.as_str(), last.as_deref()) {
+                    ("YEAR", Some("MONTH")) => {
+                        let neg = text.starts_with('-');
+                        let t = text.trim_start_matches(['-', '+']);
+                        let (y, m) = t.split_once('-').ok_or_else(bad)?;
+                        let total = y.parse::<i32>().map_err(|_| bad())? * 12
+                            + m.parse::<i32>().map_err(|_| bad())?;
+                        if neg { -total } else { total }
+                    }
+                    ("YEAR", _) => text.parse::<i32>().map_err(|_| bad())? * 12,
+                    _ => text.parse::<i32>().map_err(|_| bad())?,
+                };
+                let value = ScalarValue::IntervalYearMonth(Some(months));
+                let field_name = match (lead.as_str(), last.as_deref()) {
+                    ("YEAR", Some("MONTH")) => "YEAR TO MONTH".to_string(),
+                    (l, _) => l.to_string(),
+                };
+                let shown = if field_name == "YEAR TO MONTH" {
+                    let sign = if months < 0 { "-" } else { "" };
+                    format!(
+                        "{sign}{}-{}",
+                        months.unsigned_abs() / 12,
+                        months.unsigned_abs() % 12
+                    )
+                } else {
+                    text.clone()
+                };
+                Ok((lit(value), format!("INTERVAL '{shown}' {field_name}")))
+            }
+            "DAY" | "HOUR" | "MINUTE" | "SECOND" if last.is_none() => {
+                let unit: f64 = match lead.as_str() {
+                    "DAY" => 86_400e6,
+                    "HOUR" => 3_600e6,
+                    "MINUTE" => 60e6,
+                    _ => 1e6,
+                };
+                let n: f64 = text.parse().map_err(|_| bad())?;
+                let value = ScalarValue::DurationMicrosecond(Some((n * unit).round() as i64));
+                Ok((lit(value), format!("INTERVAL '{text}' {lead}")))
+            }
+            _ => {
+                let _ = IntervalUnit::MonthDayNano;
+                Err(PlanError::Unsupported(format!(
+                    "interval literal '{text}' {lead} TO {}",
+                    last.unwrap_or_default()
+                )))
+            }
+        }
+    }
+
+    fn resolve_window(&mut self, w: &spec::WindowSpec, schema: &DFSchema) -> PlanResult<Named> {
+        let SExpr::Function(call) = &w.function else {
+            return Err(PlanError::InvalidPlan("window over a non-function".into()));
+        };
+        let def = registry()
+            .get(&call.name)
+            .cloned()
+            .ok_or_else(|| SparkError::unresolved_routine(&call.name))?;
+        if def.kind == FunctionKind::Scalar {
+            return Err(SparkError::analysis(
+                "UNSUPPORTED_EXPR_FOR_WINDOW",
+                "42P20",
+                format!(
+                    "Expression \"{}\" not supported within a window function.",
+                    call.name
+                ),
+            )
+            .into());
+        }
+        if call.distinct {
+            return Err(SparkError::analysis(
+                "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED",
+                "0A000",
+                format!(
+                    "Distinct window functions are not supported: {}.",
+                    call.name
+                ),
+            )
+            .into());
+        }
+        let (fexpr, fname) = self.resolve_function(call, schema)?;
+        let mut partition = Vec::new();
+        let mut partition_names = Vec::new();
+        for p in &w.partition_by {
+            let (e, n) = self.resolve_expr(p, schema)?;
+            partition.push(e);
+            partition_names.push(n);
+        }
+        let mut order = Vec::new();
+        let mut order_names = Vec::new();
+        for o in &w.order_by {
+            let (sort, n) = self.resolve_sort_order(o, schema)?;
+            order.push(sort);
+            order_names.push(n);
+        }
+        let frame = self.window_frame(w, def.kind, !order.is_empty(), schema)?;
+        let (params_args, fun, null_treatment) = match fexpr {
+            Expr::WindowFunction(wf) => (wf.params.args, wf.fun, wf.params.null_treatment),
+            Expr::AggregateFunction(af) => (
+                af.params.args,
+                datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(af.func),
+                af.params.null_treatment,
+            ),
+            _ => {
+                return Err(PlanError::InvalidPlan(
+                    "window over a non-window function".into(),
+                ));
+            }
+        };
+        let mut wf = WindowFunction::new(fun, params_args);
+        wf.params.null_treatment = null_treatment;
+        let expr = Expr::WindowFunction(Box::new(wf))
+            .partition_by(partition)
+            .order_by(order)
+            .window_frame(frame.0)
+            .build()?;
+        let mut spec_text = Vec::new();
+        if !partition_names.is_empty() {
+            spec_text.push(format!("PARTITION BY {}", partition_names.join(", ")));
+        }
+        if !order_names.is_empty() {
+            spec_text.push(format!("ORDER BY {}", order_names.join(", ")));
+        }
+        spec_text.push(frame.1);
+        Ok((expr, format!("{fname} OVER ({})", spec_text.join(" "))))
+    }
+
+    fn window_frame(
+        &mut self,
+        w: &spec::WindowSpec,
+        kind: FunctionKind,
+        ordered: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<(DfFrame, String)> {
+        let Some(f) = &w.frame else {
+            // Spark's defaults: ranking functions ignore the frame; aggregates use RANGE
+            // UNBOUNDED PRECEDING..CURRENT ROW when ordered, the whole partition otherwise.
+            return Ok(if ordered {
+                let text = if kind == FunctionKind::Window {
+                    "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+                } else {
+                    "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+                };
+                let units = if kind == FunctionKind::Window {
+                    WindowFrameUnits::Rows
+                } else {
+                    WindowFrameUnits::Range
+                };
+                (
+                    DfFrame::new_bounds(
+                        units,
+                        WindowFrameBound::Preceding(ScalarValue::Null),
+                        WindowFrameBound::CurrentRow,
+                    ),
+                    text.to_string(),
+                )
+            } else {
+                (
+                    DfFrame::new_bounds(
+                        WindowFrameUnits::Rows,
+                        WindowFrameBound::Preceding(ScalarValue::Null),
+                        WindowFrameBound::Following(ScalarValue::Null),
+                    ),
+                    "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING".to_string(),
+                )
+            });
+        };
+        let units = if f.rows {
+            WindowFrameUnits::Rows
+        } else {
+            WindowFrameUnits::Range
+        };
+        let (lower, lower_text) = self.frame_bound(&f.lower, f.rows, schema)?;
+        let (upper, upper_text) = self.frame_bound(&f.upper, f.rows, schema)?;
+        let text = format!(
+            "{} BETWEEN {lower_text} AND {upper_text}",
+            if f.rows { "ROWS" } else { "RANGE" }
+        );
+        Ok((DfFrame::new_bounds(units, lower, upper), text))
+    }
+
+    fn frame_bound(
+        &mut self,
+        b: &FrameBound,
+        rows: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<(WindowFrameBound, String)> {
+        Ok(match b {
+            FrameBound::CurrentRow => (WindowFrameBound::CurrentRow, "CURRENT ROW".into()),
+            FrameBound::UnboundedPreceding => (
+                WindowFrameBound::Preceding(ScalarValue::Null),
+                "UNBOUNDED PRECEDING".into(),
+            ),
+            FrameBound::UnboundedFollowing => (
+                WindowFrameBound::Following(ScalarValue::Null),
+                "UNBOUNDED FOLLOWING".into(),
+            ),
+            FrameBound::Value(v) => {
+                let (e, _) = self.resolve_expr(v, schema)?;
+                let value = match datafusion::optimizer::simplify_expressions::ExprSimplifier::new(
+                    datafusion::optimizer::simplify_expressions::SimplifyContext::default(),
+                )
+                .simplify(e)?
+                {
+                    Expr::Literal(s, _) => s,
+                    _ => {
+                        return Err(PlanError::Unsupported(
+                            "a non-literal window frame boundary".into(),
+                        ));
+                    }
+                };
+                let n = match &value {
+                    ScalarValue::Int8(Some(v)) => *v as i64,
+                    ScalarValue::Int16(Some(v)) => *v as i64,
+                    ScalarValue::Int32(Some(v)) => *v as i64,
+                    ScalarValue::Int64(Some(v)) => *v,
+                    _ => {
+                        return Err(PlanError::Unsupported(format!(
+                            "window frame boundary {value}"
+                        )));
+                    }
+                };
+                let magnitude = if rows {
+                    ScalarValue::UInt64(Some(n.unsigned_abs()))
+                } else {
+                    ScalarValue::Int64(Some(n.abs()))
+                };
+                if n < 0 {
+                    (WindowFrameBound::Preceding(magnitude), format!("{n}"))
+                } else if n == 0 {
+                    (WindowFrameBound::CurrentRow, "CURRENT ROW".into())
+                } else {
+                    (WindowFrameBound::Following(magnitude), format!("{n}"))
+                }
+            }
+        })
+    }
+
+    /// A sort order: `expr ASC NULLS FIRST` by Spark's defaults.
+    pub(crate) fn resolve_sort_order(
+        &mut self,
+        o: &spec::SortOrder,
+        schema: &DFSchema,
+    ) -> PlanResult<(Sort, String)> {
+        let (e, n) = self.resolve_expr(&o.expr, schema)?;
+        Ok((Sort::new(e, o.ascending, o.nulls_first()), sort_name(&n, o)))
+    }
+}
+
+pub(crate) fn sort_name(expr_name: &str, o: &spec::SortOrder) -> String {
+    format!(
+        "{expr_name} {} {}",
+        if o.ascending { "ASC" } else { "DESC" },
+        if o.nulls_first() {
+            "NULLS FIRST"
+        } else {
+            "NULLS LAST"
+        }
+    )
+}
+
+/// Outer columns a resolved subquery references.
+fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<Expr> {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    let mut out = Vec::new();
+    let _ = plan.apply_with_subqueries(|p| {
+        for e in p.expressions() {
+            let _ = e.apply(|x| {
+                if let Expr::OuterReferenceColumn(..) = x {
+                    if !out.contains(x) {
+                        out.push(x.clone());
+                    }
+                }
+                Ok(TreeNodeRecursion::Continue)
+            });
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    out
+}

@@ -1,0 +1,249 @@
+//! Joins (ON conditions and USING columns, Spark's output column order) and set operations
+//! (UNION [ALL] [BY NAME], INTERSECT, EXCEPT).
+
+use std::collections::HashSet;
+
+use arrow::datatypes::DataType;
+use datafusion::common::{Column, DFSchema, ScalarValue};
+use datafusion::logical_expr::{
+    Expr, JoinType as DfJoinType, LogicalPlan, LogicalPlanBuilder, cast,
+};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanResult, SparkError};
+use crate::spec::{Join, JoinType, SetOpKind, SetOperation};
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_join(&mut self, j: &Join) -> PlanResult<LogicalPlan> {
+        let left = self.resolve(&j.left)?;
+        let mut right = self.resolve(&j.right)?;
+        let left_names: HashSet<&String> =
+            left.schema().fields().iter().map(|f| f.name()).collect();
+        if right
+            .schema()
+            .fields()
+            .iter()
+            .any(|f| left_names.contains(f.name()))
+        {
+            right = self.reassign(right, None)?;
+        }
+        if !j.using.is_empty() {
+            return self.resolve_using_join(left, right, j.join_type, &j.using);
+        }
+        let join_type = df_join_type(j.join_type);
+        match &j.condition {
+            None if matches!(j.join_type, JoinType::Inner | JoinType::Cross) => {
+                Ok(LogicalPlanBuilder::from(left).cross_join(right)?.build()?)
+            }
+            None => Ok(LogicalPlanBuilder::from(left)
+                .join_on(
+                    right,
+                    join_type,
+                    vec![Expr::Literal(ScalarValue::Boolean(Some(true)), None)],
+                )?
+                .build()?),
+            Some(cond) => {
+                let schema = left.schema().join(right.schema())?;
+                let (cond, _) = self.resolve_expr(cond, &schema)?;
+                Ok(LogicalPlanBuilder::from(left)
+                    .join_on(right, join_type, vec![cond])?
+                    .build()?)
+            }
+        }
+    }
+
+    fn resolve_using_join(
+        &mut self,
+        left: LogicalPlan,
+        right: LogicalPlan,
+        join_type: JoinType,
+        using: &[String],
+    ) -> PlanResult<LogicalPlan> {
+        let (ls, rs) = (left.schema().clone(), right.schema().clone());
+        let mut left_keys = Vec::new();
+        let mut right_keys = Vec::new();
+        for name in using {
+            let parts = vec![name.clone()];
+            let l = self.using_side(&parts, &ls, "left")?;
+            let r = self.using_side(&parts, &rs, "right")?;
+            left_keys.push(l);
+            right_keys.push(r);
+        }
+        let join_type_df = df_join_type(join_type);
+        let plan = LogicalPlanBuilder::from(left)
+            .join(
+                right,
+                join_type_df,
+                (left_keys.clone(), right_keys.clone()),
+                None,
+            )?
+            .build()?;
+        // Output: the keys, then the other left columns, then the other right columns.
+        let mut items: Vec<Named> = Vec::new();
+        for ((l, r), name) in left_keys.iter().zip(&right_keys).zip(using) {
+            let (le, re) = (Expr::Column(l.clone()), Expr::Column(r.clone()));
+            let key = match join_type {
+                JoinType::RightOuter => re,
+                JoinType::FullOuter => crate::functions::df_udf("coalesce")?.call(vec![le, re]),
+                _ => le,
+            };
+            let shown = self.info(&l.name).name;
+            let shown = if shown.is_empty() {
+                name.clone()
+            } else {
+                shown
+            };
+            items.push((key, shown));
+        }
+        let left_key_names: HashSet<&String> = left_keys.iter().map(|c| &c.name).collect();
+        let right_key_names: HashSet<&String> = right_keys.iter().map(|c| &c.name).collect();
+        for f in ls.fields() {
+            if !left_key_names.contains(f.name()) {
+                items.push((Self::column(f.name()), self.info(f.name()).name));
+            }
+        }
+        if !matches!(join_type, JoinType::LeftSemi | JoinType::LeftAnti) {
+            for f in rs.fields() {
+                if !right_key_names.contains(f.name()) {
+                    items.push((Self::column(f.name()), self.info(f.name()).name));
+                }
+            }
+        }
+        self.project_items(plan, items)
+    }
+
+    fn using_side(&self, parts: &[String], schema: &DFSchema, side: &str) -> PlanResult<Column> {
+        match self.lookup_attribute(parts, None, schema)? {
+            Some((Expr::Column(c), _)) => Ok(c),
+            _ => Err(SparkError::analysis(
+                "UNRESOLVED_USING_COLUMN_FOR_JOIN",
+                "42703",
+                format!(
+                    "USING column `{}` cannot be resolved on the {side} side of the join. The {side}-side columns: [{}].",
+                    parts.join("."),
+                    self.output_names(schema).iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .into()),
+        }
+    }
+
+    pub(crate) fn resolve_set_operation(&mut self, s: &SetOperation) -> PlanResult<LogicalPlan> {
+        let left = self.resolve(&s.left)?;
+        let mut right = self.resolve(&s.right)?;
+        let mut left = left;
+        if s.by_name {
+            (left, right) = self.align_by_name(left, right, s.allow_missing_columns)?;
+        }
+        let (ln, rn) = (left.schema().fields().len(), right.schema().fields().len());
+        if ln != rn {
+            let op = match s.kind {
+                SetOpKind::Union => "UNION",
+                SetOpKind::Intersect => "INTERSECT",
+                SetOpKind::Except => "EXCEPT",
+            };
+            return Err(SparkError::analysis(
+                "NUM_COLUMNS_MISMATCH",
+                "42826",
+                format!("{op} can only be performed on inputs with the same number of columns, but the first input has {ln} columns and the second input has {rn} columns."),
+            )
+            .into());
+        }
+        let names = self.output_names(left.schema());
+        let plan = match s.kind {
+            SetOpKind::Union => {
+                let b = LogicalPlanBuilder::from(left);
+                if s.all {
+                    b.union(right)?.build()?
+                } else {
+                    b.union_distinct(right)?.build()?
+                }
+            }
+            SetOpKind::Intersect => LogicalPlanBuilder::intersect(left, right, s.all)?,
+            SetOpKind::Except => LogicalPlanBuilder::except(left, right, s.all)?,
+        };
+        // Fresh names keep every internal name unique to one schema.
+        self.rename_all(plan, &names, Some(vec![]))
+    }
+
+    /// UNION BY NAME: reorder the right side to the left's column names (case rules apply);
+    /// with `allowMissingColumns`, add NULL columns to either side.
+    fn align_by_name(
+        &mut self,
+        left: LogicalPlan,
+        right: LogicalPlan,
+        allow_missing: bool,
+    ) -> PlanResult<(LogicalPlan, LogicalPlan)> {
+        let lnames = self.output_names(left.schema());
+        let rnames = self.output_names(right.schema());
+        let lfields: Vec<(String, DataType)> = left
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect();
+        let rfields: Vec<(String, DataType)> = right
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect();
+        let mut right_items: Vec<Named> = Vec::new();
+        for (i, ln) in lnames.iter().enumerate() {
+            match rnames.iter().position(|r| self.names_equal(r, ln)) {
+                Some(j) => right_items.push((Self::column(&rfields[j].0), ln.clone())),
+                None if allow_missing => right_items.push((null_of(&lfields[i].1)?, ln.clone())),
+                None => {
+                    return Err(SparkError::analysis(
+                        "NUM_COLUMNS_MISMATCH",
+                        "42826",
+                        format!(
+                            "Cannot resolve column name \"{ln}\" among ({}).",
+                            rnames.join(", ")
+                        ),
+                    )
+                    .into());
+                }
+            }
+        }
+        let mut left_items: Vec<Named> = lfields
+            .iter()
+            .zip(&lnames)
+            .map(|((i, _), n)| (Self::column(i), n.clone()))
+            .collect();
+        if allow_missing {
+            for (j, rn) in rnames.iter().enumerate() {
+                if !lnames.iter().any(|l| self.names_equal(l, rn)) {
+                    left_items.push((null_of(&rfields[j].1)?, rn.clone()));
+                    right_items.push((Self::column(&rfields[j].0), rn.clone()));
+                }
+            }
+        } else if rnames.len() != lnames.len() {
+            return Err(SparkError::analysis(
+                "NUM_COLUMNS_MISMATCH",
+                "42826",
+                format!("UNION can only be performed on inputs with the same number of columns, but the first input has {} columns and the second input has {} columns.", lnames.len(), rnames.len()),
+            )
+            .into());
+        }
+        let left = self.project_items(left, left_items)?;
+        let right = self.project_items(right, right_items)?;
+        Ok((left, right))
+    }
+}
+
+fn null_of(dt: &DataType) -> PlanResult<Expr> {
+    Ok(cast(Expr::Literal(ScalarValue::Null, None), dt.clone()))
+}
+
+fn df_join_type(t: JoinType) -> DfJoinType {
+    match t {
+        JoinType::Inner | JoinType::Cross => DfJoinType::Inner,
+        JoinType::LeftOuter => DfJoinType::Left,
+        JoinType::RightOuter => DfJoinType::Right,
+        JoinType::FullOuter => DfJoinType::Full,
+        JoinType::LeftSemi => DfJoinType::LeftSemi,
+        JoinType::LeftAnti => DfJoinType::LeftAnti,
+    }
+}

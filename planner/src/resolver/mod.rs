@@ -1,0 +1,431 @@
+//! The resolver: [`spec::Plan`] -> DataFusion `LogicalPlan` with Spark's semantics.
+//!
+//! Column identity. Every column the resolver produces gets a unique internal name (`#12`),
+//! and the resolver keeps, per internal name, the name Spark shows and the qualifiers it
+//! can be referenced by. This gives Spark's behaviour where DataFusion's differs: duplicate
+//! output names (`SELECT 1 AS a, 2 AS a`, joins), case-insensitive lookup with the written
+//! case preserved, `df1.col` references pinned to a DataFrame by plan id, and qualifiers from
+//! aliases. The final output names are applied to the Arrow schema when results are sent.
+
+mod expr;
+mod join;
+mod names;
+mod project;
+mod relation;
+mod sort;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use datafusion::common::{DFSchema, DFSchemaRef};
+use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
+
+use crate::catalog::Catalog;
+use crate::error::{PlanResult, SparkError};
+use crate::spec::{self, Plan, PlanNode};
+
+pub use names::FieldInfo;
+
+/// Session settings the resolver honours.
+#[derive(Debug, Clone)]
+pub struct PlannerConfig {
+    /// `spark.sql.caseSensitive`.
+    pub case_sensitive: bool,
+    /// `spark.sql.ansi.enabled`.
+    pub ansi: bool,
+    /// `spark.sql.session.timeZone`.
+    pub time_zone: String,
+    /// Partitions of `spark.range` when none are given (Spark's default parallelism).
+    pub default_parallelism: usize,
+    /// `spark.sql.shuffle.partitions`: partitions of repartition-by-expression.
+    pub shuffle_partitions: usize,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        Self {
+            case_sensitive: false,
+            ansi: true,
+            time_zone: crate::types::DEFAULT_TIME_ZONE.to_string(),
+            default_parallelism: 1,
+            shuffle_partitions: 200,
+        }
+    }
+}
+
+/// What to do with the rows of a query before they reach the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PostProcess {
+    None,
+    /// `df.show()`: render the rows as Spark's text table in one string column.
+    ShowString {
+        num_rows: usize,
+        truncate: usize,
+        vertical: bool,
+    },
+    /// `df.tail(n)`: keep the last `n` rows.
+    Tail(usize),
+}
+
+/// A resolved query: a DataFusion plan and the names Spark shows for its columns.
+#[derive(Debug, Clone)]
+pub struct ResolvedQuery {
+    pub plan: LogicalPlan,
+    pub names: Vec<String>,
+    pub post: PostProcess,
+}
+
+pub struct Resolver<'a> {
+    pub(crate) config: &'a PlannerConfig,
+    catalog: &'a dyn Catalog,
+    next_id: usize,
+    fields: HashMap<String, FieldInfo>,
+    /// Internal output names of each relation that carried a plan id.
+    plan_outputs: HashMap<i64, Vec<String>>,
+    /// Common table expressions in scope, innermost last.
+    ctes: Vec<(String, Plan)>,
+    /// Relations registered by `WithRelations`, by plan id.
+    references: HashMap<i64, Plan>,
+    /// Schemas of enclosing queries, for correlated subqueries (innermost last).
+    outer: Vec<DFSchemaRef>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(config: &'a PlannerConfig, catalog: &'a dyn Catalog) -> Self {
+        Self {
+            config,
+            catalog,
+            next_id: 0,
+            fields: HashMap::new(),
+            plan_outputs: HashMap::new(),
+            ctes: Vec::new(),
+            references: HashMap::new(),
+            outer: Vec::new(),
+        }
+    }
+
+    /// Resolve a top-level query.
+    pub fn resolve_query(&mut self, plan: &Plan) -> PlanResult<ResolvedQuery> {
+        let (inner, post) = match &plan.node {
+            PlanNode::ShowString {
+                input,
+                num_rows,
+                truncate,
+                vertical,
+            } => {
+                let inner = self.resolve(input)?;
+                let limited = LogicalPlanBuilder::from(inner)
+                    .limit(0, Some(num_rows.saturating_add(1)))?
+                    .build()?;
+                (
+                    limited,
+                    PostProcess::ShowString {
+                        num_rows: *num_rows,
+                        truncate: *truncate,
+                        vertical: *vertical,
+                    },
+                )
+            }
+            PlanNode::Tail { input, limit } => (self.resolve(input)?, PostProcess::Tail(*limit)),
+            _ => (self.resolve(plan)?, PostProcess::None),
+        };
+        let names = self.output_names(inner.schema());
+        Ok(ResolvedQuery {
+            plan: inner,
+            names,
+            post,
+        })
+    }
+
+    /// Resolve an expression string against a plan (used by `DESCRIBE QUERY` and tests).
+    pub fn resolve_plan(&mut self, plan: &Plan) -> PlanResult<LogicalPlan> {
+        self.resolve(plan)
+    }
+
+    pub(crate) fn resolve(&mut self, plan: &Plan) -> PlanResult<LogicalPlan> {
+        let out = match &plan.node {
+            PlanNode::Range {
+                start,
+                end,
+                step,
+                num_partitions,
+            } => self.resolve_range(*start, *end, *step, *num_partitions)?,
+            PlanNode::LocalRelation { data, schema } => {
+                self.resolve_local_relation(data.as_deref(), schema.as_deref())?
+            }
+            PlanNode::Values { rows } => self.resolve_values(rows)?,
+            PlanNode::Table { name } => self.resolve_table(name)?,
+            PlanNode::DataSource(_) => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "reading files (spark.read) is not implemented yet".into(),
+                ));
+            }
+            PlanNode::TableFunction { name, args } => self.resolve_table_function(name, args)?,
+            PlanNode::OneRow => LogicalPlanBuilder::empty(true).build()?,
+            PlanNode::Project { input, exprs } => {
+                let input = self.resolve(input)?;
+                self.resolve_project(input, exprs)?
+            }
+            PlanNode::Filter { input, condition } => self.resolve_filter(input, condition)?,
+            PlanNode::Sort {
+                input,
+                order,
+                global,
+            } => self.resolve_sort(input, order, *global)?,
+            PlanNode::Limit { input, limit } => {
+                let input = self.resolve(input)?;
+                LogicalPlanBuilder::from(input)
+                    .limit(0, Some(*limit))?
+                    .build()?
+            }
+            PlanNode::Offset { input, offset } => {
+                let input = self.resolve(input)?;
+                LogicalPlanBuilder::from(input)
+                    .limit(*offset, None)?
+                    .build()?
+            }
+            PlanNode::Tail { .. } => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "tail() inside another relation".into(),
+                ));
+            }
+            PlanNode::Aggregate(a) => self.resolve_aggregate(a)?,
+            PlanNode::Deduplicate {
+                input,
+                columns,
+                all_columns,
+            } => self.resolve_deduplicate(input, columns, *all_columns)?,
+            PlanNode::Join(j) => self.resolve_join(j)?,
+            PlanNode::SetOperation(s) => self.resolve_set_operation(s)?,
+            PlanNode::SubqueryAlias {
+                input,
+                alias,
+                columns,
+            } => {
+                let input = self.resolve(input)?;
+                self.resolve_subquery_alias(input, alias, columns)?
+            }
+            PlanNode::ToDf { input, names } => self.resolve_to_df(input, names)?,
+            PlanNode::WithColumns { input, columns } => {
+                self.resolve_with_columns(input, columns)?
+            }
+            PlanNode::WithColumnsRenamed { input, renames } => {
+                self.resolve_with_columns_renamed(input, renames)?
+            }
+            PlanNode::Drop {
+                input,
+                exprs,
+                names,
+            } => self.resolve_drop(input, exprs, names)?,
+            PlanNode::ShowString { .. } => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "show() inside another relation".into(),
+                ));
+            }
+            PlanNode::Repartition {
+                input,
+                num_partitions,
+                exprs,
+                shuffle,
+            } => self.resolve_repartition(input, *num_partitions, exprs, *shuffle)?,
+            PlanNode::Hint { input, .. } => self.resolve(input)?,
+            PlanNode::With { ctes, body } => {
+                let depth = self.ctes.len();
+                for (name, cte) in ctes {
+                    self.ctes.push((name.clone(), cte.clone()));
+                }
+                let out = self.resolve(body);
+                self.ctes.truncate(depth);
+                out?
+            }
+            PlanNode::WithRelations { root, references } => {
+                for r in references {
+                    if let Some(id) = r.plan_id {
+                        self.references.insert(id, r.clone());
+                    }
+                }
+                self.resolve(root)?
+            }
+            PlanNode::PlanReference { plan_id } => {
+                let plan = self.references.get(plan_id).cloned().ok_or_else(|| {
+                    crate::error::PlanError::InvalidPlan(format!(
+                        "no relation with plan id {plan_id}"
+                    ))
+                })?;
+                self.resolve(&plan)?
+            }
+        };
+        if let Some(id) = plan.plan_id {
+            let names: Vec<String> = out
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            self.plan_outputs.entry(id).or_default().extend(names);
+        }
+        Ok(out)
+    }
+
+    /// A new internal column name carrying `name` (as Spark shows it) and its qualifier.
+    pub(crate) fn fresh(&mut self, name: &str, qualifier: Vec<String>) -> String {
+        self.next_id += 1;
+        let internal = format!("#{}", self.next_id);
+        self.fields.insert(
+            internal.clone(),
+            FieldInfo {
+                name: name.to_string(),
+                qualifier,
+            },
+        );
+        internal
+    }
+
+    pub(crate) fn info(&self, internal: &str) -> FieldInfo {
+        self.fields
+            .get(internal)
+            .cloned()
+            .unwrap_or_else(|| FieldInfo {
+                name: internal.to_string(),
+                qualifier: vec![],
+            })
+    }
+
+    pub(crate) fn output_names(&self, schema: &DFSchema) -> Vec<String> {
+        schema
+            .fields()
+            .iter()
+            .map(|f| self.info(f.name()).name)
+            .collect()
+    }
+
+    pub(crate) fn column(internal: &str) -> Expr {
+        Expr::Column(datafusion::common::Column::from_name(internal))
+    }
+
+    pub(crate) fn names_equal(&self, a: &str, b: &str) -> bool {
+        if self.config.case_sensitive {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(b)
+        }
+    }
+
+    /// Re-expose every column of `plan` under fresh internal names (self-joins, aliases).
+    pub(crate) fn reassign(
+        &mut self,
+        plan: LogicalPlan,
+        qualifier: Option<Vec<String>>,
+    ) -> PlanResult<LogicalPlan> {
+        let exprs = plan
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| {
+                let info = self.info(f.name());
+                let q = qualifier.clone().unwrap_or(info.qualifier);
+                let fresh = self.fresh(&info.name, q);
+                Self::column(f.name()).alias(fresh)
+            })
+            .collect::<Vec<_>>();
+        Ok(LogicalPlanBuilder::from(plan).project(exprs)?.build()?)
+    }
+
+    fn resolve_subquery_alias(
+        &mut self,
+        input: LogicalPlan,
+        alias: &str,
+        columns: &[String],
+    ) -> PlanResult<LogicalPlan> {
+        let qualifier = if alias.is_empty() {
+            Some(vec![])
+        } else {
+            Some(vec![alias.to_string()])
+        };
+        let plan = self.reassign(input, qualifier)?;
+        if columns.is_empty() {
+            return Ok(plan);
+        }
+        self.rename_all(plan, columns, Some(vec![alias.to_string()]))
+    }
+
+    /// Give every output column a new name (`toDF`, `AS t(a, b)`).
+    pub(crate) fn rename_all(
+        &mut self,
+        plan: LogicalPlan,
+        names: &[String],
+        qualifier: Option<Vec<String>>,
+    ) -> PlanResult<LogicalPlan> {
+        let fields: Vec<String> = plan
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        if fields.len() != names.len() {
+            return Err(SparkError::analysis(
+                "ASSIGNMENT_ARITY_MISMATCH",
+                "42802",
+                format!(
+                    "The number of columns doesn't match.\nOld column names ({}): {}\nNew column names ({}): {}",
+                    fields.len(),
+                    self.output_names(plan.schema()).join(", "),
+                    names.len(),
+                    names.join(", ")
+                ),
+            )
+            .into());
+        }
+        let exprs = fields
+            .iter()
+            .zip(names)
+            .map(|(internal, name)| {
+                let q = qualifier
+                    .clone()
+                    .unwrap_or_else(|| self.info(internal).qualifier);
+                let fresh = self.fresh(name, q);
+                Self::column(internal).alias(fresh)
+            })
+            .collect::<Vec<_>>();
+        Ok(LogicalPlanBuilder::from(plan).project(exprs)?.build()?)
+    }
+
+    fn resolve_to_df(&mut self, input: &Plan, names: &[String]) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        self.rename_all(input, names, None)
+    }
+
+    pub(crate) fn push_outer(&mut self, schema: DFSchemaRef) {
+        self.outer.push(schema);
+    }
+
+    pub(crate) fn pop_outer(&mut self) {
+        self.outer.pop();
+    }
+
+    pub(crate) fn find_cte(&self, name: &[String]) -> Option<Plan> {
+        let [single] = name else { return None };
+        self.ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| self.names_equal(n, single))
+            .map(|(_, p)| p.clone())
+    }
+
+    pub(crate) fn catalog(&self) -> &dyn Catalog {
+        self.catalog
+    }
+}
+
+/// Convenience: resolve one query with a fresh resolver.
+pub fn resolve_query(
+    config: &PlannerConfig,
+    catalog: &dyn Catalog,
+    plan: &spec::Plan,
+) -> PlanResult<ResolvedQuery> {
+    Resolver::new(config, catalog).resolve_query(plan)
+}
+
+pub(crate) fn arc_schema(plan: &LogicalPlan) -> DFSchemaRef {
+    Arc::clone(plan.schema())
+}

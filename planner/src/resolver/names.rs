@@ -1,0 +1,303 @@
+//! Name resolution: attributes (`a`, `t.a`, `s.field`, `df.a` by plan id), stars and regexes.
+
+use arrow::datatypes::DataType;
+use datafusion::common::{Column, DFSchema, ScalarValue};
+use datafusion::logical_expr::{Expr, ExprSchemable};
+
+use super::Resolver;
+use crate::error::{PlanError, PlanResult, SparkError};
+
+/// What Spark knows about a column: the name it shows and the qualifiers that reach it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldInfo {
+    pub name: String,
+    pub qualifier: Vec<String>,
+}
+
+/// A resolved expression with the column name Spark would give it.
+pub type Named = (Expr, String);
+
+impl Resolver<'_> {
+    /// Candidate fields of `schema` for a reference, optionally restricted to a plan id.
+    fn candidates(&self, schema: &DFSchema, plan_id: Option<i64>) -> Vec<(String, FieldInfo)> {
+        let restrict = plan_id.and_then(|id| self.plan_outputs.get(&id));
+        let all: Vec<(String, FieldInfo)> = schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), self.info(f.name())))
+            .collect();
+        match restrict {
+            Some(allowed) => {
+                let filtered: Vec<_> = all
+                    .iter()
+                    .filter(|(n, _)| allowed.contains(n))
+                    .cloned()
+                    .collect();
+                if filtered.is_empty() { all } else { filtered }
+            }
+            None => all,
+        }
+    }
+
+    fn qualifier_matches(&self, field_qualifier: &[String], wanted: &[String]) -> bool {
+        if wanted.len() > field_qualifier.len() {
+            return false;
+        }
+        let offset = field_qualifier.len() - wanted.len();
+        field_qualifier[offset..]
+            .iter()
+            .zip(wanted)
+            .all(|(a, b)| self.names_equal(a, b))
+    }
+
+    /// Resolve name parts against one schema. `Ok(None)` means "not found here".
+    pub(crate) fn lookup_attribute(
+        &self,
+        parts: &[String],
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> PlanResult<Option<Named>> {
+        let cands = self.candidates(schema, plan_id);
+        // Qualified interpretations first (`t.a`, `db.t.a`), then `a` with nested fields.
+        for k in (1..parts.len()).rev() {
+            let (qualifier, rest) = parts.split_at(k);
+            let matches: Vec<&(String, FieldInfo)> = cands
+                .iter()
+                .filter(|(_, info)| {
+                    self.names_equal(&info.name, &rest[0])
+                        && self.qualifier_matches(&info.qualifier, qualifier)
+                })
+                .collect();
+            match matches.as_slice() {
+                [] => continue,
+                [(internal, _)] => {
+                    return self
+                        .nested(Self::column(internal), &rest[0], &rest[1..], schema)
+                        .map(Some);
+                }
+                many => return Err(self.ambiguous(parts, many)),
+            }
+        }
+        let Some(first) = parts.first() else {
+            return Ok(None);
+        };
+        let matches: Vec<&(String, FieldInfo)> = cands
+            .iter()
+            .filter(|(_, info)| self.names_equal(&info.name, first))
+            .collect();
+        let mut distinct: Vec<&(String, FieldInfo)> = Vec::new();
+        for m in matches {
+            if !distinct.iter().any(|d| d.0 == m.0) {
+                distinct.push(m);
+            }
+        }
+        match distinct.as_slice() {
+            [] => Ok(None),
+            [(internal, _)] => self
+                .nested(Self::column(internal), first, &parts[1..], schema)
+                .map(Some),
+            many => Err(self.ambiguous(parts, many)),
+        }
+    }
+
+    fn ambiguous(&self, parts: &[String], many: &[&(String, FieldInfo)]) -> PlanError {
+        let names: Vec<String> = many
+            .iter()
+            .map(|(_, i)| {
+                let mut p: Vec<String> = i.qualifier.iter().map(|q| format!("`{q}`")).collect();
+                p.push(format!("`{}`", i.name));
+                p.join(".")
+            })
+            .collect();
+        SparkError::ambiguous_reference(&parts.join("."), &names).into()
+    }
+
+    /// Follow struct fields `a.b.c` (case-insensitively). The column name is the last part.
+    fn nested(
+        &self,
+        base: Expr,
+        base_name: &str,
+        rest: &[String],
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let mut expr = base;
+        let mut name = base_name.to_string();
+        for part in rest {
+            let dt = expr.get_type(schema)?;
+            expr = self.struct_field(expr, &dt, part)?;
+            name = part.clone();
+        }
+        Ok((expr, name))
+    }
+
+    /// `base.field` for a struct (or `base[key]` for a map with a string key).
+    pub(crate) fn struct_field(&self, base: Expr, dt: &DataType, field: &str) -> PlanResult<Expr> {
+        match dt {
+            DataType::Struct(fields) => {
+                let found: Vec<_> = fields.iter().filter(|f| self.names_equal(f.name(), field)).collect();
+                match found.as_slice() {
+                    [f] => Ok(datafusion::functions::core::expr_fn::get_field(base, f.name().as_str())),
+                    [] => Err(SparkError::analysis(
+                        "FIELD_NOT_FOUND",
+                        "42704",
+                        format!(
+                            "No such struct field `{field}` in {}.",
+                            fields.iter().map(|f| format!("`{}`", f.name())).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                    .into()),
+                    _ => Err(SparkError::analysis(
+                        "AMBIGUOUS_REFERENCE_TO_FIELDS",
+                        "42000",
+                        format!("Ambiguous reference to the field `{field}`."),
+                    )
+                    .into()),
+                }
+            }
+            DataType::Map(..) => Ok(datafusion::functions::core::expr_fn::get_field(
+                base,
+                ScalarValue::Utf8(Some(field.to_string())),
+            )),
+            other => Err(SparkError::analysis(
+                "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                "42000",
+                format!(
+                    "Can't extract a value from {}. Need a complex type [STRUCT, ARRAY, MAP] but got \"{}\".",
+                    field,
+                    crate::types::sql_name(other)
+                ),
+            )
+            .into()),
+        }
+    }
+
+    /// Resolve an attribute in the current scope, then in enclosing query scopes.
+    pub(crate) fn resolve_attribute(
+        &self,
+        parts: &[String],
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        if let Some(found) = self.lookup_attribute(parts, plan_id, schema)? {
+            return Ok(found);
+        }
+        for outer in self.outer.iter().rev() {
+            if let Some((expr, name)) = self.lookup_attribute(parts, plan_id, outer)? {
+                if let Expr::Column(c) = &expr {
+                    let field = outer.field_with_unqualified_name(&c.name)?.clone();
+                    return Ok((Expr::OuterReferenceColumn(field, c.clone()), name));
+                }
+                return Err(PlanError::Unsupported(
+                    "nested field of an outer reference".into(),
+                ));
+            }
+        }
+        let mut candidates = self.output_names(schema);
+        candidates
+            .sort_by_key(|c| strsim_distance(c, parts.last().map(|s| s.as_str()).unwrap_or("")));
+        Err(SparkError::unresolved_column(&parts.join("."), &candidates).into())
+    }
+
+    /// Expand `*`, `t.*`, `struct.*` or `df["*"]` into named columns.
+    pub(crate) fn expand_star(
+        &self,
+        target: Option<&[String]>,
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> PlanResult<Vec<Named>> {
+        let cands = self.candidates(schema, plan_id);
+        match target {
+            None => Ok(cands
+                .into_iter()
+                .map(|(internal, info)| (Self::column(&internal), info.name))
+                .collect()),
+            Some(target) => {
+                let matching: Vec<Named> = cands
+                    .iter()
+                    .filter(|(_, info)| self.qualifier_matches(&info.qualifier, target))
+                    .map(|(internal, info)| (Self::column(internal), info.name.clone()))
+                    .collect();
+                if !matching.is_empty() {
+                    return Ok(matching);
+                }
+                // `s.*` on a struct column expands its fields.
+                if let Some((expr, _)) = self.lookup_attribute(target, plan_id, schema)? {
+                    if let DataType::Struct(fields) = expr.get_type(schema)? {
+                        return fields
+                            .iter()
+                            .map(|f| {
+                                Ok((
+                                    datafusion::functions::core::expr_fn::get_field(
+                                        expr.clone(),
+                                        f.name().as_str(),
+                                    ),
+                                    f.name().clone(),
+                                ))
+                            })
+                            .collect();
+                    }
+                }
+                Err(SparkError::analysis(
+                    "CANNOT_RESOLVE_STAR_EXPAND",
+                    "42704",
+                    format!(
+                        "Cannot resolve `{}`.* given input columns {}.",
+                        target.join("."),
+                        self.output_names(schema)
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .into())
+            }
+        }
+    }
+
+    /// Columns whose names match a Java-style regex (`colRegex`).
+    pub(crate) fn expand_regex(
+        &self,
+        pattern: &str,
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> PlanResult<Vec<Named>> {
+        let pattern = pattern.trim_matches('`');
+        let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+            PlanError::from(SparkError::analysis(
+                "INVALID_REGEX",
+                "42000",
+                e.to_string(),
+            ))
+        })?;
+        Ok(self
+            .candidates(schema, plan_id)
+            .into_iter()
+            .filter(|(_, info)| re.is_match(&info.name))
+            .map(|(internal, info)| (Self::column(&internal), info.name))
+            .collect())
+    }
+
+    /// Find a column by its Spark name (case rules apply); used by drop/rename/withColumn.
+    pub(crate) fn columns_named(&self, schema: &DFSchema, name: &str) -> Vec<String> {
+        schema
+            .fields()
+            .iter()
+            .filter(|f| self.names_equal(&self.info(f.name()).name, name))
+            .map(|f| f.name().clone())
+            .collect()
+    }
+}
+
+/// Cheap similarity for "did you mean" lists: common prefix length, then length difference.
+fn strsim_distance(a: &str, b: &str) -> usize {
+    let a = a.to_ascii_lowercase();
+    let b = b.to_ascii_lowercase();
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    (a.len().max(b.len()) - common) * 10 + a.len().abs_diff(b.len())
+}
+
+#[allow(dead_code)]
+fn unqualified(c: &Column) -> &str {
+    &c.name
+}

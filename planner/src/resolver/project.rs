@@ -1,0 +1,581 @@
+//! Projections and aggregations: select lists (with stars, aggregates and window functions),
+//! GROUP BY / HAVING, withColumn(s), withColumnRenamed, drop, dropDuplicates, repartition.
+
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::{Column, DFSchema, ScalarValue};
+use datafusion::logical_expr::utils::{find_aggregate_exprs, find_window_exprs};
+use datafusion::logical_expr::{Expr, GroupingSet, LogicalPlan, LogicalPlanBuilder, Partitioning};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::{self, Expr as SExpr, GroupType, Plan};
+
+impl Resolver<'_> {
+    /// Resolve select-list items, expanding `*` and regexes.
+    pub(crate) fn resolve_items(
+        &mut self,
+        exprs: &[SExpr],
+        schema: &DFSchema,
+    ) -> PlanResult<Vec<Named>> {
+        let mut out = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            match e {
+                SExpr::Star { target, plan_id } => {
+                    out.extend(self.expand_star(target.as_deref(), *plan_id, schema)?)
+                }
+                SExpr::Regex { pattern, plan_id } => {
+                    out.extend(self.expand_regex(pattern, *plan_id, schema)?)
+                }
+                other => out.push(self.resolve_expr(other, schema)?),
+            }
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn resolve_project(
+        &mut self,
+        input: LogicalPlan,
+        exprs: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        let schema = input.schema().clone();
+        let items = self.resolve_items(exprs, &schema)?;
+        self.finish_projection(input, items)
+    }
+
+    /// A projection of resolved items; aggregates make it a global aggregation (Spark's
+    /// `SELECT count(*) FROM t`), window functions add window nodes below it.
+    pub(crate) fn finish_projection(
+        &mut self,
+        input: LogicalPlan,
+        items: Vec<Named>,
+    ) -> PlanResult<LogicalPlan> {
+        if items.iter().any(|(e, _)| contains_aggregate(e)) {
+            return self.build_aggregate(input, vec![], GroupType::GroupBy, vec![], items, None);
+        }
+        let (input, items) = self.apply_windows(input, items)?;
+        self.project_items(input, items)
+    }
+
+    /// Project `items`, keeping a bare column's internal name when nothing about it changes.
+    pub(crate) fn project_items(
+        &mut self,
+        input: LogicalPlan,
+        items: Vec<Named>,
+    ) -> PlanResult<LogicalPlan> {
+        let mut used = std::collections::HashSet::new();
+        let mut exprs = Vec::with_capacity(items.len());
+        for (e, name) in items {
+            if let Expr::Column(c) = &e {
+                if self.info(&c.name).name == name && used.insert(c.name.clone()) {
+                    exprs.push(e);
+                    continue;
+                }
+            }
+            let internal = self.fresh(&name, vec![]);
+            used.insert(internal.clone());
+            exprs.push(strip_alias(e).alias(internal));
+        }
+        Ok(LogicalPlanBuilder::from(input).project(exprs)?.build()?)
+    }
+
+    /// Compute window functions in window nodes and refer to their results by column.
+    pub(crate) fn apply_windows(
+        &mut self,
+        input: LogicalPlan,
+        items: Vec<Named>,
+    ) -> PlanResult<(LogicalPlan, Vec<Named>)> {
+        let windows = find_window_exprs(items.iter().map(|(e, _)| e));
+        if windows.is_empty() {
+            return Ok((input, items));
+        }
+        let mut replacements = Vec::with_capacity(windows.len());
+        let mut aliased = Vec::with_capacity(windows.len());
+        for w in windows {
+            let internal = self.fresh("window", vec![]);
+            aliased.push(w.clone().alias(&internal));
+            replacements.push((w, Self::column(&internal)));
+        }
+        let plan = LogicalPlanBuilder::window_plan(input, aliased)?;
+        let items = items
+            .into_iter()
+            .map(|(e, n)| Ok((replace_exprs(e, &replacements)?, n)))
+            .collect::<PlanResult<Vec<_>>>()?;
+        Ok((plan, items))
+    }
+
+    /// GROUP BY: group keys, aggregate functions found in `items`/`having`, then HAVING,
+    /// window functions and the final projection of `items`.
+    pub(crate) fn build_aggregate(
+        &mut self,
+        input: LogicalPlan,
+        group: Vec<Named>,
+        group_type: GroupType,
+        grouping_sets: Vec<Vec<Named>>,
+        items: Vec<Named>,
+        having: Option<Expr>,
+    ) -> PlanResult<LogicalPlan> {
+        // Non-column keys are computed first so that every key is a plain column.
+        let mut keys: Vec<Named> = group.clone();
+        for set in &grouping_sets {
+            for k in set {
+                if !keys.iter().any(|(e, _)| e == &k.0) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+        let mut replacements: Vec<(Expr, Expr)> = Vec::new();
+        let mut pre = Vec::new();
+        let mut key_columns = Vec::with_capacity(keys.len());
+        for (e, name) in &keys {
+            match e {
+                Expr::Column(_) => key_columns.push(e.clone()),
+                other => {
+                    let internal = self.fresh(name, vec![]);
+                    pre.push(other.clone().alias(&internal));
+                    replacements.push((other.clone(), Self::column(&internal)));
+                    key_columns.push(Self::column(&internal));
+                }
+            }
+        }
+        let input = if pre.is_empty() {
+            input
+        } else {
+            let mut all: Vec<Expr> = input
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| Self::column(f.name()))
+                .collect();
+            all.extend(pre);
+            LogicalPlanBuilder::from(input).project(all)?.build()?
+        };
+        let key_of = |e: &Expr| -> Expr {
+            replacements
+                .iter()
+                .find(|(o, _)| o == e)
+                .map(|(_, c)| c.clone())
+                .unwrap_or_else(|| e.clone())
+        };
+        let group_expr: Vec<Expr> = match group_type {
+            GroupType::GroupBy | GroupType::Pivot => key_columns.clone(),
+            GroupType::Rollup => vec![Expr::GroupingSet(GroupingSet::Rollup(
+                group.iter().map(|(e, _)| key_of(e)).collect(),
+            ))],
+            GroupType::Cube => vec![Expr::GroupingSet(GroupingSet::Cube(
+                group.iter().map(|(e, _)| key_of(e)).collect(),
+            ))],
+            GroupType::GroupingSets => vec![Expr::GroupingSet(GroupingSet::GroupingSets(
+                grouping_sets
+                    .iter()
+                    .map(|s| s.iter().map(|(e, _)| key_of(e)).collect())
+                    .collect(),
+            ))],
+        };
+
+        // Aggregate functions, each computed once.
+        let mut all_exprs: Vec<&Expr> = items.iter().map(|(e, _)| e).collect();
+        if let Some(h) = &having {
+            all_exprs.push(h);
+        }
+        let aggregates = find_aggregate_exprs(all_exprs.into_iter());
+        let mut agg_exprs = Vec::with_capacity(aggregates.len());
+        for a in aggregates {
+            let internal = self.fresh("agg", vec![]);
+            agg_exprs.push(a.clone().alias(&internal));
+            replacements.push((a, Self::column(&internal)));
+        }
+        let plan = LogicalPlanBuilder::from(input)
+            .aggregate(group_expr, agg_exprs)?
+            .build()?;
+        let out_schema = plan.schema().clone();
+
+        let mut items = items
+            .into_iter()
+            .map(|(e, n)| Ok((replace_exprs(e, &replacements)?, n)))
+            .collect::<PlanResult<Vec<_>>>()?;
+        for (e, _) in &items {
+            self.check_grouped(e, &out_schema)?;
+        }
+        let plan = match having {
+            Some(h) => {
+                let h = replace_exprs(h, &replacements)?;
+                self.check_grouped(&h, &out_schema)?;
+                LogicalPlanBuilder::from(plan).filter(h)?.build()?
+            }
+            None => plan,
+        };
+        let (plan, rewritten) = self.apply_windows(plan, std::mem::take(&mut items))?;
+        self.project_items(plan, rewritten)
+    }
+
+    /// Every column an output expression uses must come out of the aggregation.
+    fn check_grouped(&self, e: &Expr, schema: &DFSchema) -> PlanResult<()> {
+        let mut missing = None;
+        e.apply(|x| {
+            if let Expr::Column(c) = x {
+                if schema.field_with_unqualified_name(&c.name).is_err() {
+                    missing = Some(self.info(&c.name).name);
+                    return Ok(TreeNodeRecursion::Stop);
+                }
+            }
+            if matches!(
+                x,
+                Expr::ScalarSubquery(_) | Expr::Exists(_) | Expr::InSubquery(_)
+            ) {
+                return Ok(TreeNodeRecursion::Jump);
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        match missing {
+            Some(name) => Err(SparkError::new(
+                crate::error::ErrorKind::Analysis,
+                "MISSING_AGGREGATION",
+                "42803",
+                format!(
+                    "The non-aggregating expression \"{name}\" is based on columns which are not participating in the GROUP BY clause.\nAdd the columns or the expression to the GROUP BY, aggregate the expression, or use \"any_value({name})\" if you do not care which of the values within a group is returned."
+                ),
+                vec![("expression", format!("\"{name}\"")), ("expressionAnyValue", format!("\"any_value({name})\""))],
+            )
+            .into()),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn resolve_aggregate(&mut self, a: &spec::Aggregate) -> PlanResult<LogicalPlan> {
+        if a.group_type == GroupType::Pivot || a.pivot.is_some() {
+            return Err(PlanError::Unsupported("pivot".into()));
+        }
+        let input = self.resolve(&a.input)?;
+        let schema = input.schema().clone();
+        let items = self.resolve_items(&a.aggregates, &schema)?;
+        let sql_semantics = !a.output_grouping;
+        let mut group = Vec::new();
+        for g in &a.grouping {
+            group.extend(self.resolve_group_key(
+                g,
+                &a.aggregates,
+                &items,
+                sql_semantics,
+                &schema,
+            )?);
+        }
+        let mut sets = Vec::new();
+        for set in &a.grouping_sets {
+            let mut keys = Vec::new();
+            for g in set {
+                keys.extend(self.resolve_group_key(
+                    g,
+                    &a.aggregates,
+                    &items,
+                    sql_semantics,
+                    &schema,
+                )?);
+            }
+            sets.push(keys);
+        }
+        if a.group_type == GroupType::GroupingSets && group.is_empty() {
+            // The keys of all sets are the grouping columns of the output (DataFrame API).
+            for set in &sets {
+                for k in set {
+                    if !group.iter().any(|(e, _): &Named| e == &k.0) {
+                        group.push(k.clone());
+                    }
+                }
+            }
+        }
+        let having = match &a.having {
+            Some(h) => Some(match self.resolve_expr(h, &schema) {
+                Ok((e, _)) => e,
+                Err(first) => {
+                    let substituted = substitute_aliases(h, &a.aggregates);
+                    if &substituted == h {
+                        return Err(first);
+                    }
+                    self.resolve_expr(&substituted, &schema)?.0
+                }
+            }),
+            None => None,
+        };
+        let outputs = if a.output_grouping {
+            group.iter().cloned().chain(items).collect()
+        } else {
+            items
+        };
+        let (group_keys, group_type) = (group, a.group_type);
+        self.build_aggregate(input, group_keys, group_type, sets, outputs, having)
+    }
+
+    /// A GROUP BY key. In SQL, a key may be an ordinal or a select-list alias, and
+    /// `GROUP BY ALL` groups by every select item without an aggregate.
+    fn resolve_group_key(
+        &mut self,
+        g: &SExpr,
+        select: &[SExpr],
+        items: &[Named],
+        sql: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<Vec<Named>> {
+        if sql {
+            if let SExpr::Function(f) = g {
+                if f.name == "__group_by_all" {
+                    return Ok(items
+                        .iter()
+                        .filter(|(e, _)| !contains_aggregate(e))
+                        .cloned()
+                        .collect());
+                }
+            }
+            if let Some(i) = ordinal(g) {
+                return match items.get(i.wrapping_sub(1)) {
+                    Some(item) if !contains_aggregate(&item.0) => Ok(vec![item.clone()]),
+                    Some(_) => Err(SparkError::analysis(
+                        "GROUP_BY_POS_AGGREGATE",
+                        "42903",
+                        format!("GROUP BY {i} refers to an expression that contains an aggregate function. Aggregate functions are not allowed in GROUP BY."),
+                    )
+                    .into()),
+                    None => Err(SparkError::analysis(
+                        "GROUP_BY_POS_OUT_OF_RANGE",
+                        "42805",
+                        format!("GROUP BY position {i} is not in select list (valid range is [1, {}]).", items.len()),
+                    )
+                    .into()),
+                };
+            }
+        }
+        match self.resolve_expr(g, schema) {
+            Ok(named) => Ok(vec![named]),
+            Err(e) if sql => {
+                // `GROUP BY alias` of a select item.
+                if let SExpr::Attribute { name, .. } = g {
+                    if let [single] = name.as_slice() {
+                        for (s, item) in select.iter().zip(items) {
+                            if let SExpr::Alias { names, .. } = s {
+                                if names.len() == 1 && self.names_equal(&names[0], single) {
+                                    return Ok(vec![item.clone()]);
+                                }
+                            }
+                        }
+                    }
+                }
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(crate) fn resolve_with_columns(
+        &mut self,
+        input: &Plan,
+        columns: &[(String, SExpr)],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let schema = input.schema().clone();
+        let mut items: Vec<Named> = schema
+            .fields()
+            .iter()
+            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
+            .collect();
+        for (name, e) in columns {
+            let resolved = self.resolve_expr(e, &schema)?.0;
+            let mut replaced = false;
+            for item in items.iter_mut() {
+                if self.names_equal(&item.1, name) {
+                    *item = (resolved.clone(), name.clone());
+                    replaced = true;
+                }
+            }
+            if !replaced {
+                items.push((resolved, name.clone()));
+            }
+        }
+        self.finish_projection(input, items)
+    }
+
+    pub(crate) fn resolve_with_columns_renamed(
+        &mut self,
+        input: &Plan,
+        renames: &[(String, String)],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let mut items: Vec<Named> = input
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
+            .collect();
+        for (old, new) in renames {
+            for item in items.iter_mut() {
+                if self.names_equal(&item.1, old) {
+                    item.1 = new.clone();
+                }
+            }
+        }
+        self.project_items(input, items)
+    }
+
+    pub(crate) fn resolve_drop(
+        &mut self,
+        input: &Plan,
+        exprs: &[SExpr],
+        names: &[String],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let schema = input.schema().clone();
+        let mut dropped: Vec<String> = Vec::new();
+        for n in names {
+            dropped.extend(self.columns_named(&schema, n));
+        }
+        for e in exprs {
+            match e {
+                SExpr::Attribute { name, plan_id } => {
+                    if let Ok(Some((Expr::Column(c), _))) =
+                        self.lookup_attribute(name, *plan_id, &schema)
+                    {
+                        dropped.push(c.name);
+                    }
+                }
+                _ => {
+                    return Err(SparkError::analysis(
+                        "UNSUPPORTED_FEATURE.DROP_COLUMN",
+                        "0A000",
+                        "drop() takes column names or column references.",
+                    )
+                    .into());
+                }
+            }
+        }
+        let items: Vec<Named> = schema
+            .fields()
+            .iter()
+            .filter(|f| !dropped.contains(f.name()))
+            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
+            .collect();
+        self.project_items(input, items)
+    }
+
+    pub(crate) fn resolve_deduplicate(
+        &mut self,
+        input: &Plan,
+        columns: &[String],
+        all: bool,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        if all {
+            return Ok(LogicalPlanBuilder::from(input).distinct()?.build()?);
+        }
+        let schema = input.schema().clone();
+        let mut on = Vec::new();
+        for c in columns {
+            let (e, _) = self.resolve_attribute(&[c.clone()], None, &schema)?;
+            on.push(e);
+        }
+        let select: Vec<Expr> = schema
+            .fields()
+            .iter()
+            .map(|f| Self::column(f.name()))
+            .collect();
+        Ok(LogicalPlanBuilder::from(input)
+            .distinct_on(on, select, None)?
+            .build()?)
+    }
+
+    pub(crate) fn resolve_repartition(
+        &mut self,
+        input: &Plan,
+        num_partitions: Option<usize>,
+        exprs: &[SExpr],
+        _shuffle: bool,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let n = num_partitions
+            .unwrap_or(self.config.shuffle_partitions)
+            .max(1);
+        let scheme = if exprs.is_empty() {
+            Partitioning::RoundRobinBatch(n)
+        } else {
+            let schema = input.schema().clone();
+            let mut keys = Vec::new();
+            for e in exprs {
+                let e = match e {
+                    SExpr::SortOrder(s) => &s.expr,
+                    other => other,
+                };
+                keys.push(self.resolve_expr(e, &schema)?.0);
+            }
+            Partitioning::Hash(keys, n)
+        };
+        Ok(LogicalPlanBuilder::from(input)
+            .repartition(scheme)?
+            .build()?)
+    }
+}
+
+pub(crate) fn contains_aggregate(e: &Expr) -> bool {
+    !find_aggregate_exprs(std::iter::once(e)).is_empty()
+}
+
+/// An integer literal used as a position (`GROUP BY 1`, `ORDER BY 2`).
+pub(crate) fn ordinal(e: &SExpr) -> Option<usize> {
+    match e {
+        SExpr::Literal(ScalarValue::Int32(Some(i))) if *i > 0 => Some(*i as usize),
+        SExpr::Literal(ScalarValue::Int64(Some(i))) if *i > 0 => Some(*i as usize),
+        _ => None,
+    }
+}
+
+/// Replace sub-expressions equal to a key with its replacement (outermost first).
+pub(crate) fn replace_exprs(e: Expr, replacements: &[(Expr, Expr)]) -> PlanResult<Expr> {
+    if replacements.is_empty() {
+        return Ok(e);
+    }
+    Ok(e.transform_down(|x| {
+        if let Some((_, r)) = replacements.iter().find(|(o, _)| o == &x) {
+            return Ok(Transformed::new(r.clone(), true, TreeNodeRecursion::Jump));
+        }
+        Ok(Transformed::no(x))
+    })?
+    .data)
+}
+
+fn strip_alias(e: Expr) -> Expr {
+    match e {
+        Expr::Alias(a) => *a.expr,
+        other => other,
+    }
+}
+
+/// In HAVING, replace `name` with the select item aliased `name`.
+pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
+    match e {
+        SExpr::Attribute {
+            name,
+            plan_id: None,
+        } if name.len() == 1 => {
+            for s in select {
+                if let SExpr::Alias { expr, names, .. } = s {
+                    if names.len() == 1 && names[0].eq_ignore_ascii_case(&name[0]) {
+                        return (**expr).clone();
+                    }
+                }
+            }
+            e.clone()
+        }
+        SExpr::Function(f) => {
+            let mut f = (**f).clone();
+            f.args = f
+                .args
+                .iter()
+                .map(|a| substitute_aliases(a, select))
+                .collect();
+            SExpr::Function(Box::new(f))
+        }
+        other => other.clone(),
+    }
+}
+
+#[allow(dead_code)]
+fn col(name: &str) -> Expr {
+    Expr::Column(Column::from_name(name))
+}

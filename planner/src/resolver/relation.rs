@@ -1,0 +1,277 @@
+//! Leaf relations: range, local data (createDataFrame), VALUES, tables and views,
+//! table-valued functions.
+
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::ScalarValue;
+use datafusion::datasource::{MemTable, provider_as_source};
+use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast};
+
+use super::Resolver;
+use crate::catalog::CatalogEntry;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::exec::RangeTable;
+use crate::exec::range::RangeSpec;
+use crate::spec::{Expr as SExpr, LocalData};
+use crate::types;
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_range(
+        &mut self,
+        start: i64,
+        end: i64,
+        step: i64,
+        partitions: Option<usize>,
+    ) -> PlanResult<LogicalPlan> {
+        let spec = RangeSpec {
+            start,
+            end,
+            step,
+            partitions: partitions.unwrap_or(self.config.default_parallelism).max(1),
+        };
+        let provider = Arc::new(RangeTable::new(spec));
+        let scan =
+            LogicalPlanBuilder::scan("range", provider_as_source(provider), None)?.build()?;
+        self.expose_scan(scan, &["range".to_string()])
+    }
+
+    /// Give the columns of a scan internal names, qualified by the table name.
+    fn expose_scan(&mut self, scan: LogicalPlan, qualifier: &[String]) -> PlanResult<LogicalPlan> {
+        let exprs = scan
+            .schema()
+            .iter()
+            .map(|(q, f)| {
+                let internal = self.fresh(f.name(), qualifier.to_vec());
+                Expr::Column(datafusion::common::Column::new(q.cloned(), f.name())).alias(internal)
+            })
+            .collect::<Vec<_>>();
+        Ok(LogicalPlanBuilder::from(scan).project(exprs)?.build()?)
+    }
+
+    pub(crate) fn resolve_local_relation(
+        &mut self,
+        data: Option<&LocalData>,
+        schema: Option<&str>,
+    ) -> PlanResult<LogicalPlan> {
+        let target: Option<Schema> = match schema {
+            Some(s) => Some(types::parse_schema(s, &self.config.time_zone)?),
+            None => None,
+        };
+        let (arrow_schema, batches): (SchemaRef, Vec<RecordBatch>) = match (data, &target) {
+            (Some(d), _) => (d.schema.clone(), d.batches.clone()),
+            (None, Some(t)) => (Arc::new(t.clone()), vec![]),
+            (None, None) => {
+                return Err(PlanError::InvalidPlan(
+                    "local relation without data or schema".into(),
+                ));
+            }
+        };
+        // Normalise types Spark does not have (e.g. large strings from pandas).
+        let table = MemTable::try_new(arrow_schema.clone(), vec![batches])?;
+        let scan = LogicalPlanBuilder::scan("local", provider_as_source(Arc::new(table)), None)?
+            .build()?;
+        let scan_schema = scan.schema().clone();
+        let mut items = Vec::with_capacity(arrow_schema.fields().len());
+        for (i, (q, f)) in scan_schema.iter().enumerate() {
+            let col = Expr::Column(datafusion::common::Column::new(q.cloned(), f.name()));
+            let (name, dt) = match &target {
+                Some(t) if t.fields().len() == arrow_schema.fields().len() => {
+                    let tf = t.field(i);
+                    (
+                        tf.name().clone(),
+                        self.in_session_zone(tf.data_type().clone()),
+                    )
+                }
+                _ => (f.name().clone(), spark_compatible(f.data_type())),
+            };
+            let expr = if f.data_type() == &dt {
+                col
+            } else {
+                cast(col, dt)
+            };
+            items.push((expr, name));
+        }
+        if let Some(t) = &target {
+            if t.fields().len() != arrow_schema.fields().len() && !arrow_schema.fields().is_empty()
+            {
+                return Err(SparkError::analysis(
+                    "AXIS_LENGTH_MISMATCH",
+                    "42000",
+                    format!(
+                        "Length mismatch: Expected axis has {} elements, new values have {} elements.",
+                        arrow_schema.fields().len(),
+                        t.fields().len()
+                    ),
+                )
+                .into());
+            }
+        }
+        let exprs = items
+            .into_iter()
+            .map(|(e, name)| {
+                let internal = self.fresh(&name, vec![]);
+                e.alias(internal)
+            })
+            .collect::<Vec<_>>();
+        Ok(LogicalPlanBuilder::from(scan).project(exprs)?.build()?)
+    }
+
+    pub(crate) fn resolve_values(&mut self, rows: &[Vec<SExpr>]) -> PlanResult<LogicalPlan> {
+        let empty = Arc::new(datafusion::common::DFSchema::empty());
+        let mut values = Vec::with_capacity(rows.len());
+        let mut width = None;
+        for row in rows {
+            let mut out = Vec::with_capacity(row.len());
+            for e in row {
+                out.push(self.resolve_expr(e, &empty)?.0);
+            }
+            match width {
+                None => width = Some(out.len()),
+                Some(w) if w != out.len() => {
+                    return Err(SparkError::analysis(
+                        "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+                        "42000",
+                        format!("Invalid inline table. Inline table expected {w} columns but found {} columns in row.", out.len()),
+                    )
+                    .into());
+                }
+                _ => {}
+            }
+            values.push(out);
+        }
+        // NULLs take the type of the other rows of their column.
+        if let Some(w) = width {
+            for c in 0..w {
+                let t = values
+                    .iter()
+                    .filter_map(|r| r[c].get_type(&empty).ok())
+                    .find(|t| t != &DataType::Null);
+                if let Some(t) = t {
+                    for r in values.iter_mut() {
+                        if matches!(&r[c], Expr::Literal(ScalarValue::Null, _)) {
+                            r[c] = Expr::Literal(ScalarValue::try_from(&t)?, None);
+                        }
+                    }
+                }
+            }
+        }
+        let plan = LogicalPlanBuilder::values(values)?.build()?;
+        let exprs = plan
+            .schema()
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let internal = self.fresh(&format!("col{}", i + 1), vec![]);
+                Self::column(f.name()).alias(internal)
+            })
+            .collect::<Vec<_>>();
+        Ok(LogicalPlanBuilder::from(plan).project(exprs)?.build()?)
+    }
+
+    pub(crate) fn resolve_table(&mut self, name: &[String]) -> PlanResult<LogicalPlan> {
+        if let Some(cte) = self.find_cte(name) {
+            let plan = self.resolve(&cte)?;
+            return self.reassign(plan, Some(name.to_vec()));
+        }
+        match self.catalog().lookup(name)? {
+            Some(CatalogEntry::View(view)) => {
+                let plan = self.resolve(&view)?;
+                let qualifier = name.last().map(|n| vec![n.clone()]);
+                self.reassign(plan, qualifier)
+            }
+            Some(CatalogEntry::Table {
+                name: full,
+                provider,
+            }) => {
+                let table_ref = datafusion::common::TableReference::bare(full.join("."));
+                let scan = LogicalPlanBuilder::scan(table_ref, provider_as_source(provider), None)?
+                    .build()?;
+                self.expose_scan(scan, &full)
+            }
+            None => Err(SparkError::table_not_found(&name.join(".")).into()),
+        }
+    }
+
+    pub(crate) fn resolve_table_function(
+        &mut self,
+        name: &str,
+        args: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        match name.to_ascii_lowercase().as_str() {
+            "range" => {
+                let empty = datafusion::common::DFSchema::empty();
+                let mut ints = Vec::new();
+                for a in args {
+                    let (e, _) = self.resolve_expr(a, &empty)?;
+                    ints.push(match e {
+                        Expr::Literal(v, _) => match v.cast_to(&DataType::Int64)? {
+                            ScalarValue::Int64(Some(i)) => i,
+                            _ => {
+                                return Err(PlanError::Unsupported(
+                                    "range() with NULL arguments".into(),
+                                ));
+                            }
+                        },
+                        _ => {
+                            return Err(PlanError::Unsupported(
+                                "range() with non-literal arguments".into(),
+                            ));
+                        }
+                    });
+                }
+                let (start, end, step, parts) = match ints.as_slice() {
+                    [end] => (0, *end, 1, None),
+                    [start, end] => (*start, *end, 1, None),
+                    [start, end, step] => (*start, *end, *step, None),
+                    [start, end, step, parts] => {
+                        (*start, *end, *step, Some((*parts).max(1) as usize))
+                    }
+                    _ => {
+                        return Err(SparkError::analysis(
+                            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                            "42605",
+                            format!("The `range` requires [1, 4] parameters but the actual number is {}.", ints.len()),
+                        )
+                        .into());
+                    }
+                };
+                if step == 0 {
+                    return Err(SparkError::illegal_argument(
+                        "INVALID_PARAMETER_VALUE",
+                        "The step of range must not be 0.",
+                    )
+                    .into());
+                }
+                self.resolve_range(start, end, step, parts)
+            }
+            other => Err(SparkError::unresolved_routine(other).into()),
+        }
+    }
+}
+
+/// Types a client may send that Spark does not have map to the Spark equivalents.
+fn spark_compatible(dt: &DataType) -> DataType {
+    match dt {
+        DataType::LargeUtf8 | DataType::Utf8View => DataType::Utf8,
+        DataType::LargeBinary | DataType::BinaryView => DataType::Binary,
+        DataType::UInt8 => DataType::Int16,
+        DataType::UInt16 => DataType::Int32,
+        DataType::UInt32 => DataType::Int64,
+        DataType::UInt64 => DataType::Decimal128(20, 0),
+        DataType::Float16 => DataType::Float32,
+        DataType::LargeList(f) => DataType::List(Arc::new(Field::new(
+            f.name(),
+            spark_compatible(f.data_type()),
+            f.is_nullable(),
+        ))),
+        DataType::List(f) => DataType::List(Arc::new(Field::new(
+            f.name(),
+            spark_compatible(f.data_type()),
+            f.is_nullable(),
+        ))),
+        other => other.clone(),
+    }
+}

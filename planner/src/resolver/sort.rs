@@ -1,0 +1,215 @@
+//! Filter and Sort, including Spark's "missing reference" rule: a condition or sort key may
+//! use columns of the projection's input (`df.select("a").orderBy("b")`) or aggregates not in
+//! the select list (`ORDER BY count(*)`, HAVING-like filters); such keys are computed as hidden
+//! columns below and projected away above.
+
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::utils::find_window_exprs;
+use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, SortExpr};
+
+use super::Resolver;
+use super::project::{contains_aggregate, ordinal, substitute_aliases};
+use crate::error::{PlanError, PlanResult};
+use crate::spec::{Expr as SExpr, Plan, PlanNode, SortOrder};
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_filter(
+        &mut self,
+        input_spec: &Plan,
+        condition: &SExpr,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input_spec)?;
+        let schema = input.schema().clone();
+        let first = match self.resolve_expr(condition, &schema) {
+            Ok((e, _)) if !contains_aggregate(&e) && !contains_window(&e) => {
+                return Ok(LogicalPlanBuilder::from(input).filter(e)?.build()?);
+            }
+            Ok(_) => None,
+            Err(e) => Some(e),
+        };
+        match self.resolve_with_extras(input_spec, std::slice::from_ref(condition)) {
+            Ok((plan, hidden)) => {
+                let visible = visible_columns(&plan, &hidden);
+                let filtered = LogicalPlanBuilder::from(plan)
+                    .filter(Self::column(&hidden[0]))?
+                    .build()?;
+                Ok(LogicalPlanBuilder::from(filtered)
+                    .project(visible)?
+                    .build()?)
+            }
+            Err(e) => Err(first.unwrap_or(e)),
+        }
+    }
+
+    pub(crate) fn resolve_sort(
+        &mut self,
+        input_spec: &Plan,
+        order: &[SortOrder],
+        _global: bool,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input_spec)?;
+        let schema = input.schema().clone();
+        let first = match self.sort_exprs(order, &schema) {
+            Ok(sorts)
+                if !sorts
+                    .iter()
+                    .any(|s| contains_aggregate(&s.expr) || contains_window(&s.expr)) =>
+            {
+                return Ok(LogicalPlanBuilder::from(input).sort(sorts)?.build()?);
+            }
+            Ok(_) => None,
+            Err(e) => Some(e),
+        };
+        let keys: Vec<SExpr> = order.iter().map(|o| o.expr.clone()).collect();
+        match self.resolve_with_extras(input_spec, &keys) {
+            Ok((plan, hidden)) => {
+                let visible = visible_columns(&plan, &hidden);
+                let sorts = order
+                    .iter()
+                    .zip(&hidden)
+                    .map(|(o, h)| SortExpr::new(Self::column(h), o.ascending, o.nulls_first()))
+                    .collect::<Vec<_>>();
+                let sorted = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                Ok(LogicalPlanBuilder::from(sorted).project(visible)?.build()?)
+            }
+            Err(e) => Err(first.unwrap_or(e)),
+        }
+    }
+
+    fn sort_exprs(&mut self, order: &[SortOrder], schema: &DFSchema) -> PlanResult<Vec<SortExpr>> {
+        let mut out = Vec::with_capacity(order.len());
+        for o in order {
+            if let Some(i) = ordinal(&o.expr) {
+                let field = schema.fields().get(i - 1).ok_or_else(|| {
+                    PlanError::from(crate::error::SparkError::analysis(
+                        "ORDER_BY_POS_OUT_OF_RANGE",
+                        "42805",
+                        format!(
+                            "ORDER BY position {i} is not in select list (valid range is [1, {}]).",
+                            schema.fields().len()
+                        ),
+                    ))
+                })?;
+                out.push(SortExpr::new(
+                    Self::column(field.name()),
+                    o.ascending,
+                    o.nulls_first(),
+                ));
+                continue;
+            }
+            out.push(self.resolve_sort_order(o, schema)?.0);
+        }
+        Ok(out)
+    }
+
+    /// Resolve `spec` with `extras` computed as additional hidden output columns.
+    pub(crate) fn resolve_with_extras(
+        &mut self,
+        spec: &Plan,
+        extras: &[SExpr],
+    ) -> PlanResult<(LogicalPlan, Vec<String>)> {
+        match &spec.node {
+            PlanNode::Project { input, exprs } => {
+                let input = self.resolve(input)?;
+                let schema = input.schema().clone();
+                let mut items = self.resolve_items(exprs, &schema)?;
+                let visible = items.len();
+                for e in extras {
+                    let resolved = match self.resolve_expr(e, &schema) {
+                        Ok(r) => r,
+                        Err(err) => {
+                            let substituted = substitute_aliases(e, exprs);
+                            if &substituted == e {
+                                return Err(err);
+                            }
+                            self.resolve_expr(&substituted, &schema)?
+                        }
+                    };
+                    items.push((resolved.0, "__hidden".to_string()));
+                }
+                let plan = self.finish_projection(input, items)?;
+                let hidden = plan.schema().fields()[visible..]
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                self.record_plan_id(spec, &plan, visible);
+                Ok((plan, hidden))
+            }
+            PlanNode::Aggregate(a) => {
+                let mut with_extras = a.clone();
+                let visible = a.aggregates.len()
+                    + if a.output_grouping {
+                        a.grouping.len()
+                    } else {
+                        0
+                    };
+                for e in extras {
+                    with_extras
+                        .aggregates
+                        .push(substitute_aliases(e, &a.aggregates).alias("__hidden"));
+                }
+                let plan = self.resolve_aggregate(&with_extras)?;
+                let n = plan.schema().fields().len();
+                let start = n - extras.len();
+                let _ = visible;
+                let hidden = plan.schema().fields()[start..]
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                self.record_plan_id(spec, &plan, start);
+                Ok((plan, hidden))
+            }
+            PlanNode::Filter { input, condition } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let schema = plan.schema().clone();
+                let (cond, _) = self.resolve_expr(condition, &schema)?;
+                Ok((
+                    LogicalPlanBuilder::from(plan).filter(cond)?.build()?,
+                    hidden,
+                ))
+            }
+            PlanNode::Sort { input, order, .. } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let schema = plan.schema().clone();
+                let sorts = self.sort_exprs(order, &schema)?;
+                Ok((LogicalPlanBuilder::from(plan).sort(sorts)?.build()?, hidden))
+            }
+            PlanNode::Limit { input, limit } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                Ok((
+                    LogicalPlanBuilder::from(plan)
+                        .limit(0, Some(*limit))?
+                        .build()?,
+                    hidden,
+                ))
+            }
+            PlanNode::Hint { input, .. } => self.resolve_with_extras(input, extras),
+            _ => Err(PlanError::Unsupported(
+                "resolving these columns here".into(),
+            )),
+        }
+    }
+
+    fn record_plan_id(&mut self, spec: &Plan, plan: &LogicalPlan, visible: usize) {
+        if let Some(id) = spec.plan_id {
+            let names: Vec<String> = plan.schema().fields()[..visible]
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            self.plan_outputs.entry(id).or_default().extend(names);
+        }
+    }
+}
+
+fn contains_window(e: &Expr) -> bool {
+    !find_window_exprs(std::iter::once(e)).is_empty()
+}
+
+fn visible_columns(plan: &LogicalPlan, hidden: &[String]) -> Vec<Expr> {
+    plan.schema()
+        .fields()
+        .iter()
+        .filter(|f| !hidden.contains(f.name()))
+        .map(|f| Resolver::column(f.name()))
+        .collect()
+}

@@ -1,0 +1,375 @@
+//! `df.show()`: values printed the way Spark prints them, laid out as Spark's text table.
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use chrono::{DateTime, NaiveDate};
+
+use crate::literal::format_double;
+
+/// Spark's string form of one value (`ToPrettyString`): NULL, `[1, 2]`, `{a -> 1}`, ...
+pub fn value_string(array: &ArrayRef, row: usize, time_zone: &str) -> String {
+    if array.is_null(row) {
+        return "NULL".into();
+    }
+    format_value(array.as_ref(), row, time_zone, false)
+}
+
+fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String {
+    if array.is_null(row) {
+        return if nested { "null".into() } else { "NULL".into() };
+    }
+    match array.data_type() {
+        DataType::Boolean => array.as_boolean().value(row).to_string(),
+        DataType::Int8 => array
+            .as_primitive::<arrow::datatypes::Int8Type>()
+            .value(row)
+            .to_string(),
+        DataType::Int16 => array
+            .as_primitive::<arrow::datatypes::Int16Type>()
+            .value(row)
+            .to_string(),
+        DataType::Int32 => array
+            .as_primitive::<arrow::datatypes::Int32Type>()
+            .value(row)
+            .to_string(),
+        DataType::Int64 => array
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .value(row)
+            .to_string(),
+        DataType::UInt8 => array
+            .as_primitive::<arrow::datatypes::UInt8Type>()
+            .value(row)
+            .to_string(),
+        DataType::UInt16 => array
+            .as_primitive::<arrow::datatypes::UInt16Type>()
+            .value(row)
+            .to_string(),
+        DataType::UInt32 => array
+            .as_primitive::<arrow::datatypes::UInt32Type>()
+            .value(row)
+            .to_string(),
+        DataType::UInt64 => array
+            .as_primitive::<arrow::datatypes::UInt64Type>()
+            .value(row)
+            .to_string(),
+        DataType::Float32 => format_float(
+            array
+                .as_primitive::<arrow::datatypes::Float32Type>()
+                .value(row),
+        ),
+        DataType::Float64 => format_double(
+            array
+                .as_primitive::<arrow::datatypes::Float64Type>()
+                .value(row),
+        ),
+        DataType::Utf8 => array.as_string::<i32>().value(row).to_string(),
+        DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_string(),
+        DataType::Utf8View => array.as_string_view().value(row).to_string(),
+        DataType::Binary => hex_bytes(array.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => hex_bytes(array.as_binary::<i64>().value(row)),
+        DataType::BinaryView => hex_bytes(array.as_binary_view().value(row)),
+        DataType::Date32 => {
+            let d = array
+                .as_primitive::<arrow::datatypes::Date32Type>()
+                .value(row);
+            NaiveDate::from_num_days_from_ce_opt(d + 719_163)
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| d.to_string())
+        }
+        DataType::Timestamp(unit, zone) => {
+            let v = match unit {
+                TimeUnit::Second => {
+                    array
+                        .as_primitive::<arrow::datatypes::TimestampSecondType>()
+                        .value(row)
+                        * 1_000_000
+                }
+                TimeUnit::Millisecond => {
+                    array
+                        .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
+                        .value(row)
+                        * 1000
+                }
+                TimeUnit::Microsecond => array
+                    .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                    .value(row),
+                TimeUnit::Nanosecond => {
+                    array
+                        .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+                        .value(row)
+                        / 1000
+                }
+            };
+            format_timestamp(v, zone.is_some().then_some(tz))
+        }
+        DataType::Decimal128(_, scale) => {
+            let v = array
+                .as_primitive::<arrow::datatypes::Decimal128Type>()
+                .value(row);
+            format_decimal(v, *scale)
+        }
+        DataType::Duration(TimeUnit::Microsecond) => {
+            let us = array
+                .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
+                .value(row);
+            let v = datafusion::common::ScalarValue::DurationMicrosecond(Some(us));
+            crate::literal::display(&v)
+        }
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            let m = array
+                .as_primitive::<arrow::datatypes::IntervalYearMonthType>()
+                .value(row);
+            crate::literal::display(&datafusion::common::ScalarValue::IntervalYearMonth(Some(m)))
+        }
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let values = list.value(row);
+            format_items(values.as_ref(), tz)
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let values = list.value(row);
+            format_items(values.as_ref(), tz)
+        }
+        DataType::Struct(_) => {
+            let s = array.as_struct();
+            let parts: Vec<String> = s
+                .columns()
+                .iter()
+                .map(|c| format_value(c.as_ref(), row, tz, true))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        DataType::Map(..) => {
+            let m = array.as_map();
+            let entries = m.value(row);
+            let (keys, values) = (entries.column(0), entries.column(1));
+            let parts: Vec<String> = (0..entries.len())
+                .map(|i| {
+                    format!(
+                        "{} -> {}",
+                        format_value(keys.as_ref(), i, tz, true),
+                        format_value(values.as_ref(), i, tz, true)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        _ => arrow::util::display::array_value_to_string(array, row).unwrap_or_default(),
+    }
+}
+
+fn format_items(values: &dyn Array, tz: &str) -> String {
+    let parts: Vec<String> = (0..values.len())
+        .map(|i| format_value(values, i, tz, true))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+fn format_float(v: f32) -> String {
+    if v.is_finite() && v == v.trunc() && v.abs() < 1e7 {
+        format!("{v:.1}")
+    } else {
+        format_double(v as f64).replace("E", "E")
+    }
+}
+
+fn hex_bytes(b: &[u8]) -> String {
+    format!(
+        "[{}]",
+        b.iter()
+            .map(|x| format!("{x:02X}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+pub fn format_decimal(v: i128, scale: i8) -> String {
+    if scale <= 0 {
+        return (v * 10i128.pow((-scale) as u32)).to_string();
+    }
+    let negative = v < 0;
+    let digits = v.unsigned_abs().to_string();
+    let scale = scale as usize;
+    let padded = if digits.len() <= scale {
+        format!("{}{digits}", "0".repeat(scale - digits.len() + 1))
+    } else {
+        digits
+    };
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    format!("{}{int}.{frac}", if negative { "-" } else { "" })
+}
+
+fn format_timestamp(us: i64, zone: Option<&str>) -> String {
+    let Some(utc) = DateTime::from_timestamp_micros(us) else {
+        return us.to_string();
+    };
+    let local = match zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
+        Some(z) => utc.with_timezone(&z).naive_local(),
+        None => utc.naive_utc(),
+    };
+    let base = local.format("%Y-%m-%d %H:%M:%S").to_string();
+    let micros = local.and_utc().timestamp_subsec_micros();
+    if micros == 0 {
+        base
+    } else {
+        format!("{base}.{}", format!("{micros:06}").trim_end_matches('0'))
+    }
+}
+
+/// Render rows the way `Dataset.showString(numRows, truncate, vertical)` does.
+pub fn show_string(
+    batches: &[RecordBatch],
+    names: &[String],
+    num_rows: usize,
+    truncate: usize,
+    vertical: bool,
+    time_zone: &str,
+) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut has_more = false;
+    'outer: for b in batches {
+        for r in 0..b.num_rows() {
+            if rows.len() == num_rows {
+                has_more = true;
+                break 'outer;
+            }
+            rows.push(
+                b.columns()
+                    .iter()
+                    .map(|c| cell(value_string(c, r, time_zone), truncate))
+                    .collect(),
+            );
+        }
+    }
+    let header: Vec<String> = names.iter().map(|n| cell(n.clone(), truncate)).collect();
+    let mut out = String::new();
+    if vertical {
+        let key_width = header.iter().map(|h| width(h)).max().unwrap_or(0);
+        let value_width = rows.iter().flatten().map(|v| width(v)).max().unwrap_or(0);
+        if rows.is_empty() {
+            out.push_str("(0 rows)\n");
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let title = format!("-RECORD {i}");
+            let total = key_width + value_width + 3;
+            out.push_str(&title);
+            out.push_str(&"-".repeat(total.saturating_sub(width(&title))));
+            out.push('\n');
+            for (h, v) in header.iter().zip(row) {
+                out.push_str(&format!(
+                    " {}{} | {}{}\n",
+                    h,
+                    " ".repeat(key_width - width(h)),
+                    v,
+                    " ".repeat(value_width - width(v))
+                ));
+            }
+        }
+    } else {
+        let mut widths: Vec<usize> = header.iter().map(|h| width(h).max(3)).collect();
+        for row in &rows {
+            for (i, v) in row.iter().enumerate() {
+                widths[i] = widths[i].max(width(v));
+            }
+        }
+        let sep = format!(
+            "+{}+\n",
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .join("+")
+        );
+        let line = |cells: &[String]| -> String {
+            let parts: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| {
+                    let pad = " ".repeat(w - width(c));
+                    if truncate > 0 {
+                        format!("{pad}{c}")
+                    } else {
+                        format!("{c}{pad}")
+                    }
+                })
+                .collect();
+            format!("|{}|\n", parts.join("|"))
+        };
+        out.push_str(&sep);
+        out.push_str(&line(&header));
+        out.push_str(&sep);
+        for row in &rows {
+            out.push_str(&line(row));
+        }
+        out.push_str(&sep);
+    }
+    if has_more {
+        let noun = if num_rows == 1 { "row" } else { "rows" };
+        out.push_str(&format!("only showing top {num_rows} {noun}\n"));
+    }
+    out
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn cell(s: String, truncate: usize) -> String {
+    if truncate > 0 && width(&s) > truncate {
+        if truncate < 4 {
+            s.chars().take(truncate).collect()
+        } else {
+            let mut t: String = s.chars().take(truncate - 3).collect();
+            t.push_str("...");
+            t
+        }
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int32Array, StringArray};
+    use arrow::datatypes::{Field, Schema};
+    use std::sync::Arc;
+
+    #[test]
+    fn renders_like_spark() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, true),
+            Field::new("name", DataType::Utf8, true),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(vec![1, 2])),
+                Arc::new(StringArray::from(vec![Some("a"), None])),
+            ],
+        )
+        .unwrap();
+        let s = show_string(
+            &[batch.clone()],
+            &["id".into(), "name".into()],
+            20,
+            20,
+            false,
+            "UTC",
+        );
+        assert_eq!(
+            s,
+            "+---+----+\n| id|name|\n+---+----+\n|  1|   a|\n|  2|NULL|\n+---+----+\n"
+        );
+        let s = show_string(&[batch], &["id".into(), "name".into()], 1, 20, false, "UTC");
+        assert!(s.ends_with("only showing top 1 row\n"));
+    }
+
+    #[test]
+    fn formats_decimals() {
+        assert_eq!(format_decimal(12345, 2), "123.45");
+        assert_eq!(format_decimal(-5, 2), "-0.05");
+        assert_eq!(format_decimal(7, 0), "7");
+    }
+}

@@ -1,0 +1,205 @@
+//! Unresolved expressions.
+
+use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+
+use super::Plan;
+
+/// An unresolved expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// A typed literal.
+    Literal(ScalarValue),
+    /// A column reference, by name parts (`a`, `t.a`, `s.field`), optionally pinned to the
+    /// DataFrame (plan id) it was taken from.
+    Attribute {
+        name: Vec<String>,
+        plan_id: Option<i64>,
+    },
+    /// `*` or `t.*`, optionally pinned to a DataFrame.
+    Star {
+        target: Option<Vec<String>>,
+        plan_id: Option<i64>,
+    },
+    /// Columns whose names match a regular expression (`df.colRegex`, or a backquoted regex).
+    Regex {
+        pattern: String,
+        plan_id: Option<i64>,
+    },
+    /// A function or operator call by Spark name (`+`, `==`, `upper`, `count`, ...).
+    Function(Box<FunctionCall>),
+    /// `expr AS name`, or `expr AS (a, b)` for generators.
+    Alias {
+        expr: Box<Expr>,
+        names: Vec<String>,
+        metadata: Option<String>,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: DataType,
+        mode: CastMode,
+        /// Spark's name for the target type as the user wrote it (for column names).
+        type_name: String,
+    },
+    /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`.
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+    },
+    /// A sort order: only meaningful inside sorts and window specifications.
+    SortOrder(Box<SortOrder>),
+    /// A window function application.
+    Window(Box<WindowSpec>),
+    /// `expr[key]`, `expr.field`.
+    ExtractValue {
+        child: Box<Expr>,
+        extraction: Box<Expr>,
+    },
+    /// `withField` / `dropFields`.
+    UpdateFields {
+        expr: Box<Expr>,
+        field: Vec<String>,
+        value: Option<Box<Expr>>,
+    },
+    /// `x -> f(x)`.
+    Lambda {
+        function: Box<Expr>,
+        args: Vec<String>,
+    },
+    LambdaVariable(Vec<String>),
+    /// `name => value` in a function call.
+    NamedArgument {
+        name: String,
+        value: Box<Expr>,
+    },
+    ScalarSubquery(Box<Plan>),
+    Exists {
+        plan: Box<Plan>,
+        negated: bool,
+    },
+    InSubquery {
+        expr: Box<Expr>,
+        plan: Box<Plan>,
+        negated: bool,
+    },
+    /// `expr [NOT] IN (list)`.
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    /// `expr [NOT] BETWEEN low AND high`.
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    /// A typed SQL parameter marker left unbound.
+    Parameter(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionCall {
+    /// The name as written; resolution is case-insensitive.
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub distinct: bool,
+    /// `FILTER (WHERE ...)` on an aggregate.
+    pub filter: Option<Expr>,
+    /// `IGNORE NULLS` on first/last/lag/lead/nth_value.
+    pub ignore_nulls: Option<bool>,
+    /// Whether this call came from an operator (`a + b`) rather than a named call.
+    pub is_operator: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastMode {
+    /// Follows `spark.sql.ansi.enabled`.
+    Default,
+    Ansi,
+    Legacy,
+    Try,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortOrder {
+    pub expr: Expr,
+    pub ascending: bool,
+    /// `None` means Spark's default: NULLS FIRST for ascending, NULLS LAST for descending.
+    pub nulls_first: Option<bool>,
+}
+
+impl SortOrder {
+    pub fn nulls_first(&self) -> bool {
+        self.nulls_first.unwrap_or(self.ascending)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowSpec {
+    pub function: Expr,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<SortOrder>,
+    pub frame: Option<WindowFrame>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFrame {
+    pub rows: bool,
+    pub lower: FrameBound,
+    pub upper: FrameBound,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameBound {
+    CurrentRow,
+    UnboundedPreceding,
+    UnboundedFollowing,
+    /// Offset relative to the current row: negative is preceding.
+    Value(Expr),
+}
+
+impl Expr {
+    pub fn attribute(name: &str) -> Expr {
+        Expr::Attribute {
+            name: vec![name.to_string()],
+            plan_id: None,
+        }
+    }
+
+    pub fn function(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Function(Box::new(FunctionCall {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            filter: None,
+            ignore_nulls: None,
+            is_operator: false,
+        }))
+    }
+
+    pub fn operator(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Function(Box::new(FunctionCall {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            filter: None,
+            ignore_nulls: None,
+            is_operator: true,
+        }))
+    }
+
+    pub fn alias(self, name: &str) -> Expr {
+        Expr::Alias {
+            expr: Box::new(self),
+            names: vec![name.to_string()],
+            metadata: None,
+        }
+    }
+
+    pub fn literal(value: ScalarValue) -> Expr {
+        Expr::Literal(value)
+    }
+}

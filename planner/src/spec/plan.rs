@@ -1,0 +1,291 @@
+//! Unresolved relations.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+
+use super::{Expr, SortOrder};
+
+/// A relation, with the plan id the client gave it (used to disambiguate `df.col` references).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub plan_id: Option<i64>,
+    pub node: PlanNode,
+}
+
+impl Plan {
+    pub fn new(node: PlanNode) -> Self {
+        Self {
+            plan_id: None,
+            node,
+        }
+    }
+
+    pub fn boxed(node: PlanNode) -> Box<Self> {
+        Box::new(Self::new(node))
+    }
+
+    /// Remove plan ids everywhere (stored views must not capture the ids of one request).
+    pub fn strip_plan_ids(&mut self) {
+        self.plan_id = None;
+        self.node.for_each_input_mut(&mut |p| p.strip_plan_ids());
+    }
+}
+
+/// Rows sent by the client (createDataFrame), decoded once.
+#[derive(Debug, Clone)]
+pub struct LocalData {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+}
+
+impl PartialEq for LocalData {
+    fn eq(&self, other: &Self) -> bool {
+        self.schema == other.schema && self.batches == other.batches
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinType {
+    Inner,
+    LeftOuter,
+    RightOuter,
+    FullOuter,
+    LeftSemi,
+    LeftAnti,
+    Cross,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupType {
+    GroupBy,
+    Rollup,
+    Cube,
+    GroupingSets,
+    Pivot,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregate {
+    pub input: Box<Plan>,
+    pub group_type: GroupType,
+    pub grouping: Vec<Expr>,
+    pub aggregates: Vec<Expr>,
+    pub grouping_sets: Vec<Vec<Expr>>,
+    /// Pivot column and values (values empty: compute the distinct values).
+    pub pivot: Option<(Expr, Vec<Expr>)>,
+    /// `HAVING` (SQL): may reference aggregate functions not in the select list.
+    pub having: Option<Expr>,
+    /// DataFrame `groupBy().agg()` outputs the grouping columns first; SQL outputs only the
+    /// select list (and allows ordinals, aliases and `GROUP BY ALL` as keys).
+    pub output_grouping: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Join {
+    pub left: Box<Plan>,
+    pub right: Box<Plan>,
+    pub join_type: JoinType,
+    pub condition: Option<Expr>,
+    pub using: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetOperation {
+    pub left: Box<Plan>,
+    pub right: Box<Plan>,
+    pub kind: SetOpKind,
+    pub all: bool,
+    pub by_name: bool,
+    pub allow_missing_columns: bool,
+}
+
+/// A file source read (`spark.read.format(...).load(...)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSource {
+    pub format: Option<String>,
+    pub schema: Option<String>,
+    pub options: HashMap<String, String>,
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanNode {
+    /// `spark.range` / `range()`: one `id` column of type bigint.
+    Range {
+        start: i64,
+        end: i64,
+        step: i64,
+        num_partitions: Option<usize>,
+    },
+    LocalRelation {
+        data: Option<Arc<LocalData>>,
+        /// A DDL or JSON schema string the data must be renamed/cast to.
+        schema: Option<String>,
+    },
+    /// `VALUES (..), (..)` (SQL).
+    Values {
+        rows: Vec<Vec<Expr>>,
+    },
+    /// A named table or view.
+    Table {
+        name: Vec<String>,
+    },
+    DataSource(DataSource),
+    /// A table-valued function in FROM (`range(10)`).
+    TableFunction {
+        name: String,
+        args: Vec<Expr>,
+    },
+    /// A query with no FROM clause produces one row with no columns.
+    OneRow,
+    Project {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+    },
+    Filter {
+        input: Box<Plan>,
+        condition: Expr,
+    },
+    Sort {
+        input: Box<Plan>,
+        order: Vec<SortOrder>,
+        global: bool,
+    },
+    Limit {
+        input: Box<Plan>,
+        limit: usize,
+    },
+    Offset {
+        input: Box<Plan>,
+        offset: usize,
+    },
+    Tail {
+        input: Box<Plan>,
+        limit: usize,
+    },
+    Aggregate(Aggregate),
+    Deduplicate {
+        input: Box<Plan>,
+        columns: Vec<String>,
+        all_columns: bool,
+    },
+    Join(Join),
+    SetOperation(SetOperation),
+    SubqueryAlias {
+        input: Box<Plan>,
+        alias: String,
+        /// Column aliases `AS t(a, b)` (SQL).
+        columns: Vec<String>,
+    },
+    ToDf {
+        input: Box<Plan>,
+        names: Vec<String>,
+    },
+    WithColumns {
+        input: Box<Plan>,
+        columns: Vec<(String, Expr)>,
+    },
+    WithColumnsRenamed {
+        input: Box<Plan>,
+        renames: Vec<(String, String)>,
+    },
+    Drop {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+        names: Vec<String>,
+    },
+    /// `df.show()`: one string column holding the rendered table.
+    ShowString {
+        input: Box<Plan>,
+        num_rows: usize,
+        truncate: usize,
+        vertical: bool,
+    },
+    Repartition {
+        input: Box<Plan>,
+        num_partitions: Option<usize>,
+        exprs: Vec<Expr>,
+        shuffle: bool,
+    },
+    /// Hints are accepted and ignored.
+    Hint {
+        input: Box<Plan>,
+        name: String,
+    },
+    /// `WITH name AS (...) body` (SQL).
+    With {
+        ctes: Vec<(String, Plan)>,
+        body: Box<Plan>,
+    },
+    /// `Relation.with_relations`: references by plan id used by subquery expressions.
+    WithRelations {
+        root: Box<Plan>,
+        references: Vec<Plan>,
+    },
+    /// A reference to a relation registered in an enclosing `WithRelations`.
+    PlanReference {
+        plan_id: i64,
+    },
+}
+
+impl PlanNode {
+    /// Visit the direct input relations.
+    pub fn for_each_input_mut(&mut self, f: &mut dyn FnMut(&mut Plan)) {
+        match self {
+            PlanNode::Range { .. }
+            | PlanNode::LocalRelation { .. }
+            | PlanNode::Values { .. }
+            | PlanNode::Table { .. }
+            | PlanNode::DataSource(_)
+            | PlanNode::TableFunction { .. }
+            | PlanNode::OneRow
+            | PlanNode::PlanReference { .. } => {}
+            PlanNode::Project { input, .. }
+            | PlanNode::Filter { input, .. }
+            | PlanNode::Sort { input, .. }
+            | PlanNode::Limit { input, .. }
+            | PlanNode::Offset { input, .. }
+            | PlanNode::Tail { input, .. }
+            | PlanNode::Deduplicate { input, .. }
+            | PlanNode::SubqueryAlias { input, .. }
+            | PlanNode::ToDf { input, .. }
+            | PlanNode::WithColumns { input, .. }
+            | PlanNode::WithColumnsRenamed { input, .. }
+            | PlanNode::Drop { input, .. }
+            | PlanNode::ShowString { input, .. }
+            | PlanNode::Repartition { input, .. }
+            | PlanNode::Hint { input, .. } => f(input),
+            PlanNode::Aggregate(a) => f(&mut a.input),
+            PlanNode::Join(j) => {
+                f(&mut j.left);
+                f(&mut j.right);
+            }
+            PlanNode::SetOperation(s) => {
+                f(&mut s.left);
+                f(&mut s.right);
+            }
+            PlanNode::With { ctes, body } => {
+                for (_, p) in ctes.iter_mut() {
+                    f(p);
+                }
+                f(body);
+            }
+            PlanNode::WithRelations { root, references } => {
+                f(root);
+                for p in references.iter_mut() {
+                    f(p);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,714 @@
+//! SQL expressions -> [`spec::Expr`], with Spark's literal forms and operator names.
+
+use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use sqlparser::ast::{
+    self, BinaryOperator, CastKind, FunctionArg, FunctionArgExpr, FunctionArgumentClause,
+    FunctionArguments, NullTreatment, UnaryOperator, Value, WindowFrameBound, WindowType,
+};
+
+use super::{Lowering, ident_name, object_name_parts, query};
+use crate::error::{PlanError, PlanResult, SparkError, unsupported};
+use crate::literal;
+use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
+use crate::types;
+
+/// Named windows of the enclosing SELECT (`WINDOW w AS (...)`).
+pub(crate) type NamedWindows = Vec<(String, ast::WindowSpec)>;
+
+pub(crate) fn lower(l: &Lowering, e: ast::Expr) -> PlanResult<Expr> {
+    lower_with_windows(l, e, &Vec::new())
+}
+
+pub(crate) fn lower_with_windows(
+    l: &Lowering,
+    e: ast::Expr,
+    windows: &NamedWindows,
+) -> PlanResult<Expr> {
+    let go = |e: ast::Expr| lower_with_windows(l, e, windows);
+    let go_box = |e: Box<ast::Expr>| lower_with_windows(l, *e, windows).map(Box::new);
+    Ok(match e {
+        ast::Expr::Identifier(i) => Expr::Attribute {
+            name: vec![ident_name(&i)],
+            plan_id: None,
+        },
+        ast::Expr::CompoundIdentifier(parts) => Expr::Attribute {
+            name: parts.iter().map(ident_name).collect(),
+            plan_id: None,
+        },
+        ast::Expr::CompoundFieldAccess { root, access_chain } => {
+            let mut out = go(*root)?;
+            for access in access_chain {
+                out = match access {
+                    ast::AccessExpr::Dot(ast::Expr::Identifier(i)) => Expr::ExtractValue {
+                        child: Box::new(out),
+                        extraction: Box::new(Expr::Literal(ScalarValue::Utf8(Some(i.value)))),
+                    },
+                    ast::AccessExpr::Dot(other) => {
+                        return unsupported(format!("field access {other}"));
+                    }
+                    ast::AccessExpr::Subscript(ast::Subscript::Index { index }) => {
+                        Expr::ExtractValue {
+                            child: Box::new(out),
+                            extraction: Box::new(go(index)?),
+                        }
+                    }
+                    ast::AccessExpr::Subscript(s) => return unsupported(format!("slice {s}")),
+                };
+            }
+            out
+        }
+        ast::Expr::IsNull(e) => Expr::operator("isnull", vec![go(*e)?]),
+        ast::Expr::IsNotNull(e) => Expr::operator("isnotnull", vec![go(*e)?]),
+        ast::Expr::IsTrue(e) => Expr::operator("<=>", vec![go(*e)?, bool_lit(true)]),
+        ast::Expr::IsFalse(e) => Expr::operator("<=>", vec![go(*e)?, bool_lit(false)]),
+        ast::Expr::IsNotTrue(e) => Expr::operator(
+            "not",
+            vec![Expr::operator("<=>", vec![go(*e)?, bool_lit(true)])],
+        ),
+        ast::Expr::IsNotFalse(e) => Expr::operator(
+            "not",
+            vec![Expr::operator("<=>", vec![go(*e)?, bool_lit(false)])],
+        ),
+        ast::Expr::IsUnknown(e) => Expr::operator("isnull", vec![go(*e)?]),
+        ast::Expr::IsNotUnknown(e) => Expr::operator("isnotnull", vec![go(*e)?]),
+        ast::Expr::IsDistinctFrom(a, b) => {
+            Expr::operator("not", vec![Expr::operator("<=>", vec![go(*a)?, go(*b)?])])
+        }
+        ast::Expr::IsNotDistinctFrom(a, b) => Expr::operator("<=>", vec![go(*a)?, go(*b)?]),
+        ast::Expr::InList {
+            expr,
+            list,
+            negated,
+        } => Expr::InList {
+            expr: go_box(expr)?,
+            list: list.into_iter().map(go).collect::<PlanResult<_>>()?,
+            negated,
+        },
+        ast::Expr::InSubquery {
+            expr,
+            subquery,
+            negated,
+        } => Expr::InSubquery {
+            expr: go_box(expr)?,
+            plan: Box::new(query::lower_query(l, *subquery)?),
+            negated,
+        },
+        ast::Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => Expr::Between {
+            expr: go_box(expr)?,
+            low: go_box(low)?,
+            high: go_box(high)?,
+            negated,
+        },
+        ast::Expr::BinaryOp { left, op, right } => {
+            let (left, right) = (go(*left)?, go(*right)?);
+            let name = match op {
+                BinaryOperator::Plus => "+",
+                BinaryOperator::Minus => "-",
+                BinaryOperator::Multiply => "*",
+                BinaryOperator::Divide => "/",
+                BinaryOperator::Modulo => "%",
+                BinaryOperator::StringConcat => "||",
+                BinaryOperator::Gt => ">",
+                BinaryOperator::Lt => "<",
+                BinaryOperator::GtEq => ">=",
+                BinaryOperator::LtEq => "<=",
+                BinaryOperator::Spaceship => "<=>",
+                BinaryOperator::Eq => "=",
+                BinaryOperator::NotEq => "!=",
+                BinaryOperator::And => "and",
+                BinaryOperator::Or => "or",
+                BinaryOperator::BitwiseOr => "|",
+                BinaryOperator::BitwiseAnd => "&",
+                BinaryOperator::BitwiseXor => "^",
+                BinaryOperator::MyIntegerDivide | BinaryOperator::DuckIntegerDivide => "div",
+                BinaryOperator::PGBitwiseShiftLeft => "<<",
+                BinaryOperator::PGBitwiseShiftRight => ">>",
+                other => return unsupported(format!("operator {other}")),
+            };
+            Expr::operator(name, vec![left, right])
+        }
+        ast::Expr::Like {
+            negated,
+            expr,
+            pattern,
+            escape_char,
+            any,
+        } => {
+            if any {
+                return unsupported("LIKE ANY");
+            }
+            let mut args = vec![go(*expr)?, go(*pattern)?];
+            if let Some(esc) = escape_char {
+                args.push(value_to_expr(l, esc.value)?);
+            }
+            negate_if(Expr::operator("like", args), negated)
+        }
+        ast::Expr::ILike {
+            negated,
+            expr,
+            pattern,
+            escape_char,
+            any,
+        } => {
+            if any {
+                return unsupported("ILIKE ANY");
+            }
+            let mut args = vec![go(*expr)?, go(*pattern)?];
+            if let Some(esc) = escape_char {
+                args.push(value_to_expr(l, esc.value)?);
+            }
+            negate_if(Expr::operator("ilike", args), negated)
+        }
+        ast::Expr::RLike {
+            negated,
+            expr,
+            pattern,
+            ..
+        } => negate_if(
+            Expr::operator("rlike", vec![go(*expr)?, go(*pattern)?]),
+            negated,
+        ),
+        ast::Expr::SimilarTo { .. } => return unsupported("SIMILAR TO"),
+        ast::Expr::UnaryOp { op, expr } => match op {
+            UnaryOperator::Minus => match *expr {
+                ast::Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => number_literal(&format!("-{n}"))?,
+                    _ => Expr::operator("negative", vec![value_to_expr(l, v.value)?]),
+                },
+                other => Expr::operator("negative", vec![go(other)?]),
+            },
+            UnaryOperator::Plus => Expr::operator("positive", vec![go(*expr)?]),
+            UnaryOperator::Not | UnaryOperator::BangNot => Expr::operator("not", vec![go(*expr)?]),
+            UnaryOperator::BitwiseNot => Expr::operator("~", vec![go(*expr)?]),
+            other => return unsupported(format!("unary operator {other}")),
+        },
+        ast::Expr::Cast {
+            kind,
+            expr,
+            data_type,
+            format,
+            ..
+        } => {
+            if format.is_some() {
+                return unsupported("CAST ... FORMAT");
+            }
+            let type_text = data_type.to_string();
+            let to = types::parse_data_type(&type_text, types::DEFAULT_TIME_ZONE)?;
+            let mode = match kind {
+                CastKind::TryCast | CastKind::SafeCast => CastMode::Try,
+                CastKind::Cast | CastKind::DoubleColon => CastMode::Default,
+            };
+            Expr::Cast {
+                expr: go_box(expr)?,
+                type_name: types::sql_name(&to),
+                to,
+                mode,
+            }
+        }
+        ast::Expr::AtTimeZone { .. } => return unsupported("AT TIME ZONE"),
+        ast::Expr::Extract { field, expr, .. } => Expr::function(
+            "extract",
+            vec![
+                Expr::Literal(ScalarValue::Utf8(Some(field.to_string()))),
+                go(*expr)?,
+            ],
+        ),
+        ast::Expr::Ceil { expr, field } => match field {
+            ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) => {
+                Expr::function("ceil", vec![go(*expr)?])
+            }
+            ast::CeilFloorKind::Scale(v) => {
+                Expr::function("ceil", vec![go(*expr)?, value_to_expr(l, v.value)?])
+            }
+            other => return unsupported(format!("CEIL TO {other:?}")),
+        },
+        ast::Expr::Floor { expr, field } => match field {
+            ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) => {
+                Expr::function("floor", vec![go(*expr)?])
+            }
+            ast::CeilFloorKind::Scale(v) => {
+                Expr::function("floor", vec![go(*expr)?, value_to_expr(l, v.value)?])
+            }
+            other => return unsupported(format!("FLOOR TO {other:?}")),
+        },
+        ast::Expr::Position { expr, r#in } => {
+            Expr::function("locate", vec![go(*expr)?, go(*r#in)?])
+        }
+        ast::Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            let mut args = vec![go(*expr)?];
+            args.push(match substring_from {
+                Some(f) => go(*f)?,
+                None => Expr::Literal(ScalarValue::Int32(Some(1))),
+            });
+            if let Some(n) = substring_for {
+                args.push(go(*n)?);
+            }
+            Expr::function("substring", args)
+        }
+        ast::Expr::Trim {
+            trim_where,
+            trim_what,
+            expr,
+            trim_characters,
+        } => {
+            let name = match trim_where {
+                Some(ast::TrimWhereField::Leading) => "ltrim",
+                Some(ast::TrimWhereField::Trailing) => "rtrim",
+                _ => "trim",
+            };
+            let mut args = vec![go(*expr)?];
+            if let Some(what) = trim_what {
+                args.push(go(*what)?);
+            }
+            if let Some(chars) = trim_characters {
+                for c in chars {
+                    args.push(go(c)?);
+                }
+            }
+            Expr::function(name, args)
+        }
+        ast::Expr::Overlay {
+            expr,
+            overlay_what,
+            overlay_from,
+            overlay_for,
+        } => {
+            let mut args = vec![go(*expr)?, go(*overlay_what)?, go(*overlay_from)?];
+            if let Some(f) = overlay_for {
+                args.push(go(*f)?);
+            }
+            Expr::function("overlay", args)
+        }
+        ast::Expr::Collate { .. } => return unsupported("COLLATE"),
+        ast::Expr::Nested(e) => go(*e)?,
+        ast::Expr::Value(v) => value_to_expr(l, v.value)?,
+        ast::Expr::TypedString(t) => typed_string(&t.data_type, t.value.value)?,
+        ast::Expr::Function(f) => function(l, f, windows)?,
+        ast::Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => Expr::Case {
+            operand: operand.map(go_box).transpose()?,
+            branches: conditions
+                .into_iter()
+                .map(|c| Ok((go(c.condition)?, go(c.result)?)))
+                .collect::<PlanResult<_>>()?,
+            otherwise: else_result.map(go_box).transpose()?,
+        },
+        ast::Expr::Exists { subquery, negated } => Expr::Exists {
+            plan: Box::new(query::lower_query(l, *subquery)?),
+            negated,
+        },
+        ast::Expr::Subquery(q) => Expr::ScalarSubquery(Box::new(query::lower_query(l, *q)?)),
+        ast::Expr::Tuple(items) => Expr::function(
+            "struct",
+            items.into_iter().map(go).collect::<PlanResult<_>>()?,
+        ),
+        ast::Expr::Struct { values, fields } => {
+            if !fields.is_empty() {
+                return unsupported("typed STRUCT literal");
+            }
+            Expr::function(
+                "struct",
+                values.into_iter().map(go).collect::<PlanResult<_>>()?,
+            )
+        }
+        ast::Expr::Named { expr, name } => go(*expr)?.alias(&name.value),
+        ast::Expr::Array(a) => Expr::function(
+            "array",
+            a.elem.into_iter().map(go).collect::<PlanResult<_>>()?,
+        ),
+        ast::Expr::Interval(i) => interval(l, i)?,
+        ast::Expr::Wildcard(_) => Expr::Star {
+            target: None,
+            plan_id: None,
+        },
+        ast::Expr::QualifiedWildcard(name, _) => Expr::Star {
+            target: Some(object_name_parts(&name)?),
+            plan_id: None,
+        },
+        ast::Expr::Lambda(lambda) => {
+            let args = match lambda.params {
+                ast::OneOrManyWithParens::One(p) => vec![p.name.value],
+                ast::OneOrManyWithParens::Many(ps) => {
+                    ps.into_iter().map(|p| p.name.value).collect()
+                }
+            };
+            Expr::Lambda {
+                function: go_box(lambda.body)?,
+                args,
+            }
+        }
+        other => return unsupported(format!("SQL expression {other}")),
+    })
+}
+
+fn negate_if(e: Expr, negated: bool) -> Expr {
+    if negated {
+        Expr::operator("not", vec![e])
+    } else {
+        e
+    }
+}
+
+fn bool_lit(b: bool) -> Expr {
+    Expr::Literal(ScalarValue::Boolean(Some(b)))
+}
+
+fn function(l: &Lowering, f: ast::Function, windows: &NamedWindows) -> PlanResult<Expr> {
+    let name_parts = object_name_parts(&f.name)?;
+    let name = name_parts.join(".");
+    let mut distinct = false;
+    let mut args = Vec::new();
+    let mut ignore_nulls = f
+        .null_treatment
+        .as_ref()
+        .map(|n| matches!(n, NullTreatment::IgnoreNulls));
+    match f.args {
+        FunctionArguments::None => {}
+        FunctionArguments::Subquery(_) => return unsupported("subquery as function argument"),
+        FunctionArguments::List(list) => {
+            distinct = matches!(
+                list.duplicate_treatment,
+                Some(ast::DuplicateTreatment::Distinct)
+            );
+            for a in list.args {
+                args.push(function_arg(l, a, windows)?);
+            }
+            for clause in list.clauses {
+                match clause {
+                    FunctionArgumentClause::IgnoreOrRespectNulls(n) => {
+                        ignore_nulls = Some(matches!(n, NullTreatment::IgnoreNulls));
+                    }
+                    other => return unsupported(format!("function argument clause {other}")),
+                }
+            }
+        }
+    }
+    let filter = match f.filter {
+        Some(e) => Some(lower_with_windows(l, *e, windows)?),
+        None => None,
+    };
+    if !matches!(f.parameters, FunctionArguments::None) {
+        return unsupported(format!("parameterized function {name}"));
+    }
+    if !f.within_group.is_empty() {
+        // `percentile_cont(0.5) WITHIN GROUP (ORDER BY x)`: pass the sort as a final argument.
+        for o in f.within_group {
+            args.push(Expr::SortOrder(Box::new(order_by_expr(l, o, windows)?)));
+        }
+    }
+    let call = Expr::Function(Box::new(FunctionCall {
+        name,
+        args,
+        distinct,
+        filter,
+        ignore_nulls,
+        is_operator: false,
+    }));
+    Ok(match f.over {
+        None => call,
+        Some(WindowType::WindowSpec(spec)) => {
+            Expr::Window(Box::new(window_spec(l, call, spec, windows)?))
+        }
+        Some(WindowType::NamedWindow(name)) => {
+            let spec = windows
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&name.value))
+                .map(|(_, s)| s.clone())
+                .ok_or_else(|| {
+                    PlanError::from(SparkError::analysis(
+                        "MISSING_WINDOW_SPECIFICATION",
+                        "42P20",
+                        format!(
+                            "Window specification {} is not defined in the WINDOW clause.",
+                            name.value
+                        ),
+                    ))
+                })?;
+            Expr::Window(Box::new(window_spec(l, call, spec, windows)?))
+        }
+    })
+}
+
+fn function_arg(l: &Lowering, a: FunctionArg, windows: &NamedWindows) -> PlanResult<Expr> {
+    let arg_expr = |e: FunctionArgExpr| -> PlanResult<Expr> {
+        Ok(match e {
+            FunctionArgExpr::Expr(e) => lower_with_windows(l, e, windows)?,
+            FunctionArgExpr::Wildcard => Expr::Star {
+                target: None,
+                plan_id: None,
+            },
+            FunctionArgExpr::QualifiedWildcard(n) => Expr::Star {
+                target: Some(object_name_parts(&n)?),
+                plan_id: None,
+            },
+            FunctionArgExpr::WildcardWithOptions(_) => return unsupported("wildcard options"),
+        })
+    };
+    Ok(match a {
+        FunctionArg::Unnamed(e) => arg_expr(e)?,
+        FunctionArg::Named { name, arg, .. } => Expr::NamedArgument {
+            name: name.value,
+            value: Box::new(arg_expr(arg)?),
+        },
+        FunctionArg::ExprNamed { name, arg, .. } => match name {
+            ast::Expr::Identifier(i) => Expr::NamedArgument {
+                name: i.value,
+                value: Box::new(arg_expr(arg)?),
+            },
+            other => return unsupported(format!("named argument {other}")),
+        },
+    })
+}
+
+pub(crate) fn window_spec(
+    l: &Lowering,
+    function: Expr,
+    spec: ast::WindowSpec,
+    windows: &NamedWindows,
+) -> PlanResult<WindowSpec> {
+    // A spec may extend a named window: `OVER (w ORDER BY x)`.
+    let mut base = match &spec.window_name {
+        Some(name) => windows
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&name.value))
+            .map(|(_, s)| s.clone()),
+        None => None,
+    };
+    let (partition_by, order_by, frame) = match base.take() {
+        Some(b) => (
+            if spec.partition_by.is_empty() {
+                b.partition_by
+            } else {
+                spec.partition_by
+            },
+            if spec.order_by.is_empty() {
+                b.order_by
+            } else {
+                spec.order_by
+            },
+            spec.window_frame.or(b.window_frame),
+        ),
+        None => (spec.partition_by, spec.order_by, spec.window_frame),
+    };
+    let frame = match frame {
+        Some(f) => Some(WindowFrame {
+            rows: matches!(f.units, ast::WindowFrameUnits::Rows),
+            lower: frame_bound(l, f.start_bound, true)?,
+            upper: match f.end_bound {
+                Some(b) => frame_bound(l, b, false)?,
+                None => FrameBound::CurrentRow,
+            },
+        }),
+        None => None,
+    };
+    if let Some(f) = &frame {
+        let _ = f;
+    }
+    Ok(WindowSpec {
+        function,
+        partition_by: partition_by
+            .into_iter()
+            .map(|e| lower_with_windows(l, e, windows))
+            .collect::<PlanResult<_>>()?,
+        order_by: order_by
+            .into_iter()
+            .map(|o| order_by_expr(l, o, windows))
+            .collect::<PlanResult<_>>()?,
+        frame,
+    })
+}
+
+fn frame_bound(l: &Lowering, b: WindowFrameBound, _lower: bool) -> PlanResult<FrameBound> {
+    Ok(match b {
+        WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
+        WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
+        WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
+        WindowFrameBound::Preceding(Some(e)) => {
+            FrameBound::Value(Expr::operator("negative", vec![lower(l, *e)?]))
+        }
+        WindowFrameBound::Following(Some(e)) => FrameBound::Value(lower(l, *e)?),
+    })
+}
+
+pub(crate) fn order_by_expr(
+    l: &Lowering,
+    o: ast::OrderByExpr,
+    windows: &NamedWindows,
+) -> PlanResult<spec::SortOrder> {
+    Ok(spec::SortOrder {
+        expr: lower_with_windows(l, o.expr, windows)?,
+        ascending: o.options.asc.unwrap_or(true),
+        nulls_first: o.options.nulls_first,
+    })
+}
+
+/// A SQL literal value.
+pub(crate) fn value_to_expr(l: &Lowering, v: Value) -> PlanResult<Expr> {
+    Ok(match v {
+        Value::Number(n, _) => number_literal(&n)?,
+        Value::SingleQuotedString(s)
+        | Value::DoubleQuotedString(s)
+        | Value::TripleSingleQuotedString(s)
+        | Value::TripleDoubleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::UnicodeStringLiteral(s)
+        | Value::NationalStringLiteral(s)
+        | Value::SingleQuotedRawStringLiteral(s)
+        | Value::DoubleQuotedRawStringLiteral(s)
+        | Value::TripleSingleQuotedRawStringLiteral(s)
+        | Value::TripleDoubleQuotedRawStringLiteral(s) => Expr::Literal(ScalarValue::Utf8(Some(s))),
+        Value::HexStringLiteral(h) => {
+            let h = if h.len() % 2 == 1 { format!("0{h}") } else { h };
+            let bytes = (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| PlanError::from(SparkError::parse_syntax(&format!("'X'{h}''"), "")))?;
+            Expr::Literal(ScalarValue::Binary(Some(bytes)))
+        }
+        Value::SingleQuotedByteStringLiteral(s) | Value::DoubleQuotedByteStringLiteral(s) => {
+            Expr::Literal(ScalarValue::Binary(Some(s.into_bytes())))
+        }
+        Value::Boolean(b) => bool_lit(b),
+        Value::Null => Expr::Literal(ScalarValue::Null),
+        Value::Placeholder(p) => parameter(l, &p)?,
+        other => return unsupported(format!("literal {other}")),
+    })
+}
+
+/// `:name` and `?` markers, bound from `spark.sql(..., args=...)`.
+fn parameter(l: &Lowering, marker: &str) -> PlanResult<Expr> {
+    if marker == "?" {
+        let i = l.next_positional.get();
+        l.next_positional.set(i + 1);
+        return l.args.positional.get(i).cloned().ok_or_else(|| {
+            SparkError::analysis(
+                "UNBOUND_SQL_PARAMETER",
+                "42P02",
+                format!("Found the unbound parameter: _{}. Please, fix `args` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as `map()`, `array()`, `struct()`.", i + 16),
+            )
+            .into()
+        });
+    }
+    let name = marker.trim_start_matches([':', '$', '@']);
+    l.args
+        .named
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+        .ok_or_else(|| {
+            SparkError::analysis(
+                "UNBOUND_SQL_PARAMETER",
+                "42P02",
+                format!("Found the unbound parameter: {name}. Please, fix `args` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as `map()`, `array()`, `struct()`."),
+            )
+            .into()
+        })
+}
+
+/// A numeric literal with Spark's typing: integers are INT when they fit, else BIGINT, else
+/// DECIMAL; decimals are DECIMAL; exponent forms are DOUBLE; suffixes L/S/Y/D/F/BD force a type.
+pub(crate) fn number_literal(text: &str) -> PlanResult<Expr> {
+    let upper = text.to_ascii_uppercase();
+    let out_of_range = |ty: &str| -> PlanError {
+        SparkError::new(
+            crate::error::ErrorKind::Parse,
+            "INVALID_NUMERIC_LITERAL_RANGE",
+            "22003",
+            format!("Numeric literal {text} is outside the valid range for {ty}."),
+            vec![
+                ("rawStrippedQualifier", text.to_string()),
+                ("typeName", ty.to_string()),
+            ],
+        )
+        .into()
+    };
+    let v = if let Some(n) = upper.strip_suffix("BD") {
+        literal::parse_decimal(n, None, None)?
+    } else if let Some(n) = upper.strip_suffix('L') {
+        ScalarValue::Int64(Some(n.parse().map_err(|_| out_of_range("bigint"))?))
+    } else if let Some(n) = upper.strip_suffix('S') {
+        ScalarValue::Int16(Some(n.parse().map_err(|_| out_of_range("smallint"))?))
+    } else if let Some(n) = upper.strip_suffix('Y') {
+        ScalarValue::Int8(Some(n.parse().map_err(|_| out_of_range("tinyint"))?))
+    } else if let Some(n) = upper.strip_suffix('D') {
+        ScalarValue::Float64(Some(n.parse().map_err(|_| out_of_range("double"))?))
+    } else if let Some(n) = upper.strip_suffix('F') {
+        ScalarValue::Float32(Some(n.parse().map_err(|_| out_of_range("float"))?))
+    } else if upper.contains('E') {
+        ScalarValue::Float64(Some(upper.parse().map_err(|_| out_of_range("double"))?))
+    } else if upper.contains('.') {
+        literal::parse_decimal(&upper, None, None)?
+    } else if let Ok(i) = upper.parse::<i32>() {
+        ScalarValue::Int32(Some(i))
+    } else if let Ok(i) = upper.parse::<i64>() {
+        ScalarValue::Int64(Some(i))
+    } else {
+        literal::parse_decimal(&upper, None, None)?
+    };
+    Ok(Expr::Literal(v))
+}
+
+/// `DATE '2020-01-01'`, `TIMESTAMP '...'`, `TIMESTAMP_NTZ '...'`, `X'..'`-like typed strings.
+fn typed_string(data_type: &ast::DataType, value: Value) -> PlanResult<Expr> {
+    let text = match value {
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s,
+        other => return unsupported(format!("typed literal {other}")),
+    };
+    let type_text = data_type.to_string();
+    let to = types::parse_data_type(&type_text, types::DEFAULT_TIME_ZONE)?;
+    let (name, to) = match &to {
+        DataType::Date32 => ("DATE", to),
+        DataType::Timestamp(_, Some(_)) => ("TIMESTAMP", to),
+        DataType::Timestamp(_, None) => ("TIMESTAMP_NTZ", to),
+        _ => {
+            return Ok(Expr::Cast {
+                expr: Box::new(Expr::Literal(ScalarValue::Utf8(Some(text)))),
+                type_name: types::sql_name(&to),
+                to,
+                mode: CastMode::Ansi,
+            });
+        }
+    };
+    // Typed literals are parsed at resolution time, in the session time zone.
+    Ok(Expr::function(
+        "__typed_literal",
+        vec![
+            Expr::Literal(ScalarValue::Utf8(Some(name.to_string()))),
+            Expr::Literal(ScalarValue::Utf8(Some(text))),
+        ],
+    ))
+    .map(|e| {
+        let _ = to;
+        e
+    })
+}
+
+/// `INTERVAL '1' DAY`, `INTERVAL 2 HOURS`, `INTERVAL '1-2' YEAR TO MONTH`.
+fn interval(l: &Lowering, i: ast::Interval) -> PlanResult<Expr> {
+    let value = lower(l, *i.value)?;
+    let field = |f: &Option<ast::DateTimeField>| f.as_ref().map(|f| f.to_string().to_uppercase());
+    Ok(Expr::function(
+        "__interval_literal",
+        vec![
+            value,
+            Expr::Literal(ScalarValue::Utf8(field(&i.leading_field))),
+            Expr::Literal(ScalarValue::Utf8(field(&i.last_field))),
+        ],
+    ))
+}

@@ -1,0 +1,580 @@
+//! SQL queries (SELECT, set operations, VALUES, CTEs) -> [`spec::Plan`], following the clause
+//! order of Spark's AstBuilder: FROM, WHERE, GROUP BY/HAVING, SELECT, DISTINCT, ORDER BY, LIMIT.
+
+use datafusion::common::ScalarValue;
+use sqlparser::ast::{
+    self, GroupByExpr, JoinConstraint, JoinOperator, SelectItem, SetExpr, SetOperator,
+    SetQuantifier, TableFactor,
+};
+
+use super::expression::{self, NamedWindows, lower, lower_with_windows, order_by_expr};
+use super::{Lowering, ident_name, object_name_parts};
+use crate::error::{PlanError, PlanResult, unsupported};
+use crate::spec::{
+    Aggregate, Expr, GroupType, Join, JoinType, Plan, PlanNode, SetOpKind, SetOperation, SortOrder,
+};
+
+pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
+    let ast::Query {
+        with,
+        body,
+        order_by,
+        limit_clause,
+        fetch,
+        ..
+    } = q;
+    if fetch.is_some() {
+        return unsupported("FETCH");
+    }
+    let mut plan = lower_set_expr(l, *body)?;
+    if let Some(order_by) = order_by {
+        let order = match order_by.kind {
+            ast::OrderByKind::Expressions(exprs) => exprs
+                .into_iter()
+                .map(|o| order_by_expr(l, o, &Vec::new()))
+                .collect::<PlanResult<Vec<_>>>()?,
+            ast::OrderByKind::All(_) => return unsupported("ORDER BY ALL"),
+        };
+        plan = Plan::new(PlanNode::Sort {
+            input: Box::new(plan),
+            order,
+            global: true,
+        });
+    }
+    if let Some(limit) = limit_clause {
+        let (limit, offset) = match limit {
+            ast::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            } => {
+                if !limit_by.is_empty() {
+                    return unsupported("LIMIT BY");
+                }
+                (limit, offset.map(|o| o.value))
+            }
+            ast::LimitClause::OffsetCommaLimit { offset, limit } => (Some(limit), Some(offset)),
+        };
+        if let Some(offset) = offset {
+            plan = Plan::new(PlanNode::Offset {
+                input: Box::new(plan),
+                offset: constant_usize(l, offset, "OFFSET")?,
+            });
+        }
+        if let Some(limit) = limit {
+            if !matches!(
+                limit,
+                ast::Expr::Value(ast::ValueWithSpan {
+                    value: ast::Value::Null,
+                    ..
+                })
+            ) {
+                plan = Plan::new(PlanNode::Limit {
+                    input: Box::new(plan),
+                    limit: constant_usize(l, limit, "LIMIT")?,
+                });
+            }
+        }
+    }
+    if let Some(with) = with {
+        if with.recursive {
+            return unsupported("WITH RECURSIVE");
+        }
+        let ctes = with
+            .cte_tables
+            .into_iter()
+            .map(|cte| {
+                let name = ident_name(&cte.alias.name);
+                let mut body = lower_query(l, *cte.query)?;
+                if !cte.alias.columns.is_empty() {
+                    body = Plan::new(PlanNode::ToDf {
+                        input: Box::new(body),
+                        names: cte
+                            .alias
+                            .columns
+                            .iter()
+                            .map(|c| ident_name(&c.name))
+                            .collect(),
+                    });
+                }
+                Ok((name, body))
+            })
+            .collect::<PlanResult<Vec<_>>>()?;
+        plan = Plan::new(PlanNode::With {
+            ctes,
+            body: Box::new(plan),
+        });
+    }
+    Ok(plan)
+}
+
+fn constant_usize(l: &Lowering, e: ast::Expr, what: &str) -> PlanResult<usize> {
+    match lower(l, e)? {
+        Expr::Literal(v) => match v {
+            ScalarValue::Int8(Some(n)) if n >= 0 => Ok(n as usize),
+            ScalarValue::Int16(Some(n)) if n >= 0 => Ok(n as usize),
+            ScalarValue::Int32(Some(n)) if n >= 0 => Ok(n as usize),
+            ScalarValue::Int64(Some(n)) if n >= 0 => Ok(n as usize),
+            other => Err(crate::error::SparkError::analysis(
+                "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+                "42K0E",
+                format!(
+                    "The {what} expression {other} is invalid: it must be a non-negative integer."
+                ),
+            )
+            .into()),
+        },
+        other => unsupported(format!("non-literal {what} {other:?}")),
+    }
+}
+
+fn lower_set_expr(l: &Lowering, body: SetExpr) -> PlanResult<Plan> {
+    match body {
+        SetExpr::Select(s) => lower_select(l, *s),
+        SetExpr::Query(q) => lower_query(l, *q),
+        SetExpr::SetOperation {
+            left,
+            op,
+            set_quantifier,
+            right,
+        } => {
+            let kind = match op {
+                SetOperator::Union => SetOpKind::Union,
+                SetOperator::Intersect => SetOpKind::Intersect,
+                SetOperator::Except | SetOperator::Minus => SetOpKind::Except,
+            };
+            let (all, by_name) = match set_quantifier {
+                SetQuantifier::All => (true, false),
+                SetQuantifier::Distinct | SetQuantifier::None => (false, false),
+                SetQuantifier::ByName | SetQuantifier::DistinctByName => (false, true),
+                SetQuantifier::AllByName => (true, true),
+            };
+            Ok(Plan::new(PlanNode::SetOperation(SetOperation {
+                left: Box::new(lower_set_expr(l, *left)?),
+                right: Box::new(lower_set_expr(l, *right)?),
+                kind,
+                all,
+                by_name,
+                allow_missing_columns: false,
+            })))
+        }
+        SetExpr::Values(v) => lower_values(l, v),
+        SetExpr::Table(t) => {
+            let name = match (t.schema_name, t.table_name) {
+                (Some(s), Some(n)) => vec![s, n],
+                (None, Some(n)) => vec![n],
+                _ => return unsupported("TABLE without a name"),
+            };
+            Ok(Plan::new(PlanNode::Table { name }))
+        }
+        other => unsupported(format!("query body {other}")),
+    }
+}
+
+fn lower_values(l: &Lowering, v: ast::Values) -> PlanResult<Plan> {
+    let rows = v
+        .rows
+        .into_iter()
+        .map(|row| {
+            row.content
+                .into_iter()
+                .map(|e| lower(l, e))
+                .collect::<PlanResult<Vec<_>>>()
+        })
+        .collect::<PlanResult<Vec<_>>>()?;
+    Ok(Plan::new(PlanNode::Values { rows }))
+}
+
+fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
+    if s.into.is_some() {
+        return unsupported("SELECT INTO");
+    }
+    if s.top.is_some() {
+        return unsupported("TOP");
+    }
+    if s.prewhere.is_some() || !s.connect_by.is_empty() {
+        return unsupported("PREWHERE / CONNECT BY");
+    }
+    let windows: NamedWindows = s
+        .named_window
+        .into_iter()
+        .map(|ast::NamedWindowDefinition(name, expr)| match expr {
+            ast::NamedWindowExpr::WindowSpec(spec) => Ok((name.value, spec)),
+            ast::NamedWindowExpr::NamedWindow(_) => {
+                unsupported("a window defined as another window")
+            }
+        })
+        .collect::<PlanResult<_>>()?;
+
+    // FROM
+    let mut plan = if s.from.is_empty() {
+        Plan::new(PlanNode::OneRow)
+    } else {
+        let mut relations = s.from.into_iter();
+        let first = relations
+            .next()
+            .ok_or_else(|| PlanError::InvalidPlan("empty FROM".into()))?;
+        let mut plan = lower_table_with_joins(l, first)?;
+        for r in relations {
+            plan = Plan::new(PlanNode::Join(Join {
+                left: Box::new(plan),
+                right: Box::new(lower_table_with_joins(l, r)?),
+                join_type: JoinType::Cross,
+                condition: None,
+                using: vec![],
+            }));
+        }
+        plan
+    };
+    if !s.lateral_views.is_empty() {
+        return unsupported("LATERAL VIEW");
+    }
+    // WHERE
+    if let Some(selection) = s.selection {
+        plan = Plan::new(PlanNode::Filter {
+            input: Box::new(plan),
+            condition: lower_with_windows(l, selection, &windows)?,
+        });
+    }
+    // SELECT list
+    let mut exprs = Vec::with_capacity(s.projection.len());
+    for item in s.projection {
+        exprs.push(match item {
+            SelectItem::UnnamedExpr(e) => lower_with_windows(l, e, &windows)?,
+            SelectItem::ExprWithAlias { expr, alias } => {
+                lower_with_windows(l, expr, &windows)?.alias(&alias.value)
+            }
+            SelectItem::ExprWithAliases { expr, aliases } => Expr::Alias {
+                expr: Box::new(lower_with_windows(l, expr, &windows)?),
+                names: aliases.into_iter().map(|a| a.value).collect(),
+                metadata: None,
+            },
+            SelectItem::Wildcard(opts) => {
+                reject_wildcard_options(&opts)?;
+                Expr::Star {
+                    target: None,
+                    plan_id: None,
+                }
+            }
+            SelectItem::QualifiedWildcard(kind, opts) => {
+                reject_wildcard_options(&opts)?;
+                match kind {
+                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => Expr::Star {
+                        target: Some(object_name_parts(&n)?),
+                        plan_id: None,
+                    },
+                    ast::SelectItemQualifiedWildcardKind::Expr(e) => {
+                        return unsupported(format!("wildcard on expression {e}"));
+                    }
+                }
+            }
+        });
+    }
+    // GROUP BY / HAVING
+    let having = s
+        .having
+        .map(|h| lower_with_windows(l, h, &windows))
+        .transpose()?;
+    let (grouping, group_type, grouping_sets, group_all) = match s.group_by {
+        GroupByExpr::All(mods) => {
+            if !mods.is_empty() {
+                return unsupported("GROUP BY ALL with modifiers");
+            }
+            (vec![], GroupType::GroupBy, vec![], true)
+        }
+        GroupByExpr::Expressions(exprs, mods) => {
+            let mut group_type = GroupType::GroupBy;
+            for m in &mods {
+                group_type = match m {
+                    ast::GroupByWithModifier::Rollup => GroupType::Rollup,
+                    ast::GroupByWithModifier::Cube => GroupType::Cube,
+                    other => return unsupported(format!("GROUP BY ... {other}")),
+                };
+            }
+            let mut grouping = Vec::new();
+            let mut sets: Vec<Vec<Expr>> = Vec::new();
+            for e in exprs {
+                match e {
+                    ast::Expr::Rollup(groups) | ast::Expr::Cube(groups)
+                        if exprs_len_one(&grouping) =>
+                    {
+                        return unsupported(format!("mixed GROUP BY with ROLLUP/CUBE {groups:?}"));
+                    }
+                    ast::Expr::Rollup(groups) => {
+                        group_type = GroupType::Rollup;
+                        for g in groups {
+                            grouping.push(group_item(l, g, &windows)?);
+                        }
+                    }
+                    ast::Expr::Cube(groups) => {
+                        group_type = GroupType::Cube;
+                        for g in groups {
+                            grouping.push(group_item(l, g, &windows)?);
+                        }
+                    }
+                    ast::Expr::GroupingSets(gs) => {
+                        group_type = GroupType::GroupingSets;
+                        for set in gs {
+                            sets.push(
+                                set.into_iter()
+                                    .map(|e| lower_with_windows(l, e, &windows))
+                                    .collect::<PlanResult<_>>()?,
+                            );
+                        }
+                    }
+                    other => grouping.push(lower_with_windows(l, other, &windows)?),
+                }
+            }
+            (grouping, group_type, sets, false)
+        }
+    };
+    let is_aggregate =
+        group_all || !grouping.is_empty() || !grouping_sets.is_empty() || having.is_some();
+    plan = if is_aggregate {
+        let grouping = if group_all {
+            vec![Expr::function("__group_by_all", vec![])]
+        } else {
+            grouping
+        };
+        Plan::new(PlanNode::Aggregate(Aggregate {
+            input: Box::new(plan),
+            group_type,
+            grouping,
+            aggregates: exprs,
+            grouping_sets,
+            pivot: None,
+            having,
+            output_grouping: false,
+        }))
+    } else {
+        Plan::new(PlanNode::Project {
+            input: Box::new(plan),
+            exprs,
+        })
+    };
+    // QUALIFY
+    if let Some(q) = s.qualify {
+        plan = Plan::new(PlanNode::Filter {
+            input: Box::new(plan),
+            condition: lower_with_windows(l, q, &windows)?,
+        });
+    }
+    // DISTINCT
+    match s.distinct {
+        None | Some(ast::Distinct::All) => {}
+        Some(ast::Distinct::Distinct) => {
+            plan = Plan::new(PlanNode::Deduplicate {
+                input: Box::new(plan),
+                columns: vec![],
+                all_columns: true,
+            });
+        }
+        Some(ast::Distinct::On(_)) => return unsupported("DISTINCT ON"),
+    }
+    // DISTRIBUTE BY / CLUSTER BY / SORT BY
+    if !s.distribute_by.is_empty() || !s.cluster_by.is_empty() {
+        let exprs = s
+            .distribute_by
+            .into_iter()
+            .chain(s.cluster_by.iter().cloned())
+            .map(|e| lower(l, e))
+            .collect::<PlanResult<Vec<_>>>()?;
+        plan = Plan::new(PlanNode::Repartition {
+            input: Box::new(plan),
+            num_partitions: None,
+            exprs,
+            shuffle: true,
+        });
+    }
+    if !s.sort_by.is_empty() || !s.cluster_by.is_empty() {
+        let mut order: Vec<SortOrder> = s
+            .cluster_by
+            .into_iter()
+            .map(|e| {
+                Ok(SortOrder {
+                    expr: lower(l, e)?,
+                    ascending: true,
+                    nulls_first: None,
+                })
+            })
+            .collect::<PlanResult<_>>()?;
+        for o in s.sort_by {
+            order.push(order_by_expr(l, o, &windows)?);
+        }
+        plan = Plan::new(PlanNode::Sort {
+            input: Box::new(plan),
+            order,
+            global: false,
+        });
+    }
+    let _ = expression::value_to_expr;
+    Ok(plan)
+}
+
+fn exprs_len_one(_g: &[Expr]) -> bool {
+    false
+}
+
+fn group_item(l: &Lowering, g: Vec<ast::Expr>, windows: &NamedWindows) -> PlanResult<Expr> {
+    let mut items = g
+        .into_iter()
+        .map(|e| lower_with_windows(l, e, windows))
+        .collect::<PlanResult<Vec<_>>>()?;
+    if items.len() == 1 {
+        items
+            .pop()
+            .ok_or_else(|| PlanError::InvalidPlan("group".into()))
+    } else {
+        Ok(Expr::function("struct", items))
+    }
+}
+
+fn reject_wildcard_options(opts: &ast::WildcardAdditionalOptions) -> PlanResult<()> {
+    if opts.opt_except.is_some()
+        || opts.opt_exclude.is_some()
+        || opts.opt_rename.is_some()
+        || opts.opt_replace.is_some()
+        || opts.opt_ilike.is_some()
+    {
+        return unsupported("wildcard options (EXCEPT/EXCLUDE/REPLACE)");
+    }
+    Ok(())
+}
+
+fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Plan> {
+    let mut plan = lower_table_factor(l, t.relation)?;
+    for j in t.joins {
+        let right = lower_table_factor(l, j.relation)?;
+        let (join_type, constraint) = match j.join_operator {
+            JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinType::Inner, c),
+            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinType::LeftOuter, c),
+            JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinType::RightOuter, c),
+            JoinOperator::FullOuter(c) => (JoinType::FullOuter, c),
+            JoinOperator::CrossJoin(c) => (JoinType::Cross, c),
+            JoinOperator::Semi(c) | JoinOperator::LeftSemi(c) => (JoinType::LeftSemi, c),
+            JoinOperator::Anti(c) | JoinOperator::LeftAnti(c) => (JoinType::LeftAnti, c),
+            other => return unsupported(format!("join {other:?}")),
+        };
+        let (condition, using) = match constraint {
+            JoinConstraint::On(e) => (Some(lower(l, e)?), vec![]),
+            JoinConstraint::Using(cols) => (
+                None,
+                cols.iter()
+                    .map(|c| object_name_parts(c).map(|p| p.join(".")))
+                    .collect::<PlanResult<_>>()?,
+            ),
+            JoinConstraint::Natural => return unsupported("NATURAL JOIN"),
+            JoinConstraint::None => (None, vec![]),
+        };
+        plan = Plan::new(PlanNode::Join(Join {
+            left: Box::new(plan),
+            right: Box::new(right),
+            join_type,
+            condition,
+            using,
+        }));
+    }
+    Ok(plan)
+}
+
+fn with_alias(plan: Plan, alias: Option<ast::TableAlias>) -> Plan {
+    match alias {
+        Some(a) => Plan::new(PlanNode::SubqueryAlias {
+            input: Box::new(plan),
+            alias: ident_name(&a.name),
+            columns: a.columns.iter().map(|c| ident_name(&c.name)).collect(),
+        }),
+        None => plan,
+    }
+}
+
+fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
+    match t {
+        TableFactor::Table {
+            name,
+            alias,
+            args,
+            sample,
+            with_hints,
+            version,
+            ..
+        } => {
+            if sample.is_some() {
+                return unsupported("TABLESAMPLE");
+            }
+            if version.is_some() {
+                return unsupported("time travel");
+            }
+            let _ = with_hints;
+            let parts = object_name_parts(&name)?;
+            let plan = match args {
+                Some(args) => {
+                    let args = args
+                        .args
+                        .into_iter()
+                        .map(|a| match a {
+                            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => lower(l, e),
+                            other => unsupported(format!("table function argument {other}")),
+                        })
+                        .collect::<PlanResult<Vec<_>>>()?;
+                    Plan::new(PlanNode::TableFunction {
+                        name: parts.join("."),
+                        args,
+                    })
+                }
+                None => Plan::new(PlanNode::Table { name: parts }),
+            };
+            Ok(with_alias(plan, alias))
+        }
+        TableFactor::Derived {
+            lateral,
+            subquery,
+            alias,
+            ..
+        } => {
+            if lateral {
+                return unsupported("LATERAL subquery");
+            }
+            let plan = lower_query(l, *subquery)?;
+            Ok(match alias {
+                Some(_) => with_alias(plan, alias),
+                None => Plan::new(PlanNode::SubqueryAlias {
+                    input: Box::new(plan),
+                    alias: String::new(),
+                    columns: vec![],
+                }),
+            })
+        }
+        TableFactor::NestedJoin {
+            table_with_joins,
+            alias,
+        } => Ok(with_alias(
+            lower_table_with_joins(l, *table_with_joins)?,
+            alias,
+        )),
+        TableFactor::Function {
+            name,
+            args,
+            alias,
+            lateral,
+            ..
+        } => {
+            if lateral {
+                return unsupported("LATERAL function");
+            }
+            let args = args
+                .into_iter()
+                .map(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => lower(l, e),
+                    other => unsupported(format!("table function argument {other}")),
+                })
+                .collect::<PlanResult<Vec<_>>>()?;
+            let plan = Plan::new(PlanNode::TableFunction {
+                name: object_name_parts(&name)?.join("."),
+                args,
+            });
+            Ok(with_alias(plan, alias))
+        }
+        other => unsupported(format!("FROM clause item {other}")),
+    }
+}

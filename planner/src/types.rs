@@ -1,0 +1,794 @@
+//! Spark data types as Arrow types: conversion from and to Spark Connect's `DataType`,
+//! Spark's DDL type strings (`"a INT, b ARRAY<STRING>"`), its JSON schema form, and Spark's
+//! printed names (`simpleString`, SQL names used in column names such as `CAST(x AS INT)`).
+//!
+//! Mapping: byte/short/int/long -> Int8/16/32/64, float/double -> Float32/64, decimal(p,s) ->
+//! Decimal128(p,s), string/char/varchar -> Utf8, binary -> Binary, boolean -> Boolean, date ->
+//! Date32, timestamp -> Timestamp(us, session zone), timestamp_ntz -> Timestamp(us, None),
+//! day-time interval -> Duration(us), year-month interval -> Interval(YearMonth), calendar
+//! interval -> Interval(MonthDayNano), void -> Null, array/map/struct -> List/Map/Struct.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Fields, IntervalUnit, Schema, TimeUnit};
+use ember_protos::spark::connect as pb;
+use ember_protos::spark::connect::data_type::Kind;
+
+use crate::error::{PlanError, PlanResult, SparkError};
+
+/// The zone Ember stores in `Timestamp` types when no session zone is known.
+pub const DEFAULT_TIME_ZONE: &str = "UTC";
+
+pub fn timestamp_type(time_zone: &str) -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from(time_zone)))
+}
+
+pub fn list_type(element: DataType, contains_null: bool) -> DataType {
+    DataType::List(Arc::new(Field::new_list_field(element, contains_null)))
+}
+
+pub fn map_type(key: DataType, value: DataType, value_contains_null: bool) -> DataType {
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", key, false),
+            Field::new("value", value, value_contains_null),
+        ])),
+        false,
+    );
+    DataType::Map(Arc::new(entries), false)
+}
+
+/// Spark Connect `DataType` -> Arrow.
+pub fn from_proto(dt: &pb::DataType, time_zone: &str) -> PlanResult<DataType> {
+    let kind = dt
+        .kind
+        .as_ref()
+        .ok_or_else(|| PlanError::InvalidPlan("data type without kind".into()))?;
+    Ok(match kind {
+        Kind::Null(_) => DataType::Null,
+        Kind::Binary(_) => DataType::Binary,
+        Kind::Boolean(_) => DataType::Boolean,
+        Kind::Byte(_) => DataType::Int8,
+        Kind::Short(_) => DataType::Int16,
+        Kind::Integer(_) => DataType::Int32,
+        Kind::Long(_) => DataType::Int64,
+        Kind::Float(_) => DataType::Float32,
+        Kind::Double(_) => DataType::Float64,
+        Kind::Decimal(d) => decimal_type(d.precision.unwrap_or(10), d.scale.unwrap_or(0))?,
+        Kind::String(_) | Kind::Char(_) | Kind::VarChar(_) => DataType::Utf8,
+        Kind::Date(_) => DataType::Date32,
+        Kind::Timestamp(_) => timestamp_type(time_zone),
+        Kind::TimestampNtz(_) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        Kind::CalendarInterval(_) => DataType::Interval(IntervalUnit::MonthDayNano),
+        Kind::YearMonthInterval(_) => DataType::Interval(IntervalUnit::YearMonth),
+        Kind::DayTimeInterval(_) => DataType::Duration(TimeUnit::Microsecond),
+        Kind::Array(a) => {
+            let element = a
+                .element_type
+                .as_ref()
+                .ok_or_else(|| PlanError::InvalidPlan("array type without element".into()))?;
+            list_type(from_proto(element, time_zone)?, a.contains_null)
+        }
+        Kind::Struct(s) => DataType::Struct(fields_from_proto(&s.fields, time_zone)?),
+        Kind::Map(m) => {
+            let (Some(k), Some(v)) = (&m.key_type, &m.value_type) else {
+                return Err(PlanError::InvalidPlan(
+                    "map type without key or value".into(),
+                ));
+            };
+            map_type(
+                from_proto(k, time_zone)?,
+                from_proto(v, time_zone)?,
+                m.value_contains_null,
+            )
+        }
+        Kind::Unparsed(u) => parse_data_type(&u.data_type_string, time_zone)?,
+        Kind::Udt(u) => match &u.sql_type {
+            Some(t) => from_proto(t, time_zone)?,
+            None => {
+                return Err(PlanError::Unsupported(format!(
+                    "user-defined type {}",
+                    u.r#type
+                )));
+            }
+        },
+        Kind::Variant(_) => return Err(PlanError::Unsupported("variant type".into())),
+        Kind::Geometry(_) | Kind::Geography(_) => {
+            return Err(PlanError::Unsupported("geospatial types".into()));
+        }
+        Kind::Time(_) => DataType::Time64(TimeUnit::Microsecond),
+        Kind::TimestampNtzNanos(_) => DataType::Timestamp(TimeUnit::Nanosecond, None),
+        Kind::TimestampLtzNanos(_) => {
+            DataType::Timestamp(TimeUnit::Nanosecond, Some(Arc::from(time_zone)))
+        }
+    })
+}
+
+pub fn fields_from_proto(
+    fields: &[pb::data_type::StructField],
+    time_zone: &str,
+) -> PlanResult<Fields> {
+    fields
+        .iter()
+        .map(|f| {
+            let dt = f
+                .data_type
+                .as_ref()
+                .ok_or_else(|| PlanError::InvalidPlan(format!("field {} without type", f.name)))?;
+            Ok(Field::new(&f.name, from_proto(dt, time_zone)?, f.nullable))
+        })
+        .collect::<PlanResult<Vec<_>>>()
+        .map(Fields::from)
+}
+
+pub fn decimal_type(precision: i32, scale: i32) -> PlanResult<DataType> {
+    if !(1..=38).contains(&precision) || scale < 0 || scale > precision {
+        return Err(SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+            "22003",
+            format!("Decimal precision {precision} exceeds max precision 38."),
+            vec![
+                ("precision", precision.to_string()),
+                ("maxPrecision", "38".into()),
+            ],
+        )
+        .into());
+    }
+    Ok(DataType::Decimal128(precision as u8, scale as i8))
+}
+
+/// Arrow -> Spark Connect `DataType` (for schemas sent to the client).
+pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
+    use pb::data_type as t;
+    let kind = match dt {
+        DataType::Null => Kind::Null(t::Null::default()),
+        DataType::Boolean => Kind::Boolean(t::Boolean::default()),
+        DataType::Int8 => Kind::Byte(t::Byte::default()),
+        DataType::Int16 | DataType::UInt8 => Kind::Short(t::Short::default()),
+        DataType::Int32 | DataType::UInt16 => Kind::Integer(t::Integer::default()),
+        DataType::Int64 | DataType::UInt32 => Kind::Long(t::Long::default()),
+        DataType::UInt64 => Kind::Decimal(t::Decimal {
+            precision: Some(20),
+            scale: Some(0),
+            type_variation_reference: 0,
+        }),
+        DataType::Float16 | DataType::Float32 => Kind::Float(t::Float::default()),
+        DataType::Float64 => Kind::Double(t::Double::default()),
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) => {
+            Kind::Decimal(t::Decimal {
+                precision: Some(*p as i32),
+                scale: Some(*s as i32),
+                type_variation_reference: 0,
+            })
+        }
+        DataType::Decimal256(p, s) => Kind::Decimal(t::Decimal {
+            precision: Some((*p as i32).min(38)),
+            scale: Some(*s as i32),
+            type_variation_reference: 0,
+        }),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            Kind::String(t::String::default())
+        }
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => Kind::Binary(t::Binary::default()),
+        DataType::Date32 | DataType::Date64 => Kind::Date(t::Date::default()),
+        DataType::Timestamp(_, Some(_)) => Kind::Timestamp(t::Timestamp::default()),
+        DataType::Timestamp(_, None) => Kind::TimestampNtz(t::TimestampNtz::default()),
+        DataType::Duration(_) => Kind::DayTimeInterval(t::DayTimeInterval {
+            start_field: Some(0),
+            end_field: Some(3),
+            type_variation_reference: 0,
+        }),
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            Kind::YearMonthInterval(t::YearMonthInterval {
+                start_field: Some(0),
+                end_field: Some(1),
+                type_variation_reference: 0,
+            })
+        }
+        DataType::Interval(_) => Kind::CalendarInterval(t::CalendarInterval::default()),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _) => Kind::Array(Box::new(t::Array {
+            element_type: Some(Box::new(to_proto(f.data_type())?)),
+            contains_null: f.is_nullable(),
+            type_variation_reference: 0,
+        })),
+        DataType::Struct(fields) => Kind::Struct(t::Struct {
+            fields: fields
+                .iter()
+                .map(|f| {
+                    Ok(t::StructField {
+                        name: f.name().clone(),
+                        data_type: Some(to_proto(f.data_type())?),
+                        nullable: f.is_nullable(),
+                        metadata: None,
+                    })
+                })
+                .collect::<PlanResult<Vec<_>>>()?,
+            type_variation_reference: 0,
+        }),
+        DataType::Map(entries, _) => {
+            let (key, value) = map_key_value(entries.data_type())?;
+            Kind::Map(Box::new(t::Map {
+                key_type: Some(Box::new(to_proto(key.data_type())?)),
+                value_type: Some(Box::new(to_proto(value.data_type())?)),
+                value_contains_null: value.is_nullable(),
+                type_variation_reference: 0,
+            }))
+        }
+        DataType::Dictionary(_, v) => return to_proto(v),
+        DataType::Time32(_) | DataType::Time64(_) => Kind::Time(t::Time {
+            precision: Some(6),
+            type_variation_reference: 0,
+        }),
+        other => return Err(PlanError::Unsupported(format!("data type {other}"))),
+    };
+    Ok(pb::DataType { kind: Some(kind) })
+}
+
+fn map_key_value(entries: &DataType) -> PlanResult<(&Arc<Field>, &Arc<Field>)> {
+    match entries {
+        DataType::Struct(f) if f.len() == 2 => Ok((&f[0], &f[1])),
+        other => Err(PlanError::InvalidPlan(format!(
+            "bad map entries type {other}"
+        ))),
+    }
+}
+
+pub fn schema_to_proto(schema: &Schema, names: &[String]) -> PlanResult<pb::DataType> {
+    use pb::data_type as t;
+    let fields = schema
+        .fields()
+        .iter()
+        .zip(names)
+        .map(|(f, name)| {
+            Ok(t::StructField {
+                name: name.clone(),
+                data_type: Some(to_proto(f.data_type())?),
+                nullable: f.is_nullable(),
+                metadata: None,
+            })
+        })
+        .collect::<PlanResult<Vec<_>>>()?;
+    Ok(pb::DataType {
+        kind: Some(Kind::Struct(t::Struct {
+            fields,
+            type_variation_reference: 0,
+        })),
+    })
+}
+
+/// Spark's `simpleString` of a type: `int`, `array<string>`, `struct<a:int,b:string>`.
+pub fn simple_string(dt: &DataType) -> String {
+    match dt {
+        DataType::Null => "void".into(),
+        DataType::Boolean => "boolean".into(),
+        DataType::Int8 => "tinyint".into(),
+        DataType::Int16 | DataType::UInt8 => "smallint".into(),
+        DataType::Int32 | DataType::UInt16 => "int".into(),
+        DataType::Int64 | DataType::UInt32 => "bigint".into(),
+        DataType::UInt64 => "decimal(20,0)".into(),
+        DataType::Float16 | DataType::Float32 => "float".into(),
+        DataType::Float64 => "double".into(),
+        DataType::Decimal32(p, s)
+        | DataType::Decimal64(p, s)
+        | DataType::Decimal128(p, s)
+        | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "string".into(),
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => "binary".into(),
+        DataType::Date32 | DataType::Date64 => "date".into(),
+        DataType::Timestamp(_, Some(_)) => "timestamp".into(),
+        DataType::Timestamp(_, None) => "timestamp_ntz".into(),
+        DataType::Duration(_) => "interval day to second".into(),
+        DataType::Interval(IntervalUnit::YearMonth) => "interval year to month".into(),
+        DataType::Interval(_) => "interval".into(),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f) => {
+            format!("array<{}>", simple_string(f.data_type()))
+        }
+        DataType::Struct(fields) => format!(
+            "struct<{}>",
+            fields
+                .iter()
+                .map(|f| format!("{}:{}", f.name(), simple_string(f.data_type())))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        DataType::Map(entries, _) => match map_key_value(entries.data_type()) {
+            Ok((k, v)) => format!(
+                "map<{},{}>",
+                simple_string(k.data_type()),
+                simple_string(v.data_type())
+            ),
+            Err(_) => "map".into(),
+        },
+        DataType::Dictionary(_, v) => simple_string(v),
+        DataType::Time32(_) | DataType::Time64(_) => "time(6)".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+/// Spark's SQL name of a type, upper case: `INT`, `ARRAY<STRING>`, `DECIMAL(10,2)`.
+pub fn sql_name(dt: &DataType) -> String {
+    match dt {
+        DataType::Struct(fields) => format!(
+            "STRUCT<{}>",
+            fields
+                .iter()
+                .map(|f| format!("{}: {}", f.name(), sql_name(f.data_type())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            format!("ARRAY<{}>", sql_name(f.data_type()))
+        }
+        DataType::Map(entries, _) => match map_key_value(entries.data_type()) {
+            Ok((k, v)) => format!(
+                "MAP<{}, {}>",
+                sql_name(k.data_type()),
+                sql_name(v.data_type())
+            ),
+            Err(_) => "MAP".into(),
+        },
+        DataType::Duration(_) => "INTERVAL DAY TO SECOND".into(),
+        DataType::Interval(IntervalUnit::YearMonth) => "INTERVAL YEAR TO MONTH".into(),
+        other => simple_string(other).to_uppercase(),
+    }
+}
+
+/// Parse a Spark type string: `int`, `decimal(10,2)`, `array<string>`, `map<string,int>`,
+/// `struct<a:int,b string>`, or a DDL field list `a INT, b STRING` (returned as a struct).
+pub fn parse_data_type(text: &str, time_zone: &str) -> PlanResult<DataType> {
+    let mut p = TypeParser::new(text, time_zone);
+    let dt = p.parse_type_or_fields()?;
+    p.expect_end()?;
+    Ok(dt)
+}
+
+/// Parse a schema given either as a DDL string (`"id INT, name STRING"`), a single type
+/// (`"int"`, which becomes a one-column `value` schema), or Spark's JSON schema form.
+pub fn parse_schema(text: &str, time_zone: &str) -> PlanResult<Schema> {
+    let trimmed = text.trim();
+    if trimmed.starts_with('{') {
+        let json: serde_json::Value = serde_json::from_str(trimmed)
+            .map_err(|e| PlanError::InvalidPlan(format!("bad JSON schema: {e}")))?;
+        return match json_type(&json, time_zone)? {
+            DataType::Struct(fields) => Ok(Schema::new(fields)),
+            other => Ok(Schema::new(vec![Field::new("value", other, true)])),
+        };
+    }
+    let mut p = TypeParser::new(trimmed, time_zone);
+    let dt = p.parse_type_or_fields()?;
+    p.expect_end()?;
+    Ok(match dt {
+        DataType::Struct(fields) => Schema::new(fields),
+        other => Schema::new(vec![Field::new("value", other, true)]),
+    })
+}
+
+/// Spark's JSON form of a data type (`DataType.json()` in PySpark).
+fn json_type(v: &serde_json::Value, time_zone: &str) -> PlanResult<DataType> {
+    use serde_json::Value;
+    let bad = || PlanError::InvalidPlan(format!("bad JSON data type: {v}"));
+    match v {
+        Value::String(s) => parse_data_type(s, time_zone),
+        Value::Object(o) => {
+            let ty = o.get("type").and_then(Value::as_str).ok_or_else(bad)?;
+            match ty {
+                "struct" => {
+                    let fields = o.get("fields").and_then(Value::as_array).ok_or_else(bad)?;
+                    let fields = fields
+                        .iter()
+                        .map(|f| {
+                            let name = f.get("name").and_then(Value::as_str).ok_or_else(bad)?;
+                            let nullable =
+                                f.get("nullable").and_then(Value::as_bool).unwrap_or(true);
+                            let dt = json_type(f.get("type").ok_or_else(bad)?, time_zone)?;
+                            Ok(Field::new(name, dt, nullable))
+                        })
+                        .collect::<PlanResult<Vec<_>>>()?;
+                    Ok(DataType::Struct(Fields::from(fields)))
+                }
+                "array" => {
+                    let element = json_type(o.get("elementType").ok_or_else(bad)?, time_zone)?;
+                    let contains_null = o
+                        .get("containsNull")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(true);
+                    Ok(list_type(element, contains_null))
+                }
+                "map" => {
+                    let key = json_type(o.get("keyType").ok_or_else(bad)?, time_zone)?;
+                    let value = json_type(o.get("valueType").ok_or_else(bad)?, time_zone)?;
+                    let vcn = o
+                        .get("valueContainsNull")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(true);
+                    Ok(map_type(key, value, vcn))
+                }
+                "udt" => match o.get("sqlType") {
+                    Some(t) => json_type(t, time_zone),
+                    None => Err(bad()),
+                },
+                other => Err(PlanError::Unsupported(format!("JSON data type {other}"))),
+            }
+        }
+        _ => Err(bad()),
+    }
+}
+
+struct TypeParser<'a> {
+    text: &'a str,
+    pos: usize,
+    time_zone: &'a str,
+}
+
+impl<'a> TypeParser<'a> {
+    fn new(text: &'a str, time_zone: &'a str) -> Self {
+        Self {
+            text,
+            pos: 0,
+            time_zone,
+        }
+    }
+
+    fn error(&self) -> PlanError {
+        let rest = &self.text[self.pos.min(self.text.len())..];
+        let near = rest.split_whitespace().next().unwrap_or("end of input");
+        SparkError::parse_syntax(&format!("'{near}'"), "").into()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.text[self.pos..].chars().next() {
+            if c.is_whitespace() {
+                self.pos += c.len_utf8();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_ws();
+        self.text[self.pos..].chars().next()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: char) -> PlanResult<()> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn expect_end(&mut self) -> PlanResult<()> {
+        if self.peek().is_none() {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    /// An identifier (letters, digits, `_`) or a backquoted name.
+    fn ident(&mut self) -> PlanResult<String> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        if let Some(stripped) = rest.strip_prefix('`') {
+            let mut out = String::new();
+            let mut chars = stripped.char_indices();
+            while let Some((i, c)) = chars.next() {
+                if c == '`' {
+                    if stripped[i + 1..].starts_with('`') {
+                        out.push('`');
+                        chars.next();
+                    } else {
+                        self.pos += 1 + i + 1;
+                        return Ok(out);
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            return Err(self.error());
+        }
+        let len = rest
+            .char_indices()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len());
+        if len == 0 {
+            return Err(self.error());
+        }
+        self.pos += len;
+        Ok(rest[..len].to_string())
+    }
+
+    fn keyword(&mut self, kw: &str) -> bool {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        if rest.len() >= kw.len()
+            && rest[..kw.len()].eq_ignore_ascii_case(kw)
+            && !rest[kw.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            self.pos += kw.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn number(&mut self) -> PlanResult<i32> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let len = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let n = rest[..len].parse::<i32>().map_err(|_| self.error())?;
+        self.pos += len;
+        Ok(n)
+    }
+
+    /// Either a single type, or a comma-separated DDL field list.
+    fn parse_type_or_fields(&mut self) -> PlanResult<DataType> {
+        let start = self.pos;
+        if let Ok(dt) = self.parse_type() {
+            if self.peek().is_none() {
+                return Ok(dt);
+            }
+        }
+        self.pos = start;
+        Ok(DataType::Struct(self.parse_fields(None)?))
+    }
+
+    /// `name [:] type [NOT NULL] [COMMENT '...'], ...` until `close` (or end of input).
+    fn parse_fields(&mut self, close: Option<char>) -> PlanResult<Fields> {
+        let mut fields = Vec::new();
+        loop {
+            if let Some(c) = close {
+                if self.peek() == Some(c) {
+                    break;
+                }
+            } else if self.peek().is_none() {
+                break;
+            }
+            let name = self.ident()?;
+            self.eat(':');
+            let dt = self.parse_type()?;
+            let mut nullable = true;
+            loop {
+                if self.keyword("NOT") {
+                    if !self.keyword("NULL") {
+                        return Err(self.error());
+                    }
+                    nullable = false;
+                } else if self.keyword("COMMENT") {
+                    self.skip_string()?;
+                } else {
+                    break;
+                }
+            }
+            fields.push(Field::new(name, dt, nullable));
+            if !self.eat(',') {
+                break;
+            }
+        }
+        Ok(Fields::from(fields))
+    }
+
+    fn skip_string(&mut self) -> PlanResult<()> {
+        self.skip_ws();
+        let rest = &self.text[self.pos..];
+        let quote = rest.chars().next().ok_or_else(|| self.error())?;
+        if quote != '\'' && quote != '"' {
+            return Err(self.error());
+        }
+        let mut escaped = false;
+        for (i, c) in rest.char_indices().skip(1) {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == quote {
+                self.pos += i + 1;
+                return Ok(());
+            }
+        }
+        Err(self.error())
+    }
+
+    fn parse_type(&mut self) -> PlanResult<DataType> {
+        let name = self.ident()?.to_ascii_lowercase();
+        let dt = match name.as_str() {
+            "boolean" | "bool" => DataType::Boolean,
+            "tinyint" | "byte" => DataType::Int8,
+            "smallint" | "short" => DataType::Int16,
+            "int" | "integer" => DataType::Int32,
+            "bigint" | "long" => DataType::Int64,
+            "float" | "real" => DataType::Float32,
+            "double" => DataType::Float64,
+            "date" => DataType::Date32,
+            "timestamp" | "timestamp_ltz" => timestamp_type(self.time_zone),
+            "timestamp_ntz" => DataType::Timestamp(TimeUnit::Microsecond, None),
+            "binary" => DataType::Binary,
+            "void" | "null" => DataType::Null,
+            "string" => DataType::Utf8,
+            "char" | "varchar" | "character" => {
+                if self.eat('(') {
+                    self.number()?;
+                    self.expect(')')?;
+                }
+                DataType::Utf8
+            }
+            "decimal" | "dec" | "numeric" => {
+                if self.eat('(') {
+                    let p = self.number()?;
+                    let s = if self.eat(',') { self.number()? } else { 0 };
+                    self.expect(')')?;
+                    decimal_type(p, s)?
+                } else {
+                    DataType::Decimal128(10, 0)
+                }
+            }
+            "array" => {
+                self.expect('<')?;
+                let element = self.parse_type()?;
+                self.expect('>')?;
+                list_type(element, true)
+            }
+            "map" => {
+                self.expect('<')?;
+                let key = self.parse_type()?;
+                self.expect(',')?;
+                let value = self.parse_type()?;
+                self.expect('>')?;
+                map_type(key, value, true)
+            }
+            "struct" => {
+                self.expect('<')?;
+                let fields = self.parse_fields(Some('>'))?;
+                self.expect('>')?;
+                DataType::Struct(fields)
+            }
+            "interval" => self.parse_interval()?,
+            _ => {
+                return Err(SparkError::new(
+                    crate::error::ErrorKind::Parse,
+                    "UNSUPPORTED_DATATYPE",
+                    "0A000",
+                    format!("Unsupported data type \"{}\".", name.to_uppercase()),
+                    vec![("typeName", format!("\"{}\"", name.to_uppercase()))],
+                )
+                .into());
+            }
+        };
+        Ok(dt)
+    }
+
+    fn parse_interval(&mut self) -> PlanResult<DataType> {
+        const YM: [&str; 2] = ["YEAR", "MONTH"];
+        const DT: [&str; 4] = ["DAY", "HOUR", "MINUTE", "SECOND"];
+        let start = self.pos;
+        for f in YM {
+            if self.keyword(f) {
+                if self.keyword("TO") && !YM.iter().any(|g| self.keyword(g)) {
+                    return Err(self.error());
+                }
+                return Ok(DataType::Interval(IntervalUnit::YearMonth));
+            }
+        }
+        for f in DT {
+            if self.keyword(f) {
+                if self.keyword("TO") && !DT.iter().any(|g| self.keyword(g)) {
+                    return Err(self.error());
+                }
+                return Ok(DataType::Duration(TimeUnit::Microsecond));
+            }
+        }
+        self.pos = start;
+        Ok(DataType::Interval(IntervalUnit::MonthDayNano))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ddl_schemas() {
+        let s = parse_schema("id INT, name STRING", "UTC").unwrap();
+        assert_eq!(s.fields().len(), 2);
+        assert_eq!(s.field(0).data_type(), &DataType::Int32);
+        assert_eq!(s.field(1).data_type(), &DataType::Utf8);
+
+        let s = parse_schema(
+            "a INT NOT NULL, b ARRAY<STRING>, c MAP<STRING, DECIMAL(10,2)>, d struct<x:int, `y z` double>",
+            "UTC",
+        )
+        .unwrap();
+        assert!(!s.field(0).is_nullable());
+        assert_eq!(simple_string(s.field(1).data_type()), "array<string>");
+        assert_eq!(
+            simple_string(s.field(2).data_type()),
+            "map<string,decimal(10,2)>"
+        );
+        assert_eq!(
+            simple_string(s.field(3).data_type()),
+            "struct<x:int,y z:double>"
+        );
+    }
+
+    #[test]
+    fn parses_single_types() {
+        assert_eq!(parse_data_type("bigint", "UTC").unwrap(), DataType::Int64);
+        assert_eq!(
+            parse_data_type(" Decimal(5, 2) ", "UTC").unwrap(),
+            DataType::Decimal128(5, 2)
+        );
+        assert_eq!(
+            parse_data_type("interval day to second", "UTC").unwrap(),
+            DataType::Duration(TimeUnit::Microsecond)
+        );
+        assert!(parse_data_type("notatype", "UTC").is_err());
+        assert!(parse_data_type("decimal(50,2)", "UTC").is_err());
+    }
+
+    #[test]
+    fn parses_json_schemas() {
+        let json = r#"{"type":"struct","fields":[{"name":"id","type":"integer","nullable":true,"metadata":{}},
+            {"name":"xs","type":{"type":"array","elementType":"string","containsNull":false},"nullable":false,"metadata":{}}]}"#;
+        let s = parse_schema(json, "UTC").unwrap();
+        assert_eq!(s.field(0).data_type(), &DataType::Int32);
+        assert_eq!(s.field(1).data_type(), &list_type(DataType::Utf8, false));
+        assert!(!s.field(1).is_nullable());
+    }
+
+    #[test]
+    fn round_trips_through_proto() {
+        let types = [
+            DataType::Int32,
+            DataType::Decimal128(12, 3),
+            timestamp_type("UTC"),
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            list_type(DataType::Utf8, true),
+            map_type(DataType::Utf8, DataType::Int64, true),
+            DataType::Struct(Fields::from(vec![Field::new("a", DataType::Date32, true)])),
+        ];
+        for t in types {
+            let p = to_proto(&t).unwrap();
+            assert_eq!(from_proto(&p, "UTC").unwrap(), t, "{t}");
+        }
+    }
+
+    #[test]
+    fn names_types_like_spark() {
+        assert_eq!(sql_name(&DataType::Utf8), "STRING");
+        assert_eq!(sql_name(&DataType::Decimal128(10, 2)), "DECIMAL(10,2)");
+        assert_eq!(sql_name(&list_type(DataType::Int32, true)), "ARRAY<INT>");
+        assert_eq!(simple_string(&DataType::Null), "void");
+    }
+}

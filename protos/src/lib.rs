@@ -1,0 +1,19 @@
+//! Generated protocol code: Spark Connect (vendored from Apache Spark, see `NOTICE`) and
+//! Ember's own driver/worker protocol. Nothing but generated code lives here.
+
+#![allow(clippy::all, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(missing_docs)]
+
+/// Spark Connect, `package spark.connect`.
+pub mod spark {
+    pub mod connect {
+        tonic::include_proto!("spark.connect");
+    }
+}
+
+/// Ember's own protocols.
+pub mod ember {
+    pub mod worker {
+        tonic::include_proto!("ember.worker");
+    }
+}

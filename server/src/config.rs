@@ -1,0 +1,339 @@
+//! Spark configuration: Spark's defaults for the keys clients ask for, session-scoped overrides,
+//! and the typed settings the planner and DataFusion take from them.
+
+use std::collections::BTreeMap;
+
+use ember_planner::PlannerConfig;
+use parking_lot::RwLock;
+
+/// A known key: its default (None: unset unless given) and whether sessions may change it.
+pub struct ConfigEntry {
+    pub key: &'static str,
+    pub default: Option<&'static str>,
+    pub modifiable: bool,
+}
+
+const fn entry(key: &'static str, default: Option<&'static str>, modifiable: bool) -> ConfigEntry {
+    ConfigEntry {
+        key,
+        default,
+        modifiable,
+    }
+}
+
+/// Spark 4's defaults for the keys PySpark reads, recorded from a real Spark Connect server.
+pub const DEFAULTS: &[ConfigEntry] = &[
+    entry("spark.app.name", Some("Ember"), false),
+    entry("spark.master", Some("local[*]"), false),
+    entry(
+        "spark.connect.session.planCompression.defaultAlgorithm",
+        Some("ZSTD"),
+        true,
+    ),
+    entry(
+        "spark.connect.session.planCompression.threshold",
+        Some("10485760"),
+        true,
+    ),
+    entry("spark.sql.adaptive.enabled", Some("true"), true),
+    entry("spark.sql.ansi.enabled", Some("true"), true),
+    entry(
+        "spark.sql.artifact.isolation.alwaysApplyClassloader",
+        Some("true"),
+        true,
+    ),
+    entry("spark.sql.artifact.isolation.enabled", Some("true"), true),
+    entry(
+        "spark.sql.autoBroadcastJoinThreshold",
+        Some("10485760b"),
+        true,
+    ),
+    entry("spark.sql.caseSensitive", Some("false"), true),
+    entry(
+        "spark.sql.connect.serverStacktrace.enabled",
+        Some("true"),
+        true,
+    ),
+    entry("spark.sql.crossJoin.enabled", Some("true"), true),
+    entry("spark.sql.debug.maxToStringFields", Some("25"), true),
+    entry("spark.sql.defaultCatalog", Some("spark_catalog"), true),
+    entry(
+        "spark.sql.execution.arrow.maxRecordsPerBatch",
+        Some("10000"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.arrow.pyspark.enabled",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.arrow.pyspark.fallback.enabled",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.arrow.pyspark.selfDestruct.enabled",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.arrow.useLargeVarTypes",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pandas.convertToArrowArraySafely",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pandas.inferPandasDictAsMap",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pandas.structHandlingMode",
+        Some("legacy"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pyspark.binaryAsBytes",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pythonUDF.arrow.enabled",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.execution.pythonUDTF.arrow.enabled",
+        Some("true"),
+        true,
+    ),
+    entry(
+        "spark.sql.files.maxPartitionBytes",
+        Some("134217728b"),
+        true,
+    ),
+    entry("spark.sql.leafNodeDefaultParallelism", None, true),
+    entry("spark.sql.legacy.timeParserPolicy", Some("CORRECTED"), true),
+    entry("spark.sql.maxMetadataStringLength", Some("100"), true),
+    entry(
+        "spark.sql.optimizer.runtime.bloomFilter.enabled",
+        Some("true"),
+        true,
+    ),
+    entry("spark.sql.parquet.compression.codec", Some("snappy"), true),
+    entry(
+        "spark.sql.pyspark.inferNestedDictAsStruct.enabled",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.pyspark.jvmStacktrace.enabled",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled",
+        Some("false"),
+        true,
+    ),
+    entry(
+        "spark.sql.pyspark.legacy.inferMapTypeFromFirstPair.enabled",
+        Some("false"),
+        true,
+    ),
+    entry("spark.sql.repl.eagerEval.enabled", Some("false"), true),
+    entry("spark.sql.repl.eagerEval.maxNumRows", Some("20"), true),
+    entry("spark.sql.repl.eagerEval.truncate", Some("20"), true),
+    entry(
+        "spark.sql.session.localRelationBatchOfChunksSizeBytes",
+        Some("1073741824"),
+        true,
+    ),
+    entry(
+        "spark.sql.session.localRelationCacheThreshold",
+        Some("1048576"),
+        true,
+    ),
+    entry(
+        "spark.sql.session.localRelationChunkSizeBytes",
+        Some("16777216"),
+        true,
+    ),
+    entry(
+        "spark.sql.session.localRelationChunkSizeRows",
+        Some("10000"),
+        true,
+    ),
+    entry(
+        "spark.sql.session.localRelationSizeLimit",
+        Some("3221225472"),
+        true,
+    ),
+    entry("spark.sql.session.timeZone", None, true),
+    entry("spark.sql.shuffle.partitions", Some("200"), true),
+    entry("spark.sql.sources.default", Some("parquet"), true),
+    entry(
+        "spark.sql.streaming.stateStore.providerClass",
+        Some("org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"),
+        true,
+    ),
+    entry("spark.sql.timestampType", Some("TIMESTAMP_LTZ"), true),
+    entry("spark.sql.warehouse.dir", None, false),
+];
+
+fn known(key: &str) -> Option<&'static ConfigEntry> {
+    DEFAULTS.iter().find(|e| e.key == key)
+}
+
+/// Values fixed when the server starts (warehouse dir, time zone of the machine, ...).
+#[derive(Debug, Clone, Default)]
+pub struct ServerDefaults {
+    pub values: BTreeMap<String, String>,
+}
+
+/// One session's configuration.
+pub struct SessionConf {
+    server: ServerDefaults,
+    overrides: RwLock<BTreeMap<String, String>>,
+}
+
+impl SessionConf {
+    pub fn new(server: ServerDefaults) -> Self {
+        Self {
+            server,
+            overrides: RwLock::new(BTreeMap::new()),
+        }
+    }
+
+    /// The effective value: session override, else server value, else Spark's default.
+    pub fn get(&self, key: &str) -> Option<String> {
+        if let Some(v) = self.overrides.read().get(key) {
+            return Some(v.clone());
+        }
+        if let Some(v) = self.server.values.get(key) {
+            return Some(v.clone());
+        }
+        known(key).and_then(|e| e.default.map(str::to_string))
+    }
+
+    /// Whether Spark knows the key at all (unknown keys raise SQL_CONF_NOT_FOUND on get).
+    pub fn is_known(&self, key: &str) -> bool {
+        self.overrides.read().contains_key(key)
+            || self.server.values.contains_key(key)
+            || known(key).is_some()
+    }
+
+    pub fn set(&self, key: &str, value: &str) {
+        self.overrides
+            .write()
+            .insert(key.to_string(), value.to_string());
+    }
+
+    pub fn unset(&self, key: &str) {
+        self.overrides.write().remove(key);
+    }
+
+    pub fn is_modifiable(&self, key: &str) -> bool {
+        match known(key) {
+            Some(e) => e.modifiable,
+            None => key.starts_with("spark.sql.") || !key.starts_with("spark."),
+        }
+    }
+
+    /// All explicitly set values and server values (Spark's `getAll`), sorted by key.
+    pub fn all(&self) -> Vec<(String, String)> {
+        let mut out: BTreeMap<String, String> = self.server.values.clone();
+        for (k, v) in self.overrides.read().iter() {
+            out.insert(k.clone(), v.clone());
+        }
+        out.into_iter().collect()
+    }
+
+    fn bool(&self, key: &str, default: bool) -> bool {
+        self.get(key)
+            .map(|v| v.trim().eq_ignore_ascii_case("true"))
+            .unwrap_or(default)
+    }
+
+    fn usize(&self, key: &str, default: usize) -> usize {
+        self.get(key)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(default)
+    }
+
+    pub fn time_zone(&self) -> String {
+        self.get("spark.sql.session.timeZone")
+            .unwrap_or_else(|| "UTC".to_string())
+    }
+
+    pub fn shuffle_partitions(&self) -> usize {
+        self.usize("spark.sql.shuffle.partitions", 200).max(1)
+    }
+
+    /// The settings the planner honours, read once per request.
+    pub fn planner_config(&self, default_parallelism: usize) -> PlannerConfig {
+        PlannerConfig {
+            case_sensitive: self.bool("spark.sql.caseSensitive", false),
+            ansi: self.bool("spark.sql.ansi.enabled", true),
+            time_zone: self.time_zone(),
+            default_parallelism: self
+                .get("spark.sql.leafNodeDefaultParallelism")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default_parallelism)
+                .max(1),
+            shuffle_partitions: self.shuffle_partitions(),
+        }
+    }
+}
+
+/// The machine's time zone name, as Spark's JVM would pick it up (TZ, then /etc/localtime).
+pub fn system_time_zone() -> String {
+    if let Ok(tz) = std::env::var("TZ") {
+        let tz = tz.trim_start_matches(':').to_string();
+        if tz.parse::<chrono_tz::Tz>().is_ok() {
+            return tz;
+        }
+    }
+    if let Ok(target) = std::fs::read_link("/etc/localtime") {
+        let s = target.to_string_lossy();
+        if let Some(idx) = s.find("zoneinfo/") {
+            let name = &s[idx + "zoneinfo/".len()..];
+            if name.parse::<chrono_tz::Tz>().is_ok() {
+                return name.to_string();
+            }
+        }
+    }
+    if let Ok(name) = std::fs::read_to_string("/etc/timezone") {
+        let name = name.trim();
+        if name.parse::<chrono_tz::Tz>().is_ok() {
+            return name.to_string();
+        }
+    }
+    "UTC".to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_override_defaults_and_unset_restores_them() {
+        let c = SessionConf::new(ServerDefaults::default());
+        assert_eq!(
+            c.get("spark.sql.shuffle.partitions").as_deref(),
+            Some("200")
+        );
+        c.set("spark.sql.shuffle.partitions", "7");
+        assert_eq!(c.shuffle_partitions(), 7);
+        c.unset("spark.sql.shuffle.partitions");
+        assert_eq!(c.shuffle_partitions(), 200);
+        assert!(c.get("no.such.key").is_none());
+        assert!(!c.is_modifiable("spark.sql.warehouse.dir"));
+        assert!(c.is_modifiable("spark.sql.ansi.enabled"));
+    }
+}

@@ -1,0 +1,282 @@
+//! Statements that act on the session (views, configuration, SHOW/DESCRIBE/EXPLAIN), and the
+//! local relation Spark returns as the result of a SQL command.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::ipc::writer::StreamWriter;
+use ember_planner::spec::{ExplainMode, Plan, PlanNode, Statement, ViewKind};
+use ember_planner::{SparkError, types};
+use ember_protos::spark::connect as pb;
+
+use crate::error::ServerResult;
+use crate::explain;
+use crate::state::RequestContext;
+
+/// Run a statement; statements that produce rows return them as one batch.
+pub async fn execute_statement(
+    ctx: &RequestContext,
+    statement: Statement,
+) -> ServerResult<Option<RecordBatch>> {
+    let conf = &ctx.session.conf;
+    match statement {
+        Statement::Query(_) => Err(SparkError::invalid_plan("a query is not a command").into()),
+        Statement::CreateView {
+            name,
+            mut plan,
+            kind,
+            replace,
+            if_not_exists,
+            columns,
+        } => {
+            plan.strip_plan_ids();
+            if !columns.is_empty() {
+                plan = Plan::new(PlanNode::ToDf {
+                    input: Box::new(plan),
+                    names: columns,
+                });
+            }
+            // Spark analyzes the view's query when the view is created.
+            ctx.resolve(&plan)?;
+            let global = kind == ViewKind::GlobalTemporary;
+            let view_name = match name.as_slice() {
+                [n] => n.clone(),
+                [db, n]
+                    if global
+                        && db
+                            .eq_ignore_ascii_case(ember_planner::catalog::GLOBAL_TEMP_DATABASE) =>
+                {
+                    n.clone()
+                }
+                _ => {
+                    return Err(SparkError::analysis(
+                        "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS",
+                        "428EK",
+                        format!(
+                            "CREATE TEMPORARY VIEW expects a single-part view name, got {}.",
+                            name.join(".")
+                        ),
+                    )
+                    .into());
+                }
+            };
+            let exists = ctx.session.catalog.lookup_view(&name);
+            if if_not_exists && exists {
+                return Ok(None);
+            }
+            ctx.session
+                .catalog
+                .create_temp_view(&view_name, plan, replace, global)?;
+            Ok(None)
+        }
+        Statement::DropView { name, if_exists } => {
+            if !ctx.session.catalog.drop_temp_view(&name) && !if_exists {
+                return Err(SparkError::table_not_found(&name.join(".")).into());
+            }
+            Ok(None)
+        }
+        Statement::SetConfig {
+            key: Some(key),
+            value: Some(value),
+        } => {
+            if !conf.is_modifiable(&key) {
+                return Err(SparkError::analysis(
+                    "CANNOT_MODIFY_STATIC_CONFIG",
+                    "46110",
+                    format!("Cannot modify the value of the static Spark config: \"{key}\"."),
+                )
+                .into());
+            }
+            conf.set(&key, &value);
+            key_values(vec![(key, value)])
+        }
+        Statement::SetConfig {
+            key: Some(key),
+            value: None,
+        } => {
+            let value = conf.get(&key).unwrap_or_else(|| "<undefined>".to_string());
+            key_values(vec![(key, value)])
+        }
+        Statement::SetConfig { key: None, .. } => key_values(conf.all()),
+        Statement::ResetConfig { key } => {
+            match key {
+                Some(k) => conf.unset(&k),
+                None => {
+                    for (k, _) in conf.all() {
+                        conf.unset(&k);
+                    }
+                }
+            }
+            Ok(None)
+        }
+        Statement::Explain { plan, mode } => {
+            let query = ctx.resolve(&plan)?;
+            let text = explain::explain(ctx, &query, mode).await?;
+            single_string_column("plan", vec![text])
+        }
+        Statement::ShowTables { pattern, .. } | Statement::ShowViews { pattern, .. } => {
+            let names: Vec<String> = ctx
+                .session
+                .catalog
+                .temp_view_names()
+                .into_iter()
+                .filter(|n| matches_pattern(n, pattern.as_deref()))
+                .collect();
+            let n = names.len();
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("namespace", DataType::Utf8, false),
+                Field::new("tableName", DataType::Utf8, false),
+                Field::new("isTemporary", DataType::Boolean, false),
+            ]));
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from(vec![""; n])),
+                Arc::new(StringArray::from(names)),
+                Arc::new(BooleanArray::from(vec![true; n])),
+            ];
+            Ok(Some(
+                RecordBatch::try_new(schema, columns)
+                    .map_err(datafusion::error::DataFusionError::from)?,
+            ))
+        }
+        Statement::ShowDatabases { pattern } => {
+            let dbs: Vec<String> = vec!["default".to_string()]
+                .into_iter()
+                .filter(|n| matches_pattern(n, pattern.as_deref()))
+                .collect();
+            single_string_column("namespace", dbs)
+        }
+        Statement::ShowFunctions { pattern } => {
+            let mut names: Vec<String> = ember_planner::functions::registry()
+                .names()
+                .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+                .filter(|n| matches_pattern(n, pattern.as_deref()))
+                .cloned()
+                .collect();
+            names.sort();
+            single_string_column("function", names)
+        }
+        Statement::ShowColumns { table } => {
+            let query = ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
+            single_string_column("col_name", query.names)
+        }
+        Statement::DescribeTable { table, .. } => {
+            let query = ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
+            describe(&query)
+        }
+        Statement::DescribeQuery(plan) => {
+            let query = ctx.resolve(&plan)?;
+            describe(&query)
+        }
+        Statement::Use { database } => {
+            ctx.session.catalog.set_current_database(&database)?;
+            Ok(None)
+        }
+        Statement::Cache { .. }
+        | Statement::Uncache { .. }
+        | Statement::ClearCache
+        | Statement::RefreshTable { .. }
+        | Statement::Noop => Ok(None),
+        Statement::Evaluate(_) => Err(ember_planner::PlanError::Unsupported(
+            "evaluating a standalone expression".into(),
+        )
+        .into()),
+    }
+}
+
+fn describe(query: &ember_planner::ResolvedQuery) -> ServerResult<Option<RecordBatch>> {
+    let schema = query.plan.schema();
+    let types: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| types::simple_string(f.data_type()))
+        .collect();
+    let n = types.len();
+    let out = Arc::new(Schema::new(vec![
+        Field::new("col_name", DataType::Utf8, false),
+        Field::new("data_type", DataType::Utf8, false),
+        Field::new("comment", DataType::Utf8, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(query.names.clone())),
+        Arc::new(StringArray::from(types)),
+        Arc::new(StringArray::from(vec![None::<&str>; n])),
+    ];
+    Ok(Some(
+        RecordBatch::try_new(out, columns).map_err(datafusion::error::DataFusionError::from)?,
+    ))
+}
+
+fn key_values(pairs: Vec<(String, String)>) -> ServerResult<Option<RecordBatch>> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("key", DataType::Utf8, false),
+        Field::new("value", DataType::Utf8, false),
+    ]));
+    let (keys, values): (Vec<String>, Vec<String>) = pairs.into_iter().unzip();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(keys)),
+        Arc::new(StringArray::from(values)),
+    ];
+    Ok(Some(
+        RecordBatch::try_new(schema, columns).map_err(datafusion::error::DataFusionError::from)?,
+    ))
+}
+
+fn single_string_column(name: &str, values: Vec<String>) -> ServerResult<Option<RecordBatch>> {
+    let schema = Arc::new(Schema::new(vec![Field::new(name, DataType::Utf8, false)]));
+    Ok(Some(
+        RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(values))])
+            .map_err(datafusion::error::DataFusionError::from)?,
+    ))
+}
+
+/// Spark's SHOW ... LIKE pattern: `*` matches anything, `|` separates alternatives.
+fn matches_pattern(name: &str, pattern: Option<&str>) -> bool {
+    let Some(p) = pattern else { return true };
+    p.split('|').any(|alt| {
+        let re = format!("(?i)^{}$", regex_escape(alt.trim()).replace("\\*", ".*"));
+        regex::Regex::new(&re)
+            .map(|r| r.is_match(name))
+            .unwrap_or(false)
+    })
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The relation Spark returns for a SQL command: its result rows as a local relation.
+pub fn local_relation(result: Option<RecordBatch>) -> ServerResult<pb::Relation> {
+    let batch = match result {
+        Some(b) => b,
+        None => RecordBatch::new_empty(Arc::new(Schema::empty())),
+    };
+    let mut data = Vec::new();
+    {
+        let mut w = StreamWriter::try_new(&mut data, &batch.schema())
+            .map_err(datafusion::error::DataFusionError::from)?;
+        w.write(&batch)
+            .map_err(datafusion::error::DataFusionError::from)?;
+        w.finish()
+            .map_err(datafusion::error::DataFusionError::from)?;
+    }
+    Ok(pb::Relation {
+        common: None,
+        rel_type: Some(pb::relation::RelType::LocalRelation(pb::LocalRelation {
+            data: Some(data),
+            schema: None,
+        })),
+    })
+}
+
+#[allow(dead_code)]
+fn _explain_mode(m: ExplainMode) -> ExplainMode {
+    m
+}

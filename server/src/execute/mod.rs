@@ -1,0 +1,348 @@
+//! ExecutePlan: decode the plan, run it as a reattachable operation, stream the responses.
+
+pub mod command;
+pub mod encode;
+pub mod operation;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use arrow::array::{RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use ember_planner::proto::{CommandSpec, convert_command, convert_relation};
+use ember_planner::spec::Statement;
+use ember_planner::{PostProcess, show};
+use ember_protos::spark::connect as pb;
+use ember_protos::spark::connect::execute_plan_response::{
+    ArrowBatch, ResponseType, ResultComplete, SqlCommandResult,
+};
+use futures::{Stream, StreamExt};
+use prost::Message;
+use tonic::Status;
+
+use self::encode::ResultEncoder;
+use self::operation::Operation;
+use crate::error::{ErrorRecord, ServerError, ServerResult, status_of};
+use crate::state::RequestContext;
+
+pub type ResponseStream =
+    Pin<Box<dyn Stream<Item = Result<pb::ExecutePlanResponse, Status>> + Send>>;
+
+/// Builds responses that carry the ids the client checks.
+#[derive(Clone)]
+pub struct Responder {
+    pub session_id: String,
+    pub server_side_session_id: String,
+    pub operation_id: String,
+}
+
+impl Responder {
+    pub fn response(&self, kind: Option<ResponseType>) -> pb::ExecutePlanResponse {
+        pb::ExecutePlanResponse {
+            session_id: self.session_id.clone(),
+            server_side_session_id: self.server_side_session_id.clone(),
+            operation_id: self.operation_id.clone(),
+            response_id: uuid::Uuid::new_v4().to_string(),
+            response_type: kind,
+            ..Default::default()
+        }
+    }
+}
+
+/// Start an operation for `req` and return the stream of its responses.
+pub fn execute_plan(
+    ctx: RequestContext,
+    req: pb::ExecutePlanRequest,
+) -> Result<ResponseStream, Status> {
+    let operation_id = match req.operation_id.as_deref() {
+        Some(id) if !id.is_empty() => {
+            uuid::Uuid::parse_str(id).map_err(|_| {
+                crate::error::invalid_handle(
+                    "INVALID_HANDLE.FORMAT",
+                    &format!("The handle {id} is invalid. Handle must be an UUID string."),
+                )
+            })?;
+            id.to_string()
+        }
+        _ => uuid::Uuid::new_v4().to_string(),
+    };
+    let reattachable = req.request_options.iter().any(|o| {
+        matches!(
+            &o.request_option,
+            Some(pb::execute_plan_request::request_option::RequestOption::ReattachOptions(r)) if r.reattachable
+        )
+    });
+    let plan = req.plan.ok_or_else(|| {
+        status_of(
+            &ember_planner::SparkError::invalid_plan("ExecutePlan without a plan"),
+            None,
+        )
+    })?;
+    let op = Arc::new(Operation::new(
+        operation_id.clone(),
+        req.tags.clone(),
+        reattachable,
+    ));
+    {
+        let mut ops = ctx.session.operations.lock();
+        if ops.contains_key(&operation_id) {
+            return Err(crate::error::invalid_handle(
+                "INVALID_HANDLE.OPERATION_ALREADY_EXISTS",
+                &format!("The handle {operation_id} is invalid. Operation already exists."),
+            ));
+        }
+        ops.insert(operation_id.clone(), op.clone());
+    }
+    let responder = Responder {
+        session_id: ctx.session.session_id.clone(),
+        server_side_session_id: ctx.session.server_side_session_id.clone(),
+        operation_id: operation_id.clone(),
+    };
+    let task_op = op.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = run_plan(&ctx, &task_op, &responder, plan).await;
+        match outcome {
+            Ok(()) => {
+                let complete =
+                    responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
+                task_op.push(complete).await;
+                task_op.finish(Ok(()));
+            }
+            Err(e) => task_op.finish(Err(error_status(&ctx, e))),
+        }
+        if !task_op.reattachable {
+            // Nothing can reattach: drop the operation once its stream has drained.
+            ctx.session.operations.lock().remove(&task_op.id);
+        }
+    });
+    op.set_task(handle.abort_handle());
+    Ok(Box::pin(op.stream_from(None)))
+}
+
+/// Record the error for FetchErrorDetails and turn it into a status.
+pub fn error_status(ctx: &RequestContext, e: ServerError) -> Status {
+    match e.to_spark() {
+        Some(spark) => {
+            tracing::debug!(error = %spark, "request failed");
+            let id = ctx.session.remember_error(ErrorRecord {
+                error: spark.clone(),
+            });
+            status_of(&spark, Some(&id))
+        }
+        None => match e {
+            ServerError::Status(s) => s,
+            other => Status::internal(other.to_string()),
+        },
+    }
+}
+
+/// Decode `Plan.op_type`, including zstd-compressed plans.
+enum Decoded {
+    Relation(pb::Relation),
+    Command(pb::Command),
+}
+
+fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
+    use pb::plan::OpType;
+    use pb::plan::compressed_operation::OpType as CompressedType;
+    match plan.op_type {
+        Some(OpType::Root(r)) => Ok(Decoded::Relation(r)),
+        Some(OpType::Command(c)) => Ok(Decoded::Command(c)),
+        Some(OpType::CompressedOperation(c)) => {
+            if c.compression_codec != pb::CompressionCodec::Zstd as i32 {
+                return Err(ember_planner::SparkError::invalid_plan(
+                    "unknown plan compression codec",
+                )
+                .into());
+            }
+            let bytes = zstd::stream::decode_all(c.data.as_slice()).map_err(|e| {
+                ember_planner::SparkError::invalid_plan(format!("cannot decompress plan: {e}"))
+            })?;
+            let bad = |e: prost::DecodeError| {
+                ember_planner::SparkError::invalid_plan(format!("cannot decode plan: {e}"))
+            };
+            match CompressedType::try_from(c.op_type).unwrap_or(CompressedType::Unspecified) {
+                CompressedType::Relation => Ok(Decoded::Relation(
+                    pb::Relation::decode(bytes.as_slice()).map_err(bad)?,
+                )),
+                CompressedType::Command => Ok(Decoded::Command(
+                    pb::Command::decode(bytes.as_slice()).map_err(bad)?,
+                )),
+                CompressedType::Unspecified => Err(ember_planner::SparkError::invalid_plan(
+                    "compressed plan without type",
+                )
+                .into()),
+            }
+        }
+        None => Err(ember_planner::SparkError::invalid_plan("plan without an operation").into()),
+    }
+}
+
+async fn run_plan(
+    ctx: &RequestContext,
+    op: &Operation,
+    responder: &Responder,
+    plan: pb::Plan,
+) -> ServerResult<()> {
+    match decode_plan(plan)? {
+        Decoded::Relation(rel) => stream_relation(ctx, op, responder, &rel).await,
+        Decoded::Command(cmd) => run_command(ctx, op, responder, &cmd).await,
+    }
+}
+
+async fn stream_relation(
+    ctx: &RequestContext,
+    op: &Operation,
+    responder: &Responder,
+    rel: &pb::Relation,
+) -> ServerResult<()> {
+    let spec = convert_relation(&ctx.proto_context(), rel)?;
+    let query = ctx.resolve(&spec)?;
+    match query.post {
+        PostProcess::None => {
+            let mut stream = ctx.execute(&query).await?;
+            let encoder = ResultEncoder::new(&stream.schema(), &query.names);
+            send_schema(op, responder, &encoder).await?;
+            let mut offset = 0i64;
+            let mut sent = false;
+            while let Some(batch) = stream.next().await {
+                let batch = batch?;
+                if batch.num_rows() == 0 && sent {
+                    continue;
+                }
+                offset = send_batch(op, responder, &encoder, &batch, offset).await?;
+                sent = true;
+            }
+            if !sent {
+                let empty = RecordBatch::new_empty(encoder.schema().clone());
+                send_batch(op, responder, &encoder, &empty, 0).await?;
+            }
+            Ok(())
+        }
+        PostProcess::ShowString {
+            num_rows,
+            truncate,
+            vertical,
+        } => {
+            let batches = ctx.collect(&query).await?;
+            let text = show::show_string(
+                &batches,
+                &query.names,
+                num_rows,
+                truncate,
+                vertical,
+                &ctx.session.conf.time_zone(),
+            );
+            let schema = Arc::new(Schema::new(vec![Field::new(
+                "show_string",
+                DataType::Utf8,
+                false,
+            )]));
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(StringArray::from(vec![text]))],
+            )
+            .map_err(datafusion::error::DataFusionError::from)?;
+            let encoder = ResultEncoder::new(&schema, &["show_string".to_string()]);
+            send_schema(op, responder, &encoder).await?;
+            send_batch(op, responder, &encoder, &batch, 0).await?;
+            Ok(())
+        }
+        PostProcess::Tail(n) => {
+            let batches = ctx.collect(&query).await?;
+            let schema = match batches.first() {
+                Some(b) => b.schema(),
+                None => Arc::new(query.plan.schema().as_arrow().clone()),
+            };
+            let all = arrow::compute::concat_batches(&schema, &batches)
+                .map_err(datafusion::error::DataFusionError::from)?;
+            let start = all.num_rows().saturating_sub(n);
+            let tail = all.slice(start, all.num_rows() - start);
+            let encoder = ResultEncoder::new(&schema, &query.names);
+            send_schema(op, responder, &encoder).await?;
+            send_batch(op, responder, &encoder, &tail, 0).await?;
+            Ok(())
+        }
+    }
+}
+
+async fn send_schema(
+    op: &Operation,
+    responder: &Responder,
+    encoder: &ResultEncoder,
+) -> ServerResult<()> {
+    let names: Vec<String> = encoder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let mut response = responder.response(None);
+    response.schema = Some(ember_planner::types::schema_to_proto(
+        encoder.schema(),
+        &names,
+    )?);
+    push(op, response).await
+}
+
+async fn send_batch(
+    op: &Operation,
+    responder: &Responder,
+    encoder: &ResultEncoder,
+    batch: &RecordBatch,
+    mut offset: i64,
+) -> ServerResult<i64> {
+    let converted = encoder.convert(batch)?;
+    for (rows, data) in encoder.encode(&converted)? {
+        let response = responder.response(Some(ResponseType::ArrowBatch(ArrowBatch {
+            row_count: rows,
+            data,
+            start_offset: Some(offset),
+            chunk_index: None,
+            num_chunks_in_batch: None,
+        })));
+        push(op, response).await?;
+        offset += rows;
+    }
+    Ok(offset)
+}
+
+async fn push(op: &Operation, response: pb::ExecutePlanResponse) -> ServerResult<()> {
+    if op.push(response).await {
+        Ok(())
+    } else {
+        Err(ember_execution::ExecutionError::Cancelled.into())
+    }
+}
+
+async fn run_command(
+    ctx: &RequestContext,
+    op: &Operation,
+    responder: &Responder,
+    cmd: &pb::Command,
+) -> ServerResult<()> {
+    match convert_command(&ctx.proto_context(), cmd)? {
+        CommandSpec::Sql {
+            statement,
+            relation,
+        } => {
+            let relation = match statement {
+                Statement::Query(_) => relation,
+                other => {
+                    let result = command::execute_statement(ctx, other).await?;
+                    command::local_relation(result)?
+                }
+            };
+            let response =
+                responder.response(Some(ResponseType::SqlCommandResult(SqlCommandResult {
+                    relation: Some(relation),
+                })));
+            push(op, response).await
+        }
+        CommandSpec::Statement(statement) => {
+            command::execute_statement(ctx, statement).await?;
+            Ok(())
+        }
+        CommandSpec::Ignored => Ok(()),
+    }
+}

@@ -1,0 +1,43 @@
+//! `ember`: a Spark Connect server on Apache DataFusion.
+//!
+//! `ember server` serves Spark Connect; `ember worker` joins a cluster driver.
+
+mod analyze;
+mod cli;
+mod config;
+mod error;
+mod execute;
+mod explain;
+mod service;
+mod session;
+mod state;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = cli::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("EMBER_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("ember: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(cli::run(args)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ember: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Spark sessions: per-client state keyed by (user id, session id) — configuration, catalog,
+//! artifacts, running operations and recent errors — isolated from other sessions.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use ember_planner::SparkError;
+use ember_planner::catalog::{GlobalViews, SessionCatalog};
+use parking_lot::Mutex;
+use tonic::Status;
+
+use crate::config::{ServerDefaults, SessionConf};
+use crate::error::{ErrorRecord, invalid_handle};
+use crate::execute::operation::Operation;
+
+/// Errors kept per session for `FetchErrorDetails`.
+const MAX_KEPT_ERRORS: usize = 64;
+
+pub struct Session {
+    pub user_id: String,
+    pub session_id: String,
+    /// Constant for the life of the session; the client checks it on every response.
+    pub server_side_session_id: String,
+    pub conf: SessionConf,
+    pub catalog: SessionCatalog,
+    pub artifacts: Mutex<HashMap<String, Bytes>>,
+    pub operations: Mutex<HashMap<String, Arc<Operation>>>,
+    errors: Mutex<VecDeque<(String, ErrorRecord)>>,
+    pub target_partitions: usize,
+}
+
+impl Session {
+    fn new(
+        user_id: &str,
+        session_id: &str,
+        defaults: ServerDefaults,
+        global: Arc<GlobalViews>,
+        target_partitions: usize,
+    ) -> Self {
+        Self {
+            user_id: user_id.to_string(),
+            session_id: session_id.to_string(),
+            server_side_session_id: uuid::Uuid::new_v4().to_string(),
+            conf: SessionConf::new(defaults),
+            catalog: SessionCatalog::new(global),
+            artifacts: Mutex::new(HashMap::new()),
+            operations: Mutex::new(HashMap::new()),
+            errors: Mutex::new(VecDeque::new()),
+            target_partitions,
+        }
+    }
+
+    /// A DataFusion context for one request, configured from the session's settings.
+    pub fn datafusion_context(&self) -> SessionContext {
+        let mut config = SessionConfig::new()
+            .with_target_partitions(self.target_partitions.max(1))
+            .with_batch_size(8192)
+            .with_information_schema(false);
+        let options = config.options_mut();
+        options.execution.time_zone = Some(self.conf.time_zone());
+        options.execution.parquet.schema_force_view_types = false;
+        options.sql_parser.enable_ident_normalization = false;
+        let state = SessionStateBuilder::new()
+            .with_config(config)
+            .with_default_features()
+            .build();
+        SessionContext::new_with_state(state)
+    }
+
+    pub fn remember_error(&self, error: ErrorRecord) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        let mut errors = self.errors.lock();
+        if errors.len() >= MAX_KEPT_ERRORS {
+            errors.pop_front();
+        }
+        errors.push_back((id.clone(), error));
+        id
+    }
+
+    pub fn take_error(&self, id: &str) -> Option<ErrorRecord> {
+        let mut errors = self.errors.lock();
+        let pos = errors.iter().position(|(e, _)| e == id)?;
+        errors.remove(pos).map(|(_, e)| e)
+    }
+
+    pub fn artifact(&self, name: &str) -> Option<Bytes> {
+        self.artifacts.lock().get(name).cloned()
+    }
+
+    /// Cancel every running operation (session release, server shutdown).
+    pub fn interrupt_all(&self) -> Vec<String> {
+        let ops: Vec<Arc<Operation>> = self.operations.lock().values().cloned().collect();
+        ops.iter()
+            .filter(|op| op.interrupt())
+            .map(|op| op.id.clone())
+            .collect()
+    }
+}
+
+#[derive(Default)]
+pub struct SessionManager {
+    sessions: Mutex<HashMap<(String, String), Arc<Session>>>,
+    closed: Mutex<HashSet<(String, String)>>,
+}
+
+impl SessionManager {
+    /// The session for this client, created on first use. A session the client released,
+    /// or one whose server-side id the client saw differs from ours, is an error.
+    pub fn get_or_create(
+        &self,
+        user_id: &str,
+        session_id: &str,
+        observed_server_side_id: Option<&str>,
+        defaults: impl FnOnce() -> ServerDefaults,
+        global: &Arc<GlobalViews>,
+        target_partitions: usize,
+    ) -> Result<Arc<Session>, Status> {
+        validate_session_id(session_id)?;
+        let key = (user_id.to_string(), session_id.to_string());
+        if self.closed.lock().contains(&key) {
+            return Err(invalid_handle(
+                "INVALID_HANDLE.SESSION_CLOSED",
+                &format!("The handle {session_id} is invalid. Session was closed."),
+            ));
+        }
+        let mut sessions = self.sessions.lock();
+        let session = sessions
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Session::new(
+                    user_id,
+                    session_id,
+                    defaults(),
+                    global.clone(),
+                    target_partitions,
+                ))
+            })
+            .clone();
+        if let Some(observed) = observed_server_side_id {
+            if !observed.is_empty() && observed != session.server_side_session_id {
+                return Err(invalid_handle(
+                    "INVALID_HANDLE.SESSION_CHANGED",
+                    &format!(
+                        "The handle {session_id} is invalid. The existing Spark server driver instance has restarted. Please reconnect."
+                    ),
+                ));
+            }
+        }
+        Ok(session)
+    }
+
+    pub fn get(&self, user_id: &str, session_id: &str) -> Option<Arc<Session>> {
+        self.sessions
+            .lock()
+            .get(&(user_id.to_string(), session_id.to_string()))
+            .cloned()
+    }
+
+    /// Remove a session; its operations are cancelled. With `allow_reconnect`, the id may
+    /// be used again and gets a fresh session.
+    pub fn release(
+        &self,
+        user_id: &str,
+        session_id: &str,
+        allow_reconnect: bool,
+    ) -> Option<Arc<Session>> {
+        let key = (user_id.to_string(), session_id.to_string());
+        let removed = self.sessions.lock().remove(&key);
+        if let Some(s) = &removed {
+            s.interrupt_all();
+        }
+        if !allow_reconnect {
+            self.closed.lock().insert(key);
+        }
+        removed
+    }
+
+    pub fn all(&self) -> Vec<Arc<Session>> {
+        self.sessions.lock().values().cloned().collect()
+    }
+}
+
+fn validate_session_id(id: &str) -> Result<(), Status> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(crate::error::status_of(
+            &SparkError::new(
+                ember_planner::error::ErrorKind::IllegalArgument,
+                "INVALID_HANDLE.FORMAT",
+                "HY000",
+                format!(
+                    "The handle {id} is invalid. Handle must be an UUID string of the format '00112233-4455-6677-8899-aabbccddeeff'"
+                ),
+                vec![("handle", id.to_string())],
+            ),
+            None,
+        ));
+    }
+    Ok(())
+}

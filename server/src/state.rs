@@ -1,0 +1,77 @@
+//! Server-wide state and the per-request context that ties a session to the planner and the
+//! job runner.
+
+use std::sync::Arc;
+
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::SessionContext;
+use ember_execution::JobRunner;
+use ember_planner::catalog::GlobalViews;
+use ember_planner::proto::{ArtifactLookup, ProtoContext};
+use ember_planner::{PlannerConfig, ResolvedQuery, spec};
+use futures::TryStreamExt;
+
+use crate::config::ServerDefaults;
+use crate::error::ServerResult;
+use crate::session::{Session, SessionManager};
+
+pub struct ServerState {
+    pub sessions: SessionManager,
+    pub global_views: Arc<GlobalViews>,
+    pub runner: Arc<dyn JobRunner>,
+    pub defaults: ServerDefaults,
+    /// Partitions DataFusion plans for (and `spark.range` defaults to).
+    pub parallelism: usize,
+}
+
+/// One request's view of the server: its session and everything needed to run a plan.
+#[derive(Clone)]
+pub struct RequestContext {
+    pub state: Arc<ServerState>,
+    pub session: Arc<Session>,
+}
+
+impl RequestContext {
+    pub fn planner_config(&self) -> PlannerConfig {
+        self.session.conf.planner_config(self.state.parallelism)
+    }
+
+    pub fn proto_context(&self) -> ProtoContext {
+        let session = self.session.clone();
+        let lookup: ArtifactLookup = Arc::new(move |name: &str| session.artifact(name));
+        ProtoContext {
+            time_zone: self.session.conf.time_zone(),
+            artifacts: Some(lookup),
+        }
+    }
+
+    pub fn resolve(&self, plan: &spec::Plan) -> ServerResult<ResolvedQuery> {
+        let config = self.planner_config();
+        Ok(ember_planner::resolver::resolve_query(
+            &config,
+            &self.session.catalog,
+            plan,
+        )?)
+    }
+
+    /// DataFusion's optimized physical plan for a resolved query.
+    pub async fn physical_plan(
+        &self,
+        q: &ResolvedQuery,
+    ) -> ServerResult<(Arc<dyn ExecutionPlan>, SessionContext)> {
+        let ctx = self.session.datafusion_context();
+        let plan = ctx.state().create_physical_plan(&q.plan).await?;
+        Ok((plan, ctx))
+    }
+
+    pub async fn execute(&self, q: &ResolvedQuery) -> ServerResult<SendableRecordBatchStream> {
+        let (plan, ctx) = self.physical_plan(q).await?;
+        Ok(self.state.runner.execute(plan, ctx.task_ctx()).await?)
+    }
+
+    pub async fn collect(&self, q: &ResolvedQuery) -> ServerResult<Vec<arrow::array::RecordBatch>> {
+        let stream = self.execute(q).await?;
+        Ok(stream.try_collect().await?)
+    }
+}
