@@ -5,6 +5,8 @@
 //! Nothing here knows about Spark Connect.
 
 pub mod error;
+pub mod ordered;
+pub mod rules;
 pub mod runner;
 
 pub use error::{ExecutionError, ExecutionResult};

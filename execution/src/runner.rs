@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::physical_plan::{ExecutionPlan, execute_stream};
+use datafusion::physical_plan::ExecutionPlan;
 
 use crate::error::ExecutionResult;
 
@@ -36,7 +36,8 @@ impl JobRunner for LocalJobRunner {
         plan: Arc<dyn ExecutionPlan>,
         context: Arc<TaskContext>,
     ) -> ExecutionResult<SendableRecordBatchStream> {
-        Ok(execute_stream(plan, context)?)
+        // Output keeps partition order, like Spark's collect().
+        Ok(crate::ordered::ordered_concat(&plan, context, None)?)
     }
 
     fn explain(&self, _plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>> {

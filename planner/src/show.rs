@@ -306,7 +306,7 @@ pub fn show_string(
     }
     if has_more {
         let noun = if num_rows == 1 { "row" } else { "rows" };
-        out.push_str(&format!("only showing top {num_rows} {noun}\n"));
+        out.push_str(&format!("only showing top {num_rows} {noun}"));
     }
     out
 }

@@ -79,9 +79,9 @@ pub struct WorkerArgs {
     pub slots: Option<usize>,
 }
 
-pub async fn run(cli: Cli) -> Result<(), String> {
+pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
     match cli.command {
-        Command::Server(args) => serve(args).await,
+        Command::Server(args) => serve(args, cpu).await,
         Command::Worker(_) => Err("not supported yet: `ember worker` (cluster mode)".to_string()),
     }
 }
@@ -92,7 +92,7 @@ fn cores() -> usize {
         .unwrap_or(1)
 }
 
-async fn serve(args: ServerArgs) -> Result<(), String> {
+async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), String> {
     let runner: Arc<dyn JobRunner> = match args.mode {
         Mode::Local => Arc::new(LocalJobRunner),
         Mode::LocalCluster => return Err("not supported yet: --mode local-cluster".to_string()),
@@ -118,6 +118,7 @@ async fn serve(args: ServerArgs) -> Result<(), String> {
         runner,
         defaults,
         parallelism,
+        cpu,
     });
     let addr: SocketAddr = format!("{}:{}", args.host, args.port)
         .parse()

@@ -33,7 +33,24 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(cli::run(args)) {
+    // Queries run on their own runtime so that CPU-heavy work never starves the gRPC service
+    // (interrupts, config, analyze stay responsive while queries run).
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cpu = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .thread_name("ember-cpu")
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("ember: cannot start the query runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(cli::run(args, cpu.handle().clone()));
+    cpu.shutdown_background();
+    match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ember: {e}");

@@ -23,6 +23,8 @@ pub struct ServerState {
     pub defaults: ServerDefaults,
     /// Partitions DataFusion plans for (and `spark.range` defaults to).
     pub parallelism: usize,
+    /// The runtime queries execute on, apart from the one serving gRPC.
+    pub cpu: tokio::runtime::Handle,
 }
 
 /// One request's view of the server: its session and everything needed to run a plan.

@@ -15,7 +15,8 @@ use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::coop::make_cooperative;
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType, SchedulingType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
@@ -104,7 +105,8 @@ impl RangeExec {
             Partitioning::UnknownPartitioning(spec.partitions.max(1)),
             EmissionType::Incremental,
             Boundedness::Bounded,
-        ));
+        )
+        .with_scheduling_type(SchedulingType::Cooperative));
         Self { spec, properties }
     }
 
@@ -168,7 +170,8 @@ impl ExecutionPlan for RangeExec {
                 RecordBatch::try_new(batch_schema.clone(), vec![Arc::new(values)])
                     .map_err(Into::into)
             }));
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, batches)))
+        // The generator never waits; cooperative scheduling lets the task yield (and be cancelled).
+        Ok(make_cooperative(Box::pin(RecordBatchStreamAdapter::new(schema, batches))))
     }
 }
 

@@ -99,7 +99,8 @@ pub fn execute_plan(
         operation_id: operation_id.clone(),
     };
     let task_op = op.clone();
-    let handle = tokio::spawn(async move {
+    let cpu = ctx.state.cpu.clone();
+    let handle = cpu.spawn(async move {
         let outcome = run_plan(&ctx, &task_op, &responder, plan).await;
         match outcome {
             Ok(()) => {

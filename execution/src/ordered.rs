@@ -1,0 +1,244 @@
+//! Partition-ordered coalescing: all input partitions run at once, and their batches come out
+//! partition 0 first, then 1, and so on. This is Spark's order for `collect()` and `limit`:
+//! `spark.range(10).collect()` is `0..9`, and `limit(n)` keeps the first rows of the first
+//! partitions. DataFusion's `CoalescePartitionsExec` interleaves partitions instead.
+
+use std::fmt;
+use std::sync::Arc;
+
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::Result;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType, SchedulingType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PlanProperties};
+use datafusion_common_runtime::SpawnedTask;
+use futures::StreamExt;
+use tokio::sync::mpsc;
+
+/// Batches buffered per partition when the consumer may stop early (limits).
+pub const LIMIT_BUFFER: usize = 2;
+
+#[derive(Debug)]
+pub struct OrderedCoalesceExec {
+    input: Arc<dyn ExecutionPlan>,
+    fetch: Option<usize>,
+    /// Batches each partition may run ahead of the consumer; `None` buffers without bound.
+    buffer: Option<usize>,
+    properties: Arc<PlanProperties>,
+}
+
+impl OrderedCoalesceExec {
+    pub fn new(input: Arc<dyn ExecutionPlan>, fetch: Option<usize>, buffer: Option<usize>) -> Self {
+        let properties = Arc::new(
+            PlanProperties::new(
+                EquivalenceProperties::new(input.schema()),
+                Partitioning::UnknownPartitioning(1),
+                EmissionType::Incremental,
+                Boundedness::Bounded,
+            )
+            .with_scheduling_type(SchedulingType::Cooperative),
+        );
+        Self {
+            input,
+            fetch,
+            buffer,
+            properties,
+        }
+    }
+
+    pub fn input(&self) -> &Arc<dyn ExecutionPlan> {
+        &self.input
+    }
+
+    pub fn fetch(&self) -> Option<usize> {
+        self.fetch
+    }
+}
+
+impl DisplayAs for OrderedCoalesceExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "OrderedCoalesceExec")?;
+        if let Some(fetch) = self.fetch {
+            write!(f, ": fetch={fetch}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for OrderedCoalesceExec {
+    fn name(&self) -> &str {
+        "OrderedCoalesceExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+        match children.pop() {
+            Some(child) if children.is_empty() => Ok(Arc::new(Self::new(child, self.fetch, self.buffer))),
+            _ => datafusion::common::internal_err!("OrderedCoalesceExec takes one child"),
+        }
+    }
+
+    fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+        if partition != 0 {
+            return datafusion::common::internal_err!("OrderedCoalesceExec has one partition, not {partition}");
+        }
+        let stream = ordered_concat(&self.input, context, self.buffer)?;
+        Ok(match self.fetch {
+            Some(n) => limit_stream(stream, n),
+            None => stream,
+        })
+    }
+
+    fn supports_limit_pushdown(&self) -> bool {
+        true
+    }
+
+    fn with_fetch(&self, limit: Option<usize>) -> Option<Arc<dyn ExecutionPlan>> {
+        Some(Arc::new(Self::new(self.input.clone(), limit, self.buffer.or(Some(LIMIT_BUFFER)))))
+    }
+
+    fn fetch(&self) -> Option<usize> {
+        self.fetch
+    }
+}
+
+/// Run every partition of `plan` concurrently and emit their batches in partition order.
+pub fn ordered_concat(
+    plan: &Arc<dyn ExecutionPlan>,
+    context: Arc<TaskContext>,
+    buffer: Option<usize>,
+) -> Result<SendableRecordBatchStream> {
+    let partitions = plan.output_partitioning().partition_count();
+    if partitions == 1 {
+        return plan.execute(0, context);
+    }
+    let schema = plan.schema();
+    let mut outputs = Vec::with_capacity(partitions);
+    for p in 0..partitions {
+        let mut stream = plan.execute(p, context.clone())?;
+        let (sender, receiver) = match buffer {
+            Some(n) => {
+                let (tx, rx) = mpsc::channel(n.max(1));
+                (Sender::Bounded(tx), Receiver::Bounded(rx))
+            }
+            None => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Sender::Unbounded(tx), Receiver::Unbounded(rx))
+            }
+        };
+        let task = SpawnedTask::spawn(async move {
+            while let Some(item) = stream.next().await {
+                let failed = item.is_err();
+                if !sender.send(item).await || failed {
+                    break;
+                }
+            }
+        });
+        outputs.push((receiver, task));
+    }
+    let batches = futures::stream::iter(outputs).flat_map(|(receiver, task)| {
+        futures::stream::unfold((receiver, task), |(mut receiver, task)| async move {
+            receiver.recv().await.map(|item| (item, (receiver, task)))
+        })
+    });
+    Ok(Box::pin(RecordBatchStreamAdapter::new(schema, batches)))
+}
+
+enum Sender<T> {
+    Bounded(mpsc::Sender<T>),
+    Unbounded(mpsc::UnboundedSender<T>),
+}
+
+impl<T> Sender<T> {
+    async fn send(&self, item: T) -> bool {
+        match self {
+            Sender::Bounded(s) => s.send(item).await.is_ok(),
+            Sender::Unbounded(s) => s.send(item).is_ok(),
+        }
+    }
+}
+
+enum Receiver<T> {
+    Bounded(mpsc::Receiver<T>),
+    Unbounded(mpsc::UnboundedReceiver<T>),
+}
+
+impl<T> Receiver<T> {
+    async fn recv(&mut self) -> Option<T> {
+        match self {
+            Receiver::Bounded(r) => r.recv().await,
+            Receiver::Unbounded(r) => r.recv().await,
+        }
+    }
+}
+
+/// Stop after `n` rows.
+fn limit_stream(stream: SendableRecordBatchStream, n: usize) -> SendableRecordBatchStream {
+    let schema = stream.schema();
+    let limited = futures::stream::unfold((stream, n), |(mut stream, remaining)| async move {
+        if remaining == 0 {
+            return None;
+        }
+        match stream.next().await {
+            Some(Ok(batch)) => {
+                let take = batch.num_rows().min(remaining);
+                Some((Ok(batch.slice(0, take)), (stream, remaining - take)))
+            }
+            Some(Err(e)) => Some((Err(e), (stream, 0))),
+            None => None,
+        }
+    });
+    Box::pin(RecordBatchStreamAdapter::new(schema, limited))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, RecordBatch};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::datasource::memory::MemorySourceConfig;
+    use datafusion::prelude::SessionContext;
+    use futures::TryStreamExt;
+
+    fn partitioned(parts: usize, rows: i64) -> Arc<dyn ExecutionPlan> {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let data = (0..parts)
+            .map(|p| {
+                let start = p as i64 * rows;
+                vec![RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from_iter_values(start..start + rows))]).unwrap()]
+            })
+            .collect::<Vec<_>>();
+        MemorySourceConfig::try_new_exec(&data, schema, None).unwrap()
+    }
+
+    #[tokio::test]
+    async fn emits_partitions_in_order() {
+        let ctx = SessionContext::new();
+        let plan = partitioned(4, 3);
+        let out: Vec<RecordBatch> = ordered_concat(&plan, ctx.task_ctx(), None).unwrap().try_collect().await.unwrap();
+        let values: Vec<i64> = out
+            .iter()
+            .flat_map(|b| b.column(0).as_any().downcast_ref::<Int64Array>().unwrap().values().to_vec())
+            .collect();
+        assert_eq!(values, (0..12).collect::<Vec<_>>());
+        let limited = OrderedCoalesceExec::new(plan, Some(5), Some(1));
+        let out: Vec<RecordBatch> = limited.execute(0, ctx.task_ctx()).unwrap().try_collect().await.unwrap();
+        assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 5);
+    }
+}

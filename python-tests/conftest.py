@@ -1,0 +1,264 @@
+"""Fixtures that run the real `ember` binary and connect the real PySpark client to it.
+
+Every test runs once per execution mode (``--ember-modes``, default ``local``; the CI runs
+``local,local-cluster``). The ``expected`` fixture compares a DataFrame's answer with the one
+real Spark gave, recorded under ``expected/``; with ``EMBER_RECORD=1`` the suite runs against
+real Spark instead (``../shared/tools/spark-reference start``) and rewrites the recordings.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPECTED_DIR = Path(__file__).resolve().parent / "expected"
+RECORD = os.environ.get("EMBER_RECORD") == "1"
+SPARK_REF_URL = os.environ.get("EMBER_SPARK_REF", "sc://127.0.0.1:15099")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--ember-modes",
+        default=os.environ.get("EMBER_MODES", "local"),
+        help="comma-separated execution modes to run every test in (local, local-cluster, cluster)",
+    )
+    parser.addoption("--ember-bin", default=os.environ.get("EMBER_BIN"), help="path of the ember binary")
+
+
+def pytest_generate_tests(metafunc):
+    if "ember_mode" in metafunc.fixturenames:
+        modes = ["spark"] if RECORD else metafunc.config.getoption("--ember-modes").split(",")
+        metafunc.parametrize("ember_mode", modes, scope="session")
+
+
+def ember_binary(config) -> Path:
+    explicit = config.getoption("--ember-bin")
+    if explicit:
+        return Path(explicit)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return target / "debug" / "ember"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EmberServer:
+    """An `ember server` process on a free port, stopped by PID."""
+
+    def __init__(self, binary: Path, mode: str, extra_args=(), workdir=None):
+        self.port = free_port()
+        self.mode = mode
+        self.workdir = workdir
+        args = [str(binary), "server", "--port", str(self.port), "--mode", mode, *extra_args]
+        if mode != "local" and "--workers" not in extra_args:
+            args += ["--workers", "2"]
+        self.log_path = Path(workdir or "/tmp") / f"ember-{mode}-{self.port}.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir)
+        self.wait_ready()
+
+    @property
+    def url(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+    def wait_ready(self, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ember exited early; log:\n{self.log_path.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"ember did not start within {timeout}s")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def ember_server(request, ember_mode, tmp_path_factory):
+    if ember_mode == "spark":
+        yield None
+        return
+    binary = ember_binary(request.config)
+    if not binary.exists():
+        pytest.exit(f"ember binary not found at {binary}; run `cargo build` first", returncode=2)
+    workdir = tmp_path_factory.mktemp(f"ember-{ember_mode}")
+    server = EmberServer(binary, ember_mode, workdir=workdir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def server_url(ember_server):
+    return SPARK_REF_URL if ember_server is None else ember_server.url
+
+
+def new_session(url):
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.remote(url).create()
+
+
+@pytest.fixture(scope="module")
+def spark(server_url):
+    session = new_session(server_url)
+    yield session
+    session.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Expected answers recorded from real Spark
+
+
+def _normalize(value):
+    """A JSON-comparable form of a value collected from PySpark."""
+    import datetime
+    import decimal
+
+    from pyspark.sql import Row
+
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if value != value:
+            return {"float": "NaN"}
+        if value in (float("inf"), float("-inf")):
+            return {"float": str(value)}
+        return value
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, datetime.datetime):
+        return {"datetime": value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"date": value.isoformat()}
+    if isinstance(value, datetime.timedelta):
+        return {"timedelta": value.total_seconds()}
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": bytes(value).hex()}
+    if isinstance(value, Row):
+        return {"row": [_normalize(v) for v in value]}
+    if isinstance(value, dict):
+        return {"map": sorted(([_normalize(k), _normalize(v)] for k, v in value.items()), key=repr)}
+    if isinstance(value, (list, tuple)):
+        return [_normalize(v) for v in value]
+    return {"repr": repr(value)}
+
+
+def _close(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _types(schema_json):
+    """Names and types of a schema, ignoring nullability."""
+
+    def strip(t):
+        if isinstance(t, dict):
+            return {k: strip(v) for k, v in t.items() if k not in ("nullable", "containsNull", "valueContainsNull", "metadata")}
+        if isinstance(t, list):
+            return [strip(x) for x in t]
+        return t
+
+    return strip(schema_json)
+
+
+class Expected:
+    """Compares answers with recordings from real Spark (or records them)."""
+
+    def __init__(self, request):
+        self.node = request.node
+        module = Path(request.node.fspath).stem
+        self.path = EXPECTED_DIR / f"{module}.json"
+        self.key = request.node.originalname
+        self.count = 0
+
+    def _load(self):
+        if self.path.exists():
+            return json.loads(self.path.read_text())
+        return {}
+
+    def _entry_key(self, name):
+        self.count += 1
+        return f"{self.key}[{name or self.count}]"
+
+    def _record_or_compare(self, key, actual, compare):
+        data = self._load()
+        if RECORD:
+            data[key] = actual
+            EXPECTED_DIR.mkdir(exist_ok=True)
+            self.path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+            return
+        if key not in data:
+            pytest.fail(f"no recorded answer for {key} in {self.path.name}; record with EMBER_RECORD=1")
+        compare(data[key], actual)
+
+    def check(self, df, ordered=False, name=None, nullability=False):
+        """Rows, column names and types must equal Spark's."""
+        rows = [_normalize(list(r)) for r in df.collect()]
+        if not ordered:
+            rows = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
+        actual = {"columns": df.columns, "schema": df.schema.jsonValue(), "rows": rows}
+
+        def compare(expected, got):
+            assert got["columns"] == expected["columns"], "column names differ from Spark's"
+            if nullability:
+                assert got["schema"] == expected["schema"], "schema (incl. nullability) differs from Spark's"
+            else:
+                assert _types(got["schema"]) == _types(expected["schema"]), "column types differ from Spark's"
+            assert len(got["rows"]) == len(expected["rows"]), f"row count {len(got['rows'])} != Spark's {len(expected['rows'])}"
+            assert _close(got["rows"], expected["rows"]), f"rows differ from Spark's:\n got {got['rows']}\n want {expected['rows']}"
+
+        self._record_or_compare(self._entry_key(name), actual, compare)
+
+    def check_value(self, value, name=None):
+        """Any JSON-able value (e.g. a printed string) must equal Spark's."""
+        actual = _normalize(value)
+
+        def compare(expected, got):
+            assert _close(got, expected), f"got {got!r}, Spark gave {expected!r}"
+
+        self._record_or_compare(self._entry_key(name), actual, compare)
+
+    def check_error(self, fn, name=None):
+        """`fn` must raise the exception class and error class Spark raises."""
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - we record whatever Spark raises
+            get_condition = getattr(e, "getCondition", None)
+            actual = {"type": type(e).__name__, "errorClass": get_condition() if get_condition else None}
+        else:
+            actual = {"type": None, "errorClass": None}
+
+        def compare(expected, got):
+            assert got == expected, f"got {got}, Spark raised {expected}"
+
+        self._record_or_compare(self._entry_key(name), actual, compare)
+
+
+@pytest.fixture
+def expected(request):
+    return Expected(request)

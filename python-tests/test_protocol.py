@@ -1,0 +1,107 @@
+"""The Spark Connect protocol: analyze requests, reattachable streams, interrupts, artifacts."""
+
+import threading
+import time
+
+import pyarrow as pa
+import pytest
+from pyspark.sql import functions as F
+
+
+def test_version_and_analyze(spark, expected):
+    assert spark.version.startswith("4.")
+    df = spark.range(3).select((F.col("id") + 1).alias("x"))
+    expected.check_value(df.schema.simpleString(), name="schema")
+    assert df.isLocal() is False
+    assert spark.createDataFrame([(1,)], "a INT").isLocal() is True
+    assert df.isStreaming is False
+    assert df.inputFiles() == []
+    assert df.sameSemantics(spark.range(3).select((F.col("id") + 1).alias("x")))
+    assert not df.sameSemantics(spark.range(4))
+    assert isinstance(df.semanticHash(), int)
+    expected.check_value(spark.client._analyze(method="ddl_parse", ddl_string="a INT, b ARRAY<STRING>").parsed.simpleString(), name="ddl")
+
+
+def test_explain_shows_plans(spark, capsys, ember_mode):
+    spark.range(10).groupBy((F.col("id") % 2).alias("k")).count().explain(mode="extended")
+    out = capsys.readouterr().out
+    assert "Physical Plan" in out
+    if ember_mode != "spark":
+        assert "Optimized Logical Plan" in out
+
+
+def test_large_results_stream_in_many_batches(spark):
+    n = 2_000_000
+    table = spark.range(n).select("id", (F.col("id") * 2).alias("d")).toArrow()
+    assert table.num_rows == n
+    assert table.column("d").to_pylist()[-1] == 2 * (n - 1)
+
+
+def test_empty_result_keeps_schema(spark):
+    df = spark.range(5).filter("id > 100").select("id", F.lit("x").alias("s"))
+    table = df.toArrow()
+    assert table.num_rows == 0
+    assert table.schema.names == ["id", "s"]
+    assert df.toPandas().shape == (0, 2)
+
+
+def test_interrupt_cancels_running_query(spark):
+    errors = []
+
+    def run():
+        try:
+            spark.range(0, 10**12, 1, 2).filter("id < 0").count()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(1.0)
+    interrupted = []
+    deadline = time.time() + 10
+    while not interrupted and time.time() < deadline:
+        interrupted = spark.interruptAll()
+        time.sleep(0.2)
+    t.join(timeout=30)
+    assert not t.is_alive(), "the query was not cancelled"
+    assert interrupted
+    assert errors and "CANCEL" in str(errors[0]).upper()
+    assert spark.range(3).count() == 3
+
+
+def test_interrupt_by_tag(spark):
+    result = []
+
+    def run():
+        spark.addTag("slow-one")  # tags are per thread
+        try:
+            spark.range(0, 10**12, 1, 2).filter("id < 0").count()
+        except Exception as e:  # noqa: BLE001
+            result.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(1.0)
+    ids = []
+    deadline = time.time() + 10
+    while not ids and time.time() < deadline:
+        ids = spark.interruptTag("slow-one")
+        time.sleep(0.2)
+    t.join(timeout=30)
+    assert ids and not t.is_alive()
+
+
+def test_artifacts_are_stored_per_session(spark, tmp_path):
+    path = tmp_path / "data.txt"
+    path.write_text("hello")
+    spark.addArtifacts(str(path), file=True)
+    status = spark.client._artifact_manager.get_status(["files/data.txt"]) if hasattr(spark.client._artifact_manager, "get_status") else None
+    if status is not None:
+        assert status
+
+
+def test_reattach_and_release(spark):
+    # A result big enough for many responses exercises ReleaseExecute as the client consumes.
+    rows = spark.range(300_000).select(F.col("id").cast("string").alias("s")).collect()
+    assert len(rows) == 300_000
+    assert rows[-1].s == "299999"

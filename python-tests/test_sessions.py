@@ -1,0 +1,68 @@
+"""Sessions: configuration and temporary views are per session; global temp views are shared."""
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from conftest import new_session
+
+
+def test_config_operations(spark, expected):
+    conf = spark.conf
+    expected.check_value(conf.get("spark.sql.shuffle.partitions"), name="default")
+    conf.set("spark.sql.shuffle.partitions", "13")
+    assert conf.get("spark.sql.shuffle.partitions") == "13"
+    conf.unset("spark.sql.shuffle.partitions")
+    assert conf.get("spark.sql.shuffle.partitions") == "200"
+    assert conf.get("spark.ember.test.missing", "fallback") == "fallback"
+    expected.check_error(lambda: conf.get("spark.ember.test.missing"), name="missing")
+    expected.check_value(conf.isModifiable("spark.sql.ansi.enabled"), name="modifiable")
+    expected.check_value(conf.isModifiable("spark.sql.warehouse.dir"), name="static")
+    conf.set("spark.ember.test.custom", "v")
+    assert conf.get("spark.ember.test.custom") == "v"
+    assert spark.conf.getAll["spark.ember.test.custom"] == "v"
+    expected.check_value(conf.get("spark.sql.ansi.enabled"), name="ansi")
+    expected.check_value(conf.get("spark.sql.caseSensitive"), name="case")
+
+
+def test_sessions_are_isolated(server_url):
+    a = new_session(server_url)
+    b = new_session(server_url)
+    try:
+        a.conf.set("spark.sql.shuffle.partitions", "3")
+        assert b.conf.get("spark.sql.shuffle.partitions") == "200"
+        a.range(2).createOrReplaceTempView("only_in_a")
+        assert a.table("only_in_a").count() == 2
+        with pytest.raises(AnalysisException):
+            b.table("only_in_a").collect()
+        a.range(4).createOrReplaceGlobalTempView("shared_view")
+        assert b.sql("SELECT count(*) FROM global_temp.shared_view").collect()[0][0] == 4
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_session_config_changes_semantics(spark):
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert spark.sql("SELECT 1 / 0 AS x").collect()[0].x is None
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_case_sensitivity_config(spark):
+    assert spark.sql("SELECT ID FROM range(1)").columns == ["ID"]
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        with pytest.raises(AnalysisException):
+            spark.sql("SELECT ID FROM range(1)").collect()
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+
+
+def test_release_session(server_url):
+    s = new_session(server_url)
+    assert s.range(1).count() == 1
+    s.stop()
+    s2 = new_session(server_url)
+    assert s2.range(2).count() == 2
+    s2.stop()
