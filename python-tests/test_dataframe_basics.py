@@ -138,7 +138,10 @@ def test_show(spark, expected):
 def test_schema_and_tree_string(spark, people, expected):
     expected.check_value(people.schema.simpleString(), name="simple")
     expected.check_value(people.schema.treeString(), name="tree")
-    expected.check_value(spark.sql("SELECT array(1) a, map('k', 2.5) m, named_struct('x', 1) s").schema.treeString(), name="nested")
+    nested = spark.createDataFrame([], "a ARRAY<INT>, m MAP<STRING, DECIMAL(2,1)>, s STRUCT<x: INT NOT NULL>")
+    expected.check_value(nested.schema.treeString(), name="nested")
+    plan = nested._plan.to_proto(spark.client)
+    expected.check_value(spark.client._analyze(method="tree_string", plan=plan).tree_string, name="tree_rpc")
     assert people.columns == ["id", "name", "age", "score"]
     assert people.dtypes == [("id", "int"), ("name", "string"), ("age", "int"), ("score", "double")]
 

@@ -7,7 +7,7 @@ from pyspark.sql import functions as F
 
 MISTAKES = {
     "parse": lambda s: s.sql("SELEC 1").collect(),
-    "parse_trailing": lambda s: s.sql("SELECT 1 FROM").collect(),
+    "parse_trailing": lambda s: s.sql("SELECT 1 +").collect(),
     "missing_table": lambda s: s.sql("SELECT * FROM no_such_table").collect(),
     "missing_column_sql": lambda s: s.sql("SELECT nope FROM range(1)").collect(),
     "missing_column_df": lambda s: s.range(1).select("nope").collect(),

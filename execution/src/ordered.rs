@@ -6,13 +6,16 @@
 use std::fmt;
 use std::sync::Arc;
 
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::Result;
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType, SchedulingType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PlanProperties};
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning,
+    PlanProperties,
+};
 use datafusion_common_runtime::SpawnedTask;
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -87,16 +90,27 @@ impl ExecutionPlan for OrderedCoalesceExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
-    fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         match children.pop() {
-            Some(child) if children.is_empty() => Ok(Arc::new(Self::new(child, self.fetch, self.buffer))),
+            Some(child) if children.is_empty() => {
+                Ok(Arc::new(Self::new(child, self.fetch, self.buffer)))
+            }
             _ => datafusion::common::internal_err!("OrderedCoalesceExec takes one child"),
         }
     }
 
-    fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
         if partition != 0 {
-            return datafusion::common::internal_err!("OrderedCoalesceExec has one partition, not {partition}");
+            return datafusion::common::internal_err!(
+                "OrderedCoalesceExec has one partition, not {partition}"
+            );
         }
         let stream = ordered_concat(&self.input, context, self.buffer)?;
         Ok(match self.fetch {
@@ -110,7 +124,11 @@ impl ExecutionPlan for OrderedCoalesceExec {
     }
 
     fn with_fetch(&self, limit: Option<usize>) -> Option<Arc<dyn ExecutionPlan>> {
-        Some(Arc::new(Self::new(self.input.clone(), limit, self.buffer.or(Some(LIMIT_BUFFER)))))
+        Some(Arc::new(Self::new(
+            self.input.clone(),
+            limit,
+            self.buffer.or(Some(LIMIT_BUFFER)),
+        )))
     }
 
     fn fetch(&self) -> Option<usize> {
@@ -221,7 +239,13 @@ mod tests {
         let data = (0..parts)
             .map(|p| {
                 let start = p as i64 * rows;
-                vec![RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from_iter_values(start..start + rows))]).unwrap()]
+                vec![
+                    RecordBatch::try_new(
+                        schema.clone(),
+                        vec![Arc::new(Int64Array::from_iter_values(start..start + rows))],
+                    )
+                    .unwrap(),
+                ]
             })
             .collect::<Vec<_>>();
         MemorySourceConfig::try_new_exec(&data, schema, None).unwrap()
@@ -231,14 +255,30 @@ mod tests {
     async fn emits_partitions_in_order() {
         let ctx = SessionContext::new();
         let plan = partitioned(4, 3);
-        let out: Vec<RecordBatch> = ordered_concat(&plan, ctx.task_ctx(), None).unwrap().try_collect().await.unwrap();
+        let out: Vec<RecordBatch> = ordered_concat(&plan, ctx.task_ctx(), None)
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
         let values: Vec<i64> = out
             .iter()
-            .flat_map(|b| b.column(0).as_any().downcast_ref::<Int64Array>().unwrap().values().to_vec())
+            .flat_map(|b| {
+                b.column(0)
+                    .as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap()
+                    .values()
+                    .to_vec()
+            })
             .collect();
         assert_eq!(values, (0..12).collect::<Vec<_>>());
         let limited = OrderedCoalesceExec::new(plan, Some(5), Some(1));
-        let out: Vec<RecordBatch> = limited.execute(0, ctx.task_ctx()).unwrap().try_collect().await.unwrap();
+        let out: Vec<RecordBatch> = limited
+            .execute(0, ctx.task_ctx())
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
         assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 5);
     }
 }

@@ -245,20 +245,20 @@ pub fn show_string(
     let header: Vec<String> = names.iter().map(|n| cell(n.clone(), truncate)).collect();
     let mut out = String::new();
     if vertical {
-        let key_width = header.iter().map(|h| width(h)).max().unwrap_or(0);
-        let value_width = rows.iter().flatten().map(|v| width(v)).max().unwrap_or(0);
+        // Spark: columns at least 3 wide, a header padded to both widths + 5, trailing spaces.
+        let key_width = header.iter().map(|h| width(h)).max().unwrap_or(0).max(3);
+        let value_width = rows.iter().flatten().map(|v| width(v)).max().unwrap_or(0).max(3);
         if rows.is_empty() {
             out.push_str("(0 rows)\n");
         }
         for (i, row) in rows.iter().enumerate() {
             let title = format!("-RECORD {i}");
-            let total = key_width + value_width + 3;
             out.push_str(&title);
-            out.push_str(&"-".repeat(total.saturating_sub(width(&title))));
+            out.push_str(&"-".repeat((key_width + value_width + 5).saturating_sub(width(&title))));
             out.push('\n');
             for (h, v) in header.iter().zip(row) {
                 out.push_str(&format!(
-                    " {}{} | {}{}\n",
+                    " {}{} | {}{} \n",
                     h,
                     " ".repeat(key_width - width(h)),
                     v,
@@ -363,7 +363,7 @@ mod tests {
             "+---+----+\n| id|name|\n+---+----+\n|  1|   a|\n|  2|NULL|\n+---+----+\n"
         );
         let s = show_string(&[batch], &["id".into(), "name".into()], 1, 20, false, "UTC");
-        assert!(s.ends_with("only showing top 1 row\n"));
+        assert!(s.ends_with("only showing top 1 row"));
     }
 
     #[test]

@@ -238,6 +238,12 @@ impl SessionConf {
         self.overrides.write().remove(key);
     }
 
+    /// Whether `set` must refuse the key: only Spark's static and core settings are fixed;
+    /// unknown keys may be set freely (Spark stores them too).
+    pub fn is_static(&self, key: &str) -> bool {
+        known(key).is_some_and(|e| !e.modifiable)
+    }
+
     pub fn is_modifiable(&self, key: &str) -> bool {
         match known(key) {
             Some(e) => e.modifiable,

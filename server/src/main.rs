@@ -35,7 +35,9 @@ fn main() -> std::process::ExitCode {
     };
     // Queries run on their own runtime so that CPU-heavy work never starves the gRPC service
     // (interrupts, config, analyze stay responsive while queries run).
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let cpu = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores)
         .thread_name("ember-cpu")

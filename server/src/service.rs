@@ -128,7 +128,7 @@ impl SparkConnectService for EmberService {
         match op {
             OpType::Set(s) => {
                 for p in s.pairs {
-                    if !conf.is_modifiable(&p.key) {
+                    if conf.is_static(&p.key) {
                         let e = ember_planner::SparkError::analysis(
                             "CANNOT_MODIFY_STATIC_CONFIG",
                             "46110",

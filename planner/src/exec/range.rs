@@ -84,34 +84,57 @@ impl TableProvider for RangeTable {
     async fn scan(
         &self,
         _state: &dyn Session,
-        _projection: Option<&Vec<usize>>,
+        projection: Option<&Vec<usize>>,
         _filters: &[Expr],
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(RangeExec::new(self.spec.clone())))
+        // `count(*)` scans no columns: only the row counts matter.
+        let with_id = projection.is_none_or(|p| !p.is_empty());
+        Ok(Arc::new(RangeExec::try_new(self.spec.clone(), with_id)?))
     }
 }
 
 #[derive(Debug)]
 pub struct RangeExec {
     spec: RangeSpec,
+    /// `false` produces batches without columns (only row counts, for `count(*)`).
+    with_id: bool,
     properties: Arc<PlanProperties>,
 }
 
 impl RangeExec {
     pub fn new(spec: RangeSpec) -> Self {
-        let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(range_schema()),
-            Partitioning::UnknownPartitioning(spec.partitions.max(1)),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        )
-        .with_scheduling_type(SchedulingType::Cooperative));
-        Self { spec, properties }
+        Self::with_projection(spec, true)
+    }
+
+    pub fn try_new(spec: RangeSpec, with_id: bool) -> Result<Self> {
+        Ok(Self::with_projection(spec, with_id))
+    }
+
+    fn with_projection(spec: RangeSpec, with_id: bool) -> Self {
+        let schema = if with_id { range_schema() } else { Arc::new(Schema::empty()) };
+        let properties = Arc::new(
+            PlanProperties::new(
+                EquivalenceProperties::new(schema),
+                Partitioning::UnknownPartitioning(spec.partitions.max(1)),
+                EmissionType::Incremental,
+                Boundedness::Bounded,
+            )
+            .with_scheduling_type(SchedulingType::Cooperative),
+        );
+        Self {
+            spec,
+            with_id,
+            properties,
+        }
     }
 
     pub fn spec(&self) -> &RangeSpec {
         &self.spec
+    }
+
+    pub fn with_id(&self) -> bool {
+        self.with_id
     }
 }
 
@@ -121,7 +144,11 @@ impl DisplayAs for RangeExec {
             f,
             "RangeExec: start={}, end={}, step={}, partitions={}",
             self.spec.start, self.spec.end, self.spec.step, self.spec.partitions
-        )
+        )?;
+        if !self.with_id {
+            write!(f, ", projection=[]")?;
+        }
+        Ok(())
     }
 }
 
@@ -171,7 +198,9 @@ impl ExecutionPlan for RangeExec {
                     .map_err(Into::into)
             }));
         // The generator never waits; cooperative scheduling lets the task yield (and be cancelled).
-        Ok(make_cooperative(Box::pin(RecordBatchStreamAdapter::new(schema, batches))))
+        Ok(make_cooperative(Box::pin(RecordBatchStreamAdapter::new(
+            schema, batches,
+        ))))
     }
 }
 

@@ -11,7 +11,7 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["abs"], "abs", 1, 1);
     double_fn(b, &["sqrt"], Naming::Fixed("SQRT"), "sqrt");
     double_fn(b, &["exp"], Naming::Fixed("EXP"), "exp");
-    double_fn(b, &["ln"], Naming::Fixed("ln"), "ln");
+    double_fn(b, &["ln"], Naming::Call, "ln");
     double_fn(b, &["log10"], Naming::Fixed("LOG10"), "log10");
     double_fn(b, &["log2"], Naming::Fixed("LOG2"), "log2");
     double_fn(b, &["cbrt"], Naming::Fixed("CBRT"), "cbrt");
@@ -40,11 +40,22 @@ pub fn register(b: &mut RegistryBuilder) {
             super::df_udf("log").map(|u| u.call(args))
         }
     });
-    b.scalar_named(&["pow", "power"], Naming::Fixed("POWER"), |f| {
-        let (x, y) = two(f)?;
-        super::df_udf("power")
-            .map(|u| u.call(vec![cast(x, DataType::Float64), cast(y, DataType::Float64)]))
-    });
+    b.scalar_named(
+        &["pow", "power"],
+        Naming::Custom(|w, a, _| {
+            let name = if w.eq_ignore_ascii_case("pow") {
+                "pow"
+            } else {
+                "POWER"
+            };
+            format!("{name}({})", a.join(", "))
+        }),
+        |f| {
+            let (x, y) = two(f)?;
+            super::df_udf("power")
+                .map(|u| u.call(vec![cast(x, DataType::Float64), cast(y, DataType::Float64)]))
+        },
+    );
     b.scalar_named(&["atan2"], Naming::Fixed("ATAN2"), |f| {
         let (x, y) = two(f)?;
         super::df_udf("atan2")
@@ -62,7 +73,7 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["greatest"], "greatest", 2, usize::MAX);
     add_df(b, &["least"], "least", 2, usize::MAX);
     add_df_named(b, &["pi"], Naming::Fixed("PI"), "pi", 0, 0);
-    b.scalar(&["e"], |f| {
+    b.scalar_named(&["e"], Naming::Fixed("E"), |f| {
         f.arity(0, 0)?;
         Ok(datafusion::logical_expr::lit(std::f64::consts::E))
     });

@@ -3,8 +3,10 @@
 //! resulting column. Modules group the table by family; `registry()` merges them once.
 
 mod aggregate;
+mod collection;
 mod conditional;
 mod datetime;
+pub mod decimal;
 mod math;
 mod operators;
 mod string;
@@ -29,6 +31,9 @@ pub struct FunctionInput<'a> {
     pub filter: Option<Expr>,
     pub ignore_nulls: Option<bool>,
     pub config: &'a PlannerConfig,
+    /// For each argument, the column name it carries when it is a column or an alias
+    /// (`struct(a, b)` names its fields after them).
+    pub field_names: Vec<Option<String>>,
 }
 
 impl FunctionInput<'_> {
@@ -131,6 +136,7 @@ pub fn registry() -> &'static Registry {
         let mut b = RegistryBuilder::default();
         operators::register(&mut b);
         conditional::register(&mut b);
+        collection::register(&mut b);
         string::register(&mut b);
         math::register(&mut b);
         datetime::register(&mut b);

@@ -4,6 +4,7 @@
 use arrow::datatypes::DataType;
 use datafusion::logical_expr::{Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like};
 
+use super::decimal;
 use super::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
 use super::{FunctionInput, Naming, RegistryBuilder};
 use crate::error::{PlanError, PlanResult, SparkError};
@@ -25,10 +26,8 @@ pub fn register(b: &mut RegistryBuilder) {
         arithmetic(f, ArithOp::Multiply, Operator::Multiply)
     });
     b.scalar_named(&["/"], Naming::Infix("/"), divide);
-    b.scalar_named(&["%"], Naming::Infix("%"), |f| binary(f, Operator::Modulo));
-    b.scalar_named(&["mod"], Naming::Infix("%"), |f| {
-        binary(f, Operator::Modulo)
-    });
+    b.scalar_named(&["%"], Naming::Infix("%"), remainder);
+    b.scalar_named(&["mod"], Naming::Call, remainder);
     b.scalar_named(&["div"], Naming::Infix("div"), |f| {
         let ansi = f.config.ansi;
         let (l, r) = two(f)?;
@@ -230,7 +229,11 @@ fn integral_rank(t: &DataType) -> u8 {
 fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
     let types = f.types.clone();
+    let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
+    if let Some((lt, rt)) = decimals {
+        return Ok(decimal::decimal_arithmetic(operator, l, lt, r, rt, ansi));
+    }
     match (types.first(), types.get(1)) {
         (Some(lt), Some(rt)) if is_integral(lt) && is_integral(rt) => {
             let t = if integral_rank(lt) >= integral_rank(rt) {
@@ -273,20 +276,50 @@ fn cast_if(e: Expr, from: &DataType, to: &DataType) -> Expr {
 /// `/`: decimals divide as decimals; everything else as double.
 fn divide(f: FunctionInput) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
-    let types = f.types.clone();
+    let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
-    let is_decimal =
-        |t: &DataType| matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..));
-    let decimalish = |t: &DataType| is_decimal(t) || is_integral(t);
-    match (types.first(), types.get(1)) {
-        (Some(lt), Some(rt))
-            if (is_decimal(lt) || is_decimal(rt)) && decimalish(lt) && decimalish(rt) =>
-        {
-            Ok(binary_expr(l, Operator::Divide, r))
-        }
-        _ => Ok(DoubleDivide::udf(ansi)
+    match decimals {
+        Some((lt, rt)) => Ok(decimal::decimal_arithmetic(
+            Operator::Divide,
+            l,
+            lt,
+            r,
+            rt,
+            ansi,
+        )),
+        None => Ok(DoubleDivide::udf(ansi)
             .call(vec![cast(l, DataType::Float64), cast(r, DataType::Float64)])),
     }
+}
+
+fn remainder(f: FunctionInput) -> PlanResult<Expr> {
+    let ansi = f.config.ansi;
+    let decimals = decimal_operands(&f);
+    let (l, r) = two(f)?;
+    match decimals {
+        Some((lt, rt)) => Ok(decimal::decimal_arithmetic(
+            Operator::Modulo,
+            l,
+            lt,
+            r,
+            rt,
+            ansi,
+        )),
+        None => Ok(binary_expr(l, Operator::Modulo, r)),
+    }
+}
+
+/// Both operands as Spark decimals, when one is a decimal and the other exact.
+fn decimal_operands(f: &FunctionInput) -> Option<((u8, i8), (u8, i8))> {
+    let (lt, rt) = (f.types.first()?, f.types.get(1)?);
+    let is_decimal = |t: &DataType| matches!(t, DataType::Decimal128(..));
+    if !(is_decimal(lt) || is_decimal(rt)) {
+        return None;
+    }
+    Some((
+        decimal::operand_decimal(lt, f.args.first()?)?,
+        decimal::operand_decimal(rt, f.args.get(1)?)?,
+    ))
 }
 
 #[allow(dead_code)]

@@ -5,19 +5,61 @@ use std::sync::Arc;
 use datafusion::logical_expr::expr::WindowFunction;
 use datafusion::logical_expr::{Expr, WindowFunctionDefinition, WindowUDF};
 
-use super::{FunctionInput, RegistryBuilder, datafusion_window};
+use arrow::datatypes::DataType;
+use datafusion::logical_expr::cast;
+
+use super::{FunctionInput, FunctionKind, Naming, RegistryBuilder, datafusion_window};
 use crate::error::{PlanError, PlanResult};
 
 pub fn register(b: &mut RegistryBuilder) {
-    b.window(&["row_number"], |f| win(f, "row_number", 0, 0));
-    b.window(&["rank"], |f| win(f, "rank", 0, 0));
-    b.window(&["dense_rank"], |f| win(f, "dense_rank", 0, 0));
-    b.window(&["percent_rank"], |f| win(f, "percent_rank", 0, 0));
-    b.window(&["cume_dist"], |f| win(f, "cume_dist", 0, 0));
-    b.window(&["ntile"], |f| win(f, "ntile", 1, 1));
-    b.window(&["lag"], |f| win(f, "lag", 1, 3));
-    b.window(&["lead"], |f| win(f, "lead", 1, 3));
-    b.window(&["nth_value"], |f| win(f, "nth_value", 2, 2));
+    let int = |e: Expr| cast(e, DataType::Int32);
+    add(b, "row_number", Naming::Call, move |f| {
+        win(f, "row_number", 0, 0).map(int)
+    });
+    add(b, "rank", Naming::Fixed("RANK"), move |f| {
+        win(f, "rank", 0, 0).map(int)
+    });
+    add(b, "dense_rank", Naming::Fixed("DENSE_RANK"), move |f| {
+        win(f, "dense_rank", 0, 0).map(int)
+    });
+    add(b, "percent_rank", Naming::Fixed("PERCENT_RANK"), |f| {
+        win(f, "percent_rank", 0, 0)
+    });
+    add(b, "cume_dist", Naming::Call, |f| win(f, "cume_dist", 0, 0));
+    add(b, "ntile", Naming::Call, move |f| {
+        win(f, "ntile", 1, 1).map(int)
+    });
+    add(b, "lag", Naming::Custom(offset_name("lag")), |f| {
+        win(f, "lag", 1, 3)
+    });
+    add(b, "lead", Naming::Custom(offset_name("lead")), |f| {
+        win(f, "lead", 1, 3)
+    });
+    add(b, "nth_value", Naming::Call, |f| win(f, "nth_value", 2, 2));
+}
+
+fn add(
+    b: &mut RegistryBuilder,
+    name: &str,
+    naming: Naming,
+    build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+) {
+    b.add(&[name], FunctionKind::Window, naming, Arc::new(build));
+}
+
+/// `lag(x)` is shown as `lag(x, 1, NULL)`.
+fn offset_name(name: &'static str) -> fn(&str, &[String], bool) -> String {
+    let _ = name;
+    |written, args, _| {
+        let mut a: Vec<String> = args.to_vec();
+        if a.len() < 2 {
+            a.push("1".into());
+        }
+        if a.len() < 3 {
+            a.push("NULL".into());
+        }
+        format!("{}({})", written.to_lowercase(), a.join(", "))
+    }
 }
 
 fn udwf(name: &str) -> PlanResult<Arc<WindowUDF>> {

@@ -76,14 +76,15 @@ impl Resolver<'_> {
                     None => None,
                 };
                 let mut when_then = Vec::with_capacity(branches.len());
+                // Spark shows `CASE x WHEN v ...` as `CASE WHEN (x = v) ...`.
                 let mut name = String::from("CASE");
-                if let Some((_, n)) = &operand {
-                    name.push_str(&format!(" {n}"));
-                }
                 for (w, t) in branches {
                     let (w, wn) = self.resolve_expr(w, schema)?;
                     let (t, tn) = self.resolve_expr(t, schema)?;
-                    name.push_str(&format!(" WHEN {wn} THEN {tn}"));
+                    match &operand {
+                        Some((_, on)) => name.push_str(&format!(" WHEN ({on} = {wn}) THEN {tn}")),
+                        None => name.push_str(&format!(" WHEN {wn} THEN {tn}")),
+                    }
                     when_then.push((Box::new(w), Box::new(t)));
                 }
                 let otherwise = match otherwise {
@@ -325,6 +326,7 @@ impl Resolver<'_> {
         let star_arg = matches!(call.args.as_slice(), [SExpr::Star { target: None, .. }]);
         let mut args = Vec::with_capacity(call.args.len());
         let mut names = Vec::with_capacity(call.args.len());
+        let mut field_names = Vec::with_capacity(call.args.len());
         if star_arg && lname == "count" {
             args.push(lit(1i32));
             names.push("1".to_string());
@@ -338,11 +340,17 @@ impl Resolver<'_> {
                     // f(*) and f(t.*) pass every column.
                     for (e, n) in self.expand_star(target.as_deref(), *plan_id, schema)? {
                         args.push(e);
+                        field_names.push(Some(n.clone()));
                         names.push(n);
                     }
                     continue;
                 }
                 let (e, n) = self.resolve_expr(a, schema)?;
+                let named = matches!(
+                    a,
+                    SExpr::Attribute { .. } | SExpr::Alias { .. } | SExpr::ExtractValue { .. }
+                );
+                field_names.push(named.then(|| n.clone()));
                 args.push(e);
                 names.push(n);
             }
@@ -378,6 +386,7 @@ impl Resolver<'_> {
             filter: filter.map(|(e, _)| e),
             ignore_nulls: call.ignore_nulls,
             config: self.config,
+            field_names,
         })?;
         Ok((expr, name))
     }
@@ -545,7 +554,19 @@ impl Resolver<'_> {
             order.push(sort);
             order_names.push(n);
         }
-        let frame = self.window_frame(w, def.kind, !order.is_empty(), schema)?;
+        let frame = self.window_frame(
+            w,
+            &call.name.to_ascii_lowercase(),
+            def.kind,
+            !order.is_empty(),
+            &call.args,
+            schema,
+        )?;
+        // Builders may wrap the function in a cast to Spark's result type (rank() is an int).
+        let (fexpr, result_type) = match fexpr {
+            Expr::Cast(c) => (*c.expr, Some(c.field)),
+            other => (other, None),
+        };
         let (params_args, fun, null_treatment) = match fexpr {
             Expr::WindowFunction(wf) => (wf.params.args, wf.fun, wf.params.null_treatment),
             Expr::AggregateFunction(af) => (
@@ -566,6 +587,10 @@ impl Resolver<'_> {
             .order_by(order)
             .window_frame(frame.0)
             .build()?;
+        let expr = match result_type {
+            Some(field) => cast(expr, field.data_type().clone()),
+            None => expr,
+        };
         let mut spec_text = Vec::new();
         if !partition_names.is_empty() {
             spec_text.push(format!("PARTITION BY {}", partition_names.join(", ")));
@@ -580,20 +605,41 @@ impl Resolver<'_> {
     fn window_frame(
         &mut self,
         w: &spec::WindowSpec,
+        name: &str,
         kind: FunctionKind,
         ordered: bool,
+        args: &[SExpr],
         schema: &DFSchema,
     ) -> PlanResult<(DfFrame, String)> {
+        // lag/lead show their offset as the frame Spark gives them.
+        if matches!(name, "lag" | "lead") {
+            let n = match args.get(1) {
+                Some(SExpr::Literal(v)) => v.to_string().parse::<i64>().unwrap_or(1),
+                _ => 1,
+            };
+            let n = if name == "lag" { -n } else { n };
+            return Ok((
+                DfFrame::new_bounds(
+                    WindowFrameUnits::Rows,
+                    WindowFrameBound::Preceding(ScalarValue::Null),
+                    WindowFrameBound::CurrentRow,
+                ),
+                format!("ROWS BETWEEN {n} FOLLOWING AND {n} FOLLOWING"),
+            ));
+        }
         let Some(f) = &w.frame else {
-            // Spark's defaults: ranking functions ignore the frame; aggregates use RANGE
-            // UNBOUNDED PRECEDING..CURRENT ROW when ordered, the whole partition otherwise.
+            // Spark's defaults: ranking functions use ROWS (cume_dist RANGE) up to the current
+            // row; aggregates use RANGE UNBOUNDED PRECEDING..CURRENT ROW when ordered, the
+            // whole partition otherwise.
             return Ok(if ordered {
-                let text = if kind == FunctionKind::Window {
+                let rows =
+                    kind == FunctionKind::Window && name != "cume_dist" && name != "nth_value";
+                let text = if rows {
                     "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
                 } else {
                     "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
                 };
-                let units = if kind == FunctionKind::Window {
+                let units = if rows {
                     WindowFrameUnits::Rows
                 } else {
                     WindowFrameUnits::Range

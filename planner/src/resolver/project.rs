@@ -89,14 +89,12 @@ impl Resolver<'_> {
         if windows.is_empty() {
             return Ok((input, items));
         }
-        let mut replacements = Vec::with_capacity(windows.len());
-        let mut aliased = Vec::with_capacity(windows.len());
-        for w in windows {
-            let internal = self.fresh("window", vec![]);
-            aliased.push(w.clone().alias(&internal));
-            replacements.push((w, Self::column(&internal)));
-        }
-        let plan = LogicalPlanBuilder::window_plan(input, aliased)?;
+        // Window nodes name their outputs after the window expression; refer to them so.
+        let replacements: Vec<(Expr, Expr)> = windows
+            .iter()
+            .map(|w| (w.clone(), Self::column(&w.schema_name().to_string())))
+            .collect();
+        let plan = LogicalPlanBuilder::window_plan(input, windows)?;
         let items = items
             .into_iter()
             .map(|(e, n)| Ok((replace_exprs(e, &replacements)?, n)))

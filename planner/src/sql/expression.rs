@@ -178,7 +178,9 @@ pub(crate) fn lower_with_windows(
         ast::Expr::UnaryOp { op, expr } => match op {
             UnaryOperator::Minus => match *expr {
                 ast::Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => number_literal(&format!("-{n}"))?,
+                    Value::Number(n, long) => {
+                        number_literal(&format!("-{n}{}", if *long { "L" } else { "" }))?
+                    }
                     _ => Expr::operator("negative", vec![value_to_expr(l, v.value)?]),
                 },
                 other => Expr::operator("negative", vec![go(other)?]),
@@ -560,7 +562,7 @@ pub(crate) fn order_by_expr(
 /// A SQL literal value.
 pub(crate) fn value_to_expr(l: &Lowering, v: Value) -> PlanResult<Expr> {
     Ok(match v {
-        Value::Number(n, _) => number_literal(&n)?,
+        Value::Number(n, long) => number_literal(&if long { format!("{n}L") } else { n })?,
         Value::SingleQuotedString(s)
         | Value::DoubleQuotedString(s)
         | Value::TripleSingleQuotedString(s)

@@ -216,3 +216,32 @@ mod tests {
         assert_eq!(e.parameters[0].1, "'SELEC'");
     }
 }
+
+#[cfg(test)]
+mod literal_tests {
+    use super::*;
+    use crate::spec::{PlanNode, Statement};
+
+    #[test]
+    fn typed_number_literals() {
+        let Statement::Query(plan) =
+            parse_statement("SELECT 1L, 2Y, 3S, 1.5BD, 2D", &Arguments::default()).unwrap()
+        else {
+            panic!("query expected")
+        };
+        let PlanNode::Project { exprs, .. } = plan.node else {
+            panic!("project expected")
+        };
+        let types: Vec<String> = exprs
+            .iter()
+            .map(|e| match e {
+                Expr::Literal(v) => v.data_type().to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            types,
+            vec!["Int64", "Int8", "Int16", "Decimal128(2, 1)", "Float64"]
+        );
+    }
+}

@@ -80,7 +80,7 @@ pub async fn execute_statement(
             key: Some(key),
             value: Some(value),
         } => {
-            if !conf.is_modifiable(&key) {
+            if conf.is_static(&key) {
                 return Err(SparkError::analysis(
                     "CANNOT_MODIFY_STATIC_CONFIG",
                     "46110",

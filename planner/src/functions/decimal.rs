@@ -1,0 +1,235 @@
+//! Spark's decimal arithmetic (`DecimalPrecision` with `allowPrecisionLoss`): operand
+//! precisions (integer literals use their digit count), result precision and scale of
+//! `+ - * / %`, and a division that rounds half up to the result scale.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Decimal128Array, Decimal128Builder};
+use arrow::datatypes::{DataType, i256};
+use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, Operator, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility, binary_expr, cast,
+};
+
+use crate::error::{SparkError, to_datafusion};
+
+pub const MAX_PRECISION: u8 = 38;
+pub const MINIMUM_ADJUSTED_SCALE: i8 = 6;
+
+/// The decimal type Spark gives an operand: decimals as they are, integers by width (literals
+/// by their digits).
+pub fn operand_decimal(dt: &DataType, expr: &Expr) -> Option<(u8, i8)> {
+    if let Expr::Literal(v, _) = expr {
+        let digits = |n: i128| -> u8 { (n.unsigned_abs().to_string().len() as u8).max(1) };
+        match v {
+            ScalarValue::Int8(Some(n)) => return Some((digits(*n as i128), 0)),
+            ScalarValue::Int16(Some(n)) => return Some((digits(*n as i128), 0)),
+            ScalarValue::Int32(Some(n)) => return Some((digits(*n as i128), 0)),
+            ScalarValue::Int64(Some(n)) => return Some((digits(*n as i128), 0)),
+            _ => {}
+        }
+    }
+    match dt {
+        DataType::Decimal128(p, s) => Some((*p, *s)),
+        DataType::Int8 => Some((3, 0)),
+        DataType::Int16 => Some((5, 0)),
+        DataType::Int32 => Some((10, 0)),
+        DataType::Int64 => Some((20, 0)),
+        DataType::Null => Some((1, 0)),
+        _ => None,
+    }
+}
+
+/// Spark's `adjustPrecisionScale`: keep integral digits, give up scale down to 6.
+pub fn adjust(p: i32, s: i32) -> (u8, i8) {
+    if p <= MAX_PRECISION as i32 {
+        return (p.max(1) as u8, s.max(0) as i8);
+    }
+    let int_digits = p - s;
+    let min_scale = s.min(MINIMUM_ADJUSTED_SCALE as i32);
+    let scale = (MAX_PRECISION as i32 - int_digits).max(min_scale);
+    (MAX_PRECISION, scale as i8)
+}
+
+pub fn result_type(op: Operator, (p1, s1): (u8, i8), (p2, s2): (u8, i8)) -> (u8, i8) {
+    let (p1, s1, p2, s2) = (p1 as i32, s1 as i32, p2 as i32, s2 as i32);
+    match op {
+        Operator::Plus | Operator::Minus => {
+            let s = s1.max(s2);
+            adjust((p1 - s1).max(p2 - s2) + s + 1, s)
+        }
+        Operator::Multiply => adjust(p1 + p2 + 1, s1 + s2),
+        Operator::Divide => {
+            let s = (MINIMUM_ADJUSTED_SCALE as i32).max(s1 + p2 + 1);
+            adjust(p1 - s1 + s2 + s, s)
+        }
+        _ => {
+            let s = s1.max(s2);
+            let p = ((p1 - s1).min(p2 - s2) + s).min(MAX_PRECISION as i32);
+            (p.max(1) as u8, s as i8)
+        }
+    }
+}
+
+/// `l op r` with Spark's decimal result type.
+pub fn decimal_arithmetic(
+    op: Operator,
+    l: Expr,
+    lt: (u8, i8),
+    r: Expr,
+    rt: (u8, i8),
+    ansi: bool,
+) -> Expr {
+    let (p, s) = result_type(op, lt, rt);
+    let l = cast(l, DataType::Decimal128(lt.0, lt.1));
+    let r = cast(r, DataType::Decimal128(rt.0, rt.1));
+    match op {
+        Operator::Divide => DecimalDivide::udf(p, s, ansi).call(vec![l, r]),
+        _ => cast(binary_expr(l, op, r), DataType::Decimal128(p, s)),
+    }
+}
+
+/// Decimal division rounded half up to a fixed result type.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct DecimalDivide {
+    precision: u8,
+    scale: i8,
+    ansi: bool,
+    signature: Signature,
+}
+
+impl DecimalDivide {
+    pub fn udf(precision: u8, scale: i8, ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            precision,
+            scale,
+            ansi,
+            signature: Signature::any(2, Volatility::Immutable),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for DecimalDivide {
+    fn name(&self) -> &str {
+        "spark_decimal_divide"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Decimal128(self.precision, self.scale))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, b] = args.args.as_slice() else {
+            return exec_err!("decimal divide expects two arguments");
+        };
+        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+        let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
+            (a.data_type().clone(), b.data_type().clone())
+        else {
+            return exec_err!("decimal divide expects decimals");
+        };
+        let (Some(a), Some(b)) = (
+            a.as_any().downcast_ref::<Decimal128Array>(),
+            b.as_any().downcast_ref::<Decimal128Array>(),
+        ) else {
+            return exec_err!("decimal divide expects decimals");
+        };
+        // value = a / 10^sa / (b / 10^sb); result digits = value * 10^s.
+        let shift = self.scale as i32 + sb as i32 - sa as i32;
+        let limit = i256::from_i128(10i128.pow(self.precision as u32));
+        let mut out = Decimal128Builder::with_capacity(a.len());
+        for i in 0..a.len() {
+            if a.is_null(i) || b.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let divisor = b.value(i);
+            if divisor == 0 {
+                if self.ansi {
+                    return Err(to_datafusion(SparkError::divide_by_zero()));
+                }
+                out.append_null();
+                continue;
+            }
+            let mut n = i256::from_i128(a.value(i));
+            let mut d = i256::from_i128(divisor);
+            if shift >= 0 {
+                n = n.wrapping_mul(pow10(shift as u32));
+            } else {
+                d = d.wrapping_mul(pow10((-shift) as u32));
+            }
+            let q = n.wrapping_div(d);
+            let r = n.wrapping_rem(d);
+            // Round half up (away from zero).
+            let twice = r.wrapping_mul(i256::from_i128(2)).wrapping_abs();
+            let q = if twice >= d.wrapping_abs() {
+                if (n < i256::ZERO) != (d < i256::ZERO) {
+                    q.wrapping_sub(i256::ONE)
+                } else {
+                    q.wrapping_add(i256::ONE)
+                }
+            } else {
+                q
+            };
+            if q.wrapping_abs() >= limit {
+                if self.ansi {
+                    return Err(to_datafusion(SparkError::new(
+                        crate::error::ErrorKind::Arithmetic,
+                        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+                        "22003",
+                        format!(
+                            "The value cannot be represented as Decimal({}, {}). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and return NULL instead.",
+                            self.precision, self.scale
+                        ),
+                        vec![],
+                    )));
+                }
+                out.append_null();
+                continue;
+            }
+            match q.to_i128() {
+                Some(v) => out.append_value(v),
+                None => out.append_null(),
+            }
+        }
+        let array: ArrayRef = Arc::new(
+            out.finish()
+                .with_precision_and_scale(self.precision, self.scale)?,
+        );
+        if scalar {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
+                &array, 0,
+            )?))
+        } else {
+            Ok(ColumnarValue::Array(array))
+        }
+    }
+}
+
+fn pow10(n: u32) -> i256 {
+    let mut v = i256::ONE;
+    for _ in 0..n {
+        v = v.wrapping_mul(i256::from_i128(10));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_types_follow_spark() {
+        assert_eq!(result_type(Operator::Multiply, (2, 1), (1, 0)), (4, 1));
+        assert_eq!(result_type(Operator::Divide, (2, 0), (2, 1)), (9, 6));
+        assert_eq!(result_type(Operator::Plus, (10, 2), (5, 3)), (12, 3));
+        assert_eq!(result_type(Operator::Multiply, (38, 10), (38, 10)), (38, 6));
+        assert_eq!(result_type(Operator::Divide, (38, 18), (38, 18)), (38, 6));
+    }
+}
