@@ -24,27 +24,27 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
         _config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         plan.transform_down(|node| {
-            if let Some(limit) = node.downcast_ref::<GlobalLimitExec>() {
-                if let Some(coalesce) = limit.input().downcast_ref::<CoalescePartitionsExec>() {
-                    let ordered = Arc::new(OrderedCoalesceExec::new(
-                        coalesce.input().clone(),
-                        coalesce.fetch(),
-                        Some(LIMIT_BUFFER),
-                    ));
-                    let new_limit =
-                        Arc::new(GlobalLimitExec::new(ordered, limit.skip(), limit.fetch()));
-                    return Ok(Transformed::yes(new_limit as Arc<dyn ExecutionPlan>));
-                }
+            if let Some(limit) = node.downcast_ref::<GlobalLimitExec>()
+                && let Some(coalesce) = limit.input().downcast_ref::<CoalescePartitionsExec>()
+            {
+                let ordered = Arc::new(OrderedCoalesceExec::new(
+                    coalesce.input().clone(),
+                    coalesce.fetch(),
+                    Some(LIMIT_BUFFER),
+                ));
+                let new_limit =
+                    Arc::new(GlobalLimitExec::new(ordered, limit.skip(), limit.fetch()));
+                return Ok(Transformed::yes(new_limit as Arc<dyn ExecutionPlan>));
             }
-            if let Some(coalesce) = node.downcast_ref::<CoalescePartitionsExec>() {
-                if coalesce.fetch().is_some() {
-                    let ordered = Arc::new(OrderedCoalesceExec::new(
-                        coalesce.input().clone(),
-                        coalesce.fetch(),
-                        Some(LIMIT_BUFFER),
-                    ));
-                    return Ok(Transformed::yes(ordered as Arc<dyn ExecutionPlan>));
-                }
+            if let Some(coalesce) = node.downcast_ref::<CoalescePartitionsExec>()
+                && coalesce.fetch().is_some()
+            {
+                let ordered = Arc::new(OrderedCoalesceExec::new(
+                    coalesce.input().clone(),
+                    coalesce.fetch(),
+                    Some(LIMIT_BUFFER),
+                ));
+                return Ok(Transformed::yes(ordered as Arc<dyn ExecutionPlan>));
             }
             Ok(Transformed::no(node))
         })

@@ -15,7 +15,7 @@ pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";
 /// What a name in FROM refers to.
 pub enum CatalogEntry {
     /// A view: resolved afresh at each use.
-    View(Plan),
+    View(Box<Plan>),
     Table {
         name: Vec<String>,
         provider: Arc<dyn TableProvider>,
@@ -144,14 +144,14 @@ impl Catalog for SessionCatalog {
                 .read()
                 .get(&Self::key(view))
                 .cloned()
-                .map(CatalogEntry::View),
+                .map(|p| CatalogEntry::View(Box::new(p))),
             [db, view] if db.eq_ignore_ascii_case(GLOBAL_TEMP_DATABASE) => self
                 .global
                 .views
                 .read()
                 .get(&Self::key(view))
                 .cloned()
-                .map(CatalogEntry::View),
+                .map(|p| CatalogEntry::View(Box::new(p))),
             _ => None,
         })
     }

@@ -14,7 +14,8 @@ use ember_protos::spark::connect::expression::literal::LiteralType;
 use crate::error::{PlanError, PlanResult};
 use crate::types;
 
-/// Convert a Spark Connect literal.
+/// Convert a Spark Connect literal. Old clients still fill the deprecated type fields.
+#[allow(deprecated)]
 pub fn from_proto(lit: &Literal, time_zone: &str) -> PlanResult<ScalarValue> {
     let Some(value) = &lit.literal_type else {
         return Err(PlanError::InvalidPlan("literal without value".into()));

@@ -170,7 +170,7 @@ fn format_float(v: f32) -> String {
     if v.is_finite() && v == v.trunc() && v.abs() < 1e7 {
         format!("{v:.1}")
     } else {
-        format_double(v as f64).replace("E", "E")
+        format_double(v as f64)
     }
 }
 
@@ -247,7 +247,13 @@ pub fn show_string(
     if vertical {
         // Spark: columns at least 3 wide, a header padded to both widths + 5, trailing spaces.
         let key_width = header.iter().map(|h| width(h)).max().unwrap_or(0).max(3);
-        let value_width = rows.iter().flatten().map(|v| width(v)).max().unwrap_or(0).max(3);
+        let value_width = rows
+            .iter()
+            .flatten()
+            .map(|v| width(v))
+            .max()
+            .unwrap_or(0)
+            .max(3);
         if rows.is_empty() {
             out.push_str("(0 rows)\n");
         }
@@ -351,7 +357,7 @@ mod tests {
         )
         .unwrap();
         let s = show_string(
-            &[batch.clone()],
+            std::slice::from_ref(&batch),
             &["id".into(), "name".into()],
             20,
             20,

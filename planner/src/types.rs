@@ -556,10 +556,10 @@ impl<'a> TypeParser<'a> {
     /// Either a single type, or a comma-separated DDL field list.
     fn parse_type_or_fields(&mut self) -> PlanResult<DataType> {
         let start = self.pos;
-        if let Ok(dt) = self.parse_type() {
-            if self.peek().is_none() {
-                return Ok(dt);
-            }
+        if let Ok(dt) = self.parse_type()
+            && self.peek().is_none()
+        {
+            return Ok(dt);
         }
         self.pos = start;
         Ok(DataType::Struct(self.parse_fields(None)?))

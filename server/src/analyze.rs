@@ -227,21 +227,22 @@ fn nested_lines(out: &mut String, dt: &DataType, depth: usize, level: Option<usi
             nested_lines(out, f.data_type(), depth + 1, level);
         }
         DataType::Map(entries, _) => {
-            if let DataType::Struct(kv) = entries.data_type() {
-                if kv.len() == 2 && !level.is_some_and(|l| depth + 1 > l) {
-                    let prefix = " |   ".repeat(depth);
-                    out.push_str(&format!(
-                        "{prefix} |-- key: {}\n",
-                        type_word(kv[0].data_type())
-                    ));
-                    nested_lines(out, kv[0].data_type(), depth + 1, level);
-                    out.push_str(&format!(
-                        "{prefix} |-- value: {} (valueContainsNull = {})\n",
-                        type_word(kv[1].data_type()),
-                        kv[1].is_nullable()
-                    ));
-                    nested_lines(out, kv[1].data_type(), depth + 1, level);
-                }
+            if let DataType::Struct(kv) = entries.data_type()
+                && kv.len() == 2
+                && level.is_none_or(|l| depth < l)
+            {
+                let prefix = " |   ".repeat(depth);
+                out.push_str(&format!(
+                    "{prefix} |-- key: {}\n",
+                    type_word(kv[0].data_type())
+                ));
+                nested_lines(out, kv[0].data_type(), depth + 1, level);
+                out.push_str(&format!(
+                    "{prefix} |-- value: {} (valueContainsNull = {})\n",
+                    type_word(kv[1].data_type()),
+                    kv[1].is_nullable()
+                ));
+                nested_lines(out, kv[1].data_type(), depth + 1, level);
             }
         }
         _ => {}

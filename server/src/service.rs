@@ -268,21 +268,20 @@ impl SparkConnectService for EmberService {
                 }
                 None => {}
             }
-            if let Some((_, _, remaining, _)) = &pending {
-                if *remaining <= 0 {
-                    if let Some((name, data, _, ok)) = pending.take() {
-                        if ok {
-                            c.session
-                                .artifacts
-                                .lock()
-                                .insert(name.clone(), Bytes::from(data));
-                        }
-                        summaries.push(pb::add_artifacts_response::ArtifactSummary {
-                            name,
-                            is_crc_successful: ok,
-                        });
-                    }
+            if let Some((_, _, remaining, _)) = &pending
+                && *remaining <= 0
+                && let Some((name, data, _, ok)) = pending.take()
+            {
+                if ok {
+                    c.session
+                        .artifacts
+                        .lock()
+                        .insert(name.clone(), Bytes::from(data));
                 }
+                summaries.push(pb::add_artifacts_response::ArtifactSummary {
+                    name,
+                    is_crc_successful: ok,
+                });
             }
         }
         let (session_id, server_side_session_id) = match &ctx {

@@ -20,6 +20,8 @@ use crate::execute::operation::Operation;
 const MAX_KEPT_ERRORS: usize = 64;
 
 pub struct Session {
+    /// The client's user id (sessions are keyed by user and session id).
+    #[allow(dead_code)]
     pub user_id: String,
     pub session_id: String,
     /// Constant for the life of the session; the client checks it on every response.
@@ -139,24 +141,18 @@ impl SessionManager {
                 ))
             })
             .clone();
-        if let Some(observed) = observed_server_side_id {
-            if !observed.is_empty() && observed != session.server_side_session_id {
-                return Err(invalid_handle(
-                    "INVALID_HANDLE.SESSION_CHANGED",
-                    &format!(
-                        "The handle {session_id} is invalid. The existing Spark server driver instance has restarted. Please reconnect."
-                    ),
-                ));
-            }
+        if let Some(observed) = observed_server_side_id
+            && !observed.is_empty()
+            && observed != session.server_side_session_id
+        {
+            return Err(invalid_handle(
+                "INVALID_HANDLE.SESSION_CHANGED",
+                &format!(
+                    "The handle {session_id} is invalid. The existing Spark server driver instance has restarted. Please reconnect."
+                ),
+            ));
         }
         Ok(session)
-    }
-
-    pub fn get(&self, user_id: &str, session_id: &str) -> Option<Arc<Session>> {
-        self.sessions
-            .lock()
-            .get(&(user_id.to_string(), session_id.to_string()))
-            .cloned()
     }
 
     /// Remove a session; its operations are cancelled. With `allow_reconnect`, the id may

@@ -112,7 +112,11 @@ impl RangeExec {
     }
 
     fn with_projection(spec: RangeSpec, with_id: bool) -> Self {
-        let schema = if with_id { range_schema() } else { Arc::new(Schema::empty()) };
+        let schema = if with_id {
+            range_schema()
+        } else {
+            Arc::new(Schema::empty())
+        };
         let properties = Arc::new(
             PlanProperties::new(
                 EquivalenceProperties::new(schema),

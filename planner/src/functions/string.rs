@@ -64,7 +64,7 @@ pub fn register(b: &mut RegistryBuilder) {
         let (s, sub) = two(f)?;
         super::df_udf("strpos").map(|u| u.call(vec![s, sub]))
     });
-    b.scalar(&["locate", "position"], |mut f| {
+    b.scalar(&["locate", "position"], |f| {
         f.arity(2, 3)?;
         if f.args.len() == 3 {
             return Err(crate::error::PlanError::Unsupported(

@@ -14,7 +14,7 @@ pub enum CommandSpec {
     /// `spark.sql(...)`: a statement with its original relation (for queries).
     Sql {
         statement: Statement,
-        relation: pb::Relation,
+        relation: Box<pb::Relation>,
     },
     Statement(Statement),
     /// Commands the client sends in the background that need no work (ML cache cleanup).
@@ -51,7 +51,7 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
             };
             CommandSpec::Sql {
                 statement,
-                relation,
+                relation: Box::new(relation),
             }
         }
         CommandType::CreateDataframeView(v) => {

@@ -41,6 +41,7 @@ fn non_negative(v: i32, what: &str) -> PlanResult<usize> {
     })
 }
 
+#[allow(deprecated)] // old clients send SQL arguments in the deprecated fields
 fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
     Ok(match rel {
         RelType::Read(r) => match &r.read_type {

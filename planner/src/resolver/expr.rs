@@ -764,10 +764,10 @@ fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<Expr>
     let _ = plan.apply_with_subqueries(|p| {
         for e in p.expressions() {
             let _ = e.apply(|x| {
-                if let Expr::OuterReferenceColumn(..) = x {
-                    if !out.contains(x) {
-                        out.push(x.clone());
-                    }
+                if let Expr::OuterReferenceColumn(..) = x
+                    && !out.contains(x)
+                {
+                    out.push(x.clone());
                 }
                 Ok(TreeNodeRecursion::Continue)
             });

@@ -15,7 +15,6 @@ mod relation;
 mod sort;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use datafusion::common::{DFSchema, DFSchemaRef};
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
@@ -424,8 +423,4 @@ pub fn resolve_query(
     plan: &spec::Plan,
 ) -> PlanResult<ResolvedQuery> {
     Resolver::new(config, catalog).resolve_query(plan)
-}
-
-pub(crate) fn arc_schema(plan: &LogicalPlan) -> DFSchemaRef {
-    Arc::clone(plan.schema())
 }

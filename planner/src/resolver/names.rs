@@ -221,21 +221,21 @@ impl Resolver<'_> {
                     return Ok(matching);
                 }
                 // `s.*` on a struct column expands its fields.
-                if let Some((expr, _)) = self.lookup_attribute(target, plan_id, schema)? {
-                    if let DataType::Struct(fields) = expr.get_type(schema)? {
-                        return fields
-                            .iter()
-                            .map(|f| {
-                                Ok((
-                                    datafusion::functions::core::expr_fn::get_field(
-                                        expr.clone(),
-                                        f.name().as_str(),
-                                    ),
-                                    f.name().clone(),
-                                ))
-                            })
-                            .collect();
-                    }
+                if let Some((expr, _)) = self.lookup_attribute(target, plan_id, schema)?
+                    && let DataType::Struct(fields) = expr.get_type(schema)?
+                {
+                    return fields
+                        .iter()
+                        .map(|f| {
+                            Ok((
+                                datafusion::functions::core::expr_fn::get_field(
+                                    expr.clone(),
+                                    f.name().as_str(),
+                                ),
+                                f.name().clone(),
+                            ))
+                        })
+                        .collect();
                 }
                 Err(SparkError::analysis(
                     "CANNOT_RESOLVE_STAR_EXPAND",

@@ -66,11 +66,12 @@ impl Resolver<'_> {
         let mut used = std::collections::HashSet::new();
         let mut exprs = Vec::with_capacity(items.len());
         for (e, name) in items {
-            if let Expr::Column(c) = &e {
-                if self.info(&c.name).name == name && used.insert(c.name.clone()) {
-                    exprs.push(e);
-                    continue;
-                }
+            if let Expr::Column(c) = &e
+                && self.info(&c.name).name == name
+                && used.insert(c.name.clone())
+            {
+                exprs.push(e);
+                continue;
             }
             let internal = self.fresh(&name, vec![]);
             used.insert(internal.clone());
@@ -176,7 +177,7 @@ impl Resolver<'_> {
         if let Some(h) = &having {
             all_exprs.push(h);
         }
-        let aggregates = find_aggregate_exprs(all_exprs.into_iter());
+        let aggregates = find_aggregate_exprs(all_exprs);
         let mut agg_exprs = Vec::with_capacity(aggregates.len());
         for a in aggregates {
             let internal = self.fresh("agg", vec![]);
@@ -211,11 +212,11 @@ impl Resolver<'_> {
     fn check_grouped(&self, e: &Expr, schema: &DFSchema) -> PlanResult<()> {
         let mut missing = None;
         e.apply(|x| {
-            if let Expr::Column(c) = x {
-                if schema.field_with_unqualified_name(&c.name).is_err() {
-                    missing = Some(self.info(&c.name).name);
-                    return Ok(TreeNodeRecursion::Stop);
-                }
+            if let Expr::Column(c) = x
+                && schema.field_with_unqualified_name(&c.name).is_err()
+            {
+                missing = Some(self.info(&c.name).name);
+                return Ok(TreeNodeRecursion::Stop);
             }
             if matches!(
                 x,
@@ -315,14 +316,14 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Vec<Named>> {
         if sql {
-            if let SExpr::Function(f) = g {
-                if f.name == "__group_by_all" {
-                    return Ok(items
-                        .iter()
-                        .filter(|(e, _)| !contains_aggregate(e))
-                        .cloned()
-                        .collect());
-                }
+            if let SExpr::Function(f) = g
+                && f.name == "__group_by_all"
+            {
+                return Ok(items
+                    .iter()
+                    .filter(|(e, _)| !contains_aggregate(e))
+                    .cloned()
+                    .collect());
             }
             if let Some(i) = ordinal(g) {
                 return match items.get(i.wrapping_sub(1)) {
@@ -346,14 +347,15 @@ impl Resolver<'_> {
             Ok(named) => Ok(vec![named]),
             Err(e) if sql => {
                 // `GROUP BY alias` of a select item.
-                if let SExpr::Attribute { name, .. } = g {
-                    if let [single] = name.as_slice() {
-                        for (s, item) in select.iter().zip(items) {
-                            if let SExpr::Alias { names, .. } = s {
-                                if names.len() == 1 && self.names_equal(&names[0], single) {
-                                    return Ok(vec![item.clone()]);
-                                }
-                            }
+                if let SExpr::Attribute { name, .. } = g
+                    && let [single] = name.as_slice()
+                {
+                    for (s, item) in select.iter().zip(items) {
+                        if let SExpr::Alias { names, .. } = s
+                            && names.len() == 1
+                            && self.names_equal(&names[0], single)
+                        {
+                            return Ok(vec![item.clone()]);
                         }
                     }
                 }
@@ -466,7 +468,7 @@ impl Resolver<'_> {
         let schema = input.schema().clone();
         let mut on = Vec::new();
         for c in columns {
-            let (e, _) = self.resolve_attribute(&[c.clone()], None, &schema)?;
+            let (e, _) = self.resolve_attribute(std::slice::from_ref(c), None, &schema)?;
             on.push(e);
         }
         let select: Vec<Expr> = schema
@@ -552,10 +554,11 @@ pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
             plan_id: None,
         } if name.len() == 1 => {
             for s in select {
-                if let SExpr::Alias { expr, names, .. } = s {
-                    if names.len() == 1 && names[0].eq_ignore_ascii_case(&name[0]) {
-                        return (**expr).clone();
-                    }
+                if let SExpr::Alias { expr, names, .. } = s
+                    && names.len() == 1
+                    && names[0].eq_ignore_ascii_case(&name[0])
+                {
+                    return (**expr).clone();
                 }
             }
             e.clone()

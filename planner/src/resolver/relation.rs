@@ -93,20 +93,20 @@ impl Resolver<'_> {
             };
             items.push((expr, name));
         }
-        if let Some(t) = &target {
-            if t.fields().len() != arrow_schema.fields().len() && !arrow_schema.fields().is_empty()
-            {
-                return Err(SparkError::analysis(
-                    "AXIS_LENGTH_MISMATCH",
-                    "42000",
-                    format!(
-                        "Length mismatch: Expected axis has {} elements, new values have {} elements.",
-                        arrow_schema.fields().len(),
-                        t.fields().len()
-                    ),
-                )
-                .into());
-            }
+        if let Some(t) = &target
+            && t.fields().len() != arrow_schema.fields().len()
+            && !arrow_schema.fields().is_empty()
+        {
+            return Err(SparkError::analysis(
+                "AXIS_LENGTH_MISMATCH",
+                "42000",
+                format!(
+                    "Length mismatch: Expected axis has {} elements, new values have {} elements.",
+                    arrow_schema.fields().len(),
+                    t.fields().len()
+                ),
+            )
+            .into());
         }
         let exprs = items
             .into_iter()

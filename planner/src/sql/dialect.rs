@@ -103,12 +103,12 @@ impl Dialect for SparkDialect {
     }
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
         let token = parser.peek_token();
-        if let Token::Word(w) = &token.token {
-            if w.keyword == Keyword::DIV {
-                return Some(Ok(
-                    self.prec_value(sqlparser::dialect::Precedence::MulDivModOp)
-                ));
-            }
+        if let Token::Word(w) = &token.token
+            && w.keyword == Keyword::DIV
+        {
+            return Some(Ok(
+                self.prec_value(sqlparser::dialect::Precedence::MulDivModOp)
+            ));
         }
         None
     }
@@ -120,19 +120,19 @@ impl Dialect for SparkDialect {
 pub fn merge_typed_number_literals(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
     for t in tokens {
-        if let (Some(prev), Token::Word(w)) = (out.last_mut(), &t.token) {
-            if let Token::Number(n, long) = &prev.token {
-                let suffix = w.value.to_ascii_uppercase();
-                let touching = prev.span.end == t.span.start;
-                if touching
-                    && w.quote_style.is_none()
-                    && matches!(suffix.as_str(), "L" | "S" | "Y" | "D" | "F" | "BD")
-                    && !n.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-                {
-                    prev.token = Token::Number(format!("{n}{suffix}"), *long);
-                    prev.span.end = t.span.end;
-                    continue;
-                }
+        if let (Some(prev), Token::Word(w)) = (out.last_mut(), &t.token)
+            && let Token::Number(n, long) = &prev.token
+        {
+            let suffix = w.value.to_ascii_uppercase();
+            let touching = prev.span.end == t.span.start;
+            if touching
+                && w.quote_style.is_none()
+                && matches!(suffix.as_str(), "L" | "S" | "Y" | "D" | "F" | "BD")
+                && !n.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+            {
+                prev.token = Token::Number(format!("{n}{suffix}"), *long);
+                prev.span.end = t.span.end;
+                continue;
             }
         }
         out.push(t);

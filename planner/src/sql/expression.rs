@@ -695,9 +695,8 @@ fn typed_string(data_type: &ast::DataType, value: Value) -> PlanResult<Expr> {
             Expr::Literal(ScalarValue::Utf8(Some(text))),
         ],
     ))
-    .map(|e| {
+    .inspect(|_e| {
         let _ = to;
-        e
     })
 }
 

@@ -64,10 +64,8 @@ pub fn parse_statement(sql: &str, args: &Arguments) -> PlanResult<Statement> {
     }
     let lowering = Lowering::new(args);
     let mut out = statement::lower(&lowering, stmt)?;
-    if global_view {
-        if let Statement::CreateView { kind, .. } = &mut out {
-            *kind = crate::spec::ViewKind::GlobalTemporary;
-        }
+    if global_view && let Statement::CreateView { kind, .. } = &mut out {
+        *kind = crate::spec::ViewKind::GlobalTemporary;
     }
     Ok(out)
 }

@@ -61,19 +61,19 @@ pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
                 offset: constant_usize(l, offset, "OFFSET")?,
             });
         }
-        if let Some(limit) = limit {
-            if !matches!(
+        if let Some(limit) = limit
+            && !matches!(
                 limit,
                 ast::Expr::Value(ast::ValueWithSpan {
                     value: ast::Value::Null,
                     ..
                 })
-            ) {
-                plan = Plan::new(PlanNode::Limit {
-                    input: Box::new(plan),
-                    limit: constant_usize(l, limit, "LIMIT")?,
-                });
-            }
+            )
+        {
+            plan = Plan::new(PlanNode::Limit {
+                input: Box::new(plan),
+                limit: constant_usize(l, limit, "LIMIT")?,
+            });
         }
     }
     if let Some(with) = with {

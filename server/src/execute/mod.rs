@@ -139,16 +139,16 @@ pub fn error_status(ctx: &RequestContext, e: ServerError) -> Status {
 
 /// Decode `Plan.op_type`, including zstd-compressed plans.
 enum Decoded {
-    Relation(pb::Relation),
-    Command(pb::Command),
+    Relation(Box<pb::Relation>),
+    Command(Box<pb::Command>),
 }
 
 fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
     use pb::plan::OpType;
     use pb::plan::compressed_operation::OpType as CompressedType;
     match plan.op_type {
-        Some(OpType::Root(r)) => Ok(Decoded::Relation(r)),
-        Some(OpType::Command(c)) => Ok(Decoded::Command(c)),
+        Some(OpType::Root(r)) => Ok(Decoded::Relation(Box::new(r))),
+        Some(OpType::Command(c)) => Ok(Decoded::Command(Box::new(c))),
         Some(OpType::CompressedOperation(c)) => {
             if c.compression_codec != pb::CompressionCodec::Zstd as i32 {
                 return Err(ember_planner::SparkError::invalid_plan(
@@ -163,12 +163,12 @@ fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
                 ember_planner::SparkError::invalid_plan(format!("cannot decode plan: {e}"))
             };
             match CompressedType::try_from(c.op_type).unwrap_or(CompressedType::Unspecified) {
-                CompressedType::Relation => Ok(Decoded::Relation(
+                CompressedType::Relation => Ok(Decoded::Relation(Box::new(
                     pb::Relation::decode(bytes.as_slice()).map_err(bad)?,
-                )),
-                CompressedType::Command => Ok(Decoded::Command(
+                ))),
+                CompressedType::Command => Ok(Decoded::Command(Box::new(
                     pb::Command::decode(bytes.as_slice()).map_err(bad)?,
-                )),
+                ))),
                 CompressedType::Unspecified => Err(ember_planner::SparkError::invalid_plan(
                     "compressed plan without type",
                 )
@@ -328,7 +328,7 @@ async fn run_command(
             relation,
         } => {
             let relation = match statement {
-                Statement::Query(_) => relation,
+                Statement::Query(_) => *relation,
                 other => {
                     let result = command::execute_statement(ctx, other).await?;
                     command::local_relation(result)?
