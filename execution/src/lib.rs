@@ -4,10 +4,17 @@
 //! the cluster runners cut it into a job graph of stages that a driver schedules on workers.
 //! Nothing here knows about Spark Connect.
 
+pub mod cluster;
 pub mod error;
+pub mod job_graph;
 pub mod ordered;
+pub mod plan;
 pub mod rules;
 pub mod runner;
+pub mod stream;
+pub mod task;
+pub mod topology;
 
+pub use cluster::LocalClusterJobRunner;
 pub use error::{ExecutionError, ExecutionResult};
 pub use runner::{JobRunner, LocalJobRunner};

@@ -4,7 +4,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ember_execution::{JobRunner, LocalJobRunner};
+use ember_execution::cluster::DriverConfig;
+use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::GlobalViews;
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
 use tokio::net::TcpListener;
@@ -14,6 +15,9 @@ use crate::config::{ServerDefaults, system_time_zone};
 use crate::service::EmberService;
 use crate::session::SessionManager;
 use crate::state::ServerState;
+
+/// Tasks each in-process worker runs at once.
+const TASK_SLOTS_PER_WORKER: usize = 2;
 
 /// Largest request the server accepts (plans with local data can be large).
 const MAX_MESSAGE_BYTES: usize = 512 * 1024 * 1024;
@@ -93,12 +97,20 @@ fn cores() -> usize {
 }
 
 async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), String> {
+    let parallelism = cores();
     let runner: Arc<dyn JobRunner> = match args.mode {
         Mode::Local => Arc::new(LocalJobRunner),
-        Mode::LocalCluster => return Err("not supported yet: --mode local-cluster".to_string()),
+        Mode::LocalCluster => {
+            let workers = args.workers.unwrap_or(parallelism).max(1);
+            Arc::new(LocalClusterJobRunner::start(
+                workers,
+                TASK_SLOTS_PER_WORKER,
+                DriverConfig::default(),
+                cpu.clone(),
+            ))
+        }
         Mode::Cluster => return Err("not supported yet: --mode cluster".to_string()),
     };
-    let parallelism = cores();
     let warehouse =
         std::path::absolute(&args.warehouse).map_err(|e| format!("bad --warehouse: {e}"))?;
     let mut defaults = ServerDefaults::default();

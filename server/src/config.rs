@@ -277,6 +277,11 @@ impl SessionConf {
             .unwrap_or_else(|| "UTC".to_string())
     }
 
+    /// Whether the session set the key itself (rather than using a default).
+    pub fn is_set(&self, key: &str) -> bool {
+        self.overrides.read().contains_key(key)
+    }
+
     pub fn shuffle_partitions(&self) -> usize {
         self.usize("spark.sql.shuffle.partitions", 200).max(1)
     }

@@ -57,13 +57,25 @@ impl Session {
 
     /// A DataFusion context for one request, configured from the session's settings.
     pub fn datafusion_context(&self) -> SessionContext {
+        // `spark.sql.shuffle.partitions` sets the partitions of exchanges when the session
+        // chose it; Spark's default of 200 is for clusters, so the core count is used instead.
+        let partitions = if self.conf.is_set("spark.sql.shuffle.partitions") {
+            self.conf.shuffle_partitions()
+        } else {
+            self.target_partitions
+        };
         let mut config = SessionConfig::new()
-            .with_target_partitions(self.target_partitions.max(1))
+            .with_target_partitions(partitions.max(1))
             .with_batch_size(8192)
             .with_information_schema(false);
         let options = config.options_mut();
         options.execution.time_zone = Some(self.conf.time_zone());
         options.execution.parquet.schema_force_view_types = false;
+        // Uncorrelated scalar subqueries become joins: the physical subquery operator shares
+        // state across partitions, which tasks of a job graph cannot.
+        options
+            .optimizer
+            .enable_physical_uncorrelated_scalar_subquery = false;
         options.sql_parser.enable_ident_normalization = false;
         let state = SessionStateBuilder::new()
             .with_config(config)

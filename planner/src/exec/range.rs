@@ -190,11 +190,22 @@ impl ExecutionPlan for RangeExec {
     ) -> Result<SendableRecordBatchStream> {
         let (lo, hi) = self.spec.slice(partition);
         let (start, step) = (self.spec.start, self.spec.step);
-        let schema = range_schema();
+        let schema = self.schema();
         let batch_schema = schema.clone();
+        let with_id = self.with_id;
         let batches =
             futures::stream::iter((lo..hi).step_by(BATCH_SIZE as usize).map(move |from| {
                 let to = (from + BATCH_SIZE as u64).min(hi);
+                if !with_id {
+                    let options = arrow::array::RecordBatchOptions::new()
+                        .with_row_count(Some((to - from) as usize));
+                    return RecordBatch::try_new_with_options(
+                        batch_schema.clone(),
+                        vec![],
+                        &options,
+                    )
+                    .map_err(Into::into);
+                }
                 let values: Int64Array = (from..to)
                     .map(|i| start.wrapping_add((i as i64).wrapping_mul(step)))
                     .collect();
@@ -239,5 +250,54 @@ mod tests {
             partitions: 1,
         };
         assert_eq!(s.count(), 0);
+    }
+}
+
+#[cfg(test)]
+mod projection_tests {
+    use super::*;
+    use datafusion::physical_plan::repartition::RepartitionExec;
+    use datafusion::prelude::SessionContext;
+    use futures::TryStreamExt;
+
+    #[tokio::test]
+    async fn counts_without_columns_through_a_repartition() {
+        let ctx = SessionContext::new();
+        let spec = RangeSpec {
+            start: 0,
+            end: 2,
+            step: 1,
+            partitions: 2,
+        };
+        let range: Arc<dyn ExecutionPlan> = Arc::new(RangeExec::try_new(spec, false).unwrap());
+        let plan =
+            Arc::new(RepartitionExec::try_new(range, Partitioning::RoundRobinBatch(3)).unwrap());
+        let direct: Vec<RecordBatch> = RangeExec::try_new(
+            RangeSpec {
+                start: 0,
+                end: 2,
+                step: 1,
+                partitions: 2,
+            },
+            false,
+        )
+        .unwrap()
+        .execute(1, ctx.task_ctx())
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+        assert!(direct.iter().all(|b| b.num_columns() == 0), "{direct:?}");
+        let mut rows = 0;
+        for p in 0..3 {
+            let batches: Vec<RecordBatch> = plan
+                .execute(p, ctx.task_ctx())
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
+            rows += batches.iter().map(|b| b.num_rows()).sum::<usize>();
+        }
+        assert_eq!(rows, 2);
     }
 }

@@ -1,0 +1,598 @@
+//! The driver: accepts jobs, cuts them into job graphs, schedules ready regions onto worker
+//! task slots, tracks task attempts, and publishes the final stage's streams as job output.
+//!
+//! The driver is an actor: one task owns all scheduling state and handles [`DriverEvent`]s
+//! in order, so there is no shared mutable state between it, workers and output streams.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::ExecutionPlan;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::output::{FinalState, job_output};
+use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
+use crate::job_graph::{JobGraph, input_streams};
+use crate::plan::StageInputExec;
+use crate::stream::{JobId, StreamKey, StreamRef, StreamSource, WorkerId};
+use crate::task::{TaskDefinition, TaskId, TaskInput};
+use crate::topology::{JobTopology, TaskPosition};
+
+#[derive(Debug, Clone)]
+pub struct DriverConfig {
+    /// Attempts of a task before the job fails (Spark's `spark.task.maxFailures`).
+    pub max_attempts: usize,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        Self { max_attempts: 4 }
+    }
+}
+
+/// How to reach a running driver.
+#[derive(Clone)]
+pub struct DriverHandle {
+    tx: mpsc::UnboundedSender<DriverEvent>,
+}
+
+impl DriverHandle {
+    pub fn send(&self, event: DriverEvent) {
+        // A stopped driver has nothing left to tell.
+        let _ = self.tx.send(event);
+    }
+
+    /// Run a physical plan as a job; the stream yields the job's output.
+    pub async fn execute(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let (result, receive) = oneshot::channel();
+        self.tx
+            .send(DriverEvent::ExecuteJob {
+                plan,
+                context,
+                result,
+            })
+            .map_err(|_| DataFusionError::Execution("the driver has stopped".into()))?;
+        receive
+            .await
+            .map_err(|_| DataFusionError::Execution("the driver has stopped".into()))?
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Waiting,
+    Queued,
+    Running { worker: WorkerId },
+    Succeeded { worker: WorkerId },
+}
+
+#[derive(Debug, Clone)]
+struct TaskState {
+    attempt: usize,
+    failures: usize,
+    status: Status,
+}
+
+struct JobState {
+    graph: JobGraph,
+    topology: JobTopology,
+    context: Arc<TaskContext>,
+    tasks: HashMap<TaskPosition, TaskState>,
+    started: Vec<bool>,
+    /// Partition counts of each stage's input placeholders, by input index.
+    placeholder_partitions: Vec<Vec<usize>>,
+    output: Vec<watch::Sender<FinalState>>,
+}
+
+struct WorkerState {
+    slots: usize,
+    running: HashSet<TaskId>,
+    client: Arc<dyn WorkerClient>,
+}
+
+pub struct Driver {
+    inbox: mpsc::UnboundedReceiver<DriverEvent>,
+    handle: DriverHandle,
+    config: DriverConfig,
+    source: Arc<dyn StreamSource>,
+    workers: BTreeMap<WorkerId, WorkerState>,
+    jobs: HashMap<JobId, JobState>,
+    queue: VecDeque<(JobId, TaskPosition)>,
+    next_job: JobId,
+}
+
+impl Driver {
+    /// A driver whose output streams are read through `source`.
+    pub fn new(config: DriverConfig, source: Arc<dyn StreamSource>) -> (Self, DriverHandle) {
+        let (tx, inbox) = mpsc::unbounded_channel();
+        let handle = DriverHandle { tx };
+        let driver = Self {
+            inbox,
+            handle: handle.clone(),
+            config,
+            source,
+            workers: BTreeMap::new(),
+            jobs: HashMap::new(),
+            queue: VecDeque::new(),
+            next_job: 1,
+        };
+        (driver, handle)
+    }
+
+    pub async fn run(mut self) {
+        while let Some(event) = self.inbox.recv().await {
+            self.handle_event(event);
+        }
+    }
+
+    fn handle_event(&mut self, event: DriverEvent) {
+        match event {
+            DriverEvent::ExecuteJob {
+                plan,
+                context,
+                result,
+            } => {
+                let outcome = self.accept_job(plan, context);
+                let _ = result.send(outcome);
+                self.schedule();
+            }
+            DriverEvent::TaskFinished {
+                worker,
+                task,
+                outcome,
+            } => {
+                tracing::debug!(%task, worker, ?outcome, "task finished");
+                self.task_finished(worker, task, outcome);
+                self.schedule();
+            }
+            DriverEvent::ReleaseJob { job } => self.release_job(job),
+            DriverEvent::RegisterWorker {
+                worker,
+                slots,
+                client,
+            } => {
+                tracing::info!(worker, slots, "worker registered");
+                self.workers.insert(
+                    worker,
+                    WorkerState {
+                        slots: slots.max(1),
+                        running: HashSet::new(),
+                        client,
+                    },
+                );
+                self.schedule();
+            }
+            DriverEvent::WorkerLost { worker } => {
+                self.worker_lost(worker);
+                self.schedule();
+            }
+        }
+    }
+
+    fn accept_job(
+        &mut self,
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let graph = JobGraph::try_new(plan)?;
+        let job = self.next_job;
+        self.next_job += 1;
+        let topology = JobTopology::new(&graph);
+        let mut tasks = HashMap::new();
+        let mut placeholder_partitions = Vec::new();
+        for (s, stage) in graph.stages().iter().enumerate() {
+            for p in 0..stage.partitions() {
+                tasks.insert(
+                    TaskPosition {
+                        stage: s,
+                        partition: p,
+                    },
+                    TaskState {
+                        attempt: 0,
+                        failures: 0,
+                        status: Status::Waiting,
+                    },
+                );
+            }
+            placeholder_partitions.push(placeholder_counts(&stage.plan, stage.inputs.len()));
+        }
+        let final_stage = graph.output_stage();
+        let final_partitions = graph
+            .stages()
+            .get(final_stage)
+            .map(|s| s.partitions())
+            .unwrap_or(0);
+        let (senders, receivers): (Vec<_>, Vec<_>) = (0..final_partitions)
+            .map(|_| watch::channel(FinalState::Pending))
+            .unzip();
+        let stream = job_output(
+            job,
+            graph.schema().clone(),
+            receivers,
+            self.source.clone(),
+            self.handle.clone(),
+        );
+        tracing::debug!(job, stages = graph.stages().len(), "job accepted");
+        self.jobs.insert(
+            job,
+            JobState {
+                started: vec![false; topology.regions.len()],
+                graph,
+                topology,
+                context,
+                tasks,
+                placeholder_partitions,
+                output: senders,
+            },
+        );
+        Ok(stream)
+    }
+
+    /// Start regions whose dependencies are done, then give queued tasks to free slots.
+    fn schedule(&mut self) {
+        for (job_id, job) in self.jobs.iter_mut() {
+            for (r, region) in job.topology.regions.iter().enumerate() {
+                if job.started[r] {
+                    continue;
+                }
+                let ready = region.depends_on.iter().all(|t| {
+                    matches!(
+                        job.tasks.get(t).map(|s| s.status),
+                        Some(Status::Succeeded { .. })
+                    )
+                });
+                if !ready {
+                    continue;
+                }
+                job.started[r] = true;
+                let mut tasks = region.tasks.clone();
+                tasks.sort();
+                for t in tasks {
+                    if let Some(state) = job.tasks.get_mut(&t) {
+                        if state.status == Status::Waiting {
+                            state.status = Status::Queued;
+                            self.queue.push_back((*job_id, t));
+                        }
+                    }
+                }
+            }
+        }
+        while !self.queue.is_empty() {
+            let Some(worker) = self
+                .workers
+                .iter()
+                .filter(|(_, w)| w.running.len() < w.slots)
+                .max_by_key(|(id, w)| (w.slots - w.running.len(), std::cmp::Reverse(**id)))
+                .map(|(id, _)| *id)
+            else {
+                break;
+            };
+            let Some((job_id, position)) = self.queue.pop_front() else {
+                break;
+            };
+            if let Err(e) = self.launch(job_id, position, worker) {
+                self.fail_job(job_id, Arc::new(e));
+            }
+        }
+    }
+
+    fn launch(&mut self, job_id: JobId, position: TaskPosition, worker: WorkerId) -> Result<()> {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return Ok(());
+        };
+        let Some(state) = job.tasks.get(&position).cloned() else {
+            return Ok(());
+        };
+        if state.status != Status::Queued {
+            return Ok(());
+        }
+        let stage = &job.graph.stages()[position.stage];
+        let mut inputs = Vec::with_capacity(stage.inputs.len());
+        for (i, input) in stage.inputs.iter().enumerate() {
+            let upstream = &job.graph.stages()[input.stage];
+            let consumer_partitions = job.placeholder_partitions[position.stage]
+                .get(i)
+                .copied()
+                .unwrap_or(1);
+            let mut partitions = Vec::with_capacity(consumer_partitions);
+            for k in 0..consumer_partitions {
+                let refs = input_streams(
+                    input.mode,
+                    k,
+                    consumer_partitions,
+                    upstream.partitions(),
+                    upstream.distribution.channels(),
+                )
+                .into_iter()
+                .map(|(p, channel)| {
+                    let up = job.tasks.get(&TaskPosition {
+                        stage: input.stage,
+                        partition: p,
+                    });
+                    match up.map(|u| (u.status, u.attempt)) {
+                        Some((
+                            Status::Succeeded { worker } | Status::Running { worker },
+                            attempt,
+                        )) => Ok(StreamRef {
+                            worker,
+                            key: StreamKey {
+                                job: job_id,
+                                stage: input.stage,
+                                partition: p,
+                                attempt,
+                                channel,
+                            },
+                        }),
+                        _ => Err(DataFusionError::Internal(format!(
+                            "stage {} partition {p} has no output for stage {}",
+                            input.stage, position.stage
+                        ))),
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?;
+                partitions.push(refs);
+            }
+            inputs.push(TaskInput { partitions });
+        }
+        let id = TaskId {
+            job: job_id,
+            stage: position.stage,
+            partition: position.partition,
+            attempt: state.attempt,
+        };
+        let definition = TaskDefinition {
+            id,
+            plan: stage.plan.clone(),
+            inputs,
+            output: stage.distribution.clone(),
+        };
+        let context = job.context.clone();
+        let final_stage = job.graph.output_stage();
+        if let Some(s) = job.tasks.get_mut(&position) {
+            s.status = Status::Running { worker };
+        }
+        if position.stage == final_stage {
+            if let Some(tx) = job.output.get(position.partition) {
+                let _ = tx.send(FinalState::Running(StreamRef {
+                    worker,
+                    key: id.stream(0),
+                }));
+            }
+        }
+        let Some(w) = self.workers.get_mut(&worker) else {
+            return Err(DataFusionError::Internal(format!(
+                "worker {worker} is gone"
+            )));
+        };
+        w.running.insert(id);
+        tracing::debug!(task = %id, worker, "task launched");
+        if let Err(e) = w.client.send(WorkerCommand::RunTask {
+            task: definition,
+            context,
+        }) {
+            w.running.remove(&id);
+            return Err(DataFusionError::Execution(format!(
+                "cannot reach worker {worker}: {e}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn task_finished(&mut self, worker: WorkerId, task: TaskId, outcome: TaskOutcome) {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.running.remove(&task);
+        }
+        let max_attempts = self.config.max_attempts;
+        let Some(job) = self.jobs.get_mut(&task.job) else {
+            return;
+        };
+        let position = TaskPosition {
+            stage: task.stage,
+            partition: task.partition,
+        };
+        let Some(state) = job.tasks.get_mut(&position) else {
+            return;
+        };
+        if state.attempt != task.attempt || state.status != (Status::Running { worker }) {
+            return; // a superseded attempt
+        }
+        match outcome {
+            TaskOutcome::Succeeded => {
+                state.status = Status::Succeeded { worker };
+                if task.stage == job.graph.output_stage() {
+                    if let Some(tx) = job.output.get(task.partition) {
+                        let _ = tx.send(FinalState::Succeeded(StreamRef {
+                            worker,
+                            key: task.stream(0),
+                        }));
+                    }
+                }
+            }
+            TaskOutcome::Failed { error, retryable } => {
+                state.failures += 1;
+                if retryable && state.failures < max_attempts {
+                    tracing::warn!(%task, error = %error, "task failed; running it again");
+                    state.attempt += 1;
+                    state.status = Status::Queued;
+                    self.queue.push_back((task.job, position));
+                } else if retryable {
+                    let error = Arc::new(DataFusionError::Execution(format!(
+                        "stage {} failed after {} attempts: {error}",
+                        task.stage, state.failures
+                    )));
+                    self.fail_job(task.job, error);
+                } else {
+                    self.fail_job(task.job, error);
+                }
+            }
+        }
+    }
+
+    /// Fail every output partition of a job and stop its tasks.
+    fn fail_job(&mut self, job_id: JobId, error: Arc<DataFusionError>) {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return;
+        };
+        for tx in &job.output {
+            let _ = tx.send(FinalState::Failed(error.clone()));
+        }
+        self.stop_tasks(job_id);
+    }
+
+    fn stop_tasks(&mut self, job_id: JobId) {
+        self.queue.retain(|(j, _)| *j != job_id);
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return;
+        };
+        for (position, state) in job.tasks.iter_mut() {
+            if let Status::Running { worker } = state.status {
+                let task = TaskId {
+                    job: job_id,
+                    stage: position.stage,
+                    partition: position.partition,
+                    attempt: state.attempt,
+                };
+                if let Some(w) = self.workers.get_mut(&worker) {
+                    w.running.remove(&task);
+                    let _ = w.client.send(WorkerCommand::StopTask { task });
+                }
+                state.status = Status::Waiting;
+            }
+        }
+        // Nothing more of this job may start.
+        for s in job.started.iter_mut() {
+            *s = true;
+        }
+    }
+
+    fn release_job(&mut self, job_id: JobId) {
+        self.stop_tasks(job_id);
+        self.jobs.remove(&job_id);
+        for w in self.workers.values() {
+            let _ = w.client.send(WorkerCommand::CleanupJob { job: job_id });
+        }
+        tracing::debug!(job = job_id, "job released");
+    }
+
+    /// A worker is gone: its running tasks run again elsewhere, and finished tasks whose
+    /// output lived there run again if a stage that has not finished still needs them.
+    fn worker_lost(&mut self, worker: WorkerId) {
+        tracing::warn!(worker, "worker lost");
+        self.workers.remove(&worker);
+        let max_attempts = self.config.max_attempts;
+        let mut failed_jobs = Vec::new();
+        for (job_id, job) in self.jobs.iter_mut() {
+            let mut lost: Vec<TaskPosition> = Vec::new();
+            for (position, state) in job.tasks.iter() {
+                match state.status {
+                    Status::Running { worker: w } if w == worker => lost.push(*position),
+                    Status::Succeeded { worker: w } if w == worker => {
+                        let needed = job
+                            .graph
+                            .consumers(position.stage)
+                            .iter()
+                            .any(|(consumer, _)| stage_unfinished(job, *consumer));
+                        let is_final = position.stage == job.graph.output_stage();
+                        if needed || is_final {
+                            lost.push(*position);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if lost.is_empty() {
+                continue;
+            }
+            for position in &lost {
+                if let Some(state) = job.tasks.get_mut(position) {
+                    state.failures += 1;
+                    state.attempt += 1;
+                    if state.failures >= max_attempts {
+                        failed_jobs.push((*job_id, position.stage, state.failures));
+                    }
+                    state.status = Status::Waiting;
+                }
+            }
+            // Consumers running on other workers read lost streams: they restart too, and
+            // regions start again once their inputs are back.
+            let lost_stages: HashSet<usize> = lost.iter().map(|p| p.stage).collect();
+            let mut restart: Vec<TaskPosition> = Vec::new();
+            for (position, state) in job.tasks.iter() {
+                if let Status::Running { .. } = state.status {
+                    let reads_lost = job.graph.stages()[position.stage]
+                        .inputs
+                        .iter()
+                        .any(|i| lost_stages.contains(&i.stage));
+                    if reads_lost {
+                        restart.push(*position);
+                    }
+                }
+            }
+            for position in restart {
+                if let Some(state) = job.tasks.get_mut(&position) {
+                    if let Status::Running { worker: w } = state.status {
+                        let task = TaskId {
+                            job: *job_id,
+                            stage: position.stage,
+                            partition: position.partition,
+                            attempt: state.attempt,
+                        };
+                        if let Some(ws) = self.workers.get_mut(&w) {
+                            ws.running.remove(&task);
+                            let _ = ws.client.send(WorkerCommand::StopTask { task });
+                        }
+                    }
+                    state.attempt += 1;
+                    state.status = Status::Waiting;
+                }
+            }
+            let topology = job.topology.clone();
+            for (r, region) in topology.regions.iter().enumerate() {
+                if region
+                    .tasks
+                    .iter()
+                    .any(|t| matches!(job.tasks.get(t).map(|s| s.status), Some(Status::Waiting)))
+                {
+                    job.started[r] = false;
+                }
+            }
+            self.queue.retain(|(j, p)| {
+                *j != *job_id
+                    || !matches!(job.tasks.get(p).map(|s| s.status), Some(Status::Waiting))
+            });
+        }
+        for (job_id, stage, attempts) in failed_jobs {
+            let error = Arc::new(DataFusionError::Execution(format!(
+                "stage {stage} failed after {attempts} attempts: worker {worker} was lost"
+            )));
+            self.fail_job(job_id, error);
+        }
+    }
+}
+
+fn stage_unfinished(job: &JobState, stage: usize) -> bool {
+    job.tasks
+        .iter()
+        .any(|(p, s)| p.stage == stage && !matches!(s.status, Status::Succeeded { .. }))
+}
+
+/// Partition counts of a stage plan's placeholders, by input index.
+fn placeholder_counts(plan: &Arc<dyn ExecutionPlan>, inputs: usize) -> Vec<usize> {
+    let mut counts = vec![1; inputs];
+    let mut stack = vec![plan.clone()];
+    while let Some(node) = stack.pop() {
+        if let Some(p) = node.downcast_ref::<StageInputExec>() {
+            if let Some(c) = counts.get_mut(p.index()) {
+                *c = p.properties().output_partitioning().partition_count();
+            }
+        }
+        stack.extend(node.children().into_iter().cloned());
+    }
+    counts
+}

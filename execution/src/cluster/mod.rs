@@ -1,0 +1,78 @@
+//! The driver and its workers. They talk only through messages ([`DriverEvent`] to the
+//! driver, [`WorkerCommand`] to a worker), so the same driver schedules in-process workers
+//! (local-cluster mode) and, over gRPC, worker processes (cluster mode).
+
+mod driver;
+mod local;
+mod output;
+mod worker;
+
+use std::sync::Arc;
+
+use datafusion::common::DataFusionError;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::ExecutionPlan;
+use tokio::sync::oneshot;
+
+pub use driver::{Driver, DriverConfig, DriverHandle};
+pub use local::LocalClusterJobRunner;
+pub use worker::{InProcessStreams, Worker};
+
+use crate::stream::{JobId, WorkerId};
+use crate::task::{TaskDefinition, TaskId};
+
+/// How a task ended.
+#[derive(Debug, Clone)]
+pub enum TaskOutcome {
+    Succeeded,
+    /// `retryable` failures (a lost worker, a lost input stream) run again; others fail the job.
+    Failed {
+        error: Arc<DataFusionError>,
+        retryable: bool,
+    },
+}
+
+/// Messages to the driver.
+pub enum DriverEvent {
+    ExecuteJob {
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+        result: oneshot::Sender<datafusion::common::Result<SendableRecordBatchStream>>,
+    },
+    TaskFinished {
+        worker: WorkerId,
+        task: TaskId,
+        outcome: TaskOutcome,
+    },
+    /// The job's output stream was dropped (finished, or the query was cancelled).
+    ReleaseJob {
+        job: JobId,
+    },
+    RegisterWorker {
+        worker: WorkerId,
+        slots: usize,
+        client: Arc<dyn WorkerClient>,
+    },
+    WorkerLost {
+        worker: WorkerId,
+    },
+}
+
+/// Messages to a worker.
+pub enum WorkerCommand {
+    RunTask {
+        task: TaskDefinition,
+        context: Arc<TaskContext>,
+    },
+    StopTask {
+        task: TaskId,
+    },
+    CleanupJob {
+        job: JobId,
+    },
+}
+
+/// How the driver reaches a worker.
+pub trait WorkerClient: Send + Sync {
+    fn send(&self, command: WorkerCommand) -> Result<(), String>;
+}

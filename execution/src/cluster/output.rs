@@ -1,0 +1,184 @@
+//! The job output: the final stage's partitions, in partition order, as one stream.
+//!
+//! A partition's rows are read from the attempt that is running. They are held back until the
+//! attempt succeeds or [`HOLD_BYTES`] have accumulated; so an attempt that fails and is run
+//! again never shows its rows. Past that limit rows stream as produced, and a later failure
+//! of that attempt fails the job rather than show rows twice.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::StreamExt;
+use tokio::sync::watch;
+
+use super::DriverEvent;
+use super::driver::DriverHandle;
+use crate::stream::{JobId, StreamRef, StreamSource};
+
+/// Output held back per partition before it streams regardless of retries.
+pub const HOLD_BYTES: usize = 64 * 1024 * 1024;
+
+/// What the driver publishes about one final-stage partition.
+#[derive(Debug, Clone)]
+pub enum FinalState {
+    Pending,
+    Running(StreamRef),
+    Succeeded(StreamRef),
+    Failed(Arc<DataFusionError>),
+}
+
+/// Tells the driver when the consumer is done with the job (or gave up on it).
+struct JobGuard {
+    job: JobId,
+    driver: DriverHandle,
+}
+
+impl Drop for JobGuard {
+    fn drop(&mut self) {
+        self.driver.send(DriverEvent::ReleaseJob { job: self.job });
+    }
+}
+
+struct OutputState {
+    partitions: VecDeque<watch::Receiver<FinalState>>,
+    source: Arc<dyn StreamSource>,
+    schema: SchemaRef,
+    /// Batches ready to emit.
+    ready: VecDeque<RecordBatch>,
+    _guard: JobGuard,
+}
+
+pub fn job_output(
+    job: JobId,
+    schema: SchemaRef,
+    partitions: Vec<watch::Receiver<FinalState>>,
+    source: Arc<dyn StreamSource>,
+    driver: DriverHandle,
+) -> SendableRecordBatchStream {
+    let state = OutputState {
+        partitions: partitions.into(),
+        source,
+        schema: schema.clone(),
+        ready: VecDeque::new(),
+        _guard: JobGuard { job, driver },
+    };
+    let stream = futures::stream::unfold(Some(state), |state| async move {
+        let mut state = state?;
+        loop {
+            if let Some(batch) = state.ready.pop_front() {
+                return Some((Ok(batch), Some(state)));
+            }
+            let Some(mut partition) = state.partitions.pop_front() else {
+                return None;
+            };
+            match read_partition(
+                &mut partition,
+                &state.source,
+                &state.schema,
+                &mut state.ready,
+            )
+            .await
+            {
+                Ok(()) => continue,
+                Err(e) => return Some((Err(e), None)),
+            }
+        }
+    });
+    Box::pin(RecordBatchStreamAdapter::new(schema, stream))
+}
+
+/// Read one final partition into `ready`, following retries until it is committed.
+async fn read_partition(
+    partition: &mut watch::Receiver<FinalState>,
+    source: &Arc<dyn StreamSource>,
+    schema: &SchemaRef,
+    ready: &mut VecDeque<RecordBatch>,
+) -> Result<()> {
+    loop {
+        let current = partition.borrow_and_update().clone();
+        let stream_ref = match current {
+            FinalState::Pending => {
+                wait_for_change(partition).await?;
+                continue;
+            }
+            FinalState::Failed(e) => return Err(DataFusionError::Shared(e)),
+            FinalState::Running(r) | FinalState::Succeeded(r) => r,
+        };
+        let mut stream = source.open(&stream_ref, schema.clone())?;
+        let mut held: Vec<RecordBatch> = Vec::new();
+        let mut held_bytes = 0usize;
+        let mut committed = false;
+        let outcome: Result<()> = loop {
+            tokio::select! {
+                item = stream.next() => match item {
+                    Some(Ok(batch)) => {
+                        if committed {
+                            ready.push_back(batch);
+                            continue;
+                        }
+                        held_bytes += batch.get_array_memory_size();
+                        held.push(batch);
+                        if held_bytes > HOLD_BYTES {
+                            committed = true;
+                            ready.extend(held.drain(..));
+                        }
+                    }
+                    Some(Err(e)) => break Err(e),
+                    None => break Ok(()),
+                },
+                // The driver may give up on this attempt (or the job) while we wait for rows.
+                changed = partition.changed() => {
+                    if changed.is_err() {
+                        break Err(DataFusionError::Execution("the job was stopped".into()));
+                    }
+                    let now = partition.borrow().clone();
+                    match now {
+                        FinalState::Failed(e) => return Err(DataFusionError::Shared(e)),
+                        FinalState::Running(r) | FinalState::Succeeded(r) if r != stream_ref => {
+                            break Err(DataFusionError::Execution("the task was superseded".into()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        };
+        match outcome {
+            Ok(()) => {
+                ready.extend(held);
+                return Ok(());
+            }
+            Err(e) => {
+                if committed {
+                    return Err(e);
+                }
+                // The attempt failed: wait for the driver to run it again, or to give up.
+                loop {
+                    let now = partition.borrow().clone();
+                    match now {
+                        FinalState::Failed(err) => return Err(DataFusionError::Shared(err)),
+                        FinalState::Running(r) | FinalState::Succeeded(r) if r != stream_ref => {
+                            break;
+                        }
+                        _ => {
+                            if wait_for_change(partition).await.is_err() {
+                                return Err(e);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn wait_for_change(partition: &mut watch::Receiver<FinalState>) -> Result<()> {
+    partition
+        .changed()
+        .await
+        .map_err(|_| DataFusionError::Execution("the job was stopped".into()))
+}

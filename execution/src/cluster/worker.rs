@@ -1,0 +1,120 @@
+//! In-process workers: each runs tasks on the query runtime and keeps its tasks' output
+//! streams; [`InProcessStreams`] lets any task or job output read any worker's streams.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::SendableRecordBatchStream;
+use parking_lot::{Mutex, RwLock};
+use tokio::task::AbortHandle;
+
+use super::driver::DriverHandle;
+use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
+use crate::stream::{StreamManager, StreamRef, StreamSource, WorkerId};
+use crate::task::{TaskId, run_task};
+
+/// The stream managers of the in-process workers, by worker id.
+#[derive(Debug, Default)]
+pub struct InProcessStreams {
+    workers: RwLock<HashMap<WorkerId, Arc<StreamManager>>>,
+}
+
+impl InProcessStreams {
+    pub fn register(&self, worker: WorkerId, streams: Arc<StreamManager>) {
+        self.workers.write().insert(worker, streams);
+    }
+
+    pub fn remove(&self, worker: WorkerId) {
+        self.workers.write().remove(&worker);
+    }
+}
+
+impl StreamSource for InProcessStreams {
+    fn open(&self, stream: &StreamRef, schema: SchemaRef) -> Result<SendableRecordBatchStream> {
+        let manager = self
+            .workers
+            .read()
+            .get(&stream.worker)
+            .cloned()
+            .ok_or_else(|| {
+                DataFusionError::Execution(format!("worker {} is gone", stream.worker))
+            })?;
+        Ok(manager.open(stream.key, schema))
+    }
+}
+
+/// A worker living in this process.
+pub struct Worker {
+    id: WorkerId,
+    streams: Arc<StreamManager>,
+    source: Arc<dyn StreamSource>,
+    driver: DriverHandle,
+    runtime: tokio::runtime::Handle,
+    tasks: Mutex<HashMap<TaskId, AbortHandle>>,
+}
+
+impl Worker {
+    pub fn new(
+        id: WorkerId,
+        streams: Arc<StreamManager>,
+        source: Arc<dyn StreamSource>,
+        driver: DriverHandle,
+        runtime: tokio::runtime::Handle,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            id,
+            streams,
+            source,
+            driver,
+            runtime,
+            tasks: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn streams(&self) -> &Arc<StreamManager> {
+        &self.streams
+    }
+}
+
+/// The driver reaches an in-process worker by calling it.
+pub struct InProcessWorkerClient(pub Arc<Worker>);
+
+impl WorkerClient for InProcessWorkerClient {
+    fn send(&self, command: WorkerCommand) -> std::result::Result<(), String> {
+        let worker = self.0.clone();
+        match command {
+            WorkerCommand::RunTask { task, context } => {
+                let id = task.id;
+                let runner = worker.clone();
+                let handle = worker.runtime.spawn(async move {
+                    let outcome =
+                        run_task(task, context, runner.streams.clone(), runner.source.clone())
+                            .await;
+                    runner.tasks.lock().remove(&id);
+                    let outcome = match outcome {
+                        Ok(()) => TaskOutcome::Succeeded,
+                        Err(e) => TaskOutcome::Failed {
+                            retryable: false,
+                            error: Arc::new(e),
+                        },
+                    };
+                    runner.driver.send(DriverEvent::TaskFinished {
+                        worker: runner.id,
+                        task: id,
+                        outcome,
+                    });
+                });
+                worker.tasks.lock().insert(id, handle.abort_handle());
+            }
+            WorkerCommand::StopTask { task } => {
+                if let Some(handle) = worker.tasks.lock().remove(&task) {
+                    handle.abort();
+                }
+            }
+            WorkerCommand::CleanupJob { job } => worker.streams.remove_job(job),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,170 @@
+//! In-memory stream storage of one worker. A stream is written once by a task and may be
+//! read any number of times, while it is written (readers wait for more) or after.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::common::DataFusionError;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
+use super::{JobId, StreamKey};
+
+#[derive(Default)]
+struct BufferState {
+    batches: Vec<RecordBatch>,
+    /// `Some` once the writer finished: `Err` carries its failure to readers.
+    done: Option<std::result::Result<(), Arc<DataFusionError>>>,
+}
+
+#[derive(Default)]
+struct Buffer {
+    state: Mutex<BufferState>,
+    notify: Notify,
+}
+
+/// The streams held by one worker.
+#[derive(Default)]
+pub struct StreamManager {
+    buffers: Mutex<HashMap<StreamKey, Arc<Buffer>>>,
+}
+
+impl std::fmt::Debug for StreamManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StreamManager({} streams)", self.buffers.lock().len())
+    }
+}
+
+impl StreamManager {
+    fn buffer(&self, key: StreamKey) -> Arc<Buffer> {
+        self.buffers.lock().entry(key).or_default().clone()
+    }
+
+    /// The writer of a new stream.
+    pub fn create(&self, key: StreamKey) -> StreamWriter {
+        StreamWriter {
+            buffer: self.buffer(key),
+        }
+    }
+
+    /// Read a stream from the start; waits for batches until the writer finishes.
+    pub fn open(&self, key: StreamKey, schema: SchemaRef) -> SendableRecordBatchStream {
+        let buffer = self.buffer(key);
+        let batches = futures::stream::unfold(
+            (buffer, 0usize, false),
+            |(buffer, next, failed)| async move {
+                if failed {
+                    return None;
+                }
+                let waker = buffer.clone();
+                loop {
+                    let notified = waker.notify.notified();
+                    tokio::pin!(notified);
+                    notified.as_mut().enable();
+                    {
+                        let state = buffer.state.lock();
+                        if let Some(batch) = state.batches.get(next) {
+                            let batch = batch.clone();
+                            drop(state);
+                            return Some((Ok(batch), (buffer, next + 1, false)));
+                        }
+                        match &state.done {
+                            Some(Ok(())) => return None,
+                            Some(Err(e)) => {
+                                let e = DataFusionError::Shared(e.clone());
+                                drop(state);
+                                return Some((Err(e), (buffer, next, true)));
+                            }
+                            None => {}
+                        }
+                    }
+                    notified.await;
+                }
+            },
+        );
+        Box::pin(RecordBatchStreamAdapter::new(schema, batches))
+    }
+
+    /// Whether a finished, successful stream exists.
+    pub fn is_complete(&self, key: &StreamKey) -> bool {
+        self.buffers
+            .lock()
+            .get(key)
+            .is_some_and(|b| matches!(b.state.lock().done, Some(Ok(()))))
+    }
+
+    /// Free every stream of a job.
+    pub fn remove_job(&self, job: JobId) {
+        let removed: Vec<Arc<Buffer>> = {
+            let mut buffers = self.buffers.lock();
+            let keys: Vec<StreamKey> = buffers.keys().filter(|k| k.job == job).copied().collect();
+            keys.iter().filter_map(|k| buffers.remove(k)).collect()
+        };
+        // Wake readers still waiting on removed streams: they end with an error.
+        for b in removed {
+            let mut state = b.state.lock();
+            if state.done.is_none() {
+                state.done = Some(Err(Arc::new(DataFusionError::Execution(
+                    "the job was cleaned up".into(),
+                ))));
+            }
+            drop(state);
+            b.notify.notify_waiters();
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.buffers.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Writes one stream.
+pub struct StreamWriter {
+    buffer: Arc<Buffer>,
+}
+
+impl StreamWriter {
+    pub fn push(&self, batch: RecordBatch) {
+        self.buffer.state.lock().batches.push(batch);
+        self.buffer.notify.notify_waiters();
+    }
+
+    pub fn finish(&self) {
+        self.set_done(Ok(()));
+    }
+
+    pub fn fail(&self, error: Arc<DataFusionError>) {
+        self.set_done(Err(error));
+    }
+
+    fn set_done(&self, outcome: std::result::Result<(), Arc<DataFusionError>>) {
+        let mut state = self.buffer.state.lock();
+        if state.done.is_none() {
+            state.done = Some(outcome);
+        }
+        drop(state);
+        self.buffer.notify.notify_waiters();
+    }
+}
+
+impl Drop for StreamWriter {
+    /// A writer dropped without finishing (its task was cancelled) fails the stream.
+    fn drop(&mut self) {
+        let state = self.buffer.state.lock();
+        let unfinished = state.done.is_none();
+        drop(state);
+        if unfinished {
+            self.fail(Arc::new(DataFusionError::Execution(
+                "the task writing this stream stopped".into(),
+            )));
+        }
+    }
+}

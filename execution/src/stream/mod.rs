@@ -1,0 +1,38 @@
+//! Task output streams: each task writes its output channels into a stream manager under a
+//! [`StreamKey`]; downstream tasks and the job output read them through a [`StreamSource`],
+//! in this process or (in cluster mode) from another one.
+
+mod manager;
+
+use std::fmt::Debug;
+
+use arrow::datatypes::SchemaRef;
+use datafusion::common::Result;
+use datafusion::execution::SendableRecordBatchStream;
+
+pub use manager::{StreamManager, StreamWriter};
+
+pub type JobId = u64;
+pub type WorkerId = u64;
+
+/// One output channel of one task attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamKey {
+    pub job: JobId,
+    pub stage: usize,
+    pub partition: usize,
+    pub attempt: usize,
+    pub channel: usize,
+}
+
+/// A stream and the worker that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StreamRef {
+    pub worker: WorkerId,
+    pub key: StreamKey,
+}
+
+/// Opens streams by reference.
+pub trait StreamSource: Send + Sync + Debug {
+    fn open(&self, stream: &StreamRef, schema: SchemaRef) -> Result<SendableRecordBatchStream>;
+}

@@ -1,0 +1,149 @@
+//! Tasks: one partition of one stage. A task resolves the stage's input placeholders into
+//! readers of the streams the driver assigned, runs its partition, and splits the output into
+//! the stage's channels in the worker's stream manager.
+
+use std::fmt;
+use std::sync::Arc;
+
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DataFusionError, Result, internal_err};
+use datafusion::execution::TaskContext;
+use datafusion::physical_plan::execution_plan::reset_plan_states;
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder};
+use datafusion::physical_plan::repartition::BatchPartitioner;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties, Partitioning};
+use futures::StreamExt;
+
+use crate::job_graph::OutputDistribution;
+use crate::plan::{StageInputExec, StageReadExec};
+use crate::stream::{JobId, StreamKey, StreamManager, StreamRef, StreamSource};
+
+/// Identifies one attempt of one task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskId {
+    pub job: JobId,
+    pub stage: usize,
+    pub partition: usize,
+    pub attempt: usize,
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "job {} stage {} partition {} attempt {}",
+            self.job, self.stage, self.partition, self.attempt
+        )
+    }
+}
+
+impl TaskId {
+    pub fn stream(&self, channel: usize) -> StreamKey {
+        StreamKey {
+            job: self.job,
+            stage: self.stage,
+            partition: self.partition,
+            attempt: self.attempt,
+            channel,
+        }
+    }
+}
+
+/// Where each partition of one stage input reads from.
+#[derive(Debug, Clone)]
+pub struct TaskInput {
+    pub partitions: Vec<Vec<StreamRef>>,
+}
+
+/// Everything a worker needs to run a task.
+#[derive(Debug, Clone)]
+pub struct TaskDefinition {
+    pub id: TaskId,
+    /// The stage plan, with `StageInputExec` placeholders.
+    pub plan: Arc<dyn ExecutionPlan>,
+    /// One entry per placeholder index.
+    pub inputs: Vec<TaskInput>,
+    pub output: OutputDistribution,
+}
+
+/// Replace the placeholders of a stage plan with readers of the assigned streams.
+pub fn resolve_inputs(
+    plan: Arc<dyn ExecutionPlan>,
+    inputs: &[TaskInput],
+    source: Arc<dyn StreamSource>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    // Operators keep execution state (shared build sides, subquery results): each task gets
+    // its own instances.
+    let plan = reset_plan_states(plan)?;
+    plan.transform_up(|node| {
+        if let Some(input) = node.downcast_ref::<StageInputExec>() {
+            let Some(assigned) = inputs.get(input.index()) else {
+                return internal_err!("no streams assigned to stage input {}", input.index());
+            };
+            let reader: Arc<dyn ExecutionPlan> = Arc::new(StageReadExec::new(
+                input.index(),
+                assigned.partitions.clone(),
+                source.clone(),
+                input.properties().clone(),
+            ));
+            return Ok(Transformed::yes(reader));
+        }
+        Ok(Transformed::no(node))
+    })
+    .map(|t| t.data)
+}
+
+/// Run a task to completion, writing its output channels into `streams`.
+pub async fn run_task(
+    task: TaskDefinition,
+    context: Arc<TaskContext>,
+    streams: Arc<StreamManager>,
+    source: Arc<dyn StreamSource>,
+) -> Result<()> {
+    let plan = resolve_inputs(task.plan.clone(), &task.inputs, source)?;
+    let partitions = plan.output_partitioning().partition_count();
+    let channels = task.output.channels();
+    let writers: Vec<_> = (0..channels)
+        .map(|c| streams.create(task.id.stream(c)))
+        .collect();
+    let outcome = async {
+        let mut stream = plan.execute(task.id.partition, context)?;
+        if channels == 1 {
+            while let Some(batch) = stream.next().await {
+                writers[0].push(batch?);
+            }
+            return Ok(());
+        }
+        let partitioning = match &task.output {
+            OutputDistribution::Hash { keys, channels } => {
+                Partitioning::Hash(keys.clone(), *channels)
+            }
+            OutputDistribution::RoundRobin { channels } => Partitioning::RoundRobinBatch(*channels),
+        };
+        let metrics = ExecutionPlanMetricsSet::new();
+        let timer = MetricBuilder::new(&metrics).subset_time("repartition_time", task.id.partition);
+        let mut partitioner =
+            BatchPartitioner::try_new(partitioning, timer, task.id.partition, partitions)?;
+        while let Some(batch) = stream.next().await {
+            for part in partitioner.partition_iter(batch?)? {
+                let (channel, batch) = part?;
+                if batch.num_rows() > 0 {
+                    writers[channel].push(batch);
+                }
+            }
+        }
+        Ok::<(), DataFusionError>(())
+    }
+    .await;
+    match outcome {
+        Ok(()) => {
+            writers.iter().for_each(|w| w.finish());
+            Ok(())
+        }
+        Err(e) => {
+            let shared = Arc::new(e);
+            writers.iter().for_each(|w| w.fail(shared.clone()));
+            Err(DataFusionError::Shared(shared))
+        }
+    }
+}
