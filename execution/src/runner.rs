@@ -23,6 +23,9 @@ pub trait JobRunner: Send + Sync {
 
     /// A short name of the runner for logs ("local", "local-cluster", "cluster").
     fn name(&self) -> &str;
+
+    /// Adjust DataFusion's settings for plans this runner executes.
+    fn configure(&self, _config: &mut datafusion::prelude::SessionConfig) {}
 }
 
 /// Runs the whole plan in this process with DataFusion.

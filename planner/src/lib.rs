@@ -6,6 +6,7 @@
 //! nothing of gRPC or workers.
 
 pub mod catalog;
+pub mod datasource;
 pub mod error;
 pub mod exec;
 pub mod functions;

@@ -56,7 +56,8 @@ impl Session {
     }
 
     /// A DataFusion context for one request, configured from the session's settings.
-    pub fn datafusion_context(&self) -> SessionContext {
+    /// `configure` lets the job runner adjust execution settings it depends on.
+    pub fn datafusion_context(&self, configure: impl FnOnce(&mut SessionConfig)) -> SessionContext {
         // `spark.sql.shuffle.partitions` sets the partitions of exchanges when the session
         // chose it; Spark's default of 200 is for clusters, so the core count is used instead.
         let partitions = if self.conf.is_set("spark.sql.shuffle.partitions") {
@@ -77,9 +78,11 @@ impl Session {
             .optimizer
             .enable_physical_uncorrelated_scalar_subquery = false;
         options.sql_parser.enable_ident_normalization = false;
+        configure(&mut config);
         let state = SessionStateBuilder::new()
             .with_config(config)
             .with_default_features()
+            .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .build();
         SessionContext::new_with_state(state)
     }

@@ -39,6 +39,12 @@ impl RequestContext {
         self.session.conf.planner_config(self.state.parallelism)
     }
 
+    /// DataFusion's context for this request, as the session and the job runner need it.
+    pub fn datafusion_context(&self) -> SessionContext {
+        self.session
+            .datafusion_context(|config| self.state.runner.configure(config))
+    }
+
     pub fn proto_context(&self) -> ProtoContext {
         let session = self.session.clone();
         let lookup: ArtifactLookup = Arc::new(move |name: &str| session.artifact(name));
@@ -50,11 +56,11 @@ impl RequestContext {
 
     pub fn resolve(&self, plan: &spec::Plan) -> ServerResult<ResolvedQuery> {
         let config = self.planner_config();
-        Ok(ember_planner::resolver::resolve_query(
-            &config,
-            &self.session.catalog,
-            plan,
-        )?)
+        let df = self.datafusion_context();
+        let state = df.state();
+        let mut resolver =
+            ember_planner::Resolver::new(&config, &self.session.catalog).with_session_state(&state);
+        Ok(resolver.resolve_query(plan)?)
     }
 
     /// DataFusion's optimized physical plan for a resolved query.
@@ -62,7 +68,7 @@ impl RequestContext {
         &self,
         q: &ResolvedQuery,
     ) -> ServerResult<(Arc<dyn ExecutionPlan>, SessionContext)> {
-        let ctx = self.session.datafusion_context();
+        let ctx = self.datafusion_context();
         let plan = ctx.state().create_physical_plan(&q.plan).await?;
         Ok((plan, ctx))
     }

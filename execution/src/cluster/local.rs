@@ -76,4 +76,8 @@ impl JobRunner for LocalClusterJobRunner {
     fn name(&self) -> &str {
         "local-cluster"
     }
+
+    fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
+        crate::cluster::configure_for_job_graph(config);
+    }
 }

@@ -72,6 +72,15 @@ pub enum WorkerCommand {
     },
 }
 
+/// Settings plans run by tasks need: each partition reads only its own files (no work
+/// stealing between sibling partitions, which run in different tasks).
+pub fn configure_for_job_graph(config: &mut datafusion::prelude::SessionConfig) {
+    config
+        .options_mut()
+        .execution
+        .enable_file_stream_work_stealing = false;
+}
+
 /// How the driver reaches a worker.
 pub trait WorkerClient: Send + Sync {
     fn send(&self, command: WorkerCommand) -> Result<(), String>;

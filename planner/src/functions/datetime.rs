@@ -16,6 +16,52 @@ pub fn register(b: &mut RegistryBuilder) {
         let tz = f.config.time_zone.clone();
         super::df_udf("now").map(|u| cast(u.call(vec![]), crate::types::timestamp_type(&tz)))
     });
+    b.scalar_named(
+        &["extract", "date_part", "datepart"],
+        super::Naming::Custom(|w, a, _| match (w.to_ascii_lowercase().as_str(), a) {
+            ("extract", [field, e]) => format!("extract({field} FROM {e})"),
+            (name, args) => format!("{name}({})", args.join(", ")),
+        }),
+        |f| {
+            f.arity(2, 2)?;
+            let mut args = f.args.into_iter();
+            let (Some(field), Some(x)) = (args.next(), args.next()) else {
+                return Err(crate::error::PlanError::InvalidPlan("extract".into()));
+            };
+            let field = match &field {
+                Expr::Literal(v, _) => v.to_string().to_ascii_lowercase(),
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "extract of a non-literal field".into(),
+                    ));
+                }
+            };
+            let part = match field.trim_end_matches('s') {
+                "year" | "y" | "yr" => "year",
+                "month" | "mon" => "month",
+                "day" | "d" => "day",
+                "hour" | "h" | "hr" => "hour",
+                "minute" | "min" | "m" => "minute",
+                "second" | "sec" => "second",
+                "quarter" | "qtr" => "quarter",
+                "week" | "w" => "week",
+                "dayofweek" | "dow" => "dow",
+                "doy" | "dayofyear" => "doy",
+                other => {
+                    return Err(crate::error::PlanError::Unsupported(format!(
+                        "extract of {other}"
+                    )));
+                }
+            };
+            let udf = super::df_udf("date_part")?;
+            let value = udf.call(vec![datafusion::logical_expr::lit(part), x]);
+            Ok(if part == "second" {
+                value
+            } else {
+                cast(value, DataType::Int32)
+            })
+        },
+    );
     date_part(b, &["year"], "year");
     date_part(b, &["month"], "month");
     date_part(b, &["day", "dayofmonth"], "day");

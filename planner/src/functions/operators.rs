@@ -249,8 +249,23 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
         (Some(lt), Some(rt)) if is_numeric(lt) && is_string(rt) => {
             Ok(binary_expr(l, operator, cast(r, numeric_for_string(lt))))
         }
+        // date ± day-time interval: whole days keep a date, as `date_add` does.
+        (Some(DataType::Date32), Some(DataType::Duration(_))) => {
+            Ok(binary_expr(l, operator, day_interval(r)))
+        }
+        (Some(DataType::Duration(_)), Some(DataType::Date32)) => {
+            Ok(binary_expr(day_interval(l), operator, r))
+        }
         _ => Ok(binary_expr(l, operator, r)),
     }
+}
+
+/// A day-time interval as DataFusion's month-day-nano interval, for date arithmetic.
+fn day_interval(e: Expr) -> Expr {
+    cast(
+        e,
+        DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano),
+    )
 }
 
 fn is_string(t: &DataType) -> bool {

@@ -87,6 +87,8 @@ pub struct Resolver<'a> {
     references: HashMap<i64, Plan>,
     /// Schemas of enclosing queries, for correlated subqueries (innermost last).
     outer: Vec<DFSchemaRef>,
+    /// DataFusion's session, for file sources (object stores, format options).
+    state: Option<&'a datafusion::execution::SessionState>,
 }
 
 impl<'a> Resolver<'a> {
@@ -100,7 +102,18 @@ impl<'a> Resolver<'a> {
             ctes: Vec::new(),
             references: HashMap::new(),
             outer: Vec::new(),
+            state: None,
         }
+    }
+
+    /// Give the resolver DataFusion's session (needed to read files).
+    pub fn with_session_state(mut self, state: &'a datafusion::execution::SessionState) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    pub(crate) fn session_state(&self) -> Option<&'a datafusion::execution::SessionState> {
+        self.state
     }
 
     /// Resolve a top-level query.
@@ -154,11 +167,7 @@ impl<'a> Resolver<'a> {
             }
             PlanNode::Values { rows } => self.resolve_values(rows)?,
             PlanNode::Table { name } => self.resolve_table(name)?,
-            PlanNode::DataSource(_) => {
-                return Err(crate::error::PlanError::Unsupported(
-                    "reading files (spark.read) is not implemented yet".into(),
-                ));
-            }
+            PlanNode::DataSource(ds) => self.resolve_data_source(ds)?,
             PlanNode::TableFunction { name, args } => self.resolve_table_function(name, args)?,
             PlanNode::OneRow => LogicalPlanBuilder::empty(true).build()?,
             PlanNode::Project { input, exprs } => {

@@ -118,6 +118,21 @@ impl Resolver<'_> {
         Ok(LogicalPlanBuilder::from(scan).project(exprs)?.build()?)
     }
 
+    pub(crate) fn resolve_data_source(
+        &mut self,
+        ds: &crate::spec::DataSource,
+    ) -> PlanResult<LogicalPlan> {
+        let Some(state) = self.session_state() else {
+            return Err(PlanError::Unsupported(
+                "reading files without a session".into(),
+            ));
+        };
+        let provider = crate::datasource::read(state, ds, &self.config.time_zone)?;
+        let scan =
+            LogicalPlanBuilder::scan("files", provider_as_source(provider), None)?.build()?;
+        self.expose_scan(scan, &[])
+    }
+
     pub(crate) fn resolve_values(&mut self, rows: &[Vec<SExpr>]) -> PlanResult<LogicalPlan> {
         let empty = Arc::new(datafusion::common::DFSchema::empty());
         let mut values = Vec::with_capacity(rows.len());
