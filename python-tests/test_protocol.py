@@ -105,3 +105,16 @@ def test_reattach_and_release(spark):
     rows = spark.range(300_000).select(F.col("id").cast("string").alias("s")).collect()
     assert len(rows) == 300_000
     assert rows[-1].s == "299999"
+
+
+def test_explain_shows_the_job_graph(spark, ember_mode, capsys):
+    if ember_mode in ("spark", "local"):
+        pytest.skip("the job graph exists in the cluster modes")
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        spark.range(100).groupBy((F.col("id") % 5).alias("k")).count().explain(mode="extended")
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
+    out = capsys.readouterr().out
+    for part in ["Analyzed Logical Plan", "Physical Plan", "Job Graph", "Stage 0", "Shuffle from stage", "Hash(", "3 partitions"]:
+        assert part in out, f"{part!r} missing from:\n{out}"

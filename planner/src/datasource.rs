@@ -122,10 +122,10 @@ pub fn read(
                 .with_has_header(flag(ds, "header", false))
                 .with_options(state.table_options().csv.clone());
             f = f.with_has_header(flag(ds, "header", false));
-            if let Some(sep) = option(ds, "sep").or_else(|| option(ds, "delimiter")) {
-                if let Some(b) = sep.bytes().next() {
-                    f = f.with_delimiter(b);
-                }
+            if let Some(sep) = option(ds, "sep").or_else(|| option(ds, "delimiter"))
+                && let Some(b) = sep.bytes().next()
+            {
+                f = f.with_delimiter(b);
             }
             (Arc::new(f), ".csv")
         }

@@ -254,11 +254,11 @@ impl Driver {
                 let mut tasks = region.tasks.clone();
                 tasks.sort();
                 for t in tasks {
-                    if let Some(state) = job.tasks.get_mut(&t) {
-                        if state.status == Status::Waiting {
-                            state.status = Status::Queued;
-                            self.queue.push_back((*job_id, t));
-                        }
+                    if let Some(state) = job.tasks.get_mut(&t)
+                        && state.status == Status::Waiting
+                    {
+                        state.status = Status::Queued;
+                        self.queue.push_back((*job_id, t));
                     }
                 }
             }
@@ -357,13 +357,13 @@ impl Driver {
         if let Some(s) = job.tasks.get_mut(&position) {
             s.status = Status::Running { worker };
         }
-        if position.stage == final_stage {
-            if let Some(tx) = job.output.get(position.partition) {
-                let _ = tx.send(FinalState::Running(StreamRef {
-                    worker,
-                    key: id.stream(0),
-                }));
-            }
+        if position.stage == final_stage
+            && let Some(tx) = job.output.get(position.partition)
+        {
+            let _ = tx.send(FinalState::Running(StreamRef {
+                worker,
+                key: id.stream(0),
+            }));
         }
         let Some(w) = self.workers.get_mut(&worker) else {
             return Err(DataFusionError::Internal(format!(
@@ -405,13 +405,13 @@ impl Driver {
         match outcome {
             TaskOutcome::Succeeded => {
                 state.status = Status::Succeeded { worker };
-                if task.stage == job.graph.output_stage() {
-                    if let Some(tx) = job.output.get(task.partition) {
-                        let _ = tx.send(FinalState::Succeeded(StreamRef {
-                            worker,
-                            key: task.stream(0),
-                        }));
-                    }
+                if task.stage == job.graph.output_stage()
+                    && let Some(tx) = job.output.get(task.partition)
+                {
+                    let _ = tx.send(FinalState::Succeeded(StreamRef {
+                        worker,
+                        key: task.stream(0),
+                    }));
                 }
             }
             TaskOutcome::Failed { error, retryable } => {
@@ -587,10 +587,10 @@ fn placeholder_counts(plan: &Arc<dyn ExecutionPlan>, inputs: usize) -> Vec<usize
     let mut counts = vec![1; inputs];
     let mut stack = vec![plan.clone()];
     while let Some(node) = stack.pop() {
-        if let Some(p) = node.downcast_ref::<StageInputExec>() {
-            if let Some(c) = counts.get_mut(p.index()) {
-                *c = p.properties().output_partitioning().partition_count();
-            }
+        if let Some(p) = node.downcast_ref::<StageInputExec>()
+            && let Some(c) = counts.get_mut(p.index())
+        {
+            *c = p.properties().output_partitioning().partition_count();
         }
         stack.extend(node.children().into_iter().cloned());
     }

@@ -73,9 +73,7 @@ pub fn job_output(
             if let Some(batch) = state.ready.pop_front() {
                 return Some((Ok(batch), Some(state)));
             }
-            let Some(mut partition) = state.partitions.pop_front() else {
-                return None;
-            };
+            let mut partition = state.partitions.pop_front()?;
             match read_partition(
                 &mut partition,
                 &state.source,

@@ -200,10 +200,10 @@ fn merge_input(
     stages: &mut Vec<Stage>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     // An input that is already another stage's output is read by that stage directly.
-    if let Some(pending) = child.downcast_ref::<PendingInputExec>() {
-        if pending.input.mode == InputMode::Shuffle || pending.input.mode == InputMode::Forward {
-            return Ok(child);
-        }
+    if let Some(pending) = child.downcast_ref::<PendingInputExec>()
+        && (pending.input.mode == InputMode::Shuffle || pending.input.mode == InputMode::Forward)
+    {
+        return Ok(child);
     }
     let properties = Arc::new(PlanProperties::new(
         child.equivalence_properties().clone(),

@@ -20,17 +20,17 @@ pub fn ensure_single_partition_for_global_limit(
     plan: Arc<dyn ExecutionPlan>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     plan.transform_up(|node| {
-        if let Some(limit) = node.downcast_ref::<GlobalLimitExec>() {
-            if limit.input().output_partitioning().partition_count() > 1 {
-                let input = Arc::new(OrderedCoalesceExec::new(
-                    limit.input().clone(),
-                    None,
-                    Some(LIMIT_BUFFER),
-                ));
-                let rewritten: Arc<dyn ExecutionPlan> =
-                    Arc::new(GlobalLimitExec::new(input, limit.skip(), limit.fetch()));
-                return Ok(Transformed::yes(rewritten));
-            }
+        if let Some(limit) = node.downcast_ref::<GlobalLimitExec>()
+            && limit.input().output_partitioning().partition_count() > 1
+        {
+            let input = Arc::new(OrderedCoalesceExec::new(
+                limit.input().clone(),
+                None,
+                Some(LIMIT_BUFFER),
+            ));
+            let rewritten: Arc<dyn ExecutionPlan> =
+                Arc::new(GlobalLimitExec::new(input, limit.skip(), limit.fetch()));
+            return Ok(Transformed::yes(rewritten));
         }
         Ok(Transformed::no(node))
     })
@@ -56,41 +56,39 @@ pub fn ensure_partitioned_join_for_unmatched_build_rows(
     plan: Arc<dyn ExecutionPlan>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     plan.transform_up(|node| {
-        if let Some(join) = node.downcast_ref::<HashJoinExec>() {
-            if *join.partition_mode() == PartitionMode::CollectLeft
-                && emits_unmatched_build_rows(join.join_type())
-            {
-                let partitions = join.right().output_partitioning().partition_count().max(1);
-                let left_keys = join.on().iter().map(|(l, _)| l.clone()).collect();
-                let right_keys = join.on().iter().map(|(_, r)| r.clone()).collect();
-                let left = strip_coalesce(join.left());
-                let left: Arc<dyn ExecutionPlan> = Arc::new(RepartitionExec::try_new(
-                    left,
-                    Partitioning::Hash(left_keys, partitions),
-                )?);
-                let right: Arc<dyn ExecutionPlan> = Arc::new(RepartitionExec::try_new(
-                    join.right().clone(),
-                    Partitioning::Hash(right_keys, partitions),
-                )?);
-                let rewritten = join
-                    .builder()
-                    .with_new_children(vec![left, right])?
-                    .with_partition_mode(PartitionMode::Partitioned)
-                    .recompute_properties()
-                    .build_exec()?;
-                return Ok(Transformed::yes(rewritten));
-            }
+        if let Some(join) = node.downcast_ref::<HashJoinExec>()
+            && *join.partition_mode() == PartitionMode::CollectLeft
+            && emits_unmatched_build_rows(join.join_type())
+        {
+            let partitions = join.right().output_partitioning().partition_count().max(1);
+            let left_keys = join.on().iter().map(|(l, _)| l.clone()).collect();
+            let right_keys = join.on().iter().map(|(_, r)| r.clone()).collect();
+            let left = strip_coalesce(join.left());
+            let left: Arc<dyn ExecutionPlan> = Arc::new(RepartitionExec::try_new(
+                left,
+                Partitioning::Hash(left_keys, partitions),
+            )?);
+            let right: Arc<dyn ExecutionPlan> = Arc::new(RepartitionExec::try_new(
+                join.right().clone(),
+                Partitioning::Hash(right_keys, partitions),
+            )?);
+            let rewritten = join
+                .builder()
+                .with_new_children(vec![left, right])?
+                .with_partition_mode(PartitionMode::Partitioned)
+                .recompute_properties()
+                .build_exec()?;
+            return Ok(Transformed::yes(rewritten));
         }
-        if let Some(join) = node.downcast_ref::<NestedLoopJoinExec>() {
-            if emits_unmatched_build_rows(join.join_type())
-                && join.right().output_partitioning().partition_count() > 1
-            {
-                let right: Arc<dyn ExecutionPlan> =
-                    Arc::new(CoalescePartitionsExec::new(join.right().clone()));
-                let rewritten =
-                    replace_children_if_necessary(node.clone(), vec![join.left().clone(), right])?;
-                return Ok(Transformed::yes(rewritten));
-            }
+        if let Some(join) = node.downcast_ref::<NestedLoopJoinExec>()
+            && emits_unmatched_build_rows(join.join_type())
+            && join.right().output_partitioning().partition_count() > 1
+        {
+            let right: Arc<dyn ExecutionPlan> =
+                Arc::new(CoalescePartitionsExec::new(join.right().clone()));
+            let rewritten =
+                replace_children_if_necessary(node.clone(), vec![join.left().clone(), right])?;
+            return Ok(Transformed::yes(rewritten));
         }
         Ok(Transformed::no(node))
     })

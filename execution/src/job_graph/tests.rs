@@ -1,1 +1,346 @@
+//! Job graphs cut from real DataFusion physical plans.
 
+use std::sync::Arc;
+
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use datafusion::common::{JoinType, NullEquality};
+use datafusion::datasource::MemTable;
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_plan::joins::{HashJoinExec, PartitionMode};
+use datafusion::physical_plan::limit::GlobalLimitExec;
+use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties, Partitioning, collect};
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use super::*;
+use crate::cluster::{DriverConfig, LocalClusterJobRunner};
+use crate::runner::JobRunner;
+use crate::topology::JobTopology;
+
+fn schema() -> Arc<Schema> {
+    Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Utf8, false),
+        Field::new("v", DataType::Int64, false),
+    ]))
+}
+
+fn batch(rows: std::ops::Range<i64>) -> RecordBatch {
+    let keys: Vec<String> = rows.clone().map(|i| format!("k{}", i % 5)).collect();
+    RecordBatch::try_new(
+        schema(),
+        vec![
+            Arc::new(StringArray::from(keys)),
+            Arc::new(Int64Array::from_iter_values(rows)),
+        ],
+    )
+    .unwrap()
+}
+
+/// A session with a 3-partition table `t` and a 1-partition table `small`.
+fn context(target_partitions: usize) -> SessionContext {
+    let mut config = SessionConfig::new().with_target_partitions(target_partitions);
+    crate::cluster::configure_for_job_graph(&mut config);
+    let ctx = SessionContext::new_with_config(config);
+    let t = MemTable::try_new(
+        schema(),
+        vec![
+            vec![batch(0..40)],
+            vec![batch(40..80)],
+            vec![batch(80..100)],
+        ],
+    )
+    .unwrap();
+    ctx.register_table("t", Arc::new(t)).unwrap();
+    let small = MemTable::try_new(schema(), vec![vec![batch(0..7)]]).unwrap();
+    ctx.register_table("small", Arc::new(small)).unwrap();
+    ctx
+}
+
+async fn physical(ctx: &SessionContext, sql: &str) -> Arc<dyn ExecutionPlan> {
+    ctx.sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap()
+}
+
+fn modes(graph: &JobGraph) -> Vec<InputMode> {
+    graph
+        .stages()
+        .iter()
+        .flat_map(|s| s.inputs.iter().map(|i| i.mode))
+        .collect()
+}
+
+#[tokio::test]
+async fn hash_aggregate_is_two_stages_joined_by_a_hash_shuffle() {
+    let ctx = context(4);
+    let plan = physical(&ctx, "SELECT k, count(*) FROM t GROUP BY k").await;
+    let graph = JobGraph::try_new(plan).unwrap();
+    let shuffles: Vec<&Stage> = graph
+        .stages()
+        .iter()
+        .filter(|s| matches!(s.distribution, OutputDistribution::Hash { channels: 4, .. }))
+        .collect();
+    assert_eq!(shuffles.len(), 1, "{graph}");
+    let last = &graph.stages()[graph.output_stage()];
+    assert_eq!(last.inputs.len(), 1);
+    assert_eq!(last.inputs[0].mode, InputMode::Shuffle);
+    assert_eq!(last.partitions(), 4);
+    // Stages are in topological order.
+    for (i, s) in graph.stages().iter().enumerate() {
+        assert!(s.inputs.iter().all(|input| input.stage < i));
+    }
+}
+
+#[tokio::test]
+async fn global_limit_reads_one_partition() {
+    let ctx = context(4);
+    let scan = physical(&ctx, "SELECT v FROM t").await;
+    assert!(scan.output_partitioning().partition_count() > 1);
+    let limit: Arc<dyn ExecutionPlan> = Arc::new(GlobalLimitExec::new(scan, 2, Some(5)));
+    let rewritten = ensure_single_partition_for_global_limit(limit).unwrap();
+    let limit = rewritten.downcast_ref::<GlobalLimitExec>().unwrap();
+    assert_eq!(limit.input().output_partitioning().partition_count(), 1);
+    let graph = JobGraph::try_new(rewritten.clone()).unwrap();
+    assert_eq!(modes(&graph), vec![InputMode::Merge], "{graph}");
+    assert_eq!(graph.stages()[graph.output_stage()].partitions(), 1);
+}
+
+fn hash_join(
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    join_type: JoinType,
+    mode: PartitionMode,
+) -> Arc<dyn ExecutionPlan> {
+    let on = vec![(
+        Arc::new(Column::new("v", 1)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>,
+        Arc::new(Column::new("v", 1)) as Arc<dyn datafusion::physical_expr::PhysicalExpr>,
+    )];
+    Arc::new(
+        HashJoinExec::try_new(
+            left,
+            right,
+            on,
+            None,
+            &join_type,
+            None,
+            mode,
+            NullEquality::NullEqualsNothing,
+            false,
+        )
+        .unwrap(),
+    )
+}
+
+fn memory(parts: usize) -> Arc<dyn ExecutionPlan> {
+    let data: Vec<Vec<RecordBatch>> = (0..parts)
+        .map(|p| vec![batch(p as i64 * 10..p as i64 * 10 + 10)])
+        .collect();
+    MemorySourceConfig::try_new_exec(&data, schema(), None).unwrap()
+}
+
+#[tokio::test]
+async fn collect_left_joins_emitting_unmatched_build_rows_become_partitioned() {
+    for join_type in [
+        JoinType::Left,
+        JoinType::Full,
+        JoinType::LeftSemi,
+        JoinType::LeftAnti,
+    ] {
+        let join = hash_join(memory(1), memory(3), join_type, PartitionMode::CollectLeft);
+        let rewritten = ensure_partitioned_join_for_unmatched_build_rows(join).unwrap();
+        let join = rewritten.downcast_ref::<HashJoinExec>().unwrap();
+        assert_eq!(
+            *join.partition_mode(),
+            PartitionMode::Partitioned,
+            "{join_type}"
+        );
+        for side in [join.left(), join.right()] {
+            let r = side.downcast_ref::<RepartitionExec>().unwrap();
+            assert!(matches!(r.partitioning(), Partitioning::Hash(_, 3)));
+        }
+        let graph = JobGraph::try_new(rewritten.clone()).unwrap();
+        assert_eq!(
+            modes(&graph),
+            vec![InputMode::Shuffle, InputMode::Shuffle],
+            "{graph}"
+        );
+    }
+    // Inner joins keep the shared build side, read by every partition.
+    let join = hash_join(
+        memory(1),
+        memory(3),
+        JoinType::Inner,
+        PartitionMode::CollectLeft,
+    );
+    let rewritten = ensure_partitioned_join_for_unmatched_build_rows(join).unwrap();
+    assert_eq!(
+        *rewritten
+            .downcast_ref::<HashJoinExec>()
+            .unwrap()
+            .partition_mode(),
+        PartitionMode::CollectLeft
+    );
+    let graph = JobGraph::try_new(rewritten).unwrap();
+    assert_eq!(modes(&graph), vec![InputMode::Broadcast], "{graph}");
+    assert_eq!(graph.replicas(0), 3);
+}
+
+#[tokio::test]
+async fn sort_preserving_merge_reads_its_input_by_merge() {
+    let ctx = context(4);
+    let plan = physical(&ctx, "SELECT v FROM t ORDER BY v").await;
+    let graph = JobGraph::try_new(plan).unwrap();
+    let last = &graph.stages()[graph.output_stage()];
+    assert_eq!(last.partitions(), 1);
+    assert_eq!(last.inputs[0].mode, InputMode::Merge, "{graph}");
+    // The merge consumer has one partition, which reads every input partition.
+    assert_eq!(graph.replicas(last.inputs[0].stage), 1);
+    assert!(graph.to_string().contains("SortPreservingMergeExec"));
+}
+
+#[test]
+fn channel_mapping_follows_the_input_mode() {
+    // Shuffle: partition i reads channel i of every input partition.
+    assert_eq!(
+        input_streams(InputMode::Shuffle, 1, 3, 2, 3),
+        vec![(0, 1), (1, 1)]
+    );
+    // Forward and Merge: partition i reads partition i (all its channels).
+    assert_eq!(input_streams(InputMode::Forward, 2, 3, 3, 1), vec![(2, 0)]);
+    assert_eq!(input_streams(InputMode::Merge, 1, 4, 4, 1), vec![(1, 0)]);
+    // Broadcast: everything.
+    assert_eq!(
+        input_streams(InputMode::Broadcast, 0, 2, 2, 2),
+        vec![(0, 0), (0, 1), (1, 0), (1, 1)]
+    );
+    // Rescale: contiguous ranges of input partitions.
+    assert_eq!(
+        input_streams(InputMode::Rescale, 0, 2, 5, 1),
+        vec![(0, 0), (1, 0)]
+    );
+    assert_eq!(
+        input_streams(InputMode::Rescale, 1, 2, 5, 1),
+        vec![(2, 0), (3, 0), (4, 0)]
+    );
+    let all: Vec<usize> = (0..3)
+        .flat_map(|k| input_streams(InputMode::Rescale, k, 3, 8, 1))
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(all, (0..8).collect::<Vec<_>>());
+}
+
+#[test]
+fn rescale_node_cuts_a_rescale_input() {
+    let plan: Arc<dyn ExecutionPlan> = Arc::new(crate::plan::RescaleExec::new(memory(5), 2));
+    let graph = JobGraph::try_new(plan).unwrap();
+    assert_eq!(modes(&graph), vec![InputMode::Rescale]);
+    assert_eq!(graph.stages()[0].partitions(), 5);
+    assert_eq!(graph.stages()[1].partitions(), 2);
+}
+
+#[tokio::test]
+async fn regions_group_forward_components_and_wait_for_exchanges() {
+    let ctx = context(4);
+    let plan = physical(&ctx, "SELECT k, count(*) FROM t GROUP BY k").await;
+    let graph = JobGraph::try_new(plan).unwrap();
+    let topology = JobTopology::new(&graph);
+    // Stages without Forward links are each a component; a component whose inputs all come
+    // from other components is sliced per partition, and each slice waits for every
+    // partition of the stage it shuffles from.
+    let partitions: usize = graph.stages().iter().map(|s| s.partitions()).sum();
+    assert_eq!(topology.regions.len(), partitions);
+    let last = graph.output_stage();
+    let upstream = graph.stages()[last].inputs[0].stage;
+    let final_regions: Vec<_> = topology
+        .regions
+        .iter()
+        .filter(|r| r.tasks.iter().all(|t| t.stage == last))
+        .collect();
+    assert_eq!(final_regions.len(), graph.stages()[last].partitions());
+    for r in final_regions {
+        assert_eq!(r.tasks.len(), 1);
+        assert_eq!(r.depends_on.len(), graph.stages()[upstream].partitions());
+        assert!(r.depends_on.iter().all(|t| t.stage == upstream));
+    }
+
+    // Stages joined by Forward inputs are sliced per partition.
+    let scan = memory(3);
+    let forward = JobGraph::from_parts(
+        vec![
+            Stage {
+                inputs: vec![],
+                plan: scan.clone(),
+                distribution: OutputDistribution::RoundRobin { channels: 1 },
+                placement: Placement::Worker,
+            },
+            Stage {
+                inputs: vec![StageInput {
+                    stage: 0,
+                    mode: InputMode::Forward,
+                }],
+                plan: scan,
+                distribution: OutputDistribution::RoundRobin { channels: 1 },
+                placement: Placement::Worker,
+            },
+        ],
+        schema(),
+    );
+    let topology = JobTopology::new(&forward);
+    assert_eq!(topology.regions.len(), 3);
+    assert!(
+        topology
+            .regions
+            .iter()
+            .all(|r| r.tasks.len() == 2 && r.depends_on.is_empty())
+    );
+}
+
+async fn sorted_rows(batches: &[RecordBatch]) -> Vec<String> {
+    let mut rows: Vec<String> = arrow::util::pretty::pretty_format_batches(batches)
+        .unwrap()
+        .to_string()
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .skip(1)
+        .map(str::to_string)
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_graphs_return_what_datafusion_returns() {
+    let ctx = context(3);
+    let runner = LocalClusterJobRunner::start(
+        2,
+        2,
+        DriverConfig::default(),
+        tokio::runtime::Handle::current(),
+    );
+    for sql in [
+        "SELECT k, count(*), sum(v) FROM t GROUP BY k",
+        "SELECT v FROM t ORDER BY v DESC LIMIT 7",
+        "SELECT a.k, count(*) FROM t a JOIN t b ON a.v = b.v GROUP BY a.k",
+        "SELECT s.k, t.v FROM small s LEFT JOIN t ON s.v = t.v + 100",
+        "SELECT count(*) FROM t WHERE v IN (SELECT v FROM small)",
+        "SELECT k, v, row_number() OVER (PARTITION BY k ORDER BY v) FROM t",
+    ] {
+        let plan = physical(&ctx, sql).await;
+        let expected = collect(plan.clone(), ctx.task_ctx()).await.unwrap();
+        let stream = runner.execute(plan, ctx.task_ctx()).await.unwrap();
+        let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
+        assert_eq!(
+            sorted_rows(&got).await,
+            sorted_rows(&expected).await,
+            "{sql}"
+        );
+    }
+    // Finished jobs free their streams.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(runner.stream_count(), 0);
+}
