@@ -91,13 +91,20 @@ def test_interrupt_by_tag(spark):
     assert ids and not t.is_alive()
 
 
-def test_artifacts_are_stored_per_session(spark, tmp_path):
+def test_artifacts_are_stored_per_session(spark, server_url, tmp_path):
+    from conftest import new_session
+
     path = tmp_path / "data.txt"
     path.write_text("hello")
     spark.addArtifacts(str(path), file=True)
-    status = spark.client._artifact_manager.get_status(["files/data.txt"]) if hasattr(spark.client._artifact_manager, "get_status") else None
-    if status is not None:
-        assert status
+    manager = spark.client._artifact_manager
+    digest = manager.cache_artifact(b"some bytes to cache")
+    assert manager.is_cached_artifact(digest)
+    other = new_session(server_url)
+    try:
+        assert not other.client._artifact_manager.is_cached_artifact(digest)
+    finally:
+        other.stop()
 
 
 def test_reattach_and_release(spark):
