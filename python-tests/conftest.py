@@ -54,16 +54,24 @@ def free_port() -> int:
 class EmberServer:
     """An `ember server` process on a free port, stopped by PID."""
 
-    def __init__(self, binary: Path, mode: str, extra_args=(), workdir=None):
+    def __init__(self, binary: Path, mode: str, extra_args=(), workdir=None, env=None):
         self.port = free_port()
         self.mode = mode
         self.workdir = workdir
         args = [str(binary), "server", "--port", str(self.port), "--mode", mode, *extra_args]
         if mode != "local" and "--workers" not in extra_args:
             args += ["--workers", "2"]
+        if mode == "cluster" and "--driver-port" not in extra_args:
+            args += ["--driver-port", "0"]
         self.log_path = Path(workdir or "/tmp") / f"ember-{mode}-{self.port}.log"
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir)
+        self.proc = subprocess.Popen(
+            args,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=workdir,
+            env={**os.environ, **(env or {})},
+        )
         self.wait_ready()
 
     @property

@@ -125,3 +125,22 @@ def test_explain_shows_the_job_graph(spark, ember_mode, capsys):
     out = capsys.readouterr().out
     for part in ["Analyzed Logical Plan", "Physical Plan", "Job Graph", "Stage 0", "Shuffle from stage", "Hash(", "3 partitions"]:
         assert part in out, f"{part!r} missing from:\n{out}"
+
+
+def test_large_values_and_plans(spark):
+    """A 9 MB plan (inline local data) and a 6 MB value: bigger than gRPC's and Arrow Flight's
+    default message sizes, through shuffles and out; only configured limits may fail a query."""
+    big = "x" * (6 * 1024 * 1024)
+    rows = [(i, big if i == 0 else "y" * 1000) for i in range(3000)]
+    df = spark.createDataFrame(rows, "i INT, s STRING")
+    summary = (
+        df.repartition(3)
+        .groupBy((F.col("i") % 3).alias("k"))
+        .agg(F.max(F.length("s")).alias("m"), F.count("*").alias("n"))
+        .orderBy("k")
+        .collect()
+    )
+    assert [(r.k, r.m, r.n) for r in summary] == [(0, len(big), 1000), (1, 1000, 1000), (2, 1000, 1000)]
+    got = df.repartition(4, "i").filter("i < 2").orderBy("i").collect()
+    assert [r.i for r in got] == [0, 1]
+    assert got[0].s == big

@@ -5,12 +5,12 @@
 #   scripts/test.sh [pytest arguments...]
 #
 # Environment: CARGO_TARGET_DIR (default ~/.cache/ember/target), EMBER_TEST_VENV (default
-# ~/.cache/ember/test-venv), EMBER_MODES (default "local,local-cluster").
+# ~/.cache/ember/test-venv), EMBER_MODES (default "local,local-cluster,cluster").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ember/target}"
 VENV="${EMBER_TEST_VENV:-$HOME/.cache/ember/test-venv}"
-export EMBER_MODES="${EMBER_MODES:-local,local-cluster}"
+export EMBER_MODES="${EMBER_MODES:-local,local-cluster,cluster}"
 
 step() { printf '\n==> %s\n' "$*"; }
 

@@ -5,10 +5,12 @@
 //! Nothing here knows about Spark Connect.
 
 pub mod cluster;
+pub mod codec;
 pub mod error;
 pub mod job_graph;
 pub mod ordered;
 pub mod plan;
+pub mod remote;
 pub mod rules;
 pub mod runner;
 pub mod stream;

@@ -58,6 +58,10 @@ impl OrderedCoalesceExec {
     pub fn fetch(&self) -> Option<usize> {
         self.fetch
     }
+
+    pub fn buffer(&self) -> Option<usize> {
+        self.buffer
+    }
 }
 
 impl DisplayAs for OrderedCoalesceExec {

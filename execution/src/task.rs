@@ -103,8 +103,9 @@ pub async fn run_task(
     let plan = resolve_inputs(task.plan.clone(), &task.inputs, source)?;
     let partitions = plan.output_partitioning().partition_count();
     let channels = task.output.channels();
+    let schema = plan.schema();
     let writers: Vec<_> = (0..channels)
-        .map(|c| streams.create(task.id.stream(c)))
+        .map(|c| streams.create(task.id.stream(c), schema.clone()))
         .collect();
     let outcome = async {
         let mut stream = plan.execute(task.id.partition, context)?;

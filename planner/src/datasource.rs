@@ -118,10 +118,10 @@ pub fn read(
             ".parquet",
         ),
         "csv" => {
+            // The session's CSV options first: they replace every setting, the header flag too.
             let mut f = CsvFormat::default()
-                .with_has_header(flag(ds, "header", false))
-                .with_options(state.table_options().csv.clone());
-            f = f.with_has_header(flag(ds, "header", false));
+                .with_options(state.table_options().csv.clone())
+                .with_has_header(flag(ds, "header", false));
             if let Some(sep) = option(ds, "sep").or_else(|| option(ds, "delimiter"))
                 && let Some(b) = sep.bytes().next()
             {

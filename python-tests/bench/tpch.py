@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """TPC-H through PySpark against `ember` in each mode, and DataFusion in-process on the same
-files, measured in the same run. Prints per-query wall times and ratios to DataFusion.
+files, measured in the same run. Prints per-query wall times, ratios to DataFusion ("/df") and,
+for the distributed modes, ratios to Ember's local mode ("/local") when it runs too.
 
-    python python-tests/bench/tpch.py --scale 1 --modes local,local-cluster [--queries 1,3,5]
+    python python-tests/bench/tpch.py --scale 1 --modes local,local-cluster,cluster [--queries 1,3,5]
 
 Use a release build (`cargo build --release`): the script picks target/release/ember when it
 exists (or EMBER_BIN). Data is generated once under ~/.cache/ember/tpch-sf<scale>.
@@ -90,21 +91,22 @@ def main():
         finally:
             server.stop()
 
-    header = f"{'query':>6} {'datafusion s':>13}" + "".join(f" {m + ' s':>18} {'ratio':>6}" for m in modes)
-    print(header)
-    totals = {m: 0.0 for m in ["datafusion", *modes]}
-    for q in queries:
-        line = f"{'q' + str(q):>6} {times['datafusion'][q]:>13.3f}"
-        totals["datafusion"] += times["datafusion"][q]
-        for m in modes:
-            t = times[m][q]
-            totals[m] += t
-            line += f" {t:>18.3f} {t / times['datafusion'][q]:>6.2f}"
-        print(line)
-    line = f"{'total':>6} {totals['datafusion']:>13.3f}"
+    def vs_local(m):
+        return "local" in modes and m != "local"
+
+    header = f"{'query':>6} {'datafusion s':>13}"
     for m in modes:
-        line += f" {totals[m]:>18.3f} {totals[m] / totals['datafusion']:>6.2f}"
-    print(line)
+        header += f" {m + ' s':>16} {'/df':>6}" + (f" {'/local':>6}" if vs_local(m) else "")
+    print(header)
+    rows = [(f"q{q}", {m: times[m][q] for m in ["datafusion", *modes]}) for q in queries]
+    rows.append(("total", {m: sum(times[m][q] for q in queries) for m in ["datafusion", *modes]}))
+    for label, t in rows:
+        line = f"{label:>6} {t['datafusion']:>13.3f}"
+        for m in modes:
+            line += f" {t[m]:>16.3f} {t[m] / t['datafusion']:>6.2f}"
+            if vs_local(m):
+                line += f" {t[m] / t['local']:>6.2f}"
+        print(line)
 
 
 if __name__ == "__main__":

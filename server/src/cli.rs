@@ -2,15 +2,18 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ember_execution::cluster::DriverConfig;
+use ember_execution::remote::{ClusterJobRunner, ClusterOptions, WorkerOptions, run_worker};
 use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::GlobalViews;
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
+use crate::codec::{SparkErrors, ember_codec};
 use crate::config::{ServerDefaults, system_time_zone};
 use crate::service::EmberService;
 use crate::session::SessionManager;
@@ -68,6 +71,63 @@ pub struct ServerArgs {
     /// Directory of persistent tables (spark.sql.warehouse.dir).
     #[arg(long, default_value = "spark-warehouse")]
     pub warehouse: String,
+    /// Cluster mode: port of the driver service that workers join (0 picks a free port).
+    #[arg(long, default_value_t = 15003)]
+    pub driver_port: u16,
+    /// Cluster mode: tasks each started worker runs at once.
+    #[arg(long, default_value_t = TASK_SLOTS_PER_WORKER)]
+    pub worker_slots: usize,
+    /// Attempts of a task before its query fails (like spark.task.maxFailures).
+    #[arg(long, default_value_t = 4)]
+    pub max_task_attempts: usize,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Limits and timings shared by the driver and its workers (`--mode cluster`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ClusterArgs {
+    /// How often workers report that they are alive, in milliseconds.
+    #[arg(long, default_value_t = 500)]
+    pub heartbeat_interval_ms: u64,
+    /// A worker silent for this long (milliseconds) is lost: its tasks run again elsewhere.
+    #[arg(long, default_value_t = 5000)]
+    pub heartbeat_timeout_ms: u64,
+    /// Largest control message (task plans with local data can be large), in bytes.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub max_message_bytes: usize,
+    /// Largest Arrow Flight message between processes; bigger batches are split. In bytes.
+    #[arg(long, default_value_t = 4 << 20)]
+    pub max_flight_data_bytes: usize,
+    /// With no worker alive for this long (seconds), waiting queries fail.
+    #[arg(long, default_value_t = 15)]
+    pub worker_wait_timeout_secs: u64,
+}
+
+impl ClusterArgs {
+    fn options(&self) -> ClusterOptions {
+        ClusterOptions {
+            heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(10)),
+            heartbeat_timeout: Duration::from_millis(self.heartbeat_timeout_ms.max(10)),
+            max_message_bytes: self.max_message_bytes,
+            max_flight_data_bytes: self.max_flight_data_bytes,
+            worker_wait_timeout: Duration::from_secs(self.worker_wait_timeout_secs),
+        }
+    }
+
+    /// The same settings as command-line arguments (for the workers the server starts).
+    fn to_args(&self) -> Vec<String> {
+        vec![
+            format!("--heartbeat-interval-ms={}", self.heartbeat_interval_ms),
+            format!("--heartbeat-timeout-ms={}", self.heartbeat_timeout_ms),
+            format!("--max-message-bytes={}", self.max_message_bytes),
+            format!("--max-flight-data-bytes={}", self.max_flight_data_bytes),
+            format!(
+                "--worker-wait-timeout-secs={}",
+                self.worker_wait_timeout_secs
+            ),
+        ]
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,18 +135,40 @@ pub struct WorkerArgs {
     /// The driver's control address, e.g. http://127.0.0.1:15003.
     #[arg(long)]
     pub driver: String,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Host name the driver and other workers use to reach this worker
+    /// (default: --host, or 127.0.0.1 when listening on all interfaces).
+    #[arg(long)]
+    pub advertise_host: Option<String>,
     /// Port for the worker's data and control endpoints (0 picks a free port).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
     /// Tasks the worker runs at once. Default: number of cores.
     #[arg(long)]
     pub slots: Option<usize>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
     match cli.command {
         Command::Server(args) => serve(args, cpu).await,
-        Command::Worker(_) => Err("not supported yet: `ember worker` (cluster mode)".to_string()),
+        Command::Worker(args) => {
+            let options = WorkerOptions {
+                driver: args.driver,
+                host: args.host,
+                advertise_host: args.advertise_host,
+                port: args.port,
+                slots: args.slots.unwrap_or_else(cores).max(1),
+                cluster: args.cluster.options(),
+            };
+            tokio::select! {
+                outcome = run_worker(options, ember_codec(), Arc::new(SparkErrors), cpu) => outcome,
+                _ = shutdown_signal() => Ok(()),
+            }
+        }
     }
 }
 
@@ -96,8 +178,92 @@ fn cores() -> usize {
         .unwrap_or(1)
 }
 
+/// Parse `host:port`, resolving host names.
+fn socket_addr(host: &str, port: u16) -> Result<SocketAddr, String> {
+    format!("{host}:{port}")
+        .parse()
+        .or_else(|_| {
+            std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+                .map_err(|e| e.to_string())?
+                .next()
+                .ok_or_else(|| "no address".to_string())
+        })
+        .map_err(|e| format!("bad address {host}:{port}: {e}"))
+}
+
+/// Cluster mode: serve the driver service and start `workers` worker processes that join it.
+/// The processes are killed when the returned handles are dropped; were the server killed
+/// instead, they stop by themselves once the driver stops answering heartbeats.
+async fn start_cluster(
+    args: &ServerArgs,
+    cpu: &tokio::runtime::Handle,
+) -> Result<(Arc<ClusterJobRunner>, Vec<tokio::process::Child>), String> {
+    let options = args.cluster.options();
+    let config = DriverConfig {
+        max_attempts: args.max_task_attempts.max(1),
+        ..DriverConfig::default()
+    };
+    let runner = Arc::new(ClusterJobRunner::start(
+        config,
+        options.clone(),
+        ember_codec(),
+        Arc::new(SparkErrors),
+        cpu.clone(),
+    ));
+    let addr = socket_addr(&args.host, args.driver_port)?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr} (--driver-port): {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    tracing::info!("Ember driver service listening on http://{local}");
+    let max = options.max_message_bytes;
+    let service = runner
+        .service()
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+    tokio::spawn(async move {
+        let served = tonic::transport::Server::builder()
+            .add_service(service)
+            .serve_with_incoming(TcpListenerStream::new(listener))
+            .await;
+        if let Err(e) = served {
+            tracing::error!("driver service stopped: {e}");
+        }
+    });
+    let workers = args.workers.unwrap_or(0);
+    let mut children = Vec::with_capacity(workers);
+    if workers > 0 {
+        let exe =
+            std::env::current_exe().map_err(|e| format!("cannot find the ember binary: {e}"))?;
+        let connect_host = if local.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else {
+            local.ip().to_string()
+        };
+        let driver = format!("http://{connect_host}:{}", local.port());
+        for _ in 0..workers {
+            let child = tokio::process::Command::new(&exe)
+                .args(["worker", "--driver", &driver, "--host", &connect_host])
+                .args(["--slots", &args.worker_slots.max(1).to_string()])
+                .args(args.cluster.to_args())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| format!("cannot start a worker process: {e}"))?;
+            children.push(child);
+        }
+        tracing::info!("started {workers} worker processes");
+    } else {
+        tracing::info!(
+            "waiting for `ember worker --driver http://HOST:{}` to join",
+            local.port()
+        );
+    }
+    Ok((runner, children))
+}
+
 async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), String> {
     let parallelism = cores();
+    let mut children = Vec::new();
     let runner: Arc<dyn JobRunner> = match args.mode {
         Mode::Local => Arc::new(LocalJobRunner),
         Mode::LocalCluster => {
@@ -109,7 +275,11 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
                 cpu.clone(),
             ))
         }
-        Mode::Cluster => return Err("not supported yet: --mode cluster".to_string()),
+        Mode::Cluster => {
+            let (runner, started) = start_cluster(&args, &cpu).await?;
+            children = started;
+            runner
+        }
     };
     let warehouse =
         std::path::absolute(&args.warehouse).map_err(|e| format!("bad --warehouse: {e}"))?;
@@ -132,15 +302,7 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         parallelism,
         cpu,
     });
-    let addr: SocketAddr = format!("{}:{}", args.host, args.port)
-        .parse()
-        .or_else(|_| {
-            std::net::ToSocketAddrs::to_socket_addrs(&(args.host.as_str(), args.port))
-                .map_err(|e| e.to_string())?
-                .next()
-                .ok_or_else(|| "no address".to_string())
-        })
-        .map_err(|e| format!("bad --host/--port: {e}"))?;
+    let addr = socket_addr(&args.host, args.port)?;
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -161,6 +323,9 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         .map_err(|e| format!("server error: {e}"))?;
     for s in state.sessions.all() {
         s.interrupt_all();
+    }
+    for mut child in children {
+        let _ = child.kill().await;
     }
     tracing::info!("Ember server stopped");
     Ok(())

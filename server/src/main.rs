@@ -4,6 +4,7 @@
 
 mod analyze;
 mod cli;
+mod codec;
 mod config;
 mod error;
 mod execute;
@@ -22,6 +23,7 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -24,11 +24,16 @@ use crate::topology::{JobTopology, TaskPosition};
 pub struct DriverConfig {
     /// Attempts of a task before the job fails (Spark's `spark.task.maxFailures`).
     pub max_attempts: usize,
+    /// With no worker alive for this long, waiting jobs fail (`None`: wait forever).
+    pub worker_wait_timeout: Option<std::time::Duration>,
 }
 
 impl Default for DriverConfig {
     fn default() -> Self {
-        Self { max_attempts: 4 }
+        Self {
+            max_attempts: 4,
+            worker_wait_timeout: None,
+        }
     }
 }
 
@@ -105,6 +110,8 @@ pub struct Driver {
     jobs: HashMap<JobId, JobState>,
     queue: VecDeque<(JobId, TaskPosition)>,
     next_job: JobId,
+    /// Since when no worker has been alive.
+    no_workers_since: Option<std::time::Instant>,
 }
 
 impl Driver {
@@ -121,6 +128,7 @@ impl Driver {
             jobs: HashMap::new(),
             queue: VecDeque::new(),
             next_job: 1,
+            no_workers_since: Some(std::time::Instant::now()),
         };
         (driver, handle)
     }
@@ -158,6 +166,7 @@ impl Driver {
                 client,
             } => {
                 tracing::info!(worker, slots, "worker registered");
+                self.no_workers_since = None;
                 self.workers.insert(
                     worker,
                     WorkerState {
@@ -170,8 +179,13 @@ impl Driver {
             }
             DriverEvent::WorkerLost { worker } => {
                 self.worker_lost(worker);
+                if self.workers.is_empty() {
+                    self.no_workers_since
+                        .get_or_insert_with(std::time::Instant::now);
+                }
                 self.schedule();
             }
+            DriverEvent::Tick => self.check_workers(),
         }
     }
 
@@ -423,14 +437,45 @@ impl Driver {
                     self.queue.push_back((task.job, position));
                 } else if retryable {
                     let error = Arc::new(DataFusionError::Execution(format!(
-                        "stage {} failed after {} attempts: {error}",
-                        task.stage, state.failures
+                        "stage {} failed after {}: {error}",
+                        task.stage,
+                        attempts(state.failures)
                     )));
                     self.fail_job(task.job, error);
                 } else {
                     self.fail_job(task.job, error);
                 }
             }
+        }
+    }
+
+    /// Jobs cannot wait forever for workers: past the timeout with none alive, they fail.
+    fn check_workers(&mut self) {
+        let (Some(timeout), Some(since)) = (self.config.worker_wait_timeout, self.no_workers_since)
+        else {
+            return;
+        };
+        if !self.workers.is_empty() || since.elapsed() < timeout {
+            return;
+        }
+        let waiting: Vec<(JobId, usize)> = self
+            .jobs
+            .iter()
+            .filter_map(|(id, job)| {
+                job.tasks
+                    .iter()
+                    .filter(|(_, s)| !matches!(s.status, Status::Succeeded { .. }))
+                    .map(|(p, _)| p.stage)
+                    .min()
+                    .map(|stage| (*id, stage))
+            })
+            .collect();
+        for (job, stage) in waiting {
+            let error = Arc::new(DataFusionError::Execution(format!(
+                "stage {stage} cannot run: no workers are available (all workers were lost {} s ago)",
+                since.elapsed().as_secs()
+            )));
+            self.fail_job(job, error);
         }
     }
 
@@ -567,12 +612,21 @@ impl Driver {
                     || !matches!(job.tasks.get(p).map(|s| s.status), Some(Status::Waiting))
             });
         }
-        for (job_id, stage, attempts) in failed_jobs {
+        for (job_id, stage, failures) in failed_jobs {
             let error = Arc::new(DataFusionError::Execution(format!(
-                "stage {stage} failed after {attempts} attempts: worker {worker} was lost"
+                "stage {stage} failed after {}: worker {worker} was lost",
+                attempts(failures)
             )));
             self.fail_job(job_id, error);
         }
+    }
+}
+
+fn attempts(n: usize) -> String {
+    if n == 1 {
+        "1 attempt".to_string()
+    } else {
+        format!("{n} attempts")
     }
 }
 

@@ -56,6 +56,8 @@ pub enum DriverEvent {
     WorkerLost {
         worker: WorkerId,
     },
+    /// Periodic: lets the driver notice jobs that wait for workers that never come.
+    Tick,
 }
 
 /// Messages to a worker.

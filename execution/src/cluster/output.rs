@@ -23,6 +23,13 @@ use crate::stream::{JobId, StreamRef, StreamSource};
 /// Output held back per partition before it streams regardless of retries.
 pub const HOLD_BYTES: usize = 64 * 1024 * 1024;
 
+/// After a failed read, how long to wait for the driver to run the partition again before
+/// reading the same output again (the read, not the task, may have failed).
+const REREAD_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads of one attempt's output before the job fails.
+const MAX_READS: usize = 3;
+
 /// What the driver publishes about one final-stage partition.
 #[derive(Debug, Clone)]
 pub enum FinalState {
@@ -97,6 +104,8 @@ async fn read_partition(
     schema: &SchemaRef,
     ready: &mut VecDeque<RecordBatch>,
 ) -> Result<()> {
+    let mut reads = 0usize;
+    let mut last_read: Option<StreamRef> = None;
     loop {
         let current = partition.borrow_and_update().clone();
         let stream_ref = match current {
@@ -107,6 +116,11 @@ async fn read_partition(
             FinalState::Failed(e) => return Err(DataFusionError::Shared(e)),
             FinalState::Running(r) | FinalState::Succeeded(r) => r,
         };
+        if last_read.as_ref() != Some(&stream_ref) {
+            reads = 0;
+            last_read = Some(stream_ref);
+        }
+        reads += 1;
         let mut stream = source.open(&stream_ref, schema.clone())?;
         let mut held: Vec<RecordBatch> = Vec::new();
         let mut held_bytes = 0usize;
@@ -154,7 +168,8 @@ async fn read_partition(
                 if committed {
                     return Err(e);
                 }
-                // The attempt failed: wait for the driver to run it again, or to give up.
+                // The attempt failed: wait for the driver to run it again, or to give up. If
+                // it does neither for a while, the read itself failed: read it again.
                 loop {
                     let now = partition.borrow().clone();
                     match now {
@@ -162,11 +177,15 @@ async fn read_partition(
                         FinalState::Running(r) | FinalState::Succeeded(r) if r != stream_ref => {
                             break;
                         }
-                        _ => {
-                            if wait_for_change(partition).await.is_err() {
-                                return Err(e);
+                        _ => match tokio::time::timeout(REREAD_AFTER, partition.changed()).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(_)) => return Err(e),
+                            Err(_) if reads < MAX_READS => {
+                                tracing::warn!(error = %e, "reading a job output partition again");
+                                break;
                             }
-                        }
+                            Err(_) => return Err(e),
+                        },
                     }
                 }
             }

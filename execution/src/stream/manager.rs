@@ -1,7 +1,7 @@
 //! In-memory stream storage of one worker. A stream is written once by a task and may be
 //! read any number of times, while it is written (readers wait for more) or after.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
@@ -16,6 +16,8 @@ use super::{JobId, StreamKey};
 
 #[derive(Default)]
 struct BufferState {
+    /// Set by the writer; readers elsewhere (Flight) need it before the first batch.
+    schema: Option<SchemaRef>,
     batches: Vec<RecordBatch>,
     /// `Some` once the writer finished: `Err` carries its failure to readers.
     done: Option<std::result::Result<(), Arc<DataFusionError>>>,
@@ -27,28 +29,55 @@ struct Buffer {
     notify: Notify,
 }
 
+#[derive(Default)]
+struct Streams {
+    buffers: HashMap<StreamKey, Arc<Buffer>>,
+    /// Jobs already cleaned up: a late writer or reader of theirs gets a detached stream
+    /// rather than one that would never be freed (or never written).
+    removed_jobs: HashSet<JobId>,
+}
+
 /// The streams held by one worker.
 #[derive(Default)]
 pub struct StreamManager {
-    buffers: Mutex<HashMap<StreamKey, Arc<Buffer>>>,
+    streams: Mutex<Streams>,
 }
 
 impl std::fmt::Debug for StreamManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "StreamManager({} streams)", self.buffers.lock().len())
+        write!(f, "StreamManager({} streams)", self.len())
     }
+}
+
+fn cleaned_up() -> Arc<DataFusionError> {
+    Arc::new(DataFusionError::Execution("the job was cleaned up".into()))
 }
 
 impl StreamManager {
     fn buffer(&self, key: StreamKey) -> Arc<Buffer> {
-        self.buffers.lock().entry(key).or_default().clone()
+        let mut streams = self.streams.lock();
+        if streams.removed_jobs.contains(&key.job) {
+            let buffer = Buffer::default();
+            buffer.state.lock().done = Some(Err(cleaned_up()));
+            return Arc::new(buffer);
+        }
+        streams.buffers.entry(key).or_default().clone()
     }
 
-    /// The writer of a new stream.
-    pub fn create(&self, key: StreamKey) -> StreamWriter {
-        StreamWriter {
-            buffer: self.buffer(key),
-        }
+    /// The writer of a new stream of batches of `schema`.
+    pub fn create(&self, key: StreamKey, schema: SchemaRef) -> StreamWriter {
+        let buffer = self.buffer(key);
+        buffer.state.lock().schema = Some(schema);
+        StreamWriter { buffer }
+    }
+
+    /// The schema of a stream whose writer exists.
+    pub fn schema(&self, key: &StreamKey) -> Option<SchemaRef> {
+        self.streams
+            .lock()
+            .buffers
+            .get(key)
+            .and_then(|b| b.state.lock().schema.clone())
     }
 
     /// Read a stream from the start; waits for batches until the writer finishes.
@@ -91,8 +120,9 @@ impl StreamManager {
 
     /// Whether a finished, successful stream exists.
     pub fn is_complete(&self, key: &StreamKey) -> bool {
-        self.buffers
+        self.streams
             .lock()
+            .buffers
             .get(key)
             .is_some_and(|b| matches!(b.state.lock().done, Some(Ok(()))))
     }
@@ -100,17 +130,23 @@ impl StreamManager {
     /// Free every stream of a job.
     pub fn remove_job(&self, job: JobId) {
         let removed: Vec<Arc<Buffer>> = {
-            let mut buffers = self.buffers.lock();
-            let keys: Vec<StreamKey> = buffers.keys().filter(|k| k.job == job).copied().collect();
-            keys.iter().filter_map(|k| buffers.remove(k)).collect()
+            let mut streams = self.streams.lock();
+            streams.removed_jobs.insert(job);
+            let keys: Vec<StreamKey> = streams
+                .buffers
+                .keys()
+                .filter(|k| k.job == job)
+                .copied()
+                .collect();
+            keys.iter()
+                .filter_map(|k| streams.buffers.remove(k))
+                .collect()
         };
         // Wake readers still waiting on removed streams: they end with an error.
         for b in removed {
             let mut state = b.state.lock();
             if state.done.is_none() {
-                state.done = Some(Err(Arc::new(DataFusionError::Execution(
-                    "the job was cleaned up".into(),
-                ))));
+                state.done = Some(Err(cleaned_up()));
             }
             drop(state);
             b.notify.notify_waiters();
@@ -118,7 +154,7 @@ impl StreamManager {
     }
 
     pub fn len(&self) -> usize {
-        self.buffers.lock().len()
+        self.streams.lock().buffers.len()
     }
 
     pub fn is_empty(&self) -> bool {

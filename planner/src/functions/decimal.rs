@@ -100,6 +100,18 @@ pub struct DecimalDivide {
 }
 
 impl DecimalDivide {
+    pub fn precision(&self) -> u8 {
+        self.precision
+    }
+
+    pub fn scale(&self) -> i8 {
+        self.scale
+    }
+
+    pub fn ansi(&self) -> bool {
+        self.ansi
+    }
+
     pub fn udf(precision: u8, scale: i8, ansi: bool) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             precision,

@@ -49,6 +49,14 @@ pub struct CheckedArithmetic {
 }
 
 impl CheckedArithmetic {
+    pub fn op(&self) -> ArithOp {
+        self.op
+    }
+
+    pub fn ansi(&self) -> bool {
+        self.ansi
+    }
+
     pub fn udf(op: ArithOp, ansi: bool) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             op,
@@ -123,6 +131,10 @@ pub struct DoubleDivide {
 }
 
 impl DoubleDivide {
+    pub fn ansi(&self) -> bool {
+        self.ansi
+    }
+
     pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             ansi,
@@ -191,6 +203,10 @@ pub struct IntegralDivide {
 }
 
 impl IntegralDivide {
+    pub fn ansi(&self) -> bool {
+        self.ansi
+    }
+
     pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             ansi,

@@ -1,0 +1,238 @@
+//! Plans on the wire: DataFusion's `datafusion-proto` with Ember's extensions.
+//!
+//! Each module that defines plan nodes or functions provides one small [`CodecPart`] for
+//! them; [`EmberCodec`] composes the parts into DataFusion's `PhysicalExtensionCodec`, so a
+//! new operator is registered next to where it is defined, not in a central codec. Built-in
+//! DataFusion functions are written by name and found again in the worker's registry.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use arrow::datatypes::Schema;
+use datafusion::common::{DataFusionError, Result, internal_err};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF, WindowUDF};
+use datafusion::physical_expr::LexOrdering;
+use datafusion::physical_plan::{ExecutionPlan, Partitioning};
+use datafusion_proto::physical_plan::from_proto::{
+    parse_physical_sort_exprs, parse_protobuf_partitioning,
+};
+use datafusion_proto::physical_plan::to_proto::{
+    serialize_partitioning, serialize_physical_sort_exprs,
+};
+use datafusion_proto::physical_plan::{
+    AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext,
+    PhysicalProtoConverterExtension,
+};
+use datafusion_proto::protobuf::{self, PhysicalPlanNode};
+use ember_protos::ember::worker::ExtensionEnvelope;
+use prost::Message;
+
+/// Lets a part encode what its node holds of DataFusion's own (expressions, partitioning).
+pub struct NodeEncoder<'a> {
+    codec: &'a dyn PhysicalExtensionCodec,
+    converter: &'a dyn PhysicalProtoConverterExtension,
+}
+
+impl NodeEncoder<'_> {
+    pub fn partitioning(&self, partitioning: &Partitioning) -> Result<protobuf::Partitioning> {
+        serialize_partitioning(partitioning, self.codec, self.converter)
+    }
+
+    pub fn sort_exprs(
+        &self,
+        ordering: Option<&LexOrdering>,
+    ) -> Result<Vec<protobuf::PhysicalSortExprNode>> {
+        match ordering {
+            Some(o) => serialize_physical_sort_exprs(o.iter().cloned(), self.codec, self.converter),
+            None => Ok(vec![]),
+        }
+    }
+}
+
+/// The decoding side of [`NodeEncoder`].
+pub struct NodeDecoder<'a> {
+    context: PhysicalPlanDecodeContext<'a>,
+    converter: &'a dyn PhysicalProtoConverterExtension,
+}
+
+impl NodeDecoder<'_> {
+    pub fn partitioning(
+        &self,
+        partitioning: &protobuf::Partitioning,
+        schema: &Schema,
+    ) -> Result<Partitioning> {
+        parse_protobuf_partitioning(Some(partitioning), &self.context, schema, self.converter)?
+            .ok_or_else(|| DataFusionError::Internal("empty partitioning".into()))
+    }
+
+    pub fn sort_exprs(
+        &self,
+        exprs: &[protobuf::PhysicalSortExprNode],
+        schema: &Schema,
+    ) -> Result<Option<LexOrdering>> {
+        let exprs = parse_physical_sort_exprs(exprs, &self.context, schema, self.converter)?;
+        Ok(LexOrdering::new(exprs))
+    }
+}
+
+/// Encodes the plan nodes and functions of one module.
+pub trait CodecPart: Debug + Send + Sync {
+    /// A stable name written into serialized plans.
+    fn name(&self) -> &'static str;
+
+    /// `Some(payload)` if this part owns the node.
+    fn encode_node(
+        &self,
+        _node: &Arc<dyn ExecutionPlan>,
+        _encoder: &NodeEncoder,
+    ) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
+
+    fn decode_node(
+        &self,
+        _payload: &[u8],
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        internal_err!("{} encodes no plan nodes", self.name())
+    }
+
+    /// `Some(payload)` if this part owns the function (it must then decode it).
+    fn encode_udf(&self, _udf: &ScalarUDF) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn decode_udf(&self, name: &str, _payload: &[u8]) -> Result<Arc<ScalarUDF>> {
+        internal_err!("{} cannot decode function {name}", self.name())
+    }
+
+    fn encode_udaf(&self, _udaf: &AggregateUDF) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn decode_udaf(&self, name: &str, _payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+        internal_err!("{} cannot decode aggregate {name}", self.name())
+    }
+}
+
+/// The extension codec made of every module's part.
+#[derive(Debug, Clone)]
+pub struct EmberCodec {
+    parts: Vec<Arc<dyn CodecPart>>,
+}
+
+impl EmberCodec {
+    pub fn new(parts: Vec<Arc<dyn CodecPart>>) -> Self {
+        Self { parts }
+    }
+
+    fn part(&self, name: &str) -> Result<&Arc<dyn CodecPart>> {
+        self.parts
+            .iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| DataFusionError::Internal(format!("no codec part named {name}")))
+    }
+
+    fn envelope(part: &str, payload: Vec<u8>, buf: &mut Vec<u8>) -> Result<()> {
+        ExtensionEnvelope {
+            part: part.to_string(),
+            payload,
+        }
+        .encode(buf)
+        .map_err(|e| DataFusionError::Internal(format!("cannot encode extension: {e}")))
+    }
+
+    fn open(buf: &[u8]) -> Result<ExtensionEnvelope> {
+        ExtensionEnvelope::decode(buf)
+            .map_err(|e| DataFusionError::Internal(format!("bad extension payload: {e}")))
+    }
+
+    /// Serialize a physical plan.
+    pub fn encode_plan(&self, plan: Arc<dyn ExecutionPlan>) -> Result<Vec<u8>> {
+        let node = PhysicalPlanNode::try_from_physical_plan(plan, self)?;
+        Ok(node.encode_to_vec())
+    }
+
+    /// Deserialize a physical plan for execution in `context`.
+    pub fn decode_plan(
+        &self,
+        bytes: &[u8],
+        context: &TaskContext,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let node = PhysicalPlanNode::decode(bytes)
+            .map_err(|e| DataFusionError::Internal(format!("bad plan: {e}")))?;
+        node.try_into_physical_plan(context, self)
+    }
+}
+
+impl PhysicalExtensionCodec for EmberCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let envelope = Self::open(buf)?;
+        let decoder = NodeDecoder {
+            context: PhysicalPlanDecodeContext::new(ctx, self),
+            converter,
+        };
+        self.part(&envelope.part)?
+            .decode_node(&envelope.payload, inputs, &decoder)
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        let encoder = NodeEncoder {
+            codec: self,
+            converter,
+        };
+        for part in &self.parts {
+            if let Some(payload) = part.encode_node(&node, &encoder)? {
+                return Self::envelope(part.name(), payload, buf);
+            }
+        }
+        datafusion::common::not_impl_err!("no codec for plan node {}", node.name())
+    }
+
+    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
+        let envelope = Self::open(buf)?;
+        self.part(&envelope.part)?
+            .decode_udf(name, &envelope.payload)
+    }
+
+    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
+        for part in &self.parts {
+            if let Some(payload) = part.encode_udf(node) {
+                return Self::envelope(part.name(), payload, buf);
+            }
+        }
+        Ok(()) // a built-in: found by name on decode
+    }
+
+    fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {
+        let envelope = Self::open(buf)?;
+        self.part(&envelope.part)?
+            .decode_udaf(name, &envelope.payload)
+    }
+
+    fn try_encode_udaf(&self, node: &AggregateUDF, buf: &mut Vec<u8>) -> Result<()> {
+        for part in &self.parts {
+            if let Some(payload) = part.encode_udaf(node) {
+                return Self::envelope(part.name(), payload, buf);
+            }
+        }
+        Ok(())
+    }
+
+    fn try_decode_udwf(&self, name: &str, _buf: &[u8]) -> Result<Arc<WindowUDF>> {
+        datafusion::common::not_impl_err!("window function {name} is not an extension")
+    }
+}

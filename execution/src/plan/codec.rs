@@ -1,0 +1,155 @@
+//! Wire format of the execution layer's own plan nodes.
+
+use std::sync::Arc;
+
+use arrow::datatypes::Schema;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::physical_expr::EquivalenceProperties;
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::{ExecutionPlan, Partitioning, PlanProperties};
+use prost::Message;
+
+use super::{RescaleExec, StageInputExec};
+use crate::codec::{CodecPart, NodeDecoder, NodeEncoder};
+use crate::ordered::OrderedCoalesceExec;
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Node {
+    #[prost(oneof = "NodeKind", tags = "1, 2, 3")]
+    kind: Option<NodeKind>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+enum NodeKind {
+    #[prost(message, tag = "1")]
+    StageInput(StageInputNode),
+    #[prost(message, tag = "2")]
+    OrderedCoalesce(OrderedCoalesceNode),
+    #[prost(message, tag = "3")]
+    Rescale(RescaleNode),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct StageInputNode {
+    #[prost(uint32, tag = "1")]
+    index: u32,
+    #[prost(message, optional, tag = "2")]
+    schema: Option<datafusion_proto::protobuf::Schema>,
+    #[prost(uint32, tag = "3")]
+    partitions: u32,
+    #[prost(message, optional, tag = "4")]
+    partitioning: Option<datafusion_proto::protobuf::Partitioning>,
+    /// The output ordering, if any.
+    #[prost(message, repeated, tag = "5")]
+    ordering: Vec<datafusion_proto::protobuf::PhysicalSortExprNode>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct OrderedCoalesceNode {
+    #[prost(uint64, optional, tag = "1")]
+    fetch: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    buffer: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct RescaleNode {
+    #[prost(uint32, tag = "1")]
+    partitions: u32,
+}
+
+/// Encodes `StageInputExec`, `OrderedCoalesceExec` and `RescaleExec`.
+#[derive(Debug, Default)]
+pub struct ExecutionCodec;
+
+fn one_input(inputs: &[Arc<dyn ExecutionPlan>]) -> Result<Arc<dyn ExecutionPlan>> {
+    match inputs {
+        [input] => Ok(input.clone()),
+        _ => Err(DataFusionError::Internal(format!(
+            "expected one input, got {}",
+            inputs.len()
+        ))),
+    }
+}
+
+impl CodecPart for ExecutionCodec {
+    fn name(&self) -> &'static str {
+        "ember.execution"
+    }
+
+    fn encode_node(
+        &self,
+        node: &Arc<dyn ExecutionPlan>,
+        encoder: &NodeEncoder,
+    ) -> Result<Option<Vec<u8>>> {
+        let kind = if let Some(p) = node.downcast_ref::<StageInputExec>() {
+            // Operators above the input rely on its partitioning and ordering (for example
+            // an interleave of hash-partitioned inputs), so they travel with it.
+            let properties = p.properties();
+            NodeKind::StageInput(StageInputNode {
+                index: p.index() as u32,
+                schema: Some(datafusion_proto::protobuf::Schema::try_from(
+                    p.schema().as_ref(),
+                )?),
+                partitions: properties.output_partitioning().partition_count() as u32,
+                partitioning: Some(encoder.partitioning(properties.output_partitioning())?),
+                ordering: encoder.sort_exprs(properties.output_ordering())?,
+            })
+        } else if let Some(c) = node.downcast_ref::<OrderedCoalesceExec>() {
+            NodeKind::OrderedCoalesce(OrderedCoalesceNode {
+                fetch: c.fetch().map(|f| f as u64),
+                buffer: c.buffer().map(|b| b as u64),
+            })
+        } else if let Some(r) = node.downcast_ref::<RescaleExec>() {
+            NodeKind::Rescale(RescaleNode {
+                partitions: r.properties().output_partitioning().partition_count() as u32,
+            })
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(Node { kind: Some(kind) }.encode_to_vec()))
+    }
+
+    fn decode_node(
+        &self,
+        payload: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let node = Node::decode(payload)
+            .map_err(|e| DataFusionError::Internal(format!("bad execution node: {e}")))?;
+        match node.kind {
+            Some(NodeKind::StageInput(s)) => {
+                let schema = s.schema.as_ref().ok_or_else(|| {
+                    DataFusionError::Internal("stage input without schema".into())
+                })?;
+                let schema = Arc::new(Schema::try_from(schema)?);
+                let partitioning = match &s.partitioning {
+                    Some(p) => decoder.partitioning(p, &schema)?,
+                    None => Partitioning::UnknownPartitioning(s.partitions as usize),
+                };
+                let equivalence = match decoder.sort_exprs(&s.ordering, &schema)? {
+                    Some(ordering) => EquivalenceProperties::new_with_orderings(schema, [ordering]),
+                    None => EquivalenceProperties::new(schema),
+                };
+                let properties = Arc::new(PlanProperties::new(
+                    equivalence,
+                    partitioning,
+                    EmissionType::Incremental,
+                    Boundedness::Bounded,
+                ));
+                Ok(Arc::new(StageInputExec::new(s.index as usize, properties)))
+            }
+            Some(NodeKind::OrderedCoalesce(c)) => Ok(Arc::new(OrderedCoalesceExec::new(
+                one_input(inputs)?,
+                c.fetch.map(|f| f as usize),
+                c.buffer.map(|b| b as usize),
+            ))),
+            Some(NodeKind::Rescale(r)) => Ok(Arc::new(RescaleExec::new(
+                one_input(inputs)?,
+                r.partitions as usize,
+            ))),
+            None => Err(DataFusionError::Internal("empty execution node".into())),
+        }
+    }
+}

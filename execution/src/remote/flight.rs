@@ -1,0 +1,230 @@
+//! The data plane: each worker serves its task output streams over Arrow Flight (`do_get`
+//! with a [`StreamTicket`](ember_protos::ember::worker::StreamTicket)); tasks and the
+//! driver's job output read them with [`FlightStreams`].
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use arrow::datatypes::{Schema, SchemaRef};
+use arrow_flight::encode::FlightDataEncoderBuilder;
+use arrow_flight::error::FlightError;
+use arrow_flight::flight_service_client::FlightServiceClient;
+use arrow_flight::flight_service_server::FlightService;
+use arrow_flight::{
+    Action, ActionType, Criteria, Empty, FlightClient, FlightData, FlightDescriptor, FlightInfo,
+    HandshakeRequest, HandshakeResponse, PollInfo, PutResult, SchemaResult, Ticket,
+};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use ember_protos::ember::worker::StreamTicket;
+use futures::{Stream, TryStreamExt};
+use parking_lot::RwLock;
+use prost::Message;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Response, Status, Streaming};
+
+use super::StreamLost;
+use super::convert::{from_stream_key, stream_key};
+use crate::stream::{StreamManager, StreamRef, StreamSource, WorkerId};
+
+type BoxedStream<T> = Pin<Box<dyn Stream<Item = std::result::Result<T, Status>> + Send + 'static>>;
+
+/// Serves one worker's streams.
+pub struct StreamFlightService {
+    streams: Arc<StreamManager>,
+    max_flight_data_bytes: usize,
+}
+
+impl StreamFlightService {
+    pub fn new(streams: Arc<StreamManager>, max_flight_data_bytes: usize) -> Self {
+        Self {
+            streams,
+            max_flight_data_bytes,
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl FlightService for StreamFlightService {
+    type HandshakeStream = BoxedStream<HandshakeResponse>;
+    type ListFlightsStream = BoxedStream<FlightInfo>;
+    type DoGetStream = BoxedStream<FlightData>;
+    type DoPutStream = BoxedStream<PutResult>;
+    type DoExchangeStream = BoxedStream<FlightData>;
+    type DoActionStream = BoxedStream<arrow_flight::Result>;
+    type ListActionsStream = BoxedStream<ActionType>;
+
+    async fn do_get(
+        &self,
+        request: Request<Ticket>,
+    ) -> std::result::Result<Response<Self::DoGetStream>, Status> {
+        let ticket = StreamTicket::decode(request.into_inner().ticket)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let key = ticket
+            .key
+            .ok_or_else(|| Status::invalid_argument("ticket without a stream key"))?;
+        let key = from_stream_key(&key).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        // The reader may come before the task that writes the stream: then it waits for it,
+        // and the schema goes with the first batch.
+        let schema = self.streams.schema(&key);
+        tracing::debug!(?key, known = schema.is_some(), "serving a stream");
+        let batches = self
+            .streams
+            .open(
+                key,
+                schema.clone().unwrap_or_else(|| Arc::new(Schema::empty())),
+            )
+            .map_err(|e| FlightError::ExternalError(Box::new(e)));
+        let mut encoder =
+            FlightDataEncoderBuilder::new().with_max_flight_data_size(self.max_flight_data_bytes);
+        if let Some(schema) = schema {
+            encoder = encoder.with_schema(schema);
+        }
+        let encoded = encoder
+            .build(batches)
+            .map_err(|e| Status::internal(e.to_string()));
+        Ok(Response::new(Box::pin(encoded)))
+    }
+
+    async fn handshake(
+        &self,
+        _r: Request<Streaming<HandshakeRequest>>,
+    ) -> std::result::Result<Response<Self::HandshakeStream>, Status> {
+        Err(Status::unimplemented("handshake"))
+    }
+
+    async fn list_flights(
+        &self,
+        _r: Request<Criteria>,
+    ) -> std::result::Result<Response<Self::ListFlightsStream>, Status> {
+        Err(Status::unimplemented("list_flights"))
+    }
+
+    async fn get_flight_info(
+        &self,
+        _r: Request<FlightDescriptor>,
+    ) -> std::result::Result<Response<FlightInfo>, Status> {
+        Err(Status::unimplemented("get_flight_info"))
+    }
+
+    async fn poll_flight_info(
+        &self,
+        _r: Request<FlightDescriptor>,
+    ) -> std::result::Result<Response<PollInfo>, Status> {
+        Err(Status::unimplemented("poll_flight_info"))
+    }
+
+    async fn get_schema(
+        &self,
+        _r: Request<FlightDescriptor>,
+    ) -> std::result::Result<Response<SchemaResult>, Status> {
+        Err(Status::unimplemented("get_schema"))
+    }
+
+    async fn do_put(
+        &self,
+        _r: Request<Streaming<FlightData>>,
+    ) -> std::result::Result<Response<Self::DoPutStream>, Status> {
+        Err(Status::unimplemented("do_put"))
+    }
+
+    async fn do_exchange(
+        &self,
+        _r: Request<Streaming<FlightData>>,
+    ) -> std::result::Result<Response<Self::DoExchangeStream>, Status> {
+        Err(Status::unimplemented("do_exchange"))
+    }
+
+    async fn do_action(
+        &self,
+        _r: Request<Action>,
+    ) -> std::result::Result<Response<Self::DoActionStream>, Status> {
+        Err(Status::unimplemented("do_action"))
+    }
+
+    async fn list_actions(
+        &self,
+        _r: Request<Empty>,
+    ) -> std::result::Result<Response<Self::ListActionsStream>, Status> {
+        Err(Status::unimplemented("list_actions"))
+    }
+}
+
+/// Reads streams of any worker: its own through memory, others over Flight.
+#[derive(Debug)]
+pub struct FlightStreams {
+    local: Option<(WorkerId, Arc<StreamManager>)>,
+    addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
+    channels: RwLock<HashMap<String, Channel>>,
+    max_message_bytes: usize,
+}
+
+impl FlightStreams {
+    pub fn new(
+        local: Option<(WorkerId, Arc<StreamManager>)>,
+        addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
+        max_message_bytes: usize,
+    ) -> Self {
+        Self {
+            local,
+            addresses,
+            channels: RwLock::new(HashMap::new()),
+            max_message_bytes,
+        }
+    }
+
+    fn channel(&self, address: &str) -> Result<Channel> {
+        if let Some(c) = self.channels.read().get(address) {
+            return Ok(c.clone());
+        }
+        let channel = Endpoint::from_shared(address.to_string())
+            .map_err(|e| DataFusionError::Execution(format!("bad worker address {address}: {e}")))?
+            .connect_lazy();
+        self.channels
+            .write()
+            .insert(address.to_string(), channel.clone());
+        Ok(channel)
+    }
+}
+
+impl StreamSource for FlightStreams {
+    fn open(&self, stream: &StreamRef, schema: SchemaRef) -> Result<SendableRecordBatchStream> {
+        if let Some((id, manager)) = &self.local
+            && *id == stream.worker
+        {
+            return Ok(manager.open(stream.key, schema));
+        }
+        let worker = stream.worker;
+        let lost = move |message: String| {
+            DataFusionError::External(Box::new(StreamLost { worker, message }))
+        };
+        let address = self
+            .addresses
+            .read()
+            .get(&worker)
+            .cloned()
+            .ok_or_else(|| lost("unknown worker".into()))?;
+        tracing::debug!(?stream, %address, "opening a remote stream");
+        let channel = self.channel(&address)?;
+        let max = self.max_message_bytes;
+        let ticket = StreamTicket {
+            key: Some(stream_key(&stream.key)),
+        }
+        .encode_to_vec();
+        let batches = futures::stream::once(async move {
+            let inner = FlightServiceClient::new(channel)
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max);
+            let mut client = FlightClient::new_from_inner(inner);
+            let stream = client
+                .do_get(Ticket::new(ticket))
+                .await
+                .map_err(|e| lost(e.to_string()))?;
+            Ok::<_, DataFusionError>(stream.map_err(move |e| lost(e.to_string())))
+        })
+        .try_flatten();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, batches)))
+    }
+}

@@ -1,0 +1,266 @@
+//! `ember worker`: registers with the driver, runs the tasks it is sent, serves its task
+//! output over Arrow Flight, and reports how tasks ended. A worker that loses its driver
+//! exits.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow_flight::flight_service_server::FlightServiceServer;
+use datafusion::execution::{SessionStateBuilder, TaskContext};
+use datafusion::prelude::SessionConfig;
+use ember_protos::ember::worker as pb;
+use ember_protos::ember::worker::driver_service_client::DriverServiceClient;
+use ember_protos::ember::worker::worker_service_server::{WorkerService, WorkerServiceServer};
+use parking_lot::{Mutex, RwLock};
+use tokio::net::TcpListener;
+use tokio::task::AbortHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Response, Status};
+
+use super::convert::{decode_task, task_id, task_key};
+use super::{ClusterOptions, ErrorCodec, FlightStreams, StreamFlightService, lost_worker};
+use crate::codec::EmberCodec;
+use crate::stream::{StreamManager, WorkerId};
+use crate::task::{TaskId, run_task};
+
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// The driver's control address, e.g. `http://127.0.0.1:15003`.
+    pub driver: String,
+    /// Address to listen on.
+    pub host: String,
+    /// Host others use to reach this worker (defaults to `host`, or 127.0.0.1 for 0.0.0.0).
+    pub advertise_host: Option<String>,
+    pub port: u16,
+    pub slots: usize,
+    pub cluster: ClusterOptions,
+}
+
+struct WorkerState {
+    id: WorkerId,
+    streams: Arc<StreamManager>,
+    addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
+    source: Arc<FlightStreams>,
+    driver: DriverServiceClient<Channel>,
+    codec: Arc<EmberCodec>,
+    errors: Arc<dyn ErrorCodec>,
+    cpu: tokio::runtime::Handle,
+    tasks: Mutex<HashMap<TaskId, AbortHandle>>,
+}
+
+#[derive(Clone)]
+struct WorkerServer {
+    state: Arc<WorkerState>,
+}
+
+#[tonic::async_trait]
+impl WorkerService for WorkerServer {
+    async fn run_task(
+        &self,
+        request: Request<pb::RunTaskRequest>,
+    ) -> Result<Response<pb::RunTaskResponse>, Status> {
+        let definition = request
+            .into_inner()
+            .task
+            .ok_or_else(|| Status::invalid_argument("no task"))?;
+        let state = self.state.clone();
+        let key = definition
+            .key
+            .ok_or_else(|| Status::invalid_argument("task without key"))?;
+        let id = task_id(&key);
+        let runner = state.clone();
+        let handle = state.cpu.spawn(async move {
+            let outcome = run(&runner, &definition).await;
+            runner.tasks.lock().remove(&id);
+            report(&runner, id, outcome).await;
+        });
+        state.tasks.lock().insert(id, handle.abort_handle());
+        Ok(Response::new(pb::RunTaskResponse {}))
+    }
+
+    async fn stop_task(
+        &self,
+        request: Request<pb::StopTaskRequest>,
+    ) -> Result<Response<pb::StopTaskResponse>, Status> {
+        if let Some(key) = request.into_inner().key
+            && let Some(handle) = self.state.tasks.lock().remove(&task_id(&key))
+        {
+            handle.abort();
+        }
+        Ok(Response::new(pb::StopTaskResponse {}))
+    }
+
+    async fn cleanup_job(
+        &self,
+        request: Request<pb::CleanupJobRequest>,
+    ) -> Result<Response<pb::CleanupJobResponse>, Status> {
+        self.state.streams.remove_job(request.into_inner().job);
+        Ok(Response::new(pb::CleanupJobResponse {}))
+    }
+}
+
+/// Decode and run one task.
+async fn run(
+    state: &Arc<WorkerState>,
+    definition: &pb::TaskDefinition,
+) -> datafusion::common::Result<()> {
+    let config = SessionConfig::from_string_hash_map(&definition.config)?;
+    let session = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    let context = Arc::new(TaskContext::from(&session));
+    let (task, addresses) = decode_task(definition, &context, &state.codec)?;
+    state.addresses.write().extend(addresses);
+    run_task(task, context, state.streams.clone(), state.source.clone()).await
+}
+
+async fn report(state: &Arc<WorkerState>, id: TaskId, outcome: datafusion::common::Result<()>) {
+    let report = match &outcome {
+        Ok(()) => pb::TaskStatusReport {
+            worker_id: state.id,
+            key: Some(task_key(&id)),
+            succeeded: true,
+            ..Default::default()
+        },
+        Err(e) => {
+            let lost = lost_worker(e);
+            pb::TaskStatusReport {
+                worker_id: state.id,
+                key: Some(task_key(&id)),
+                succeeded: false,
+                error: e.to_string(),
+                error_detail: state.errors.encode(e),
+                retryable: lost.is_some(),
+                lost_worker: lost,
+            }
+        }
+    };
+    let mut driver = state.driver.clone();
+    if let Err(e) = driver.report_task_status(report).await {
+        tracing::warn!(task = %id, error = %e, "cannot report to the driver");
+    }
+}
+
+/// Run a worker until its driver goes away.
+pub async fn run_worker(
+    options: WorkerOptions,
+    codec: Arc<EmberCodec>,
+    errors: Arc<dyn ErrorCodec>,
+    cpu: tokio::runtime::Handle,
+) -> Result<(), String> {
+    let listener = TcpListener::bind((options.host.as_str(), options.port))
+        .await
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", options.host, options.port))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let host = options.advertise_host.clone().unwrap_or_else(|| {
+        if options.host == "0.0.0.0" || options.host == "::" {
+            "127.0.0.1".to_string()
+        } else {
+            options.host.clone()
+        }
+    });
+    let address = format!("http://{host}:{port}");
+    let max = options.cluster.max_message_bytes;
+
+    let channel = Endpoint::from_shared(options.driver.clone())
+        .map_err(|e| format!("bad --driver {}: {e}", options.driver))?
+        .connect_lazy();
+    let mut driver = DriverServiceClient::new(channel)
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+
+    // The driver may still be starting: try for a while.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let registered = loop {
+        let request = pb::RegisterWorkerRequest {
+            address: address.clone(),
+            slots: options.slots.max(1) as u32,
+        };
+        match driver.register_worker(request).await {
+            Ok(r) => break r.into_inner(),
+            Err(e) if Instant::now() < deadline => {
+                tracing::debug!(error = %e, "driver not reachable yet");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot register with the driver at {}: {e}",
+                    options.driver
+                ));
+            }
+        }
+    };
+    let id = registered.worker_id;
+    let interval = Duration::from_millis(registered.heartbeat_interval_ms.max(50));
+    tracing::info!(
+        "Ember worker {id} (pid {}) listening on {address} (driver {}, {} slots)",
+        std::process::id(),
+        options.driver,
+        options.slots
+    );
+
+    let streams = Arc::new(StreamManager::default());
+    let addresses = Arc::new(RwLock::new(HashMap::new()));
+    let source = Arc::new(FlightStreams::new(
+        Some((id, streams.clone())),
+        addresses.clone(),
+        max,
+    ));
+    let state = Arc::new(WorkerState {
+        id,
+        streams: streams.clone(),
+        addresses,
+        source,
+        driver: driver.clone(),
+        codec,
+        errors,
+        cpu,
+        tasks: Mutex::new(HashMap::new()),
+    });
+    let worker_service = WorkerServiceServer::new(WorkerServer {
+        state: state.clone(),
+    })
+    .max_decoding_message_size(max)
+    .max_encoding_message_size(max);
+    let flight = FlightServiceServer::new(StreamFlightService::new(
+        streams.clone(),
+        options.cluster.max_flight_data_bytes,
+    ))
+    .max_decoding_message_size(max)
+    .max_encoding_message_size(max);
+
+    let heartbeat_timeout = options.cluster.heartbeat_timeout;
+    let held = streams.clone();
+    let heartbeats = async move {
+        let mut last_ok = Instant::now();
+        loop {
+            tokio::time::sleep(interval).await;
+            let beat = pb::HeartbeatRequest {
+                worker_id: id,
+                held_streams: held.len() as u64,
+            };
+            match driver.heartbeat(beat).await {
+                Ok(r) if r.get_ref().known => last_ok = Instant::now(),
+                Ok(_) => return "the driver no longer knows this worker".to_string(),
+                Err(e) if last_ok.elapsed() > heartbeat_timeout * 2 => {
+                    return format!("the driver is unreachable: {e}");
+                }
+                Err(_) => {}
+            }
+        }
+    };
+    let server = tonic::transport::Server::builder()
+        .add_service(worker_service)
+        .add_service(flight)
+        .serve_with_incoming(TcpListenerStream::new(listener));
+    tokio::select! {
+        reason = heartbeats => {
+            tracing::info!("worker {id} stops: {reason}");
+            Ok(())
+        }
+        served = server => served.map_err(|e| format!("worker server error: {e}")),
+    }
+}

@@ -1,0 +1,279 @@
+//! How plans and errors cross process boundaries in cluster mode: the planner's plan nodes and
+//! functions as one codec part (the execution layer has its own), and task errors with their
+//! Spark error class.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use datafusion::common::{DataFusionError, Result};
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::physical_plan::ExecutionPlan;
+use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
+use ember_execution::plan::codec::ExecutionCodec;
+use ember_execution::remote::ErrorCodec;
+use ember_planner::SparkError;
+use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
+use ember_planner::exec::RangeExec;
+use ember_planner::exec::range::RangeSpec;
+use ember_planner::functions::decimal::DecimalDivide;
+use ember_planner::functions::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
+use ember_planner::functions::{spark_aggregate, spark_scalar};
+use serde_json::{Value, json};
+
+/// The codec of every Ember plan node and function.
+pub fn ember_codec() -> Arc<EmberCodec> {
+    Arc::new(EmberCodec::new(vec![
+        Arc::new(PlannerCodec),
+        Arc::new(ExecutionCodec),
+    ]))
+}
+
+/// Encodes the planner's `RangeExec`, Ember's own UDFs and `datafusion-spark`'s functions
+/// (whose names clash with DataFusion's, so they cannot be found by name).
+#[derive(Debug, Default)]
+pub struct PlannerCodec;
+
+fn bad(what: &str) -> DataFusionError {
+    DataFusionError::Internal(format!("bad encoded {what}"))
+}
+
+fn same_impl(a: &dyn Any, b: &dyn Any) -> bool {
+    a.type_id() == b.type_id()
+}
+
+impl CodecPart for PlannerCodec {
+    fn name(&self) -> &'static str {
+        "ember.planner"
+    }
+
+    fn encode_node(
+        &self,
+        node: &Arc<dyn ExecutionPlan>,
+        _encoder: &NodeEncoder,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(range) = node.downcast_ref::<RangeExec>() else {
+            return Ok(None);
+        };
+        let s = range.spec();
+        let v = json!({"node": "range", "start": s.start, "end": s.end, "step": s.step, "partitions": s.partitions, "with_id": range.with_id()});
+        Ok(Some(v.to_string().into_bytes()))
+    }
+
+    fn decode_node(
+        &self,
+        payload: &[u8],
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
+        let int = |k: &str| v.get(k).and_then(Value::as_i64).ok_or_else(|| bad("range"));
+        let spec = RangeSpec {
+            start: int("start")?,
+            end: int("end")?,
+            step: int("step")?,
+            partitions: int("partitions")? as usize,
+        };
+        let with_id = v.get("with_id").and_then(Value::as_bool).unwrap_or(true);
+        Ok(Arc::new(RangeExec::try_new(spec, with_id)?))
+    }
+
+    fn encode_udf(&self, udf: &ScalarUDF) -> Option<Vec<u8>> {
+        let inner: &dyn Any = udf.inner().as_ref();
+        let v = if let Some(a) = inner.downcast_ref::<CheckedArithmetic>() {
+            let op = match a.op() {
+                ArithOp::Add => "add",
+                ArithOp::Subtract => "subtract",
+                ArithOp::Multiply => "multiply",
+            };
+            json!({"fn": "arith", "op": op, "ansi": a.ansi()})
+        } else if let Some(d) = inner.downcast_ref::<DoubleDivide>() {
+            json!({"fn": "divide", "ansi": d.ansi()})
+        } else if let Some(d) = inner.downcast_ref::<IntegralDivide>() {
+            json!({"fn": "div", "ansi": d.ansi()})
+        } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
+            json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
+        } else {
+            let spark = spark_scalar(udf.name())?;
+            if !same_impl(spark.inner().as_ref(), inner) {
+                return None;
+            }
+            json!({"fn": "spark"})
+        };
+        Some(v.to_string().into_bytes())
+    }
+
+    fn decode_udf(&self, name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
+        let v: Value = serde_json::from_slice(payload).map_err(|_| bad("function"))?;
+        let ansi = v.get("ansi").and_then(Value::as_bool).unwrap_or(true);
+        match v.get("fn").and_then(Value::as_str) {
+            Some("arith") => {
+                let op = match v.get("op").and_then(Value::as_str) {
+                    Some("add") => ArithOp::Add,
+                    Some("subtract") => ArithOp::Subtract,
+                    Some("multiply") => ArithOp::Multiply,
+                    _ => return Err(bad("arithmetic")),
+                };
+                Ok(CheckedArithmetic::udf(op, ansi))
+            }
+            Some("divide") => Ok(DoubleDivide::udf(ansi)),
+            Some("div") => Ok(IntegralDivide::udf(ansi)),
+            Some("decimal_divide") => {
+                let p = v
+                    .get("precision")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| bad("decimal divide"))?;
+                let s = v
+                    .get("scale")
+                    .and_then(Value::as_i64)
+                    .ok_or_else(|| bad("decimal divide"))?;
+                Ok(DecimalDivide::udf(p as u8, s as i8, ansi))
+            }
+            Some("spark") => spark_scalar(name).ok_or_else(|| bad(name)),
+            _ => Err(bad("function")),
+        }
+    }
+
+    fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
+        let spark = spark_aggregate(udaf.name())?;
+        let inner: &dyn Any = udaf.inner().as_ref();
+        same_impl(spark.inner().as_ref(), inner).then(|| b"spark".to_vec())
+    }
+
+    fn decode_udaf(&self, name: &str, _payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+        spark_aggregate(name).ok_or_else(|| bad(name))
+    }
+}
+
+/// Task errors keep their Spark error class across processes.
+#[derive(Debug, Default)]
+pub struct SparkErrors;
+
+fn kind_name(k: ErrorKind) -> &'static str {
+    match k {
+        ErrorKind::Analysis => "analysis",
+        ErrorKind::Parse => "parse",
+        ErrorKind::Arithmetic => "arithmetic",
+        ErrorKind::NumberFormat => "number_format",
+        ErrorKind::IllegalArgument => "illegal_argument",
+        ErrorKind::Unsupported => "unsupported",
+        ErrorKind::DateTime => "date_time",
+        ErrorKind::ArrayIndexOutOfBounds => "array_index",
+        ErrorKind::NoSuchElement => "no_such_element",
+        ErrorKind::InvalidPlanInput => "invalid_plan",
+        ErrorKind::Runtime => "runtime",
+        ErrorKind::Internal => "internal",
+    }
+}
+
+fn kind_of(name: &str) -> ErrorKind {
+    match name {
+        "analysis" => ErrorKind::Analysis,
+        "parse" => ErrorKind::Parse,
+        "arithmetic" => ErrorKind::Arithmetic,
+        "number_format" => ErrorKind::NumberFormat,
+        "illegal_argument" => ErrorKind::IllegalArgument,
+        "unsupported" => ErrorKind::Unsupported,
+        "date_time" => ErrorKind::DateTime,
+        "array_index" => ErrorKind::ArrayIndexOutOfBounds,
+        "no_such_element" => ErrorKind::NoSuchElement,
+        "invalid_plan" => ErrorKind::InvalidPlanInput,
+        "runtime" => ErrorKind::Runtime,
+        _ => ErrorKind::Internal,
+    }
+}
+
+impl ErrorCodec for SparkErrors {
+    fn encode(&self, error: &DataFusionError) -> Vec<u8> {
+        let e = spark_error_from_datafusion(error);
+        let params: serde_json::Map<String, Value> = e
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        json!({
+            "kind": kind_name(e.kind),
+            "class": e.error_class,
+            "state": e.sql_state,
+            "message": e.message,
+            "params": params,
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    fn decode(&self, message: &str, detail: &[u8]) -> DataFusionError {
+        let Ok(v) = serde_json::from_slice::<Value>(detail) else {
+            return DataFusionError::Execution(message.to_string());
+        };
+        let s = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let parameters = v
+            .get("params")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        to_datafusion(SparkError {
+            kind: kind_of(&s("kind")),
+            error_class: s("class"),
+            sql_state: s("state"),
+            message: s("message"),
+            parameters,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::prelude::SessionContext;
+
+    #[tokio::test]
+    async fn plans_with_ember_nodes_and_functions_round_trip() {
+        let ctx = SessionContext::new();
+        let range: Arc<dyn ExecutionPlan> = Arc::new(RangeExec::new(RangeSpec {
+            start: 0,
+            end: 10,
+            step: 2,
+            partitions: 3,
+        }));
+        let codec = ember_codec();
+        let bytes = codec.encode_plan(range).unwrap();
+        let back = codec.decode_plan(&bytes, &ctx.task_ctx()).unwrap();
+        let back = back.downcast_ref::<RangeExec>().unwrap();
+        assert_eq!(back.spec().end, 10);
+        assert_eq!(back.spec().partitions, 3);
+
+        let part = PlannerCodec;
+        for udf in [
+            CheckedArithmetic::udf(ArithOp::Multiply, true),
+            DecimalDivide::udf(9, 6, false),
+            spark_scalar("concat").unwrap(),
+        ] {
+            let payload = part.encode_udf(&udf).expect("an Ember function");
+            let decoded = part.decode_udf(udf.name(), &payload).unwrap();
+            assert_eq!(decoded.as_ref(), udf.as_ref());
+        }
+        // DataFusion's own concat is a built-in: encoded by name.
+        let builtin = ember_planner::functions::df_udf("concat").unwrap();
+        assert!(part.encode_udf(&builtin).is_none());
+    }
+
+    #[test]
+    fn spark_errors_survive_the_wire() {
+        let e = to_datafusion(SparkError::divide_by_zero());
+        let codec = SparkErrors;
+        let back = codec.decode("ignored", &codec.encode(&e));
+        assert_eq!(
+            spark_error_from_datafusion(&back).error_class,
+            "DIVIDE_BY_ZERO"
+        );
+    }
+}
