@@ -153,3 +153,43 @@ impl CodecPart for ExecutionCodec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::EmberCodec;
+    use arrow::datatypes::{DataType, Field};
+    use datafusion::physical_expr::expressions::col;
+    use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
+    use datafusion::prelude::SessionContext;
+
+    #[test]
+    fn stage_inputs_keep_partitioning_and_ordering() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, false),
+            Field::new("v", DataType::Utf8, true),
+        ]));
+        let key = col("k", &schema).unwrap();
+        let ordering = LexOrdering::new([PhysicalSortExpr::new_default(key.clone())]).unwrap();
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new_with_orderings(schema.clone(), [ordering.clone()]),
+            Partitioning::Hash(vec![key], 6),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        let input: Arc<dyn ExecutionPlan> = Arc::new(StageInputExec::new(2, properties));
+        let codec = EmberCodec::new(vec![Arc::new(ExecutionCodec)]);
+        let bytes = codec.encode_plan(input.clone()).unwrap();
+        let back = codec
+            .decode_plan(&bytes, &SessionContext::new().task_ctx())
+            .unwrap();
+        let back_input = back.downcast_ref::<StageInputExec>().unwrap();
+        assert_eq!(back_input.index(), 2);
+        assert_eq!(back.schema(), schema);
+        assert_eq!(
+            back.properties().output_partitioning(),
+            input.properties().output_partitioning()
+        );
+        assert_eq!(back.properties().output_ordering(), Some(&ordering));
+    }
+}
