@@ -20,7 +20,7 @@ use ember_execution::remote::{
 };
 use futures::StreamExt;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 
 fn options() -> ClusterOptions {
     ClusterOptions {
@@ -45,7 +45,7 @@ async fn start_cluster(workers: usize) -> Arc<ClusterJobRunner> {
     tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(service)
-            .serve_with_incoming(TcpListenerStream::new(listener)),
+            .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true))),
     );
     for _ in 0..workers {
         let worker = WorkerOptions {

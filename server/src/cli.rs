@@ -11,7 +11,7 @@ use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::GlobalViews;
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 
 use crate::codec::{SparkErrors, ember_codec};
 use crate::config::{ServerDefaults, system_time_zone};
@@ -224,7 +224,7 @@ async fn start_cluster(
     tokio::spawn(async move {
         let served = tonic::transport::Server::builder()
             .add_service(service)
-            .serve_with_incoming(TcpListenerStream::new(listener))
+            .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)))
             .await;
         if let Err(e) = served {
             tracing::error!("driver service stopped: {e}");
@@ -318,7 +318,10 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
     tonic::transport::Server::builder()
         .add_service(service)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown_signal())
+        .serve_with_incoming_shutdown(
+            TcpIncoming::from(listener).with_nodelay(Some(true)),
+            shutdown_signal(),
+        )
         .await
         .map_err(|e| format!("server error: {e}"))?;
     for s in state.sessions.all() {

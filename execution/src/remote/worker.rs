@@ -15,7 +15,7 @@ use ember_protos::ember::worker::worker_service_server::{WorkerService, WorkerSe
 use parking_lot::{Mutex, RwLock};
 use tokio::net::TcpListener;
 use tokio::task::AbortHandle;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
@@ -255,7 +255,7 @@ pub async fn run_worker(
     let server = tonic::transport::Server::builder()
         .add_service(worker_service)
         .add_service(flight)
-        .serve_with_incoming(TcpListenerStream::new(listener));
+        .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)));
     tokio::select! {
         reason = heartbeats => {
             tracing::info!("worker {id} stops: {reason}");
