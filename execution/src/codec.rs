@@ -21,7 +21,7 @@ use datafusion_proto::physical_plan::to_proto::{
     serialize_partitioning, serialize_physical_sort_exprs,
 };
 use datafusion_proto::physical_plan::{
-    AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext,
+    AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalPlanNodeExt,
     PhysicalProtoConverterExtension,
 };
 use datafusion_proto::protobuf::{self, PhysicalPlanNode};
@@ -37,6 +37,16 @@ pub struct NodeEncoder<'a> {
 impl NodeEncoder<'_> {
     pub fn partitioning(&self, partitioning: &Partitioning) -> Result<protobuf::Partitioning> {
         serialize_partitioning(partitioning, self.codec, self.converter)
+    }
+
+    /// A whole plan, as a part of a node (for nodes that wrap others).
+    pub fn plan(&self, plan: Arc<dyn ExecutionPlan>) -> Result<Vec<u8>> {
+        Ok(PhysicalPlanNode::try_from_physical_plan_with_converter(
+            plan,
+            self.codec,
+            self.converter,
+        )?
+        .encode_to_vec())
     }
 
     pub fn sort_exprs(
@@ -64,6 +74,13 @@ impl NodeDecoder<'_> {
     ) -> Result<Partitioning> {
         parse_protobuf_partitioning(Some(partitioning), &self.context, schema, self.converter)?
             .ok_or_else(|| DataFusionError::Internal("empty partitioning".into()))
+    }
+
+    /// The decoding side of [`NodeEncoder::plan`].
+    pub fn plan(&self, bytes: &[u8]) -> Result<Arc<dyn ExecutionPlan>> {
+        let node = PhysicalPlanNode::decode(bytes)
+            .map_err(|e| DataFusionError::Internal(format!("bad plan: {e}")))?;
+        node.try_into_physical_plan_with_context(&self.context, self.converter)
     }
 
     pub fn sort_exprs(
@@ -151,6 +168,7 @@ impl EmberCodec {
 
     /// Serialize a physical plan.
     pub fn encode_plan(&self, plan: Arc<dyn ExecutionPlan>) -> Result<Vec<u8>> {
+        let plan = crate::plan::CompressedScanExec::wrap_all(plan)?;
         let node = PhysicalPlanNode::try_from_physical_plan(plan, self)?;
         Ok(node.encode_to_vec())
     }

@@ -16,6 +16,7 @@ pub mod runner;
 pub mod stream;
 pub mod task;
 pub mod topology;
+pub mod write;
 
 pub use cluster::LocalClusterJobRunner;
 pub use error::{ExecutionError, ExecutionResult};

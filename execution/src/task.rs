@@ -125,11 +125,22 @@ pub async fn run_task(
         let timer = MetricBuilder::new(&metrics).subset_time("repartition_time", task.id.partition);
         let mut partitioner =
             BatchPartitioner::try_new(partitioning, timer, task.id.partition, partitions)?;
+        // Round-robin spreads rows (as Spark does), not whole batches: each batch is cut into
+        // one slice per channel first.
+        let round_robin = matches!(task.output, OutputDistribution::RoundRobin { .. });
         while let Some(batch) = stream.next().await {
-            for part in partitioner.partition_iter(batch?)? {
-                let (channel, batch) = part?;
-                if batch.num_rows() > 0 {
-                    writers[channel].push(batch);
+            let batch = batch?;
+            let pieces = if round_robin {
+                crate::plan::slice_rows(&batch, channels)
+            } else {
+                vec![batch]
+            };
+            for piece in pieces {
+                for part in partitioner.partition_iter(piece)? {
+                    let (channel, batch) = part?;
+                    if batch.num_rows() > 0 {
+                        writers[channel].push(batch);
+                    }
                 }
             }
         }

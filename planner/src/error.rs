@@ -24,6 +24,8 @@ pub enum ErrorKind {
     NoSuchElement,
     InvalidPlanInput,
     Runtime,
+    /// A class (e.g. a data source's) that is not there.
+    ClassNotFound,
     Internal,
 }
 
@@ -118,6 +120,14 @@ impl ErrorKind {
             ErrorKind::Runtime => &[
                 "org.apache.spark.SparkRuntimeException",
                 "java.lang.RuntimeException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
+            ErrorKind::ClassNotFound => &[
+                "org.apache.spark.SparkClassNotFoundException",
+                "java.lang.ClassNotFoundException",
+                "java.lang.ReflectiveOperationException",
                 TAIL[0],
                 TAIL[1],
                 TAIL[2],

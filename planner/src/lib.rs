@@ -7,6 +7,7 @@
 
 pub mod catalog;
 pub mod datasource;
+pub mod datetime_pattern;
 pub mod error;
 pub mod exec;
 pub mod functions;

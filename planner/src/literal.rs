@@ -413,39 +413,8 @@ fn format_day_time(us: i64) -> String {
     format!("INTERVAL '{sign}{d} {h:02}:{m:02}:{s:02}{frac}' DAY TO SECOND")
 }
 
-/// Java's `Double.toString` for the common cases (Spark prints doubles that way).
-pub fn format_double(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    if v == v.trunc() && v.abs() < 1e7 {
-        return format!("{v:.1}");
-    }
-    let abs = v.abs();
-    if (1e-3..1e7).contains(&abs) {
-        return format!("{v}");
-    }
-    // Scientific notation like Java: 1.0E10, 1.5E-5.
-    let s = format!("{v:e}");
-    match s.split_once('e') {
-        Some((m, e)) => {
-            let m = if m.contains('.') {
-                m.to_string()
-            } else {
-                format!("{m}.0")
-            };
-            format!("{m}E{e}")
-        }
-        None => s,
-    }
-}
+/// Java's `Double.toString` (Spark prints doubles that way).
+pub use ember_execution::write::values::java_double as format_double;
 
 /// The Arrow type of a typed null literal of a Spark type name (used by `CAST(NULL AS ..)`).
 pub fn null_of(dt: &DataType) -> PlanResult<ScalarValue> {

@@ -82,6 +82,7 @@ impl Session {
         let state = SessionStateBuilder::new()
             .with_config(config)
             .with_default_features()
+            .with_query_planner(Arc::new(ember_planner::exec::EmberQueryPlanner))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .build();
         SessionContext::new_with_state(state)

@@ -29,7 +29,7 @@ use datafusion::physical_plan::{
 
 use super::{InputMode, JobGraph, OutputDistribution, Placement, Stage, StageInput};
 use crate::ordered::OrderedCoalesceExec;
-use crate::plan::{RescaleExec, StageInputExec};
+use crate::plan::{ExchangeExec, RescaleExec, StageInputExec};
 
 /// Whether each output partition of a plan is read once, or every consumer partition reads
 /// all of it (the build side of a collect-left join).
@@ -141,6 +141,24 @@ fn cut(
         };
         let properties = r.properties().clone();
         let stage = push_stage(stages, r.input().clone(), distribution)?;
+        return Ok(placeholder(stage, mode, properties));
+    }
+    if let Some(x) = plan.downcast_ref::<ExchangeExec>() {
+        let distribution = match x.partitioning() {
+            Partitioning::Hash(keys, n) => OutputDistribution::Hash {
+                keys: keys.clone(),
+                channels: *n,
+            },
+            other => OutputDistribution::RoundRobin {
+                channels: other.partition_count(),
+            },
+        };
+        let mode = match usage {
+            Usage::Once => InputMode::Shuffle,
+            Usage::Shared => InputMode::Broadcast,
+        };
+        let properties = x.properties().clone();
+        let stage = push_stage(stages, x.input().clone(), distribution)?;
         return Ok(placeholder(stage, mode, properties));
     }
     if plan.is::<CoalescePartitionsExec>()

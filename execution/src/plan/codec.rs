@@ -9,13 +9,14 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::{ExecutionPlan, Partitioning, PlanProperties};
 use prost::Message;
 
-use super::{RescaleExec, StageInputExec};
+use super::{CompressedScanExec, ExchangeExec, RescaleExec, StageInputExec};
 use crate::codec::{CodecPart, NodeDecoder, NodeEncoder};
 use crate::ordered::OrderedCoalesceExec;
+use crate::write::{FileWrite, WriteFilesExec, WriteFormat};
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct Node {
-    #[prost(oneof = "NodeKind", tags = "1, 2, 3")]
+    #[prost(oneof = "NodeKind", tags = "1, 2, 3, 4, 5, 6")]
     kind: Option<NodeKind>,
 }
 
@@ -27,6 +28,41 @@ enum NodeKind {
     OrderedCoalesce(OrderedCoalesceNode),
     #[prost(message, tag = "3")]
     Rescale(RescaleNode),
+    #[prost(message, tag = "4")]
+    WriteFiles(WriteFilesNode),
+    #[prost(message, tag = "5")]
+    Exchange(ExchangeNode),
+    #[prost(message, tag = "6")]
+    CompressedScan(CompressedScanNode),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct CompressedScanNode {
+    #[prost(bytes = "vec", tag = "1")]
+    scan: Vec<u8>,
+    /// DataFusion's name of the compression (`gzip`, `zstd`, ...).
+    #[prost(string, tag = "2")]
+    compression: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct ExchangeNode {
+    #[prost(message, optional, tag = "1")]
+    partitioning: Option<datafusion_proto::protobuf::Partitioning>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct WriteFilesNode {
+    #[prost(string, tag = "1")]
+    format: String,
+    #[prost(btree_map = "string, string", tag = "2")]
+    options: std::collections::BTreeMap<String, String>,
+    #[prost(string, tag = "3")]
+    staging: String,
+    #[prost(uint32, tag = "4")]
+    partition_columns: u32,
+    #[prost(string, tag = "5")]
+    extension: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -58,7 +94,8 @@ struct RescaleNode {
     partitions: u32,
 }
 
-/// Encodes `StageInputExec`, `OrderedCoalesceExec` and `RescaleExec`.
+/// Encodes `StageInputExec`, `OrderedCoalesceExec`, `RescaleExec`, `ExchangeExec` and
+/// `WriteFilesExec`.
 #[derive(Debug, Default)]
 pub struct ExecutionCodec;
 
@@ -99,6 +136,24 @@ impl CodecPart for ExecutionCodec {
             NodeKind::OrderedCoalesce(OrderedCoalesceNode {
                 fetch: c.fetch().map(|f| f as u64),
                 buffer: c.buffer().map(|b| b as u64),
+            })
+        } else if let Some(w) = node.downcast_ref::<WriteFilesExec>() {
+            let write = w.write();
+            NodeKind::WriteFiles(WriteFilesNode {
+                format: write.format.name().to_string(),
+                options: write.options.iter().cloned().collect(),
+                staging: write.staging.clone(),
+                partition_columns: write.partition_columns as u32,
+                extension: write.extension.clone(),
+            })
+        } else if let Some(c) = node.downcast_ref::<CompressedScanExec>() {
+            NodeKind::CompressedScan(CompressedScanNode {
+                scan: encoder.plan(c.scan().clone())?,
+                compression: c.compression().get_variant().to_string(),
+            })
+        } else if let Some(x) = node.downcast_ref::<ExchangeExec>() {
+            NodeKind::Exchange(ExchangeNode {
+                partitioning: Some(encoder.partitioning(x.partitioning())?),
             })
         } else if let Some(r) = node.downcast_ref::<RescaleExec>() {
             NodeKind::Rescale(RescaleNode {
@@ -145,10 +200,40 @@ impl CodecPart for ExecutionCodec {
                 c.fetch.map(|f| f as usize),
                 c.buffer.map(|b| b as usize),
             ))),
+            Some(NodeKind::WriteFiles(w)) => {
+                let format = WriteFormat::from_name(&w.format).ok_or_else(|| {
+                    DataFusionError::Internal(format!("bad write format {}", w.format))
+                })?;
+                let write = FileWrite {
+                    format,
+                    options: w.options.into_iter().collect(),
+                    staging: w.staging,
+                    partition_columns: w.partition_columns as usize,
+                    extension: w.extension,
+                };
+                Ok(Arc::new(WriteFilesExec::try_new(
+                    one_input(inputs)?,
+                    write,
+                )?))
+            }
             Some(NodeKind::Rescale(r)) => Ok(Arc::new(RescaleExec::new(
                 one_input(inputs)?,
                 r.partitions as usize,
             ))),
+            Some(NodeKind::CompressedScan(c)) => {
+                let compression = c
+                    .compression
+                    .parse::<datafusion::common::parsers::CompressionTypeVariant>()?;
+                CompressedScanExec::restore(decoder.plan(&c.scan)?, compression.into())
+            }
+            Some(NodeKind::Exchange(x)) => {
+                let input = one_input(inputs)?;
+                let partitioning = x.partitioning.as_ref().ok_or_else(|| {
+                    DataFusionError::Internal("exchange without partitioning".into())
+                })?;
+                let partitioning = decoder.partitioning(partitioning, &input.schema())?;
+                Ok(Arc::new(ExchangeExec::try_new(input, partitioning)?))
+            }
             None => Err(DataFusionError::Internal("empty execution node".into())),
         }
     }

@@ -1,5 +1,7 @@
 //! Physical operators and table providers behind the logical plans the planner builds.
 
+pub mod exchange;
 pub mod range;
 
+pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};
 pub use range::{RangeExec, RangeTable};

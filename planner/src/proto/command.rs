@@ -5,7 +5,7 @@ use ember_protos::spark::connect::command::CommandType;
 
 use super::{ProtoContext, relation};
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::spec::{Statement, ViewKind};
+use crate::spec::{SaveMode, Statement, ViewKind, WriteSpec, WriteTarget};
 use crate::sql;
 
 /// What a command asks for. `Sql` is returned separately because Spark answers a SQL command
@@ -77,7 +77,9 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
             Some(pb::ml_command::Command::CleanCache(_)) => CommandSpec::Ignored,
             _ => return unsupported("ML commands"),
         },
-        CommandType::WriteOperation(_) => return unsupported("DataFrameWriter (df.write)"),
+        CommandType::WriteOperation(w) => {
+            CommandSpec::Statement(Statement::Write(Box::new(write_operation(ctx, w)?)))
+        }
         CommandType::WriteOperationV2(_) => return unsupported("DataFrameWriterV2 (df.writeTo)"),
         CommandType::RegisterFunction(f) => {
             return unsupported(format!("registering function {}", f.function_name));
@@ -101,12 +103,52 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
     })
 }
 
-pub fn sql_arguments(ctx: &ProtoContext, q: &pb::Sql) -> PlanResult<sql::Arguments> {
-    let relation = pb::Relation {
-        common: None,
-        rel_type: Some(pb::relation::RelType::Sql(q.clone())),
+/// `df.write`: the DataFrameWriter's settings.
+fn write_operation(ctx: &ProtoContext, w: &pb::WriteOperation) -> PlanResult<WriteSpec> {
+    use pb::write_operation::save_table::TableSaveMethod;
+    use pb::write_operation::{SaveMode as PbMode, SaveType};
+    let Some(input) = &w.input else {
+        return invalid("write without input");
     };
-    let _ = relation;
+    if let Some(bucket) = &w.bucket_by
+        && !bucket.bucket_column_names.is_empty()
+    {
+        return unsupported("bucketBy");
+    }
+    if !w.sort_column_names.is_empty() {
+        return unsupported("sortBy");
+    }
+    if !w.clustering_columns.is_empty() {
+        return unsupported("clusterBy");
+    }
+    let target = match &w.save_type {
+        Some(SaveType::Path(p)) => WriteTarget::Path(p.clone()),
+        Some(SaveType::Table(t)) => WriteTarget::Table {
+            name: crate::sql::parse_identifier_parts(&t.table_name)?,
+            insert: t.save_method() == TableSaveMethod::InsertInto,
+        },
+        None => {
+            let format = w.source.as_deref().unwrap_or("parquet");
+            return unsupported(format!("writing to {format} without a path or table"));
+        }
+    };
+    let mode = match w.mode() {
+        PbMode::Append => SaveMode::Append,
+        PbMode::Overwrite => SaveMode::Overwrite,
+        PbMode::Ignore => SaveMode::Ignore,
+        PbMode::ErrorIfExists | PbMode::Unspecified => SaveMode::ErrorIfExists,
+    };
+    Ok(WriteSpec {
+        input: relation::convert(ctx, input)?,
+        format: w.source.clone(),
+        target,
+        mode,
+        partition_by: w.partitioning_columns.clone(),
+        options: w.options.clone(),
+    })
+}
+
+pub fn sql_arguments(ctx: &ProtoContext, q: &pb::Sql) -> PlanResult<sql::Arguments> {
     #[allow(deprecated)]
     let mut named = q
         .named_arguments

@@ -4,11 +4,12 @@
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Column, DFSchema, ScalarValue};
 use datafusion::logical_expr::utils::{find_aggregate_exprs, find_window_exprs};
-use datafusion::logical_expr::{Expr, GroupingSet, LogicalPlan, LogicalPlanBuilder, Partitioning};
+use datafusion::logical_expr::{Expr, GroupingSet, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
+use crate::exec::{ExchangeKind, ExchangeNode};
 use crate::spec::{self, Expr as SExpr, GroupType, Plan};
 
 impl Resolver<'_> {
@@ -486,14 +487,18 @@ impl Resolver<'_> {
         input: &Plan,
         num_partitions: Option<usize>,
         exprs: &[SExpr],
-        _shuffle: bool,
+        shuffle: bool,
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
         let n = num_partitions
             .unwrap_or(self.config.shuffle_partitions)
             .max(1);
-        let scheme = if exprs.is_empty() {
-            Partitioning::RoundRobinBatch(n)
+        let kind = if exprs.is_empty() {
+            if shuffle {
+                ExchangeKind::RoundRobin(n)
+            } else {
+                ExchangeKind::Coalesce(n)
+            }
         } else {
             let schema = input.schema().clone();
             let mut keys = Vec::new();
@@ -504,11 +509,9 @@ impl Resolver<'_> {
                 };
                 keys.push(self.resolve_expr(e, &schema)?.0);
             }
-            Partitioning::Hash(keys, n)
+            ExchangeKind::Hash(keys, n)
         };
-        Ok(LogicalPlanBuilder::from(input)
-            .repartition(scheme)?
-            .build()?)
+        Ok(ExchangeNode::plan(input, kind))
     }
 }
 

@@ -7,7 +7,9 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::ScalarValue;
 use datafusion::datasource::{MemTable, provider_as_source};
-use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast};
+use datafusion::logical_expr::{
+    Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast, lit, when,
+};
 
 use super::Resolver;
 use crate::catalog::CatalogEntry;
@@ -127,10 +129,43 @@ impl Resolver<'_> {
                 "reading files without a session".into(),
             ));
         };
-        let provider = crate::datasource::read(state, ds, &self.config.time_zone)?;
+        let read = crate::datasource::read(state, ds, &self.config.time_zone)?;
         let scan =
-            LogicalPlanBuilder::scan("files", provider_as_source(provider), None)?.build()?;
-        self.expose_scan(scan, &[])
+            LogicalPlanBuilder::scan("files", provider_as_source(read.provider), None)?.build()?;
+        // Partition columns arrive as the strings of their directory names.
+        let exprs = scan
+            .schema()
+            .iter()
+            .map(|(q, f)| {
+                let col = Expr::Column(datafusion::common::Column::new(q.cloned(), f.name()));
+                let value = match read.partitions.iter().find(|(k, _)| k == f.name()) {
+                    Some((_, t)) => {
+                        let typed = if t == &DataType::Utf8 {
+                            col.clone()
+                        } else {
+                            cast(col.clone(), t.clone())
+                        };
+                        when(
+                            col.eq(lit(crate::datasource::discover::DEFAULT_PARTITION_NAME)),
+                            lit(ScalarValue::try_from(t)?),
+                        )
+                        .otherwise(typed)?
+                    }
+                    None => {
+                        // Instants read as UTC are shown in the session's zone.
+                        let zoned = self.in_session_zone(f.data_type().clone());
+                        if &zoned == f.data_type() {
+                            col
+                        } else {
+                            cast(col, zoned)
+                        }
+                    }
+                };
+                let internal = self.fresh(f.name(), vec![]);
+                Ok(value.alias(internal))
+            })
+            .collect::<PlanResult<Vec<_>>>()?;
+        Ok(LogicalPlanBuilder::from(scan).project(exprs)?.build()?)
     }
 
     pub(crate) fn resolve_values(&mut self, rows: &[Vec<SExpr>]) -> PlanResult<LogicalPlan> {

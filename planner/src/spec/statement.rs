@@ -1,6 +1,43 @@
 //! Statements: what a SQL command or a Spark Connect `Command` asks the session to do.
 
+use std::collections::HashMap;
+
 use super::{Expr, Plan};
+
+/// What a write does when its target already exists (Spark's `SaveMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveMode {
+    /// The default: fail if the target exists.
+    ErrorIfExists,
+    Append,
+    Overwrite,
+    /// Do nothing if the target exists.
+    Ignore,
+}
+
+/// Where a write goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteTarget {
+    Path(String),
+    /// `saveAsTable` (`insert` false) or `insertInto` (`insert` true).
+    Table {
+        name: Vec<String>,
+        insert: bool,
+    },
+}
+
+/// `df.write...save(path)` and friends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteSpec {
+    pub input: Plan,
+    /// `None`: `spark.sql.sources.default` (parquet).
+    pub format: Option<String>,
+    pub target: WriteTarget,
+    pub mode: SaveMode,
+    pub partition_by: Vec<String>,
+    /// Spark's writer options as given (keys are case-insensitive).
+    pub options: HashMap<String, String>,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ViewKind {
@@ -94,4 +131,6 @@ pub enum Statement {
     },
     /// An expression evaluated for its side effect (kept for SET VARIABLE later).
     Evaluate(Expr),
+    /// Write a query's rows to files or a table.
+    Write(Box<WriteSpec>),
 }

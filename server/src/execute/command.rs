@@ -110,6 +110,10 @@ pub async fn execute_statement(
             }
             Ok(None)
         }
+        Statement::Write(spec) => {
+            super::write::execute_write(ctx, *spec).await?;
+            Ok(None)
+        }
         Statement::Explain { plan, mode } => {
             let query = ctx.resolve(&plan)?;
             let text = explain::explain(ctx, &query, mode).await?;

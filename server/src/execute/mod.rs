@@ -3,6 +3,7 @@
 pub mod command;
 pub mod encode;
 pub mod operation;
+pub mod write;
 
 use std::pin::Pin;
 use std::sync::Arc;

@@ -1,0 +1,390 @@
+//! The commit protocol of file writes (the idea of Spark's `FileOutputCommitter`), for local
+//! file systems.
+//!
+//! A write to `<dir>/<name>` stages everything in a hidden sibling directory,
+//! `<dir>/.<name>.ember-staging-<uuid>/`. Each task attempt writes into its own
+//! `task-<partition>-<attempt>/` directory there and marks it complete with a `_COMMITTED`
+//! file last. Once the job has succeeded, the driver commits:
+//!
+//! 1. it picks one complete attempt per partition (retried or duplicated attempts are
+//!    ignored) and moves its files into `out/` inside the staging directory;
+//! 2. it writes a journal, `<dir>/.<name>.ember-commit`, atomically (write, then rename),
+//!    listing the renames that publish `out/` (overwrite: target to a backup, `out/` to the
+//!    target; append: each file into the target) and what to delete afterwards;
+//! 3. it applies the journal and deletes it.
+//!
+//! Until step 2 the target is untouched; after it, [`recover`] (run before every read or
+//! write of the target) finishes an interrupted commit. So a write that fails, or a process
+//! killed at any point, leaves either the previous contents or the new ones, complete, and
+//! never partial files.
+
+use std::path::{Path as FsPath, PathBuf};
+
+use datafusion::common::{DataFusionError, Result};
+use object_store::path::Path;
+use serde_json::{Value, json};
+
+/// Written last by a task attempt whose files are complete.
+pub const COMMITTED_MARKER: &str = "_COMMITTED";
+/// Written into a committed output directory, as Spark does.
+pub const SUCCESS_MARKER: &str = "_SUCCESS";
+
+/// The directory of one task attempt under the job's staging directory.
+pub fn task_attempt_dir(staging: &Path, partition: usize, attempt: &str) -> Path {
+    staging
+        .clone()
+        .join(format!("task-{partition:05}-{attempt}"))
+}
+
+/// How the committed files replace or join the target's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitMode {
+    Append,
+    Overwrite,
+}
+
+fn io(e: std::io::Error, what: &str, path: &FsPath) -> DataFusionError {
+    DataFusionError::Execution(format!("cannot {what} {}: {e}", path.display()))
+}
+
+fn sibling(target: &FsPath, suffix: &str) -> Result<PathBuf> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| DataFusionError::Execution(format!("cannot write to {}", target.display())))?
+        .to_string_lossy();
+    let parent = target.parent().unwrap_or(FsPath::new("/"));
+    Ok(parent.join(format!(".{name}.ember-{suffix}")))
+}
+
+fn journal_path(target: &FsPath) -> Result<PathBuf> {
+    sibling(target, "commit")
+}
+
+/// One write job's staging directory and target. Dropped before its commit is published
+/// (failure, cancellation), it removes the staging directory.
+#[derive(Debug)]
+pub struct StagedWrite {
+    target: PathBuf,
+    staging: PathBuf,
+    /// The journal is written: the staging directory now belongs to the commit.
+    published: bool,
+}
+
+impl Drop for StagedWrite {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.staging);
+            // Tasks of a failed job are cancelled asynchronously: one that was opening a file
+            // just now may have created a directory again. Sweep once more shortly after.
+            let staging = self.staging.clone();
+            std::thread::spawn(move || {
+                for _ in 0..3 {
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                    let _ = std::fs::remove_dir_all(&staging);
+                }
+            });
+        }
+    }
+}
+
+impl StagedWrite {
+    /// Prepare a write to `target` (an absolute local path): finish any interrupted commit
+    /// there first, then create the staging directory.
+    pub fn create(target: &FsPath) -> Result<Self> {
+        recover(target)?;
+        let parent = target.parent().unwrap_or(FsPath::new("/"));
+        std::fs::create_dir_all(parent).map_err(|e| io(e, "create", parent))?;
+        let staging = sibling(
+            target,
+            &format!("staging-{}", uuid::Uuid::new_v4().simple()),
+        )?;
+        std::fs::create_dir_all(&staging).map_err(|e| io(e, "create", &staging))?;
+        Ok(Self {
+            target: target.to_path_buf(),
+            staging,
+            published: false,
+        })
+    }
+
+    /// Where tasks write: a `file://` URL ending in `/`.
+    pub fn staging_url(&self) -> String {
+        let mut url = url::Url::from_directory_path(&self.staging)
+            .map(|u| u.to_string())
+            .unwrap_or_else(|_| format!("file://{}/", self.staging.display()));
+        if !url.ends_with('/') {
+            url.push('/');
+        }
+        url
+    }
+
+    /// Publish the job's files (see the module documentation).
+    pub fn commit(mut self, mode: CommitMode) -> Result<()> {
+        let out = self.staging.join("out");
+        std::fs::create_dir_all(&out).map_err(|e| io(e, "create", &out))?;
+        for attempt in self.chosen_attempts()? {
+            move_tree(&attempt, &attempt, &out)?;
+        }
+        let success = out.join(SUCCESS_MARKER);
+        std::fs::write(&success, b"").map_err(|e| io(e, "write", &success))?;
+
+        let mut renames: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let delete = vec![self.staging.clone()];
+        let exists = self.target.exists();
+        match (mode, exists) {
+            (_, false) => renames.push((out.clone(), self.target.clone())),
+            (CommitMode::Overwrite, true) => {
+                let backup = self.staging.join("previous");
+                renames.push((self.target.clone(), backup));
+                renames.push((out.clone(), self.target.clone()));
+            }
+            (CommitMode::Append, true) => {
+                for file in list_files(&out)? {
+                    let relative = file
+                        .strip_prefix(&out)
+                        .map_err(|e| DataFusionError::Internal(e.to_string()))?
+                        .to_path_buf();
+                    renames.push((file, self.target.join(relative)));
+                }
+            }
+        }
+        // The staging directory (with the backup of overwritten data) goes last.
+        let journal = json!({
+            "renames": renames.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
+            "delete": delete,
+        });
+        let path = journal_path(&self.target)?;
+        let temporary = sibling(&self.target, "commit.tmp")?;
+        std::fs::write(&temporary, journal.to_string()).map_err(|e| io(e, "write", &temporary))?;
+        self.published = true;
+        if let Err(e) = std::fs::rename(&temporary, &path) {
+            self.published = false;
+            let _ = std::fs::remove_file(&temporary);
+            return Err(io(e, "write", &path));
+        }
+        apply_journal(&path)
+    }
+
+    /// Give up: remove the staging directory (the target was never touched).
+    pub fn abort(self) {}
+
+    /// One complete attempt directory per partition.
+    fn chosen_attempts(&self) -> Result<Vec<PathBuf>> {
+        let mut chosen: std::collections::BTreeMap<String, PathBuf> = Default::default();
+        let entries = std::fs::read_dir(&self.staging).map_err(|e| io(e, "list", &self.staging))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io(e, "list", &self.staging))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(rest) = name.strip_prefix("task-") else {
+                continue;
+            };
+            let Some((partition, _attempt)) = rest.split_once('-') else {
+                continue;
+            };
+            if !entry.path().join(COMMITTED_MARKER).exists() {
+                continue;
+            }
+            let path = entry.path();
+            match chosen.get(partition) {
+                Some(existing) if existing <= &path => {}
+                _ => {
+                    chosen.insert(partition.to_string(), path);
+                }
+            }
+        }
+        Ok(chosen.into_values().collect())
+    }
+}
+
+/// Move every file under `dir` (relative to `root`) to the same place under `to`, except
+/// the attempt's marker.
+fn move_tree(root: &FsPath, dir: &FsPath, to: &FsPath) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| io(e, "list", dir))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io(e, "list", dir))?;
+        let path = entry.path();
+        if path.is_dir() {
+            move_tree(root, &path, to)?;
+            continue;
+        }
+        if dir == root && entry.file_name() == COMMITTED_MARKER {
+            continue;
+        }
+        let relative = path
+            .strip_prefix(root)
+            .map_err(|e| DataFusionError::Internal(e.to_string()))?;
+        let destination = to.join(relative);
+        if let Some(parent) = destination.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(e, "create", parent))?;
+        }
+        std::fs::rename(&path, &destination).map_err(|e| io(e, "move", &path))?;
+    }
+    Ok(())
+}
+
+fn list_files(dir: &FsPath) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).map_err(|e| io(e, "list", &d))? {
+            let path = entry.map_err(|e| io(e, "list", &d))?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Apply a commit journal: each rename whose source is still there, then the deletions.
+/// Safe to run again after a crash at any point.
+fn apply_journal(path: &FsPath) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(e, "read", path))?;
+    let journal: Value = serde_json::from_str(&text).map_err(|e| {
+        DataFusionError::Execution(format!("bad commit journal {}: {e}", path.display()))
+    })?;
+    let as_path = |v: &Value| v.as_str().map(PathBuf::from);
+    for pair in journal["renames"].as_array().into_iter().flatten() {
+        let (Some(from), Some(to)) = (as_path(&pair[0]), as_path(&pair[1])) else {
+            continue;
+        };
+        if !from.exists() {
+            continue; // already done
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(e, "create", parent))?;
+        }
+        std::fs::rename(&from, &to).map_err(|e| io(e, "move", &from))?;
+    }
+    for dir in journal["delete"].as_array().into_iter().flatten() {
+        if let Some(dir) = as_path(dir)
+            && dir.exists()
+        {
+            std::fs::remove_dir_all(&dir).map_err(|e| io(e, "delete", &dir))?;
+        }
+    }
+    std::fs::remove_file(path).map_err(|e| io(e, "delete", path))
+}
+
+/// Finish a commit of `target` that a crash interrupted, if any. Cheap when there is none.
+pub fn recover(target: &FsPath) -> Result<()> {
+    let Ok(path) = journal_path(target) else {
+        return Ok(());
+    };
+    if path.exists() {
+        tracing::warn!(target = %target.display(), "finishing an interrupted commit");
+        apply_journal(&path)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(dir: &FsPath) -> Vec<String> {
+        list_files(dir)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
+            .collect()
+    }
+
+    fn stage(write: &StagedWrite, partition: usize, attempt: &str, complete: bool, file: &str) {
+        let dir = write.staging.join(format!("task-{partition:05}-{attempt}"));
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, attempt).unwrap();
+        if complete {
+            std::fs::write(dir.join(COMMITTED_MARKER), b"").unwrap();
+        }
+    }
+
+    fn temp() -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ember-commit-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn one_complete_attempt_per_partition() {
+        let root = temp();
+        let target = root.join("t");
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "b", true, "a=1/p0b.parquet");
+        stage(&write, 0, "a", true, "a=1/p0a.parquet");
+        stage(&write, 1, "c", false, "p1c.parquet");
+        stage(&write, 1, "d", true, "a=2/p1d.parquet");
+        write.commit(CommitMode::Append).unwrap();
+        assert_eq!(
+            files(&target),
+            ["_SUCCESS", "a=1/p0a.parquet", "a=2/p1d.parquet"]
+        );
+        // Nothing else is left next to the target.
+        let siblings: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(siblings, ["t"]);
+    }
+
+    #[test]
+    fn overwrite_and_append() {
+        let root = temp();
+        let target = root.join("t");
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "a", true, "old.csv");
+        write.commit(CommitMode::Overwrite).unwrap();
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "b", true, "more.csv");
+        write.commit(CommitMode::Append).unwrap();
+        assert_eq!(files(&target), ["_SUCCESS", "more.csv", "old.csv"]);
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "c", true, "new.csv");
+        write.commit(CommitMode::Overwrite).unwrap();
+        assert_eq!(files(&target), ["_SUCCESS", "new.csv"]);
+        // An aborted write changes nothing.
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "d", true, "lost.csv");
+        write.abort();
+        assert_eq!(files(&target), ["_SUCCESS", "new.csv"]);
+    }
+
+    #[test]
+    fn interrupted_commits_finish_on_recovery() {
+        let root = temp();
+        let target = root.join("t");
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "a", true, "old.csv");
+        write.commit(CommitMode::Overwrite).unwrap();
+
+        // Crash after the first rename of an overwrite: the target is gone, the journal is
+        // there.
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "b", true, "new.csv");
+        let staging = write.staging.clone();
+        let out = staging.join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        move_tree(
+            &staging.join("task-00000-b"),
+            &staging.join("task-00000-b"),
+            &out,
+        )
+        .unwrap();
+        let backup = staging.join("previous");
+        let journal = json!({
+            "renames": [[target, backup], [out, target]],
+            "delete": [staging],
+        });
+        std::fs::write(journal_path(&target).unwrap(), journal.to_string()).unwrap();
+        std::fs::rename(&target, &backup).unwrap();
+        assert!(!target.exists());
+        recover(&target).unwrap();
+        assert_eq!(files(&target), ["new.csv"]);
+        assert!(!staging.exists());
+        assert!(!journal_path(&target).unwrap().exists());
+    }
+}

@@ -1,0 +1,297 @@
+//! Values of text formats (CSV, JSON) spelled the way Spark writes them: dates and timestamps
+//! in the writer's datetime patterns (Spark's defaults: `yyyy-MM-dd`,
+//! `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`), doubles as Java prints them (`1.0E10`). Columns of those
+//! types become strings before the format's writer sees them.
+//!
+//! Patterns arrive as chrono format strings in which Spark's zone-offset letters `X`, `XX`
+//! and `XXX` (which print `Z` for UTC, unlike chrono's `%z`) are the private characters
+//! [`OFFSET_X1`], [`OFFSET_X2`] and [`OFFSET_X3`].
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use arrow::array::timezone::Tz;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringBuilder};
+use arrow::datatypes::{
+    DataType, Date32Type, Field, Float32Type, Float64Type, Schema, SchemaRef, TimeUnit,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
+};
+use arrow::temporal_conversions::{as_datetime, as_datetime_with_timezone};
+use chrono::Offset;
+use datafusion::common::{DataFusionError, Result};
+
+pub const OFFSET_X1: char = '\u{E001}';
+pub const OFFSET_X2: char = '\u{E002}';
+pub const OFFSET_X3: char = '\u{E003}';
+
+/// Option keys of [`super::FileWrite`] that this module reads (not DataFusion's).
+pub const DATE_FORMAT: &str = "ember.date_format";
+pub const TIMESTAMP_FORMAT: &str = "ember.timestamp_format";
+pub const TIMESTAMP_NTZ_FORMAT: &str = "ember.timestamp_ntz_format";
+pub const JAVA_DOUBLES: &str = "ember.java_doubles";
+
+/// How one text format spells its temporal and floating-point values.
+#[derive(Debug, Clone, Default)]
+pub struct TextValues {
+    pub date: Option<String>,
+    pub timestamp: Option<String>,
+    pub timestamp_ntz: Option<String>,
+    pub java_doubles: bool,
+}
+
+impl TextValues {
+    pub fn from_options(option: impl Fn(&str) -> Option<String>) -> Self {
+        Self {
+            date: option(DATE_FORMAT),
+            timestamp: option(TIMESTAMP_FORMAT),
+            timestamp_ntz: option(TIMESTAMP_NTZ_FORMAT),
+            java_doubles: option(JAVA_DOUBLES).is_some_and(|v| v == "true"),
+        }
+    }
+
+    fn converts(&self, t: &DataType) -> bool {
+        match t {
+            DataType::Date32 => self.date.is_some(),
+            DataType::Timestamp(_, Some(_)) => self.timestamp.is_some(),
+            DataType::Timestamp(_, None) => self.timestamp_ntz.is_some(),
+            DataType::Float32 | DataType::Float64 => self.java_doubles,
+            _ => false,
+        }
+    }
+
+    /// The schema of converted batches.
+    pub fn schema(&self, schema: &Schema) -> SchemaRef {
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                if self.converts(f.data_type()) {
+                    f.as_ref().clone().with_data_type(DataType::Utf8)
+                } else {
+                    f.as_ref().clone()
+                }
+            })
+            .collect();
+        Arc::new(Schema::new(fields))
+    }
+
+    pub fn convert(&self, batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+        let columns = batch
+            .columns()
+            .iter()
+            .map(|c| self.column(c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new(schema.clone(), columns)?)
+    }
+
+    fn column(&self, array: &ArrayRef) -> Result<ArrayRef> {
+        let t = array.data_type();
+        if !self.converts(t) {
+            return Ok(array.clone());
+        }
+        let mut out = StringBuilder::with_capacity(array.len(), array.len() * 24);
+        let mut text = String::new();
+        for i in 0..array.len() {
+            if array.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            text.clear();
+            match t {
+                DataType::Date32 => {
+                    let days = array.as_primitive::<Date32Type>().value(i);
+                    let date = arrow::temporal_conversions::as_date::<Date32Type>(days as i64)
+                        .ok_or_else(|| bad_value("date", days as i64))?;
+                    format_with(
+                        &mut text,
+                        date.format(self.date.as_deref().unwrap_or("%Y-%m-%d")),
+                    )?;
+                }
+                DataType::Timestamp(unit, zone) => {
+                    let value = timestamp_value(array, unit, i);
+                    let pattern = match zone {
+                        Some(_) => self.timestamp.as_deref(),
+                        None => self.timestamp_ntz.as_deref(),
+                    }
+                    .unwrap_or("%Y-%m-%dT%H:%M:%S%.f");
+                    match zone {
+                        Some(zone) => {
+                            let tz = Tz::from_str(zone)?;
+                            let at = timestamp_in(value, unit, tz)
+                                .ok_or_else(|| bad_value("timestamp", value))?;
+                            let offset = at.offset().fix().local_minus_utc();
+                            format_with(&mut text, at.format(pattern))?;
+                            text = with_offsets(&text, offset);
+                        }
+                        None => {
+                            let at = naive_timestamp(value, unit)
+                                .ok_or_else(|| bad_value("timestamp", value))?;
+                            format_with(&mut text, at.format(pattern))?;
+                        }
+                    }
+                }
+                DataType::Float64 => {
+                    text = java_double(array.as_primitive::<Float64Type>().value(i))
+                }
+                DataType::Float32 => {
+                    text = java_float(array.as_primitive::<Float32Type>().value(i))
+                }
+                _ => {}
+            }
+            out.append_value(&text);
+        }
+        Ok(Arc::new(out.finish()))
+    }
+}
+
+fn bad_value(what: &str, v: i64) -> DataFusionError {
+    DataFusionError::Execution(format!("{what} value {v} is out of range"))
+}
+
+fn format_with(out: &mut String, value: impl std::fmt::Display) -> Result<()> {
+    write!(out, "{value}").map_err(|_| {
+        DataFusionError::Execution("cannot format a datetime with this pattern".into())
+    })
+}
+
+fn timestamp_value(array: &ArrayRef, unit: &TimeUnit, i: usize) -> i64 {
+    match unit {
+        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(i),
+        TimeUnit::Millisecond => array.as_primitive::<TimestampMillisecondType>().value(i),
+        TimeUnit::Microsecond => array.as_primitive::<TimestampMicrosecondType>().value(i),
+        TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(i),
+    }
+}
+
+fn timestamp_in(v: i64, unit: &TimeUnit, tz: Tz) -> Option<chrono::DateTime<Tz>> {
+    match unit {
+        TimeUnit::Second => as_datetime_with_timezone::<TimestampSecondType>(v, tz),
+        TimeUnit::Millisecond => as_datetime_with_timezone::<TimestampMillisecondType>(v, tz),
+        TimeUnit::Microsecond => as_datetime_with_timezone::<TimestampMicrosecondType>(v, tz),
+        TimeUnit::Nanosecond => as_datetime_with_timezone::<TimestampNanosecondType>(v, tz),
+    }
+}
+
+fn naive_timestamp(v: i64, unit: &TimeUnit) -> Option<chrono::NaiveDateTime> {
+    match unit {
+        TimeUnit::Second => as_datetime::<TimestampSecondType>(v),
+        TimeUnit::Millisecond => as_datetime::<TimestampMillisecondType>(v),
+        TimeUnit::Microsecond => as_datetime::<TimestampMicrosecondType>(v),
+        TimeUnit::Nanosecond => as_datetime::<TimestampNanosecondType>(v),
+    }
+}
+
+/// Replace the offset markers with Spark's `X` spellings of `offset` (seconds east of UTC).
+fn with_offsets(text: &str, offset: i32) -> String {
+    if !text.contains([OFFSET_X1, OFFSET_X2, OFFSET_X3]) {
+        return text.to_string();
+    }
+    let sign = if offset < 0 { '-' } else { '+' };
+    let (h, m) = (offset.abs() / 3600, offset.abs() % 3600 / 60);
+    let spell = |letters: u8| -> String {
+        if offset == 0 {
+            return "Z".into();
+        }
+        match letters {
+            1 if m == 0 => format!("{sign}{h:02}"),
+            1 | 2 => format!("{sign}{h:02}{m:02}"),
+            _ => format!("{sign}{h:02}:{m:02}"),
+        }
+    };
+    text.replace(OFFSET_X1, &spell(1))
+        .replace(OFFSET_X2, &spell(2))
+        .replace(OFFSET_X3, &spell(3))
+}
+
+/// Java's `Double.toString`, which Spark's text writers use.
+pub fn java_double(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    let abs = v.abs();
+    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
+        let s = format!("{v}");
+        return if s.contains('.') { s } else { format!("{s}.0") };
+    }
+    // Scientific notation like Java: 1.0E10, 1.5E-5.
+    let s = format!("{v:e}");
+    match s.split_once('e') {
+        Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
+        Some((m, e)) => format!("{m}.0E{e}"),
+        None => s,
+    }
+}
+
+/// Java's `Float.toString`.
+pub fn java_float(v: f32) -> String {
+    if v.is_nan() || v.is_infinite() {
+        return java_double(v as f64);
+    }
+    let abs = v.abs();
+    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
+        let s = format!("{v}");
+        return if s.contains('.') { s } else { format!("{s}.0") };
+    }
+    let s = format!("{v:e}");
+    match s.split_once('e') {
+        Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
+        Some((m, e)) => format!("{m}.0E{e}"),
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles_print_like_java() {
+        assert_eq!(java_double(1.25), "1.25");
+        assert_eq!(java_double(-0.5), "-0.5");
+        assert_eq!(java_double(1e10), "1.0E10");
+        assert_eq!(java_double(12345678.9), "1.23456789E7");
+        assert_eq!(java_double(3.0), "3.0");
+        assert_eq!(java_double(0.0001), "1.0E-4");
+        assert_eq!(java_double(0.0), "0.0");
+        assert_eq!(java_float(1.5), "1.5");
+    }
+
+    #[test]
+    fn offsets_spell_z_for_utc() {
+        let t = format!("12:00{OFFSET_X3}");
+        assert_eq!(with_offsets(&t, 0), "12:00Z");
+        assert_eq!(with_offsets(&t, 3600), "12:00+01:00");
+        assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -5400), "-0130");
+        assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -3600), "-01");
+        assert_eq!(with_offsets(&format!("{OFFSET_X2}"), 19800), "+0530");
+    }
+
+    #[test]
+    fn timestamps_use_their_zone() {
+        let values = TextValues {
+            timestamp: Some(format!("%Y-%m-%dT%H:%M:%S%.3f{OFFSET_X3}")),
+            date: Some("%d/%m/%Y".into()),
+            ..Default::default()
+        };
+        let ts: ArrayRef = Arc::new(
+            arrow::array::TimestampMicrosecondArray::from(vec![Some(1_577_934_245_500_000), None])
+                .with_timezone("UTC"),
+        );
+        let d: ArrayRef = Arc::new(arrow::array::Date32Array::from(vec![Some(18263), None]));
+        let out = values.column(&ts).unwrap();
+        let out = out.as_string::<i32>();
+        assert_eq!(out.value(0), "2020-01-02T03:04:05.500Z");
+        assert!(out.is_null(1));
+        let out = values.column(&d).unwrap();
+        assert_eq!(out.as_string::<i32>().value(0), "02/01/2020");
+    }
+}

@@ -1,0 +1,192 @@
+//! What a directory of data files holds, the way Spark sees it: data files (names starting with
+//! `_` or `.` are hidden: `_SUCCESS`, checksums, staging directories), Hive-style partition
+//! directories `col=value` and the Spark types of their values.
+
+use std::path::{Path, PathBuf};
+
+use arrow::datatypes::DataType;
+use chrono::{NaiveDate, NaiveDateTime};
+
+use crate::error::{PlanError, PlanResult};
+
+/// The value of a partition directory that stands for NULL (and the empty string).
+pub const DEFAULT_PARTITION_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// The files and partition columns found under a directory.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub files: Vec<PathBuf>,
+    /// Partition columns in directory order, with every (unescaped) value seen.
+    pub partitions: Vec<(String, Vec<Option<String>>)>,
+}
+
+fn hidden(name: &str) -> bool {
+    name.starts_with('_') || name.starts_with('.')
+}
+
+/// Spark's partition-path unescaping (`%2F` -> `/`).
+pub fn unescape(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(hex) = std::str::from_utf8(&bytes[i + 1..i + 3])
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| value.to_string())
+}
+
+/// Walk `dir`: its visible data files, and the partition columns their directories name.
+pub fn list(dir: &Path) -> PlanResult<Listing> {
+    let mut listing = Listing::default();
+    let mut columns: Option<Vec<String>> = None;
+    let mut values: Vec<Vec<Option<String>>> = vec![];
+    walk(dir, &mut vec![], &mut |file, parts| {
+        let names: Vec<String> = parts.iter().map(|(k, _)| k.clone()).collect();
+        match &columns {
+            None => {
+                values = vec![vec![]; names.len()];
+                columns = Some(names);
+            }
+            Some(known) if *known != names => {
+                return Err(crate::error::SparkError::new(
+                    crate::error::ErrorKind::Runtime,
+                    "CONFLICTING_PARTITION_COLUMN_NAMES",
+                    "KD009",
+                    format!(
+                        "Conflicting partition column names detected: {} and {} under {}.",
+                        known.join(", "),
+                        names.join(", "),
+                        dir.display()
+                    ),
+                    vec![],
+                )
+                .into());
+            }
+            _ => {}
+        }
+        for (i, (_, v)) in parts.iter().enumerate() {
+            let v = (v != DEFAULT_PARTITION_NAME).then(|| unescape(v));
+            if !values[i].contains(&v) {
+                values[i].push(v);
+            }
+        }
+        listing.files.push(file.to_path_buf());
+        Ok(())
+    })?;
+    listing.partitions = columns
+        .unwrap_or_default()
+        .into_iter()
+        .zip(values)
+        .collect();
+    Ok(listing)
+}
+
+type Parts = Vec<(String, String)>;
+
+fn walk(
+    dir: &Path,
+    parts: &mut Parts,
+    found: &mut dyn FnMut(&Path, &Parts) -> PlanResult<()>,
+) -> PlanResult<()> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| PlanError::InvalidPlan(format!("cannot list {}: {e}", dir.display())))?;
+    let mut entries: Vec<_> = read.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if hidden(&name) {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            // Directories that are not `col=value` are walked too, as Spark does for plain
+            // nested directories (recursiveFileLookup aside, their files have no partitions).
+            match name.split_once('=') {
+                Some((k, v)) if !k.is_empty() => {
+                    parts.push((k.to_string(), v.to_string()));
+                    walk(&path, parts, found)?;
+                    parts.pop();
+                }
+                _ => walk(&path, parts, found)?,
+            }
+        } else {
+            found(&path, parts)?;
+        }
+    }
+    Ok(())
+}
+
+/// The Spark type of a partition column (`spark.sql.sources.partitionColumnTypeInference`):
+/// int, bigint, double, date, timestamp, else string; NULLs (the default partition) fit all.
+pub fn infer_type(values: &[Option<String>], timestamp: &DataType) -> DataType {
+    let present: Vec<&str> = values.iter().flatten().map(String::as_str).collect();
+    if present.is_empty() {
+        return DataType::Utf8;
+    }
+    let all = |f: &dyn Fn(&str) -> bool| present.iter().all(|v| f(v));
+    if all(&|v| v.parse::<i32>().is_ok()) {
+        DataType::Int32
+    } else if all(&|v| v.parse::<i64>().is_ok()) {
+        DataType::Int64
+    } else if all(&|v| v.parse::<f64>().is_ok() && !v.contains(|c: char| c.is_ascii_alphabetic())) {
+        DataType::Float64
+    } else if all(&|v| NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok()) {
+        DataType::Date32
+    } else if all(&|v| {
+        NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M:%S%.f").is_ok()
+            || NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M:%S").is_ok()
+    }) {
+        timestamp.clone()
+    } else {
+        DataType::Utf8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn some(v: &[&str]) -> Vec<Option<String>> {
+        v.iter().map(|s| Some(s.to_string())).collect()
+    }
+
+    #[test]
+    fn partition_types_follow_spark_inference() {
+        let ts = DataType::Utf8View;
+        assert_eq!(infer_type(&some(&["1", "01", "-3"]), &ts), DataType::Int32);
+        assert_eq!(
+            infer_type(&some(&["1", "3000000000"]), &ts),
+            DataType::Int64
+        );
+        assert_eq!(infer_type(&some(&["1", "1.5"]), &ts), DataType::Float64);
+        assert_eq!(infer_type(&some(&["2020-01-01"]), &ts), DataType::Date32);
+        assert_eq!(infer_type(&some(&["2020-01-01 10:00:00"]), &ts), ts);
+        assert_eq!(infer_type(&some(&["true", "false"]), &ts), DataType::Utf8);
+        assert_eq!(infer_type(&some(&["NaN"]), &ts), DataType::Utf8);
+        assert_eq!(infer_type(&[None], &ts), DataType::Utf8);
+        let mut mixed = some(&["7"]);
+        mixed.push(None);
+        assert_eq!(infer_type(&mixed, &ts), DataType::Int32);
+    }
+
+    #[test]
+    fn unescape_decodes_spark_escapes() {
+        assert_eq!(unescape("c%2Fd"), "c/d");
+        assert_eq!(
+            unescape("2020-01-02 03%3A04%3A05.5"),
+            "2020-01-02 03:04:05.5"
+        );
+        assert_eq!(unescape("100%"), "100%");
+        assert_eq!(unescape("a%zz"), "a%zz");
+    }
+}

@@ -1,0 +1,464 @@
+//! `spark.read`: files as DataFusion listing tables (parquet, csv, json), with Spark's
+//! defaults and errors. Schema inference reads files, so it runs on the I/O of the session.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::catalog::TableProvider;
+use datafusion::datasource::empty::EmptyTable;
+use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::file_format::csv::CsvFormat;
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::json::JsonFormat;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::execution::SessionState;
+
+pub mod discover;
+pub mod write;
+
+use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
+use crate::spec::DataSource;
+use crate::types;
+
+/// Run an async step of planning (listing files, reading footers) from synchronous code on
+/// a multi-threaded Tokio runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> PlanResult<F::Output> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            Ok(tokio::task::block_in_place(|| handle.block_on(f)))
+        }
+        Ok(_) => Err(PlanError::InvalidPlan(
+            "file sources need a multi-threaded runtime".into(),
+        )),
+        Err(_) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| PlanError::InvalidPlan(format!("cannot start a runtime: {e}")))?;
+            Ok(rt.block_on(f))
+        }
+    }
+}
+
+fn option<'a>(ds: &'a DataSource, key: &str) -> Option<&'a str> {
+    ds.options
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.as_str())
+}
+
+fn flag(ds: &DataSource, key: &str, default: bool) -> bool {
+    option(ds, key)
+        .map(|v| v.eq_ignore_ascii_case("true"))
+        .unwrap_or(default)
+}
+
+pub fn path_not_found(path: &str) -> PlanError {
+    SparkError::new(
+        ErrorKind::Analysis,
+        "PATH_NOT_FOUND",
+        "42K03",
+        format!("Path does not exist: {path}."),
+        vec![("path", path.to_string())],
+    )
+    .into()
+}
+
+/// What a `spark.read...load(paths)` scans: a listing table whose trailing columns are the
+/// partition columns, as strings; the reader turns those into `partitions`' Spark types
+/// (`__HIVE_DEFAULT_PARTITION__` is NULL).
+pub struct FileRead {
+    pub provider: Arc<dyn TableProvider>,
+    pub partitions: Vec<(String, DataType)>,
+}
+
+fn compression_of(file: &std::path::Path) -> FileCompressionType {
+    match file.extension().and_then(|e| e.to_str()) {
+        Some("gz") => FileCompressionType::GZIP,
+        Some("bz2") => FileCompressionType::BZIP2,
+        Some("xz") => FileCompressionType::XZ,
+        Some("zst") => FileCompressionType::ZSTD,
+        _ => FileCompressionType::UNCOMPRESSED,
+    }
+}
+
+fn local_url(path: &std::path::Path, directory: bool) -> PlanResult<ListingTableUrl> {
+    let absolute = std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+    let mut text = absolute.to_string_lossy().to_string();
+    if directory && !text.ends_with('/') {
+        text.push('/');
+    }
+    Ok(ListingTableUrl::parse(text)?)
+}
+
+/// The table a `spark.read...load(paths)` reads.
+pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+    let format_name = ds
+        .format
+        .clone()
+        .unwrap_or_else(|| "parquet".to_string())
+        .to_ascii_lowercase();
+    if ds.paths.is_empty() {
+        return Err(SparkError::analysis(
+            "UNABLE_TO_INFER_SCHEMA",
+            "42KD9",
+            format!(
+                "Unable to infer schema for {}. It must be specified manually.",
+                format_name.to_uppercase()
+            ),
+        )
+        .into());
+    }
+    // Local directories are listed the way Spark lists them: visible files only, whatever
+    // their names end with, and `col=value` directories as partition columns.
+    let mut urls = Vec::with_capacity(ds.paths.len());
+    let mut files: Vec<std::path::PathBuf> = vec![];
+    let mut partitions: Vec<(String, Vec<Option<String>>)> = vec![];
+    let mut partitioned_dirs = vec![];
+    for p in &ds.paths {
+        let local = p
+            .strip_prefix("file://")
+            .or_else(|| p.strip_prefix("file:"))
+            .unwrap_or(p);
+        let is_glob = local.contains(['*', '?', '[']);
+        if p.contains("://") && !p.starts_with("file:") {
+            urls.push(ListingTableUrl::parse(p)?);
+            continue;
+        }
+        let path = std::path::Path::new(local);
+        if is_glob {
+            urls.push(ListingTableUrl::parse(local)?);
+            continue;
+        }
+        if !path.exists() {
+            let shown = std::path::absolute(path)
+                .map(|a| format!("file:{}", a.display()))
+                .unwrap_or_else(|_| p.clone());
+            return Err(path_not_found(&shown));
+        }
+        if !path.is_dir() {
+            files.push(path.to_path_buf());
+            urls.push(local_url(path, false)?);
+            continue;
+        }
+        // An interrupted commit of a write to this directory is finished first.
+        ember_execution::write::commit::recover(
+            &std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?,
+        )?;
+        let listing = discover::list(path)?;
+        if listing.partitions.is_empty() {
+            for f in &listing.files {
+                urls.push(local_url(f, false)?);
+            }
+        } else {
+            if !partitions.is_empty()
+                && partitions
+                    .iter()
+                    .map(|(k, _)| k)
+                    .ne(listing.partitions.iter().map(|(k, _)| k))
+            {
+                return Err(PlanError::Unsupported(
+                    "reading directories with different partition columns together".into(),
+                ));
+            }
+            if partitions.is_empty() {
+                partitions = listing.partitions;
+            } else {
+                for ((_, seen), (_, more)) in partitions.iter_mut().zip(listing.partitions) {
+                    seen.extend(more);
+                }
+            }
+            partitioned_dirs.push(path.to_path_buf());
+            urls.push(local_url(path, true)?);
+        }
+        files.extend(listing.files);
+    }
+    if urls.is_empty() {
+        // An empty directory: Spark cannot infer a schema either.
+        if ds.schema.as_ref().is_none_or(|s| s.trim().is_empty()) {
+            return Err(SparkError::analysis(
+                "UNABLE_TO_INFER_SCHEMA",
+                "42KD9",
+                format!(
+                    "Unable to infer schema for {}. It must be specified manually.",
+                    format_name.to_uppercase()
+                ),
+            )
+            .into());
+        }
+    }
+    let compression = {
+        let mut kinds = files.iter().map(|f| compression_of(f));
+        let first = kinds.next().unwrap_or(FileCompressionType::UNCOMPRESSED);
+        if kinds.any(|k| k != first) {
+            return Err(PlanError::Unsupported(
+                "reading files with different compressions together".into(),
+            ));
+        }
+        first
+    };
+    // Partitioned directories are listed by DataFusion again; the common file name suffix
+    // keeps `_SUCCESS` and other non-data files out.
+    let extension = if partitioned_dirs.is_empty() {
+        String::new()
+    } else {
+        let mut suffixes = files.iter().map(|f| {
+            f.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.rsplit_once('.'))
+                .map(|(_, e)| format!(".{e}"))
+        });
+        let first = suffixes.next().flatten();
+        if suffixes.all(|s| s == first) {
+            first.unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let (format, merge_all): (Arc<dyn FileFormat>, bool) = match format_name.as_str() {
+        "parquet" => (
+            {
+                // Spark writes timestamps as INT96 by default: microsecond instants in UTC.
+                let mut parquet = state.table_options().parquet.clone();
+                parquet.global.coerce_int96 = Some("us".into());
+                parquet.global.coerce_int96_tz = Some("UTC".into());
+                Arc::new(ParquetFormat::default().with_options(parquet))
+            },
+            flag(ds, "mergeSchema", false),
+        ),
+        "csv" => (Arc::new(csv_format(state, ds, compression)?), true),
+        "json" => {
+            for (key, off) in [
+                ("multiLine", "false"),
+                ("primitivesAsString", "false"),
+                ("allowComments", "false"),
+                ("prefersDecimal", "false"),
+            ] {
+                if option(ds, key).is_some_and(|v| !v.eq_ignore_ascii_case(off)) {
+                    return Err(PlanError::Unsupported(format!("JSON read option {key}")));
+                }
+            }
+            for key in [
+                "dateFormat",
+                "timestampFormat",
+                "timestampNTZFormat",
+                "locale",
+            ] {
+                if option(ds, key).is_some() {
+                    return Err(PlanError::Unsupported(format!("JSON read option {key}")));
+                }
+            }
+            (
+                Arc::new(JsonFormat::default().with_file_compression_type(compression)),
+                true,
+            )
+        }
+        "text" | "orc" | "avro" => {
+            return Err(PlanError::Unsupported(format!(
+                "reading {format_name} files"
+            )));
+        }
+        other => return Err(write::data_source_not_found(other).into()),
+    };
+    let options = ListingOptions::new(format)
+        .with_file_extension(extension)
+        .with_table_partition_cols(
+            partitions
+                .iter()
+                .map(|(k, _)| (k.clone(), DataType::Utf8))
+                .collect(),
+        );
+    let schema: SchemaRef = match &ds.schema {
+        Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
+        _ => {
+            let inferred = if merge_all {
+                let mut schemas = Vec::with_capacity(urls.len());
+                for url in &urls {
+                    schemas.push(
+                        block_on(options.infer_schema(state, url))??
+                            .as_ref()
+                            .clone(),
+                    );
+                }
+                Schema::try_merge(schemas).map_err(datafusion::error::DataFusionError::from)?
+            } else {
+                // Like Spark, one file's footer (not every file's) gives the schema.
+                let first = match files.first() {
+                    Some(f) => local_url(f, false)?,
+                    None => urls[0].clone(),
+                };
+                let single = ListingOptions::new(options.format.clone());
+                block_on(single.infer_schema(state, &first))??
+                    .as_ref()
+                    .clone()
+            };
+            let csv = format_name == "csv";
+            let mut schema = spark_schema(&inferred, csv && !flag(ds, "inferSchema", false));
+            if format_name == "json" {
+                // Spark orders the fields it infers from JSON by name.
+                let mut fields: Vec<Field> =
+                    schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+                fields.sort_by(|a, b| a.name().cmp(b.name()));
+                schema = Schema::new(fields);
+            }
+            if csv && !flag(ds, "header", false) {
+                // Spark names headerless CSV columns `_c0`, `_c1`, ...
+                let fields: Vec<Field> = schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| f.as_ref().clone().with_name(format!("_c{i}")))
+                    .collect();
+                schema = Schema::new(fields);
+            }
+            Arc::new(schema)
+        }
+    };
+    // Columns of the files that a partition column names are the partition's.
+    let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
+    let file_schema = Schema::new(
+        schema
+            .fields()
+            .iter()
+            .filter(|f| {
+                !partition_names
+                    .iter()
+                    .any(|p| p.eq_ignore_ascii_case(f.name()))
+            })
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    if urls.is_empty() {
+        return Ok(FileRead {
+            provider: Arc::new(EmptyTable::new(Arc::new(file_schema))),
+            partitions: vec![],
+        });
+    }
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(options)
+        .with_schema(Arc::new(file_schema));
+    let timestamp = types::timestamp_type(time_zone);
+    let partitions = partitions
+        .iter()
+        .map(|(k, values)| {
+            // A type the user's schema gives a partition column wins.
+            let given = schema
+                .fields()
+                .iter()
+                .find(|f| f.name().eq_ignore_ascii_case(k));
+            let t = match given {
+                Some(f) => f.data_type().clone(),
+                None => discover::infer_type(values, &timestamp),
+            };
+            (k.clone(), t)
+        })
+        .collect();
+    Ok(FileRead {
+        provider: Arc::new(ListingTable::try_new(config)?),
+        partitions,
+    })
+}
+
+/// A single-byte CSV option (`sep`, `quote`, ...): Spark takes one character (`\t` spelled out
+/// too); an empty value turns the feature off.
+fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<Option<u8>> {
+    let Some(v) = keys.iter().find_map(|k| option(ds, k)) else {
+        return Ok(default);
+    };
+    match v {
+        "" => Ok(None),
+        "\\t" => Ok(Some(b'\t')),
+        v if v.len() == 1 => Ok(Some(v.as_bytes()[0])),
+        v => Err(PlanError::Unsupported(format!(
+            "CSV option {}={v:?}: only single ASCII characters",
+            keys[0]
+        ))),
+    }
+}
+
+/// The CSV reader for Spark's options.
+fn csv_format(
+    state: &SessionState,
+    ds: &DataSource,
+    compression: FileCompressionType,
+) -> PlanResult<CsvFormat> {
+    for unsupported in [
+        "dateFormat",
+        "timestampFormat",
+        "timestampNTZFormat",
+        "locale",
+    ] {
+        if option(ds, unsupported).is_some() {
+            return Err(PlanError::Unsupported(format!(
+                "CSV read option {unsupported}"
+            )));
+        }
+    }
+    if let Some(encoding) = option(ds, "encoding").or_else(|| option(ds, "charset"))
+        && !matches!(encoding.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
+    {
+        return Err(PlanError::Unsupported(format!("CSV encoding {encoding}")));
+    }
+    if let Some(mode) = option(ds, "mode")
+        && !mode.eq_ignore_ascii_case("FAILFAST")
+        && !mode.eq_ignore_ascii_case("PERMISSIVE")
+    {
+        // Malformed rows fail the query (FAILFAST); PERMISSIVE is accepted for well-formed files.
+        return Err(PlanError::Unsupported(format!("CSV read mode {mode}")));
+    }
+    // The session's CSV options first: they replace every setting, the header flag too.
+    let mut f = CsvFormat::default()
+        .with_options(state.table_options().csv.clone())
+        .with_has_header(flag(ds, "header", false))
+        .with_file_compression_type(compression)
+        .with_newlines_in_values(flag(ds, "multiLine", false));
+    if let Some(sep) = csv_char(ds, &["sep", "delimiter"], Some(b','))? {
+        f = f.with_delimiter(sep);
+    }
+    // Spark's quote is `"` and its escape `\`; an empty quote means no quoting.
+    f = f.with_quote(csv_char(ds, &["quote"], Some(b'"'))?.unwrap_or(0));
+    f = f.with_escape(csv_char(ds, &["escape"], Some(b'\\'))?);
+    f = f.with_comment(csv_char(ds, &["comment"], None)?);
+    if let Some(sep) = option(ds, "lineSep") {
+        match sep {
+            "\n" | "\r\n" => {}
+            s if s.len() == 1 => f = f.with_terminator(Some(s.as_bytes()[0])),
+            s => return Err(PlanError::Unsupported(format!("CSV lineSep {s:?}"))),
+        }
+    }
+    // Spark's nullValue (default: the empty string) reads as NULL, quoted or not.
+    let null_value = option(ds, "nullValue").unwrap_or("");
+    f = f.with_null_regex(Some(format!("^{}$", regex::escape(null_value))));
+    Ok(f)
+}
+
+/// Spark's view of an inferred schema: nullable columns, Spark's types; CSV without
+/// `inferSchema` reads every column as a string.
+fn spark_schema(inferred: &Schema, all_strings: bool) -> Schema {
+    let fields: Vec<Field> = inferred
+        .fields()
+        .iter()
+        .map(|f| {
+            let dt = if all_strings {
+                DataType::Utf8
+            } else {
+                match f.data_type() {
+                    DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
+                    DataType::Timestamp(_, Some(_)) => {
+                        DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from("UTC")))
+                    }
+                    DataType::Timestamp(_, None) => {
+                        DataType::Timestamp(TimeUnit::Microsecond, None)
+                    }
+                    DataType::BinaryView | DataType::LargeBinary => DataType::Binary,
+                    other => other.clone(),
+                }
+            };
+            Field::new(f.name(), dt, true)
+        })
+        .collect();
+    Schema::new(fields)
+}

@@ -1,0 +1,225 @@
+//! `df.write` options: Spark's writer options for each format, as the settings of
+//! DataFusion's file sinks (and the file name suffix Spark would use).
+
+use std::collections::HashMap;
+
+use ember_execution::write::{WriteFormat, values};
+
+use crate::datetime_pattern::to_chrono;
+use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
+
+/// How a format's files are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteSettings {
+    pub format: WriteFormat,
+    /// DataFusion table options (`format.<key>`).
+    pub options: Vec<(String, String)>,
+    /// Data file name suffix, e.g. `.snappy.parquet`, `.csv.gz`.
+    pub extension: String,
+}
+
+/// Spark's options, looked up case-insensitively.
+pub struct Options<'a>(&'a HashMap<String, String>);
+
+impl<'a> Options<'a> {
+    pub fn new(options: &'a HashMap<String, String>) -> Self {
+        Self(options)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn flag(&self, key: &str, default: bool) -> PlanResult<bool> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+            Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+            Some(_) => Err(SparkError::new(
+                ErrorKind::Internal,
+                "_LEGACY_ERROR_TEMP_2147",
+                "",
+                format!("{key} flag can be true or false."),
+                vec![("paramName", key.to_string())],
+            )
+            .into()),
+        }
+    }
+
+    /// A single-character option (`sep`, `quote`, `escape`).
+    pub fn char(&self, keys: &[&str], default: u8) -> PlanResult<u8> {
+        let Some(v) = keys.iter().find_map(|k| self.get(k)) else {
+            return Ok(default);
+        };
+        let v = match v {
+            "\\t" => "\t",
+            other => other,
+        };
+        match v.as_bytes() {
+            [b] => Ok(*b),
+            _ => Err(PlanError::Unsupported(format!(
+                "{} of more than one byte: '{v}'",
+                keys[0]
+            ))),
+        }
+    }
+}
+
+/// An unknown format name, as Spark reports it (reads and writes).
+pub fn data_source_not_found(name: &str) -> SparkError {
+    SparkError::new(
+        ErrorKind::ClassNotFound,
+        "DATA_SOURCE_NOT_FOUND",
+        "42K02",
+        format!(
+            "Failed to find the data source: {name}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."
+        ),
+        vec![("provider", name.to_string())],
+    )
+}
+
+fn codec_not_available(codec: &str, available: &str) -> PlanError {
+    SparkError::new(
+        ErrorKind::IllegalArgument,
+        "CODEC_NOT_AVAILABLE.WITH_AVAILABLE_CODECS_SUGGESTION",
+        "56038",
+        format!("The codec {codec} is not available. Available codecs are {available}."),
+        vec![
+            ("codecName", codec.to_string()),
+            ("availableCodecs", available.to_string()),
+        ],
+    )
+    .into()
+}
+
+/// Codecs of text-based formats (csv, json, text): DataFusion's name and the file suffix.
+fn text_codec(value: Option<&str>) -> PlanResult<(&'static str, &'static str)> {
+    match value.map(|v| v.to_ascii_lowercase()).as_deref() {
+        None | Some("none") | Some("uncompressed") => Ok(("uncompressed", "")),
+        Some("gzip") => Ok(("gzip", ".gz")),
+        Some("bzip2") => Ok(("bzip2", ".bz2")),
+        Some("zstd") => Ok(("zstd", ".zst")),
+        Some("xz") => Ok(("xz", ".xz")),
+        Some(c @ ("deflate" | "lz4" | "snappy")) => Err(PlanError::Unsupported(format!(
+            "compression codec {c} for text formats"
+        ))),
+        Some(other) => Err(codec_not_available(
+            other,
+            "bzip2, deflate, uncompressed, lz4, gzip, snappy, none, zstd",
+        )),
+    }
+}
+
+fn parquet_codec(value: &str) -> PlanResult<(&'static str, &'static str)> {
+    match value.to_ascii_lowercase().as_str() {
+        "none" | "uncompressed" => Ok(("uncompressed", "")),
+        "snappy" => Ok(("snappy", ".snappy")),
+        "gzip" => Ok(("gzip(6)", ".gz")),
+        "zstd" => Ok(("zstd(3)", ".zstd")),
+        "lz4" | "lz4_raw" => Ok(("lz4_raw", ".lz4raw")),
+        "brotli" => Ok(("brotli(1)", ".br")),
+        "lzo" => Err(PlanError::Unsupported(
+            "parquet compression codec lzo".into(),
+        )),
+        other => Err(codec_not_available(
+            other,
+            "none, uncompressed, snappy, gzip, lzo, brotli, lz4, lz4_raw, zstd",
+        )),
+    }
+}
+
+/// Spark's datetime patterns of the text formats, for [`values::TextValues`].
+fn text_values(o: &Options, out: &mut Vec<(String, String)>) -> PlanResult<()> {
+    let date = o.get("dateFormat").unwrap_or("yyyy-MM-dd");
+    out.push((values::DATE_FORMAT.into(), to_chrono(date)?));
+    let ts = o
+        .get("timestampFormat")
+        .unwrap_or("yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+    out.push((values::TIMESTAMP_FORMAT.into(), to_chrono(ts)?));
+    let ntz = o
+        .get("timestampNTZFormat")
+        .unwrap_or("yyyy-MM-dd'T'HH:mm:ss.SSS");
+    out.push((values::TIMESTAMP_NTZ_FORMAT.into(), to_chrono(ntz)?));
+    Ok(())
+}
+
+/// The writer settings of `format` with Spark's `options`. `parquet_codec_default` is the
+/// session's `spark.sql.parquet.compression.codec`.
+pub fn write_settings(
+    format: &str,
+    options: &HashMap<String, String>,
+    parquet_codec_default: &str,
+) -> PlanResult<WriteSettings> {
+    let o = Options::new(options);
+    let mut out: Vec<(String, String)> = Vec::new();
+    // Ember's own settings (`ember.*`), after DataFusion's.
+    let mut extra: Vec<(String, String)> = Vec::new();
+    let mut set = |k: &str, v: String| out.push((format!("format.{k}"), v));
+    let (format, extension) = match format.to_ascii_lowercase().as_str() {
+        "parquet" => {
+            let codec = o
+                .get("compression")
+                .or_else(|| o.get("parquet.compression"))
+                .unwrap_or(parquet_codec_default);
+            let (codec, suffix) = parquet_codec(codec)?;
+            set("compression", codec.to_string());
+            (WriteFormat::Parquet, format!("{suffix}.parquet"))
+        }
+        "csv" => {
+            let (codec, suffix) = text_codec(o.get("compression").or_else(|| o.get("codec")))?;
+            set("compression", codec.to_string());
+            set("has_header", o.flag("header", false)?.to_string());
+            set(
+                "delimiter",
+                (o.char(&["sep", "delimiter"], b',')? as char).to_string(),
+            );
+            set("quote", (o.char(&["quote"], b'"')? as char).to_string());
+            // Spark escapes quotes inside values with a backslash rather than doubling them.
+            set("escape", (o.char(&["escape"], b'\\')? as char).to_string());
+            set("double_quote", "false".to_string());
+            set("null_value", o.get("nullValue").unwrap_or("").to_string());
+            text_values(&o, &mut extra)?;
+            extra.push((values::JAVA_DOUBLES.into(), "true".into()));
+            if o.flag("quoteAll", false)? {
+                set("quote_style", "always".to_string());
+            }
+            if let Some(sep) = o.get("lineSep") {
+                match sep.as_bytes() {
+                    [b] => set("terminator", (*b as char).to_string()),
+                    _ => return Err(PlanError::Unsupported(format!("csv lineSep '{sep}'"))),
+                }
+            }
+            (WriteFormat::Csv, format!(".csv{suffix}"))
+        }
+        "json" => {
+            let (codec, suffix) = text_codec(o.get("compression").or_else(|| o.get("codec")))?;
+            set("compression", codec.to_string());
+            if !o.flag("ignoreNullFields", true)? {
+                return Err(PlanError::Unsupported("json ignoreNullFields=false".into()));
+            }
+            text_values(&o, &mut extra)?;
+            (WriteFormat::Json, format!(".json{suffix}"))
+        }
+        "text" => {
+            let (codec, suffix) = text_codec(o.get("compression").or_else(|| o.get("codec")))?;
+            set("compression", codec.to_string());
+            set("line_sep", o.get("lineSep").unwrap_or("\n").to_string());
+            (WriteFormat::Text, format!(".txt{suffix}"))
+        }
+        "orc" | "avro" => {
+            return Err(PlanError::Unsupported(format!("writing {format} files")));
+        }
+        other => {
+            return Err(data_source_not_found(other).into());
+        }
+    };
+    out.extend(extra);
+    Ok(WriteSettings {
+        format,
+        options: out,
+        extension,
+    })
+}

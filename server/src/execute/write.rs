@@ -1,0 +1,208 @@
+//! `df.write...save(path)`: the query runs as a job whose tasks each write their partition's
+//! files into a staging directory; once every task has succeeded the server (the driver)
+//! commits the job atomically. See `ember_execution::write`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
+use ember_execution::write::commit::{CommitMode, StagedWrite, recover};
+use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
+use ember_planner::datasource::write::write_settings;
+use ember_planner::error::ErrorKind;
+use ember_planner::spec::{SaveMode, WriteSpec, WriteTarget};
+use ember_planner::{SparkError, types};
+use futures::TryStreamExt;
+
+use crate::error::ServerResult;
+use crate::state::RequestContext;
+
+/// The local path a write goes to: `file:` URLs and plain paths, made absolute.
+fn local_path(path: &str) -> ServerResult<PathBuf> {
+    let plain = if let Some(rest) = path.strip_prefix("file://") {
+        rest
+    } else if let Some(rest) = path.strip_prefix("file:") {
+        rest
+    } else if let Some((scheme, _)) = path.split_once("://") {
+        return Err(SparkError::unsupported(format!("writing to {scheme}:// paths")).into());
+    } else {
+        path
+    };
+    if plain.is_empty() {
+        return Err(SparkError::illegal_argument(
+            "_LEGACY_ERROR_TEMP_2000",
+            "Can not create a Path from an empty string",
+        )
+        .into());
+    }
+    let absolute = std::path::absolute(plain).map_err(|e| {
+        SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
+    })?;
+    // `a/./b/` and `a/b` are the same target.
+    Ok(absolute.components().collect())
+}
+
+fn analysis(class: &str, state: &str, message: String, params: Vec<(&str, String)>) -> SparkError {
+    SparkError::new(ErrorKind::Analysis, class, state, message, params)
+}
+
+pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<()> {
+    let conf = &ctx.session.conf;
+    let path = match &spec.target {
+        WriteTarget::Path(p) => p.clone(),
+        WriteTarget::Table { insert, .. } => {
+            let what = if *insert { "insertInto" } else { "saveAsTable" };
+            return Err(SparkError::unsupported(format!("{what} (persistent tables)")).into());
+        }
+    };
+    let format = spec
+        .format
+        .clone()
+        .or_else(|| conf.get("spark.sql.sources.default"))
+        .unwrap_or_else(|| "parquet".into())
+        .to_ascii_lowercase();
+    let codec = conf
+        .get("spark.sql.parquet.compression.codec")
+        .unwrap_or_else(|| "snappy".into());
+    let settings = write_settings(&format, &spec.options, &codec)?;
+    let target = local_path(&path)?;
+    recover(&target)?;
+    if target.exists() {
+        match spec.mode {
+            SaveMode::ErrorIfExists => {
+                let shown = format!("file:{}", target.display());
+                return Err(analysis(
+                    "PATH_ALREADY_EXISTS",
+                    "42K04",
+                    format!("Path {shown} already exists. Set mode as \"overwrite\" to overwrite the existing path."),
+                    vec![("outputPath", shown.clone())],
+                )
+                .into());
+            }
+            SaveMode::Ignore => return Ok(()),
+            SaveMode::Append | SaveMode::Overwrite => {}
+        }
+    }
+
+    // The query's columns under their Spark names, partition columns last.
+    let query = ctx.resolve(&spec.input)?;
+    let case_sensitive = ctx.planner_config().case_sensitive;
+    let same = |a: &str, b: &str| {
+        if case_sensitive {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(b)
+        }
+    };
+    for (i, name) in query.names.iter().enumerate() {
+        if query.names[..i].iter().any(|n| same(n, name)) {
+            return Err(analysis(
+                "COLUMN_ALREADY_EXISTS",
+                "42711",
+                format!("The column `{name}` already exists. Choose another name or rename the existing column."),
+                vec![("columnName", format!("`{name}`"))],
+            )
+            .into());
+        }
+    }
+    let schema = query.plan.schema().clone();
+    let mut partition_indices = Vec::with_capacity(spec.partition_by.len());
+    for p in &spec.partition_by {
+        let Some(i) = query.names.iter().position(|n| same(n, p)) else {
+            let fields: Vec<String> = query
+                .names
+                .iter()
+                .zip(schema.fields())
+                .map(|(n, f)| format!("{n}:{}", types::simple_string(f.data_type())))
+                .collect();
+            let shown = format!("struct<{}>", fields.join(","));
+            return Err(analysis(
+                "_LEGACY_ERROR_TEMP_1155",
+                "",
+                format!("Partition column `{p}` not found in schema {shown}."),
+                vec![("col", p.clone()), ("schemaCatalog", shown)],
+            )
+            .into());
+        };
+        if !partition_indices.contains(&i) {
+            partition_indices.push(i);
+        }
+    }
+    if !partition_indices.is_empty() && partition_indices.len() == query.names.len() {
+        return Err(analysis(
+            "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
+            "KD005",
+            "Cannot use all columns for partition columns.".into(),
+            vec![],
+        )
+        .into());
+    }
+    let order: Vec<usize> = (0..query.names.len())
+        .filter(|i| !partition_indices.contains(i))
+        .chain(partition_indices.iter().copied())
+        .collect();
+    if settings.format == WriteFormat::Text {
+        for &i in order
+            .iter()
+            .take(query.names.len() - partition_indices.len())
+        {
+            let t = schema.field(i).data_type();
+            let is_string = matches!(
+                t,
+                arrow::datatypes::DataType::Utf8
+                    | arrow::datatypes::DataType::LargeUtf8
+                    | arrow::datatypes::DataType::Utf8View
+            );
+            if !is_string || order.len() - partition_indices.len() != 1 {
+                let name = &query.names[i];
+                let type_name = types::sql_name(t);
+                return Err(analysis(
+                    "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
+                    "0A000",
+                    format!("The Text datasource doesn't support the column `{name}` of the type \"{type_name}\"."),
+                    vec![("format", "Text".into()), ("columnName", format!("`{name}`")), ("columnType", format!("\"{type_name}\""))],
+                )
+                .into());
+            }
+        }
+    }
+    let columns: Vec<_> = order
+        .iter()
+        .map(|&i| Expr::Column(schema.columns()[i].clone()).alias(&query.names[i]))
+        .collect();
+    let plan = LogicalPlanBuilder::from(query.plan)
+        .project(columns)?
+        .build()?;
+    let df = ctx.datafusion_context();
+    let physical = df.state().create_physical_plan(&plan).await?;
+    let physical = ember_execution::write::without_parallelism_repartitions(physical)?;
+
+    let staged = StagedWrite::create(&target)?;
+    let write = FileWrite {
+        format: settings.format,
+        options: settings.options,
+        staging: staged.staging_url(),
+        partition_columns: partition_indices.len(),
+        extension: settings.extension,
+    };
+    let exec = Arc::new(WriteFilesExec::try_new(physical, write)?);
+    // Dropping `staged` (on failure or cancellation) removes the staging directory.
+    let stream = ctx.state.runner.execute(exec, df.task_ctx()).await?;
+    let batches: Vec<_> = stream.try_collect().await?;
+    let rows: u64 = batches
+        .iter()
+        .filter_map(|b| {
+            b.column(0)
+                .as_any()
+                .downcast_ref::<arrow::array::UInt64Array>()
+        })
+        .map(|a| a.values().iter().sum::<u64>())
+        .sum();
+    let mode = match spec.mode {
+        SaveMode::Overwrite => CommitMode::Overwrite,
+        _ => CommitMode::Append,
+    };
+    staged.commit(mode)?;
+    tracing::debug!(target = %target.display(), rows, "write committed");
+    Ok(())
+}
