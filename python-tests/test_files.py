@@ -84,6 +84,9 @@ READS = {
     "partitioned_filter": lambda r: r.parquet(str(SPARK_FILES / "partitioned")).filter("part = 'b'"),
     "partitioned_null": lambda r: r.parquet(str(SPARK_FILES / "partitioned")).filter("flag IS NULL"),
     "partition_dir": lambda r: r.parquet(str(SPARK_FILES / "partitioned" / "part=b")),
+    "text": lambda r: r.text(str(SPARK_FILES / "text")),
+    "text_count": lambda r: r.text(str(SPARK_FILES / "text")).selectExpr("count(*) AS n"),
+    "text_file": lambda r: r.format("text").load(str(next((SPARK_FILES / "text").glob("part-*")))),
 }
 
 
@@ -265,6 +268,7 @@ EMBER_READS = {
     "json": lambda r: r.schema(SCHEMA).json(str(EMBER_FILES / "json")),
     "csv": lambda r: r.schema(SCHEMA).option("header", True).csv(str(EMBER_FILES / "csv")),
     "partitioned": lambda r: r.parquet(str(EMBER_FILES / "partitioned")),
+    "text": lambda r: r.text(str(EMBER_FILES / "text")),
 }
 
 
@@ -272,3 +276,14 @@ EMBER_READS = {
 def test_files_ember_wrote(utc, expected, name):
     """The answers were recorded from real Spark reading these files."""
     expected.check(EMBER_READS[name](utc.read), name=name)
+
+
+def test_text_round_trip(spark, expected, out):
+    df = spark.createDataFrame([("a",), ("",), (None,), ("x y, z",)], "v STRING")
+    df.coalesce(1).write.text(str(out / "t"))
+    expected.check(spark.read.text(str(out / "t")), name="plain")
+    df.repartition(2).write.option("compression", "gzip").text(str(out / "g"))
+    expected.check(spark.read.text(str(out / "g")), name="gzip")
+    (out / "crlf.txt").write_bytes(b"one\r\ntwo\n\nlast")
+    expected.check(spark.read.text(str(out / "crlf.txt")), name="crlf")
+    expected.check(spark.read.text(str(out / "crlf.txt")).filter("length(value) > 3"), name="filter")

@@ -15,6 +15,7 @@ use ember_planner::SparkError;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
 use ember_planner::exec::range::RangeSpec;
+use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
 use ember_planner::functions::{spark_aggregate, spark_scalar};
@@ -51,6 +52,11 @@ impl CodecPart for PlannerCodec {
         node: &Arc<dyn ExecutionPlan>,
         _encoder: &NodeEncoder,
     ) -> Result<Option<Vec<u8>>> {
+        if let Some(text) = node.downcast_ref::<TextScanExec>() {
+            let v =
+                json!({"node": "text", "groups": text.groups(), "with_value": text.with_value()});
+            return Ok(Some(v.to_string().into_bytes()));
+        }
         let Some(range) = node.downcast_ref::<RangeExec>() else {
             return Ok(None);
         };
@@ -66,6 +72,13 @@ impl CodecPart for PlannerCodec {
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
+        if v.get("node").and_then(Value::as_str) == Some("text") {
+            let groups: Vec<Vec<String>> =
+                serde_json::from_value(v.get("groups").cloned().unwrap_or_default())
+                    .map_err(|_| bad("text scan"))?;
+            let with_value = v.get("with_value").and_then(Value::as_bool).unwrap_or(true);
+            return Ok(Arc::new(TextScanExec::new(groups, with_value)));
+        }
         let int = |k: &str| v.get(k).and_then(Value::as_i64).ok_or_else(|| bad("range"));
         let spec = RangeSpec {
             start: int("start")?,

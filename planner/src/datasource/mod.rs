@@ -112,6 +112,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         )
         .into());
     }
+    if format_name == "text" {
+        return read_text(ds);
+    }
     // Local directories are listed the way Spark lists them: visible files only, whatever
     // their names end with, and `col=value` directories as partition columns.
     let mut urls = Vec::with_capacity(ds.paths.len());
@@ -256,7 +259,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 true,
             )
         }
-        "text" | "orc" | "avro" => {
+        "orc" | "avro" => {
             return Err(PlanError::Unsupported(format!(
                 "reading {format_name} files"
             )));
@@ -359,6 +362,63 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     Ok(FileRead {
         provider: Arc::new(ListingTable::try_new(config)?),
         partitions,
+    })
+}
+
+/// `spark.read.text`: the lines of local files.
+fn read_text(ds: &DataSource) -> PlanResult<FileRead> {
+    if flag(ds, "wholetext", false) {
+        return Err(PlanError::Unsupported("text read option wholetext".into()));
+    }
+    if let Some(sep) = option(ds, "lineSep")
+        && !matches!(sep, "\n" | "\r\n")
+    {
+        return Err(PlanError::Unsupported(format!("text lineSep {sep:?}")));
+    }
+    if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
+        return Err(PlanError::Unsupported("a schema for text files".into()));
+    }
+    let mut files = vec![];
+    for p in &ds.paths {
+        let local = p
+            .strip_prefix("file://")
+            .or_else(|| p.strip_prefix("file:"))
+            .unwrap_or(p);
+        if p.contains("://") && !p.starts_with("file:") {
+            return Err(PlanError::Unsupported(format!(
+                "reading text files from {p}"
+            )));
+        }
+        if local.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported("globs in text file paths".into()));
+        }
+        let path = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !path.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !path.is_dir() {
+            files.push(absolute.to_string_lossy().to_string());
+            continue;
+        }
+        ember_execution::write::commit::recover(&absolute)?;
+        let listing = discover::list(&absolute)?;
+        if !listing.partitions.is_empty() {
+            return Err(PlanError::Unsupported(
+                "partitioned text directories".into(),
+            ));
+        }
+        files.extend(
+            listing
+                .files
+                .iter()
+                .map(|f| f.to_string_lossy().to_string()),
+        );
+    }
+    Ok(FileRead {
+        provider: Arc::new(crate::exec::text::TextTable::new(files)),
+        partitions: vec![],
     })
 }
 

@@ -2,6 +2,7 @@
 
 pub mod exchange;
 pub mod range;
+pub mod text;
 
 pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};
 pub use range::{RangeExec, RangeTable};
