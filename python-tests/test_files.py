@@ -287,3 +287,11 @@ def test_text_round_trip(spark, expected, out):
     (out / "crlf.txt").write_bytes(b"one\r\ntwo\n\nlast")
     expected.check(spark.read.text(str(out / "crlf.txt")), name="crlf")
     expected.check(spark.read.text(str(out / "crlf.txt")).filter("length(value) > 3"), name="filter")
+
+
+def test_multiline_json(spark, expected, out):
+    (out / "array.json").write_text('[\n {"b": 1, "a": "x"},\n {"b": 2, "c": [1, 2]}\n]\n')
+    (out / "object.json").write_text('{\n  "a": "y",\n  "b": 3\n}\n')
+    expected.check(spark.read.option("multiLine", True).json(str(out / "array.json")), name="array")
+    expected.check(spark.read.option("multiLine", True).json(str(out)), name="directory")
+    expected.check(spark.read.option("multiLine", "true").schema("a STRING, b INT").json(str(out)), name="schema")

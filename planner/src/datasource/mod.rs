@@ -1,6 +1,7 @@
 //! `spark.read`: files as DataFusion listing tables (parquet, csv, json), with Spark's
 //! defaults and errors. Schema inference reads files, so it runs on the I/O of the session.
 
+use std::io::Read as _;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -114,6 +115,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     }
     if format_name == "text" {
         return read_text(ds);
+    }
+    if format_name == "json" && flag(ds, "multiLine", false) {
+        return read_multiline_json(ds, time_zone);
     }
     // Local directories are listed the way Spark lists them: visible files only, whatever
     // their names end with, and `col=value` directories as partition columns.
@@ -235,7 +239,6 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         "csv" => (Arc::new(csv_format(state, ds, compression)?), true),
         "json" => {
             for (key, off) in [
-                ("multiLine", "false"),
                 ("primitivesAsString", "false"),
                 ("allowComments", "false"),
                 ("prefersDecimal", "false"),
@@ -365,6 +368,118 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     })
 }
 
+/// Local files of a read, directories listed like Spark (no partition directories).
+fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf>> {
+    let mut files = vec![];
+    for p in &ds.paths {
+        let local = p
+            .strip_prefix("file://")
+            .or_else(|| p.strip_prefix("file:"))
+            .unwrap_or(p);
+        if p.contains("://") && !p.starts_with("file:") {
+            return Err(PlanError::Unsupported(format!("reading {what} from {p}")));
+        }
+        if local.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
+        }
+        let path = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !path.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !path.is_dir() {
+            files.push(absolute);
+            continue;
+        }
+        ember_execution::write::commit::recover(&absolute)?;
+        let listing = discover::list(&absolute)?;
+        if !listing.partitions.is_empty() {
+            return Err(PlanError::Unsupported(format!(
+                "partitioned directories of {what}"
+            )));
+        }
+        files.extend(listing.files);
+    }
+    Ok(files)
+}
+
+/// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
+/// array of them (one row each). Files are read whole, as Spark does.
+fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+    let mut rows: Vec<serde_json::Value> = vec![];
+    for file in local_files(ds, "multi-line JSON files")? {
+        let mut text = String::new();
+        let opened = std::fs::File::open(&file)
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;
+        compression_of(&file)
+            .convert_read(opened)?
+            .read_to_string(&mut text)
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            PlanError::Unsupported(format!("malformed JSON in {} ({e})", file.display()))
+        })?;
+        match value {
+            serde_json::Value::Array(items) => rows.extend(items),
+            other => rows.push(other),
+        }
+    }
+    if let Some(bad) = rows.iter().find(|r| !r.is_object()) {
+        return Err(PlanError::Unsupported(format!(
+            "JSON rows that are not objects: {bad}"
+        )));
+    }
+    let schema: SchemaRef = match &ds.schema {
+        Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
+        _ => {
+            if rows.is_empty() {
+                return Err(SparkError::analysis(
+                    "UNABLE_TO_INFER_SCHEMA",
+                    "42KD9",
+                    "Unable to infer schema for JSON. It must be specified manually.",
+                )
+                .into());
+            }
+            let inferred = arrow::json::reader::infer_json_schema_from_iterator(
+                rows.iter().map(Ok::<_, arrow::error::ArrowError>),
+            )
+            .map_err(datafusion::error::DataFusionError::from)?;
+            let mut fields: Vec<Field> = spark_schema(&inferred, false)
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.sort_by(|a, b| a.name().cmp(b.name()));
+            Arc::new(Schema::new(fields))
+        }
+    };
+    let mut decoder = arrow::json::ReaderBuilder::new(schema.clone())
+        .build_decoder()
+        .map_err(datafusion::error::DataFusionError::from)?;
+    let mut batches = vec![];
+    for chunk in rows.chunks(8192) {
+        decoder
+            .serialize(chunk)
+            .map_err(datafusion::error::DataFusionError::from)?;
+        if let Some(b) = decoder
+            .flush()
+            .map_err(datafusion::error::DataFusionError::from)?
+        {
+            batches.push(b);
+        }
+    }
+    Ok(FileRead {
+        provider: Arc::new(datafusion::datasource::MemTable::try_new(
+            schema,
+            vec![batches],
+        )?),
+        partitions: vec![],
+    })
+}
+
 /// `spark.read.text`: the lines of local files.
 fn read_text(ds: &DataSource) -> PlanResult<FileRead> {
     if flag(ds, "wholetext", false) {
@@ -378,44 +493,10 @@ fn read_text(ds: &DataSource) -> PlanResult<FileRead> {
     if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
         return Err(PlanError::Unsupported("a schema for text files".into()));
     }
-    let mut files = vec![];
-    for p in &ds.paths {
-        let local = p
-            .strip_prefix("file://")
-            .or_else(|| p.strip_prefix("file:"))
-            .unwrap_or(p);
-        if p.contains("://") && !p.starts_with("file:") {
-            return Err(PlanError::Unsupported(format!(
-                "reading text files from {p}"
-            )));
-        }
-        if local.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported("globs in text file paths".into()));
-        }
-        let path = std::path::Path::new(local);
-        let absolute =
-            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
-        if !path.exists() {
-            return Err(path_not_found(&format!("file:{}", absolute.display())));
-        }
-        if !path.is_dir() {
-            files.push(absolute.to_string_lossy().to_string());
-            continue;
-        }
-        ember_execution::write::commit::recover(&absolute)?;
-        let listing = discover::list(&absolute)?;
-        if !listing.partitions.is_empty() {
-            return Err(PlanError::Unsupported(
-                "partitioned text directories".into(),
-            ));
-        }
-        files.extend(
-            listing
-                .files
-                .iter()
-                .map(|f| f.to_string_lossy().to_string()),
-        );
-    }
+    let files = local_files(ds, "text files")?
+        .iter()
+        .map(|f| f.to_string_lossy().to_string())
+        .collect();
     Ok(FileRead {
         provider: Arc::new(crate::exec::text::TextTable::new(files)),
         partitions: vec![],
