@@ -295,3 +295,18 @@ def test_multiline_json(spark, expected, out):
     expected.check(spark.read.option("multiLine", True).json(str(out / "array.json")), name="array")
     expected.check(spark.read.option("multiLine", True).json(str(out)), name="directory")
     expected.check(spark.read.option("multiLine", "true").schema("a STRING, b INT").json(str(out)), name="schema")
+
+
+def test_read_datetime_patterns(utc, expected, out):
+    (out / "d.csv").write_text("id,d,ts\n1,02/01/2020,2020-01-02 03:04\n2,,\n3,31/12/1999,1999-12-31 23:59\n")
+    schema = "id INT, d DATE, ts TIMESTAMP"
+    reader = utc.read.schema(schema).option("header", True)
+    expected.check(
+        reader.option("dateFormat", "dd/MM/yyyy").option("timestampFormat", "yyyy-MM-dd HH:mm").csv(str(out / "d.csv")),
+        name="csv",
+    )
+    (out / "d.json").write_text('{"id": 1, "d": "2020/01/02", "ts": "02.01.2020 03:04:05"}\n{"id": 2}\n')
+    expected.check(
+        utc.read.schema(schema).option("dateFormat", "yyyy/MM/dd").option("timestampFormat", "dd.MM.yyyy HH:mm:ss").json(str(out / "d.json")),
+        name="json",
+    )

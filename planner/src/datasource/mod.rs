@@ -74,6 +74,62 @@ pub fn path_not_found(path: &str) -> PlanError {
 pub struct FileRead {
     pub provider: Arc<dyn TableProvider>,
     pub partitions: Vec<(String, DataType)>,
+    /// Columns read as strings and parsed with a pattern (`dateFormat`, `timestampFormat`):
+    /// name, the parsing function (`to_date`, `to_timestamp_micros`), chrono format, type.
+    pub parse: Vec<ParsedColumn>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ParsedColumn {
+    pub name: String,
+    pub function: &'static str,
+    pub format: String,
+    pub data_type: DataType,
+}
+
+/// The `dateFormat` and `timestampFormat` of a CSV or JSON read, as chrono formats. They
+/// apply to the columns of a given schema; inferring dates and timestamps with them is not
+/// implemented.
+fn datetime_formats(
+    ds: &DataSource,
+    format_name: &str,
+) -> PlanResult<(Option<String>, Option<String>)> {
+    for key in ["timestampNTZFormat", "locale"] {
+        if option(ds, key).is_some() {
+            return Err(PlanError::Unsupported(format!(
+                "{format_name} read option {key}"
+            )));
+        }
+    }
+    let schema_given = ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty());
+    let mut out = [None, None];
+    for (i, key) in ["dateFormat", "timestampFormat"].iter().enumerate() {
+        let Some(pattern) = option(ds, key) else {
+            continue;
+        };
+        if !schema_given {
+            return Err(PlanError::Unsupported(format!(
+                "{format_name} read option {key} without a schema"
+            )));
+        }
+        let chrono = crate::datetime_pattern::to_chrono(pattern)?;
+        if chrono.contains("%z")
+            || chrono.contains("%:z")
+            || chrono.contains("%Z")
+            || chrono.contains([
+                ember_execution::write::values::OFFSET_X1,
+                ember_execution::write::values::OFFSET_X2,
+                ember_execution::write::values::OFFSET_X3,
+            ])
+        {
+            return Err(PlanError::Unsupported(format!(
+                "zone offsets in {format_name} read option {key}"
+            )));
+        }
+        out[i] = Some(chrono);
+    }
+    let [date, timestamp] = out;
+    Ok((date, timestamp))
 }
 
 fn compression_of(file: &std::path::Path) -> FileCompressionType {
@@ -247,16 +303,6 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     return Err(PlanError::Unsupported(format!("JSON read option {key}")));
                 }
             }
-            for key in [
-                "dateFormat",
-                "timestampFormat",
-                "timestampNTZFormat",
-                "locale",
-            ] {
-                if option(ds, key).is_some() {
-                    return Err(PlanError::Unsupported(format!("JSON read option {key}")));
-                }
-            }
             (
                 Arc::new(JsonFormat::default().with_file_compression_type(compression)),
                 true,
@@ -325,6 +371,11 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     };
     // Columns of the files that a partition column names are the partition's.
     let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
+    let (date_format, timestamp_format) = match format_name.as_str() {
+        "csv" | "json" => datetime_formats(ds, &format_name.to_uppercase())?,
+        _ => (None, None),
+    };
+    let mut parse = vec![];
     let file_schema = Schema::new(
         schema
             .fields()
@@ -334,13 +385,34 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     .iter()
                     .any(|p| p.eq_ignore_ascii_case(f.name()))
             })
-            .cloned()
+            .map(|f| {
+                let parsed = match (f.data_type(), &date_format, &timestamp_format) {
+                    (DataType::Date32, Some(fmt), _) => Some(("to_date", fmt)),
+                    (DataType::Timestamp(_, Some(_)), _, Some(fmt)) => {
+                        Some(("to_timestamp_micros", fmt))
+                    }
+                    _ => None,
+                };
+                match parsed {
+                    Some((function, fmt)) => {
+                        parse.push(ParsedColumn {
+                            name: f.name().clone(),
+                            function,
+                            format: fmt.clone(),
+                            data_type: f.data_type().clone(),
+                        });
+                        Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8))
+                    }
+                    None => f.clone(),
+                }
+            })
             .collect::<Vec<_>>(),
     );
     if urls.is_empty() {
         return Ok(FileRead {
             provider: Arc::new(EmptyTable::new(Arc::new(file_schema))),
             partitions: vec![],
+            parse,
         });
     }
     let config = ListingTableConfig::new_with_multi_paths(urls)
@@ -365,6 +437,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     Ok(FileRead {
         provider: Arc::new(ListingTable::try_new(config)?),
         partitions,
+        parse,
     })
 }
 
@@ -407,6 +480,16 @@ fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf
 /// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
 /// array of them (one row each). Files are read whole, as Spark does.
 fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+    for key in [
+        "dateFormat",
+        "timestampFormat",
+        "timestampNTZFormat",
+        "locale",
+    ] {
+        if option(ds, key).is_some() {
+            return Err(PlanError::Unsupported(format!("JSON multiLine with {key}")));
+        }
+    }
     let mut rows: Vec<serde_json::Value> = vec![];
     for file in local_files(ds, "multi-line JSON files")? {
         let mut text = String::new();
@@ -477,6 +560,7 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
             vec![batches],
         )?),
         partitions: vec![],
+        parse: vec![],
     })
 }
 
@@ -500,6 +584,7 @@ fn read_text(ds: &DataSource) -> PlanResult<FileRead> {
     Ok(FileRead {
         provider: Arc::new(crate::exec::text::TextTable::new(files)),
         partitions: vec![],
+        parse: vec![],
     })
 }
 
@@ -526,18 +611,6 @@ fn csv_format(
     ds: &DataSource,
     compression: FileCompressionType,
 ) -> PlanResult<CsvFormat> {
-    for unsupported in [
-        "dateFormat",
-        "timestampFormat",
-        "timestampNTZFormat",
-        "locale",
-    ] {
-        if option(ds, unsupported).is_some() {
-            return Err(PlanError::Unsupported(format!(
-                "CSV read option {unsupported}"
-            )));
-        }
-    }
     if let Some(encoding) = option(ds, "encoding").or_else(|| option(ds, "charset"))
         && !matches!(encoding.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
     {
