@@ -310,3 +310,12 @@ def test_read_datetime_patterns(utc, expected, out):
         utc.read.schema(schema).option("dateFormat", "yyyy/MM/dd").option("timestampFormat", "dd.MM.yyyy HH:mm:ss").json(str(out / "d.json")),
         name="json",
     )
+
+
+def test_object_stores_say_not_supported(spark, out):
+    if RECORD:
+        pytest.skip("Ember's own answer until object stores exist")
+    with pytest.raises(Exception, match="not supported: reading from s3a:// paths"):
+        spark.read.parquet("s3a://bucket/data").collect()
+    with pytest.raises(Exception, match="not supported: writing to s3:// paths"):
+        spark.range(1).write.parquet("s3://bucket/data")

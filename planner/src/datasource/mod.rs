@@ -187,9 +187,12 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             .or_else(|| p.strip_prefix("file:"))
             .unwrap_or(p);
         let is_glob = local.contains(['*', '?', '[']);
-        if p.contains("://") && !p.starts_with("file:") {
-            urls.push(ListingTableUrl::parse(p)?);
-            continue;
+        if let Some((scheme, _)) = p.split_once("://")
+            && scheme != "file"
+        {
+            return Err(PlanError::Unsupported(format!(
+                "reading from {scheme}:// paths"
+            )));
         }
         let path = std::path::Path::new(local);
         if is_glob {
