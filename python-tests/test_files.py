@@ -319,3 +319,14 @@ def test_object_stores_say_not_supported(spark, out):
         spark.read.parquet("s3a://bucket/data").collect()
     with pytest.raises(Exception, match="not supported: writing to s3:// paths"):
         spark.range(1).write.parquet("s3://bucket/data")
+
+
+def test_csv_string_spelling(spark, expected, out):
+    df = spark.createDataFrame(
+        [(1, "  a ", ""), (2, None, "x\ny"), (3, 'q"q', "tab\tx"), (4, "a,b", " ")], "id INT, a STRING, b STRING"
+    ).coalesce(1)
+    df.write.csv(str(out / "default"))
+    expected.check_value(text_of(out / "default"), name="default")
+    df.write.option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False).option("sep", ";").csv(str(out / "keep"))
+    expected.check_value(text_of(out / "keep"), name="keep_spaces")
+    expected.check(spark.read.schema("id INT, a STRING, b STRING").option("multiLine", True).csv(str(out / "default")), name="read_back")

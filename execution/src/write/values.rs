@@ -31,6 +31,69 @@ pub const DATE_FORMAT: &str = "ember.date_format";
 pub const TIMESTAMP_FORMAT: &str = "ember.timestamp_format";
 pub const TIMESTAMP_NTZ_FORMAT: &str = "ember.timestamp_ntz_format";
 pub const JAVA_DOUBLES: &str = "ember.java_doubles";
+/// CSV strings quoted by Ember rather than by the CSV writer: `sep quote escape trim`, as
+/// four characters (`trim`: `b`oth, `l`eading, `t`railing, `n`one).
+pub const CSV_STRINGS: &str = "ember.csv_strings";
+
+/// How Spark spells a CSV string value: surrounding white space trimmed, and quoted when
+/// empty or holding the separator, the quote or a line break (quotes escaped).
+#[derive(Debug, Clone, Copy)]
+pub struct CsvStrings {
+    pub sep: char,
+    pub quote: char,
+    pub escape: char,
+    pub trim_leading: bool,
+    pub trim_trailing: bool,
+}
+
+impl CsvStrings {
+    fn parse(spec: &str) -> Option<Self> {
+        let mut chars = spec.chars();
+        let (sep, quote, escape, trim) =
+            (chars.next()?, chars.next()?, chars.next()?, chars.next()?);
+        Some(Self {
+            sep,
+            quote,
+            escape,
+            trim_leading: matches!(trim, 'b' | 'l'),
+            trim_trailing: matches!(trim, 'b' | 't'),
+        })
+    }
+
+    pub fn spec(&self) -> String {
+        let trim = match (self.trim_leading, self.trim_trailing) {
+            (true, true) => 'b',
+            (true, false) => 'l',
+            (false, true) => 't',
+            (false, false) => 'n',
+        };
+        [self.sep, self.quote, self.escape, trim].iter().collect()
+    }
+
+    fn spell(&self, value: &str, trim: bool) -> String {
+        let mut v = value;
+        if trim && self.trim_leading {
+            v = v.trim_start();
+        }
+        if trim && self.trim_trailing {
+            v = v.trim_end();
+        }
+        let needs_quotes = v.is_empty() || v.contains([self.sep, self.quote, '\n', '\r']);
+        if !needs_quotes {
+            return v.to_string();
+        }
+        let mut out = String::with_capacity(v.len() + 2);
+        out.push(self.quote);
+        for c in v.chars() {
+            if c == self.quote {
+                out.push(self.escape);
+            }
+            out.push(c);
+        }
+        out.push(self.quote);
+        out
+    }
+}
 
 /// How one text format spells its temporal and floating-point values.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +102,7 @@ pub struct TextValues {
     pub timestamp: Option<String>,
     pub timestamp_ntz: Option<String>,
     pub java_doubles: bool,
+    pub csv_strings: Option<CsvStrings>,
 }
 
 impl TextValues {
@@ -48,6 +112,7 @@ impl TextValues {
             timestamp: option(TIMESTAMP_FORMAT),
             timestamp_ntz: option(TIMESTAMP_NTZ_FORMAT),
             java_doubles: option(JAVA_DOUBLES).is_some_and(|v| v == "true"),
+            csv_strings: option(CSV_STRINGS).and_then(|s| CsvStrings::parse(&s)),
         }
     }
 
@@ -57,6 +122,7 @@ impl TextValues {
             DataType::Timestamp(_, Some(_)) => self.timestamp.is_some(),
             DataType::Timestamp(_, None) => self.timestamp_ntz.is_some(),
             DataType::Float32 | DataType::Float64 => self.java_doubles,
+            DataType::Utf8 => self.csv_strings.is_some(),
             _ => false,
         }
     }
@@ -138,7 +204,17 @@ impl TextValues {
                 DataType::Float32 => {
                     text = java_float(array.as_primitive::<Float32Type>().value(i))
                 }
+                DataType::Utf8 => {
+                    if let Some(csv) = &self.csv_strings {
+                        text = csv.spell(array.as_string::<i32>().value(i), true);
+                    }
+                    out.append_value(&text);
+                    continue;
+                }
                 _ => {}
+            }
+            if let Some(csv) = &self.csv_strings {
+                text = csv.spell(&text, false);
             }
             out.append_value(&text);
         }
@@ -263,6 +339,18 @@ mod tests {
         assert_eq!(java_double(0.0001), "1.0E-4");
         assert_eq!(java_double(0.0), "0.0");
         assert_eq!(java_float(1.5), "1.5");
+    }
+
+    #[test]
+    fn csv_strings_are_spelled_like_spark() {
+        let csv = CsvStrings::parse(",\"\\b").unwrap();
+        assert_eq!(csv.spell("  a ", true), "a");
+        assert_eq!(csv.spell("", true), "\"\"");
+        assert_eq!(csv.spell("x\ny", true), "\"x\ny\"");
+        assert_eq!(csv.spell("q\"q", true), "\"q\\\"q\"");
+        assert_eq!(csv.spell("a,b", true), "\"a,b\"");
+        assert_eq!(csv.spell("tab\tx", true), "tab\tx");
+        assert_eq!(CsvStrings::parse(&csv.spec()).unwrap().spec(), ",\"\\b");
     }
 
     #[test]

@@ -185,6 +185,17 @@ pub fn write_settings(
             extra.push((values::JAVA_DOUBLES.into(), "true".into()));
             if o.flag("quoteAll", false)? {
                 set("quote_style", "always".to_string());
+            } else {
+                // Strings are quoted as Spark quotes them (empty ones too), not by the writer.
+                set("quote_style", "never".to_string());
+                let strings = values::CsvStrings {
+                    sep: o.char(&["sep", "delimiter"], b',')? as char,
+                    quote: o.char(&["quote"], b'"')? as char,
+                    escape: o.char(&["escape"], b'\\')? as char,
+                    trim_leading: o.flag("ignoreLeadingWhiteSpace", true)?,
+                    trim_trailing: o.flag("ignoreTrailingWhiteSpace", true)?,
+                };
+                extra.push((values::CSV_STRINGS.into(), strings.spec()));
             }
             if let Some(sep) = o.get("lineSep") {
                 match sep.as_bytes() {
