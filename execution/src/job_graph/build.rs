@@ -119,46 +119,33 @@ fn cut(
         .collect::<Result<Vec<_>>>()?;
     let plan = replace_children_if_necessary(plan, children)?;
 
-    if let Some(r) = plan.downcast_ref::<RepartitionExec>() {
-        let distribution = match r.partitioning() {
-            Partitioning::Hash(keys, n) => OutputDistribution::Hash {
-                keys: keys.clone(),
-                channels: *n,
-            },
-            Partitioning::RoundRobinBatch(n) | Partitioning::UnknownPartitioning(n) => {
-                OutputDistribution::RoundRobin { channels: *n }
-            }
-            other => return internal_err!("cannot distribute a repartition by {other:?}"),
-        };
+    // DataFusion's repartitions and the user's exchanges: the input becomes a stage whose
+    // channels the consumer reads by Shuffle (Broadcast when every partition reads it all).
+    let exchange = if let Some(r) = plan.downcast_ref::<RepartitionExec>() {
         if r.preserve_order() {
             return datafusion::common::not_impl_err!(
                 "order-preserving repartition in a job graph"
             );
         }
-        let mode = match usage {
-            Usage::Once => InputMode::Shuffle,
-            Usage::Shared => InputMode::Broadcast,
-        };
-        let properties = r.properties().clone();
-        let stage = push_stage(stages, r.input().clone(), distribution)?;
-        return Ok(placeholder(stage, mode, properties));
-    }
-    if let Some(x) = plan.downcast_ref::<ExchangeExec>() {
-        let distribution = match x.partitioning() {
-            Partitioning::Hash(keys, n) => OutputDistribution::Hash {
-                keys: keys.clone(),
-                channels: *n,
-            },
-            other => OutputDistribution::RoundRobin {
-                channels: other.partition_count(),
-            },
+        Some((r.input().clone(), r.partitioning().clone()))
+    } else {
+        plan.downcast_ref::<ExchangeExec>()
+            .map(|x| (x.input().clone(), x.partitioning().clone()))
+    };
+    if let Some((input, partitioning)) = exchange {
+        let distribution = match partitioning {
+            Partitioning::Hash(keys, n) => OutputDistribution::Hash { keys, channels: n },
+            Partitioning::RoundRobinBatch(n) | Partitioning::UnknownPartitioning(n) => {
+                OutputDistribution::RoundRobin { channels: n }
+            }
+            other => return internal_err!("cannot distribute a repartition by {other:?}"),
         };
         let mode = match usage {
             Usage::Once => InputMode::Shuffle,
             Usage::Shared => InputMode::Broadcast,
         };
-        let properties = x.properties().clone();
-        let stage = push_stage(stages, x.input().clone(), distribution)?;
+        let properties = plan.properties().clone();
+        let stage = push_stage(stages, input, distribution)?;
         return Ok(placeholder(stage, mode, properties));
     }
     if plan.is::<CoalescePartitionsExec>()

@@ -287,24 +287,9 @@ pub fn java_double(v: f64) -> String {
         return "NaN".into();
     }
     if v.is_infinite() {
-        return if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    let abs = v.abs();
-    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        let s = format!("{v}");
-        return if s.contains('.') { s } else { format!("{s}.0") };
-    }
-    // Scientific notation like Java: 1.0E10, 1.5E-5.
-    let s = format!("{v:e}");
-    match s.split_once('e') {
-        Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
-        Some((m, e)) => format!("{m}.0E{e}"),
-        None => s,
-    }
+    java_finite(format!("{v}"), format!("{v:e}"), v.abs())
 }
 
 /// Java's `Float.toString`.
@@ -312,16 +297,23 @@ pub fn java_float(v: f32) -> String {
     if v.is_nan() || v.is_infinite() {
         return java_double(v as f64);
     }
-    let abs = v.abs();
+    java_finite(format!("{v}"), format!("{v:e}"), v.abs() as f64)
+}
+
+/// A finite value from its shortest plain and scientific spellings: plain between 10^-3 and
+/// 10^7 (always with a fraction), else `1.0E10`-style.
+fn java_finite(plain: String, scientific: String, abs: f64) -> String {
     if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        let s = format!("{v}");
-        return if s.contains('.') { s } else { format!("{s}.0") };
+        return if plain.contains('.') {
+            plain
+        } else {
+            format!("{plain}.0")
+        };
     }
-    let s = format!("{v:e}");
-    match s.split_once('e') {
+    match scientific.split_once('e') {
         Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
         Some((m, e)) => format!("{m}.0E{e}"),
-        None => s,
+        None => scientific,
     }
 }
 

@@ -57,6 +57,18 @@ fn flag(ds: &DataSource, key: &str, default: bool) -> bool {
         .unwrap_or(default)
 }
 
+fn unable_to_infer(format_name: &str) -> PlanError {
+    SparkError::analysis(
+        "UNABLE_TO_INFER_SCHEMA",
+        "42KD9",
+        format!(
+            "Unable to infer schema for {}. It must be specified manually.",
+            format_name.to_uppercase()
+        ),
+    )
+    .into()
+}
+
 pub fn path_not_found(path: &str) -> PlanError {
     SparkError::new(
         ErrorKind::Analysis,
@@ -132,7 +144,8 @@ fn datetime_formats(
     Ok((date, timestamp))
 }
 
-fn compression_of(file: &std::path::Path) -> FileCompressionType {
+/// The compression of a data file, by its name's suffix (as Hadoop's codecs go by).
+pub fn compression_of(file: &std::path::Path) -> FileCompressionType {
     match file.extension().and_then(|e| e.to_str()) {
         Some("gz") => FileCompressionType::GZIP,
         Some("bz2") => FileCompressionType::BZIP2,
@@ -159,15 +172,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         .unwrap_or_else(|| "parquet".to_string())
         .to_ascii_lowercase();
     if ds.paths.is_empty() {
-        return Err(SparkError::analysis(
-            "UNABLE_TO_INFER_SCHEMA",
-            "42KD9",
-            format!(
-                "Unable to infer schema for {}. It must be specified manually.",
-                format_name.to_uppercase()
-            ),
-        )
-        .into());
+        return Err(unable_to_infer(&format_name));
     }
     if format_name == "text" {
         return read_text(ds);
@@ -245,15 +250,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     if urls.is_empty() {
         // An empty directory: Spark cannot infer a schema either.
         if ds.schema.as_ref().is_none_or(|s| s.trim().is_empty()) {
-            return Err(SparkError::analysis(
-                "UNABLE_TO_INFER_SCHEMA",
-                "42KD9",
-                format!(
-                    "Unable to infer schema for {}. It must be specified manually.",
-                    format_name.to_uppercase()
-                ),
-            )
-            .into());
+            return Err(unable_to_infer(&format_name));
         }
     }
     let compression = {
@@ -522,12 +519,7 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
         Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
         _ => {
             if rows.is_empty() {
-                return Err(SparkError::analysis(
-                    "UNABLE_TO_INFER_SCHEMA",
-                    "42KD9",
-                    "Unable to infer schema for JSON. It must be specified manually.",
-                )
-                .into());
+                return Err(unable_to_infer("json"));
             }
             let inferred = arrow::json::reader::infer_json_schema_from_iterator(
                 rows.iter().map(Ok::<_, arrow::error::ArrowError>),

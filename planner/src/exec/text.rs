@@ -13,7 +13,6 @@ use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::datasource::TableType;
-use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
@@ -201,13 +200,7 @@ fn read_lines(
         let path = std::path::Path::new(file);
         let opened = std::fs::File::open(path)
             .map_err(|e| DataFusionError::Execution(format!("cannot read {file}: {e}")))?;
-        let compression = match path.extension().and_then(|e| e.to_str()) {
-            Some("gz") => FileCompressionType::GZIP,
-            Some("bz2") => FileCompressionType::BZIP2,
-            Some("xz") => FileCompressionType::XZ,
-            Some("zst") => FileCompressionType::ZSTD,
-            _ => FileCompressionType::UNCOMPRESSED,
-        };
+        let compression = crate::datasource::compression_of(path);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
         let mut line = Vec::new();
         loop {
