@@ -16,6 +16,7 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::execution::SessionState;
+use datafusion::logical_expr::{Expr, lit};
 
 pub mod discover;
 pub mod write;
@@ -86,17 +87,31 @@ pub fn path_not_found(path: &str) -> PlanError {
 pub struct FileRead {
     pub provider: Arc<dyn TableProvider>,
     pub partitions: Vec<(String, DataType)>,
-    /// Columns read as strings and parsed with a pattern (`dateFormat`, `timestampFormat`):
-    /// name, the parsing function (`to_date`, `to_timestamp_micros`), chrono format, type.
+    /// Columns read as strings and parsed with a pattern (`dateFormat`, `timestampFormat`).
     pub parse: Vec<ParsedColumn>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ParsedColumn {
     pub name: String,
-    pub function: &'static str,
+    /// A chrono format.
     pub format: String,
+    /// The column's type: a date, or a timestamp.
     pub data_type: DataType,
+}
+
+impl ParsedColumn {
+    /// The value parsed from the string `column`: a date, or a timestamp as a wall-clock
+    /// time without a zone (a cast to [`Self::data_type`] places it in the session's zone,
+    /// as Spark does).
+    pub fn parse(&self, column: Expr) -> Expr {
+        use datafusion::functions::datetime::{to_date, to_timestamp_micros};
+        let args = vec![column, lit(self.format.clone())];
+        match self.data_type {
+            DataType::Date32 => to_date().call(args),
+            _ => to_timestamp_micros(&Default::default()).call(args),
+        }
+    }
 }
 
 /// The `dateFormat` and `timestampFormat` of a CSV or JSON read, as chrono formats. They
@@ -187,18 +202,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     let mut partitions: Vec<(String, Vec<Option<String>>)> = vec![];
     let mut partitioned_dirs = vec![];
     for p in &ds.paths {
-        let local = p
-            .strip_prefix("file://")
-            .or_else(|| p.strip_prefix("file:"))
-            .unwrap_or(p);
+        let local = local_part(p)?;
         let is_glob = local.contains(['*', '?', '[']);
-        if let Some((scheme, _)) = p.split_once("://")
-            && scheme != "file"
-        {
-            return Err(PlanError::Unsupported(format!(
-                "reading from {scheme}:// paths"
-            )));
-        }
         let path = std::path::Path::new(local);
         if is_glob {
             urls.push(ListingTableUrl::parse(local)?);
@@ -292,7 +297,11 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             },
             flag(ds, "mergeSchema", false),
         ),
-        "csv" => (Arc::new(csv_format(state, ds, compression)?), true),
+        // Without `inferSchema` only the column names matter: the first file's header.
+        "csv" => (
+            Arc::new(csv_format(state, ds, compression)?),
+            flag(ds, "inferSchema", false),
+        ),
         "json" => {
             for (key, off) in [
                 ("primitivesAsString", "false"),
@@ -337,7 +346,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 }
                 Schema::try_merge(schemas).map_err(datafusion::error::DataFusionError::from)?
             } else {
-                // Like Spark, one file's footer (not every file's) gives the schema.
+                // One file gives the schema (like Spark's parquet footer, or a CSV header).
                 let first = match files.first() {
                     Some(f) => local_url(f, false)?,
                     None => urls[0].clone(),
@@ -386,18 +395,15 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     .any(|p| p.eq_ignore_ascii_case(f.name()))
             })
             .map(|f| {
-                let parsed = match (f.data_type(), &date_format, &timestamp_format) {
-                    (DataType::Date32, Some(fmt), _) => Some(("to_date", fmt)),
-                    (DataType::Timestamp(_, Some(_)), _, Some(fmt)) => {
-                        Some(("to_timestamp_micros", fmt))
-                    }
+                let format = match f.data_type() {
+                    DataType::Date32 => date_format.as_ref(),
+                    DataType::Timestamp(_, Some(_)) => timestamp_format.as_ref(),
                     _ => None,
                 };
-                match parsed {
-                    Some((function, fmt)) => {
+                match format {
+                    Some(fmt) => {
                         parse.push(ParsedColumn {
                             name: f.name().clone(),
-                            function,
                             format: fmt.clone(),
                             data_type: f.data_type().clone(),
                         });
@@ -441,17 +447,26 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     })
 }
 
+/// The local file system path of a read's `path` (plain, `file:` or `file://`).
+fn local_part(path: &str) -> PlanResult<&str> {
+    if let Some((scheme, _)) = path.split_once("://")
+        && scheme != "file"
+    {
+        return Err(PlanError::Unsupported(format!(
+            "reading from {scheme}:// paths"
+        )));
+    }
+    Ok(path
+        .strip_prefix("file://")
+        .or_else(|| path.strip_prefix("file:"))
+        .unwrap_or(path))
+}
+
 /// Local files of a read, directories listed like Spark (no partition directories).
 fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf>> {
     let mut files = vec![];
     for p in &ds.paths {
-        let local = p
-            .strip_prefix("file://")
-            .or_else(|| p.strip_prefix("file:"))
-            .unwrap_or(p);
-        if p.contains("://") && !p.starts_with("file:") {
-            return Err(PlanError::Unsupported(format!("reading {what} from {p}")));
-        }
+        let local = local_part(p)?;
         if local.contains(['*', '?', '[']) {
             return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
         }

@@ -133,52 +133,26 @@ impl Resolver<'_> {
         let scan =
             LogicalPlanBuilder::scan("files", provider_as_source(read.provider), None)?.build()?;
         // Partition columns arrive as the strings of their directory names.
-        let exprs =
-            scan.schema()
-                .iter()
-                .map(|(q, f)| {
-                    let col = Expr::Column(datafusion::common::Column::new(q.cloned(), f.name()));
-                    let value = match read.partitions.iter().find(|(k, _)| k == f.name()) {
-                        Some((_, t)) => {
-                            let typed = if t == &DataType::Utf8 {
-                                col.clone()
-                            } else {
-                                cast(col.clone(), t.clone())
-                            };
-                            when(
-                                col.eq(lit(crate::datasource::discover::DEFAULT_PARTITION_NAME)),
-                                lit(ScalarValue::try_from(t)?),
-                            )
-                            .otherwise(typed)?
-                        }
-                        None if read.parse.iter().any(|c| &c.name == f.name()) => {
-                            let Some(c) = read.parse.iter().find(|c| &c.name == f.name()) else {
-                                return Err(PlanError::InvalidPlan("parsed column".into()));
-                            };
-                            // Timestamps parse as wall-clock times (no zone); the cast below
-                            // places them in the session's zone, as Spark does.
-                            let udf = if c.function == "to_timestamp_micros" {
-                                datafusion::functions::datetime::to_timestamp_micros(
-                                    &Default::default(),
-                                )
-                            } else {
-                                let Some(udf) = state.scalar_functions().get(c.function).cloned()
-                                else {
-                                    return Err(PlanError::InvalidPlan(format!(
-                                        "no function {}",
-                                        c.function
-                                    )));
-                                };
-                                udf
-                            };
-                            let parsed = Expr::ScalarFunction(
-                                datafusion::logical_expr::expr::ScalarFunction::new_udf(
-                                    udf,
-                                    vec![col, lit(c.format.clone())],
-                                ),
-                            );
-                            cast(parsed, self.in_session_zone(c.data_type.clone()))
-                        }
+        let exprs = scan
+            .schema()
+            .iter()
+            .map(|(q, f)| {
+                let col = Expr::Column(datafusion::common::Column::new(q.cloned(), f.name()));
+                let value = match read.partitions.iter().find(|(k, _)| k == f.name()) {
+                    Some((_, t)) => {
+                        let typed = if t == &DataType::Utf8 {
+                            col.clone()
+                        } else {
+                            cast(col.clone(), t.clone())
+                        };
+                        when(
+                            col.eq(lit(crate::datasource::discover::DEFAULT_PARTITION_NAME)),
+                            lit(ScalarValue::try_from(t)?),
+                        )
+                        .otherwise(typed)?
+                    }
+                    None => match read.parse.iter().find(|c| &c.name == f.name()) {
+                        Some(c) => cast(c.parse(col), self.in_session_zone(c.data_type.clone())),
                         None => {
                             // Instants read as UTC are shown in the session's zone.
                             let zoned = self.in_session_zone(f.data_type().clone());
@@ -188,11 +162,12 @@ impl Resolver<'_> {
                                 cast(col, zoned)
                             }
                         }
-                    };
-                    let internal = self.fresh(f.name(), vec![]);
-                    Ok(value.alias(internal))
-                })
-                .collect::<PlanResult<Vec<_>>>()?;
+                    },
+                };
+                let internal = self.fresh(f.name(), vec![]);
+                Ok(value.alias(internal))
+            })
+            .collect::<PlanResult<Vec<_>>>()?;
         Ok(LogicalPlanBuilder::from(scan).project(exprs)?.build()?)
     }
 
