@@ -24,6 +24,8 @@ pub enum ErrorKind {
     NoSuchElement,
     InvalidPlanInput,
     Runtime,
+    /// `org.apache.spark.SparkException` (e.g. CATALOG_NOT_FOUND).
+    Spark,
     /// A class (e.g. a data source's) that is not there.
     ClassNotFound,
     Internal,
@@ -124,6 +126,7 @@ impl ErrorKind {
                 TAIL[1],
                 TAIL[2],
             ],
+            ErrorKind::Spark => &["org.apache.spark.SparkException", TAIL[0], TAIL[1], TAIL[2]],
             ErrorKind::ClassNotFound => &[
                 "org.apache.spark.SparkClassNotFoundException",
                 "java.lang.ClassNotFoundException",

@@ -265,6 +265,63 @@ pub fn schema_to_proto(schema: &Schema, names: &[String]) -> PlanResult<pb::Data
     })
 }
 
+/// Spark's JSON form of a type (`DataType.json()`), as the catalog stores table schemas.
+/// Field comments (Arrow metadata `comment`) are kept in the field's metadata.
+pub fn to_spark_json(dt: &DataType) -> PlanResult<serde_json::Value> {
+    use serde_json::{Value, json};
+    Ok(match dt {
+        DataType::Struct(fields) => json!({
+            "type": "struct",
+            "fields": fields
+                .iter()
+                .map(|f| field_json(f))
+                .collect::<PlanResult<Vec<_>>>()?,
+        }),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _) => json!({
+            "type": "array",
+            "elementType": to_spark_json(f.data_type())?,
+            "containsNull": f.is_nullable(),
+        }),
+        DataType::Map(entries, _) => {
+            let (key, value) = map_key_value(entries.data_type())?;
+            json!({
+                "type": "map",
+                "keyType": to_spark_json(key.data_type())?,
+                "valueType": to_spark_json(value.data_type())?,
+                "valueContainsNull": value.is_nullable(),
+            })
+        }
+        other => Value::String(simple_string(other)),
+    })
+}
+
+fn field_json(f: &Field) -> PlanResult<serde_json::Value> {
+    let mut metadata = serde_json::Map::new();
+    if let Some(c) = f.metadata().get(COMMENT_KEY) {
+        metadata.insert(COMMENT_KEY.into(), serde_json::Value::String(c.clone()));
+    }
+    Ok(serde_json::json!({
+        "name": f.name(),
+        "type": to_spark_json(f.data_type())?,
+        "nullable": f.is_nullable(),
+        "metadata": metadata,
+    }))
+}
+
+/// The field metadata key of a column's comment (`COMMENT '...'` in DDL), as in Spark.
+pub const COMMENT_KEY: &str = "comment";
+
+/// A field with a column comment.
+pub fn with_comment(field: Field, comment: &str) -> Field {
+    let mut metadata = field.metadata().clone();
+    metadata.insert(COMMENT_KEY.into(), comment.to_string());
+    field.with_metadata(metadata)
+}
+
 /// Spark's `simpleString` of a type: `int`, `array<string>`, `struct<a:int,b:string>`.
 pub fn simple_string(dt: &DataType) -> String {
     match dt {
@@ -397,7 +454,17 @@ fn json_type(v: &serde_json::Value, time_zone: &str) -> PlanResult<DataType> {
                             let nullable =
                                 f.get("nullable").and_then(Value::as_bool).unwrap_or(true);
                             let dt = json_type(f.get("type").ok_or_else(bad)?, time_zone)?;
-                            Ok(Field::new(name, dt, nullable))
+                            let field = Field::new(name, dt, nullable);
+                            Ok(
+                                match f
+                                    .get("metadata")
+                                    .and_then(|m| m.get(COMMENT_KEY))
+                                    .and_then(Value::as_str)
+                                {
+                                    Some(c) => with_comment(field, c),
+                                    None => field,
+                                },
+                            )
                         })
                         .collect::<PlanResult<Vec<_>>>()?;
                     Ok(DataType::Struct(Fields::from(fields)))
@@ -580,6 +647,7 @@ impl<'a> TypeParser<'a> {
             self.eat(':');
             let dt = self.parse_type()?;
             let mut nullable = true;
+            let mut comment = None;
             loop {
                 if self.keyword("NOT") {
                     if !self.keyword("NULL") {
@@ -587,12 +655,16 @@ impl<'a> TypeParser<'a> {
                     }
                     nullable = false;
                 } else if self.keyword("COMMENT") {
-                    self.skip_string()?;
+                    comment = Some(self.string()?);
                 } else {
                     break;
                 }
             }
-            fields.push(Field::new(name, dt, nullable));
+            let field = Field::new(name, dt, nullable);
+            fields.push(match comment {
+                Some(c) => with_comment(field, &c),
+                None => field,
+            });
             if !self.eat(',') {
                 break;
             }
@@ -600,22 +672,33 @@ impl<'a> TypeParser<'a> {
         Ok(Fields::from(fields))
     }
 
-    fn skip_string(&mut self) -> PlanResult<()> {
+    /// A quoted string literal, with backslash escapes as Spark reads them.
+    fn string(&mut self) -> PlanResult<String> {
         self.skip_ws();
         let rest = &self.text[self.pos..];
         let quote = rest.chars().next().ok_or_else(|| self.error())?;
         if quote != '\'' && quote != '"' {
             return Err(self.error());
         }
+        let mut out = String::new();
         let mut escaped = false;
         for (i, c) in rest.char_indices().skip(1) {
             if escaped {
+                out.push(match c {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    '0' => '\0',
+                    other => other,
+                });
                 escaped = false;
             } else if c == '\\' {
                 escaped = true;
             } else if c == quote {
                 self.pos += i + 1;
-                return Ok(());
+                return Ok(out);
+            } else {
+                out.push(c);
             }
         }
         Err(self.error())

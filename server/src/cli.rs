@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ember_execution::cluster::DriverConfig;
 use ember_execution::remote::{ClusterJobRunner, ClusterOptions, WorkerOptions, run_worker};
 use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
-use ember_planner::catalog::GlobalViews;
+use ember_planner::catalog::{ServerCatalog, Warehouse};
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
@@ -296,7 +296,11 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         .insert("spark.master".into(), format!("local[{parallelism}]"));
     let state = Arc::new(ServerState {
         sessions: SessionManager::default(),
-        global_views: Arc::new(GlobalViews::default()),
+        global_views: Arc::new(ServerCatalog::new(
+            Warehouse::open(warehouse.clone()).map_err(|e| {
+                format!("cannot open the catalog under {}: {e}", warehouse.display())
+            })?,
+        )),
         runner,
         defaults,
         parallelism,

@@ -174,6 +174,7 @@ fn kind_name(k: ErrorKind) -> &'static str {
         ErrorKind::NoSuchElement => "no_such_element",
         ErrorKind::InvalidPlanInput => "invalid_plan",
         ErrorKind::Runtime => "runtime",
+        ErrorKind::Spark => "spark",
         ErrorKind::ClassNotFound => "class_not_found",
         ErrorKind::Internal => "internal",
     }
@@ -192,6 +193,7 @@ fn kind_of(name: &str) -> ErrorKind {
         "no_such_element" => ErrorKind::NoSuchElement,
         "invalid_plan" => ErrorKind::InvalidPlanInput,
         "runtime" => ErrorKind::Runtime,
+        "spark" => ErrorKind::Spark,
         "class_not_found" => ErrorKind::ClassNotFound,
         _ => ErrorKind::Internal,
     }

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use ember_planner::SparkError;
-use ember_planner::catalog::{GlobalViews, SessionCatalog};
+use ember_planner::catalog::{ServerCatalog, SessionCatalog};
 use parking_lot::Mutex;
 use tonic::Status;
 
@@ -32,6 +32,8 @@ pub struct Session {
     pub operations: Mutex<HashMap<String, Arc<Operation>>>,
     errors: Mutex<VecDeque<(String, ErrorRecord)>>,
     pub target_partitions: usize,
+    /// Plan ids of `spark.catalog.createTable` relations that already created their table.
+    pub created_by_plan: Mutex<HashSet<i64>>,
 }
 
 impl Session {
@@ -39,7 +41,7 @@ impl Session {
         user_id: &str,
         session_id: &str,
         defaults: ServerDefaults,
-        global: Arc<GlobalViews>,
+        global: Arc<ServerCatalog>,
         target_partitions: usize,
     ) -> Self {
         Self {
@@ -52,6 +54,7 @@ impl Session {
             operations: Mutex::new(HashMap::new()),
             errors: Mutex::new(VecDeque::new()),
             target_partitions,
+            created_by_plan: Mutex::new(HashSet::new()),
         }
     }
 
@@ -133,7 +136,7 @@ impl SessionManager {
         session_id: &str,
         observed_server_side_id: Option<&str>,
         defaults: impl FnOnce() -> ServerDefaults,
-        global: &Arc<GlobalViews>,
+        global: &Arc<ServerCatalog>,
         target_partitions: usize,
     ) -> Result<Arc<Session>, Status> {
         validate_session_id(session_id)?;

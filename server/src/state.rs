@@ -7,7 +7,7 @@ use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 use ember_execution::JobRunner;
-use ember_planner::catalog::GlobalViews;
+use ember_planner::catalog::ServerCatalog;
 use ember_planner::proto::{ArtifactLookup, ProtoContext};
 use ember_planner::{PlannerConfig, ResolvedQuery, spec};
 use futures::TryStreamExt;
@@ -18,7 +18,7 @@ use crate::session::{Session, SessionManager};
 
 pub struct ServerState {
     pub sessions: SessionManager,
-    pub global_views: Arc<GlobalViews>,
+    pub global_views: Arc<ServerCatalog>,
     pub runner: Arc<dyn JobRunner>,
     pub defaults: ServerDefaults,
     /// Partitions DataFusion plans for (and `spark.range` defaults to).

@@ -5,7 +5,7 @@ use ember_protos::spark::connect::command::CommandType;
 
 use super::{ProtoContext, relation};
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::spec::{SaveMode, Statement, ViewKind, WriteSpec, WriteTarget};
+use crate::spec::{SaveMode, Statement, ViewKind, WriteSpec, WriteTarget, WriteV2, WriteV2Mode};
 use crate::sql;
 
 /// What a command asks for. `Sql` is returned separately because Spark answers a SQL command
@@ -80,7 +80,9 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
         CommandType::WriteOperation(w) => {
             CommandSpec::Statement(Statement::Write(Box::new(write_operation(ctx, w)?)))
         }
-        CommandType::WriteOperationV2(_) => return unsupported("DataFrameWriterV2 (df.writeTo)"),
+        CommandType::WriteOperationV2(w) => {
+            CommandSpec::Statement(Statement::WriteV2(Box::new(write_v2(ctx, w)?)))
+        }
         CommandType::RegisterFunction(f) => {
             return unsupported(format!("registering function {}", f.function_name));
         }
@@ -100,6 +102,49 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
         CommandType::ExecuteExternalCommand(_) => return unsupported("external commands"),
         CommandType::PipelineCommand(_) => return unsupported("declarative pipelines"),
         CommandType::Extension(_) => return unsupported("command extensions"),
+    })
+}
+
+/// `df.writeTo(name)`: DataFrameWriterV2's settings.
+fn write_v2(ctx: &ProtoContext, w: &pb::WriteOperationV2) -> PlanResult<WriteV2> {
+    use pb::write_operation_v2::Mode;
+    let Some(input) = &w.input else {
+        return invalid("writeTo without input");
+    };
+    if !w.clustering_columns.is_empty() {
+        return unsupported("clusterBy");
+    }
+    let mut partition_by = vec![];
+    for e in &w.partitioning_columns {
+        match super::convert_expression(ctx, e)? {
+            crate::spec::Expr::Attribute { name, .. } => partition_by.push(name.join(".")),
+            _ => return unsupported("partitionedBy with transforms (only columns)"),
+        }
+    }
+    let mode = match w.mode() {
+        Mode::Create => WriteV2Mode::Create,
+        Mode::Replace => WriteV2Mode::Replace,
+        Mode::CreateOrReplace => WriteV2Mode::CreateOrReplace,
+        Mode::Append => WriteV2Mode::Append,
+        Mode::Overwrite => WriteV2Mode::Overwrite,
+        Mode::OverwritePartitions => WriteV2Mode::OverwritePartitions,
+        Mode::Unspecified => return invalid("writeTo without a mode"),
+    };
+    if mode == WriteV2Mode::Overwrite {
+        return unsupported("writeTo(...).overwrite(condition)");
+    }
+    Ok(WriteV2 {
+        input: relation::convert(ctx, input)?,
+        name: crate::sql::parse_identifier_parts(&w.table_name)?,
+        provider: w.provider.clone(),
+        partition_by,
+        options: w.options.clone(),
+        properties: w
+            .table_properties
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        mode,
     })
 }
 

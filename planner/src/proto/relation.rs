@@ -380,6 +380,20 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 .map(|r| convert(ctx, r))
                 .collect::<PlanResult<_>>()?,
         },
+        // The DataFrame `spark.catalog.createTable` returns reads the table it created
+        // (ExecutePlan runs the creation itself; this is the plan analysis sees).
+        RelType::Catalog(pb::Catalog {
+            cat_type:
+                Some(
+                    pb::catalog::CatType::CreateTable(pb::CreateTable { table_name, .. })
+                    | pb::catalog::CatType::CreateExternalTable(pb::CreateExternalTable {
+                        table_name,
+                        ..
+                    }),
+                ),
+        }) => PlanNode::Table {
+            name: crate::sql::parse_identifier_parts(table_name)?,
+        },
         RelType::UnresolvedTableValuedFunction(f) => PlanNode::TableFunction {
             name: f.function_name.clone(),
             args: convert_all(ctx, &f.arguments)?,

@@ -316,6 +316,17 @@ impl Resolver<'_> {
         match lname.as_str() {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),
+            // The session's catalog state, as literals.
+            "current_database" | "current_schema" if call.args.is_empty() => {
+                let db = self.catalog().current_database();
+                return Ok((lit(db), "current_schema()".to_string()));
+            }
+            "current_catalog" if call.args.is_empty() => {
+                return Ok((
+                    lit(crate::catalog::SESSION_CATALOG),
+                    "current_catalog()".to_string(),
+                ));
+            }
             _ => {}
         }
         let def = registry()

@@ -235,14 +235,9 @@ impl Resolver<'_> {
                 let qualifier = name.last().map(|n| vec![n.clone()]);
                 self.reassign(plan, qualifier)
             }
-            Some(CatalogEntry::Table {
-                name: full,
-                provider,
-            }) => {
-                let table_ref = datafusion::common::TableReference::bare(full.join("."));
-                let scan = LogicalPlanBuilder::scan(table_ref, provider_as_source(provider), None)?
-                    .build()?;
-                self.expose_scan(scan, &full)
+            Some(CatalogEntry::Table(table)) => {
+                let plan = self.resolve_data_source(&table_source(&table))?;
+                self.reassign(plan, Some(table.qualified_name()))
             }
             None => Err(SparkError::table_not_found(&name.join(".")).into()),
         }
@@ -326,5 +321,19 @@ fn spark_compatible(dt: &DataType) -> DataType {
             f.is_nullable(),
         ))),
         other => other.clone(),
+    }
+}
+
+/// The files of a warehouse table, read as `spark.read` would with the table's schema.
+pub(crate) fn table_source(table: &crate::catalog::TableMeta) -> crate::spec::DataSource {
+    crate::spec::DataSource {
+        format: Some(table.format.clone()),
+        schema: Some(table.schema_json()),
+        options: table
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        paths: vec![table.location.clone()],
     }
 }

@@ -56,6 +56,62 @@ pub enum ExplainMode {
     Formatted,
 }
 
+/// `CREATE TABLE` (and `saveAsTable`/`writeTo` of a new table).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CreateTableSpec {
+    pub name: Vec<String>,
+    /// The column list as DDL text (`a INT, b STRING COMMENT 'x'`), if given.
+    pub columns: Option<String>,
+    /// `USING ...`; `None`: `spark.sql.sources.default`.
+    pub format: Option<String>,
+    pub partition_by: Vec<String>,
+    pub location: Option<String>,
+    pub options: Vec<(String, String)>,
+    pub comment: Option<String>,
+    pub properties: Vec<(String, String)>,
+    /// `AS SELECT ...`.
+    pub query: Option<Plan>,
+    pub if_not_exists: bool,
+    pub replace: bool,
+    pub external: bool,
+}
+
+/// What `df.writeTo(name)` ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteV2Mode {
+    Create,
+    Replace,
+    CreateOrReplace,
+    Append,
+    Overwrite,
+    OverwritePartitions,
+}
+
+/// `df.writeTo(name)...` (DataFrameWriterV2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteV2 {
+    pub input: Plan,
+    pub name: Vec<String>,
+    pub provider: Option<String>,
+    pub partition_by: Vec<String>,
+    pub options: HashMap<String, String>,
+    pub properties: Vec<(String, String)>,
+    pub mode: WriteV2Mode,
+}
+
+/// `ALTER TABLE name ...`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterTable {
+    RenameTo(Vec<String>),
+    /// DDL text of the new columns.
+    AddColumns(String),
+    SetProperties(Vec<(String, String)>),
+    UnsetProperties {
+        keys: Vec<String>,
+        if_exists: bool,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
     /// A query: returns rows.
@@ -106,6 +162,8 @@ pub enum Statement {
     DescribeTable {
         table: Vec<String>,
         extended: bool,
+        /// `DESCRIBE t col`.
+        column: Option<Vec<String>>,
     },
     DescribeQuery(Plan),
     /// `USE db`.
@@ -133,4 +191,52 @@ pub enum Statement {
     Evaluate(Expr),
     /// Write a query's rows to files or a table.
     Write(Box<WriteSpec>),
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+        comment: Option<String>,
+        location: Option<String>,
+        properties: Vec<(String, String)>,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+        cascade: bool,
+    },
+    DescribeDatabase {
+        name: String,
+        extended: bool,
+    },
+    CreateTable(Box<CreateTableSpec>),
+    WriteV2(Box<WriteV2>),
+    DropTable {
+        name: Vec<String>,
+        if_exists: bool,
+    },
+    /// `INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] [(cols)] query`.
+    Insert {
+        table: Vec<String>,
+        query: Plan,
+        overwrite: bool,
+        /// Static partition values (`PARTITION (p = 1)`), `None` for dynamic ones.
+        partition: Vec<(String, Option<Expr>)>,
+        columns: Vec<String>,
+    },
+    TruncateTable {
+        name: Vec<String>,
+    },
+    AlterTable {
+        name: Vec<String>,
+        action: AlterTable,
+    },
+    ShowCreateTable {
+        name: Vec<String>,
+    },
+    ShowTblProperties {
+        name: Vec<String>,
+        key: Option<String>,
+    },
+    ShowPartitions {
+        name: Vec<String>,
+    },
 }

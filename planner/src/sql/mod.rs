@@ -5,6 +5,7 @@
 //! `1Y`, `1.5BD`). The AST is then lowered with Spark's meaning: `query` for SELECT/set
 //! operations/VALUES, `expression` for expressions, `statement` for DDL and commands.
 
+mod ddl;
 mod dialect;
 mod expression;
 mod query;
@@ -54,6 +55,16 @@ pub fn parse_statement(sql: &str, args: &Arguments) -> PlanResult<Statement> {
     let sql = sql.as_str();
     let dialect = SparkDialect::default();
     let tokens = tokenize(&dialect, sql)?;
+    let lowering = Lowering::new(args);
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens.clone());
+    if let Some(stmt) = ddl::parse(&lowering, &mut parser)? {
+        while parser.consume_token(&Token::SemiColon) {}
+        if parser.peek_token().token != Token::EOF {
+            let found = parser.peek_token().token.to_string();
+            return Err(SparkError::parse_syntax(&format!("'{found}'"), "").into());
+        }
+        return Ok(stmt);
+    }
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let stmt = parser.parse_statement().map_err(|e| parse_error(e, sql))?;
     // Allow one trailing semicolon.
@@ -62,7 +73,6 @@ pub fn parse_statement(sql: &str, args: &Arguments) -> PlanResult<Statement> {
         let found = parser.peek_token().token.to_string();
         return Err(SparkError::parse_syntax(&format!("'{found}'"), "").into());
     }
-    let lowering = Lowering::new(args);
     let mut out = statement::lower(&lowering, stmt)?;
     if global_view && let Statement::CreateView { kind, .. } = &mut out {
         *kind = crate::spec::ViewKind::GlobalTemporary;

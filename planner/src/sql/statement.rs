@@ -185,6 +185,7 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
         } => Statement::DescribeTable {
             table: object_name_parts(&table_name)?,
             extended: hive_format.is_some(),
+            column: None,
         },
         ast::Statement::Use(u) => match u {
             ast::Use::Object(name) | ast::Use::Database(name) | ast::Use::Schema(name) => {

@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::array::{ArrayRef, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::ipc::writer::StreamWriter;
 use ember_planner::spec::{ExplainMode, Plan, PlanNode, Statement, ViewKind};
 use ember_planner::{SparkError, types};
 use ember_protos::spark::connect as pb;
 
+use super::catalog;
 use crate::error::ServerResult;
 use crate::explain;
 use crate::state::RequestContext;
@@ -119,36 +120,20 @@ pub async fn execute_statement(
             let text = explain::explain(ctx, &query, mode).await?;
             single_string_column("plan", vec![text])
         }
-        Statement::ShowTables { pattern, .. } | Statement::ShowViews { pattern, .. } => {
-            let names: Vec<String> = ctx
-                .session
-                .catalog
-                .temp_view_names()
-                .into_iter()
-                .filter(|n| matches_pattern(n, pattern.as_deref()))
-                .collect();
-            let n = names.len();
-            let schema = Arc::new(Schema::new(vec![
-                Field::new("namespace", DataType::Utf8, false),
-                Field::new("tableName", DataType::Utf8, false),
-                Field::new("isTemporary", DataType::Boolean, false),
-            ]));
-            let columns: Vec<ArrayRef> = vec![
-                Arc::new(StringArray::from(vec![""; n])),
-                Arc::new(StringArray::from(names)),
-                Arc::new(BooleanArray::from(vec![true; n])),
-            ];
-            Ok(Some(
-                RecordBatch::try_new(schema, columns)
-                    .map_err(datafusion::error::DataFusionError::from)?,
-            ))
-        }
+        Statement::ShowTables { database, pattern } => catalog::show_tables(
+            ctx,
+            database.as_deref(),
+            |n| matches_pattern(n, pattern.as_deref()),
+            false,
+        ),
+        Statement::ShowViews { database, pattern } => catalog::show_tables(
+            ctx,
+            database.as_deref(),
+            |n| matches_pattern(n, pattern.as_deref()),
+            true,
+        ),
         Statement::ShowDatabases { pattern } => {
-            let dbs: Vec<String> = vec!["default".to_string()]
-                .into_iter()
-                .filter(|n| matches_pattern(n, pattern.as_deref()))
-                .collect();
-            single_string_column("namespace", dbs)
+            catalog::show_databases(ctx, |n| matches_pattern(n, pattern.as_deref()))
         }
         Statement::ShowFunctions { pattern } => {
             let mut names: Vec<String> = ember_planner::functions::registry()
@@ -164,10 +149,87 @@ pub async fn execute_statement(
             let query = ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
             single_string_column("col_name", query.names)
         }
-        Statement::DescribeTable { table, .. } => {
+        Statement::DescribeTable {
+            table,
+            column: Some(column),
+            ..
+        } => catalog::describe_column(ctx, &table, &column),
+        Statement::DescribeTable {
+            table, extended, ..
+        } => {
+            if !ctx.session.catalog.lookup_view(&table)
+                && let Some(meta) = ctx.session.catalog.lookup_table(&table)
+            {
+                return catalog::describe_table(ctx, &meta, extended);
+            }
             let query = ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
             describe(&query)
         }
+        Statement::DescribeDatabase { name, extended } => {
+            catalog::describe_database(ctx, &name, extended)
+        }
+        Statement::CreateDatabase {
+            name,
+            if_not_exists,
+            comment,
+            location,
+            properties,
+        } => {
+            catalog::create_database(ctx, &name, if_not_exists, comment, location, properties)?;
+            Ok(None)
+        }
+        Statement::DropDatabase {
+            name,
+            if_exists,
+            cascade,
+        } => {
+            catalog::drop_database(ctx, &name, if_exists, cascade)?;
+            Ok(None)
+        }
+        Statement::CreateTable(spec) => {
+            catalog::create_table(ctx, *spec).await?;
+            Ok(None)
+        }
+        Statement::WriteV2(w) => {
+            catalog::write_v2(ctx, *w).await?;
+            Ok(None)
+        }
+        Statement::DropTable { name, if_exists } => {
+            catalog::drop_table(ctx, &name, if_exists)?;
+            Ok(None)
+        }
+        Statement::Insert {
+            table,
+            query,
+            overwrite,
+            partition,
+            columns,
+        } => {
+            catalog::insert(
+                ctx,
+                &table,
+                &query,
+                overwrite,
+                &partition,
+                &columns,
+                catalog::ColumnMatch::ByPosition,
+            )
+            .await?;
+            Ok(None)
+        }
+        Statement::TruncateTable { name } => {
+            catalog::truncate_table(ctx, &name)?;
+            Ok(None)
+        }
+        Statement::AlterTable { name, action } => {
+            catalog::alter_table(ctx, &name, action)?;
+            Ok(None)
+        }
+        Statement::ShowCreateTable { name } => catalog::show_create_table(ctx, &name),
+        Statement::ShowTblProperties { name, key } => {
+            catalog::show_tblproperties(ctx, &name, key.as_deref())
+        }
+        Statement::ShowPartitions { name } => catalog::show_partitions(ctx, &name),
         Statement::DescribeQuery(plan) => {
             let query = ctx.resolve(&plan)?;
             describe(&query)
@@ -235,7 +297,7 @@ fn single_string_column(name: &str, values: Vec<String>) -> ServerResult<Option<
 }
 
 /// Spark's SHOW ... LIKE pattern: `*` matches anything, `|` separates alternatives.
-fn matches_pattern(name: &str, pattern: Option<&str>) -> bool {
+pub fn matches_pattern(name: &str, pattern: Option<&str>) -> bool {
     let Some(p) = pattern else { return true };
     p.split('|').any(|alt| {
         let re = format!("(?i)^{}$", regex_escape(alt.trim()).replace("\\*", ".*"));

@@ -1,5 +1,7 @@
 //! ExecutePlan: decode the plan, run it as a reattachable operation, stream the responses.
 
+pub mod catalog;
+pub mod catalog_api;
 pub mod command;
 pub mod encode;
 pub mod operation;
@@ -198,7 +200,50 @@ async fn stream_relation(
     responder: &Responder,
     rel: &pb::Relation,
 ) -> ServerResult<()> {
-    let spec = convert_relation(&ctx.proto_context(), rel)?;
+    let spec = match &rel.rel_type {
+        // A DataFrame `spark.catalog.createTable` returned reads its table when run again
+        // (Spark's plan cache gives the same); the creation happened once.
+        Some(pb::relation::RelType::Catalog(pb::Catalog {
+            cat_type:
+                Some(
+                    pb::catalog::CatType::CreateTable(pb::CreateTable { table_name, .. })
+                    | pb::catalog::CatType::CreateExternalTable(pb::CreateExternalTable {
+                        table_name,
+                        ..
+                    }),
+                ),
+        })) if rel
+            .common
+            .as_ref()
+            .and_then(|c| c.plan_id)
+            .is_some_and(|id| ctx.session.created_by_plan.lock().contains(&id)) =>
+        {
+            ember_planner::spec::Plan::new(ember_planner::spec::PlanNode::Table {
+                name: ember_planner::sql::parse_identifier_parts(table_name)?,
+            })
+        }
+        Some(pb::relation::RelType::Catalog(c)) => match catalog_api::answer(ctx, c).await? {
+            catalog_api::CatalogAnswer::Rows(batch) => {
+                let names: Vec<String> = batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                let encoder = ResultEncoder::new(&batch.schema(), &names);
+                send_schema(op, responder, &encoder).await?;
+                send_batch(op, responder, &encoder, &batch, 0).await?;
+                return Ok(());
+            }
+            catalog_api::CatalogAnswer::Table(name) => {
+                if let Some(id) = rel.common.as_ref().and_then(|c| c.plan_id) {
+                    ctx.session.created_by_plan.lock().insert(id);
+                }
+                ember_planner::spec::Plan::new(ember_planner::spec::PlanNode::Table { name })
+            }
+        },
+        _ => convert_relation(&ctx.proto_context(), rel)?,
+    };
     let query = ctx.resolve(&spec)?;
     match query.post {
         PostProcess::None => {

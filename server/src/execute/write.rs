@@ -2,6 +2,7 @@
 //! files into a staging directory; once every task has succeeded the server (the driver)
 //! commits the job atomically. See `ember_execution::write`.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,14 +12,14 @@ use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
 use ember_planner::datasource::write::write_settings;
 use ember_planner::error::ErrorKind;
 use ember_planner::spec::{SaveMode, WriteSpec, WriteTarget};
-use ember_planner::{SparkError, types};
+use ember_planner::{ResolvedQuery, SparkError, types};
 use futures::TryStreamExt;
 
 use crate::error::ServerResult;
 use crate::state::RequestContext;
 
 /// The local path a write goes to: `file:` URLs and plain paths, made absolute.
-fn local_path(path: &str) -> ServerResult<PathBuf> {
+pub fn local_path(path: &str) -> ServerResult<PathBuf> {
     let plain = if let Some(rest) = path.strip_prefix("file://") {
         rest
     } else if let Some(rest) = path.strip_prefix("file:") {
@@ -42,29 +43,42 @@ fn local_path(path: &str) -> ServerResult<PathBuf> {
     Ok(absolute.components().collect())
 }
 
-fn analysis(class: &str, state: &str, message: String, params: Vec<(&str, String)>) -> SparkError {
+pub fn analysis(
+    class: &str,
+    state: &str,
+    message: String,
+    params: Vec<(&str, String)>,
+) -> SparkError {
     SparkError::new(ErrorKind::Analysis, class, state, message, params)
 }
 
+/// A query's rows written as files of one format under a local directory.
+pub struct FileWriteSpec {
+    pub target: PathBuf,
+    pub format: String,
+    pub options: HashMap<String, String>,
+    pub partition_by: Vec<String>,
+    /// Replace what the directory holds (else add to it).
+    pub overwrite: bool,
+}
+
+/// The data source a write uses when none is given (`spark.sql.sources.default`).
+pub fn format_or_default(ctx: &RequestContext, format: Option<&str>) -> String {
+    format
+        .map(str::to_string)
+        .or_else(|| ctx.session.conf.get("spark.sql.sources.default"))
+        .unwrap_or_else(|| "parquet".into())
+        .to_ascii_lowercase()
+}
+
 pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<()> {
-    let conf = &ctx.session.conf;
     let path = match &spec.target {
         WriteTarget::Path(p) => p.clone(),
-        WriteTarget::Table { insert, .. } => {
-            let what = if *insert { "insertInto" } else { "saveAsTable" };
-            return Err(SparkError::unsupported(format!("{what} (persistent tables)")).into());
-        }
+        WriteTarget::Table { .. } => return super::catalog::write_table(ctx, spec).await,
     };
-    let format = spec
-        .format
-        .clone()
-        .or_else(|| conf.get("spark.sql.sources.default"))
-        .unwrap_or_else(|| "parquet".into())
-        .to_ascii_lowercase();
-    let codec = conf
-        .get("spark.sql.parquet.compression.codec")
-        .unwrap_or_else(|| "snappy".into());
-    let settings = write_settings(&format, &spec.options, &codec)?;
+    let format = format_or_default(ctx, spec.format.as_deref());
+    // Bad formats and options fail before anything is looked at.
+    write_settings(&format, &spec.options, "snappy")?;
     let target = local_path(&path)?;
     recover(&target)?;
     if target.exists() {
@@ -83,9 +97,37 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
             SaveMode::Append | SaveMode::Overwrite => {}
         }
     }
-
-    // The query's columns under their Spark names, partition columns last.
     let query = ctx.resolve(&spec.input)?;
+    write_files(
+        ctx,
+        query,
+        FileWriteSpec {
+            target,
+            format,
+            options: spec.options,
+            partition_by: spec.partition_by,
+            overwrite: spec.mode == SaveMode::Overwrite,
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Run `query` as a job whose tasks write files into a staging directory, then commit them
+/// into `spec.target`. Returns the number of rows written.
+pub async fn write_files(
+    ctx: &RequestContext,
+    query: ResolvedQuery,
+    spec: FileWriteSpec,
+) -> ServerResult<u64> {
+    let codec = ctx
+        .session
+        .conf
+        .get("spark.sql.parquet.compression.codec")
+        .unwrap_or_else(|| "snappy".into());
+    let settings = write_settings(&spec.format, &spec.options, &codec)?;
+    let target = spec.target;
+    // The query's columns under their Spark names, partition columns last.
     let case_sensitive = ctx.planner_config().case_sensitive;
     let same = |a: &str, b: &str| {
         if case_sensitive {
@@ -198,11 +240,12 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
         })
         .map(|a| a.values().iter().sum::<u64>())
         .sum();
-    let mode = match spec.mode {
-        SaveMode::Overwrite => CommitMode::Overwrite,
-        _ => CommitMode::Append,
+    let mode = if spec.overwrite {
+        CommitMode::Overwrite
+    } else {
+        CommitMode::Append
     };
     staged.commit(mode)?;
     tracing::debug!(target = %target.display(), rows, "write committed");
-    Ok(())
+    Ok(rows)
 }

@@ -1,47 +1,63 @@
 //! The session catalog as the resolver sees it: temporary views of this session, global
-//! temporary views shared by all sessions (`global_temp`), and tables.
+//! temporary views shared by all sessions (`global_temp`), and the persistent databases and
+//! tables of the warehouse ([`warehouse`]).
+
+pub mod warehouse;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use datafusion::catalog::TableProvider;
 use parking_lot::RwLock;
 
 use crate::error::{PlanResult, SparkError};
 use crate::spec::Plan;
+pub use warehouse::{DEFAULT_DATABASE, DatabaseMeta, TableMeta, Warehouse, schema_not_found};
 
 pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";
+/// The name of the session catalog in three-part names (`spark_catalog.db.table`).
+pub const SESSION_CATALOG: &str = "spark_catalog";
 
 /// What a name in FROM refers to.
 pub enum CatalogEntry {
     /// A view: resolved afresh at each use.
     View(Box<Plan>),
-    Table {
-        name: Vec<String>,
-        provider: Arc<dyn TableProvider>,
-    },
+    /// A table of the warehouse, read from its files.
+    Table(Box<TableMeta>),
 }
 
 /// Name lookup for the resolver.
 pub trait Catalog: Send + Sync {
     fn lookup(&self, name: &[String]) -> PlanResult<Option<CatalogEntry>>;
+    /// The database unqualified names are looked up in.
+    fn current_database(&self) -> String {
+        DEFAULT_DATABASE.to_string()
+    }
 }
 
-/// Global temporary views, shared by every session of a server.
-#[derive(Default)]
-pub struct GlobalViews {
+/// What every session of a server shares: global temporary views and the warehouse.
+pub struct ServerCatalog {
     views: RwLock<HashMap<String, Plan>>,
+    pub warehouse: Warehouse,
+}
+
+impl ServerCatalog {
+    pub fn new(warehouse: Warehouse) -> Self {
+        Self {
+            views: RwLock::new(HashMap::new()),
+            warehouse,
+        }
+    }
 }
 
 /// One Spark session's catalog state.
 pub struct SessionCatalog {
     temp_views: RwLock<HashMap<String, Plan>>,
-    global: Arc<GlobalViews>,
+    global: Arc<ServerCatalog>,
     current_database: RwLock<String>,
 }
 
 impl SessionCatalog {
-    pub fn new(global: Arc<GlobalViews>) -> Self {
+    pub fn new(global: Arc<ServerCatalog>) -> Self {
         Self {
             temp_views: RwLock::new(HashMap::new()),
             global,
@@ -57,17 +73,42 @@ impl SessionCatalog {
         self.current_database.read().clone()
     }
 
+    pub fn warehouse(&self) -> &Warehouse {
+        &self.global.warehouse
+    }
+
     pub fn set_current_database(&self, db: &str) -> PlanResult<()> {
-        if !db.eq_ignore_ascii_case("default") {
-            return Err(SparkError::analysis(
-                "SCHEMA_NOT_FOUND",
-                "42704",
-                format!("The schema `{db}` cannot be found. Verify the spelling and correctness of the schema and catalog."),
-            )
-            .into());
+        let db = db.to_ascii_lowercase();
+        if self.global.warehouse.database(&db).is_none() {
+            return Err(schema_not_found(&db));
         }
-        *self.current_database.write() = db.to_ascii_lowercase();
+        *self.current_database.write() = db;
         Ok(())
+    }
+
+    /// The database and table a (one-, two- or three-part) table name means, lower-case.
+    pub fn table_name(&self, name: &[String]) -> Option<(String, String)> {
+        let lower = |s: &String| s.to_ascii_lowercase();
+        match name {
+            [t] => Some((self.current_database(), lower(t))),
+            [db, t] => Some((lower(db), lower(t))),
+            [c, db, t] if c.eq_ignore_ascii_case(SESSION_CATALOG) => Some((lower(db), lower(t))),
+            _ => None,
+        }
+    }
+
+    /// The warehouse table a name means, if there is one (views are not looked at).
+    pub fn lookup_table(&self, name: &[String]) -> Option<TableMeta> {
+        let (db, t) = self.table_name(name)?;
+        self.global.warehouse.table(&db, &t)
+    }
+
+    /// If the current database was dropped, `default` becomes current again.
+    pub fn forget_database(&self, db: &str) {
+        let mut current = self.current_database.write();
+        if current.eq_ignore_ascii_case(db) {
+            *current = DEFAULT_DATABASE.to_string();
+        }
     }
 
     /// Create a view; `replace` overwrites, otherwise an existing view is an error.
@@ -137,22 +178,23 @@ impl SessionCatalog {
 }
 
 impl Catalog for SessionCatalog {
+    fn current_database(&self) -> String {
+        SessionCatalog::current_database(self)
+    }
+
     fn lookup(&self, name: &[String]) -> PlanResult<Option<CatalogEntry>> {
-        Ok(match name {
-            [view] => self
-                .temp_views
-                .read()
-                .get(&Self::key(view))
-                .cloned()
-                .map(|p| CatalogEntry::View(Box::new(p))),
-            [db, view] if db.eq_ignore_ascii_case(GLOBAL_TEMP_DATABASE) => self
-                .global
-                .views
-                .read()
-                .get(&Self::key(view))
-                .cloned()
-                .map(|p| CatalogEntry::View(Box::new(p))),
+        let view = match name {
+            [view] => self.temp_views.read().get(&Self::key(view)).cloned(),
+            [db, view] if db.eq_ignore_ascii_case(GLOBAL_TEMP_DATABASE) => {
+                self.global.views.read().get(&Self::key(view)).cloned()
+            }
             _ => None,
-        })
+        };
+        if let Some(plan) = view {
+            return Ok(Some(CatalogEntry::View(Box::new(plan))));
+        }
+        Ok(self
+            .lookup_table(name)
+            .map(|t| CatalogEntry::Table(Box::new(t))))
     }
 }
