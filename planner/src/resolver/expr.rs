@@ -316,6 +316,14 @@ impl Resolver<'_> {
         match lname.as_str() {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),
+            name if super::generate::is_generator(name) => {
+                return Err(SparkError::analysis(
+                    "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",
+                    "42K0E",
+                    format!("The generator is not supported: nested in expressions \"{name}\"."),
+                )
+                .into());
+            }
             // The session's catalog state, as literals.
             "current_database" | "current_schema" if call.args.is_empty() => {
                 let db = self.catalog().current_database();

@@ -160,11 +160,57 @@ impl Resolver<'_> {
                     b.union_distinct(right)?.build()?
                 }
             }
-            SetOpKind::Intersect => LogicalPlanBuilder::intersect(left, right, s.all)?,
-            SetOpKind::Except => LogicalPlanBuilder::except(left, right, s.all)?,
+            SetOpKind::Intersect if s.all => self.multiset(left, right, DfJoinType::LeftSemi)?,
+            SetOpKind::Except if s.all => self.multiset(left, right, DfJoinType::LeftAnti)?,
+            SetOpKind::Intersect => LogicalPlanBuilder::intersect(left, right, false)?,
+            SetOpKind::Except => LogicalPlanBuilder::except(left, right, false)?,
         };
         // Fresh names keep every internal name unique to one schema.
         self.rename_all(plan, &names, Some(vec![]))
+    }
+
+    /// INTERSECT ALL (semi join) and EXCEPT ALL (anti join) as multiset operations: the
+    /// n-th copy of a row on the left meets the n-th copy on the right, so a row kept
+    /// min(l, r) times (INTERSECT ALL) or max(l - r, 0) times (EXCEPT ALL), as in Spark.
+    fn multiset(
+        &mut self,
+        left: LogicalPlan,
+        right: LogicalPlan,
+        join_type: DfJoinType,
+    ) -> PlanResult<LogicalPlan> {
+        let (left, left_keys) = self.numbered_copies(left)?;
+        let (right, right_keys) = self.numbered_copies(right)?;
+        let plan = LogicalPlanBuilder::from(left)
+            .join_detailed(
+                right,
+                join_type,
+                (left_keys.clone(), right_keys),
+                None,
+                datafusion::common::NullEquality::NullEqualsNull,
+            )?
+            .build()?;
+        let n = left_keys.len() - 1;
+        let out: Vec<Expr> = left_keys[..n]
+            .iter()
+            .map(|c| Expr::Column(c.clone()))
+            .collect();
+        Ok(LogicalPlanBuilder::from(plan).project(out)?.build()?)
+    }
+
+    /// The plan's columns under fresh names, plus which copy of its row each row is
+    /// (row_number over all columns); returns the columns, copy number last.
+    fn numbered_copies(&mut self, plan: LogicalPlan) -> PlanResult<(LogicalPlan, Vec<Column>)> {
+        use datafusion::logical_expr::ExprFunctionExt;
+        let plan = self.reassign(plan, Some(vec![]))?;
+        let columns: Vec<Expr> = plan.schema().columns().into_iter().map(Expr::Column).collect();
+        let copy = self.fresh("copy", vec![]);
+        let number = datafusion::functions_window::expr_fn::row_number()
+            .partition_by(columns)
+            .build()?
+            .alias(&copy);
+        let plan = LogicalPlanBuilder::from(plan).window(vec![number])?.build()?;
+        let keys = plan.schema().columns();
+        Ok((plan, keys))
     }
 
     /// UNION BY NAME: reorder the right side to the left's column names (case rules apply);

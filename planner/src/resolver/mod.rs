@@ -8,6 +8,7 @@
 //! aliases. The final output names are applied to the Arrow schema when results are sent.
 
 mod expr;
+mod generate;
 mod join;
 mod names;
 mod project;
@@ -170,6 +171,18 @@ impl<'a> Resolver<'a> {
             PlanNode::DataSource(ds) => self.resolve_data_source(ds)?,
             PlanNode::TableFunction { name, args } => self.resolve_table_function(name, args)?,
             PlanNode::OneRow => LogicalPlanBuilder::empty(true).build()?,
+            PlanNode::Generate {
+                input,
+                generator,
+                outer,
+                alias,
+                columns,
+            } => {
+                let input = self.resolve(input)?;
+                let qualifier = alias.iter().cloned().collect();
+                self.resolve_generate(input, generator, columns, qualifier, *outer)?
+                    .0
+            }
             PlanNode::Project { input, exprs } => {
                 let input = self.resolve(input)?;
                 self.resolve_project(input, exprs)?

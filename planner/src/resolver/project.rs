@@ -39,6 +39,12 @@ impl Resolver<'_> {
         input: LogicalPlan,
         exprs: &[SExpr],
     ) -> PlanResult<LogicalPlan> {
+        if exprs
+            .iter()
+            .any(|e| super::generate::generator_of(e).is_some())
+        {
+            return self.resolve_project_with_generators(input, exprs);
+        }
         let schema = input.schema().clone();
         let items = self.resolve_items(exprs, &schema)?;
         self.finish_projection(input, items)
@@ -378,8 +384,27 @@ impl Resolver<'_> {
             .iter()
             .map(|f| (Self::column(f.name()), self.info(f.name()).name))
             .collect();
+        let mut plan = input;
         for (name, e) in columns {
-            let resolved = self.resolve_expr(e, &schema)?.0;
+            let resolved = match super::generate::generator_of(e) {
+                // `withColumn("x", explode(...))`: one row per element, the element as `x`.
+                Some((call, _)) => {
+                    let (next, generated) = self.resolve_generate(
+                        plan,
+                        call,
+                        std::slice::from_ref(name),
+                        vec![],
+                        false,
+                    )?;
+                    plan = next;
+                    generated
+                        .into_iter()
+                        .next()
+                        .map(|(e, _)| e)
+                        .ok_or_else(|| crate::error::SparkError::invalid_plan("empty generator"))?
+                }
+                None => self.resolve_expr(e, &schema)?.0,
+            };
             let mut replaced = false;
             for item in items.iter_mut() {
                 if self.names_equal(&item.1, name) {
@@ -391,7 +416,7 @@ impl Resolver<'_> {
                 items.push((resolved, name.clone()));
             }
         }
-        self.finish_projection(input, items)
+        self.finish_projection(plan, items)
     }
 
     pub(crate) fn resolve_with_columns_renamed(

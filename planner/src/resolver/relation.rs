@@ -248,6 +248,20 @@ impl Resolver<'_> {
         name: &str,
         args: &[SExpr],
     ) -> PlanResult<LogicalPlan> {
+        if super::generate::is_generator(name) {
+            // `FROM explode(...)`: the generator over one row, only its columns.
+            let call = crate::spec::FunctionCall {
+                name: name.to_string(),
+                args: args.to_vec(),
+                distinct: false,
+                filter: None,
+                ignore_nulls: None,
+                is_operator: false,
+            };
+            let one = LogicalPlanBuilder::empty(true).build()?;
+            let (plan, items) = self.resolve_generate(one, &call, &[], vec![], false)?;
+            return self.project_items(plan, items);
+        }
         match name.to_ascii_lowercase().as_str() {
             "range" => {
                 let empty = datafusion::common::DFSchema::empty();

@@ -217,6 +217,15 @@ pub enum PlanNode {
         exprs: Vec<Expr>,
         shuffle: bool,
     },
+    /// `LATERAL VIEW [OUTER] generator(...) alias AS columns`: the input's columns and the
+    /// generator's, one row per generated row.
+    Generate {
+        input: Box<Plan>,
+        generator: Box<super::FunctionCall>,
+        outer: bool,
+        alias: Option<String>,
+        columns: Vec<String>,
+    },
     /// Hints are accepted and ignored.
     Hint {
         input: Box<Plan>,
@@ -264,7 +273,8 @@ impl PlanNode {
             | PlanNode::Drop { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
-            | PlanNode::Hint { input, .. } => f(input),
+            | PlanNode::Hint { input, .. }
+            | PlanNode::Generate { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
                 f(&mut j.left);

@@ -226,8 +226,25 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
         }
         plan
     };
-    if !s.lateral_views.is_empty() {
-        return unsupported("LATERAL VIEW");
+    for view in s.lateral_views {
+        let generator = match lower_with_windows(l, view.lateral_view, &windows)? {
+            crate::spec::Expr::Function(call) => call,
+            other => {
+                return unsupported(format!("LATERAL VIEW of {other:?}"));
+            }
+        };
+        let alias = object_name_parts(&view.lateral_view_name)?.pop();
+        plan = Plan::new(PlanNode::Generate {
+            input: Box::new(plan),
+            generator,
+            outer: view.outer,
+            alias,
+            columns: view
+                .lateral_col_alias
+                .iter()
+                .map(|i| i.value.clone())
+                .collect(),
+        });
     }
     // WHERE
     if let Some(selection) = s.selection {

@@ -1,0 +1,227 @@
+//! Generators: `explode`, `posexplode`, `inline` and their `_outer` forms, in a SELECT list,
+//! in `LATERAL VIEW` and as table functions. Each becomes DataFusion's `Unnest` of a list
+//! column the generator's argument is turned into: map entries for maps, `[NULL]` in place
+//! of a null or empty array for the outer forms, and a parallel list of positions for
+//! `posexplode`.
+
+use arrow::datatypes::{DataType, Field, Fields};
+use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
+use datafusion::functions::core::expr_fn::get_field;
+use datafusion::functions_nested::expr_fn::{cardinality, make_array, map_entries, range};
+use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast, lit, when};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanResult, SparkError};
+use crate::spec::{Expr as SExpr, FunctionCall};
+
+const GENERATORS: [&str; 6] = [
+    "explode",
+    "explode_outer",
+    "posexplode",
+    "posexplode_outer",
+    "inline",
+    "inline_outer",
+];
+
+/// A generator call in a SELECT item, with the names `AS (a, b)` gives its columns.
+pub(crate) fn generator_of(e: &SExpr) -> Option<(&FunctionCall, Vec<String>)> {
+    match e {
+        SExpr::Function(call) if is_generator(&call.name) => Some((call, vec![])),
+        SExpr::Alias { expr, names, .. } => match expr.as_ref() {
+            SExpr::Function(call) if is_generator(&call.name) => Some((call, names.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(crate) fn is_generator(name: &str) -> bool {
+    GENERATORS.iter().any(|g| g.eq_ignore_ascii_case(name))
+}
+
+/// What the generator's list holds.
+enum Elements {
+    Values,
+    MapEntries,
+    Structs(Fields),
+}
+
+impl Resolver<'_> {
+    /// Unnest `call` over `input`: the result has every input column followed by the
+    /// generated ones (qualified by `qualifier`), which are also returned as items.
+    pub(crate) fn resolve_generate(
+        &mut self,
+        input: LogicalPlan,
+        call: &FunctionCall,
+        aliases: &[String],
+        qualifier: Vec<String>,
+        outer: bool,
+    ) -> PlanResult<(LogicalPlan, Vec<Named>)> {
+        let lname = call.name.to_ascii_lowercase();
+        let outer = outer || lname.ends_with("_outer");
+        let base = lname.trim_end_matches("_outer");
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let [arg] = call.args.as_slice() else {
+            return Err(SparkError::analysis(
+                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                "42605",
+                format!(
+                    "The `{lname}` requires 1 parameters but the actual number is {}.",
+                    call.args.len()
+                ),
+            )
+            .into());
+        };
+        let (value, arg_name) = self.resolve_expr(arg, &schema)?;
+        let data_type = value.get_type(&schema)?;
+        let mismatch = || -> crate::error::PlanError {
+            let wanted = if base == "inline" {
+                "\"ARRAY<STRUCT>\""
+            } else {
+                "(\"ARRAY\" or \"MAP\")"
+            };
+            SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{lname}({arg_name})\" due to data type mismatch: The first parameter requires the {wanted} type, however \"{arg_name}\" has the type \"{}\".",
+                    crate::types::sql_name(&data_type)
+                ),
+            )
+            .into()
+        };
+        let (list, element, elements) = match (&data_type, base) {
+            (
+                DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _),
+                "explode" | "posexplode",
+            ) => (value.clone(), f.as_ref().clone(), Elements::Values),
+            (DataType::Map(entries, _), "explode" | "posexplode") => {
+                let field = Field::new("item", entries.data_type().clone(), true);
+                (map_entries(value.clone()), field, Elements::MapEntries)
+            }
+            (
+                DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _),
+                "inline",
+            ) => match f.data_type() {
+                DataType::Struct(fields) => (
+                    value.clone(),
+                    f.as_ref().clone(),
+                    Elements::Structs(fields.clone()),
+                ),
+                _ => return Err(mismatch()),
+            },
+            _ => return Err(mismatch()),
+        };
+        let list_type = DataType::List(element.clone().with_nullable(true).into());
+        let list = cast(list, list_type.clone());
+        // Outer forms keep a row (of NULLs) for a null or empty input.
+        let nothing = value.clone().is_null().or(cardinality(list.clone()).eq(lit(0u64)));
+        let one_null = |t: &DataType| -> PlanResult<Expr> {
+            Ok(make_array(vec![Expr::Literal(ScalarValue::try_from(t)?, None)]))
+        };
+        let list = if outer {
+            when(nothing.clone(), cast(one_null(element.data_type())?, list_type))
+                .otherwise(list)?
+        } else {
+            list
+        };
+        let positions = if base == "posexplode" {
+            let numbered = range(lit(0i64), cast(cardinality(list.clone()), DataType::Int64), lit(1i64));
+            Some(if outer {
+                when(nothing, one_null(&DataType::Int64)?).otherwise(numbered)?
+            } else {
+                numbered
+            })
+        } else {
+            None
+        };
+
+        let list_col = self.fresh("__generated", vec![]);
+        let mut pre: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        pre.push(list.alias(&list_col));
+        let mut unnested = vec![Column::from_name(&list_col)];
+        let pos_col = match positions {
+            Some(p) => {
+                let name = self.fresh("__position", vec![]);
+                pre.push(p.alias(&name));
+                unnested.push(Column::from_name(&name));
+                Some(name)
+            }
+            None => None,
+        };
+        let plan = LogicalPlanBuilder::from(input)
+            .project(pre)?
+            .unnest_columns_with_options(unnested, UnnestOptions::new().with_preserve_nulls(false))?
+            .build()?;
+
+        let item = Self::column(&list_col);
+        let mut outputs: Vec<(Expr, String)> = vec![];
+        if let Some(p) = &pos_col {
+            outputs.push((cast(Self::column(p), DataType::Int32), "pos".into()));
+        }
+        match elements {
+            Elements::Values => outputs.push((item, "col".into())),
+            Elements::MapEntries => {
+                outputs.push((get_field(item.clone(), "key"), "key".into()));
+                outputs.push((get_field(item, "value"), "value".into()));
+            }
+            Elements::Structs(fields) => {
+                for f in fields.iter() {
+                    outputs.push((get_field(item.clone(), f.name().as_str()), f.name().clone()));
+                }
+            }
+        }
+        if !aliases.is_empty() {
+            if aliases.len() != outputs.len() {
+                return Err(SparkError::analysis(
+                    "UDTF_ALIAS_NUMBER_MISMATCH",
+                    "42802",
+                    format!(
+                        "The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected {} aliases, but got {}.",
+                        outputs.len(),
+                        aliases.join(", ")
+                    ),
+                )
+                .into());
+            }
+            for (o, a) in outputs.iter_mut().zip(aliases) {
+                o.1 = a.clone();
+            }
+        }
+        let mut post: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        let mut items = vec![];
+        for (e, name) in outputs {
+            let internal = self.fresh(&name, qualifier.clone());
+            post.push(e.alias(&internal));
+            items.push((Self::column(&internal), name));
+        }
+        let plan = LogicalPlanBuilder::from(plan).project(post)?.build()?;
+        Ok((plan, items))
+    }
+
+    /// A SELECT list with generators: the other items are resolved on the input; each
+    /// generator in turn multiplies the rows (as nested LATERAL VIEWs) and its columns take
+    /// its place in the list.
+    pub(crate) fn resolve_project_with_generators(
+        &mut self,
+        input: LogicalPlan,
+        exprs: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        let schema = input.schema().clone();
+        let mut plan = input;
+        let mut items: Vec<Named> = vec![];
+        for e in exprs {
+            match generator_of(e) {
+                Some((call, aliases)) => {
+                    let (next, generated) =
+                        self.resolve_generate(plan, call, &aliases, vec![], false)?;
+                    plan = next;
+                    items.extend(generated);
+                }
+                None => items.extend(self.resolve_items(std::slice::from_ref(e), &schema)?),
+            }
+        }
+        self.finish_projection(plan, items)
+    }
+}
