@@ -8,7 +8,9 @@ use arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
 use datafusion::functions::core::expr_fn::get_field;
 use datafusion::functions_nested::expr_fn::{cardinality, make_array, map_entries, range};
-use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast, lit, when};
+use datafusion::logical_expr::{
+    Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast, lit, when,
+};
 
 use super::Resolver;
 use super::names::Named;
@@ -116,18 +118,31 @@ impl Resolver<'_> {
         let list_type = DataType::List(element.clone().with_nullable(true).into());
         let list = cast(list, list_type.clone());
         // Outer forms keep a row (of NULLs) for a null or empty input.
-        let nothing = value.clone().is_null().or(cardinality(list.clone()).eq(lit(0u64)));
+        let nothing = value
+            .clone()
+            .is_null()
+            .or(cardinality(list.clone()).eq(lit(0u64)));
         let one_null = |t: &DataType| -> PlanResult<Expr> {
-            Ok(make_array(vec![Expr::Literal(ScalarValue::try_from(t)?, None)]))
+            Ok(make_array(vec![Expr::Literal(
+                ScalarValue::try_from(t)?,
+                None,
+            )]))
         };
         let list = if outer {
-            when(nothing.clone(), cast(one_null(element.data_type())?, list_type))
-                .otherwise(list)?
+            when(
+                nothing.clone(),
+                cast(one_null(element.data_type())?, list_type),
+            )
+            .otherwise(list)?
         } else {
             list
         };
         let positions = if base == "posexplode" {
-            let numbered = range(lit(0i64), cast(cardinality(list.clone()), DataType::Int64), lit(1i64));
+            let numbered = range(
+                lit(0i64),
+                cast(cardinality(list.clone()), DataType::Int64),
+                lit(1i64),
+            );
             Some(if outer {
                 when(nothing, one_null(&DataType::Int64)?).otherwise(numbered)?
             } else {

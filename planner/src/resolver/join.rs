@@ -202,13 +202,20 @@ impl Resolver<'_> {
     fn numbered_copies(&mut self, plan: LogicalPlan) -> PlanResult<(LogicalPlan, Vec<Column>)> {
         use datafusion::logical_expr::ExprFunctionExt;
         let plan = self.reassign(plan, Some(vec![]))?;
-        let columns: Vec<Expr> = plan.schema().columns().into_iter().map(Expr::Column).collect();
+        let columns: Vec<Expr> = plan
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
         let copy = self.fresh("copy", vec![]);
         let number = datafusion::functions_window::expr_fn::row_number()
             .partition_by(columns)
             .build()?
             .alias(&copy);
-        let plan = LogicalPlanBuilder::from(plan).window(vec![number])?.build()?;
+        let plan = LogicalPlanBuilder::from(plan)
+            .window(vec![number])?
+            .build()?;
         let keys = plan.schema().columns();
         Ok((plan, keys))
     }

@@ -43,6 +43,10 @@ impl Dialect for SparkDialect {
     fn supports_nested_comments(&self) -> bool {
         true
     }
+    /// `'a' 'b'` is `'ab'`.
+    fn supports_string_literal_concatenation(&self) -> bool {
+        true
+    }
     fn supports_create_table_using(&self) -> bool {
         true
     }
