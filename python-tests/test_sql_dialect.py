@@ -28,6 +28,15 @@ QUERIES = {
     "explode_in_from": "SELECT * FROM explode(array(1, 2, 3))",
     "explode_in_from_alias": "SELECT * FROM explode(array(1, 2, 3)) AS t(v)",
     "two_generators": "SELECT explode(array(1, 2)), explode(array('a', 'b'))",
+    # PIVOT / UNPIVOT
+    "pivot": "SELECT * FROM (SELECT id % 2 AS k, id AS v FROM range(6)) PIVOT (sum(v) FOR k IN (0, 1))",
+    "pivot_aliases": "SELECT * FROM (SELECT id % 2 AS k, id % 3 AS g, id AS v FROM range(6)) PIVOT (sum(v) AS s, count(v) AS c FOR k IN (0 AS even, 1 AS odd))",
+    "pivot_implicit_grouping": "SELECT * FROM (SELECT id % 2 AS k, id % 3 AS g, id AS v FROM range(6)) PIVOT (sum(v) FOR k IN (0, 1))",
+    "pivot_strings": "SELECT * FROM (SELECT CAST(id % 3 AS STRING) AS k, id AS v FROM range(6)) PIVOT (max(v) FOR k IN ('0' AS zero, '2'))",
+    "pivot_two_aggregates": "SELECT * FROM (SELECT id % 2 AS k, id AS v FROM range(6)) PIVOT (sum(v), avg(v) FOR k IN (0, 1))",
+    "unpivot": "SELECT * FROM (SELECT 1 AS id, 10 AS a, 20 AS b) UNPIVOT (val FOR col IN (a, b))",
+    "unpivot_include_nulls": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT INCLUDE NULLS (val FOR col IN (a, b))",
+    "unpivot_aliases": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT (val FOR col IN (a AS x, b AS y))",
     # Set operations
     "except_all": "SELECT id % 2 FROM range(6) EXCEPT ALL SELECT 0",
     "intersect_all": "SELECT id FROM range(5) INTERSECT ALL SELECT id FROM range(3)",
@@ -126,3 +135,22 @@ def test_dataframe_generators(spark, expected):
     expected.check(
         df.select(F.inline(F.array(F.struct(F.lit(1).alias("a"), F.lit("x").alias("b"))))), name="inline"
     )
+
+
+def test_dataframe_pivot_unpivot(spark, expected):
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame(
+        [(1, "a", "x", 10), (1, "b", "y", 20), (2, "a", "x", 30), (2, None, "y", 5)],
+        "g INT, k STRING, j STRING, v INT",
+    )
+    expected.check(df.groupBy("g").pivot("k", ["a", "b"]).sum("v"), name="pivot_values")
+    expected.check(df.groupBy("g").pivot("k").sum("v"), name="pivot_distinct_values")
+    expected.check(df.groupBy("g").pivot("k").agg(F.sum("v"), F.count("v")), name="pivot_two_aggregates")
+    expected.check(df.groupBy("g").pivot("k", ["a"]).agg(F.sum("v").alias("s"), F.max("j").alias("m")), name="pivot_aliases")
+    expected.check(df.groupBy().pivot("k").count(), name="pivot_without_grouping")
+    expected.check(df.unpivot("g", ["v"], "var", "val"), name="unpivot")
+    expected.check(
+        df.select("g", "v", F.col("v").alias("w")).melt(["g"], ["v", "w"], "var", "val"), name="melt"
+    )
+    expected.check_error(lambda: df.unpivot(["g"], None, "var", "val").collect(), name="unpivot_type_mismatch")

@@ -394,6 +394,22 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
         }) => PlanNode::Table {
             name: crate::sql::parse_identifier_parts(table_name)?,
         },
+        RelType::Unpivot(u) => PlanNode::Unpivot {
+            input: input(ctx, &u.input)?,
+            ids: Some(convert_all(ctx, &u.ids)?),
+            values: match &u.values {
+                Some(v) => Some(
+                    convert_all(ctx, &v.values)?
+                        .into_iter()
+                        .map(|e| (e, None))
+                        .collect(),
+                ),
+                None => None,
+            },
+            variable_column: u.variable_column_name.clone(),
+            value_column: u.value_column_name.clone(),
+            include_nulls: true,
+        },
         RelType::UnresolvedTableValuedFunction(f) => PlanNode::TableFunction {
             name: f.function_name.clone(),
             args: convert_all(ctx, &f.arguments)?,

@@ -240,3 +240,142 @@ impl Resolver<'_> {
         self.finish_projection(plan, items)
     }
 }
+
+impl Resolver<'_> {
+    /// Unpivot: every row becomes one row per value column, built as the unnest of an array
+    /// of `(name, value)` structs; values are cast to their least common type.
+    pub(crate) fn resolve_unpivot(
+        &mut self,
+        input: LogicalPlan,
+        ids: Option<&[SExpr]>,
+        values: Option<&[(SExpr, Option<String>)]>,
+        variable_column: &str,
+        value_column: &str,
+        include_nulls: bool,
+    ) -> PlanResult<LogicalPlan> {
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let all: Vec<Named> = schema
+            .columns()
+            .into_iter()
+            .map(|c| {
+                let name = self.info(&c.name).name;
+                (Expr::Column(c), name)
+            })
+            .collect();
+        let resolved_ids: Option<Vec<Named>> = match ids {
+            Some(ids) => Some(self.resolve_items(ids, &schema)?),
+            None => None,
+        };
+        let resolved_values: Vec<(Expr, String)> = match values {
+            Some(values) => values
+                .iter()
+                .map(|(e, alias)| {
+                    let (r, n) = self.resolve_expr(e, &schema)?;
+                    Ok((r, alias.clone().unwrap_or(n)))
+                })
+                .collect::<PlanResult<_>>()?,
+            None => {
+                let ids = resolved_ids.as_deref().unwrap_or(&[]);
+                all.iter()
+                    .filter(|(e, _)| !ids.iter().any(|(i, _)| i == e))
+                    .cloned()
+                    .collect()
+            }
+        };
+        let ids: Vec<Named> = match resolved_ids {
+            Some(ids) => ids,
+            None => all
+                .into_iter()
+                .filter(|(e, _)| {
+                    let refs = e.column_refs();
+                    !resolved_values
+                        .iter()
+                        .any(|(v, _)| v.column_refs().iter().any(|c| refs.contains(c)))
+                })
+                .collect(),
+        };
+        if resolved_values.is_empty() {
+            return Err(SparkError::analysis(
+                "UNPIVOT_REQUIRES_VALUE_COLUMNS",
+                "42K0A",
+                "At least one value column needs to be specified for UNPIVOT, all columns specified as ids.",
+            )
+            .into());
+        }
+        // The least common type of the values.
+        let types: Vec<DataType> = resolved_values
+            .iter()
+            .map(|(e, _)| e.get_type(&schema))
+            .collect::<datafusion::common::Result<_>>()?;
+        let stringy =
+            |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+        let mut common = types[0].clone();
+        let mut incompatible = false;
+        for t in &types[1..] {
+            if stringy(t) != stringy(&common) {
+                incompatible = true;
+                break;
+            }
+            match datafusion::logical_expr::type_coercion::binary::comparison_coercion(&common, t) {
+                Some(c) => common = c,
+                None => {
+                    incompatible = true;
+                    break;
+                }
+            }
+        }
+        if incompatible {
+            let mut by_type: Vec<(String, Vec<String>)> = vec![];
+            for ((_, n), t) in resolved_values.iter().zip(&types) {
+                let t = crate::types::sql_name(t);
+                match by_type.iter_mut().find(|(x, _)| x == &t) {
+                    Some((_, names)) => names.push(format!("`{n}`")),
+                    None => by_type.push((t, vec![format!("`{n}`")])),
+                }
+            }
+            let shown: Vec<String> = by_type
+                .iter()
+                .map(|(t, names)| format!("\"{t}\" ({})", names.join(", ")))
+                .collect();
+            return Err(SparkError::analysis(
+                "UNPIVOT_VALUE_DATA_TYPE_MISMATCH",
+                "42K09",
+                format!("Unpivot value columns must share a least common type, some types do not: [{}].", shown.join(", ")),
+            )
+            .into());
+        }
+        let pairs: Vec<Expr> = resolved_values
+            .iter()
+            .map(|(e, n)| {
+                datafusion::functions::core::expr_fn::named_struct(vec![
+                    lit("n"),
+                    lit(n.clone()),
+                    lit("v"),
+                    cast(e.clone(), common.clone()),
+                ])
+            })
+            .collect();
+        let list_col = self.fresh("__unpivot", vec![]);
+        let mut pre: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        pre.push(make_array(pairs).alias(&list_col));
+        let plan = LogicalPlanBuilder::from(input)
+            .project(pre)?
+            .unnest_columns_with_options(
+                vec![Column::from_name(&list_col)],
+                UnnestOptions::new().with_preserve_nulls(false),
+            )?
+            .build()?;
+        let item = Self::column(&list_col);
+        let mut items = ids;
+        items.push((get_field(item.clone(), "n"), variable_column.to_string()));
+        items.push((get_field(item.clone(), "v"), value_column.to_string()));
+        let plan = if include_nulls {
+            plan
+        } else {
+            LogicalPlanBuilder::from(plan)
+                .filter(get_field(item, "v").is_not_null())?
+                .build()?
+        };
+        self.project_items(plan, items)
+    }
+}

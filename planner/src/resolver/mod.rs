@@ -171,6 +171,24 @@ impl<'a> Resolver<'a> {
             PlanNode::DataSource(ds) => self.resolve_data_source(ds)?,
             PlanNode::TableFunction { name, args } => self.resolve_table_function(name, args)?,
             PlanNode::OneRow => LogicalPlanBuilder::empty(true).build()?,
+            PlanNode::Unpivot {
+                input,
+                ids,
+                values,
+                variable_column,
+                value_column,
+                include_nulls,
+            } => {
+                let input = self.resolve(input)?;
+                self.resolve_unpivot(
+                    input,
+                    ids.as_deref(),
+                    values.as_deref(),
+                    variable_column,
+                    value_column,
+                    *include_nulls,
+                )?
+            }
             PlanNode::Generate {
                 input,
                 generator,

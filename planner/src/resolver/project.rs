@@ -249,8 +249,11 @@ impl Resolver<'_> {
     }
 
     pub(crate) fn resolve_aggregate(&mut self, a: &spec::Aggregate) -> PlanResult<LogicalPlan> {
-        if a.group_type == GroupType::Pivot || a.pivot.is_some() {
-            return Err(PlanError::Unsupported("pivot".into()));
+        if let Some((column, values)) = &a.pivot {
+            return self.resolve_pivot(a, column, values);
+        }
+        if a.group_type == GroupType::Pivot {
+            return Err(PlanError::InvalidPlan("pivot without a column".into()));
         }
         let input = self.resolve(&a.input)?;
         let schema = input.schema().clone();
@@ -607,4 +610,185 @@ pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
 #[allow(dead_code)]
 fn col(name: &str) -> Expr {
     Expr::Column(Column::from_name(name))
+}
+
+impl Resolver<'_> {
+    /// `pivot(col, values).agg(...)` / SQL PIVOT: one aggregate per (value, aggregate), each
+    /// over the rows whose pivot column is that value (`agg(...) FILTER (WHERE col <=> v)`),
+    /// named as Spark names them.
+    fn resolve_pivot(
+        &mut self,
+        a: &spec::Aggregate,
+        column: &SExpr,
+        values: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(&a.input)?;
+        let schema = input.schema().clone();
+        let values: Vec<(SExpr, String)> = if values.is_empty() {
+            self.distinct_values(&input, column)?
+        } else {
+            values
+                .iter()
+                .map(|v| match v {
+                    SExpr::Alias { expr, names, .. } if names.len() == 1 => {
+                        Ok(((**expr).clone(), names[0].clone()))
+                    }
+                    SExpr::Literal(l) => Ok((v.clone(), pivot_value_name(l))),
+                    other => Ok((other.clone(), self.resolve_expr(other, &schema)?.1)),
+                })
+                .collect::<PlanResult<_>>()?
+        };
+        let named_aggregates: Vec<(spec::FunctionCall, String)> = a
+            .aggregates
+            .iter()
+            .map(|e| {
+                let name = self.resolve_expr(e, &schema)?.1;
+                match e {
+                    SExpr::Function(call) => Ok(((**call).clone(), name)),
+                    SExpr::Alias { expr, .. } => match expr.as_ref() {
+                        SExpr::Function(call) => Ok(((**call).clone(), name)),
+                        _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
+                    },
+                    _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
+                }
+            })
+            .collect::<PlanResult<_>>()?;
+        let grouping = if a.grouping.is_empty() && !a.output_grouping {
+            // SQL PIVOT: group by the input columns the clause does not use.
+            let mut used = std::collections::HashSet::new();
+            for e in a.aggregates.iter().chain(std::iter::once(column)) {
+                let (resolved, _) = self.resolve_expr(e, &schema)?;
+                for c in resolved.column_refs() {
+                    used.insert(c.name.clone());
+                }
+            }
+            schema
+                .fields()
+                .iter()
+                .filter(|f| !used.contains(f.name()))
+                .map(|f| SExpr::Attribute {
+                    name: vec![self.info(f.name()).name],
+                    plan_id: None,
+                })
+                .collect()
+        } else {
+            a.grouping.clone()
+        };
+        let single = named_aggregates.len() == 1;
+        let mut aggregates = vec![];
+        for (value, value_name) in &values {
+            for (call, agg_name) in &named_aggregates {
+                let matches = SExpr::Function(Box::new(spec::FunctionCall {
+                    name: "<=>".into(),
+                    args: vec![column.clone(), value.clone()],
+                    distinct: false,
+                    filter: None,
+                    ignore_nulls: None,
+                    is_operator: true,
+                }));
+                let call_of = |name: &str, args: Vec<SExpr>, filter: Option<SExpr>| {
+                    SExpr::Function(Box::new(spec::FunctionCall {
+                        name: name.into(),
+                        args,
+                        distinct: false,
+                        filter,
+                        ignore_nulls: None,
+                        is_operator: false,
+                    }))
+                };
+                let mut filtered = call.clone();
+                filtered.filter = Some(match filtered.filter.take() {
+                    Some(f) => call_of("and", vec![f, matches.clone()], None),
+                    None => matches.clone(),
+                });
+                // A group without rows for the value gets NULL, whatever the aggregate (as
+                // Spark's pivot, which aggregates per value first).
+                let rows = call_of(
+                    "count",
+                    vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
+                    Some(matches),
+                );
+                let value = call_of(
+                    "if",
+                    vec![
+                        call_of(
+                            "==",
+                            vec![rows, SExpr::Literal(ScalarValue::Int64(Some(0)))],
+                            None,
+                        ),
+                        SExpr::Literal(ScalarValue::Null),
+                        SExpr::Function(Box::new(filtered)),
+                    ],
+                    None,
+                );
+                let name = if single {
+                    value_name.clone()
+                } else {
+                    format!("{value_name}_{agg_name}")
+                };
+                aggregates.push(value.alias(&name));
+            }
+        }
+        let plain = spec::Aggregate {
+            input: a.input.clone(),
+            group_type: GroupType::GroupBy,
+            grouping,
+            aggregates,
+            grouping_sets: vec![],
+            pivot: None,
+            having: a.having.clone(),
+            output_grouping: true,
+        };
+        self.resolve_aggregate(&plain)
+    }
+
+    /// The distinct values of the pivot column, in order (Spark runs a job for them too).
+    fn distinct_values(
+        &mut self,
+        input: &LogicalPlan,
+        column: &SExpr,
+    ) -> PlanResult<Vec<(SExpr, String)>> {
+        let Some(state) = self.session_state() else {
+            return Err(PlanError::Unsupported("pivot without values".into()));
+        };
+        let (e, _) = self.resolve_expr(column, input.schema())?;
+        let plan = LogicalPlanBuilder::from(input.clone())
+            .project(vec![e.alias("v")])?
+            .distinct()?
+            .sort(vec![
+                Expr::Column(datafusion::common::Column::from_name("v")).sort(true, true),
+            ])?
+            .limit(0, Some(10_001))?
+            .build()?;
+        let batches = crate::datasource::block_on(async {
+            let physical = state.create_physical_plan(&plan).await?;
+            datafusion::physical_plan::collect(physical, state.task_ctx()).await
+        })??;
+        let mut out = vec![];
+        for b in &batches {
+            for i in 0..b.num_rows() {
+                let v = datafusion::common::ScalarValue::try_from_array(b.column(0), i)?;
+                let name = pivot_value_name(&v);
+                out.push((SExpr::Literal(v), name));
+            }
+        }
+        if out.len() > 10_000 {
+            return Err(SparkError::analysis(
+                "_LEGACY_ERROR_TEMP_1324",
+                "",
+                "The pivot column has more than 10000 distinct values, this could indicate an error. If this was intended, set spark.sql.pivotMaxValues to at least the number of distinct values of the pivot column.",
+            )
+            .into());
+        }
+        Ok(out)
+    }
+}
+
+/// How Spark names the column of a pivot value: its text, `null` for NULL.
+fn pivot_value_name(v: &ScalarValue) -> String {
+    if v.is_null() {
+        "null".to_string()
+    } else {
+        crate::literal::display(v)
+    }
 }

@@ -81,7 +81,9 @@ pub struct Aggregate {
     pub grouping: Vec<Expr>,
     pub aggregates: Vec<Expr>,
     pub grouping_sets: Vec<Vec<Expr>>,
-    /// Pivot column and values (values empty: compute the distinct values).
+    /// Pivot column and values (values empty: compute the distinct values). Without
+    /// grouping and `output_grouping` (SQL's PIVOT clause), the input columns neither
+    /// aggregated nor pivoted group the rows.
     pub pivot: Option<(Expr, Vec<Expr>)>,
     /// `HAVING` (SQL): may reference aggregate functions not in the select list.
     pub having: Option<Expr>,
@@ -226,6 +228,19 @@ pub enum PlanNode {
         alias: Option<String>,
         columns: Vec<String>,
     },
+    /// `unpivot`/`melt`, SQL UNPIVOT: one row per (input row, value column), holding the id
+    /// columns, the value column's name and its value.
+    Unpivot {
+        input: Box<Plan>,
+        /// `None`: every column that is not a value column (SQL).
+        ids: Option<Vec<Expr>>,
+        /// Value columns with the name their rows get (`None`: the column's name); `None`:
+        /// every column that is not an id column.
+        values: Option<Vec<(Expr, Option<String>)>>,
+        variable_column: String,
+        value_column: String,
+        include_nulls: bool,
+    },
     /// Hints are accepted and ignored.
     Hint {
         input: Box<Plan>,
@@ -274,7 +289,8 @@ impl PlanNode {
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }
-            | PlanNode::Generate { input, .. } => f(input),
+            | PlanNode::Generate { input, .. }
+            | PlanNode::Unpivot { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
                 f(&mut j.left);

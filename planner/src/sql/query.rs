@@ -592,6 +592,81 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             });
             Ok(with_alias(plan, alias))
         }
+        TableFactor::Pivot {
+            table,
+            aggregate_functions,
+            value_column,
+            value_source,
+            default_on_null,
+            alias,
+        } => {
+            if default_on_null.is_some() {
+                return unsupported("PIVOT ... DEFAULT ON NULL");
+            }
+            let [column] = value_column.as_slice() else {
+                return unsupported("PIVOT on several columns");
+            };
+            let values = match value_source {
+                ast::PivotValueSource::List(values) => values
+                    .into_iter()
+                    .map(|v| {
+                        let e = lower(l, v.expr)?;
+                        Ok(match v.alias {
+                            Some(a) => e.alias(&a.value),
+                            None => e,
+                        })
+                    })
+                    .collect::<PlanResult<Vec<_>>>()?,
+                _ => return unsupported("PIVOT without a list of values"),
+            };
+            let aggregates = aggregate_functions
+                .into_iter()
+                .map(|a| {
+                    let e = lower(l, a.expr)?;
+                    Ok(match a.alias {
+                        Some(alias) => e.alias(&alias.value),
+                        None => e,
+                    })
+                })
+                .collect::<PlanResult<Vec<_>>>()?;
+            let plan = Plan::new(PlanNode::Aggregate(Aggregate {
+                input: Box::new(lower_table_factor(l, *table)?),
+                group_type: GroupType::Pivot,
+                // The columns PIVOT does not use group the rows (see `Aggregate::pivot`).
+                grouping: vec![],
+                aggregates,
+                grouping_sets: vec![],
+                pivot: Some((lower(l, column.clone())?, values)),
+                having: None,
+                output_grouping: false,
+            }));
+            Ok(with_alias(plan, alias))
+        }
+        TableFactor::Unpivot {
+            table,
+            value,
+            name,
+            columns,
+            null_inclusion,
+            alias,
+        } => {
+            let ast::Expr::Identifier(value) = value else {
+                return unsupported("UNPIVOT into several value columns");
+            };
+            let values = columns
+                .into_iter()
+                .map(|c| Ok((lower(l, c.expr)?, c.alias.map(|a| a.value))))
+                .collect::<PlanResult<Vec<_>>>()?;
+            let plan = Plan::new(PlanNode::Unpivot {
+                input: Box::new(lower_table_factor(l, *table)?),
+                ids: None,
+                values: Some(values),
+                variable_column: name.value,
+                value_column: value.value,
+                include_nulls: matches!(null_inclusion, Some(ast::NullInclusion::IncludeNulls)),
+            });
+            Ok(with_alias(plan, alias))
+        }
         other => unsupported(format!("FROM clause item {other}")),
     }
 }
