@@ -264,6 +264,27 @@ def test_join_tables_across_databases(spark, expected, db):
         spark.sql("DROP DATABASE IF EXISTS cat_join_other CASCADE")
 
 
+def test_persistent_views(spark, expected, db):
+    spark.sql("CREATE TABLE t USING parquet AS SELECT id, id * 2 AS d FROM range(4)")
+    spark.sql("CREATE VIEW v AS SELECT id, d FROM t WHERE id > 1")
+    expected.check(spark.sql("SELECT * FROM v"), name="rows")
+    spark.sql("CREATE VIEW v2 (a, b) AS SELECT * FROM t")
+    expected.check(spark.sql("SELECT * FROM v2"), name="renamed_columns")
+    expected.check(spark.sql("SHOW TABLES"), name="tables")
+    expected.check(spark.sql("SHOW VIEWS"), name="views")
+    expected.check_error(lambda: spark.sql("CREATE VIEW v AS SELECT 1").collect(), name="exists")
+    spark.sql("CREATE OR REPLACE VIEW v AS SELECT 1 AS one")
+    spark.sql("CREATE VIEW IF NOT EXISTS v AS SELECT 2 AS two")
+    expected.check(spark.sql("SELECT * FROM v"), name="replaced")
+    expected.check(spark.sql("DESCRIBE v"), name="describe")
+    expected.check_error(lambda: spark.sql("CREATE VIEW t AS SELECT 1").collect(), name="name_of_table")
+    spark.sql("DROP VIEW v")
+    expected.check_error(lambda: spark.sql("SELECT * FROM v").collect(), name="dropped")
+    expected.check_error(lambda: spark.sql("DROP VIEW v").collect(), name="drop_again")
+    spark.sql("DROP VIEW IF EXISTS v")
+    expected.check_error(lambda: spark.sql(f"DROP DATABASE {db}").collect(), name="database_not_empty")
+
+
 # -----------------------------------------------------------------------------------------
 # DataFrameWriter / DataFrameWriterV2 against tables
 

@@ -38,6 +38,7 @@ def test_tables_survive_restart(request, ember_mode, tmp_path):
         spark.sql(f"CREATE TABLE ext USING json LOCATION '{external}' AS SELECT 'x' AS s, 1 AS n")
         spark.createDataFrame([(1, "a")], "k INT, v STRING").write.saveAsTable("sales.saved")
         spark.sql("ALTER TABLE sales.saved SET TBLPROPERTIES ('owner' = 'me')")
+        spark.sql("CREATE VIEW sales.big_orders AS SELECT id FROM sales.orders WHERE amount > 2")
         spark.sql("CREATE TEMP VIEW gone AS SELECT 1")
         before = {
             "orders": rows(spark.table("sales.orders")),
@@ -53,7 +54,7 @@ def test_tables_survive_restart(request, ember_mode, tmp_path):
     try:
         spark = new_session(restarted.url)
         assert [r.namespace for r in spark.sql("SHOW DATABASES").collect()] == ["default", "sales"]
-        assert sorted(r.tableName for r in spark.sql("SHOW TABLES IN sales").collect()) == ["customers", "orders", "saved"]
+        assert sorted(r.tableName for r in spark.sql("SHOW TABLES IN sales").collect()) == ["big_orders", "customers", "orders", "saved"]
         assert [r.tableName for r in spark.sql("SHOW TABLES").collect()] == ["ext"]
         assert rows(spark.table("sales.orders")) == before["orders"]
         assert rows(spark.table("sales.customers")) == before["customers"]
@@ -65,6 +66,7 @@ def test_tables_survive_restart(request, ember_mode, tmp_path):
         assert spark.catalog.getTable("ext").tableType == "EXTERNAL"
         assert [tuple(r) for r in spark.sql("SHOW TBLPROPERTIES sales.saved").collect()] == [("owner", "me")]
         assert not spark.catalog.tableExists("gone")
+        assert rows(spark.table("sales.big_orders")) == [(1,), (2,)]
         # Tables keep working: append, then drop (a managed table's files go with it).
         spark.sql("INSERT INTO sales.orders VALUES (4, 2.0, '2026-01-03')")
         assert spark.table("sales.orders").count() == 4

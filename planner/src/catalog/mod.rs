@@ -11,7 +11,9 @@ use parking_lot::RwLock;
 
 use crate::error::{PlanResult, SparkError};
 use crate::spec::Plan;
-pub use warehouse::{DEFAULT_DATABASE, DatabaseMeta, TableMeta, Warehouse, schema_not_found};
+pub use warehouse::{
+    DEFAULT_DATABASE, DatabaseMeta, TableMeta, ViewMeta, Warehouse, schema_not_found,
+};
 
 pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";
 /// The name of the session catalog in three-part names (`spark_catalog.db.table`).
@@ -101,6 +103,12 @@ impl SessionCatalog {
     pub fn lookup_table(&self, name: &[String]) -> Option<TableMeta> {
         let (db, t) = self.table_name(name)?;
         self.global.warehouse.table(&db, &t)
+    }
+
+    /// The persistent view a name means, if there is one.
+    pub fn lookup_persistent_view(&self, name: &[String]) -> Option<ViewMeta> {
+        let (db, v) = self.table_name(name)?;
+        self.global.warehouse.view(&db, &v)
     }
 
     /// If the current database was dropped, `default` becomes current again.
@@ -193,8 +201,29 @@ impl Catalog for SessionCatalog {
         if let Some(plan) = view {
             return Ok(Some(CatalogEntry::View(Box::new(plan))));
         }
-        Ok(self
-            .lookup_table(name)
-            .map(|t| CatalogEntry::Table(Box::new(t))))
+        if let Some(t) = self.lookup_table(name) {
+            return Ok(Some(CatalogEntry::Table(Box::new(t))));
+        }
+        match self.lookup_persistent_view(name) {
+            Some(v) => {
+                let mut plan = match crate::sql::parse_statement(&v.sql, &Default::default())? {
+                    crate::spec::Statement::Query(plan) => plan,
+                    _ => {
+                        return Err(crate::error::PlanError::InvalidPlan(format!(
+                            "the view {}.{} is not a query",
+                            v.database, v.name
+                        )));
+                    }
+                };
+                if !v.columns.is_empty() {
+                    plan = Plan::new(crate::spec::PlanNode::ToDf {
+                        input: Box::new(plan),
+                        names: v.columns.clone(),
+                    });
+                }
+                Ok(Some(CatalogEntry::View(Box::new(plan))))
+            }
+            None => Ok(None),
+        }
     }
 }

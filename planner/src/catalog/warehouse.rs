@@ -71,6 +71,20 @@ impl TableMeta {
     }
 }
 
+/// A persistent view: its query's SQL text, resolved afresh at each use.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ViewMeta {
+    pub database: String,
+    pub name: String,
+    pub sql: String,
+    /// Column names given as `CREATE VIEW v (a, b)`.
+    #[serde(default)]
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub comment: Option<String>,
+    pub created_ms: i64,
+}
+
 /// The catalog document.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CatalogState {
@@ -79,11 +93,23 @@ pub struct CatalogState {
     pub databases: BTreeMap<String, DatabaseMeta>,
     /// Database name -> table name -> table (lower-case names).
     pub tables: BTreeMap<String, BTreeMap<String, TableMeta>>,
+    /// Database name -> view name -> persistent view (lower-case names).
+    #[serde(default)]
+    pub views: BTreeMap<String, BTreeMap<String, ViewMeta>>,
 }
 
 impl CatalogState {
     pub fn table(&self, database: &str, name: &str) -> Option<&TableMeta> {
         self.tables.get(database).and_then(|t| t.get(name))
+    }
+
+    pub fn view(&self, database: &str, name: &str) -> Option<&ViewMeta> {
+        self.views.get(database).and_then(|t| t.get(name))
+    }
+
+    /// Whether a table or a persistent view has this name.
+    pub fn exists(&self, database: &str, name: &str) -> bool {
+        self.table(database, name).is_some() || self.view(database, name).is_some()
     }
 }
 
@@ -131,6 +157,7 @@ impl Warehouse {
                     version: FORMAT_VERSION,
                     databases,
                     tables: BTreeMap::new(),
+                    views: BTreeMap::new(),
                 }
             }
             Err(e) => return Err(io_error("read", &file, e)),
@@ -163,6 +190,13 @@ impl Warehouse {
         self.state
             .read()
             .table(&database.to_ascii_lowercase(), &name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    pub fn view(&self, database: &str, name: &str) -> Option<ViewMeta> {
+        self.state
+            .read()
+            .view(&database.to_ascii_lowercase(), &name.to_ascii_lowercase())
             .cloned()
     }
 

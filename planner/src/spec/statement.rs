@@ -125,6 +125,16 @@ pub enum Statement {
         /// Column names given as `CREATE VIEW v (a, b) AS ...`.
         columns: Vec<String>,
     },
+    /// `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(cols)] AS query`: kept in the catalog.
+    CreatePersistentView {
+        name: Vec<String>,
+        /// The query's SQL text, as the view stores it.
+        sql: String,
+        plan: Plan,
+        replace: bool,
+        if_not_exists: bool,
+        columns: Vec<String>,
+    },
     DropView {
         name: Vec<String>,
         if_exists: bool,

@@ -98,7 +98,15 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
                 return unsupported("materialized views");
             }
             if !v.temporary {
-                return unsupported("persistent views (CREATE VIEW without TEMPORARY)");
+                let sql = v.query.to_string();
+                return Ok(Statement::CreatePersistentView {
+                    name: object_name_parts(&v.name)?,
+                    plan: query::lower_query(l, *v.query)?,
+                    sql,
+                    replace: v.or_replace,
+                    if_not_exists: v.if_not_exists,
+                    columns: v.columns.iter().map(|c| c.name.value.clone()).collect(),
+                });
             }
             Statement::CreateView {
                 name: object_name_parts(&v.name)?,

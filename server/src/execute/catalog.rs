@@ -195,11 +195,13 @@ fn check_new_location(location: &Path) -> ServerResult<()> {
 
 fn register(ctx: &RequestContext, table: TableMeta) -> ServerResult<()> {
     ctx.session.catalog.warehouse().update(|s| {
-        let tables = s.tables.entry(table.database.clone()).or_default();
-        if tables.contains_key(&table.name) {
+        if s.exists(&table.database, &table.name) {
             return Err(table_exists_error(&table.database, &table.name).into());
         }
-        tables.insert(table.name.clone(), table);
+        s.tables
+            .entry(table.database.clone())
+            .or_default()
+            .insert(table.name.clone(), table);
         Ok(())
     })?;
     Ok(())
@@ -223,7 +225,13 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
         .into());
     }
     let database = existing_database(ctx, &db)?;
-    if ctx.session.catalog.warehouse().table(&db, &name).is_some() {
+    if ctx
+        .session
+        .catalog
+        .warehouse()
+        .snapshot()
+        .exists(&db, &name)
+    {
         if spec.if_not_exists {
             return Ok(());
         }
@@ -329,17 +337,93 @@ fn query_fields(query: &ResolvedQuery) -> Vec<Field> {
         .collect()
 }
 
+/// `CREATE [OR REPLACE] VIEW`: a view kept in the catalog as its query's SQL text.
+pub fn create_view(
+    ctx: &RequestContext,
+    name: &[String],
+    sql: String,
+    mut plan: Plan,
+    replace: bool,
+    if_not_exists: bool,
+    columns: Vec<String>,
+) -> ServerResult<()> {
+    let (db, view) = table_name(ctx, name)?;
+    existing_database(ctx, &db)?;
+    plan.strip_plan_ids();
+    if !columns.is_empty() {
+        plan = Plan::new(spec::PlanNode::ToDf {
+            input: Box::new(plan),
+            names: columns.clone(),
+        });
+    }
+    // Spark analyzes the view's query when the view is created.
+    ctx.resolve(&plan)?;
+    let meta = ember_planner::catalog::ViewMeta {
+        database: db.clone(),
+        name: view.clone(),
+        sql,
+        columns,
+        comment: None,
+        created_ms: now_ms(),
+    };
+    ctx.session.catalog.warehouse().update(|s| {
+        if s.table(&db, &view).is_some() {
+            return Err(table_exists_error(&db, &view).into());
+        }
+        if s.view(&db, &view).is_some() {
+            if if_not_exists {
+                return Ok(());
+            }
+            if !replace {
+                return Err(table_exists_error(&db, &view).into());
+            }
+        }
+        s.views
+            .entry(db.clone())
+            .or_default()
+            .insert(view.clone(), meta);
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `DROP VIEW`: a temporary view of the name first, else a persistent one.
+pub fn drop_view(ctx: &RequestContext, name: &[String], if_exists: bool) -> ServerResult<()> {
+    if ctx.session.catalog.drop_temp_view(name) {
+        return Ok(());
+    }
+    let dropped = match ctx.session.catalog.table_name(name) {
+        Some((db, view)) => ctx
+            .session
+            .catalog
+            .warehouse()
+            .update(|s| Ok(s.views.get_mut(&db).and_then(|v| v.remove(&view)).is_some()))?,
+        None => false,
+    };
+    if dropped || if_exists {
+        Ok(())
+    } else {
+        Err(SparkError::table_not_found(&name.join(".")).into())
+    }
+}
+
 pub fn drop_table(ctx: &RequestContext, name: &[String], if_exists: bool) -> ServerResult<()> {
     // DROP TABLE drops a temporary view of that name too, as in Spark.
     if ctx.session.catalog.lookup_view(name) && ctx.session.catalog.drop_temp_view(name) {
         return Ok(());
     }
     let (db, table) = table_name(ctx, name)?;
-    let dropped = ctx
-        .session
-        .catalog
-        .warehouse()
-        .update(|s| Ok(s.tables.get_mut(&db).and_then(|t| t.remove(&table))))?;
+    let (dropped, view) = ctx.session.catalog.warehouse().update(|s| {
+        let view = s
+            .views
+            .get_mut(&db)
+            .and_then(|v| v.remove(&table))
+            .is_some();
+        Ok((s.tables.get_mut(&db).and_then(|t| t.remove(&table)), view))
+    })?;
+    if view {
+        return Ok(());
+    }
     match dropped {
         Some(t) => {
             if t.managed {
@@ -440,7 +524,8 @@ pub fn drop_database(
             return Ok(None);
         };
         let tables = s.tables.get(&db).cloned().unwrap_or_default();
-        if !tables.is_empty() && !cascade {
+        let has_views = s.views.get(&db).is_some_and(|v| !v.is_empty());
+        if (!tables.is_empty() || has_views) && !cascade {
             return Err(SparkError::analysis(
                 "SCHEMA_NOT_EMPTY",
                 "2BP01",
@@ -450,6 +535,7 @@ pub fn drop_database(
         }
         s.databases.remove(&db);
         s.tables.remove(&db);
+        s.views.remove(&db);
         Ok(Some((meta, tables)))
     })?;
     match dropped {
@@ -1245,13 +1331,19 @@ pub fn show_tables(
         }
     } else {
         existing_database(ctx, &db)?;
+        let state = catalog.warehouse().snapshot();
+        let mut names: Vec<&String> = state
+            .views
+            .get(&db)
+            .into_iter()
+            .flat_map(|v| v.keys())
+            .collect();
         if !views_only {
-            let state = catalog.warehouse().snapshot();
-            if let Some(tables) = state.tables.get(&db) {
-                for name in tables.keys().filter(|n| matches(n)) {
-                    rows.push((db.clone(), name.clone(), false));
-                }
-            }
+            names.extend(state.tables.get(&db).into_iter().flat_map(|t| t.keys()));
+        }
+        names.sort();
+        for name in names.into_iter().filter(|n| matches(n)) {
+            rows.push((db.clone(), name.clone(), false));
         }
     }
     for v in catalog.temp_view_names() {
@@ -1262,7 +1354,11 @@ pub fn show_tables(
     let n = rows.len();
     let schema = Arc::new(Schema::new(vec![
         Field::new("namespace", DataType::Utf8, false),
-        Field::new("tableName", DataType::Utf8, false),
+        Field::new(
+            if views_only { "viewName" } else { "tableName" },
+            DataType::Utf8,
+            false,
+        ),
         Field::new("isTemporary", DataType::Boolean, false),
     ]));
     let mut namespaces = Vec::with_capacity(n);

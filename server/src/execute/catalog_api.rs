@@ -271,16 +271,24 @@ fn list_tables(
     {
         return Err(ember_planner::catalog::schema_not_found(&db).into());
     }
-    if !views_only {
-        let state = catalog.warehouse().snapshot();
-        if let Some(tables) = state.tables.get(&db) {
-            list.extend(
-                tables
-                    .values()
-                    .filter(|t| m(&t.name))
-                    .map(TableRow::of_table),
-            );
-        }
+    let state = catalog.warehouse().snapshot();
+    if !views_only && let Some(tables) = state.tables.get(&db) {
+        list.extend(
+            tables
+                .values()
+                .filter(|t| m(&t.name))
+                .map(TableRow::of_table),
+        );
+    }
+    if let Some(views) = state.views.get(&db) {
+        list.extend(views.values().filter(|v| m(&v.name)).map(|v| TableRow {
+            name: v.name.clone(),
+            catalog: Some(SESSION_CATALOG.into()),
+            namespace: vec![v.database.clone()],
+            description: v.comment.clone(),
+            table_type: "VIEW".into(),
+            temporary: false,
+        }));
     }
     if db == ember_planner::catalog::GLOBAL_TEMP_DATABASE {
         for v in catalog.global_temp_view_names().iter().filter(|v| m(v)) {
@@ -302,14 +310,27 @@ fn get_table(ctx: &RequestContext, name: &[String]) -> ServerResult<TableRow> {
             global,
         ));
     }
-    match catalog.lookup_table(name) {
-        Some(t) => Ok(TableRow::of_table(&t)),
+    if let Some(t) = catalog.lookup_table(name) {
+        return Ok(TableRow::of_table(&t));
+    }
+    match catalog.lookup_persistent_view(name) {
+        Some(v) => Ok(TableRow {
+            name: v.name,
+            catalog: Some(SESSION_CATALOG.into()),
+            namespace: vec![v.database],
+            description: v.comment,
+            table_type: "VIEW".into(),
+            temporary: false,
+        }),
         None => Err(SparkError::table_not_found(&name.join(".")).into()),
     }
 }
 
 fn table_exists(ctx: &RequestContext, name: &[String]) -> bool {
-    ctx.session.catalog.lookup_view(name) || ctx.session.catalog.lookup_table(name).is_some()
+    let catalog = &ctx.session.catalog;
+    catalog.lookup_view(name)
+        || catalog.lookup_table(name).is_some()
+        || catalog.lookup_persistent_view(name).is_some()
 }
 
 fn list_columns(ctx: &RequestContext, name: &[String]) -> ServerResult<CatalogAnswer> {

@@ -72,9 +72,18 @@ pub async fn execute_statement(
             Ok(None)
         }
         Statement::DropView { name, if_exists } => {
-            if !ctx.session.catalog.drop_temp_view(&name) && !if_exists {
-                return Err(SparkError::table_not_found(&name.join(".")).into());
-            }
+            catalog::drop_view(ctx, &name, if_exists)?;
+            Ok(None)
+        }
+        Statement::CreatePersistentView {
+            name,
+            sql,
+            plan,
+            replace,
+            if_not_exists,
+            columns,
+        } => {
+            catalog::create_view(ctx, &name, sql, plan, replace, if_not_exists, columns)?;
             Ok(None)
         }
         Statement::SetConfig {
