@@ -93,6 +93,10 @@ QUERIES = {
     "full_using": "SELECT * FROM range(3) a FULL JOIN range(2, 4) b USING (id)",
     "right_outer": "SELECT * FROM range(3) a RIGHT OUTER JOIN range(1, 5) b ON a.id = b.id",
     "star_qualified": "SELECT t.* FROM VALUES (1, 2) AS t(a, b)",
+    "natural_join": "SELECT * FROM range(3) a NATURAL JOIN range(2, 5) b",
+    "natural_left_join": "SELECT * FROM VALUES (1, 'a', 10) AS l(k, s, x) NATURAL LEFT JOIN VALUES (1, 'a', 20), (2, 'b', 30) AS r(k, s, y)",
+    "natural_join_nothing_common": "SELECT * FROM VALUES (1) AS l(a) NATURAL JOIN VALUES (2) AS r(b)",
+    "describe_query": "DESCRIBE QUERY SELECT 1 AS a, 'x' AS b",
 }
 
 ERRORS = {

@@ -107,6 +107,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                     .map(|c| expr(ctx, c))
                     .transpose()?,
                 using: j.using_columns.clone(),
+                natural: false,
             })
         }
         RelType::SetOp(s) => {

@@ -28,6 +28,19 @@ impl Resolver<'_> {
         {
             right = self.reassign(right, None)?;
         }
+        if j.natural {
+            // The columns both sides have, in the left side's order.
+            let right_names = self.output_names(right.schema());
+            let common: Vec<String> = self
+                .output_names(left.schema())
+                .into_iter()
+                .filter(|n| right_names.iter().any(|r| self.names_equal(r, n)))
+                .collect();
+            if common.is_empty() {
+                return Ok(LogicalPlanBuilder::from(left).cross_join(right)?.build()?);
+            }
+            return self.resolve_using_join(left, right, j.join_type, &common);
+        }
         if !j.using.is_empty() {
             return self.resolve_using_join(left, right, j.join_type, &j.using);
         }

@@ -99,6 +99,8 @@ pub struct Join {
     pub join_type: JoinType,
     pub condition: Option<Expr>,
     pub using: Vec<String>,
+    /// NATURAL JOIN: USING the columns both sides have.
+    pub natural: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -222,6 +222,7 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
                 join_type: JoinType::Cross,
                 condition: None,
                 using: vec![],
+                natural: false,
             }));
         }
         plan
@@ -472,6 +473,10 @@ fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Pl
             JoinOperator::Anti(c) | JoinOperator::LeftAnti(c) => (JoinType::LeftAnti, c),
             other => return unsupported(format!("join {other:?}")),
         };
+        let constraint_kind = match &constraint {
+            JoinConstraint::Natural => Constraint::Natural,
+            _ => Constraint::Other,
+        };
         let (condition, using) = match constraint {
             JoinConstraint::On(e) => (Some(lower(l, e)?), vec![]),
             JoinConstraint::Using(cols) => (
@@ -480,18 +485,25 @@ fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Pl
                     .map(|c| object_name_parts(c).map(|p| p.join(".")))
                     .collect::<PlanResult<_>>()?,
             ),
-            JoinConstraint::Natural => return unsupported("NATURAL JOIN"),
+            JoinConstraint::Natural => (None, vec![]),
             JoinConstraint::None => (None, vec![]),
         };
+        let natural = matches!(constraint_kind, Constraint::Natural);
         plan = Plan::new(PlanNode::Join(Join {
             left: Box::new(plan),
             right: Box::new(right),
             join_type,
             condition,
             using,
+            natural,
         }));
     }
     Ok(plan)
+}
+
+enum Constraint {
+    Natural,
+    Other,
 }
 
 fn with_alias(plan: Plan, alias: Option<ast::TableAlias>) -> Plan {
