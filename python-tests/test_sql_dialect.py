@@ -87,6 +87,14 @@ QUERIES = {
     "between": "SELECT 5 BETWEEN 1 AND 10, 'b' BETWEEN 'a' AND 'c', 5 NOT BETWEEN 6 AND 7",
     "string_arithmetic": "SELECT '1' + 1, '2' * 2",
     "current_database": "SELECT current_database(), current_schema(), current_catalog()",
+    # Array subscripts (ANSI)
+    "array_subscript": "SELECT array(1,2,3)[0], array(1,2,3)[2]",
+    "element_at": "SELECT element_at(array(1,2,3), 1), element_at(array(1,2,3), -1), element_at(array(1, 2, 3), -3)",
+    "try_element_at": "SELECT try_element_at(array(1,2,3), 4), try_element_at(array(1, 2), -5)",
+    "get": "SELECT get(array(1,2,3), 5), get(array(1,2,3), 1), get(array(1, 2, 3), -1)",
+    "element_at_map": "SELECT element_at(map('a', 1), 'a'), try_element_at(map('a', 1), 'b')",
+    "subscript_nulls": "SELECT a[1], element_at(a, 2) FROM VALUES (array(1, NULL)), (NULL) AS t(a)",
+    "subscript_per_row": "SELECT id, array(id, id + 1)[id % 2] FROM range(4)",
     # Joins
     "cross_join": "SELECT * FROM range(2) a CROSS JOIN range(2) b",
     "left_anti": "SELECT * FROM range(3) a LEFT ANTI JOIN range(1) b ON a.id = b.id",
@@ -108,6 +116,10 @@ ERRORS = {
     "bad_cast": "SELECT cast('x' AS INT)",
     "fractional_string_times_int": "SELECT '1.5' * 2",
     "unbound_parameter": "SELECT :x + 1",
+    "subscript_out_of_bounds": "SELECT array(1,2,3)[3]",
+    "subscript_negative": "SELECT array(1,2,3)[-1]",
+    "element_at_out_of_bounds": "SELECT element_at(array(1,2,3), 4)",
+    "element_at_zero": "SELECT element_at(array(1,2,3), 0)",
 }
 
 

@@ -17,7 +17,9 @@ use ember_planner::exec::RangeExec;
 use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
-use ember_planner::functions::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
+use ember_planner::functions::udf::{
+    ArithOp, ArrayIndex, CheckedArithmetic, DoubleDivide, IntegralDivide,
+};
 use ember_planner::functions::{spark_aggregate, spark_scalar};
 use serde_json::{Value, json};
 
@@ -103,6 +105,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "divide", "ansi": d.ansi()})
         } else if let Some(d) = inner.downcast_ref::<IntegralDivide>() {
             json!({"fn": "div", "ansi": d.ansi()})
+        } else if let Some(x) = inner.downcast_ref::<ArrayIndex>() {
+            json!({"fn": "array_index", "one_based": x.one_based(), "ansi": x.ansi()})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -129,6 +133,12 @@ impl CodecPart for PlannerCodec {
                 Ok(CheckedArithmetic::udf(op, ansi))
             }
             Some("divide") => Ok(DoubleDivide::udf(ansi)),
+            Some("array_index") => Ok(ArrayIndex::udf(
+                v.get("one_based")
+                    .and_then(Value::as_bool)
+                    .ok_or_else(|| bad("array index"))?,
+                ansi,
+            )),
             Some("div") => Ok(IntegralDivide::udf(ansi)),
             Some("decimal_divide") => {
                 let p = v

@@ -57,8 +57,21 @@ pub fn register(b: &mut RegistryBuilder) {
             Some(arrow::datatypes::DataType::Map(..)) => {
                 Ok(datafusion::functions::core::get_field().call(f.args))
             }
-            _ => Ok(df_udf("array_element")?.call(f.args)),
+            _ => Ok(crate::functions::udf::ArrayIndex::udf(true, f.config.ansi).call(f.args)),
         }
+    });
+    b.scalar(&["try_element_at"], |f| {
+        f.arity(2, 2)?;
+        match f.types.first() {
+            Some(arrow::datatypes::DataType::Map(..)) => {
+                Ok(datafusion::functions::core::get_field().call(f.args))
+            }
+            _ => Ok(crate::functions::udf::ArrayIndex::udf(true, false).call(f.args)),
+        }
+    });
+    b.scalar(&["get"], |f| {
+        f.arity(2, 2)?;
+        Ok(crate::functions::udf::ArrayIndex::udf(false, false).call(f.args))
     });
     b.scalar(&["sort_array"], |f| {
         f.arity(1, 2)?;

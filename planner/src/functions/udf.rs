@@ -339,3 +339,139 @@ mod tests {
         assert_eq!(r.value(1), 1.5);
     }
 }
+
+/// Spark's array subscript: `arr[i]` (zero-based) and `element_at(arr, i)` (one-based,
+/// negative from the end). Under ANSI an index outside the array raises
+/// INVALID_ARRAY_INDEX(_IN_ELEMENT_AT); otherwise it yields NULL. `element_at(arr, 0)` is
+/// always an error (INVALID_INDEX_OF_ZERO).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ArrayIndex {
+    one_based: bool,
+    ansi: bool,
+    signature: Signature,
+}
+
+impl ArrayIndex {
+    pub fn one_based(&self) -> bool {
+        self.one_based
+    }
+
+    pub fn ansi(&self) -> bool {
+        self.ansi
+    }
+
+    pub fn udf(one_based: bool, ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            one_based,
+            ansi,
+            signature: Signature::any(2, Volatility::Immutable),
+        }))
+    }
+
+    fn out_of_bounds(&self, index: i64, len: usize) -> datafusion::error::DataFusionError {
+        let (class, tolerate) = if self.one_based {
+            (
+                "INVALID_ARRAY_INDEX_IN_ELEMENT_AT",
+                "Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead.",
+            )
+        } else {
+            (
+                "INVALID_ARRAY_INDEX",
+                "Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead.",
+            )
+        };
+        to_datafusion(SparkError::new(
+            crate::error::ErrorKind::ArrayIndexOutOfBounds,
+            class,
+            "22003",
+            format!(
+                "The index {index} is out of bounds. The array has {len} elements. {tolerate} If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+            ),
+            vec![
+                ("indexValue", index.to_string()),
+                ("arraySize", len.to_string()),
+                ("ansiConfig", "\"spark.sql.ansi.enabled\"".into()),
+            ],
+        ))
+    }
+}
+
+impl ScalarUDFImpl for ArrayIndex {
+    fn name(&self) -> &str {
+        match (self.one_based, self.ansi) {
+            (true, true) => "spark_element_at",
+            (true, false) => "spark_element_at_or_null",
+            (false, true) => "spark_array_subscript",
+            (false, false) => "spark_array_subscript_or_null",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        match arg_types.first() {
+            Some(DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _)) => {
+                Ok(f.data_type().clone())
+            }
+            other => exec_err!("{} expects an array, got {other:?}", self.name()),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, i] = args.args.as_slice() else {
+            return exec_err!("{} expects two arguments", self.name());
+        };
+        let scalar = matches!((a, i), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let arrays = a.to_array(args.number_rows)?;
+        let element = self.return_type(&[arrays.data_type().clone()])?;
+        let list_type = DataType::List(Arc::new(arrow::datatypes::Field::new(
+            "item", element, true,
+        )));
+        let arrays = arrow::compute::cast(&arrays, &list_type)?;
+        let Some(lists) = arrays.as_any().downcast_ref::<arrow::array::ListArray>() else {
+            return exec_err!("{}: not a list", self.name());
+        };
+        let index = arrow::compute::cast(&i.to_array(args.number_rows)?, &DataType::Int64)?;
+        let Some(index) = index.as_any().downcast_ref::<Int64Array>() else {
+            return exec_err!("{}: index is not an integer", self.name());
+        };
+        let offsets = lists.value_offsets();
+        let mut take: Vec<Option<u64>> = Vec::with_capacity(lists.len());
+        for row in 0..lists.len() {
+            if lists.is_null(row) || index.is_null(row) {
+                take.push(None);
+                continue;
+            }
+            let start = offsets[row] as i64;
+            let len = (offsets[row + 1] - offsets[row]) as i64;
+            let i = index.value(row);
+            let position = if self.one_based {
+                if i == 0 {
+                    return Err(to_datafusion(SparkError::new(
+                        crate::error::ErrorKind::Runtime,
+                        "INVALID_INDEX_OF_ZERO",
+                        "22003",
+                        "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
+                        vec![],
+                    )));
+                }
+                if i > 0 { i - 1 } else { len + i }
+            } else {
+                i
+            };
+            if position < 0 || position >= len {
+                if self.ansi {
+                    return Err(self.out_of_bounds(i, len as usize));
+                }
+                take.push(None);
+            } else {
+                take.push(Some((start + position) as u64));
+            }
+        }
+        let indices = arrow::array::UInt64Array::from(take);
+        let values = arrow::compute::take(lists.values().as_ref(), &indices, None)?;
+        to_columnar(values, scalar)
+    }
+}

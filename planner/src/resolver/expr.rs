@@ -124,9 +124,8 @@ impl Resolver<'_> {
                         Ok((self.struct_field(base, &dt, field)?, format!("{base_name}.{field}")))
                     }
                     DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => {
-                        let udf = crate::functions::df_udf("array_element")?;
-                        let index = cast(key, DataType::Int64) + lit(1i64);
-                        Ok((udf.call(vec![base, index]), format!("{base_name}[{key_name}]")))
+                        let udf = crate::functions::udf::ArrayIndex::udf(false, self.config.ansi);
+                        Ok((udf.call(vec![base, key]), format!("{base_name}[{key_name}]")))
                     }
                     DataType::Map(..) => Ok((
                         datafusion::functions::core::get_field().call(vec![base, key]),
