@@ -170,3 +170,19 @@ def test_dataframe_pivot_unpivot(spark, expected):
         df.select("g", "v", F.col("v").alias("w")).melt(["g"], ["v", "w"], "var", "val"), name="melt"
     )
     expected.check_error(lambda: df.unpivot(["g"], None, "var", "val").collect(), name="unpivot_type_mismatch")
+
+
+SAMPLES = {
+    "all": "SELECT count(*) FROM ts TABLESAMPLE (100 PERCENT)",
+    "none": "SELECT count(*) FROM ts TABLESAMPLE (0 PERCENT)",
+    "rows": "SELECT count(*) FROM ts TABLESAMPLE (3 ROWS)",
+    # Random samples: far inside the bounds (more than 8 standard deviations).
+    "bucket": "SELECT count(*) BETWEEN 100 AND 400 FROM ts TABLESAMPLE (BUCKET 1 OUT OF 4)",
+    "half": "SELECT count(*) BETWEEN 350 AND 650 FROM ts TABLESAMPLE (50 PERCENT)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_tablesample(spark, expected, name):
+    spark.range(1000).createOrReplaceTempView("ts")
+    expected.check(spark.sql(SAMPLES[name]), name=name)

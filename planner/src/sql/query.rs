@@ -11,7 +11,8 @@ use super::expression::{self, NamedWindows, lower, lower_with_windows, order_by_
 use super::{Lowering, ident_name, object_name_parts};
 use crate::error::{PlanError, PlanResult, unsupported};
 use crate::spec::{
-    Aggregate, Expr, GroupType, Join, JoinType, Plan, PlanNode, SetOpKind, SetOperation, SortOrder,
+    Aggregate, Expr, FunctionCall, GroupType, Join, JoinType, Plan, PlanNode, SetOpKind,
+    SetOperation, SortOrder,
 };
 
 pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
@@ -528,9 +529,6 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             version,
             ..
         } => {
-            if sample.is_some() {
-                return unsupported("TABLESAMPLE");
-            }
             if version.is_some() {
                 return unsupported("time travel");
             }
@@ -552,6 +550,13 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
                     })
                 }
                 None => Plan::new(PlanNode::Table { name: parts }),
+            };
+            let plan = match sample {
+                Some(
+                    ast::TableSampleKind::BeforeTableAlias(s)
+                    | ast::TableSampleKind::AfterTableAlias(s),
+                ) => table_sample(l, plan, *s)?,
+                None => plan,
             };
             Ok(with_alias(plan, alias))
         }
@@ -681,4 +686,84 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
         }
         other => unsupported(format!("FROM clause item {other}")),
     }
+}
+
+/// `TABLESAMPLE (n ROWS)` keeps the first n rows; `(x PERCENT)` and `(BUCKET x OUT OF y)` keep
+/// each row with that probability, as Spark's Bernoulli sampling does (the rows kept differ
+/// from Spark's, whose random numbers are its own).
+fn table_sample(l: &Lowering, plan: Plan, s: ast::TableSample) -> PlanResult<Plan> {
+    if s.seed.is_some() || s.offset.is_some() || s.name.is_some() {
+        return unsupported("TABLESAMPLE with a method, seed or offset");
+    }
+    let fraction = match (s.quantity, s.bucket) {
+        (Some(q), None) => {
+            let value = lower(l, q.value)?;
+            match q.unit {
+                Some(ast::TableSampleUnit::Rows) => {
+                    let Expr::Literal(v) = value else {
+                        return unsupported("TABLESAMPLE with a non-literal row count");
+                    };
+                    let n = v
+                        .cast_to(&arrow::datatypes::DataType::Int64)
+                        .ok()
+                        .and_then(|v| match v {
+                            ScalarValue::Int64(Some(n)) if n >= 0 => Some(n as usize),
+                            _ => None,
+                        })
+                        .ok_or_else(|| PlanError::Unsupported(format!("TABLESAMPLE ({v} ROWS)")))?;
+                    return Ok(Plan::new(PlanNode::Limit {
+                        input: Box::new(plan),
+                        limit: n,
+                    }));
+                }
+                Some(ast::TableSampleUnit::Percent) => Expr::Function(Box::new(FunctionCall {
+                    name: "/".into(),
+                    args: vec![value, Expr::Literal(ScalarValue::Float64(Some(100.0)))],
+                    distinct: false,
+                    filter: None,
+                    ignore_nulls: None,
+                    is_operator: true,
+                })),
+                None => return unsupported("TABLESAMPLE without ROWS or PERCENT"),
+            }
+        }
+        (None, Some(b)) => {
+            if b.on.is_some() {
+                return unsupported("TABLESAMPLE (BUCKET ... ON ...)");
+            }
+            let number = |v: &ast::ValueWithSpan| -> PlanResult<f64> {
+                match &v.value {
+                    ast::Value::Number(n, _) => n
+                        .parse::<f64>()
+                        .map_err(|_| PlanError::Unsupported(format!("bucket {n}"))),
+                    other => Err(PlanError::Unsupported(format!("bucket {other}"))),
+                }
+            };
+            let (x, y) = (number(&b.bucket)?, number(&b.total)?);
+            if y <= 0.0 || x > y {
+                return unsupported(format!("TABLESAMPLE (BUCKET {x} OUT OF {y})"));
+            }
+            Expr::Literal(ScalarValue::Float64(Some(1.0 / y)))
+        }
+        _ => return unsupported("this TABLESAMPLE form"),
+    };
+    let draw = Expr::Function(Box::new(FunctionCall {
+        name: "rand".into(),
+        args: vec![],
+        distinct: false,
+        filter: None,
+        ignore_nulls: None,
+        is_operator: false,
+    }));
+    Ok(Plan::new(PlanNode::Filter {
+        input: Box::new(plan),
+        condition: Expr::Function(Box::new(FunctionCall {
+            name: "<".into(),
+            args: vec![draw, fraction],
+            distinct: false,
+            filter: None,
+            ignore_nulls: None,
+            is_operator: true,
+        })),
+    }))
 }
