@@ -54,6 +54,9 @@ QUERIES = {
     "cube": "SELECT id % 2 AS k, id % 3 AS j, count(*) FROM range(6) GROUP BY CUBE(k, j)",
     "grouping_sets": "SELECT id % 2 AS k, id % 3 AS j, count(*) FROM range(6) GROUP BY GROUPING SETS ((k), (j), ())",
     "with_rollup": "SELECT k, sum(v) FROM (SELECT id % 3 AS k, id AS v FROM range(9)) GROUP BY k WITH ROLLUP",
+    "grouping_expression": "SELECT id % 2 AS k, grouping(id % 2), count(*) FROM range(4) GROUP BY ROLLUP(id % 2)",
+    "grouping_cube": "SELECT k, j, grouping(k), grouping(j), grouping_id(k, j), count(*) FROM (SELECT id % 2 AS k, id % 3 AS j FROM range(6)) GROUP BY CUBE(k, j)",
+    "grouping_id_all": "SELECT k, grouping_id(), sum(v) FROM (SELECT id % 2 AS k, id AS v FROM range(6)) GROUP BY GROUPING SETS ((k), ())",
     "having_without_group": "SELECT max(id) FROM range(5) HAVING max(id) > 2",
     "aggregate_filter": "SELECT id % 2 k, count(id) FILTER (WHERE id > 1) FROM range(6) GROUP BY 1",
     "distinct_pairs": "SELECT DISTINCT id % 2, id % 3 FROM range(12)",
@@ -116,6 +119,7 @@ ERRORS = {
     "bad_cast": "SELECT cast('x' AS INT)",
     "fractional_string_times_int": "SELECT '1.5' * 2",
     "unbound_parameter": "SELECT :x + 1",
+    "grouping_without_sets": "SELECT k, grouping(k) FROM (SELECT id % 2 AS k FROM range(6)) GROUP BY k",
     "subscript_out_of_bounds": "SELECT array(1,2,3)[3]",
     "subscript_negative": "SELECT array(1,2,3)[-1]",
     "element_at_out_of_bounds": "SELECT element_at(array(1,2,3), 4)",
@@ -186,3 +190,11 @@ SAMPLES = {
 def test_tablesample(spark, expected, name):
     spark.range(1000).createOrReplaceTempView("ts")
     expected.check(spark.sql(SAMPLES[name]), name=name)
+
+
+def test_dataframe_grouping(spark, expected):
+    from pyspark.sql import functions as F
+
+    df = spark.range(6).selectExpr("id % 2 AS k", "id % 3 AS j", "id AS v")
+    expected.check(df.rollup("k", "j").agg(F.grouping("k"), F.grouping_id(), F.sum("v")), name="rollup")
+    expected.check(df.cube("k").agg(F.grouping_id("k").alias("g"), F.count("*")), name="cube")

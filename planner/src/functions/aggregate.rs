@@ -56,6 +56,18 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["bit_and"], |f| agg(f, df("bit_and"), 1, 1));
     b.aggregate(&["bit_or"], |f| agg(f, df("bit_or"), 1, 1));
     b.aggregate(&["bit_xor"], |f| agg(f, df("bit_xor"), 1, 1));
+    // Whether a grouping column is aggregated away in this row of ROLLUP/CUBE/GROUPING SETS
+    // (DataFusion resolves them against the grouping sets).
+    b.aggregate(&["grouping"], |f| {
+        Ok(cast(agg(f, df("grouping"), 1, 1)?, DataType::Int8))
+    });
+    // Without arguments: every grouping column (filled in by the aggregation).
+    b.aggregate(&["grouping_id"], |f| {
+        Ok(cast(
+            agg(f, df("grouping"), 0, usize::MAX)?,
+            DataType::Int64,
+        ))
+    });
 }
 
 fn df(name: &str) -> PlanResult<Arc<AggregateUDF>> {

@@ -186,11 +186,40 @@ impl Resolver<'_> {
         }
         let aggregates = find_aggregate_exprs(all_exprs);
         let mut agg_exprs = Vec::with_capacity(aggregates.len());
+        // grouping()/grouping_id() name the grouping keys as computed above (all of them when
+        // grouping_id() has no arguments).
+        let set_keys: Vec<Expr> = match group_type {
+            GroupType::Rollup | GroupType::Cube => group.iter().map(|(e, _)| key_of(e)).collect(),
+            GroupType::GroupingSets => keys.iter().map(|(e, _)| key_of(e)).collect(),
+            GroupType::GroupBy | GroupType::Pivot => vec![],
+        };
+        let mut computed_aggregates = Vec::with_capacity(aggregates.len());
         for a in aggregates {
             let internal = self.fresh("agg", vec![]);
-            agg_exprs.push(a.clone().alias(&internal));
-            replacements.push((a, Self::column(&internal)));
+            let computed = match &a {
+                Expr::AggregateFunction(f) if f.func.name() == "grouping" => {
+                    if set_keys.is_empty() {
+                        return Err(SparkError::analysis(
+                            "UNSUPPORTED_GROUPING_EXPRESSION",
+                            "42K0E",
+                            "grouping()/grouping_id() can only be used with GroupingSets/Cube/Rollup.",
+                        )
+                        .into());
+                    }
+                    let mut f = f.clone();
+                    f.params.args = if f.params.args.is_empty() {
+                        set_keys.clone()
+                    } else {
+                        f.params.args.iter().map(&key_of).collect()
+                    };
+                    Expr::AggregateFunction(f)
+                }
+                _ => a.clone(),
+            };
+            agg_exprs.push(computed.alias(&internal));
+            computed_aggregates.push((a, Self::column(&internal)));
         }
+        replacements.extend(computed_aggregates);
         let plan = LogicalPlanBuilder::from(input)
             .aggregate(group_expr, agg_exprs)?
             .build()?;
