@@ -198,3 +198,15 @@ def test_dataframe_grouping(spark, expected):
     df = spark.range(6).selectExpr("id % 2 AS k", "id % 3 AS j", "id AS v")
     expected.check(df.rollup("k", "j").agg(F.grouping("k"), F.grouping_id(), F.sum("v")), name="rollup")
     expected.check(df.cube("k").agg(F.grouping_id("k").alias("g"), F.count("*")), name="cube")
+
+
+def test_functions_statements(spark, expected):
+    described = spark.sql("DESCRIBE FUNCTION upper")
+    # The class and usage lines name Spark's implementation; the first line and the shape match.
+    expected.check_value([described.columns, described.collect()[0][0]], name="describe")
+    extended = spark.sql("DESCRIBE FUNCTION EXTENDED abs").collect()
+    expected.check_value(extended[0][0], name="describe_extended")
+    expected.check_error(lambda: spark.sql("DESCRIBE FUNCTION nope_fn").collect(), name="describe_missing")
+    expected.check(spark.sql("SHOW FUNCTIONS LIKE 'upp*'"), name="show_like")
+    expected.check(spark.sql("SHOW SYSTEM FUNCTIONS LIKE 'low*'"), name="show_system")
+    expected.check(spark.sql("SHOW USER FUNCTIONS"), name="show_user")

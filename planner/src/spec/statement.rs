@@ -168,6 +168,13 @@ pub enum Statement {
     },
     ShowFunctions {
         pattern: Option<String>,
+        /// `SHOW USER FUNCTIONS`: only functions users registered (none yet).
+        user_only: bool,
+    },
+    /// `DESCRIBE FUNCTION [EXTENDED] name`.
+    DescribeFunction {
+        name: String,
+        extended: bool,
     },
     DescribeTable {
         table: Vec<String>,

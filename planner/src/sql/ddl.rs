@@ -178,6 +178,19 @@ pub(crate) fn parse(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement
             None
         };
         Some(Statement::ShowTblProperties { name, key })
+    } else if let Some(scope) = ["USER", "SYSTEM", "ALL"]
+        .into_iter()
+        .find(|scope| words(p, &["SHOW", scope, "FUNCTIONS"]))
+    {
+        word(p, "LIKE");
+        let pattern = match p.peek_token_ref().token {
+            Token::EOF | Token::SemiColon => None,
+            _ => Some(string(p).map_err(PlanError::from_parser)?),
+        };
+        Some(Statement::ShowFunctions {
+            pattern,
+            user_only: scope == "USER",
+        })
     } else if words(p, &["SHOW", "PARTITIONS"]) {
         let name = name(p)?;
         if word(p, "PARTITION") {
@@ -445,7 +458,13 @@ fn describe(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
         }));
     }
     if word(p, "FUNCTION") {
-        return Ok(None);
+        let extended = word(p, "EXTENDED");
+        let name = match p.next_token().token {
+            Token::Word(w) => w.value,
+            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => s,
+            other => other.to_string(),
+        };
+        return Ok(Some(Statement::DescribeFunction { name, extended }));
     }
     if word(p, "QUERY") {
         let q = p.parse_query().map_err(PlanError::from_parser)?;

@@ -168,6 +168,7 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
             Statement::ShowDatabases { pattern }
         }
         ast::Statement::ShowFunctions { filter } => Statement::ShowFunctions {
+            user_only: false,
             pattern: match filter {
                 Some(
                     ast::ShowStatementFilter::Like(p) | ast::ShowStatementFilter::NoKeyword(p),

@@ -144,7 +144,25 @@ pub async fn execute_statement(
         Statement::ShowDatabases { pattern } => {
             catalog::show_databases(ctx, |n| matches_pattern(n, pattern.as_deref()))
         }
-        Statement::ShowFunctions { pattern } => {
+        Statement::ShowFunctions {
+            user_only: true, ..
+        } => single_string_column("function", vec![]),
+        Statement::DescribeFunction { name, extended } => {
+            let key = name.to_ascii_lowercase();
+            if ember_planner::functions::registry().get(&key).is_none() {
+                return Err(SparkError::unresolved_routine(&name).into());
+            }
+            let mut rows = vec![
+                format!("Function: {key}"),
+                format!("Class: ember.{key}"),
+                "Usage: N/A.".to_string(),
+            ];
+            if extended {
+                rows.push("Extended Usage:\n    No example/argument for this function.".into());
+            }
+            single_string_column("function_desc", rows)
+        }
+        Statement::ShowFunctions { pattern, .. } => {
             let mut names: Vec<String> = ember_planner::functions::registry()
                 .names()
                 .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
