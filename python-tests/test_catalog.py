@@ -408,3 +408,20 @@ def test_catalog_create_table(spark, expected, db, tmp_path):
     ext = c.createTable(f"{db}.ext", path=path)
     expected.check(ext, name="external_rows")
     expected.check_value(list(c.getTable(f"{db}.ext")), name="external_table")
+
+
+def test_cache_refresh_use_explain(spark, expected, db):
+    spark.sql("CREATE TABLE t USING parquet AS SELECT 1 AS a")
+    for statement in ["CACHE TABLE t", "CACHE LAZY TABLE t", "UNCACHE TABLE t", "UNCACHE TABLE IF EXISTS nope", "CLEAR CACHE", "REFRESH TABLE t"]:
+        expected.check(spark.sql(statement), name=statement)
+    spark.sql("CACHE TABLE cat_cached AS SELECT 2 AS b")
+    expected.check(spark.sql("SELECT * FROM cat_cached"), name="cache_as_select")
+    spark.sql("DROP VIEW cat_cached")
+    expected.check_error(lambda: spark.sql("UNCACHE TABLE nope").collect(), name="uncache_missing")
+    expected.check_error(lambda: spark.sql("REFRESH TABLE nope").collect(), name="refresh_missing")
+    explained = spark.sql("EXPLAIN EXTENDED SELECT 1")
+    expected.check_value([explained.columns, explained.count()], name="explain_extended")
+    spark.sql(f"USE spark_catalog.{db}")
+    expected.check(spark.sql("SELECT current_database()"), name="use_qualified")
+    expected.check(spark.sql("SHOW NAMESPACES LIKE 'cat_cache_refresh*'"), name="namespaces")
+    expected.check(spark.sql("SHOW SCHEMAS LIKE 'cat_cache_refresh*'"), name="schemas")

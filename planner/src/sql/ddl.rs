@@ -10,7 +10,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use super::{Lowering, expression, object_name_parts, query};
 use crate::error::{PlanError, PlanResult, unsupported};
-use crate::spec::{AlterTable, CreateTableSpec, Expr, Statement};
+use crate::spec::{AlterTable, CreateTableSpec, ExplainMode, Expr, Statement};
 
 type Parsed<T> = Result<T, ParserError>;
 
@@ -197,6 +197,66 @@ pub(crate) fn parse(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement
             return unsupported("SHOW PARTITIONS ... PARTITION");
         }
         Some(Statement::ShowPartitions { name })
+    } else if words(p, &["CACHE"]) {
+        let lazy = word(p, "LAZY");
+        if !word(p, "TABLE") {
+            return Err(PlanError::from_parser(ParserError::ParserError(format!(
+                "Expected: TABLE, found: {}",
+                p.peek_token().token
+            ))));
+        }
+        let table = name(p)?;
+        if word(p, "OPTIONS") {
+            properties(p).map_err(PlanError::from_parser)?;
+        }
+        let plan = if p.parse_keyword(Keyword::AS) || starts_query(p) {
+            let q = p.parse_query().map_err(PlanError::from_parser)?;
+            Some(query::lower_query(l, *q)?)
+        } else {
+            None
+        };
+        Some(Statement::Cache { table, plan, lazy })
+    } else if words(p, &["UNCACHE", "TABLE"]) {
+        let if_exists = words(p, &["IF", "EXISTS"]);
+        Some(Statement::Uncache {
+            table: name(p)?,
+            if_exists,
+        })
+    } else if words(p, &["REFRESH", "TABLE"]) {
+        Some(Statement::RefreshTable { table: name(p)? })
+    } else if words(p, &["SHOW", "NAMESPACES"])
+        || words(p, &["SHOW", "SCHEMAS"])
+        || words(p, &["SHOW", "DATABASES"])
+    {
+        if word(p, "FROM") || word(p, "IN") {
+            name(p)?;
+        }
+        word(p, "LIKE");
+        let pattern = match p.peek_token_ref().token {
+            Token::EOF | Token::SemiColon => None,
+            _ => Some(string(p).map_err(PlanError::from_parser)?),
+        };
+        Some(Statement::ShowDatabases { pattern })
+    } else if words(p, &["EXPLAIN"]) {
+        let mode = if word(p, "EXTENDED") {
+            ExplainMode::Extended
+        } else if word(p, "FORMATTED") {
+            ExplainMode::Formatted
+        } else if word(p, "CODEGEN") {
+            ExplainMode::Codegen
+        } else if word(p, "COST") {
+            ExplainMode::Cost
+        } else {
+            ExplainMode::Simple
+        };
+        if !starts_query(p) {
+            return unsupported("EXPLAIN of a command");
+        }
+        let q = p.parse_query().map_err(PlanError::from_parser)?;
+        Some(Statement::Explain {
+            plan: query::lower_query(l, *q)?,
+            mode,
+        })
     } else if words(p, &["DESCRIBE"]) || words(p, &["DESC"]) {
         describe(l, p)?
     } else {
@@ -490,4 +550,16 @@ fn describe(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
         extended,
         column,
     }))
+}
+
+/// Whether a query starts here (SELECT, WITH, VALUES, FROM, TABLE or a parenthesis).
+fn starts_query(p: &Parser) -> bool {
+    match &p.peek_token_ref().token {
+        Token::Word(w) => matches!(
+            w.keyword,
+            Keyword::SELECT | Keyword::WITH | Keyword::VALUES | Keyword::FROM | Keyword::TABLE
+        ),
+        Token::LParen => true,
+        _ => false,
+    }
 }

@@ -262,14 +262,54 @@ pub async fn execute_statement(
             describe(&query)
         }
         Statement::Use { database } => {
+            // `USE spark_catalog.db` names the session catalog's database.
+            let parts = ember_planner::sql::parse_identifier_parts(&database)?;
+            let database = match parts.as_slice() {
+                [c, db] if c.eq_ignore_ascii_case(ember_planner::catalog::SESSION_CATALOG) => {
+                    db.clone()
+                }
+                _ => database,
+            };
             ctx.session.catalog.set_current_database(&database)?;
             Ok(None)
         }
-        Statement::Cache { .. }
-        | Statement::Uncache { .. }
-        | Statement::ClearCache
-        | Statement::RefreshTable { .. }
-        | Statement::Noop => Ok(None),
+        // Nothing is cached (every query reads its sources afresh); the statements check
+        // their table as Spark does, and CACHE TABLE ... AS creates its temporary view.
+        Statement::Cache {
+            table,
+            plan: Some(plan),
+            ..
+        } => {
+            let [name] = table.as_slice() else {
+                return Err(SparkError::analysis(
+                    "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS",
+                    "428EK",
+                    format!(
+                        "CREATE TEMPORARY VIEW expects a single-part view name, got {}.",
+                        table.join(".")
+                    ),
+                )
+                .into());
+            };
+            let mut plan = plan;
+            plan.strip_plan_ids();
+            ctx.resolve(&plan)?;
+            ctx.session
+                .catalog
+                .create_temp_view(name, plan, false, false)?;
+            Ok(None)
+        }
+        Statement::Cache { table, .. } | Statement::RefreshTable { table } => {
+            ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
+            Ok(None)
+        }
+        Statement::Uncache { table, if_exists } => {
+            if !if_exists {
+                ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
+            }
+            Ok(None)
+        }
+        Statement::ClearCache | Statement::Noop => Ok(None),
         Statement::Evaluate(_) => Err(ember_planner::PlanError::Unsupported(
             "evaluating a standalone expression".into(),
         )
