@@ -76,6 +76,9 @@ QUERIES = {
     "nested_cte": "WITH a AS (SELECT 1 AS x), b AS (WITH c AS (SELECT x + 1 AS y FROM a) SELECT y FROM c) SELECT * FROM b",
     "scalar_subquery_where": "SELECT * FROM range(3) WHERE id > (SELECT min(id) FROM range(1, 3))",
     "correlated_in": "SELECT a.id FROM range(5) a WHERE a.id IN (SELECT b.id FROM range(3) b WHERE b.id = a.id)",
+    "correlated_scalar_in_select": "SELECT a.id, (SELECT count(*) FROM range(5) b WHERE b.id = a.id) AS c FROM range(3) a",
+    "exists_as_value": "SELECT a.id, EXISTS (SELECT 1 FROM range(2) b WHERE b.id = a.id) AS e FROM range(3) a",
+    "exists_uncorrelated_value": "SELECT EXISTS(SELECT 1), NOT EXISTS(SELECT 1 FROM range(0))",
     "not_exists": "SELECT a.id FROM range(5) a WHERE NOT EXISTS (SELECT 1 FROM range(2) b WHERE b.id = a.id)",
     # Literals and names
     "spark_literals": "SELECT 1L, 2Y, 3S, 4BD, X'1F', 'it\\'s', \"dq\", 'a' 'b'",

@@ -60,6 +60,10 @@ impl Resolver<'_> {
         if items.iter().any(|(e, _)| contains_aggregate(e)) {
             return self.build_aggregate(input, vec![], GroupType::GroupBy, vec![], items, None);
         }
+        let items = items
+            .into_iter()
+            .map(|(e, n)| Ok((exists_as_value(e)?, n)))
+            .collect::<PlanResult<Vec<_>>>()?;
         let (input, items) = self.apply_windows(input, items)?;
         self.project_items(input, items)
     }
@@ -820,4 +824,31 @@ fn pivot_value_name(v: &ScalarValue) -> String {
     } else {
         crate::literal::display(v)
     }
+}
+
+/// `EXISTS (subquery)` as a value (in a SELECT list) becomes `(SELECT count(1) > 0 FROM
+/// subquery)`: DataFusion turns correlated scalar subqueries into joins, but not EXISTS
+/// outside a filter.
+fn exists_as_value(e: Expr) -> PlanResult<Expr> {
+    use datafusion::logical_expr::expr::Exists;
+    use datafusion::logical_expr::{Subquery, lit};
+    Ok(e.transform_up(|e| {
+        let Expr::Exists(Exists { subquery, negated }) = e else {
+            return Ok(Transformed::no(e));
+        };
+        let counted = LogicalPlanBuilder::from(subquery.subquery.as_ref().clone())
+            .aggregate(
+                Vec::<Expr>::new(),
+                vec![datafusion::functions_aggregate::count::count(lit(1)).alias("n")],
+            )?
+            .project(vec![Expr::Column(Column::from_name("n")).gt(lit(0i64))])?
+            .build()?;
+        let scalar = Expr::ScalarSubquery(Subquery {
+            subquery: std::sync::Arc::new(counted),
+            outer_ref_columns: subquery.outer_ref_columns.clone(),
+            spans: Default::default(),
+        });
+        Ok(Transformed::yes(if negated { !scalar } else { scalar }))
+    })?
+    .data)
 }
