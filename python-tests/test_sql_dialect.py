@@ -92,6 +92,8 @@ QUERIES = {
     "in_with_nulls": "SELECT 1 IN (1, NULL), 2 IN (1, NULL), NULL IN (1), 2 NOT IN (1, NULL)",
     "between": "SELECT 5 BETWEEN 1 AND 10, 'b' BETWEEN 'a' AND 'c', 5 NOT BETWEEN 6 AND 7",
     "string_arithmetic": "SELECT '1' + 1, '2' * 2",
+    "typeof": "SELECT typeof(1), typeof(1L), typeof(1.5), typeof('a'), typeof(array(1)), typeof(NULL), typeof(map('a', 1)), typeof(named_struct('x', 1)), typeof(DATE'2020-01-01'), typeof(current_timestamp()), typeof(1.5D), typeof(CAST(1 AS DECIMAL(5,2)))",
+    "typeof_columns": "SELECT typeof(id), typeof(id + 1.5) FROM range(1)",
     "current_database": "SELECT current_database(), current_schema(), current_catalog()",
     # Array subscripts (ANSI)
     "array_subscript": "SELECT array(1,2,3)[0], array(1,2,3)[2]",

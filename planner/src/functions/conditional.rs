@@ -49,6 +49,16 @@ pub fn register(b: &mut RegistryBuilder) {
         let (a, b2) = two(f)?;
         super::df_udf("coalesce").map(|c| c.call(vec![a, b2]))
     });
+    // The argument's type as Spark names it; a constant of the query.
+    b.scalar(&["typeof"], |f| {
+        f.arity(1, 1)?;
+        let t = f
+            .types
+            .first()
+            .cloned()
+            .unwrap_or(arrow::datatypes::DataType::Null);
+        Ok(lit(crate::types::simple_string(&t)))
+    });
     b.scalar(&["nvl2"], |f| {
         f.arity(3, 3)?;
         let mut a = f.args.into_iter();
