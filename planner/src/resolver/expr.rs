@@ -22,12 +22,14 @@ impl Resolver<'_> {
         match e {
             SExpr::Literal(v) => Ok((lit(self.literal_in_zone(v.clone())), literal::display(v))),
             SExpr::Attribute { name, plan_id } => self.resolve_attribute(name, *plan_id, schema),
-            SExpr::Star { .. } | SExpr::Regex { .. } => Err(SparkError::analysis(
-                "INVALID_USAGE_OF_STAR_OR_REGEX",
-                "42000",
-                "Invalid usage of '*' or regex in this expression.",
-            )
-            .into()),
+            SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. } => {
+                Err(SparkError::analysis(
+                    "INVALID_USAGE_OF_STAR_OR_REGEX",
+                    "42000",
+                    "Invalid usage of '*' or regex in this expression.",
+                )
+                .into())
+            }
             SExpr::Function(call) => self.resolve_function(call, schema),
             SExpr::Alias { expr, names, .. } => {
                 let (resolved, _) = self.resolve_expr(expr, schema)?;

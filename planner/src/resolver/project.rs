@@ -25,6 +25,20 @@ impl Resolver<'_> {
                 SExpr::Star { target, plan_id } => {
                     out.extend(self.expand_star(target.as_deref(), *plan_id, schema)?)
                 }
+                SExpr::StarExcept { target, except } => {
+                    let mut items = self.expand_star(target.as_deref(), None, schema)?;
+                    for name in except {
+                        let (e, _) = self.resolve_expr(
+                            &SExpr::Attribute {
+                                name: name.clone(),
+                                plan_id: None,
+                            },
+                            schema,
+                        )?;
+                        items.retain(|(i, _)| i != &e);
+                    }
+                    out.extend(items)
+                }
                 SExpr::Regex { pattern, plan_id } => {
                     out.extend(self.expand_regex(pattern, *plan_id, schema)?)
                 }

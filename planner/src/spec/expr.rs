@@ -21,6 +21,11 @@ pub enum Expr {
         target: Option<Vec<String>>,
         plan_id: Option<i64>,
     },
+    /// `*` or `t.*` without some columns (`SELECT * EXCEPT (a, b)`).
+    StarExcept {
+        target: Option<Vec<String>>,
+        except: Vec<Vec<String>>,
+    },
     /// Columns whose names match a regular expression (`df.colRegex`, or a backquoted regex).
     Regex {
         pattern: String,

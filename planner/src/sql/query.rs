@@ -268,25 +268,15 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
                 names: aliases.into_iter().map(|a| a.value).collect(),
                 metadata: None,
             },
-            SelectItem::Wildcard(opts) => {
-                reject_wildcard_options(&opts)?;
-                Expr::Star {
-                    target: None,
-                    plan_id: None,
+            SelectItem::Wildcard(opts) => star(None, opts)?,
+            SelectItem::QualifiedWildcard(kind, opts) => match kind {
+                ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
+                    star(Some(object_name_parts(&n)?), opts)?
                 }
-            }
-            SelectItem::QualifiedWildcard(kind, opts) => {
-                reject_wildcard_options(&opts)?;
-                match kind {
-                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => Expr::Star {
-                        target: Some(object_name_parts(&n)?),
-                        plan_id: None,
-                    },
-                    ast::SelectItemQualifiedWildcardKind::Expr(e) => {
-                        return unsupported(format!("wildcard on expression {e}"));
-                    }
+                ast::SelectItemQualifiedWildcardKind::Expr(e) => {
+                    return unsupported(format!("wildcard on expression {e}"));
                 }
-            }
+            },
         });
     }
     // GROUP BY / HAVING
@@ -446,6 +436,25 @@ fn group_item(l: &Lowering, g: Vec<ast::Expr>, windows: &NamedWindows) -> PlanRe
     } else {
         Ok(Expr::function("struct", items))
     }
+}
+
+/// `*` / `t.*`, with Spark's `EXCEPT (columns)`.
+fn star(target: Option<Vec<String>>, mut opts: ast::WildcardAdditionalOptions) -> PlanResult<Expr> {
+    let except = opts.opt_except.take();
+    reject_wildcard_options(&opts)?;
+    Ok(match except {
+        Some(e) => Expr::StarExcept {
+            target,
+            except: std::iter::once(e.first_element)
+                .chain(e.additional_elements)
+                .map(|i| vec![i.value])
+                .collect(),
+        },
+        None => Expr::Star {
+            target,
+            plan_id: None,
+        },
+    })
 }
 
 fn reject_wildcard_options(opts: &ast::WildcardAdditionalOptions) -> PlanResult<()> {
