@@ -725,48 +725,32 @@ impl Resolver<'_> {
         let mut aggregates = vec![];
         for (value, value_name) in &values {
             for (call, agg_name) in &named_aggregates {
-                let matches = SExpr::Function(Box::new(spec::FunctionCall {
-                    name: "<=>".into(),
-                    args: vec![column.clone(), value.clone()],
-                    distinct: false,
-                    filter: None,
-                    ignore_nulls: None,
-                    is_operator: true,
-                }));
-                let call_of = |name: &str, args: Vec<SExpr>, filter: Option<SExpr>| {
-                    SExpr::Function(Box::new(spec::FunctionCall {
-                        name: name.into(),
-                        args,
-                        distinct: false,
-                        filter,
-                        ignore_nulls: None,
-                        is_operator: false,
-                    }))
-                };
+                let matches = SExpr::operator("<=>", vec![column.clone(), value.clone()]);
                 let mut filtered = call.clone();
                 filtered.filter = Some(match filtered.filter.take() {
-                    Some(f) => call_of("and", vec![f, matches.clone()], None),
+                    Some(f) => SExpr::operator("and", vec![f, matches.clone()]),
                     None => matches.clone(),
                 });
                 // A group without rows for the value gets NULL, whatever the aggregate (as
                 // Spark's pivot, which aggregates per value first).
-                let rows = call_of(
+                let mut rows = spec::FunctionCall::new(
                     "count",
                     vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
-                    Some(matches),
                 );
-                let value = call_of(
+                rows.filter = Some(matches);
+                let value = SExpr::function(
                     "if",
                     vec![
-                        call_of(
+                        SExpr::operator(
                             "==",
-                            vec![rows, SExpr::Literal(ScalarValue::Int64(Some(0)))],
-                            None,
+                            vec![
+                                SExpr::Function(Box::new(rows)),
+                                SExpr::Literal(ScalarValue::Int64(Some(0))),
+                            ],
                         ),
                         SExpr::Literal(ScalarValue::Null),
                         SExpr::Function(Box::new(filtered)),
                     ],
-                    None,
                 );
                 let name = if single {
                     value_name.clone()

@@ -250,14 +250,7 @@ impl Resolver<'_> {
     ) -> PlanResult<LogicalPlan> {
         if super::generate::is_generator(name) {
             // `FROM explode(...)`: the generator over one row, only its columns.
-            let call = crate::spec::FunctionCall {
-                name: name.to_string(),
-                args: args.to_vec(),
-                distinct: false,
-                filter: None,
-                ignore_nulls: None,
-                is_operator: false,
-            };
+            let call = crate::spec::FunctionCall::new(name, args.to_vec());
             let one = LogicalPlanBuilder::empty(true).build()?;
             let (plan, items) = self.resolve_generate(one, &call, &[], vec![], false)?;
             return self.project_items(plan, items);

@@ -119,6 +119,20 @@ pub struct FunctionCall {
     pub is_operator: bool,
 }
 
+impl FunctionCall {
+    /// A plain call by name: no DISTINCT, FILTER or null treatment.
+    pub fn new(name: &str, args: Vec<Expr>) -> Self {
+        Self {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            filter: None,
+            ignore_nulls: None,
+            is_operator: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CastMode {
     /// Follows `spark.sql.ansi.enabled`.
@@ -175,14 +189,7 @@ impl Expr {
     }
 
     pub fn function(name: &str, args: Vec<Expr>) -> Expr {
-        Expr::Function(Box::new(FunctionCall {
-            name: name.to_string(),
-            args,
-            distinct: false,
-            filter: None,
-            ignore_nulls: None,
-            is_operator: false,
-        }))
+        Expr::Function(Box::new(FunctionCall::new(name, args)))
     }
 
     pub fn operator(name: &str, args: Vec<Expr>) -> Expr {

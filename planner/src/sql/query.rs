@@ -11,8 +11,7 @@ use super::expression::{self, NamedWindows, lower, lower_with_windows, order_by_
 use super::{Lowering, ident_name, object_name_parts};
 use crate::error::{PlanError, PlanResult, unsupported};
 use crate::spec::{
-    Aggregate, Expr, FunctionCall, GroupType, Join, JoinType, Plan, PlanNode, SetOpKind,
-    SetOperation, SortOrder,
+    Aggregate, Expr, GroupType, Join, JoinType, Plan, PlanNode, SetOpKind, SetOperation, SortOrder,
 };
 
 pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
@@ -725,14 +724,10 @@ fn table_sample(l: &Lowering, plan: Plan, s: ast::TableSample) -> PlanResult<Pla
                         limit: n,
                     }));
                 }
-                Some(ast::TableSampleUnit::Percent) => Expr::Function(Box::new(FunctionCall {
-                    name: "/".into(),
-                    args: vec![value, Expr::Literal(ScalarValue::Float64(Some(100.0)))],
-                    distinct: false,
-                    filter: None,
-                    ignore_nulls: None,
-                    is_operator: true,
-                })),
+                Some(ast::TableSampleUnit::Percent) => Expr::operator(
+                    "/",
+                    vec![value, Expr::Literal(ScalarValue::Float64(Some(100.0)))],
+                ),
                 None => return unsupported("TABLESAMPLE without ROWS or PERCENT"),
             }
         }
@@ -756,23 +751,8 @@ fn table_sample(l: &Lowering, plan: Plan, s: ast::TableSample) -> PlanResult<Pla
         }
         _ => return unsupported("this TABLESAMPLE form"),
     };
-    let draw = Expr::Function(Box::new(FunctionCall {
-        name: "rand".into(),
-        args: vec![],
-        distinct: false,
-        filter: None,
-        ignore_nulls: None,
-        is_operator: false,
-    }));
     Ok(Plan::new(PlanNode::Filter {
         input: Box::new(plan),
-        condition: Expr::Function(Box::new(FunctionCall {
-            name: "<".into(),
-            args: vec![draw, fraction],
-            distinct: false,
-            filter: None,
-            ignore_nulls: None,
-            is_operator: true,
-        })),
+        condition: Expr::operator("<", vec![Expr::function("rand", vec![]), fraction]),
     }))
 }
