@@ -1,0 +1,445 @@
+//! Rows into tables: INSERT, `saveAsTable`, `insertInto`, `writeTo`, with Spark's store
+//! assignment rules.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use arrow::datatypes::{DataType, Field};
+use datafusion::logical_expr::{Expr, LogicalPlanBuilder, cast};
+use datafusion::scalar::ScalarValue;
+use ember_execution::write::commit::recover;
+use ember_execution::write::partition::{DEFAULT_PARTITION_NAME, escape_path_name};
+use ember_planner::catalog::TableMeta;
+use ember_planner::spec::{self, CreateTableSpec, Plan, SaveMode, WriteSpec};
+use ember_planner::{PlanError, ResolvedQuery, SparkError, types};
+
+use super::*;
+use crate::error::ServerResult;
+use crate::execute::write::{FileWriteSpec, analysis, format_or_default, write_files};
+use crate::state::RequestContext;
+
+/// Whether Spark's ANSI store assignment writes a `from` value into a `to` column.
+fn can_store(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    let numeric = |t: &DataType| t.is_numeric();
+    let stringy = |t: &DataType| matches!(t, Utf8 | LargeUtf8 | Utf8View);
+    if from == to || from == &Null {
+        return true;
+    }
+    match (from, to) {
+        (_, t) if stringy(t) => !matches!(from, Binary | LargeBinary | BinaryView),
+        (f, t) if stringy(f) => stringy(t),
+        (f, t) if numeric(f) && numeric(t) => true,
+        (Date32 | Timestamp(_, _), Date32 | Timestamp(_, _)) => true,
+        (Binary | LargeBinary | BinaryView, Binary | LargeBinary | BinaryView) => true,
+        (List(a), List(b)) => can_store(a.data_type(), b.data_type()),
+        (Struct(a), Struct(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|(x, y)| can_store(x.data_type(), y.data_type()))
+        }
+        (Map(_, _), Map(_, _)) => true,
+        _ => false,
+    }
+}
+
+/// How the rows of an insert find their columns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ColumnMatch {
+    ByPosition,
+    ByName,
+}
+
+/// INSERT INTO / OVERWRITE, `insertInto`, `saveAsTable` in append mode.
+pub async fn insert(
+    ctx: &RequestContext,
+    table_name: &[String],
+    query: &Plan,
+    overwrite: bool,
+    partition: &[(String, Option<spec::Expr>)],
+    columns: &[String],
+    matching: ColumnMatch,
+) -> ServerResult<()> {
+    if ctx.session.catalog.lookup_view(table_name) {
+        return Err(SparkError::unsupported(format!(
+            "inserting into the view {}",
+            table_name.join(".")
+        ))
+        .into());
+    }
+    let table = existing_table(ctx, table_name)?;
+    let fields = table_fields(ctx, &table)?;
+    let q = quoted(&table.database, &table.name);
+    let is_partition = |name: &str| {
+        table
+            .partition_columns
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(name))
+    };
+    // Static partition values name directories; the query gives the other columns.
+    let mut static_values: Vec<(String, String)> = vec![];
+    for (column, value) in partition {
+        if !is_partition(column) {
+            return Err(analysis(
+                "PARTITIONS_NOT_FOUND",
+                "428FT",
+                format!("The partition(s) `{column}` cannot be found in table {q}."),
+                vec![],
+            )
+            .into());
+        }
+        let Some(value) = value else { continue };
+        let spec::Expr::Literal(v) = value else {
+            return Err(SparkError::unsupported("a partition value that is not a literal").into());
+        };
+        let field = fields
+            .iter()
+            .find(|f| f.name().eq_ignore_ascii_case(column))
+            .ok_or_else(|| SparkError::table_not_found(column))?;
+        let text = if v.is_null() {
+            DEFAULT_PARTITION_NAME.to_string()
+        } else {
+            let typed = v
+                .cast_to(field.data_type())
+                .and_then(|t| t.cast_to(&DataType::Utf8))
+                .map_err(PlanError::from)?;
+            match typed {
+                ScalarValue::Utf8(Some(s)) if !s.is_empty() => escape_path_name(&s),
+                _ => DEFAULT_PARTITION_NAME.to_string(),
+            }
+        };
+        static_values.push((field.name().clone(), text));
+    }
+    // Static partitions come first in the directory tree, as in Spark.
+    let static_prefix_ok = table
+        .partition_columns
+        .iter()
+        .take(static_values.len())
+        .zip(&static_values)
+        .all(|(p, (s, _))| p.eq_ignore_ascii_case(s));
+    if !static_prefix_ok {
+        return Err(SparkError::unsupported(
+            "a static partition value after a dynamic partition column",
+        )
+        .into());
+    }
+    let targets: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !static_values.iter().any(|(s, _)| s == f.name()))
+        .map(|f| f.as_ref())
+        .collect();
+    let resolved = ctx.resolve(query)?;
+    let data_schema = resolved.plan.schema().clone();
+    let arity = |reason: &str, detail: &str| -> ServerResult<()> {
+        let table_cols: Vec<String> = targets.iter().map(|f| format!("`{}`", f.name())).collect();
+        let data_cols: Vec<String> = resolved.names.iter().map(|n| format!("`{n}`")).collect();
+        Err(analysis(
+            &format!("INSERT_COLUMN_ARITY_MISMATCH.{reason}"),
+            "21S01",
+            format!(
+                "Cannot write to {q}, the reason is {detail}:\nTable columns: {}.\nData columns: {}.",
+                table_cols.join(", "),
+                data_cols.join(", ")
+            ),
+            vec![],
+        )
+        .into())
+    };
+    // For each target column, the query column that fills it (None: NULL).
+    let sources: Vec<Option<usize>> = if !columns.is_empty() || matching == ColumnMatch::ByName {
+        let given: Vec<String> = if columns.is_empty() {
+            resolved.names.clone()
+        } else {
+            columns.to_vec()
+        };
+        if given.len() != resolved.names.len() {
+            let (reason, detail) = if given.len() > resolved.names.len() {
+                ("NOT_ENOUGH_DATA_COLUMNS", "not enough data columns")
+            } else {
+                ("TOO_MANY_DATA_COLUMNS", "too many data columns")
+            };
+            arity(reason, detail)?;
+        }
+        for g in &given {
+            if !targets.iter().any(|f| f.name().eq_ignore_ascii_case(g)) {
+                let proposal: Vec<String> =
+                    targets.iter().map(|f| format!("`{}`", f.name())).collect();
+                return Err(analysis(
+                    "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                    "42703",
+                    format!(
+                        "A column, variable, or function parameter with name `{g}` cannot be resolved. Did you mean one of the following? [{}].",
+                        proposal.join(", ")
+                    ),
+                    vec![],
+                )
+                .into());
+            }
+        }
+        if matching == ColumnMatch::ByName && columns.is_empty() && given.len() < targets.len() {
+            arity("NOT_ENOUGH_DATA_COLUMNS", "not enough data columns")?;
+        }
+        targets
+            .iter()
+            .map(|f| given.iter().position(|g| g.eq_ignore_ascii_case(f.name())))
+            .collect()
+    } else {
+        if resolved.names.len() < targets.len() {
+            arity("NOT_ENOUGH_DATA_COLUMNS", "not enough data columns")?;
+        }
+        if resolved.names.len() > targets.len() {
+            arity("TOO_MANY_DATA_COLUMNS", "too many data columns")?;
+        }
+        (0..targets.len()).map(Some).collect()
+    };
+    let mut exprs = Vec::with_capacity(targets.len());
+    for (f, source) in targets.iter().zip(&sources) {
+        let e = match source {
+            Some(i) => {
+                let from = data_schema.field(*i).data_type();
+                if !can_store(from, f.data_type()) {
+                    return Err(analysis(
+                        "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST",
+                        "KD000",
+                        format!(
+                            "Cannot write incompatible data for the table {q}: Cannot safely cast `{}` \"{}\" to \"{}\".",
+                            f.name(),
+                            types::sql_name(from),
+                            types::sql_name(f.data_type())
+                        ),
+                        vec![],
+                    )
+                    .into());
+                }
+                let col = Expr::Column(data_schema.columns()[*i].clone());
+                if from == f.data_type() {
+                    col
+                } else {
+                    cast(col, f.data_type().clone())
+                }
+            }
+            None => Expr::Literal(
+                ScalarValue::try_from(f.data_type()).map_err(PlanError::from)?,
+                None,
+            ),
+        };
+        exprs.push(e.alias(f.name()));
+    }
+    let plan = LogicalPlanBuilder::from(resolved.plan)
+        .project(exprs)?
+        .build()?;
+    let query = ResolvedQuery {
+        plan,
+        names: targets.iter().map(|f| f.name().clone()).collect(),
+        post: resolved.post,
+    };
+    let mut target = PathBuf::from(&table.location);
+    for (column, value) in &static_values {
+        target.push(format!("{}={value}", escape_path_name(column)));
+    }
+    recover(Path::new(&table.location))?;
+    write_files(
+        ctx,
+        query,
+        FileWriteSpec {
+            target,
+            format: table.format.clone(),
+            options: table.options.clone().into_iter().collect(),
+            partition_by: table
+                .partition_columns
+                .iter()
+                .skip(static_values.len())
+                .cloned()
+                .collect(),
+            overwrite,
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// `df.write.saveAsTable(name)` and `df.write.insertInto(name)`.
+pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<()> {
+    let spec::WriteTarget::Table {
+        name,
+        insert: is_insert,
+    } = &spec.target
+    else {
+        return Err(SparkError::invalid_plan("not a table write").into());
+    };
+    if *is_insert {
+        if !spec.partition_by.is_empty() {
+            return Err(analysis(
+                "_LEGACY_ERROR_TEMP_1309",
+                "",
+                "insertInto() can't be used together with partitionBy(). Partition columns have already been defined for the table. It is not necessary to use partitionBy().".into(),
+                vec![],
+            )
+            .into());
+        }
+        return insert(
+            ctx,
+            name,
+            &spec.input,
+            spec.mode == SaveMode::Overwrite,
+            &[],
+            &[],
+            ColumnMatch::ByPosition,
+        )
+        .await;
+    }
+    let (db, table) = table_name(ctx, name)?;
+    let existing = ctx.session.catalog.warehouse().table(&db, &table);
+    match (existing, spec.mode) {
+        (Some(_), SaveMode::ErrorIfExists) => Err(table_exists_error(&db, &table).into()),
+        (Some(_), SaveMode::Ignore) => Ok(()),
+        (Some(_), SaveMode::Append) => {
+            insert(ctx, name, &spec.input, false, &[], &[], ColumnMatch::ByName).await
+        }
+        (Some(t), SaveMode::Overwrite) => {
+            replace_table(
+                ctx,
+                t,
+                &spec.input,
+                spec.format.as_deref(),
+                &spec.partition_by,
+                spec.options,
+                None,
+            )
+            .await
+        }
+        (None, _) => {
+            let mut options = spec.options;
+            let location = options.remove("path");
+            create_table(
+                ctx,
+                CreateTableSpec {
+                    name: name.clone(),
+                    format: spec.format,
+                    partition_by: spec.partition_by,
+                    location,
+                    options: options.into_iter().collect(),
+                    query: Some(spec.input),
+                    ..Default::default()
+                },
+            )
+            .await
+        }
+    }
+}
+
+/// Overwrite a table with a query's rows and the query's schema (`saveAsTable` in overwrite
+/// mode, `writeTo(...).replace()`): the data is replaced atomically, then the catalog entry.
+pub async fn replace_table(
+    ctx: &RequestContext,
+    old: TableMeta,
+    input: &Plan,
+    format: Option<&str>,
+    partition_by: &[String],
+    options: HashMap<String, String>,
+    properties: Option<Vec<(String, String)>>,
+) -> ServerResult<()> {
+    let format = format_or_default(ctx, format);
+    check_table_format(&format)?;
+    let query = ctx.resolve(input)?;
+    let fields = query_fields(&query);
+    let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
+    check_unique_columns(&names)?;
+    let (fields, partition_columns) =
+        partitioned_last(fields, partition_by, &old.database, &old.name)?;
+    let location = PathBuf::from(&old.location);
+    recover(&location)?;
+    write_files(
+        ctx,
+        query,
+        FileWriteSpec {
+            target: location,
+            format: format.clone(),
+            options: options.clone(),
+            partition_by: partition_columns.clone(),
+            overwrite: true,
+        },
+    )
+    .await?;
+    let mut options = options;
+    options.remove("path");
+    let meta = TableMeta {
+        format,
+        schema: schema_json(&fields)?,
+        partition_columns,
+        options: options.into_iter().collect(),
+        properties: properties
+            .map(|p| p.into_iter().collect())
+            .unwrap_or(old.properties.clone()),
+        created_ms: now_ms(),
+        ..old
+    };
+    ctx.session.catalog.warehouse().update(|s| {
+        s.tables
+            .entry(meta.database.clone())
+            .or_default()
+            .insert(meta.name.clone(), meta);
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `df.writeTo(name)...`: DataFrameWriterV2 on file tables of the session catalog.
+pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()> {
+    use spec::WriteV2Mode as M;
+    let (db, table) = table_name(ctx, &w.name)?;
+    let existing = ctx.session.catalog.warehouse().table(&db, &table);
+    let create = |w: spec::WriteV2| CreateTableSpec {
+        name: w.name,
+        format: w.provider,
+        partition_by: w.partition_by,
+        options: w.options.into_iter().collect(),
+        properties: w.properties,
+        query: Some(w.input),
+        ..Default::default()
+    };
+    match (w.mode, existing) {
+        (M::Create, _) => create_table(ctx, create(w)).await,
+        (M::CreateOrReplace, None) => create_table(ctx, create(w)).await,
+        (M::Replace | M::CreateOrReplace, Some(t)) => {
+            let properties = (!w.properties.is_empty()).then_some(w.properties);
+            replace_table(
+                ctx,
+                t,
+                &w.input,
+                w.provider.as_deref(),
+                &w.partition_by,
+                w.options,
+                properties,
+            )
+            .await
+        }
+        (M::Replace, None) => {
+            let q = quoted(&db, &table);
+            Err(analysis(
+                "TABLE_OR_VIEW_NOT_FOUND",
+                "42P01",
+                format!("The table or view {q} cannot be found. Verify the spelling and correctness of the schema and catalog."),
+                vec![("relationName", q.clone())],
+            )
+            .into())
+        }
+        (M::Append | M::Overwrite | M::OverwritePartitions, None) => {
+            Err(SparkError::table_not_found(&w.name.join(".")).into())
+        }
+        (M::Append, Some(_)) => {
+            insert(ctx, &w.name, &w.input, false, &[], &[], ColumnMatch::ByName).await
+        }
+        (M::OverwritePartitions, Some(t)) if t.partition_columns.is_empty() => {
+            insert(ctx, &w.name, &w.input, true, &[], &[], ColumnMatch::ByName).await
+        }
+        (M::OverwritePartitions, Some(_)) => Err(SparkError::unsupported(
+            "overwritePartitions() of a partitioned table (dynamic partition overwrite)",
+        )
+        .into()),
+        (M::Overwrite, Some(_)) => {
+            Err(SparkError::unsupported("writeTo(...).overwrite(condition)").into())
+        }
+    }
+}
