@@ -23,16 +23,7 @@ pub enum CatalogAnswer {
 }
 
 fn rows(columns: Vec<(&str, DataType, bool, ArrayRef)>) -> ServerResult<CatalogAnswer> {
-    let schema = Arc::new(Schema::new(
-        columns
-            .iter()
-            .map(|(n, t, nullable, _)| Field::new(*n, t.clone(), *nullable))
-            .collect::<Vec<_>>(),
-    ));
-    let arrays = columns.into_iter().map(|(_, _, _, a)| a).collect();
-    Ok(CatalogAnswer::Rows(
-        RecordBatch::try_new(schema, arrays).map_err(datafusion::error::DataFusionError::from)?,
-    ))
+    Ok(CatalogAnswer::Rows(catalog::record_batch(columns)?))
 }
 
 fn strings(values: Vec<Option<String>>) -> ArrayRef {
@@ -98,6 +89,17 @@ impl TableRow {
             namespace: vec![t.database.clone()],
             description: t.comment.clone(),
             table_type: if t.managed { "MANAGED" } else { "EXTERNAL" }.into(),
+            temporary: false,
+        }
+    }
+
+    fn of_persistent_view(v: ember_planner::catalog::ViewMeta) -> Self {
+        Self {
+            name: v.name,
+            catalog: Some(SESSION_CATALOG.into()),
+            namespace: vec![v.database],
+            description: v.comment,
+            table_type: "VIEW".into(),
             temporary: false,
         }
     }
@@ -260,44 +262,15 @@ fn list_tables(
     pattern: Option<&str>,
     views_only: bool,
 ) -> ServerResult<CatalogAnswer> {
-    let catalog = &ctx.session.catalog;
-    let db = db
-        .map(|d| d.to_ascii_lowercase())
-        .unwrap_or_else(|| catalog.current_database());
-    let m = matcher(pattern);
-    let mut list = vec![];
-    if catalog.warehouse().database(&db).is_none()
-        && db != ember_planner::catalog::GLOBAL_TEMP_DATABASE
-    {
-        return Err(ember_planner::catalog::schema_not_found(&db).into());
-    }
-    let state = catalog.warehouse().snapshot();
-    if !views_only && let Some(tables) = state.tables.get(&db) {
-        list.extend(
-            tables
-                .values()
-                .filter(|t| m(&t.name))
-                .map(TableRow::of_table),
-        );
-    }
-    if let Some(views) = state.views.get(&db) {
-        list.extend(views.values().filter(|v| m(&v.name)).map(|v| TableRow {
-            name: v.name.clone(),
-            catalog: Some(SESSION_CATALOG.into()),
-            namespace: vec![v.database.clone()],
-            description: v.comment.clone(),
-            table_type: "VIEW".into(),
-            temporary: false,
-        }));
-    }
-    if db == ember_planner::catalog::GLOBAL_TEMP_DATABASE {
-        for v in catalog.global_temp_view_names().iter().filter(|v| m(v)) {
-            list.push(TableRow::of_view(v, true));
-        }
-    }
-    for v in catalog.temp_view_names().iter().filter(|v| m(v)) {
-        list.push(TableRow::of_view(v, false));
-    }
+    let (_, listed) = catalog::list_relations(ctx, db, matcher(pattern), views_only)?;
+    let list = listed
+        .into_iter()
+        .map(|(name, kind)| match kind {
+            catalog::Listed::Table(t) => TableRow::of_table(&t),
+            catalog::Listed::View(v) => TableRow::of_persistent_view(v),
+            catalog::Listed::Temporary { global } => TableRow::of_view(&name, global),
+        })
+        .collect();
     table_rows(list)
 }
 
@@ -314,14 +287,7 @@ fn get_table(ctx: &RequestContext, name: &[String]) -> ServerResult<TableRow> {
         return Ok(TableRow::of_table(&t));
     }
     match catalog.lookup_persistent_view(name) {
-        Some(v) => Ok(TableRow {
-            name: v.name,
-            catalog: Some(SESSION_CATALOG.into()),
-            namespace: vec![v.database],
-            description: v.comment,
-            table_type: "VIEW".into(),
-            temporary: false,
-        }),
+        Some(v) => Ok(TableRow::of_persistent_view(v)),
         None => Err(SparkError::table_not_found(&name.join(".")).into()),
     }
 }

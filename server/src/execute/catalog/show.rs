@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use ember_execution::write::commit::recover;
-use ember_planner::catalog::TableMeta;
+use ember_planner::catalog::{TableMeta, ViewMeta};
 use ember_planner::spec::{self, Plan};
 use ember_planner::types;
 
@@ -16,20 +16,32 @@ use crate::error::ServerResult;
 use crate::execute::write::analysis;
 use crate::state::RequestContext;
 
-fn batch(columns: Vec<(&str, bool, Vec<Option<String>>)>) -> ServerResult<Option<RecordBatch>> {
+/// A record batch of named columns (name, type, nullable, values).
+pub fn record_batch(columns: Vec<(&str, DataType, bool, ArrayRef)>) -> ServerResult<RecordBatch> {
     let schema = Arc::new(Schema::new(
         columns
             .iter()
-            .map(|(n, nullable, _)| Field::new(*n, DataType::Utf8, *nullable))
+            .map(|(n, t, nullable, _)| Field::new(*n, t.clone(), *nullable))
             .collect::<Vec<_>>(),
     ));
-    let arrays: Vec<ArrayRef> = columns
+    let arrays = columns.into_iter().map(|(_, _, _, a)| a).collect();
+    Ok(RecordBatch::try_new(schema, arrays).map_err(datafusion::error::DataFusionError::from)?)
+}
+
+/// String columns (name, nullable, values).
+fn batch(columns: Vec<(&str, bool, Vec<Option<String>>)>) -> ServerResult<Option<RecordBatch>> {
+    let columns = columns
         .into_iter()
-        .map(|(_, _, v)| Arc::new(StringArray::from(v)) as ArrayRef)
+        .map(|(n, nullable, v)| {
+            (
+                n,
+                DataType::Utf8,
+                nullable,
+                Arc::new(StringArray::from(v)) as ArrayRef,
+            )
+        })
         .collect();
-    Ok(Some(
-        RecordBatch::try_new(schema, arrays).map_err(datafusion::error::DataFusionError::from)?,
-    ))
+    Ok(Some(record_batch(columns)?))
 }
 
 fn comment_of(f: &Field) -> Option<String> {
@@ -221,72 +233,95 @@ pub fn describe_database(
     ])
 }
 
-/// `SHOW TABLES [IN db]`: the database's tables, then this session's temporary views.
+/// What SHOW TABLES and `spark.catalog.listTables` list.
+pub enum Listed {
+    Table(Box<TableMeta>),
+    View(ViewMeta),
+    Temporary { global: bool },
+}
+
+/// The tables and views of `database` (the current one when `None`; `global_temp` holds
+/// the global temporary views) whose names match, sorted by name, then this session's
+/// temporary views. Returns the database too.
+pub fn list_relations(
+    ctx: &RequestContext,
+    database: Option<&str>,
+    matches: impl Fn(&str) -> bool,
+    views_only: bool,
+) -> ServerResult<(String, Vec<(String, Listed)>)> {
+    let catalog = &ctx.session.catalog;
+    let db = database
+        .map(|d| d.to_ascii_lowercase())
+        .unwrap_or_else(|| catalog.current_database());
+    let mut listed: Vec<(String, Listed)> = vec![];
+    if db == ember_planner::catalog::GLOBAL_TEMP_DATABASE {
+        for v in catalog.global_temp_view_names() {
+            listed.push((v, Listed::Temporary { global: true }));
+        }
+    } else {
+        existing_database(ctx, &db)?;
+        let mut state = catalog.warehouse().snapshot();
+        if let Some(views) = state.views.remove(&db) {
+            listed.extend(views.into_iter().map(|(n, v)| (n, Listed::View(v))));
+        }
+        if !views_only && let Some(tables) = state.tables.remove(&db) {
+            listed.extend(
+                tables
+                    .into_iter()
+                    .map(|(n, t)| (n, Listed::Table(Box::new(t)))),
+            );
+        }
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    for v in catalog.temp_view_names() {
+        listed.push((v, Listed::Temporary { global: false }));
+    }
+    listed.retain(|(n, _)| matches(n));
+    Ok((db, listed))
+}
+
+/// `SHOW TABLES [IN db]` / `SHOW VIEWS`.
 pub fn show_tables(
     ctx: &RequestContext,
     database: Option<&str>,
     matches: impl Fn(&str) -> bool,
     views_only: bool,
 ) -> ServerResult<Option<RecordBatch>> {
-    let catalog = &ctx.session.catalog;
-    let db = database
-        .map(|d| d.to_ascii_lowercase())
-        .unwrap_or_else(|| catalog.current_database());
-    let mut rows: Vec<(String, String, bool)> = vec![];
-    if db == ember_planner::catalog::GLOBAL_TEMP_DATABASE {
-        for v in catalog.global_temp_view_names() {
-            if matches(&v) {
-                rows.push((db.clone(), v, true));
-            }
-        }
-    } else {
-        existing_database(ctx, &db)?;
-        let state = catalog.warehouse().snapshot();
-        let mut names: Vec<&String> = state
-            .views
-            .get(&db)
-            .into_iter()
-            .flat_map(|v| v.keys())
-            .collect();
-        if !views_only {
-            names.extend(state.tables.get(&db).into_iter().flat_map(|t| t.keys()));
-        }
-        names.sort();
-        for name in names.into_iter().filter(|n| matches(n)) {
-            rows.push((db.clone(), name.clone(), false));
-        }
+    let (db, listed) = list_relations(ctx, database, matches, views_only)?;
+    let mut namespaces = Vec::with_capacity(listed.len());
+    let mut names = Vec::with_capacity(listed.len());
+    let mut temporary = Vec::with_capacity(listed.len());
+    for (name, kind) in listed {
+        let (namespace, temp) = match kind {
+            Listed::Temporary { global: false } => (String::new(), true),
+            Listed::Temporary { global: true } => (db.clone(), true),
+            Listed::Table(_) | Listed::View(_) => (db.clone(), false),
+        };
+        namespaces.push(namespace);
+        names.push(name);
+        temporary.push(temp);
     }
-    for v in catalog.temp_view_names() {
-        if matches(&v) {
-            rows.push((String::new(), v, true));
-        }
-    }
-    let n = rows.len();
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("namespace", DataType::Utf8, false),
-        Field::new(
-            if views_only { "viewName" } else { "tableName" },
+    let name_column = if views_only { "viewName" } else { "tableName" };
+    Ok(Some(record_batch(vec![
+        (
+            "namespace",
             DataType::Utf8,
             false,
+            Arc::new(StringArray::from(namespaces)),
         ),
-        Field::new("isTemporary", DataType::Boolean, false),
-    ]));
-    let mut namespaces = Vec::with_capacity(n);
-    let mut names = Vec::with_capacity(n);
-    let mut temporary = Vec::with_capacity(n);
-    for (a, b, c) in rows {
-        namespaces.push(a);
-        names.push(b);
-        temporary.push(c);
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(namespaces)),
-        Arc::new(StringArray::from(names)),
-        Arc::new(BooleanArray::from(temporary)),
-    ];
-    Ok(Some(
-        RecordBatch::try_new(schema, columns).map_err(datafusion::error::DataFusionError::from)?,
-    ))
+        (
+            name_column,
+            DataType::Utf8,
+            false,
+            Arc::new(StringArray::from(names)),
+        ),
+        (
+            "isTemporary",
+            DataType::Boolean,
+            false,
+            Arc::new(BooleanArray::from(temporary)),
+        ),
+    ])?))
 }
 
 pub fn show_databases(
