@@ -296,13 +296,22 @@ impl Resolver<'_> {
     }
 
     pub(crate) fn resolve_aggregate(&mut self, a: &spec::Aggregate) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(&a.input)?;
         if let Some((column, values)) = &a.pivot {
-            return self.resolve_pivot(a, column, values);
+            return self.resolve_pivot(input, a, column, values);
         }
         if a.group_type == GroupType::Pivot {
             return Err(PlanError::InvalidPlan("pivot without a column".into()));
         }
-        let input = self.resolve(&a.input)?;
+        self.aggregate_resolved(input, a)
+    }
+
+    /// An aggregation over its already resolved input.
+    fn aggregate_resolved(
+        &mut self,
+        input: LogicalPlan,
+        a: &spec::Aggregate,
+    ) -> PlanResult<LogicalPlan> {
         let schema = input.schema().clone();
         let items = self.resolve_items(&a.aggregates, &schema)?;
         let sql_semantics = !a.output_grouping;
@@ -665,11 +674,11 @@ impl Resolver<'_> {
     /// named as Spark names them.
     fn resolve_pivot(
         &mut self,
+        input: LogicalPlan,
         a: &spec::Aggregate,
         column: &SExpr,
         values: &[SExpr],
     ) -> PlanResult<LogicalPlan> {
-        let input = self.resolve(&a.input)?;
         let schema = input.schema().clone();
         let values: Vec<(SExpr, String)> = if values.is_empty() {
             self.distinct_values(&input, column)?
@@ -770,7 +779,7 @@ impl Resolver<'_> {
             having: a.having.clone(),
             output_grouping: true,
         };
-        self.resolve_aggregate(&plain)
+        self.aggregate_resolved(input, &plain)
     }
 
     /// The distinct values of the pivot column, in order (Spark runs a job for them too).

@@ -65,31 +65,12 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
         Some(l) => local_path(l)?,
         None => PathBuf::from(&database.location).join(&name),
     };
-    let fields: Vec<Field> = match (&spec.query, &spec.columns) {
-        (Some(query), _) => {
-            let query = ctx.resolve(query)?;
-            let fields = query_fields(&query);
-            let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
-            check_unique_columns(&names)?;
-            let (ordered, partitions) = partitioned_last(fields, &spec.partition_by, &db, &name)?;
-            if !external {
-                check_new_location(&location)?;
-            }
-            recover(&location)?;
-            write_files(
-                ctx,
-                query,
-                FileWriteSpec {
-                    target: location.clone(),
-                    format: format.clone(),
-                    options: write_options,
-                    partition_by: partitions,
-                    overwrite: false,
-                },
-            )
-            .await?;
-            ordered
-        }
+    let query = match &spec.query {
+        Some(q) => Some(ctx.resolve(q)?),
+        None => None,
+    };
+    let fields: Vec<Field> = match (&query, &spec.columns) {
+        (Some(query), _) => query_fields(query),
         (None, Some(columns)) => {
             let schema = types::parse_schema(columns, &ctx.session.conf.time_zone())?;
             schema.fields().iter().map(|f| f.as_ref().clone()).collect()
@@ -102,18 +83,34 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
                 options: write_options.clone(),
                 paths: vec![location.display().to_string()],
             }));
-            let query = ctx.resolve(&read)?;
-            query_fields(&query)
+            query_fields(&ctx.resolve(&read)?)
         }
     };
     let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
     check_unique_columns(&names)?;
     let (fields, partition_columns) = partitioned_last(fields, &spec.partition_by, &db, &name)?;
-    if spec.query.is_none() {
-        if !external {
-            check_new_location(&location)?;
+    if !external {
+        check_new_location(&location)?;
+    }
+    match query {
+        Some(query) => {
+            recover(&location)?;
+            write_files(
+                ctx,
+                query,
+                FileWriteSpec {
+                    target: location.clone(),
+                    format: format.clone(),
+                    options: write_options,
+                    partition_by: partition_columns.clone(),
+                    overwrite: false,
+                },
+            )
+            .await?;
         }
-        std::fs::create_dir_all(&location).map_err(|e| io_error("create", &location, e))?;
+        None => {
+            std::fs::create_dir_all(&location).map_err(|e| io_error("create", &location, e))?;
+        }
     }
     register(
         ctx,
