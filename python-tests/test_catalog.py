@@ -379,6 +379,12 @@ def test_catalog_api(spark, expected, db):
         expected.check_value(c.functionExists("upper"), name="function_exists")
         expected.check_value(c.functionExists("no_such_function"), name="function_missing")
         expected.check_value(c.isCached("t"), name="is_cached")
+        functions = [f.name for f in c.listFunctions()]
+        expected.check_value(all(f in functions for f in ["upper", "sum", "explode"]), name="list_functions")
+        expected.check_value([f.name for f in c.listFunctions(pattern="upp*")], name="list_functions_like")
+        spark.sql("CREATE OR REPLACE GLOBAL TEMP VIEW cat_api_global AS SELECT 1 AS g")
+        expected.check_value(c.dropGlobalTempView("cat_api_global"), name="drop_global_view")
+        expected.check_value(c.dropGlobalTempView("cat_api_global"), name="drop_global_view_again")
         c.cacheTable("t")
         c.uncacheTable("t")
         c.clearCache()

@@ -7,6 +7,19 @@ use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_spark, df_udf};
 use crate::error::{PlanError, PlanResult, SparkError};
 
 pub fn register(b: &mut RegistryBuilder) {
+    // Generators are listed like other functions; the resolver plans them as unnests
+    // (`resolver::generate`) before the registry is asked.
+    b.add(
+        &crate::resolver::GENERATORS,
+        super::FunctionKind::Generator,
+        Naming::Call,
+        std::sync::Arc::new(|f: FunctionInput| {
+            Err(crate::error::PlanError::InvalidPlan(format!(
+                "the generator {} outside a SELECT list",
+                f.name
+            )))
+        }),
+    );
     b.scalar(&["array"], |f| Ok(df_udf("make_array")?.call(f.args)));
     b.scalar(&["map"], |f| {
         if f.args.len() % 2 != 0 {

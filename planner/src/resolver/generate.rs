@@ -17,7 +17,7 @@ use super::names::Named;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, FunctionCall};
 
-const GENERATORS: [&str; 6] = [
+pub const GENERATORS: [&str; 6] = [
     "explode",
     "explode_outer",
     "posexplode",

@@ -9,6 +9,7 @@
 
 mod expr;
 mod generate;
+pub use generate::GENERATORS;
 mod join;
 mod names;
 mod project;
