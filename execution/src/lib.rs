@@ -13,6 +13,7 @@ pub mod plan;
 pub mod remote;
 pub mod rules;
 pub mod runner;
+pub mod storage;
 pub mod stream;
 pub mod task;
 pub mod topology;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use ember_execution::storage::StorageOptions;
 use ember_planner::SparkError;
 use ember_planner::catalog::{ServerCatalog, SessionCatalog};
 use parking_lot::Mutex;
@@ -82,8 +83,22 @@ impl Session {
             .enable_physical_uncorrelated_scalar_subquery = false;
         options.sql_parser.enable_ident_normalization = false;
         configure(&mut config);
+        // Object stores (`s3a://...`) come from the session's `spark.hadoop.fs.*` settings,
+        // which travel with the job's tasks.
+        let all = self.conf.all();
+        let storage =
+            StorageOptions::from_session(all.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let runtime = match ember_execution::storage::runtime_env(storage.clone()) {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot configure object stores");
+                Arc::new(Default::default())
+            }
+        };
+        let config = config.with_extension(Arc::new(storage));
         let state = SessionStateBuilder::new()
             .with_config(config)
+            .with_runtime_env(runtime)
             .with_default_features()
             .with_query_planner(Arc::new(ember_planner::exec::EmberQueryPlanner))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))

@@ -111,6 +111,13 @@ pub fn encode_task(
         .entries()
         .into_iter()
         .filter_map(|e| e.value.map(|v| (e.key, v)))
+        .chain(
+            context
+                .session_config()
+                .get_extension::<crate::storage::StorageOptions>()
+                .map(|storage| storage.task_entries().collect::<Vec<_>>())
+                .unwrap_or_default(),
+        )
         .collect();
     Ok(pb::TaskDefinition {
         key: Some(task_key(&task.id)),

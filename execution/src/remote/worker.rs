@@ -22,6 +22,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{decode_task, task_id, task_key};
 use super::{ClusterOptions, ErrorCodec, FlightStreams, StreamFlightService, lost_worker};
 use crate::codec::EmberCodec;
+use crate::storage::StorageOptions;
 use crate::stream::{StreamManager, WorkerId};
 use crate::task::{TaskId, run_task};
 
@@ -106,9 +107,11 @@ async fn run(
     state: &Arc<WorkerState>,
     definition: &pb::TaskDefinition,
 ) -> datafusion::common::Result<()> {
-    let config = SessionConfig::from_string_hash_map(&definition.config)?;
+    let (config, storage) = StorageOptions::split_task_config(&definition.config);
+    let config = SessionConfig::from_string_hash_map(&config)?;
     let session = SessionStateBuilder::new()
         .with_config(config)
+        .with_runtime_env(crate::storage::runtime_env(storage)?)
         .with_default_features()
         .build();
     let context = Arc::new(TaskContext::from(&session));

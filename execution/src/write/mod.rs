@@ -1,8 +1,10 @@
 //! Writing query results to files, distributed: each task writes its own partition's files
-//! into a staging area, and the driver commits the job atomically ([`commit`]).
+//! into a staging area, and the driver commits the job atomically ([`commit`] on local file
+//! systems, [`object_commit`] on object stores).
 
 pub mod commit;
 mod exec;
+pub mod object_commit;
 pub mod partition;
 pub mod values;
 

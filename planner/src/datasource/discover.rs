@@ -2,7 +2,7 @@
 //! `_` or `.` are hidden: `_SUCCESS`, checksums, staging directories), Hive-style partition
 //! directories `col=value` and the Spark types of their values.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use arrow::datatypes::DataType;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -15,7 +15,8 @@ pub const DEFAULT_PARTITION_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
 /// The files and partition columns found under a directory.
 #[derive(Debug, Default)]
 pub struct Listing {
-    pub files: Vec<PathBuf>,
+    /// Local files as absolute paths, objects as URLs.
+    pub files: Vec<String>,
     /// Partition columns in directory order, with every (unescaped) value seen.
     pub partitions: Vec<(String, Vec<Option<String>>)>,
 }
@@ -45,17 +46,30 @@ pub fn unescape(value: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| value.to_string())
 }
 
-/// Walk `dir`: its visible data files, and the partition columns their directories name.
-pub fn list(dir: &Path) -> PlanResult<Listing> {
-    let mut listing = Listing::default();
-    let mut columns: Option<Vec<String>> = None;
-    let mut values: Vec<Vec<Option<String>>> = vec![];
-    walk(dir, &mut vec![], &mut |file, parts| {
+/// Builds a [`Listing`] from the files found and the `col=value` directories above them.
+struct Collector<'a> {
+    root: &'a str,
+    listing: Listing,
+    columns: Option<Vec<String>>,
+    values: Vec<Vec<Option<String>>>,
+}
+
+impl<'a> Collector<'a> {
+    fn new(root: &'a str) -> Self {
+        Self {
+            root,
+            listing: Listing::default(),
+            columns: None,
+            values: vec![],
+        }
+    }
+
+    fn add(&mut self, file: String, parts: &Parts) -> PlanResult<()> {
         let names: Vec<String> = parts.iter().map(|(k, _)| k.clone()).collect();
-        match &columns {
+        match &self.columns {
             None => {
-                values = vec![vec![]; names.len()];
-                columns = Some(names);
+                self.values = vec![vec![]; names.len()];
+                self.columns = Some(names);
             }
             Some(known) if *known != names => {
                 return Err(crate::error::SparkError::new(
@@ -66,7 +80,7 @@ pub fn list(dir: &Path) -> PlanResult<Listing> {
                         "Conflicting partition column names detected: {} and {} under {}.",
                         known.join(", "),
                         names.join(", "),
-                        dir.display()
+                        self.root
                     ),
                     vec![],
                 )
@@ -76,19 +90,67 @@ pub fn list(dir: &Path) -> PlanResult<Listing> {
         }
         for (i, (_, v)) in parts.iter().enumerate() {
             let v = (v != DEFAULT_PARTITION_NAME).then(|| unescape(v));
-            if !values[i].contains(&v) {
-                values[i].push(v);
+            if !self.values[i].contains(&v) {
+                self.values[i].push(v);
             }
         }
-        listing.files.push(file.to_path_buf());
+        self.listing.files.push(file);
         Ok(())
+    }
+
+    fn finish(mut self) -> Listing {
+        self.listing.partitions = self
+            .columns
+            .unwrap_or_default()
+            .into_iter()
+            .zip(self.values)
+            .collect();
+        self.listing
+    }
+}
+
+/// The partition column a directory name gives (`col=value`), if any.
+fn partition_dir(name: &str) -> Option<(String, String)> {
+    match name.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Some((k.to_string(), v.to_string())),
+        _ => None,
+    }
+}
+
+/// Walk `dir`: its visible data files, and the partition columns their directories name.
+pub fn list(dir: &Path) -> PlanResult<Listing> {
+    let root = dir.display().to_string();
+    let mut collector = Collector::new(&root);
+    walk(dir, &mut vec![], &mut |file, parts| {
+        collector.add(file.to_string_lossy().to_string(), parts)
     })?;
-    listing.partitions = columns
-        .unwrap_or_default()
-        .into_iter()
-        .zip(values)
-        .collect();
-    Ok(listing)
+    Ok(collector.finish())
+}
+
+/// The objects under `prefix` of the store at `store_url` (`s3a://bucket/`) the way [`list`]
+/// lists a directory.
+pub fn list_objects(
+    store_url: &str,
+    prefix: &object_store::path::Path,
+    objects: &[object_store::path::Path],
+) -> PlanResult<Listing> {
+    let root = format!("{store_url}{prefix}");
+    let mut collector = Collector::new(&root);
+    for object in objects {
+        let Some(relative) = object.prefix_match(prefix) else {
+            continue;
+        };
+        let relative: Vec<String> = relative.map(|p| p.as_ref().to_string()).collect();
+        let Some((_, dirs)) = relative.split_last() else {
+            continue;
+        };
+        if relative.iter().any(|p| hidden(p)) {
+            continue;
+        }
+        let parts: Parts = dirs.iter().filter_map(|d| partition_dir(d)).collect();
+        collector.add(format!("{store_url}{object}"), &parts)?;
+    }
+    Ok(collector.finish())
 }
 
 type Parts = Vec<(String, String)>;
@@ -111,13 +173,13 @@ fn walk(
         if path.is_dir() {
             // Directories that are not `col=value` are walked too, as Spark does for plain
             // nested directories (recursiveFileLookup aside, their files have no partitions).
-            match name.split_once('=') {
-                Some((k, v)) if !k.is_empty() => {
-                    parts.push((k.to_string(), v.to_string()));
+            match partition_dir(&name) {
+                Some(part) => {
+                    parts.push(part);
                     walk(&path, parts, found)?;
                     parts.pop();
                 }
-                _ => walk(&path, parts, found)?,
+                None => walk(&path, parts, found)?,
             }
         } else {
             found(&path, parts)?;

@@ -19,6 +19,7 @@ use datafusion::execution::SessionState;
 use datafusion::logical_expr::{Expr, lit};
 
 pub mod discover;
+mod infer;
 pub mod write;
 
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
@@ -115,8 +116,8 @@ impl ParsedColumn {
 }
 
 /// The `dateFormat` and `timestampFormat` of a CSV or JSON read, as chrono formats. They
-/// apply to the columns of a given schema; inferring dates and timestamps with them is not
-/// implemented.
+/// apply to the date and timestamp columns of a given schema, and CSV schema inference uses
+/// them (Spark's JSON inference leaves strings as strings).
 fn datetime_formats(
     ds: &DataSource,
     format_name: &str,
@@ -128,17 +129,11 @@ fn datetime_formats(
             )));
         }
     }
-    let schema_given = ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty());
     let mut out = [None, None];
     for (i, key) in ["dateFormat", "timestampFormat"].iter().enumerate() {
         let Some(pattern) = option(ds, key) else {
             continue;
         };
-        if !schema_given {
-            return Err(PlanError::Unsupported(format!(
-                "{format_name} read option {key} without a schema"
-            )));
-        }
         let chrono = crate::datetime_pattern::to_chrono(pattern)?;
         if chrono.contains("%z")
             || chrono.contains("%:z")
@@ -159,14 +154,113 @@ fn datetime_formats(
     Ok((date, timestamp))
 }
 
+/// The last part of a path or URL.
+fn file_name(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
 /// The compression of a data file, by its name's suffix (as Hadoop's codecs go by).
-pub fn compression_of(file: &std::path::Path) -> FileCompressionType {
-    match file.extension().and_then(|e| e.to_str()) {
+pub fn compression_of(file: &str) -> FileCompressionType {
+    match file_name(file).rsplit_once('.').map(|(_, e)| e) {
         Some("gz") => FileCompressionType::GZIP,
         Some("bz2") => FileCompressionType::BZIP2,
         Some("xz") => FileCompressionType::XZ,
         Some("zst") => FileCompressionType::ZSTD,
         _ => FileCompressionType::UNCOMPRESSED,
+    }
+}
+
+/// The listing URL of one file: a local path or an object's URL.
+fn file_url(file: &str) -> PlanResult<ListingTableUrl> {
+    if ember_execution::storage::is_object_store_path(file) {
+        Ok(ListingTableUrl::parse(file)?)
+    } else {
+        local_url(std::path::Path::new(file), false)
+    }
+}
+
+/// The files and directories a read lists.
+#[derive(Default)]
+struct Sources {
+    urls: Vec<ListingTableUrl>,
+    /// Every data file (local paths, object URLs).
+    files: Vec<String>,
+    partitions: Vec<(String, Vec<Option<String>>)>,
+    /// Some directory has partition columns (DataFusion lists those directories again).
+    partitioned: bool,
+}
+
+impl Sources {
+    /// A listed directory: its files, or the directory itself when it is partitioned.
+    fn add_directory(
+        &mut self,
+        listing: discover::Listing,
+        url: ListingTableUrl,
+    ) -> PlanResult<()> {
+        if listing.partitions.is_empty() {
+            for f in &listing.files {
+                self.urls.push(file_url(f)?);
+            }
+        } else {
+            if !self.partitions.is_empty()
+                && self
+                    .partitions
+                    .iter()
+                    .map(|(k, _)| k)
+                    .ne(listing.partitions.iter().map(|(k, _)| k))
+            {
+                return Err(PlanError::Unsupported(
+                    "reading directories with different partition columns together".into(),
+                ));
+            }
+            if self.partitions.is_empty() {
+                self.partitions = listing.partitions;
+            } else {
+                for ((_, seen), (_, more)) in self.partitions.iter_mut().zip(listing.partitions) {
+                    seen.extend(more);
+                }
+            }
+            self.partitioned = true;
+            self.urls.push(url);
+        }
+        self.files.extend(listing.files);
+        Ok(())
+    }
+
+    /// An `s3a://bucket/key` path: an object, or the objects under it as a directory.
+    fn add_object_path(&mut self, state: &SessionState, path: &str) -> PlanResult<()> {
+        use object_store::ObjectStoreExt as _;
+        if let Some(glob_at) = path.find(['*', '?', '[']) {
+            // DataFusion lists the objects a glob matches, under the prefix before it.
+            let split = path[..glob_at].rfind('/').map_or(0, |i| i + 1);
+            let (prefix, glob) = path.split_at(split);
+            self.urls
+                .push(ListingTableUrl::parse(prefix)?.with_glob(glob)?);
+            return Ok(());
+        }
+        let url = ListingTableUrl::parse(path)?;
+        let store_url = url.object_store();
+        let store = state.runtime_env().object_store(&store_url)?;
+        let prefix = url.prefix().clone();
+        block_on(ember_execution::write::object_commit::recover(
+            store.as_ref(),
+            &prefix,
+        ))??;
+        if !url.is_collection() && block_on(store.head(&prefix))?.is_ok() {
+            self.files.push(path.to_string());
+            self.urls.push(url);
+            return Ok(());
+        }
+        let objects = block_on(ember_execution::write::object_commit::list_objects(
+            store.as_ref(),
+            &prefix,
+        ))??;
+        if objects.is_empty() {
+            return Err(path_not_found(path));
+        }
+        let listing = discover::list_objects(store_url.as_str(), &prefix, &objects)?;
+        let directory = format!("{}/", path.trim_end_matches('/'));
+        self.add_directory(listing, ListingTableUrl::parse(directory)?)
     }
 }
 
@@ -195,18 +289,19 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     if format_name == "json" && flag(ds, "multiLine", false) {
         return read_multiline_json(ds, time_zone);
     }
-    // Local directories are listed the way Spark lists them: visible files only, whatever
-    // their names end with, and `col=value` directories as partition columns.
-    let mut urls = Vec::with_capacity(ds.paths.len());
-    let mut files: Vec<std::path::PathBuf> = vec![];
-    let mut partitions: Vec<(String, Vec<Option<String>>)> = vec![];
-    let mut partitioned_dirs = vec![];
+    // Directories are listed the way Spark lists them: visible files only, whatever their
+    // names end with, and `col=value` directories as partition columns.
+    let mut sources = Sources::default();
     for p in &ds.paths {
+        if ember_execution::storage::is_object_store_path(p) {
+            sources.add_object_path(state, p)?;
+            continue;
+        }
         let local = local_part(p)?;
         let is_glob = local.contains(['*', '?', '[']);
         let path = std::path::Path::new(local);
         if is_glob {
-            urls.push(ListingTableUrl::parse(local)?);
+            sources.urls.push(ListingTableUrl::parse(local)?);
             continue;
         }
         if !path.exists() {
@@ -216,48 +311,22 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             return Err(path_not_found(&shown));
         }
         if !path.is_dir() {
-            files.push(path.to_path_buf());
-            urls.push(local_url(path, false)?);
+            sources.files.push(local.to_string());
+            sources.urls.push(local_url(path, false)?);
             continue;
         }
         // An interrupted commit of a write to this directory is finished first.
         ember_execution::write::commit::recover(
             &std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?,
         )?;
-        let listing = discover::list(path)?;
-        if listing.partitions.is_empty() {
-            for f in &listing.files {
-                urls.push(local_url(f, false)?);
-            }
-        } else {
-            if !partitions.is_empty()
-                && partitions
-                    .iter()
-                    .map(|(k, _)| k)
-                    .ne(listing.partitions.iter().map(|(k, _)| k))
-            {
-                return Err(PlanError::Unsupported(
-                    "reading directories with different partition columns together".into(),
-                ));
-            }
-            if partitions.is_empty() {
-                partitions = listing.partitions;
-            } else {
-                for ((_, seen), (_, more)) in partitions.iter_mut().zip(listing.partitions) {
-                    seen.extend(more);
-                }
-            }
-            partitioned_dirs.push(path.to_path_buf());
-            urls.push(local_url(path, true)?);
-        }
-        files.extend(listing.files);
+        sources.add_directory(discover::list(path)?, local_url(path, true)?)?;
     }
-    if urls.is_empty() {
-        // An empty directory: Spark cannot infer a schema either.
-        if ds.schema.as_ref().is_none_or(|s| s.trim().is_empty()) {
-            return Err(unable_to_infer(&format_name));
-        }
-    }
+    let Sources {
+        urls,
+        files,
+        partitions,
+        partitioned,
+    } = sources;
     let compression = {
         let mut kinds = files.iter().map(|f| compression_of(f));
         let first = kinds.next().unwrap_or(FileCompressionType::UNCOMPRESSED);
@@ -270,15 +339,12 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     };
     // Partitioned directories are listed by DataFusion again; the common file name suffix
     // keeps `_SUCCESS` and other non-data files out.
-    let extension = if partitioned_dirs.is_empty() {
+    let extension = if !partitioned {
         String::new()
     } else {
-        let mut suffixes = files.iter().map(|f| {
-            f.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.rsplit_once('.'))
-                .map(|(_, e)| format!(".{e}"))
-        });
+        let mut suffixes = files
+            .iter()
+            .map(|f| file_name(f).rsplit_once('.').map(|(_, e)| format!(".{e}")));
         let first = suffixes.next().flatten();
         if suffixes.all(|s| s == first) {
             first.unwrap_or_default()
@@ -297,11 +363,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             },
             flag(ds, "mergeSchema", false),
         ),
-        // Without `inferSchema` only the column names matter: the first file's header.
-        "csv" => (
-            Arc::new(csv_format(state, ds, compression)?),
-            flag(ds, "inferSchema", false),
-        ),
+        // The column names are the first file's header (Spark's too); `inferSchema` reads
+        // every row for their types.
+        "csv" => (Arc::new(csv_format(state, ds, compression)?), false),
         "json" => {
             for (key, off) in [
                 ("primitivesAsString", "false"),
@@ -332,6 +396,10 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 .map(|(k, _)| (k.clone(), DataType::Utf8))
                 .collect(),
         );
+    let (date_format, timestamp_format) = match format_name.as_str() {
+        "csv" | "json" => datetime_formats(ds, &format_name.to_uppercase())?,
+        _ => (None, None),
+    };
     let schema: SchemaRef = match &ds.schema {
         Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
         _ => {
@@ -348,7 +416,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             } else {
                 // One file gives the schema (like Spark's parquet footer, or a CSV header).
                 let first = match files.first() {
-                    Some(f) => local_url(f, false)?,
+                    Some(f) => file_url(f)?,
                     None => urls[0].clone(),
                 };
                 let single = ListingOptions::new(options.format.clone());
@@ -357,7 +425,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     .clone()
             };
             let csv = format_name == "csv";
-            let mut schema = spark_schema(&inferred, csv && !flag(ds, "inferSchema", false));
+            // CSV columns are strings here; `inferSchema` types them below.
+            let mut schema = spark_schema(&inferred, csv);
             if format_name == "json" {
                 // Spark orders the fields it infers from JSON by name.
                 let mut fields: Vec<Field> =
@@ -375,15 +444,38 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     .collect();
                 schema = Schema::new(fields);
             }
+            if csv && flag(ds, "inferSchema", false) && !urls.is_empty() {
+                // Every row of every file, as Spark reads them (`samplingRatio` is accepted,
+                // and the types inferred from all rows are never narrower than a sample's).
+                let file_columns = Schema::new(
+                    schema
+                        .fields()
+                        .iter()
+                        .filter(|f| {
+                            !partitions
+                                .iter()
+                                .any(|(k, _)| k.eq_ignore_ascii_case(f.name()))
+                        })
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
+                schema = infer::infer_csv_schema(
+                    state,
+                    &options,
+                    &urls,
+                    &file_columns,
+                    &infer::Formats {
+                        date: date_format.clone(),
+                        timestamp: timestamp_format.clone(),
+                    },
+                    &types::timestamp_type(time_zone),
+                )?;
+            }
             Arc::new(schema)
         }
     };
     // Columns of the files that a partition column names are the partition's.
     let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
-    let (date_format, timestamp_format) = match format_name.as_str() {
-        "csv" | "json" => datetime_formats(ds, &format_name.to_uppercase())?,
-        _ => (None, None),
-    };
     let mut parse = vec![];
     let file_schema = Schema::new(
         schema
@@ -487,7 +579,7 @@ fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf
                 "partitioned directories of {what}"
             )));
         }
-        files.extend(listing.files);
+        files.extend(listing.files.into_iter().map(std::path::PathBuf::from));
     }
     Ok(files)
 }
@@ -510,7 +602,7 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
         let mut text = String::new();
         let opened = std::fs::File::open(&file)
             .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;
-        compression_of(&file)
+        compression_of(&file.to_string_lossy())
             .convert_read(opened)?
             .read_to_string(&mut text)
             .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;

@@ -200,7 +200,7 @@ fn read_lines(
         let path = std::path::Path::new(file);
         let opened = std::fs::File::open(path)
             .map_err(|e| DataFusionError::Execution(format!("cannot read {file}: {e}")))?;
-        let compression = crate::datasource::compression_of(path);
+        let compression = crate::datasource::compression_of(file);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
         let mut line = Vec::new();
         loop {

@@ -6,26 +6,106 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use datafusion::datasource::object_store::ObjectStoreUrl;
 use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
 use ember_execution::write::commit::{CommitMode, StagedWrite, recover};
+use ember_execution::write::object_commit::{self, ObjectStagedWrite};
 use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
 use ember_planner::datasource::write::write_settings;
 use ember_planner::error::ErrorKind;
 use ember_planner::spec::{SaveMode, WriteSpec, WriteTarget};
 use ember_planner::{ResolvedQuery, SparkError, types};
+use futures::StreamExt;
 use futures::TryStreamExt;
+use object_store::{ObjectStore, ObjectStoreExt};
 
 use crate::error::ServerResult;
 use crate::state::RequestContext;
 
 /// The local path a write goes to: `file:` URLs and plain paths, made absolute.
 pub fn local_path(path: &str) -> ServerResult<PathBuf> {
+    match location(path)? {
+        WriteLocation::Local(path) => Ok(path),
+        WriteLocation::Object(o) => Err(SparkError::unsupported(format!(
+            "tables stored in an object store ({})",
+            o.shown()
+        ))
+        .into()),
+    }
+}
+
+/// Where a write goes: a local directory, or a prefix in an object store.
+#[derive(Debug, Clone)]
+pub enum WriteLocation {
+    Local(PathBuf),
+    Object(ObjectLocation),
+}
+
+impl From<PathBuf> for WriteLocation {
+    fn from(path: PathBuf) -> Self {
+        Self::Local(path)
+    }
+}
+
+/// A prefix in an object store: `s3a://bucket/` and `dir/name`.
+#[derive(Debug, Clone)]
+pub struct ObjectLocation {
+    pub store_url: ObjectStoreUrl,
+    pub path: object_store::path::Path,
+}
+
+impl ObjectLocation {
+    pub fn shown(&self) -> String {
+        format!("{}{}", self.store_url.as_str(), self.path)
+    }
+
+    fn store(&self, ctx: &RequestContext) -> ServerResult<Arc<dyn ObjectStore>> {
+        Ok(ctx
+            .datafusion_context()
+            .runtime_env()
+            .object_store(&self.store_url)?)
+    }
+
+    /// Whether an object is there, or objects under it (a directory).
+    async fn exists(&self, store: &dyn ObjectStore) -> ServerResult<bool> {
+        if store.head(&self.path).await.is_ok() {
+            return Ok(true);
+        }
+        let first = store.list(Some(&self.path)).next().await;
+        match first {
+            None => Ok(false),
+            Some(Ok(_)) => Ok(true),
+            Some(Err(e)) => Err(datafusion::error::DataFusionError::from(e).into()),
+        }
+    }
+}
+
+impl WriteLocation {
+    fn shown(&self) -> String {
+        match self {
+            Self::Local(path) => format!("file:{}", path.display()),
+            Self::Object(o) => o.shown(),
+        }
+    }
+}
+
+/// Parse the path of a write: `file:` URLs and plain paths are local (made absolute),
+/// `s3://`/`s3a://` URLs name objects.
+pub fn location(path: &str) -> ServerResult<WriteLocation> {
+    if ember_execution::storage::is_object_store_path(path) {
+        let url = url::Url::parse(path).map_err(|e| {
+            SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
+        })?;
+        let store_url = ObjectStoreUrl::parse(&url[..url::Position::BeforePath])?;
+        let path = object_store::path::Path::from_url_path(url.path()).map_err(|e| {
+            SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
+        })?;
+        return Ok(WriteLocation::Object(ObjectLocation { store_url, path }));
+    }
     let plain = if let Some(rest) = path.strip_prefix("file://") {
         rest
     } else if let Some(rest) = path.strip_prefix("file:") {
         rest
-    } else if let Some((scheme, _)) = path.split_once("://") {
-        return Err(SparkError::unsupported(format!("writing to {scheme}:// paths")).into());
     } else {
         path
     };
@@ -40,7 +120,7 @@ pub fn local_path(path: &str) -> ServerResult<PathBuf> {
         SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
     })?;
     // `a/./b/` and `a/b` are the same target.
-    Ok(absolute.components().collect())
+    Ok(WriteLocation::Local(absolute.components().collect()))
 }
 
 pub fn analysis(
@@ -52,9 +132,9 @@ pub fn analysis(
     SparkError::new(ErrorKind::Analysis, class, state, message, params)
 }
 
-/// A query's rows written as files of one format under a local directory.
+/// A query's rows written as files of one format under a directory.
 pub struct FileWriteSpec {
-    pub target: PathBuf,
+    pub target: WriteLocation,
     pub format: String,
     pub options: HashMap<String, String>,
     pub partition_by: Vec<String>,
@@ -79,12 +159,22 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
     let format = format_or_default(ctx, spec.format.as_deref());
     // Bad formats and options fail before anything is looked at.
     write_settings(&format, &spec.options, "snappy")?;
-    let target = local_path(&path)?;
-    recover(&target)?;
-    if target.exists() {
+    let target = location(&path)?;
+    let exists = match &target {
+        WriteLocation::Local(path) => {
+            recover(path)?;
+            path.exists()
+        }
+        WriteLocation::Object(o) => {
+            let store = o.store(ctx)?;
+            object_commit::recover(store.as_ref(), &o.path).await?;
+            o.exists(store.as_ref()).await?
+        }
+    };
+    if exists {
         match spec.mode {
             SaveMode::ErrorIfExists => {
-                let shown = format!("file:{}", target.display());
+                let shown = target.shown();
                 return Err(analysis(
                     "PATH_ALREADY_EXISTS",
                     "42K04",
@@ -111,6 +201,12 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
     )
     .await?;
     Ok(())
+}
+
+/// A write's staging area, by where its target is.
+enum Staged {
+    Local(StagedWrite),
+    Object(ObjectStagedWrite),
 }
 
 /// Run `query` as a job whose tasks write files into a staging directory, then commit them
@@ -219,11 +315,19 @@ pub async fn write_files(
     let physical = df.state().create_physical_plan(&plan).await?;
     let physical = ember_execution::write::without_parallelism_repartitions(physical)?;
 
-    let staged = StagedWrite::create(&target)?;
+    let staged = match &target {
+        WriteLocation::Local(path) => Staged::Local(StagedWrite::create(path)?),
+        WriteLocation::Object(o) => Staged::Object(
+            ObjectStagedWrite::create(o.store(ctx)?, o.store_url.as_str(), o.path.clone()).await?,
+        ),
+    };
     let write = FileWrite {
         format: settings.format,
         options: settings.options,
-        staging: staged.staging_url(),
+        staging: match &staged {
+            Staged::Local(s) => s.staging_url(),
+            Staged::Object(s) => s.staging_url(),
+        },
         partition_columns: partition_indices.len(),
         extension: settings.extension,
     };
@@ -245,7 +349,10 @@ pub async fn write_files(
     } else {
         CommitMode::Append
     };
-    staged.commit(mode)?;
-    tracing::debug!(target = %target.display(), rows, "write committed");
+    match staged {
+        Staged::Local(s) => s.commit(mode)?,
+        Staged::Object(s) => s.commit(mode).await?,
+    }
+    tracing::debug!(target = %target.shown(), rows, "write committed");
     Ok(rows)
 }

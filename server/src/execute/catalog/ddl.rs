@@ -99,7 +99,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
                 ctx,
                 query,
                 FileWriteSpec {
-                    target: location.clone(),
+                    target: location.clone().into(),
                     format: format.clone(),
                     options: write_options,
                     partition_by: partition_columns.clone(),

@@ -243,7 +243,7 @@ pub async fn insert(
         ctx,
         query,
         FileWriteSpec {
-            target,
+            target: target.into(),
             format: table.format.clone(),
             options: table.options.clone().into_iter().collect(),
             partition_by: table
@@ -354,7 +354,7 @@ pub async fn replace_table(
         ctx,
         query,
         FileWriteSpec {
-            target: location,
+            target: location.into(),
             format: format.clone(),
             options: options.clone(),
             partition_by: partition_columns.clone(),

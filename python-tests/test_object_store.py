@@ -1,0 +1,185 @@
+"""Reading and writing an S3-compatible object store (`s3a://`, `s3://`), configured the way
+Spark configures Hadoop's S3A connector (`spark.hadoop.fs.s3a.*`), against moto's S3 server.
+
+Every mode runs these: in cluster mode the worker processes reach the bucket with the settings
+the session's tasks carry.
+"""
+
+import json
+import uuid
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+from conftest import free_port
+
+ACCESS_KEY = "ember-test"
+SECRET_KEY = "ember-secret"
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def s3(s3_endpoint):
+    import boto3
+
+    return boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY,
+        region_name="us-east-1",
+    )
+
+
+@pytest.fixture
+def bucket(s3):
+    name = f"lake-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture(scope="module")
+def spark_s3(spark, s3_endpoint):
+    settings = {
+        # Without a scheme, as S3A takes it; `connection.ssl.enabled` picks http.
+        "endpoint": s3_endpoint.removeprefix("http://"),
+        "connection.ssl.enabled": "false",
+        "access.key": ACCESS_KEY,
+        "secret.key": SECRET_KEY,
+        "path.style.access": "true",
+        "endpoint.region": "us-east-1",
+    }
+    for key, value in settings.items():
+        spark.conf.set(f"spark.hadoop.fs.s3a.{key}", value)
+    yield spark
+    for key in settings:
+        spark.conf.unset(f"spark.hadoop.fs.s3a.{key}")
+
+
+def keys(s3, bucket, prefix=""):
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix=prefix)
+    return sorted(o["Key"] for o in listed.get("Contents", []))
+
+
+def data(spark):
+    return spark.range(12).select(
+        "id", (F.col("id") % 3).alias("k"), F.concat(F.lit("v"), F.col("id").cast("string")).alias("s")
+    )
+
+
+def test_partitioned_parquet_round_trip(spark_s3, s3, bucket):
+    data(spark_s3).write.partitionBy("k").parquet(f"s3a://{bucket}/t")
+    written = keys(s3, bucket)
+    assert "t/_SUCCESS" in written
+    # Hive-style partition directories, and nothing left of the staging area or journal.
+    assert {k.split("/")[1] for k in written if k != "t/_SUCCESS"} == {"k=0", "k=1", "k=2"}
+    assert all(k.startswith("t/") and k.endswith((".parquet", "_SUCCESS")) for k in written), written
+    df = spark_s3.read.parquet(f"s3a://{bucket}/t")
+    assert df.columns == ["id", "s", "k"]
+    assert dict(df.dtypes) == {"id": "bigint", "s": "string", "k": "int"}
+    rows = sorted((r.id, r.k, r.s) for r in df.collect())
+    assert rows == [(i, i % 3, f"v{i}") for i in range(12)]
+    # A filter on the partition column reads only its directory.
+    assert sorted(r.id for r in df.where("k = 1").collect()) == [1, 4, 7, 10]
+    # `s3://` reaches the same objects.
+    assert spark_s3.read.parquet(f"s3://{bucket}/t/k=2").count() == 4
+
+
+def test_csv_and_json_modes(spark_s3, s3, bucket):
+    path = f"s3a://{bucket}/csv"
+    data(spark_s3).write.option("header", True).csv(path)
+    data(spark_s3).write.mode("append").option("header", True).csv(path)
+    df = spark_s3.read.csv(path, header=True, inferSchema=True)
+    assert dict(df.dtypes) == {"id": "int", "k": "int", "s": "string"}
+    assert df.count() == 24
+    # Overwrite replaces every previous object.
+    spark_s3.range(3).write.mode("overwrite").json(path)
+    assert sorted(r.id for r in spark_s3.read.json(path).collect()) == [0, 1, 2]
+    assert not [k for k in keys(s3, bucket) if k.endswith(".csv")]
+    # Ignore leaves what is there.
+    spark_s3.range(100).write.mode("ignore").json(path)
+    assert spark_s3.read.json(path).count() == 3
+    # One file by its key, and a glob.
+    one = [k for k in keys(s3, bucket, "csv/") if k.endswith(".json")][0]
+    assert spark_s3.read.json(f"s3a://{bucket}/{one}").count() >= 1
+    assert spark_s3.read.json(f"s3a://{bucket}/csv/*.json").count() == 3
+
+
+def test_errors(spark_s3, bucket):
+    with pytest.raises(AnalysisException, match="PATH_NOT_FOUND") as e:
+        spark_s3.read.parquet(f"s3a://{bucket}/missing").collect()
+    assert f"s3a://{bucket}/missing" in str(e.value)
+    spark_s3.range(1).write.parquet(f"s3a://{bucket}/t")
+    with pytest.raises(AnalysisException, match="PATH_ALREADY_EXISTS"):
+        spark_s3.range(1).write.parquet(f"s3a://{bucket}/t")
+    with pytest.raises(Exception, match="not supported"):
+        spark_s3.read.parquet("hdfs://namenode/t").collect()
+
+
+def test_failed_write_leaves_previous_objects(spark_s3, s3, bucket):
+    path = f"s3a://{bucket}/t"
+    spark_s3.range(5).write.parquet(path)
+    before = keys(s3, bucket)
+    failing = spark_s3.range(1000).selectExpr("CASE WHEN id < 999 THEN id ELSE 1 / (id - id) END AS id")
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        failing.write.mode("overwrite").parquet(path)
+    assert sorted(r.id for r in spark_s3.read.parquet(path).collect()) == list(range(5))
+    # Staged objects of the failed job are swept shortly after.
+    import time
+
+    deadline = time.time() + 5
+    while keys(s3, bucket) != before and time.time() < deadline:
+        time.sleep(0.2)
+    assert keys(s3, bucket) == before
+
+
+def test_interrupted_commit_is_finished_by_the_next_read(spark_s3, s3, bucket):
+    # What a driver killed after publishing its journal leaves: the journal, staged objects,
+    # and the previous object it was replacing.
+    spark_s3.range(3).coalesce(1).write.parquet(f"s3a://{bucket}/staged")
+    staged = [k for k in keys(s3, bucket, "staged/") if k.endswith(".parquet")]
+    assert len(staged) == 1
+    s3.put_object(Bucket=bucket, Key="t/old.parquet", Body=b"not parquet")
+    journal = {
+        "copies": [[staged[0], "t/new.parquet"]],
+        "delete": ["t/old.parquet"],
+        "staging": "staged",
+        "target": "t",
+    }
+    s3.put_object(Bucket=bucket, Key=".t.ember-commit", Body=json.dumps(journal).encode())
+    assert sorted(r.id for r in spark_s3.read.parquet(f"s3a://{bucket}/t").collect()) == [0, 1, 2]
+    assert keys(s3, bucket) == ["t/_SUCCESS", "t/new.parquet"]
+
+
+def test_bucket_specific_settings(spark_s3, s3_endpoint, bucket):
+    # `fs.s3a.bucket.<name>.*` overrides the settings of all buckets for one bucket: here the
+    # endpoint of all buckets leads nowhere.
+    spark_s3.conf.set("spark.hadoop.fs.s3a.endpoint", "127.0.0.1:1")
+    spark_s3.conf.set("spark.hadoop.fs.s3a.attempts.maximum", "0")
+    spark_s3.conf.set(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint", s3_endpoint)
+    try:
+        spark_s3.range(2).write.json(f"s3a://{bucket}/t")
+        assert spark_s3.read.json(f"s3a://{bucket}/t").count() == 2
+        spark_s3.conf.unset(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint")
+        # Unreachable: a clear error, and the server goes on serving.
+        with pytest.raises(Exception, match="127.0.0.1:1"):
+            spark_s3.read.json(f"s3a://{bucket}/t").collect()
+        assert spark_s3.range(3).count() == 3
+    finally:
+        spark_s3.conf.set("spark.hadoop.fs.s3a.endpoint", s3_endpoint.removeprefix("http://"))
+        spark_s3.conf.unset("spark.hadoop.fs.s3a.attempts.maximum")
+        spark_s3.conf.unset(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint")
