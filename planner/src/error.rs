@@ -487,6 +487,26 @@ fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
                 )
             }
         }
+        // A data file that does not parse (FAILFAST, or malformed beyond repair); arrow's CSV
+        // reader reports values that do not fit their column with their line.
+        ArrowError::CsvError(msg) | ArrowError::JsonError(msg) => SparkError::new(
+            ErrorKind::Spark,
+            "FAILED_READ_FILE.NO_HINT",
+            "KD001",
+            format!("Encountered error while reading file: {msg}"),
+            vec![],
+        ),
+        ArrowError::ParseError(msg)
+            if msg.starts_with("Error while parsing value") && msg.contains(" at line ") =>
+        {
+            SparkError::new(
+                ErrorKind::Spark,
+                "FAILED_READ_FILE.NO_HINT",
+                "KD001",
+                format!("Encountered error while reading file: {msg}"),
+                vec![],
+            )
+        }
         ArrowError::CastError(msg) | ArrowError::ParseError(msg) => SparkError::new(
             ErrorKind::NumberFormat,
             "CAST_INVALID_INPUT",

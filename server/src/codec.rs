@@ -55,8 +55,7 @@ impl CodecPart for PlannerCodec {
         _encoder: &NodeEncoder,
     ) -> Result<Option<Vec<u8>>> {
         if let Some(text) = node.downcast_ref::<TextScanExec>() {
-            let v =
-                json!({"node": "text", "groups": text.groups(), "with_value": text.with_value()});
+            let v = json!({"node": "text", "scan": text.scan()});
             return Ok(Some(v.to_string().into_bytes()));
         }
         let Some(range) = node.downcast_ref::<RangeExec>() else {
@@ -75,11 +74,9 @@ impl CodecPart for PlannerCodec {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
         if v.get("node").and_then(Value::as_str) == Some("text") {
-            let groups: Vec<Vec<String>> =
-                serde_json::from_value(v.get("groups").cloned().unwrap_or_default())
-                    .map_err(|_| bad("text scan"))?;
-            let with_value = v.get("with_value").and_then(Value::as_bool).unwrap_or(true);
-            return Ok(Arc::new(TextScanExec::new(groups, with_value)));
+            let scan = serde_json::from_value(v.get("scan").cloned().unwrap_or_default())
+                .map_err(|_| bad("text scan"))?;
+            return Ok(Arc::new(TextScanExec::new(scan)));
         }
         let int = |k: &str| v.get(k).and_then(Value::as_i64).ok_or_else(|| bad("range"));
         let spec = RangeSpec {

@@ -117,6 +117,25 @@ fn partition_dir(name: &str) -> Option<(String, String)> {
     }
 }
 
+/// The raw `col=value` directories between `root` and `file`.
+pub fn partition_values(root: &Path, file: &str) -> Vec<(String, String)> {
+    let Ok(relative) = Path::new(file).strip_prefix(root) else {
+        return vec![];
+    };
+    let mut parts: Vec<(String, String)> = relative
+        .components()
+        .filter_map(|c| partition_dir(&c.as_os_str().to_string_lossy()))
+        .collect();
+    // The file's own name is not a directory.
+    if relative
+        .file_name()
+        .is_some_and(|n| partition_dir(&n.to_string_lossy()).is_some())
+    {
+        parts.pop();
+    }
+    parts
+}
+
 /// Walk `dir`: its visible data files, and the partition columns their directories name.
 pub fn list(dir: &Path) -> PlanResult<Listing> {
     let root = dir.display().to_string();

@@ -88,30 +88,75 @@ pub fn path_not_found(path: &str) -> PlanError {
 pub struct FileRead {
     pub provider: Arc<dyn TableProvider>,
     pub partitions: Vec<(String, DataType)>,
-    /// Columns read as strings and parsed with a pattern (`dateFormat`, `timestampFormat`).
+    /// Columns read as strings and parsed with a pattern (`dateFormat`, `timestampFormat`)
+    /// or converted to their type.
     pub parse: Vec<ParsedColumn>,
+    /// Rows with a value of `parse` that does not convert are skipped (`DROPMALFORMED`).
+    pub drop_malformed: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct ParsedColumn {
     pub name: String,
-    /// A chrono format.
-    pub format: String,
-    /// The column's type: a date, or a timestamp.
+    /// A chrono format for a date or timestamp; without one, a value that does not convert
+    /// to the type is NULL (CSV's PERMISSIVE and DROPMALFORMED modes).
+    pub format: Option<String>,
+    /// The column's type.
     pub data_type: DataType,
+    /// A CSV `nullValue` other than the empty string: the value that reads as NULL.
+    pub null_value: Option<String>,
+    /// A value that does not convert is NULL (else the read fails).
+    pub lenient: bool,
 }
 
 impl ParsedColumn {
     /// The value parsed from the string `column`: a date, or a timestamp as a wall-clock
     /// time without a zone (a cast to [`Self::data_type`] places it in the session's zone,
-    /// as Spark does).
+    /// as Spark does), or the string converted to the column's type.
     pub fn parse(&self, column: Expr) -> Expr {
         use datafusion::functions::datetime::{to_date, to_timestamp_micros};
-        let args = vec![column, lit(self.format.clone())];
+        let column = match &self.null_value {
+            Some(null) => datafusion::functions::core::expr_fn::nullif(column, lit(null.clone())),
+            None => column,
+        };
+        if self.data_type == DataType::Utf8 {
+            return column;
+        }
+        let Some(format) = &self.format else {
+            return if self.lenient {
+                Expr::TryCast(datafusion::logical_expr::TryCast::new(
+                    Box::new(column),
+                    self.data_type.clone(),
+                ))
+            } else {
+                datafusion::logical_expr::cast(column, self.data_type.clone())
+            };
+        };
+        let args = vec![column, lit(format.clone())];
         match self.data_type {
             DataType::Date32 => to_date().call(args),
             _ => to_timestamp_micros(&Default::default()).call(args),
         }
+    }
+}
+
+/// How a CSV read treats values that do not fit their column's type (`mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MalformedMode {
+    /// NULL for the value.
+    Permissive,
+    /// The row is skipped.
+    DropMalformed,
+    /// The read fails.
+    FailFast,
+}
+
+/// The `mode` of a read; Spark takes an unknown mode for PERMISSIVE.
+fn malformed_mode(ds: &DataSource) -> MalformedMode {
+    match option(ds, "mode").map(str::to_ascii_uppercase).as_deref() {
+        Some("DROPMALFORMED") => MalformedMode::DropMalformed,
+        Some("FAILFAST") => MalformedMode::FailFast,
+        _ => MalformedMode::Permissive,
     }
 }
 
@@ -284,7 +329,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         return Err(unable_to_infer(&format_name));
     }
     if format_name == "text" {
-        return read_text(ds);
+        return read_text(ds, time_zone);
     }
     if format_name == "json" && flag(ds, "multiLine", false) {
         return read_multiline_json(ds, time_zone);
@@ -476,6 +521,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     };
     // Columns of the files that a partition column names are the partition's.
     let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
+    let mode = malformed_mode(ds);
+    let drop_malformed = format_name == "csv" && mode == MalformedMode::DropMalformed;
     let mut parse = vec![];
     let file_schema = Schema::new(
         schema
@@ -492,17 +539,25 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     DataType::Timestamp(_, Some(_)) => timestamp_format.as_ref(),
                     _ => None,
                 };
-                match format {
-                    Some(fmt) => {
-                        parse.push(ParsedColumn {
-                            name: f.name().clone(),
-                            format: fmt.clone(),
-                            data_type: f.data_type().clone(),
-                        });
-                        Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8))
-                    }
-                    None => f.clone(),
+                // CSV values that may not fit their type are converted after the read, so
+                // that a malformed one is NULL or skips its row, as Spark's mode says.
+                let csv = format_name == "csv";
+                let lenient =
+                    csv && mode != MalformedMode::FailFast && f.data_type() != &DataType::Utf8;
+                let null_value = option(ds, "nullValue")
+                    .filter(|v| csv && !v.is_empty())
+                    .map(str::to_string);
+                if format.is_none() && !lenient && null_value.is_none() {
+                    return f.clone();
                 }
+                parse.push(ParsedColumn {
+                    name: f.name().clone(),
+                    format: format.cloned(),
+                    data_type: f.data_type().clone(),
+                    null_value,
+                    lenient,
+                });
+                Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8))
             })
             .collect::<Vec<_>>(),
     );
@@ -511,6 +566,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             provider: Arc::new(EmptyTable::new(Arc::new(file_schema))),
             partitions: vec![],
             parse,
+            drop_malformed,
         });
     }
     let config = ListingTableConfig::new_with_multi_paths(urls)
@@ -536,6 +592,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         provider: Arc::new(ListingTable::try_new(config)?),
         partitions,
         parse,
+        drop_malformed,
     })
 }
 
@@ -663,30 +720,101 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
         )?),
         partitions: vec![],
         parse: vec![],
+        drop_malformed: false,
     })
 }
 
-/// `spark.read.text`: the lines of local files.
-fn read_text(ds: &DataSource) -> PlanResult<FileRead> {
-    if flag(ds, "wholetext", false) {
-        return Err(PlanError::Unsupported("text read option wholetext".into()));
-    }
-    if let Some(sep) = option(ds, "lineSep")
-        && !matches!(sep, "\n" | "\r\n")
-    {
-        return Err(PlanError::Unsupported(format!("text lineSep {sep:?}")));
-    }
+/// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
+/// columns of partitioned directories.
+fn read_text(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+    use crate::exec::text::{TextFile, TextOptions, TextTable};
     if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
         return Err(PlanError::Unsupported("a schema for text files".into()));
     }
-    let files = local_files(ds, "text files")?
-        .iter()
-        .map(|f| f.to_string_lossy().to_string())
-        .collect();
+    let line_sep = match option(ds, "lineSep") {
+        None | Some("\n") | Some("\r\n") => None,
+        Some("") => {
+            return Err(SparkError::illegal_argument(
+                "_LEGACY_ERROR_TEMP_3249",
+                "requirement failed: 'lineSep' cannot be an empty string.",
+            )
+            .into());
+        }
+        Some(sep) => Some(sep.to_string()),
+    };
+    let options = TextOptions {
+        wholetext: flag(ds, "wholetext", false),
+        line_sep,
+    };
+    let mut files = vec![];
+    let mut partitions: Option<Vec<(String, Vec<Option<String>>)>> = None;
+    for p in &ds.paths {
+        let local = local_part(p)?;
+        if local.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(
+                "globs in paths of text files".into(),
+            ));
+        }
+        let path = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !path.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !path.is_dir() {
+            files.push(TextFile {
+                path: absolute.to_string_lossy().to_string(),
+                partition_values: vec![],
+            });
+            if partitions.as_ref().is_some_and(|p| !p.is_empty()) {
+                return Err(PlanError::Unsupported(
+                    "text files with and without partition columns together".into(),
+                ));
+            }
+            partitions.get_or_insert_with(Vec::new);
+            continue;
+        }
+        ember_execution::write::commit::recover(&absolute)?;
+        let listing = discover::list(&absolute)?;
+        match &mut partitions {
+            None => partitions = Some(listing.partitions.clone()),
+            Some(seen) => {
+                if seen
+                    .iter()
+                    .map(|(k, _)| k)
+                    .ne(listing.partitions.iter().map(|(k, _)| k))
+                {
+                    return Err(PlanError::Unsupported(
+                        "reading directories with different partition columns together".into(),
+                    ));
+                }
+                for ((_, values), (_, more)) in seen.iter_mut().zip(&listing.partitions) {
+                    values.extend(more.iter().cloned());
+                }
+            }
+        }
+        for f in listing.files {
+            let partition_values = discover::partition_values(&absolute, &f)
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect();
+            files.push(TextFile {
+                path: f,
+                partition_values,
+            });
+        }
+    }
+    let partitions = partitions.unwrap_or_default();
+    let timestamp = types::timestamp_type(time_zone);
+    let names = partitions.iter().map(|(k, _)| k.clone()).collect();
     Ok(FileRead {
-        provider: Arc::new(crate::exec::text::TextTable::new(files)),
-        partitions: vec![],
+        provider: Arc::new(TextTable::new(files, names, options)),
+        partitions: partitions
+            .iter()
+            .map(|(k, values)| (k.clone(), discover::infer_type(values, &timestamp)))
+            .collect(),
         parse: vec![],
+        drop_malformed: false,
     })
 }
 
@@ -718,19 +846,24 @@ fn csv_format(
     {
         return Err(PlanError::Unsupported(format!("CSV encoding {encoding}")));
     }
-    if let Some(mode) = option(ds, "mode")
-        && !mode.eq_ignore_ascii_case("FAILFAST")
-        && !mode.eq_ignore_ascii_case("PERMISSIVE")
+    // The reader cannot tell `""` from an empty field: both are NULL, as with Spark's
+    // default `emptyValue`.
+    if let Some(empty) = option(ds, "emptyValue")
+        && !empty.is_empty()
     {
-        // Malformed rows fail the query (FAILFAST); PERMISSIVE is accepted for well-formed files.
-        return Err(PlanError::Unsupported(format!("CSV read mode {mode}")));
+        return Err(PlanError::Unsupported(format!(
+            "CSV read option emptyValue {empty:?}"
+        )));
     }
+    // Short rows have NULLs for their missing values, except when they must fail.
+    let lenient = malformed_mode(ds) != MalformedMode::FailFast;
     // The session's CSV options first: they replace every setting, the header flag too.
     let mut f = CsvFormat::default()
         .with_options(state.table_options().csv.clone())
         .with_has_header(flag(ds, "header", false))
         .with_file_compression_type(compression)
-        .with_newlines_in_values(flag(ds, "multiLine", false));
+        .with_newlines_in_values(flag(ds, "multiLine", false))
+        .with_truncated_rows(lenient);
     if let Some(sep) = csv_char(ds, &["sep", "delimiter"], Some(b','))? {
         f = f.with_delimiter(sep);
     }

@@ -1,12 +1,14 @@
 //! `spark.read.text`: every line of the files is a row of one string column, `value` (lines
-//! end with `\n` or `\r\n`; a last line without one counts, as in Spark). Files are local
-//! paths, read on a blocking thread per partition, decompressed by their suffix.
+//! end with `\n` or `\r\n`, or the `lineSep` given; a last line without one counts, as in
+//! Spark), or every file one row (`wholetext`). Partitioned directories add their `col=value`
+//! columns (as strings; the reader types them). Files are local paths, read on a blocking
+//! thread per partition, decompressed by their suffix.
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
-use arrow::array::{RecordBatch, RecordBatchOptions, StringBuilder};
+use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
@@ -22,28 +24,57 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
 use datafusion_common_runtime::SpawnedTask;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-pub fn text_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![Field::new("value", DataType::Utf8, true)]))
+/// `value`, then the partition columns.
+fn table_schema(partition_columns: &[String]) -> SchemaRef {
+    Arc::new(Schema::new(
+        std::iter::once("value")
+            .chain(partition_columns.iter().map(String::as_str))
+            .map(|name| Field::new(name, DataType::Utf8, true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// One file of a text read, with the raw values of its partition directories.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TextFile {
+    pub path: String,
+    pub partition_values: Vec<String>,
+}
+
+/// How the files are split into rows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TextOptions {
+    /// One row per file.
+    pub wholetext: bool,
+    /// The line separator (default: `\n`, `\r\n`).
+    pub line_sep: Option<String>,
 }
 
 /// The text files a read covers.
 #[derive(Debug)]
 pub struct TextTable {
-    files: Vec<String>,
+    files: Vec<TextFile>,
+    partition_columns: Vec<String>,
+    options: TextOptions,
 }
 
 impl TextTable {
-    pub fn new(files: Vec<String>) -> Self {
-        Self { files }
+    pub fn new(files: Vec<TextFile>, partition_columns: Vec<String>, options: TextOptions) -> Self {
+        Self {
+            files,
+            partition_columns,
+            options,
+        }
     }
 }
 
 #[async_trait]
 impl TableProvider for TextTable {
     fn schema(&self) -> SchemaRef {
-        text_schema()
+        table_schema(&self.partition_columns)
     }
 
     fn table_type(&self) -> TableType {
@@ -65,55 +96,64 @@ impl TableProvider for TextTable {
         for (i, f) in self.files.iter().enumerate() {
             groups[i % partitions].push(f.clone());
         }
-        let with_value = projection.is_none_or(|p| !p.is_empty());
-        Ok(Arc::new(TextScanExec::new(groups, with_value)))
+        let projection = projection
+            .cloned()
+            .unwrap_or_else(|| (0..=self.partition_columns.len()).collect());
+        Ok(Arc::new(TextScanExec::new(TextScan {
+            groups,
+            partition_columns: self.partition_columns.clone(),
+            projection,
+            options: self.options.clone(),
+        })))
     }
+}
+
+/// What a [`TextScanExec`] reads (serialized as is for workers).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TextScan {
+    pub groups: Vec<Vec<TextFile>>,
+    pub partition_columns: Vec<String>,
+    /// Columns of `value` + partition columns produced (none: only row counts).
+    pub projection: Vec<usize>,
+    pub options: TextOptions,
 }
 
 #[derive(Debug)]
 pub struct TextScanExec {
-    groups: Vec<Vec<String>>,
-    /// `false` produces batches without columns (only row counts, for `count(*)`).
-    with_value: bool,
+    scan: TextScan,
     properties: Arc<PlanProperties>,
 }
 
 impl TextScanExec {
-    pub fn new(groups: Vec<Vec<String>>, with_value: bool) -> Self {
-        let schema = if with_value {
-            text_schema()
-        } else {
-            Arc::new(Schema::empty())
-        };
+    pub fn new(scan: TextScan) -> Self {
+        let all = table_schema(&scan.partition_columns);
+        let schema = Arc::new(Schema::new(
+            scan.projection
+                .iter()
+                .filter_map(|&i| all.fields().get(i).cloned())
+                .collect::<Vec<_>>(),
+        ));
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema),
-            Partitioning::UnknownPartitioning(groups.len().max(1)),
+            Partitioning::UnknownPartitioning(scan.groups.len().max(1)),
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
-        Self {
-            groups,
-            with_value,
-            properties,
-        }
+        Self { scan, properties }
     }
 
-    pub fn groups(&self) -> &[Vec<String>] {
-        &self.groups
-    }
-
-    pub fn with_value(&self) -> bool {
-        self.with_value
+    pub fn scan(&self) -> &TextScan {
+        &self.scan
     }
 }
 
 impl DisplayAs for TextScanExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        let files: usize = self.groups.iter().map(Vec::len).sum();
+        let files: usize = self.scan.groups.iter().map(Vec::len).sum();
         write!(
             f,
             "TextScanExec: files={files}, partitions={}",
-            self.groups.len()
+            self.scan.groups.len()
         )
     }
 }
@@ -154,14 +194,14 @@ impl ExecutionPlan for TextScanExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let files = self.groups.get(partition).cloned().unwrap_or_default();
+        let files = self.scan.groups.get(partition).cloned().unwrap_or_default();
         let schema = self.properties.eq_properties.schema().clone();
         let batch_size = context.session_config().batch_size();
         let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(2);
         let out = schema.clone();
-        let with_value = self.with_value;
+        let scan = self.scan.clone();
         let reader = SpawnedTask::spawn_blocking(move || {
-            if let Err(e) = read_lines(&files, batch_size, with_value, &out, &tx) {
+            if let Err(e) = read_rows(&files, &scan, batch_size, &out, &tx) {
                 let _ = tx.blocking_send(Err(e));
             }
         });
@@ -174,60 +214,141 @@ impl ExecutionPlan for TextScanExec {
     }
 }
 
-fn read_lines(
-    files: &[String],
+/// The rows of the files: the projected columns of each line (or file) in batches.
+fn read_rows(
+    files: &[TextFile],
+    scan: &TextScan,
     batch_size: usize,
-    with_value: bool,
     schema: &SchemaRef,
     tx: &mpsc::Sender<Result<RecordBatch>>,
 ) -> Result<()> {
-    let mut lines = StringBuilder::new();
+    let mut columns: Vec<StringBuilder> = scan
+        .projection
+        .iter()
+        .map(|_| StringBuilder::new())
+        .collect();
     let mut count = 0usize;
-    let flush = |lines: &mut StringBuilder, count: &mut usize| -> Result<bool> {
-        let batch = if with_value {
-            RecordBatch::try_new(schema.clone(), vec![Arc::new(lines.finish())])?
-        } else {
-            RecordBatch::try_new_with_options(
-                schema.clone(),
-                vec![],
-                &RecordBatchOptions::new().with_row_count(Some(*count)),
-            )?
-        };
+    let flush = |columns: &mut Vec<StringBuilder>, count: &mut usize| -> Result<bool> {
+        let arrays: Vec<ArrayRef> = columns
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(*count)),
+        )?;
         *count = 0;
         Ok(tx.blocking_send(Ok(batch)).is_ok())
     };
+    let separator = scan.options.line_sep.as_deref().map(str::as_bytes);
     for file in files {
-        let path = std::path::Path::new(file);
-        let opened = std::fs::File::open(path)
-            .map_err(|e| DataFusionError::Execution(format!("cannot read {file}: {e}")))?;
-        let compression = crate::datasource::compression_of(file);
+        let opened = std::fs::File::open(&file.path)
+            .map_err(|e| DataFusionError::Execution(format!("cannot read {}: {e}", file.path)))?;
+        let compression = crate::datasource::compression_of(&file.path);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
+        let read_error = |e: std::io::Error| {
+            DataFusionError::Execution(format!("cannot read {}: {e}", file.path))
+        };
+        let row = |line: &[u8], columns: &mut Vec<StringBuilder>| {
+            for (builder, &i) in columns.iter_mut().zip(&scan.projection) {
+                match i {
+                    0 => builder.append_value(String::from_utf8_lossy(line)),
+                    _ => builder.append_option(file.partition_values.get(i - 1)),
+                }
+            }
+        };
+        if scan.options.wholetext {
+            let mut whole = Vec::new();
+            reader.read_to_end(&mut whole).map_err(read_error)?;
+            row(&whole, &mut columns);
+            count += 1;
+            if count == batch_size && !flush(&mut columns, &mut count)? {
+                return Ok(());
+            }
+            continue;
+        }
         let mut line = Vec::new();
         loop {
             line.clear();
-            let n = reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| DataFusionError::Execution(format!("cannot read {file}: {e}")))?;
-            if n == 0 {
+            let found = match separator {
+                None => {
+                    let n = reader.read_until(b'\n', &mut line).map_err(read_error)?;
+                    if n == 0 {
+                        break;
+                    }
+                    if line.last() == Some(&b'\n') {
+                        line.pop();
+                        if line.last() == Some(&b'\r') {
+                            line.pop();
+                        }
+                    }
+                    true
+                }
+                Some(sep) => {
+                    read_until_separator(&mut reader, sep, &mut line).map_err(read_error)?
+                }
+            };
+            if !found {
                 break;
             }
-            if line.last() == Some(&b'\n') {
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-            }
-            if with_value {
-                lines.append_value(String::from_utf8_lossy(&line));
-            }
+            row(&line, &mut columns);
             count += 1;
-            if count == batch_size && !flush(&mut lines, &mut count)? {
+            if count == batch_size && !flush(&mut columns, &mut count)? {
                 return Ok(());
             }
         }
     }
     if count > 0 {
-        flush(&mut lines, &mut count)?;
+        flush(&mut columns, &mut count)?;
     }
     Ok(())
+}
+
+/// Read up to (and without) the next `sep` into `out`; `false` at the end of the input with
+/// nothing read.
+fn read_until_separator(
+    reader: &mut impl BufRead,
+    sep: &[u8],
+    out: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    let Some(&last) = sep.last() else {
+        return Ok(false);
+    };
+    let mut any = false;
+    loop {
+        let n = reader.read_until(last, out)?;
+        if n == 0 {
+            return Ok(any);
+        }
+        any = true;
+        if out.ends_with(sep) {
+            out.truncate(out.len() - sep.len());
+            return Ok(true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_separators() {
+        let mut input = std::io::Cursor::new(b"one;two;;three\nfour".to_vec());
+        let mut rows = vec![];
+        let mut line = vec![];
+        while read_until_separator(&mut input, b";", &mut line).unwrap() {
+            rows.push(String::from_utf8(line.clone()).unwrap());
+            line.clear();
+        }
+        assert_eq!(rows, ["one", "two", "", "three\nfour"]);
+        let mut input = std::io::Cursor::new(b"a<>b<".to_vec());
+        line.clear();
+        assert!(read_until_separator(&mut input, b"<>", &mut line).unwrap());
+        assert_eq!(line, b"a");
+        line.clear();
+        assert!(read_until_separator(&mut input, b"<>", &mut line).unwrap());
+        assert_eq!(line, b"b<");
+    }
 }

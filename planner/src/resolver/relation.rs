@@ -130,8 +130,22 @@ impl Resolver<'_> {
             ));
         };
         let read = crate::datasource::read(state, ds, &self.config.time_zone)?;
-        let scan =
+        let mut scan =
             LogicalPlanBuilder::scan("files", provider_as_source(read.provider), None)?.build()?;
+        if read.drop_malformed && !read.parse.is_empty() {
+            // DROPMALFORMED: only rows whose every value converts to its column's type.
+            let fits = read
+                .parse
+                .iter()
+                .map(|c| {
+                    let col = Expr::Column(datafusion::common::Column::new(Some("files"), &c.name));
+                    col.clone().is_null().or(c.parse(col).is_not_null())
+                })
+                .reduce(Expr::and);
+            if let Some(fits) = fits {
+                scan = LogicalPlanBuilder::from(scan).filter(fits)?.build()?;
+            }
+        }
         // Partition columns arrive as the strings of their directory names.
         let exprs = scan
             .schema()

@@ -1,0 +1,94 @@
+"""Options of `spark.read` beyond the basics of test_files.py: CSV schema inference and parse
+modes, text options, answers recorded from real Spark reading the same files
+(`data/read-options/`)."""
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent / "data" / "read-options"
+
+
+@pytest.fixture(scope="module")
+def utc(spark):
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    return spark
+
+
+def path(name):
+    return str(DATA / name)
+
+
+CSV_INFERENCE = {
+    # int, bigint, decimal(20,0), double, date, timestamps (ISO with and without zones),
+    # boolean, mixes that become strings, all-NULL columns, signs.
+    "types": lambda r: r.csv(path("infer.csv"), header=True, inferSchema=True),
+    # With a custom timestampFormat, dates and timestamps no longer mix.
+    "formats": lambda r: r.csv(
+        path("infer.csv"), header=True, inferSchema=True, dateFormat="yyyy-MM-dd", timestampFormat="yyyy-MM-dd HH:mm:ss"
+    ),
+    # Types widen across files.
+    "files": lambda r: r.csv(path("multi"), header=True, inferSchema=True),
+    "headerless": lambda r: r.csv(path("multi"), inferSchema=True),
+    "sampling_all": lambda r: r.csv(path("infer.csv"), header=True, inferSchema=True, samplingRatio=1.0),
+    "without": lambda r: r.csv(path("infer.csv"), header=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_INFERENCE))
+def test_csv_inference(utc, expected, case):
+    expected.check(CSV_INFERENCE[case](utc.read), name=case)
+
+
+CSV_MODES = {
+    # A value that does not fit its type is NULL; short rows get NULLs.
+    "permissive": lambda r: r.schema("id INT, v INT, d DATE").option("header", True).csv(path("malformed.csv")),
+    "permissive_explicit": lambda r: r.schema("id INT, v INT, d DATE")
+    .option("header", True)
+    .option("mode", "PERMISSIVE")
+    .csv(path("malformed.csv")),
+    "permissive_inferred": lambda r: r.option("header", True).option("inferSchema", True).csv(path("malformed.csv")),
+    "dropmalformed": lambda r: r.schema("id INT, v INT, d DATE")
+    .option("header", True)
+    .option("mode", "DROPMALFORMED")
+    .csv(path("dropmalformed.csv")),
+    "null_value": lambda r: r.schema("id INT, v INT, d DATE").option("header", True).option("nullValue", "x").csv(path("malformed.csv")),
+    "null_value_strings": lambda r: r.option("header", True).option("nullValue", "x").csv(path("nulls.csv")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_MODES))
+def test_csv_modes(utc, expected, case):
+    expected.check(CSV_MODES[case](utc.read), name=case)
+
+
+def test_csv_failfast(utc, expected):
+    reader = utc.read.schema("id INT, v INT, d DATE").option("header", True).option("mode", "FAILFAST")
+    expected.check_error(lambda: reader.csv(path("malformed.csv")).collect(), name="short_row")
+    expected.check_error(lambda: reader.csv(path("dropmalformed.csv")).collect(), name="bad_value")
+    expected.check_error(
+        lambda: utc.read.option("mode", "SOMETIMES").csv(path("malformed.csv")).collect(), name="bad_mode"
+    )
+
+
+TEXT = {
+    "lines": lambda r: r.text(path("lines.txt")),
+    "wholetext": lambda r: r.text(path("lines.txt"), wholetext=True),
+    "line_sep": lambda r: r.text(path("semi.txt"), lineSep=";"),
+    "partitioned": lambda r: r.text(path("parts")),
+    "partitioned_wholetext": lambda r: r.text(path("parts"), wholetext=True),
+    "partition_filter": lambda r: r.text(path("parts")).where("k = 1"),
+    "several": lambda r: r.text([path("lines.txt"), path("semi.txt")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TEXT))
+def test_text(utc, expected, case):
+    expected.check(TEXT[case](utc.read), name=case)
+
+
+def test_json_formats_while_inferring(utc, expected):
+    # Spark's JSON inference keeps strings as strings whatever the formats say.
+    expected.check(
+        utc.read.json(path("typed.json"), dateFormat="yyyy-MM-dd", timestampFormat="yyyy-MM-dd HH:mm"), name="formats"
+    )
