@@ -345,6 +345,12 @@ def test_write_to_append_and_replace(spark, expected, db):
     assert sorted(r.id for r in spark.table("w").collect()) == [0, 1]
     df.writeTo("w3").createOrReplace()
     assert spark.table("w3").count() == 2
+    # overwritePartitions replaces the partitions the rows go to, keeps the others.
+    df.writeTo("wp").partitionedBy("s").create()
+    spark.createDataFrame([(3, "b"), (4, "c")], "id INT, s STRING").writeTo("wp").overwritePartitions()
+    assert sorted(spark.table("wp").collect()) == [(1, "a"), (3, "b"), (4, "c")]
+    spark.range(1).selectExpr("9 AS id", "'d' AS s").writeTo("w3").overwritePartitions()
+    assert spark.table("w3").collect() == [(9, "d")]
 
 
 # -----------------------------------------------------------------------------------------

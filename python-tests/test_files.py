@@ -331,3 +331,26 @@ def test_csv_string_spelling(spark, expected, out):
     df.write.option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False).option("sep", ";").csv(str(out / "keep"))
     expected.check_value(text_of(out / "keep"), name="keep_spaces")
     expected.check(spark.read.schema("id INT, a STRING, b STRING").option("multiLine", True).csv(str(out / "default")), name="read_back")
+
+
+def test_dynamic_partition_overwrite(spark, expected, out):
+    """`spark.sql.sources.partitionOverwriteMode=dynamic`: an overwrite replaces only the
+    partitions it writes, for paths and for INSERT OVERWRITE into a partitioned table."""
+    first = spark.createDataFrame([(1, "a", 1), (2, "b", 1), (3, "c", 2), (4, "d", 2)], "id INT, v STRING, k INT")
+    first.write.partitionBy("k").parquet(str(out / "t"))
+    second = spark.createDataFrame([(5, "e", 2), (6, "f", 3)], "id INT, v STRING, k INT")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        second.write.mode("overwrite").partitionBy("k").parquet(str(out / "t"))
+        expected.check(spark.read.parquet(str(out / "t")), name="path")
+        spark.sql("DROP TABLE IF EXISTS dyn_overwrite")
+        spark.sql("CREATE TABLE dyn_overwrite (id INT, v STRING, k INT) USING parquet PARTITIONED BY (k)")
+        spark.sql("INSERT INTO dyn_overwrite VALUES (1, 'a', 1), (2, 'b', 2)")
+        spark.sql("INSERT OVERWRITE TABLE dyn_overwrite SELECT 3, 'c', 2")
+        expected.check(spark.table("dyn_overwrite"), name="table")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+        spark.sql("DROP TABLE IF EXISTS dyn_overwrite")
+    # Without the setting, an overwrite replaces every partition.
+    second.write.mode("overwrite").partitionBy("k").parquet(str(out / "t"))
+    expected.check(spark.read.parquet(str(out / "t")), name="static")

@@ -41,6 +41,20 @@ pub fn task_attempt_dir(staging: &Path, partition: usize, attempt: &str) -> Path
 pub enum CommitMode {
     Append,
     Overwrite,
+    /// Replace the partition directories the job wrote, keep the others (Spark's dynamic
+    /// partition overwrite).
+    OverwritePartitions,
+}
+
+/// The partition directories (relative, `a=1/b=2`) that hold the job's files.
+pub fn written_partitions(files: &[String]) -> Vec<String> {
+    let mut dirs: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.rsplit_once('/').map(|(dir, _)| dir.to_string()))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 fn io(e: std::io::Error, what: &str, path: &FsPath) -> DataFusionError {
@@ -136,6 +150,21 @@ impl StagedWrite {
                 let backup = self.staging.join("previous");
                 renames.push((self.target.clone(), backup));
                 renames.push((out.clone(), self.target.clone()));
+            }
+            (CommitMode::OverwritePartitions, true) => {
+                let files: Vec<String> = list_files(&out)?
+                    .iter()
+                    .filter_map(|f| f.strip_prefix(&out).ok())
+                    .map(|f| f.to_string_lossy().to_string())
+                    .collect();
+                for (i, dir) in written_partitions(&files).iter().enumerate() {
+                    let existing = self.target.join(dir);
+                    if existing.exists() {
+                        renames.push((existing, self.staging.join(format!("previous-{i}"))));
+                    }
+                    renames.push((out.join(dir), self.target.join(dir)));
+                }
+                renames.push((success.clone(), self.target.join(SUCCESS_MARKER)));
             }
             (CommitMode::Append, true) => {
                 for file in list_files(&out)? {
@@ -351,6 +380,24 @@ mod tests {
         stage(&write, 0, "d", true, "lost.csv");
         write.abort();
         assert_eq!(files(&target), ["_SUCCESS", "new.csv"]);
+    }
+
+    #[test]
+    fn overwrite_of_the_partitions_written() {
+        let root = temp();
+        let target = root.join("t");
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "a", true, "k=1/a.csv");
+        stage(&write, 1, "a", true, "k=2/b.csv");
+        write.commit(CommitMode::Overwrite).unwrap();
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "b", true, "k=2/c.csv");
+        stage(&write, 1, "b", true, "k=3/d.csv");
+        write.commit(CommitMode::OverwritePartitions).unwrap();
+        assert_eq!(
+            files(&target),
+            ["_SUCCESS", "k=1/a.csv", "k=2/c.csv", "k=3/d.csv"]
+        );
     }
 
     #[test]

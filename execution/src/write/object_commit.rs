@@ -182,6 +182,24 @@ impl ObjectStagedWrite {
         }
         let previous = match mode {
             CommitMode::Overwrite => list_objects(store.as_ref(), &self.target).await?,
+            CommitMode::OverwritePartitions => {
+                let written: Vec<String> = copies
+                    .iter()
+                    .filter_map(|(_, to)| relative(to, &self.target))
+                    .map(|parts| parts.join("/"))
+                    .collect();
+                let mut previous = vec![];
+                for dir in super::commit::written_partitions(&written) {
+                    let prefix = Path::from_iter(
+                        self.target
+                            .parts()
+                            .map(|p| p.as_ref().to_string())
+                            .chain(dir.split('/').map(str::to_string)),
+                    );
+                    previous.extend(list_objects(store.as_ref(), &prefix).await?);
+                }
+                previous
+            }
             CommitMode::Append => vec![],
         };
         let journal = json!({
@@ -329,6 +347,23 @@ mod tests {
                 "data/t/k=1/new.parquet",
                 "data/t/more.parquet"
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn overwrite_of_the_partitions_written() {
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        put(store.as_ref(), "t/k=1/a").await;
+        put(store.as_ref(), "t/k=2/b").await;
+        let write = ObjectStagedWrite::create(store.clone(), "memory://", Path::from("t"))
+            .await
+            .unwrap();
+        stage(&write, store.as_ref(), "task-00000-a", "k=2/c").await;
+        stage(&write, store.as_ref(), "task-00001-a", "k=3/d").await;
+        write.commit(CommitMode::OverwritePartitions).await.unwrap();
+        assert_eq!(
+            names(store.as_ref(), "").await,
+            ["t/_SUCCESS", "t/k=1/a", "t/k=2/c", "t/k=3/d"]
         );
     }
 

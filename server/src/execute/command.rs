@@ -236,7 +236,7 @@ pub async fn execute_statement(
                 ctx,
                 &table,
                 &query,
-                overwrite,
+                catalog::Overwrite::from_flag(overwrite),
                 &partition,
                 &columns,
                 catalog::ColumnMatch::ByPosition,

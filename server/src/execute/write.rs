@@ -140,6 +140,8 @@ pub struct FileWriteSpec {
     pub partition_by: Vec<String>,
     /// Replace what the directory holds (else add to it).
     pub overwrite: bool,
+    /// Replace only the partition directories written (when there are partition columns).
+    pub dynamic_overwrite: bool,
 }
 
 /// The data source a write uses when none is given (`spark.sql.sources.default`).
@@ -197,6 +199,7 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
             options: spec.options,
             partition_by: spec.partition_by,
             overwrite: spec.mode == SaveMode::Overwrite,
+            dynamic_overwrite: super::catalog::dynamic_partition_overwrite(ctx),
         },
     )
     .await?;
@@ -344,10 +347,10 @@ pub async fn write_files(
         })
         .map(|a| a.values().iter().sum::<u64>())
         .sum();
-    let mode = if spec.overwrite {
-        CommitMode::Overwrite
-    } else {
-        CommitMode::Append
+    let mode = match (spec.overwrite, spec.dynamic_overwrite) {
+        (false, _) => CommitMode::Append,
+        (true, true) if !partition_indices.is_empty() => CommitMode::OverwritePartitions,
+        (true, _) => CommitMode::Overwrite,
     };
     match staged {
         Staged::Local(s) => s.commit(mode)?,

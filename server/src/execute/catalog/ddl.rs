@@ -104,6 +104,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
                     options: write_options,
                     partition_by: partition_columns.clone(),
                     overwrite: false,
+                    dynamic_overwrite: false,
                 },
             )
             .await?;

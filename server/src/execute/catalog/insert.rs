@@ -51,12 +51,29 @@ pub enum ColumnMatch {
     ByName,
 }
 
+/// Whether an insert replaces the table's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    No,
+    /// All of them, or (`spark.sql.sources.partitionOverwriteMode=dynamic`) those of the
+    /// partitions the rows go to.
+    Yes,
+    /// Those of the partitions the rows go to (`writeTo(...).overwritePartitions()`).
+    Partitions,
+}
+
+impl Overwrite {
+    pub fn from_flag(overwrite: bool) -> Self {
+        if overwrite { Self::Yes } else { Self::No }
+    }
+}
+
 /// INSERT INTO / OVERWRITE, `insertInto`, `saveAsTable` in append mode.
 pub async fn insert(
     ctx: &RequestContext,
     table_name: &[String],
     query: &Plan,
-    overwrite: bool,
+    overwrite: Overwrite,
     partition: &[(String, Option<spec::Expr>)],
     columns: &[String],
     matching: ColumnMatch,
@@ -252,7 +269,9 @@ pub async fn insert(
                 .skip(static_values.len())
                 .cloned()
                 .collect(),
-            overwrite,
+            overwrite: overwrite != Overwrite::No,
+            dynamic_overwrite: overwrite == Overwrite::Partitions
+                || (overwrite == Overwrite::Yes && dynamic_partition_overwrite(ctx)),
         },
     )
     .await?;
@@ -282,7 +301,7 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
             ctx,
             name,
             &spec.input,
-            spec.mode == SaveMode::Overwrite,
+            Overwrite::from_flag(spec.mode == SaveMode::Overwrite),
             &[],
             &[],
             ColumnMatch::ByPosition,
@@ -295,7 +314,16 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
         (Some(_), SaveMode::ErrorIfExists) => Err(table_exists_error(&db, &table).into()),
         (Some(_), SaveMode::Ignore) => Ok(()),
         (Some(_), SaveMode::Append) => {
-            insert(ctx, name, &spec.input, false, &[], &[], ColumnMatch::ByName).await
+            insert(
+                ctx,
+                name,
+                &spec.input,
+                Overwrite::No,
+                &[],
+                &[],
+                ColumnMatch::ByName,
+            )
+            .await
         }
         (Some(t), SaveMode::Overwrite) => {
             replace_table(
@@ -359,6 +387,7 @@ pub async fn replace_table(
             options: options.clone(),
             partition_by: partition_columns.clone(),
             overwrite: true,
+            dynamic_overwrite: false,
         },
     )
     .await?;
@@ -429,17 +458,42 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()
             Err(SparkError::table_not_found(&w.name.join(".")).into())
         }
         (M::Append, Some(_)) => {
-            insert(ctx, &w.name, &w.input, false, &[], &[], ColumnMatch::ByName).await
+            let input = &w.input;
+            insert(
+                ctx,
+                &w.name,
+                input,
+                Overwrite::No,
+                &[],
+                &[],
+                ColumnMatch::ByName,
+            )
+            .await
         }
-        (M::OverwritePartitions, Some(t)) if t.partition_columns.is_empty() => {
-            insert(ctx, &w.name, &w.input, true, &[], &[], ColumnMatch::ByName).await
+        (M::OverwritePartitions, Some(_)) => {
+            let input = &w.input;
+            insert(
+                ctx,
+                &w.name,
+                input,
+                Overwrite::Partitions,
+                &[],
+                &[],
+                ColumnMatch::ByName,
+            )
+            .await
         }
-        (M::OverwritePartitions, Some(_)) => Err(SparkError::unsupported(
-            "overwritePartitions() of a partitioned table (dynamic partition overwrite)",
-        )
-        .into()),
         (M::Overwrite, Some(_)) => {
             Err(SparkError::unsupported("writeTo(...).overwrite(condition)").into())
         }
     }
+}
+
+/// `spark.sql.sources.partitionOverwriteMode=dynamic`: an overwrite of a partitioned table
+/// or directory replaces only the partitions it writes.
+pub fn dynamic_partition_overwrite(ctx: &RequestContext) -> bool {
+    ctx.session
+        .conf
+        .get("spark.sql.sources.partitionOverwriteMode")
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("dynamic"))
 }
