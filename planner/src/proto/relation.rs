@@ -348,6 +348,38 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             truncate: s.truncate.max(0) as usize,
             vertical: s.vertical,
         },
+        RelType::FillNa(f) => PlanNode::FillNa {
+            input: input(ctx, &f.input)?,
+            cols: f.cols.clone(),
+            values: f
+                .values
+                .iter()
+                .map(|l| crate::literal::from_proto(l, &ctx.time_zone))
+                .collect::<PlanResult<_>>()?,
+        },
+        RelType::DropNa(d) => PlanNode::DropNa {
+            input: input(ctx, &d.input)?,
+            cols: d.cols.clone(),
+            min_non_nulls: d
+                .min_non_nulls
+                .map(|n| non_negative(n, "min_non_nulls"))
+                .transpose()?,
+        },
+        RelType::Replace(r) => {
+            let literal = |l: &Option<pb::expression::Literal>| match l {
+                Some(l) => crate::literal::from_proto(l, &ctx.time_zone),
+                None => Ok(datafusion::common::ScalarValue::Null),
+            };
+            PlanNode::ReplaceNa {
+                input: input(ctx, &r.input)?,
+                cols: r.cols.clone(),
+                replacements: r
+                    .replacements
+                    .iter()
+                    .map(|p| Ok((literal(&p.old_value)?, literal(&p.new_value)?)))
+                    .collect::<PlanResult<_>>()?,
+            }
+        }
         RelType::Drop(d) => PlanNode::Drop {
             input: input(ctx, &d.input)?,
             exprs: convert_all(ctx, &d.columns)?,

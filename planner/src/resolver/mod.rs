@@ -11,6 +11,7 @@ mod expr;
 mod generate;
 pub use generate::GENERATORS;
 mod join;
+mod na;
 mod names;
 mod project;
 mod relation;
@@ -257,6 +258,21 @@ impl<'a> Resolver<'a> {
                 exprs,
                 names,
             } => self.resolve_drop(input, exprs, names)?,
+            PlanNode::FillNa {
+                input,
+                cols,
+                values,
+            } => self.resolve_fill_na(input, cols, values)?,
+            PlanNode::DropNa {
+                input,
+                cols,
+                min_non_nulls,
+            } => self.resolve_drop_na(input, cols, *min_non_nulls)?,
+            PlanNode::ReplaceNa {
+                input,
+                cols,
+                replacements,
+            } => self.resolve_replace_na(input, cols, replacements)?,
             PlanNode::ShowString { .. } => {
                 return Err(crate::error::PlanError::Unsupported(
                     "show() inside another relation".into(),

@@ -290,7 +290,7 @@ impl Resolver<'_> {
 }
 
 /// Cheap similarity for "did you mean" lists: common prefix length, then length difference.
-fn strsim_distance(a: &str, b: &str) -> usize {
+pub(crate) fn strsim_distance(a: &str, b: &str) -> usize {
     let a = a.to_ascii_lowercase();
     let b = b.to_ascii_lowercase();
     let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();

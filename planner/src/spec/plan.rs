@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
+use datafusion::common::ScalarValue;
 
 use super::{Expr, SortOrder};
 
@@ -208,6 +209,24 @@ pub enum PlanNode {
         exprs: Vec<Expr>,
         names: Vec<String>,
     },
+    /// `df.na.fill`: one value, or one per column of `cols`.
+    FillNa {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        values: Vec<ScalarValue>,
+    },
+    /// `df.na.drop`: rows with at least `min_non_nulls` values (default: all) in `cols`.
+    DropNa {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        min_non_nulls: Option<usize>,
+    },
+    /// `df.na.replace`: (old, new) values in `cols` (default: all).
+    ReplaceNa {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        replacements: Vec<(ScalarValue, ScalarValue)>,
+    },
     /// `df.show()`: one string column holding the rendered table.
     ShowString {
         input: Box<Plan>,
@@ -288,6 +307,9 @@ impl PlanNode {
             | PlanNode::WithColumns { input, .. }
             | PlanNode::WithColumnsRenamed { input, .. }
             | PlanNode::Drop { input, .. }
+            | PlanNode::FillNa { input, .. }
+            | PlanNode::DropNa { input, .. }
+            | PlanNode::ReplaceNa { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }

@@ -1,0 +1,49 @@
+"""DataFrame methods that Spark Connect sends as their own relations (`df.na.*`, ...), with
+answers recorded from real Spark."""
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def df(spark):
+    return spark.createDataFrame(
+        [(1, "a", 1.0, None, True), (None, "b", float("nan"), "x", None), (3, None, None, "y", False)],
+        "id INT, s STRING, d DOUBLE, t STRING, b BOOLEAN",
+    )
+
+
+NA = {
+    # A number fills numeric columns (cast to their type; NaN counts as missing), a string
+    # the string columns, a boolean the boolean ones.
+    "fill_int": lambda df: df.fillna(0),
+    "fill_double": lambda df: df.fillna(1.5),
+    "fill_string": lambda df: df.fillna("z"),
+    "fill_bool": lambda df: df.fillna(True),
+    "fill_subset": lambda df: df.fillna(0, ["d"]),
+    "fill_subset_other_kinds": lambda df: df.fillna("z", ["id", "s"]),
+    "fill_dict": lambda df: df.fillna({"id": 7, "s": "q", "d": 2}),
+    "fill_dict_mismatch": lambda df: df.fillna({"id": "x"}),
+    "na_fill": lambda df: df.na.fill(5, subset="id"),
+    "drop_any": lambda df: df.dropna(),
+    "drop_all": lambda df: df.dropna("all"),
+    "drop_thresh": lambda df: df.dropna(thresh=4),
+    "drop_subset_nan": lambda df: df.dropna(subset=["d"]),
+    "na_drop": lambda df: df.na.drop(how="any", subset=["id", "s"]),
+    "replace_string": lambda df: df.replace("a", "q"),
+    "replace_number_in_all_numeric": lambda df: df.replace(1, 9),
+    "replace_lists": lambda df: df.replace(["a", "b"], ["c", "d"], "s"),
+    "replace_dict": lambda df: df.replace({1.0: 5.0}),
+    "replace_with_null": lambda df: df.replace("a", None),
+    "replace_fraction_in_int": lambda df: df.replace(1.5, 8.0),
+    "replace_bool": lambda df: df.replace(True, False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NA))
+def test_na_functions(df, expected, case):
+    expected.check(NA[case](df), name=case)
+
+
+def test_na_errors(df, expected):
+    expected.check_error(lambda: df.dropna(subset=["nope"]).collect(), name="drop_unknown_column")
+    expected.check_error(lambda: df.fillna(0, subset=["nope"]).collect(), name="fill_unknown_column")
