@@ -47,3 +47,39 @@ def test_na_functions(df, expected, case):
 def test_na_errors(df, expected):
     expected.check_error(lambda: df.dropna(subset=["nope"]).collect(), name="drop_unknown_column")
     expected.check_error(lambda: df.fillna(0, subset=["nope"]).collect(), name="fill_unknown_column")
+
+
+@pytest.fixture(scope="module")
+def numbers(spark):
+    return spark.createDataFrame(
+        [(1, "a", 1.5, 10), (2, "b", None, 20), (3, "a", 3.25, None), (4, None, 4.0, 40)],
+        "id INT, s STRING, d DOUBLE, l BIGINT",
+    )
+
+
+STATS = {
+    "describe": lambda df: df.describe(),
+    "describe_cols": lambda df: df.describe("s", "d"),
+    "summary_some": lambda df: df.summary("count", "min", "max"),
+    "summary_mean": lambda df: df.select("id", "l").summary("mean", "stddev"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATS))
+def test_statistics(numbers, expected, case):
+    expected.check(STATS[case](numbers), ordered=True, name=case)
+
+
+def test_cov_and_corr(numbers, expected):
+    # Spark's DataFrame cov/corr count a NULL as 0.0.
+    expected.check_value(numbers.cov("id", "d"), name="cov")
+    expected.check_value(numbers.cov("id", "l"), name="cov_long")
+    expected.check_value(numbers.corr("id", "d"), name="corr")
+    expected.check_value(numbers.stat.corr("id", "l", "pearson"), name="corr_pearson")
+    expected.check_error(lambda: numbers.corr("id", "s"), name="corr_string")
+    expected.check_error(lambda: numbers.cov("id", "nope"), name="cov_unknown")
+
+
+def test_select_expr_star(numbers, expected):
+    expected.check(numbers.selectExpr("*", "id + 1 AS next"), name="star")
+    expected.check(numbers.alias("n").selectExpr("n.*"), name="qualified")

@@ -174,6 +174,10 @@ impl SparkError {
 
     /// The full message the way Spark prints it: `[CLASS] message SQLSTATE: xxxxx`.
     pub fn full_message(&self) -> String {
+        if self.error_class.is_empty() {
+            // An exception of the JVM without an error class (`require` failures).
+            return self.message.clone();
+        }
         format!(
             "[{}] {} SQLSTATE: {}",
             self.error_class, self.message, self.sql_state

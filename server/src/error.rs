@@ -91,8 +91,11 @@ pub fn status_of(e: &SparkError, error_id: Option<&str>) -> Status {
         "classes".to_string(),
         serde_json::to_string(&classes).unwrap_or_default(),
     );
-    metadata.insert("errorClass".to_string(), e.error_class.clone());
-    metadata.insert("sqlState".to_string(), e.sql_state.clone());
+    // Exceptions without an error class (Spark's `require` failures) carry none.
+    if !e.error_class.is_empty() {
+        metadata.insert("errorClass".to_string(), e.error_class.clone());
+        metadata.insert("sqlState".to_string(), e.sql_state.clone());
+    }
     metadata.insert(
         "messageParameters".to_string(),
         serde_json::Value::Object(params).to_string(),
@@ -135,7 +138,7 @@ pub fn error_details(record: &ErrorRecord) -> Vec<pb::fetch_error_details_respon
         message: e.full_message(),
         stack_trace: vec![],
         cause_idx: None,
-        spark_throwable: Some(SparkThrowable {
+        spark_throwable: (!e.error_class.is_empty()).then(|| SparkThrowable {
             error_class: Some(e.error_class.clone()),
             message_parameters: e.parameters.iter().cloned().collect(),
             query_contexts: vec![],

@@ -380,6 +380,44 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                     .collect::<PlanResult<_>>()?,
             }
         }
+        RelType::Describe(d) => PlanNode::Describe {
+            input: input(ctx, &d.input)?,
+            cols: d.cols.clone(),
+            statistics: vec![],
+        },
+        RelType::Summary(d) => PlanNode::Describe {
+            input: input(ctx, &d.input)?,
+            cols: vec![],
+            statistics: if d.statistics.is_empty() {
+                ["count", "mean", "stddev", "min", "25%", "50%", "75%", "max"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            } else {
+                d.statistics.clone()
+            },
+        },
+        RelType::Cov(c) => PlanNode::CovCorr {
+            input: input(ctx, &c.input)?,
+            col1: c.col1.clone(),
+            col2: c.col2.clone(),
+            correlation: false,
+        },
+        RelType::Corr(c) => {
+            if c.method.as_deref().is_some_and(|m| m != "pearson") {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    "requirement failed: Currently only the calculation of the Pearson Correlation coefficient is supported.",
+                )
+                .into());
+            }
+            PlanNode::CovCorr {
+                input: input(ctx, &c.input)?,
+                col1: c.col1.clone(),
+                col2: c.col2.clone(),
+                correlation: true,
+            }
+        }
         RelType::Drop(d) => PlanNode::Drop {
             input: input(ctx, &d.input)?,
             exprs: convert_all(ctx, &d.columns)?,

@@ -16,6 +16,7 @@ mod names;
 mod project;
 mod relation;
 mod sort;
+mod stat;
 
 use std::collections::HashMap;
 
@@ -258,6 +259,17 @@ impl<'a> Resolver<'a> {
                 exprs,
                 names,
             } => self.resolve_drop(input, exprs, names)?,
+            PlanNode::Describe {
+                input,
+                cols,
+                statistics,
+            } => self.resolve_describe(input, cols, statistics)?,
+            PlanNode::CovCorr {
+                input,
+                col1,
+                col2,
+                correlation,
+            } => self.resolve_cov_corr(input, col1, col2, *correlation)?,
             PlanNode::FillNa {
                 input,
                 cols,

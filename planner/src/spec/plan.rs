@@ -227,6 +227,19 @@ pub enum PlanNode {
         cols: Vec<String>,
         replacements: Vec<(ScalarValue, ScalarValue)>,
     },
+    /// `df.describe(cols)` / `df.summary(statistics)`.
+    Describe {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        statistics: Vec<String>,
+    },
+    /// `df.cov(a, b)` / `df.corr(a, b)`.
+    CovCorr {
+        input: Box<Plan>,
+        col1: String,
+        col2: String,
+        correlation: bool,
+    },
     /// `df.show()`: one string column holding the rendered table.
     ShowString {
         input: Box<Plan>,
@@ -310,6 +323,8 @@ impl PlanNode {
             | PlanNode::FillNa { input, .. }
             | PlanNode::DropNa { input, .. }
             | PlanNode::ReplaceNa { input, .. }
+            | PlanNode::Describe { input, .. }
+            | PlanNode::CovCorr { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }

@@ -82,6 +82,22 @@ pub fn parse_statement(sql: &str, args: &Arguments) -> PlanResult<Statement> {
 
 /// Parse a standalone expression (`selectExpr`, `filter("...")`, `expr(...)`).
 pub fn parse_expression(sql: &str) -> PlanResult<Expr> {
+    // `selectExpr("*")`, `selectExpr("t.*")`: every column (of `t`).
+    let trimmed = sql.trim();
+    if trimmed == "*" {
+        return Ok(Expr::Star {
+            target: None,
+            plan_id: None,
+        });
+    }
+    if let Some(target) = trimmed.strip_suffix(".*")
+        && let Ok(parts) = parse_identifier_parts(target)
+    {
+        return Ok(Expr::Star {
+            target: Some(parts),
+            plan_id: None,
+        });
+    }
     let dialect = SparkDialect::default();
     let tokens = tokenize(&dialect, sql)?;
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);

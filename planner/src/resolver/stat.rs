@@ -1,0 +1,178 @@
+//! `df.describe()`, `df.summary(...)`, `df.cov(a, b)` and `df.corr(a, b)` (Spark's
+//! `StatFunctions`): one scan computing every statistic, shaped as Spark shapes the answer.
+
+use arrow::datatypes::DataType;
+use datafusion::common::{DFSchema, UnnestOptions};
+use datafusion::functions_aggregate::expr_fn::{avg, corr, count, covar_samp, max, min, stddev};
+use datafusion::functions_nested::expr_fn::make_array;
+use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, TryCast, cast, lit};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::Plan;
+
+/// The statistics `summary()` computes without a list (Spark's percentiles excepted).
+const DESCRIBE: [&str; 5] = ["count", "mean", "stddev", "min", "max"];
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// A column as a double for averages: strings that are not numbers are NULL, as Spark's
+/// implicit cast makes them.
+fn as_double(column: Expr) -> Expr {
+    Expr::TryCast(TryCast::new(Box::new(column), DataType::Float64))
+}
+
+fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
+    let numeric = t.is_numeric();
+    Ok(match name {
+        "count" => count(column),
+        "mean" if numeric || is_string(t) => avg(as_double(column)),
+        "stddev" if numeric || is_string(t) => stddev(as_double(column)),
+        "mean" | "stddev" => lit(datafusion::common::ScalarValue::Float64(None)),
+        "min" => min(column),
+        "max" => max(column),
+        other => {
+            return Err(PlanError::Unsupported(format!(
+                "summary statistic {other:?} (supported: count, mean, stddev, min, max)"
+            )));
+        }
+    })
+}
+
+impl Resolver<'_> {
+    /// `describe(cols)` (numeric and string columns when none are named) and
+    /// `summary(statistics)`: a `summary` column naming the statistic, then one string
+    /// column per input column.
+    pub(crate) fn resolve_describe(
+        &mut self,
+        input: &Plan,
+        cols: &[String],
+        statistics: &[String],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let columns: Vec<(String, DataType)> = if cols.is_empty() {
+            schema
+                .fields()
+                .iter()
+                .filter(|f| f.data_type().is_numeric() || is_string(f.data_type()))
+                .map(|f| (f.name().clone(), f.data_type().clone()))
+                .collect()
+        } else {
+            let mut out = vec![];
+            for name in cols {
+                let found = self.columns_named(&schema, name);
+                let Some(internal) = found.first() else {
+                    let mut candidates = self.output_names(&schema);
+                    candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
+                    return Err(SparkError::unresolved_column(name, &candidates).into());
+                };
+                let t = schema
+                    .field_with_unqualified_name(internal)?
+                    .data_type()
+                    .clone();
+                out.push((internal.clone(), t));
+            }
+            out
+        };
+        let statistics: Vec<String> = if statistics.is_empty() {
+            DESCRIBE.iter().map(|s| s.to_string()).collect()
+        } else {
+            statistics.to_vec()
+        };
+        // One row of every statistic of every column...
+        let mut aggregates = vec![];
+        for (i, (column, t)) in columns.iter().enumerate() {
+            for (j, s) in statistics.iter().enumerate() {
+                let value = statistic(s, Self::column(column), t)?;
+                aggregates.push(value.alias(format!("s{i}_{j}")));
+            }
+        }
+        let one_row = LogicalPlanBuilder::from(input)
+            .aggregate(Vec::<Expr>::new(), aggregates)?
+            .build()?;
+        // ... turned into one row per statistic: arrays of strings, unnested together.
+        let mut arrays =
+            vec![make_array(statistics.iter().map(|s| lit(s.clone())).collect()).alias("summary")];
+        for (i, _) in columns.iter().enumerate() {
+            let values = (0..statistics.len())
+                .map(|j| cast(Self::column(&format!("s{i}_{j}")), DataType::Utf8))
+                .collect();
+            arrays.push(make_array(values).alias(format!("c{i}")));
+        }
+        let unnested: Vec<datafusion::common::Column> = std::iter::once("summary".to_string())
+            .chain((0..columns.len()).map(|i| format!("c{i}")))
+            .map(|n| datafusion::common::Column::from_name(&n))
+            .collect();
+        let rows = LogicalPlanBuilder::from(one_row)
+            .project(arrays)?
+            .unnest_columns_with_options(unnested, UnnestOptions::new().with_preserve_nulls(true))?
+            .build()?;
+        let mut items: Vec<Named> = vec![(Self::column("summary"), "summary".to_string())];
+        for (i, (column, _)) in columns.iter().enumerate() {
+            items.push((Self::column(&format!("c{i}")), self.info(column).name));
+        }
+        self.project_items(rows, items)
+    }
+
+    /// `df.cov(a, b)` / `df.corr(a, b)`: one row with the sample covariance or Pearson
+    /// correlation of two numeric columns, NULLs counting as 0.0 as in Spark.
+    pub(crate) fn resolve_cov_corr(
+        &mut self,
+        input: &Plan,
+        col1: &str,
+        col2: &str,
+        correlation: bool,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let mut args = vec![];
+        for name in [col1, col2] {
+            let found = self.columns_named(&schema, name);
+            let Some(internal) = found.first() else {
+                let mut candidates = self.output_names(&schema);
+                candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
+                return Err(SparkError::unresolved_column(name, &candidates).into());
+            };
+            let t = schema
+                .field_with_unqualified_name(internal)?
+                .data_type()
+                .clone();
+            if !t.is_numeric() {
+                let what = if correlation {
+                    "correlation"
+                } else {
+                    "covariance"
+                };
+                // A `require` failure in Spark: no error class.
+                return Err(SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Currently {what} calculation for columns with dataType {} not supported.",
+                        crate::types::simple_string(&t)
+                    ),
+                )
+                .into());
+            }
+            // Spark's DataFrame cov/corr read a NULL as 0.0 (unlike the SQL aggregates).
+            args.push(datafusion::functions::core::expr_fn::coalesce(vec![
+                cast(Self::column(internal), DataType::Float64),
+                lit(0.0f64),
+            ]));
+        }
+        let [a, b] = <[Expr; 2]>::try_from(args)
+            .map_err(|_| PlanError::InvalidPlan("two columns".into()))?;
+        let (value, name) = if correlation {
+            (corr(a, b), "corr")
+        } else {
+            (covar_samp(a, b), "cov")
+        };
+        let plan = LogicalPlanBuilder::from(input)
+            .aggregate(Vec::<Expr>::new(), vec![value.alias("v")])?
+            .build()?;
+        self.project_items(plan, vec![(Self::column("v"), name.to_string())])
+    }
+}
