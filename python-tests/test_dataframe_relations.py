@@ -3,6 +3,8 @@ answers recorded from real Spark."""
 
 import pytest
 
+from conftest import RECORD
+
 
 @pytest.fixture(scope="module")
 def df(spark):
@@ -83,3 +85,32 @@ def test_cov_and_corr(numbers, expected):
 def test_select_expr_star(numbers, expected):
     expected.check(numbers.selectExpr("*", "id + 1 AS next"), name="star")
     expected.check(numbers.alias("n").selectExpr("n.*"), name="qualified")
+
+
+def test_sample_is_deterministic_for_a_seed(spark):
+    """Spark's rows come from its own random numbers per partition; Ember's from a hash of
+    the seed and each row, so the same seed gives the same rows in every mode."""
+    if RECORD:
+        pytest.skip("Ember's own rows")
+    df = spark.range(1000).selectExpr("id", "cast(id AS string) AS s")
+
+    def ids(d):
+        return sorted(r.id for r in d.collect())
+
+    # (PySpark's `sample(0.3, seed=7)` drops the seed; the three-argument form keeps it.)
+    first = ids(df.sample(False, 0.3, 7))
+    assert first == ids(df.sample(False, 0.3, 7))
+    assert 200 < len(first) < 400
+    assert first != ids(df.sample(False, 0.3, 8))
+    assert df.sample(False, 0.0, 1).count() == 0
+    assert df.sample(False, 1.0, 1).count() == 1000
+    splits = df.randomSplit([0.5, 0.3, 0.2], seed=11)
+    parts = [ids(s) for s in splits]
+    assert sorted(i for p in parts for i in p) == list(range(1000))
+    assert 400 < len(parts[0]) < 600 and 100 < len(parts[2]) < 300
+    with pytest.raises(Exception, match="not supported: sample with replacement"):
+        df.sample(True, 0.5, 1).count()
+
+
+def test_xxhash64(spark, expected):
+    expected.check(spark.sql("SELECT xxhash64('a', 1), xxhash64(1), xxhash64(NULL), xxhash64('')"), name="values")

@@ -39,6 +39,7 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["sha1", "sha"], "sha1", 1, 1);
     add_spark(b, &["sha2"], "sha2", 2, 2);
     add_spark(b, &["crc32"], "crc32", 1, 1);
+    add_spark(b, &["xxhash64"], "xxhash64", 1, usize::MAX);
     add_spark(b, &["base64"], "base64", 1, 1);
     add_spark(b, &["unbase64"], "unbase64", 1, 1);
     add_spark(b, &["hex"], "hex", 1, 1);

@@ -380,6 +380,30 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                     .collect::<PlanResult<_>>()?,
             }
         }
+        RelType::Sample(s) => {
+            if s.with_replacement == Some(true) {
+                return unsupported("sample with replacement");
+            }
+            if !(0.0..=1.0).contains(&s.lower_bound)
+                || !(0.0..=1.0).contains(&s.upper_bound)
+                || s.lower_bound > s.upper_bound
+            {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Upper bound ({}) must be on or after lower bound ({})",
+                        s.upper_bound, s.lower_bound
+                    ),
+                )
+                .into());
+            }
+            PlanNode::Sample {
+                input: input(ctx, &s.input)?,
+                lower: s.lower_bound,
+                upper: s.upper_bound,
+                seed: s.seed.unwrap_or(0),
+            }
+        }
         RelType::Describe(d) => PlanNode::Describe {
             input: input(ctx, &d.input)?,
             cols: d.cols.clone(),

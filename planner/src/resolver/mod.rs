@@ -264,6 +264,12 @@ impl<'a> Resolver<'a> {
                 cols,
                 statistics,
             } => self.resolve_describe(input, cols, statistics)?,
+            PlanNode::Sample {
+                input,
+                lower,
+                upper,
+                seed,
+            } => self.resolve_sample(input, *lower, *upper, *seed)?,
             PlanNode::CovCorr {
                 input,
                 col1,

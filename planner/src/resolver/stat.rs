@@ -1,5 +1,6 @@
 //! `df.describe()`, `df.summary(...)`, `df.cov(a, b)` and `df.corr(a, b)` (Spark's
 //! `StatFunctions`): one scan computing every statistic, shaped as Spark shapes the answer.
+//! And `df.sample`/`df.randomSplit`.
 
 use arrow::datatypes::DataType;
 use datafusion::common::{DFSchema, UnnestOptions};
@@ -174,5 +175,52 @@ impl Resolver<'_> {
             .aggregate(Vec::<Expr>::new(), vec![value.alias("v")])?
             .build()?;
         self.project_items(plan, vec![(Self::column("v"), name.to_string())])
+    }
+}
+
+impl Resolver<'_> {
+    /// `df.sample(fraction, seed)` and the splits of `randomSplit`: each row gets a number
+    /// in [0, 1) from a hash of the seed and its values, and is kept when the number is in
+    /// [lower, upper). The same seed gives the same rows whatever the partitioning, and
+    /// splits with adjacent bounds partition the rows; the rows chosen differ from Spark's,
+    /// whose random numbers follow its partitions. Equal rows are kept or dropped together.
+    pub(crate) fn resolve_sample(
+        &mut self,
+        input: &Plan,
+        lower: f64,
+        upper: f64,
+        seed: i64,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let hashable = |t: &DataType| {
+            t.is_numeric()
+                || matches!(
+                    t,
+                    DataType::Utf8
+                        | DataType::LargeUtf8
+                        | DataType::Utf8View
+                        | DataType::Binary
+                        | DataType::Boolean
+                        | DataType::Date32
+                        | DataType::Timestamp(_, _)
+                )
+        };
+        let mut args = vec![lit(seed)];
+        for f in input.schema().fields() {
+            if hashable(f.data_type()) {
+                args.push(Self::column(f.name()));
+            }
+        }
+        let hash = datafusion_spark::function::hash::xxhash64().call(args);
+        // The low 53 bits, as a fraction of 2^53.
+        const MANTISSA: i64 = (1 << 53) - 1;
+        let bits = Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+            Box::new(hash),
+            datafusion::logical_expr::Operator::BitwiseAnd,
+            Box::new(lit(MANTISSA)),
+        ));
+        let x = cast(bits, DataType::Float64) / lit((MANTISSA + 1) as f64);
+        let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
+        Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?)
     }
 }

@@ -233,6 +233,14 @@ pub enum PlanNode {
         cols: Vec<String>,
         statistics: Vec<String>,
     },
+    /// `df.sample(...)`, `df.randomSplit(...)`: the rows whose pseudo-random number in [0, 1)
+    /// (from the seed and the row) is in [lower, upper).
+    Sample {
+        input: Box<Plan>,
+        lower: f64,
+        upper: f64,
+        seed: i64,
+    },
     /// `df.cov(a, b)` / `df.corr(a, b)`.
     CovCorr {
         input: Box<Plan>,
@@ -325,6 +333,7 @@ impl PlanNode {
             | PlanNode::ReplaceNa { input, .. }
             | PlanNode::Describe { input, .. }
             | PlanNode::CovCorr { input, .. }
+            | PlanNode::Sample { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }
