@@ -22,6 +22,14 @@ MISTAKES = {
     "missing_aggregation": lambda s: s.sql("SELECT id, count(*) FROM range(3) GROUP BY id % 2").collect(),
     "union_mismatch": lambda s: s.sql("SELECT 1 UNION SELECT 1, 2").collect(),
     "wrong_arguments": lambda s: s.sql("SELECT upper('a', 'b')").collect(),
+    "raise_error": lambda s: s.range(1).select(F.raise_error("boom")).collect(),
+    "raise_error_sql": lambda s: s.sql("SELECT raise_error('x')").collect(),
+    "raise_error_in_taken_branch": lambda s: s.range(3)
+    .select(F.when(F.col("id") < 2, F.col("id")).otherwise(F.raise_error(F.col("id").cast("string"))))
+    .collect(),
+    "raise_error_in_untaken_branch": lambda s: s.range(3)
+    .select(F.when(F.col("id") < 5, F.col("id")).otherwise(F.raise_error("never")))
+    .collect(),
 }
 
 

@@ -18,7 +18,7 @@ use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::udf::{
-    ArithOp, ArrayIndex, CheckedArithmetic, DoubleDivide, IntegralDivide,
+    ArithOp, ArrayIndex, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
 use ember_planner::functions::{spark_aggregate, spark_scalar};
 use serde_json::{Value, json};
@@ -104,6 +104,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "div", "ansi": d.ansi()})
         } else if let Some(x) = inner.downcast_ref::<ArrayIndex>() {
             json!({"fn": "array_index", "one_based": x.one_based(), "ansi": x.ansi()})
+        } else if inner.downcast_ref::<RaiseError>().is_some() {
+            json!({"fn": "raise_error"})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -137,6 +139,7 @@ impl CodecPart for PlannerCodec {
                 ansi,
             )),
             Some("div") => Ok(IntegralDivide::udf(ansi)),
+            Some("raise_error") => Ok(RaiseError::udf()),
             Some("decimal_divide") => {
                 let p = v
                     .get("precision")

@@ -7,6 +7,10 @@ use super::{FunctionInput, Naming, RegistryBuilder, add_df};
 use crate::error::{PlanError, PlanResult};
 
 pub fn register(b: &mut RegistryBuilder) {
+    b.scalar(&["raise_error"], |f| {
+        f.arity(1, 1)?;
+        Ok(super::udf::RaiseError::udf().call(f.args))
+    });
     b.scalar_named(&["when"], Naming::Custom(case_name), |f| {
         let mut args = f.args;
         let otherwise = if args.len() % 2 == 1 {

@@ -475,3 +475,57 @@ impl ScalarUDFImpl for ArrayIndex {
         to_columnar(values, scalar)
     }
 }
+
+/// `raise_error(message)`: fails the query with USER_RAISED_EXCEPTION when a row evaluates
+/// it (a CASE branch no row takes never does). Volatile, so that planning never folds it.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RaiseError {
+    signature: Signature,
+}
+
+impl RaiseError {
+    pub fn udf() -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            signature: Signature::any(1, Volatility::Volatile),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for RaiseError {
+    fn name(&self) -> &str {
+        "raise_error"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Null)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        if args.number_rows == 0 {
+            return Ok(ColumnarValue::Scalar(ScalarValue::Null));
+        }
+        let message = match args.args.first() {
+            Some(ColumnarValue::Scalar(s)) => s.clone(),
+            Some(ColumnarValue::Array(a)) => ScalarValue::try_from_array(a, 0)?,
+            None => ScalarValue::Null,
+        };
+        let message = match message {
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::LargeUtf8(Some(s))
+            | ScalarValue::Utf8View(Some(s)) => s,
+            other if other.is_null() => "null".to_string(),
+            other => other.to_string(),
+        };
+        Err(to_datafusion(SparkError::new(
+            crate::error::ErrorKind::Runtime,
+            "USER_RAISED_EXCEPTION",
+            "P0001",
+            message.clone(),
+            vec![("errorMessage", message)],
+        )))
+    }
+}
