@@ -114,3 +114,15 @@ def test_sample_is_deterministic_for_a_seed(spark):
 
 def test_xxhash64(spark, expected):
     expected.check(spark.sql("SELECT xxhash64('a', 1), xxhash64(1), xxhash64(NULL), xxhash64('')"), name="values")
+
+
+def test_crosstab(numbers, expected):
+    expected.check(numbers.crosstab("id", "s"), name="id_s")
+    expected.check(numbers.crosstab("s", "l"), name="s_l")
+
+
+def test_approx_quantile(numbers, expected):
+    expected.check_value(numbers.approxQuantile("d", [0.0, 0.5, 1.0], 0.0), name="one_column")
+    expected.check_value(numbers.approxQuantile(["id", "l"], [0.25, 0.75], 0.0), name="columns")
+    expected.check_value(numbers.approxQuantile("id", [0.1, 0.9], 0.25), name="with_error")
+    expected.check_error(lambda: numbers.approxQuantile("s", [0.5], 0.0), name="string_column")

@@ -404,6 +404,57 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 seed: s.seed.unwrap_or(0),
             }
         }
+        RelType::ApproxQuantile(q) => {
+            if q.relative_error < 0.0 {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Relative Error must be non-negative but got {}",
+                        q.relative_error
+                    ),
+                )
+                .into());
+            }
+            PlanNode::ApproxQuantile {
+                input: input(ctx, &q.input)?,
+                cols: q.cols.clone(),
+                probabilities: q.probabilities.clone(),
+            }
+        }
+        // crosstab(c1, c2): the values of c1 by the values of c2 (as strings, "null" for
+        // NULL), counting pairs, 0 for none; the first column is `c1_c2`.
+        RelType::Crosstab(c) => {
+            let quote = |n: &str| format!("`{}`", n.replace('`', "``"));
+            let first = format!("{}_{}", c.col1, c.col2);
+            let rows = sql::parse_expression(&format!(
+                "coalesce(CAST({} AS STRING), 'null') AS {}",
+                quote(&c.col1),
+                quote(&first)
+            ))?;
+            let columns = sql::parse_expression(&format!(
+                "coalesce(CAST({} AS STRING), 'null') AS `__crosstab`",
+                quote(&c.col2)
+            ))?;
+            let projected = Plan::new(PlanNode::Project {
+                input: input(ctx, &c.input)?,
+                exprs: vec![rows, columns],
+            });
+            let counts = Plan::new(PlanNode::Aggregate(Aggregate {
+                input: Box::new(projected),
+                group_type: GroupType::Pivot,
+                grouping: vec![sql::parse_expression(&quote(&first))?],
+                aggregates: vec![sql::parse_expression("count(1)")?],
+                grouping_sets: vec![],
+                pivot: Some((sql::parse_expression("`__crosstab`")?, vec![])),
+                having: None,
+                output_grouping: true,
+            }));
+            PlanNode::FillNa {
+                input: Box::new(counts),
+                cols: vec![],
+                values: vec![datafusion::common::ScalarValue::Int64(Some(0))],
+            }
+        }
         RelType::Describe(d) => PlanNode::Describe {
             input: input(ctx, &d.input)?,
             cols: d.cols.clone(),

@@ -270,6 +270,11 @@ impl<'a> Resolver<'a> {
                 upper,
                 seed,
             } => self.resolve_sample(input, *lower, *upper, *seed)?,
+            PlanNode::ApproxQuantile {
+                input,
+                cols,
+                probabilities,
+            } => self.resolve_approx_quantile(input, cols, probabilities)?,
             PlanNode::CovCorr {
                 input,
                 col1,

@@ -224,3 +224,82 @@ impl Resolver<'_> {
         Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?)
     }
 }
+
+impl Resolver<'_> {
+    /// `df.approxQuantile(cols, probabilities, relativeError)`: one row holding, per column,
+    /// the values at the probabilities. The answer is exact (always within any relative
+    /// error): the smallest value whose rank reaches `ceil(p * n)`, NULLs and NaN left out,
+    /// from the column's sorted values (held in memory, unlike Spark's sketch).
+    pub(crate) fn resolve_approx_quantile(
+        &mut self,
+        input: &Plan,
+        cols: &[String],
+        probabilities: &[f64],
+    ) -> PlanResult<LogicalPlan> {
+        use datafusion::functions::core::expr_fn::greatest;
+        use datafusion::functions::math::expr_fn::{ceil, isnan};
+        use datafusion::functions_aggregate::expr_fn::array_agg;
+        use datafusion::functions_nested::expr_fn::{array_element, cardinality};
+        use datafusion::logical_expr::ExprFunctionExt;
+
+        let input = self.resolve(input)?;
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let mut aggregates = vec![];
+        for (i, name) in cols.iter().enumerate() {
+            let found = self.columns_named(&schema, name);
+            let Some(internal) = found.first() else {
+                let mut candidates = self.output_names(&schema);
+                candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
+                return Err(SparkError::unresolved_column(name, &candidates).into());
+            };
+            let t = schema
+                .field_with_unqualified_name(internal)?
+                .data_type()
+                .clone();
+            if !t.is_numeric() {
+                return Err(SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Quantile calculation for column {name} with data type {} is not supported.",
+                        crate::types::simple_string(&t)
+                    ),
+                )
+                .into());
+            }
+            let v = cast(Self::column(internal), DataType::Float64);
+            let sorted = array_agg(v.clone())
+                .order_by(vec![v.clone().sort(true, false)])
+                .filter(v.clone().is_not_null().and(!isnan(v)))
+                .build()?;
+            aggregates.push(sorted.alias(format!("q{i}")));
+        }
+        let sorted = LogicalPlanBuilder::from(input)
+            .aggregate(Vec::<Expr>::new(), aggregates)?
+            .build()?;
+        let per_column = (0..cols.len())
+            .map(|i| {
+                let values = Self::column(&format!("q{i}"));
+                let n = cast(cardinality(values.clone()), DataType::Float64);
+                make_array(
+                    probabilities
+                        .iter()
+                        .map(|p| {
+                            let rank = cast(ceil(lit(*p) * n.clone()), DataType::Int64);
+                            array_element(values.clone(), greatest(vec![rank, lit(1i64)]))
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        let plan = LogicalPlanBuilder::from(sorted)
+            .project(vec![make_array(per_column).alias("approx_quantile")])?
+            .build()?;
+        self.project_items(
+            plan,
+            vec![(
+                Self::column("approx_quantile"),
+                "approx_quantile".to_string(),
+            )],
+        )
+    }
+}

@@ -241,6 +241,12 @@ pub enum PlanNode {
         upper: f64,
         seed: i64,
     },
+    /// `df.approxQuantile(cols, probabilities, relativeError)`.
+    ApproxQuantile {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        probabilities: Vec<f64>,
+    },
     /// `df.cov(a, b)` / `df.corr(a, b)`.
     CovCorr {
         input: Box<Plan>,
@@ -334,6 +340,7 @@ impl PlanNode {
             | PlanNode::Describe { input, .. }
             | PlanNode::CovCorr { input, .. }
             | PlanNode::Sample { input, .. }
+            | PlanNode::ApproxQuantile { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }
