@@ -245,13 +245,19 @@ def test_csv_write_options(utc, expected, out):
 
 def test_json_and_text_contents(utc, expected, out):
     df = frame(utc).coalesce(1).orderBy("id")
-    # JSON numbers are compared as numbers: Spark writes 1.0E10 where Ember writes 1.0e10.
     df.write.json(str(out / "j"))
     expected.check_value([json.loads(line) for line in text_of(out / "j")], name="json")
     df.write.option("timestampFormat", "yyyy-MM-dd HH:mm").option("dateFormat", "yyyy/MM/dd").json(str(out / "jf"))
     expected.check_value([json.loads(line) for line in text_of(out / "jf")], name="json_formats")
     df.select("name").write.text(str(out / "t"))
     expected.check_value(text_of(out / "t"), name="text")
+    # The text itself: doubles as Java spells them, NULL fields left out.
+    doubles = utc.createDataFrame(
+        [(1, 1e10, 0.1), (2, float("nan"), None), (3, float("-inf"), 1.5e-7), (4, -0.0, 123456789.0)],
+        "id INT, a DOUBLE, b DOUBLE",
+    )
+    doubles.coalesce(1).orderBy("id").write.json(str(out / "jd"))
+    expected.check_value(text_of(out / "jd"), name="json_doubles_text")
 
 
 def test_bad_option_values(spark, expected, out):

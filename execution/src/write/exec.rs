@@ -284,6 +284,14 @@ impl TaskFiles<'_> {
             path = path.join(d.as_str());
         }
         let path = path.join(self.file_name.as_str());
+        // The object the DataFusion sinks write for this path (its URL decoded once, so that
+        // `c%2Fd` stays the directory name on every store): the JSON and text writers too.
+        let object_path = {
+            let url = parse_url(self.store_url.as_str())?
+                .join(path.as_ref())
+                .map_err(|e| DataFusionError::Internal(format!("bad output path {path}: {e}")))?;
+            Path::from_url_path(url.path())?
+        };
         let (tx, rx) = mpsc::channel::<RecordBatch>(2);
         let schema = self.data_schema.clone();
         let batches = tokio_stream_from(rx);
@@ -291,6 +299,16 @@ impl TaskFiles<'_> {
             Box::pin(RecordBatchStreamAdapter::new(schema.clone(), batches));
         let context = self.context.clone();
         let done = match self.write.format {
+            WriteFormat::Json => {
+                let store = self.store.clone();
+                let compression: FileCompressionType = self
+                    .write
+                    .option("format.compression")
+                    .unwrap_or("uncompressed")
+                    .parse::<datafusion::common::parsers::CompressionTypeVariant>()?
+                    .into();
+                SpawnedTask::spawn(write_json(input, store, object_path, compression))
+            }
             WriteFormat::Text => {
                 let store = self.store.clone();
                 let compression = self
@@ -305,7 +323,7 @@ impl TaskFiles<'_> {
                     .option("format.line_sep")
                     .unwrap_or("\n")
                     .to_string();
-                SpawnedTask::spawn(write_text(input, store, path, compression, line_sep))
+                SpawnedTask::spawn(write_text(input, store, object_path, compression, line_sep))
             }
             format => {
                 let sink = self.sink(format, &path, schema)?;
@@ -362,6 +380,90 @@ fn tokio_stream_from(
     mut rx: mpsc::Receiver<RecordBatch>,
 ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send + 'static {
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx).map(|b| b.map(Ok)))
+}
+
+/// JSON lines as Spark writes them: NULL fields left out, doubles as Java prints them
+/// (`1.0E10`; NaN and infinities as the strings `"NaN"`, `"Infinity"`, as Jackson quotes
+/// them).
+async fn write_json(
+    mut input: SendableRecordBatchStream,
+    store: Arc<dyn ObjectStore>,
+    path: Path,
+    compression: FileCompressionType,
+) -> Result<u64> {
+    let writer = object_store::buffered::BufWriter::new(store, path);
+    let mut writer = compression.convert_async_writer(writer)?;
+    let mut rows = 0u64;
+    while let Some(batch) = input.next().await {
+        let batch = batch?;
+        let mut buf = Vec::new();
+        {
+            let mut json = arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(false)
+                .with_encoder_factory(Arc::new(JavaDoubles))
+                .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+            json.write(&batch)?;
+            json.finish()?;
+        }
+        writer
+            .write_all(&buf)
+            .await
+            .map_err(DataFusionError::IoError)?;
+        rows += batch.num_rows() as u64;
+    }
+    writer.shutdown().await.map_err(DataFusionError::IoError)?;
+    Ok(rows)
+}
+
+/// Encodes floating point values of JSON output as Spark (Java) spells them.
+#[derive(Debug)]
+struct JavaDoubles;
+
+struct JavaDoubleEncoder<'a>(&'a dyn arrow::array::Array);
+
+impl arrow::json::writer::Encoder for JavaDoubleEncoder<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        use arrow::array::AsArray;
+        use arrow::datatypes::{Float32Type, Float64Type};
+        let text = match self.0.data_type() {
+            DataType::Float32 => {
+                let v = self.0.as_primitive::<Float32Type>().value(idx);
+                (v.is_finite(), super::values::java_float(v))
+            }
+            _ => {
+                let v = self.0.as_primitive::<Float64Type>().value(idx);
+                (v.is_finite(), super::values::java_double(v))
+            }
+        };
+        match text {
+            (true, t) => out.extend_from_slice(t.as_bytes()),
+            (false, t) => {
+                out.push(b'"');
+                out.extend_from_slice(t.as_bytes());
+                out.push(b'"');
+            }
+        }
+    }
+}
+
+impl arrow::json::writer::EncoderFactory for JavaDoubles {
+    fn make_default_encoder<'a>(
+        &self,
+        _field: &'a arrow::datatypes::FieldRef,
+        array: &'a dyn arrow::array::Array,
+        _options: &'a arrow::json::writer::EncoderOptions,
+    ) -> std::result::Result<
+        Option<arrow::json::writer::NullableEncoder<'a>>,
+        arrow::error::ArrowError,
+    > {
+        if !matches!(array.data_type(), DataType::Float32 | DataType::Float64) {
+            return Ok(None);
+        }
+        Ok(Some(arrow::json::writer::NullableEncoder::new(
+            Box::new(JavaDoubleEncoder(array)),
+            array.nulls().cloned(),
+        )))
+    }
 }
 
 /// Text files: each row's single string value followed by the line separator.
