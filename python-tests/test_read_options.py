@@ -92,3 +92,63 @@ def test_json_formats_while_inferring(utc, expected):
     expected.check(
         utc.read.json(path("typed.json"), dateFormat="yyyy-MM-dd", timestampFormat="yyyy-MM-dd HH:mm"), name="formats"
     )
+
+
+def write_avro(path):
+    """An Avro file as other tools write them (the reference Spark has no Avro module)."""
+    import datetime
+
+    from fastavro import parse_schema, writer
+
+    schema = parse_schema(
+        {
+            "type": "record",
+            "name": "r",
+            "fields": [
+                {"name": "id", "type": "long"},
+                {"name": "i", "type": ["null", "int"]},
+                {"name": "s", "type": ["null", "string"]},
+                {"name": "d", "type": "double"},
+                {"name": "b", "type": "boolean"},
+                {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+                {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+                {"name": "tags", "type": {"type": "array", "items": "string"}},
+            ],
+        }
+    )
+    utc = datetime.timezone.utc
+    rows = [
+        {"id": 1, "i": 5, "s": "a", "d": 1.5, "b": True, "day": datetime.date(2020, 1, 2),
+         "ts": datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=utc), "tags": ["x", "y"]},
+        {"id": 2, "i": None, "s": None, "d": -2.0, "b": False, "day": datetime.date(1999, 12, 31),
+         "ts": datetime.datetime(1999, 12, 31, 23, 59, 59, tzinfo=utc), "tags": []},
+    ]
+    with open(path, "wb") as f:
+        writer(f, schema, rows, codec="deflate")
+
+
+def test_avro(utc, tmp_path):
+    """Avro through arrow-avro, with Spark's Avro types (spark-avro maps them the same way)."""
+    import datetime
+
+    from conftest import RECORD
+
+    if RECORD:
+        pytest.skip("the reference Spark has no Avro module")
+    (tmp_path / "avro").mkdir()
+    write_avro(tmp_path / "avro" / "part-0.avro")
+    df = utc.read.format("avro").load(str(tmp_path / "avro"))
+    assert df.dtypes == [
+        ("id", "bigint"), ("i", "int"), ("s", "string"), ("d", "double"), ("b", "boolean"),
+        ("day", "date"), ("ts", "timestamp"), ("tags", "array<string>"),
+    ]
+    rows = [tuple(r) for r in df.orderBy("id").collect()]
+    assert rows == [
+        (1, 5, "a", 1.5, True, datetime.date(2020, 1, 2), datetime.datetime(2020, 1, 2, 3, 4, 5), ["x", "y"]),
+        (2, None, None, -2.0, False, datetime.date(1999, 12, 31), datetime.datetime(1999, 12, 31, 23, 59, 59), []),
+    ]
+    assert df.where("b").select("s").collect()[0].s == "a"
+    with pytest.raises(Exception, match="not supported: writing avro"):
+        df.write.format("avro").save(str(tmp_path / "out"))
+    with pytest.raises(Exception, match="not supported: reading orc"):
+        utc.read.orc(str(tmp_path / "avro")).collect()

@@ -426,7 +426,12 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 true,
             )
         }
-        "orc" | "avro" => {
+        // Avro through arrow-avro (the schema from the first file, as Spark's reader does).
+        "avro" => (
+            Arc::new(datafusion::datasource::file_format::avro::AvroFormat),
+            false,
+        ),
+        "orc" => {
             return Err(PlanError::Unsupported(format!(
                 "reading {format_name} files"
             )));
