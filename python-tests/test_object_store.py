@@ -183,3 +183,13 @@ def test_bucket_specific_settings(spark_s3, s3_endpoint, bucket):
         spark_s3.conf.set("spark.hadoop.fs.s3a.endpoint", s3_endpoint.removeprefix("http://"))
         spark_s3.conf.unset("spark.hadoop.fs.s3a.attempts.maximum")
         spark_s3.conf.unset(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint")
+
+
+def test_text(spark_s3, bucket):
+    df = spark_s3.createDataFrame([("a", 1), ("b", 1), ("c", 2)], "value STRING, k INT")
+    df.write.partitionBy("k").text(f"s3a://{bucket}/t")
+    read = spark_s3.read.text(f"s3a://{bucket}/t")
+    assert read.dtypes == [("value", "string"), ("k", "int")]
+    assert sorted(tuple(r) for r in read.collect()) == [("a", 1), ("b", 1), ("c", 2)]
+    whole = spark_s3.read.text(f"s3a://{bucket}/t/k=1", wholetext=True).collect()
+    assert [r.value for r in whole] == ["a\nb\n"]

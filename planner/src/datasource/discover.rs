@@ -136,6 +136,13 @@ pub fn partition_values(root: &Path, file: &str) -> Vec<(String, String)> {
     parts
 }
 
+/// The raw `col=value` directories of a path relative to a listed directory (`a=1/b=2/f`).
+pub fn partition_values_of(relative: &str) -> Vec<(String, String)> {
+    let mut parts: Vec<&str> = relative.split('/').collect();
+    parts.pop();
+    parts.into_iter().filter_map(partition_dir).collect()
+}
+
 /// Walk `dir`: its visible data files, and the partition columns their directories name.
 pub fn list(dir: &Path) -> PlanResult<Listing> {
     let root = dir.display().to_string();

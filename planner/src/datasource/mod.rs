@@ -329,7 +329,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         return Err(unable_to_infer(&format_name));
     }
     if format_name == "text" {
-        return read_text(ds, time_zone);
+        return read_text(state, ds, time_zone);
     }
     if format_name == "json" && flag(ds, "multiLine", false) {
         return read_multiline_json(ds, time_zone);
@@ -731,7 +731,7 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
 
 /// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
 /// columns of partitioned directories.
-fn read_text(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+fn read_text(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
     use crate::exec::text::{TextFile, TextOptions, TextTable};
     if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
         return Err(PlanError::Unsupported("a schema for text files".into()));
@@ -754,6 +754,44 @@ fn read_text(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
     let mut files = vec![];
     let mut partitions: Option<Vec<(String, Vec<Option<String>>)>> = None;
     for p in &ds.paths {
+        if p.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported("globs in paths of text files".into()));
+        }
+        if ember_execution::storage::is_object_store_path(p) {
+            // Objects: listed as parquet/CSV/JSON reads list them.
+            let mut sources = Sources::default();
+            sources.add_object_path(state, p)?;
+            let root = format!("{}/", p.trim_end_matches('/'));
+            let same_columns = |seen: &Vec<(String, Vec<Option<String>>)>| {
+                seen.iter()
+                    .map(|(k, _)| k)
+                    .eq(sources.partitions.iter().map(|(k, _)| k))
+            };
+            match &mut partitions {
+                None => partitions = Some(sources.partitions.clone()),
+                Some(seen) if same_columns(seen) => {
+                    for ((_, values), (_, more)) in seen.iter_mut().zip(&sources.partitions) {
+                        values.extend(more.iter().cloned());
+                    }
+                }
+                Some(_) => {
+                    return Err(PlanError::Unsupported(
+                        "reading directories with different partition columns together".into(),
+                    ));
+                }
+            }
+            for f in sources.files {
+                let relative = f.strip_prefix(&root).unwrap_or_default();
+                files.push(TextFile {
+                    partition_values: discover::partition_values_of(relative)
+                        .into_iter()
+                        .map(|(_, v)| v)
+                        .collect(),
+                    path: f,
+                });
+            }
+            continue;
+        }
         let local = local_part(p)?;
         if local.contains(['*', '?', '[']) {
             return Err(PlanError::Unsupported(

@@ -1,8 +1,8 @@
 //! `spark.read.text`: every line of the files is a row of one string column, `value` (lines
 //! end with `\n` or `\r\n`, or the `lineSep` given; a last line without one counts, as in
 //! Spark), or every file one row (`wholetext`). Partitioned directories add their `col=value`
-//! columns (as strings; the reader types them). Files are local paths, read on a blocking
-//! thread per partition, decompressed by their suffix.
+//! columns (as strings; the reader types them). Files are local paths or objects, read on a
+//! blocking thread per partition, decompressed by their suffix.
 
 use std::fmt;
 use std::io::{BufRead, Read};
@@ -200,8 +200,12 @@ impl ExecutionPlan for TextScanExec {
         let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(2);
         let out = schema.clone();
         let scan = self.scan.clone();
+        let opener = FileOpener {
+            runtime: context.runtime_env(),
+            handle: tokio::runtime::Handle::current(),
+        };
         let reader = SpawnedTask::spawn_blocking(move || {
-            if let Err(e) = read_rows(&files, &scan, batch_size, &out, &tx) {
+            if let Err(e) = read_rows(&files, &scan, &opener, batch_size, &out, &tx) {
                 let _ = tx.blocking_send(Err(e));
             }
         });
@@ -214,10 +218,41 @@ impl ExecutionPlan for TextScanExec {
     }
 }
 
+/// Opens a text file for a blocking reader: local files directly, objects (`s3a://...`)
+/// fetched whole through the task's object stores.
+struct FileOpener {
+    runtime: Arc<datafusion::execution::runtime_env::RuntimeEnv>,
+    handle: tokio::runtime::Handle,
+}
+
+impl FileOpener {
+    fn open(&self, path: &str) -> Result<Box<dyn std::io::Read + Send>> {
+        if !ember_execution::storage::is_object_store_path(path) {
+            let file = std::fs::File::open(path)
+                .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?;
+            return Ok(Box::new(file));
+        }
+        use object_store::ObjectStoreExt as _;
+        let url = datafusion::datasource::listing::ListingTableUrl::parse(path)?;
+        let store = self.runtime.object_store(url.object_store())?;
+        let bytes = self.handle.block_on(async {
+            store
+                .get(url.prefix())
+                .await
+                .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?
+                .bytes()
+                .await
+                .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))
+        })?;
+        Ok(Box::new(std::io::Cursor::new(bytes)))
+    }
+}
+
 /// The rows of the files: the projected columns of each line (or file) in batches.
 fn read_rows(
     files: &[TextFile],
     scan: &TextScan,
+    opener: &FileOpener,
     batch_size: usize,
     schema: &SchemaRef,
     tx: &mpsc::Sender<Result<RecordBatch>>,
@@ -243,8 +278,7 @@ fn read_rows(
     };
     let separator = scan.options.line_sep.as_deref().map(str::as_bytes);
     for file in files {
-        let opened = std::fs::File::open(&file.path)
-            .map_err(|e| DataFusionError::Execution(format!("cannot read {}: {e}", file.path)))?;
+        let opened = opener.open(&file.path)?;
         let compression = crate::datasource::compression_of(&file.path);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
         let read_error = |e: std::io::Error| {
