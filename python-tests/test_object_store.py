@@ -193,3 +193,10 @@ def test_text(spark_s3, bucket):
     assert sorted(tuple(r) for r in read.collect()) == [("a", 1), ("b", 1), ("c", 2)]
     whole = spark_s3.read.text(f"s3a://{bucket}/t/k=1", wholetext=True).collect()
     assert [r.value for r in whole] == ["a\nb\n"]
+
+
+def test_multiline_json(spark_s3, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="j/a.json", Body=b'[{"a": 1, "b": "x"},\n {"a": 2}]')
+    s3.put_object(Bucket=bucket, Key="j/b.json", Body=b'{"a": 3,\n "b": "y"}')
+    df = spark_s3.read.json(f"s3a://{bucket}/j", multiLine=True)
+    assert sorted((r.a, r.b) for r in df.collect()) == [(1, "x"), (2, None), (3, "y")]

@@ -332,7 +332,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         return read_text(state, ds, time_zone);
     }
     if format_name == "json" && flag(ds, "multiLine", false) {
-        return read_multiline_json(ds, time_zone);
+        return read_multiline_json(state, ds, time_zone);
     }
     // Directories are listed the way Spark lists them: visible files only, whatever their
     // names end with, and `col=value` directories as partition columns.
@@ -616,6 +616,52 @@ fn local_part(path: &str) -> PlanResult<&str> {
         .unwrap_or(path))
 }
 
+/// The files of a read that reads files whole: local paths, or object URLs (directories
+/// listed like Spark, no partition directories).
+fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
+    let mut files = vec![];
+    for p in &ds.paths {
+        if !ember_execution::storage::is_object_store_path(p) {
+            let one = DataSource {
+                paths: vec![p.clone()],
+                ..ds.clone()
+            };
+            files.extend(
+                local_files(&one, what)?
+                    .into_iter()
+                    .map(|f| f.to_string_lossy().to_string()),
+            );
+            continue;
+        }
+        if p.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
+        }
+        let mut sources = Sources::default();
+        sources.add_object_path(state, p)?;
+        if !sources.partitions.is_empty() {
+            return Err(PlanError::Unsupported(format!(
+                "partitioned directories of {what}"
+            )));
+        }
+        files.extend(sources.files);
+    }
+    Ok(files)
+}
+
+/// The bytes of a local file or an object.
+fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
+    if !ember_execution::storage::is_object_store_path(file) {
+        return std::fs::read(file)
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")));
+    }
+    use object_store::ObjectStoreExt as _;
+    let url = ListingTableUrl::parse(file)?;
+    let store = state.runtime_env().object_store(url.object_store())?;
+    let bytes = block_on(async { store.get(url.prefix()).await?.bytes().await })?
+        .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
+    Ok(bytes.to_vec())
+}
+
 /// Local files of a read, directories listed like Spark (no partition directories).
 fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf>> {
     let mut files = vec![];
@@ -648,7 +694,11 @@ fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf
 
 /// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
 /// array of them (one row each). Files are read whole, as Spark does.
-fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
+fn read_multiline_json(
+    state: &SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
     for key in [
         "dateFormat",
         "timestampFormat",
@@ -660,20 +710,18 @@ fn read_multiline_json(ds: &DataSource, time_zone: &str) -> PlanResult<FileRead>
         }
     }
     let mut rows: Vec<serde_json::Value> = vec![];
-    for file in local_files(ds, "multi-line JSON files")? {
+    for file in whole_files(state, ds, "multi-line JSON files")? {
         let mut text = String::new();
-        let opened = std::fs::File::open(&file)
-            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;
-        compression_of(&file.to_string_lossy())
-            .convert_read(opened)?
+        let bytes = file_bytes(state, &file)?;
+        compression_of(&file)
+            .convert_read(std::io::Cursor::new(bytes))?
             .read_to_string(&mut text)
-            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {}: {e}", file.display())))?;
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
         if text.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            PlanError::Unsupported(format!("malformed JSON in {} ({e})", file.display()))
-        })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| PlanError::Unsupported(format!("malformed JSON in {file} ({e})")))?;
         match value {
             serde_json::Value::Array(items) => rows.extend(items),
             other => rows.push(other),
@@ -755,7 +803,9 @@ fn read_text(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResu
     let mut partitions: Option<Vec<(String, Vec<Option<String>>)>> = None;
     for p in &ds.paths {
         if p.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported("globs in paths of text files".into()));
+            return Err(PlanError::Unsupported(
+                "globs in paths of text files".into(),
+            ));
         }
         if ember_execution::storage::is_object_store_path(p) {
             // Objects: listed as parquet/CSV/JSON reads list them.
