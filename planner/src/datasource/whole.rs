@@ -1,0 +1,316 @@
+//! Reads that take files whole or line by line in Ember's own code rather than through a
+//! DataFusion listing table: multi-line JSON (each file one document) and text.
+
+use std::io::Read as _;
+use std::sync::Arc;
+
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use datafusion::datasource::listing::ListingTableUrl;
+use datafusion::execution::SessionState;
+
+use super::{
+    FileRead, Sources, block_on, compression_of, discover, flag, local_part, option,
+    path_not_found, spark_schema, unable_to_infer,
+};
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::DataSource;
+use crate::types;
+
+/// The files of a read that reads files whole: local paths, or object URLs (directories
+/// listed like Spark, no partition directories).
+fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
+    let mut files = vec![];
+    for p in &ds.paths {
+        if !ember_execution::storage::is_object_store_path(p) {
+            let one = DataSource {
+                paths: vec![p.clone()],
+                ..ds.clone()
+            };
+            files.extend(
+                local_files(&one, what)?
+                    .into_iter()
+                    .map(|f| f.to_string_lossy().to_string()),
+            );
+            continue;
+        }
+        if p.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
+        }
+        let mut sources = Sources::default();
+        sources.add_object_path(state, p)?;
+        if !sources.partitions.is_empty() {
+            return Err(PlanError::Unsupported(format!(
+                "partitioned directories of {what}"
+            )));
+        }
+        files.extend(sources.files);
+    }
+    Ok(files)
+}
+
+/// The bytes of a local file or an object.
+fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
+    if !ember_execution::storage::is_object_store_path(file) {
+        return std::fs::read(file)
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")));
+    }
+    use object_store::ObjectStoreExt as _;
+    let url = ListingTableUrl::parse(file)?;
+    let store = state.runtime_env().object_store(url.object_store())?;
+    let bytes = block_on(async { store.get(url.prefix()).await?.bytes().await })?
+        .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
+    Ok(bytes.to_vec())
+}
+
+/// Local files of a read, directories listed like Spark (no partition directories).
+fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf>> {
+    let mut files = vec![];
+    for p in &ds.paths {
+        let local = local_part(p)?;
+        if local.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
+        }
+        let path = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !path.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !path.is_dir() {
+            files.push(absolute);
+            continue;
+        }
+        ember_execution::write::commit::recover(&absolute)?;
+        let listing = discover::list(&absolute)?;
+        if !listing.partitions.is_empty() {
+            return Err(PlanError::Unsupported(format!(
+                "partitioned directories of {what}"
+            )));
+        }
+        files.extend(listing.files.into_iter().map(std::path::PathBuf::from));
+    }
+    Ok(files)
+}
+
+/// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
+/// array of them (one row each). Files are read whole, as Spark does.
+pub(super) fn read_multiline_json(
+    state: &SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    for key in [
+        "dateFormat",
+        "timestampFormat",
+        "timestampNTZFormat",
+        "locale",
+    ] {
+        if option(ds, key).is_some() {
+            return Err(PlanError::Unsupported(format!("JSON multiLine with {key}")));
+        }
+    }
+    let mut rows: Vec<serde_json::Value> = vec![];
+    for file in whole_files(state, ds, "multi-line JSON files")? {
+        let mut text = String::new();
+        let bytes = file_bytes(state, &file)?;
+        compression_of(&file)
+            .convert_read(std::io::Cursor::new(bytes))?
+            .read_to_string(&mut text)
+            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| PlanError::Unsupported(format!("malformed JSON in {file} ({e})")))?;
+        match value {
+            serde_json::Value::Array(items) => rows.extend(items),
+            other => rows.push(other),
+        }
+    }
+    if let Some(bad) = rows.iter().find(|r| !r.is_object()) {
+        return Err(PlanError::Unsupported(format!(
+            "JSON rows that are not objects: {bad}"
+        )));
+    }
+    let schema: SchemaRef = match &ds.schema {
+        Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
+        _ => {
+            if rows.is_empty() {
+                return Err(unable_to_infer("json"));
+            }
+            let inferred = arrow::json::reader::infer_json_schema_from_iterator(
+                rows.iter().map(Ok::<_, arrow::error::ArrowError>),
+            )
+            .map_err(datafusion::error::DataFusionError::from)?;
+            let mut fields: Vec<Field> = spark_schema(&inferred, false)
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.sort_by(|a, b| a.name().cmp(b.name()));
+            Arc::new(Schema::new(fields))
+        }
+    };
+    let mut decoder = arrow::json::ReaderBuilder::new(schema.clone())
+        .build_decoder()
+        .map_err(datafusion::error::DataFusionError::from)?;
+    let mut batches = vec![];
+    for chunk in rows.chunks(8192) {
+        decoder
+            .serialize(chunk)
+            .map_err(datafusion::error::DataFusionError::from)?;
+        if let Some(b) = decoder
+            .flush()
+            .map_err(datafusion::error::DataFusionError::from)?
+        {
+            batches.push(b);
+        }
+    }
+    Ok(FileRead {
+        provider: Arc::new(datafusion::datasource::MemTable::try_new(
+            schema,
+            vec![batches],
+        )?),
+        partitions: vec![],
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
+
+/// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
+/// columns of partitioned directories.
+pub(super) fn read_text(
+    state: &SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    use crate::exec::text::{TextFile, TextOptions, TextTable};
+    if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
+        return Err(PlanError::Unsupported("a schema for text files".into()));
+    }
+    let line_sep = match option(ds, "lineSep") {
+        None | Some("\n") | Some("\r\n") => None,
+        Some("") => {
+            return Err(SparkError::illegal_argument(
+                "_LEGACY_ERROR_TEMP_3249",
+                "requirement failed: 'lineSep' cannot be an empty string.",
+            )
+            .into());
+        }
+        Some(sep) => Some(sep.to_string()),
+    };
+    let options = TextOptions {
+        wholetext: flag(ds, "wholetext", false),
+        line_sep,
+    };
+    let mut files = vec![];
+    let mut partitions: Option<Vec<(String, Vec<Option<String>>)>> = None;
+    for p in &ds.paths {
+        if p.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(
+                "globs in paths of text files".into(),
+            ));
+        }
+        if ember_execution::storage::is_object_store_path(p) {
+            // Objects: listed as parquet/CSV/JSON reads list them.
+            let mut sources = Sources::default();
+            sources.add_object_path(state, p)?;
+            let root = format!("{}/", p.trim_end_matches('/'));
+            let same_columns = |seen: &Vec<(String, Vec<Option<String>>)>| {
+                seen.iter()
+                    .map(|(k, _)| k)
+                    .eq(sources.partitions.iter().map(|(k, _)| k))
+            };
+            match &mut partitions {
+                None => partitions = Some(sources.partitions.clone()),
+                Some(seen) if same_columns(seen) => {
+                    for ((_, values), (_, more)) in seen.iter_mut().zip(&sources.partitions) {
+                        values.extend(more.iter().cloned());
+                    }
+                }
+                Some(_) => {
+                    return Err(PlanError::Unsupported(
+                        "reading directories with different partition columns together".into(),
+                    ));
+                }
+            }
+            for f in sources.files {
+                let relative = f.strip_prefix(&root).unwrap_or_default();
+                files.push(TextFile {
+                    partition_values: discover::partition_values_of(relative)
+                        .into_iter()
+                        .map(|(_, v)| v)
+                        .collect(),
+                    path: f,
+                });
+            }
+            continue;
+        }
+        let local = local_part(p)?;
+        if local.contains(['*', '?', '[']) {
+            return Err(PlanError::Unsupported(
+                "globs in paths of text files".into(),
+            ));
+        }
+        let path = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !path.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !path.is_dir() {
+            files.push(TextFile {
+                path: absolute.to_string_lossy().to_string(),
+                partition_values: vec![],
+            });
+            if partitions.as_ref().is_some_and(|p| !p.is_empty()) {
+                return Err(PlanError::Unsupported(
+                    "text files with and without partition columns together".into(),
+                ));
+            }
+            partitions.get_or_insert_with(Vec::new);
+            continue;
+        }
+        ember_execution::write::commit::recover(&absolute)?;
+        let listing = discover::list(&absolute)?;
+        match &mut partitions {
+            None => partitions = Some(listing.partitions.clone()),
+            Some(seen) => {
+                if seen
+                    .iter()
+                    .map(|(k, _)| k)
+                    .ne(listing.partitions.iter().map(|(k, _)| k))
+                {
+                    return Err(PlanError::Unsupported(
+                        "reading directories with different partition columns together".into(),
+                    ));
+                }
+                for ((_, values), (_, more)) in seen.iter_mut().zip(&listing.partitions) {
+                    values.extend(more.iter().cloned());
+                }
+            }
+        }
+        for f in listing.files {
+            let partition_values = discover::partition_values(&absolute, &f)
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect();
+            files.push(TextFile {
+                path: f,
+                partition_values,
+            });
+        }
+    }
+    let partitions = partitions.unwrap_or_default();
+    let timestamp = types::timestamp_type(time_zone);
+    let names = partitions.iter().map(|(k, _)| k.clone()).collect();
+    Ok(FileRead {
+        provider: Arc::new(TextTable::new(files, names, options)),
+        partitions: partitions
+            .iter()
+            .map(|(k, values)| (k.clone(), discover::infer_type(values, &timestamp)))
+            .collect(),
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
