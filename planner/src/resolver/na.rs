@@ -53,13 +53,7 @@ impl Resolver<'_> {
         }
         let mut out = vec![];
         for name in subset {
-            let found = self.columns_named(schema, name);
-            if found.is_empty() {
-                let mut candidates = self.output_names(schema);
-                candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
-                return Err(SparkError::unresolved_column(name, &candidates).into());
-            }
-            out.extend(found);
+            out.extend(self.existing_columns(schema, name)?);
         }
         Ok(out)
     }

@@ -279,6 +279,30 @@ impl Resolver<'_> {
     }
 
     /// Find a column by its Spark name (case rules apply); used by drop/rename/withColumn.
+    /// The columns named `name` (a plain column name, as DataFrame statistics take them),
+    /// or UNRESOLVED_COLUMN with the closest names.
+    pub(crate) fn existing_columns(
+        &self,
+        schema: &DFSchema,
+        name: &str,
+    ) -> PlanResult<Vec<String>> {
+        let found = self.columns_named(schema, name);
+        if found.is_empty() {
+            let mut candidates = self.output_names(schema);
+            candidates.sort_by_key(|c| strsim_distance(c, name));
+            return Err(SparkError::unresolved_column(name, &candidates).into());
+        }
+        Ok(found)
+    }
+
+    /// The first column named `name`, or UNRESOLVED_COLUMN.
+    pub(crate) fn existing_column(&self, schema: &DFSchema, name: &str) -> PlanResult<String> {
+        self.existing_columns(schema, name)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| SparkError::unresolved_column(name, &[]).into())
+    }
+
     pub(crate) fn columns_named(&self, schema: &DFSchema, name: &str) -> Vec<String> {
         schema
             .fields()
@@ -290,7 +314,7 @@ impl Resolver<'_> {
 }
 
 /// Cheap similarity for "did you mean" lists: common prefix length, then length difference.
-pub(crate) fn strsim_distance(a: &str, b: &str) -> usize {
+fn strsim_distance(a: &str, b: &str) -> usize {
     let a = a.to_ascii_lowercase();
     let b = b.to_ascii_lowercase();
     let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();

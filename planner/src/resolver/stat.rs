@@ -65,12 +65,7 @@ impl Resolver<'_> {
         } else {
             let mut out = vec![];
             for name in cols {
-                let found = self.columns_named(&schema, name);
-                let Some(internal) = found.first() else {
-                    let mut candidates = self.output_names(&schema);
-                    candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
-                    return Err(SparkError::unresolved_column(name, &candidates).into());
-                };
+                let internal = &self.existing_column(&schema, name)?;
                 let t = schema
                     .field_with_unqualified_name(internal)?
                     .data_type()
@@ -132,12 +127,7 @@ impl Resolver<'_> {
         let schema: DFSchema = input.schema().as_ref().clone();
         let mut args = vec![];
         for name in [col1, col2] {
-            let found = self.columns_named(&schema, name);
-            let Some(internal) = found.first() else {
-                let mut candidates = self.output_names(&schema);
-                candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
-                return Err(SparkError::unresolved_column(name, &candidates).into());
-            };
+            let internal = &self.existing_column(&schema, name)?;
             let t = schema
                 .field_with_unqualified_name(internal)?
                 .data_type()
@@ -246,12 +236,7 @@ impl Resolver<'_> {
         let schema: DFSchema = input.schema().as_ref().clone();
         let mut aggregates = vec![];
         for (i, name) in cols.iter().enumerate() {
-            let found = self.columns_named(&schema, name);
-            let Some(internal) = found.first() else {
-                let mut candidates = self.output_names(&schema);
-                candidates.sort_by_key(|c| super::names::strsim_distance(c, name));
-                return Err(SparkError::unresolved_column(name, &candidates).into());
-            };
+            let internal = &self.existing_column(&schema, name)?;
             let t = schema
                 .field_with_unqualified_name(internal)?
                 .data_type()
