@@ -126,3 +126,13 @@ def test_approx_quantile(numbers, expected):
     expected.check_value(numbers.approxQuantile(["id", "l"], [0.25, 0.75], 0.0), name="columns")
     expected.check_value(numbers.approxQuantile("id", [0.1, 0.9], 0.25), name="with_error")
     expected.check_error(lambda: numbers.approxQuantile("s", [0.5], 0.0), name="string_column")
+
+
+def test_count_of_several_columns(spark, expected):
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(1, "a"), (1, "a"), (2, None), (None, "b"), (3, "c"), (3, "d")], "x INT, y STRING")
+    expected.check(df.select(F.count_distinct("x", "y")), name="dataframe")
+    expected.check(df.groupBy("x").agg(F.count_distinct("x", "y").alias("n")), name="grouped")
+    df.createOrReplaceTempView("count_tuples")
+    expected.check(spark.sql("SELECT count(DISTINCT x, y), count(x, y), count(DISTINCT x) FROM count_tuples"), name="sql")

@@ -14,6 +14,7 @@ pub fn register(b: &mut RegistryBuilder) {
         if f.args.is_empty() {
             f.args.push(lit(1i64));
         }
+        f.args = count_tuple(std::mem::take(&mut f.args));
         agg(f, df("count"), 1, usize::MAX)
     });
     b.add(
@@ -22,6 +23,7 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|_, a, _| format!("count(DISTINCT {})", a.join(", "))),
         Arc::new(|mut f: FunctionInput| {
             f.distinct = true;
+            f.args = count_tuple(std::mem::take(&mut f.args));
             agg(f, df("count"), 1, usize::MAX)
         }),
     );
@@ -131,4 +133,23 @@ fn first_last(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
     let ignore = f.ignore_nulls.unwrap_or(false);
     f.ignore_nulls = Some(ignore);
     agg(f, df(name), 1, 1)
+}
+
+/// `count(a, b, ...)` counts the rows where no argument is NULL (distinct tuples with
+/// DISTINCT): one struct of the arguments, NULL when any of them is.
+fn count_tuple(args: Vec<Expr>) -> Vec<Expr> {
+    if args.len() < 2 {
+        return args;
+    }
+    let all_present = args
+        .iter()
+        .map(|a| a.clone().is_not_null())
+        .reduce(Expr::and)
+        .unwrap_or_else(|| lit(true));
+    let tuple = datafusion::functions::core::expr_fn::r#struct(args);
+    vec![Expr::Case(datafusion::logical_expr::expr::Case::new(
+        None,
+        vec![(Box::new(all_present), Box::new(tuple))],
+        None,
+    ))]
 }
