@@ -219,3 +219,20 @@ def test_functions_statements(spark, expected):
     expected.check(spark.sql("SHOW FUNCTIONS LIKE 'upp*'"), name="show_like")
     expected.check(spark.sql("SHOW SYSTEM FUNCTIONS LIKE 'low*'"), name="show_system")
     expected.check(spark.sql("SHOW USER FUNCTIONS"), name="show_user")
+
+
+def test_like_any_and_all(spark, expected):
+    # Values only: Spark names these columns likeany(...)/likeall(...).
+    expected.check(
+        spark.sql(
+            "SELECT 'abc' LIKE ANY ('a%', 'x') AS a, 'abc' LIKE ANY ('x', 'y') AS b, "
+            "'abc' NOT LIKE ANY ('a%', 'x') AS c, CAST(NULL AS STRING) LIKE ANY ('a') AS d, "
+            "'abc' LIKE ALL ('a%', '%c') AS e, 'abc' LIKE ALL ('a%', 'x') AS f, "
+            "'abc' NOT LIKE ALL ('x', 'y') AS g"
+        ),
+        name="values",
+    )
+    expected.check(
+        spark.sql("SELECT s FROM VALUES ('apple'), ('banana'), ('cherry') t(s) WHERE s LIKE ANY ('a%', '%y')"),
+        name="where",
+    )

@@ -141,7 +141,46 @@ pub(crate) fn lower_with_windows(
             any,
         } => {
             if any {
-                return unsupported("LIKE ANY");
+                // `x [NOT] LIKE ANY (p1, p2, ...)`: some pattern matches (or does not).
+                if escape_char.is_some() {
+                    return unsupported("LIKE ANY with ESCAPE");
+                }
+                let patterns = match *pattern {
+                    ast::Expr::Tuple(items) => items,
+                    ast::Expr::Nested(item) => vec![*item],
+                    other => vec![other],
+                };
+                let value = go(*expr)?;
+                let mut alternatives = Vec::with_capacity(patterns.len());
+                for p in patterns {
+                    let like = Expr::operator("like", vec![value.clone(), go(p)?]);
+                    alternatives.push(negate_if(like, negated));
+                }
+                return alternatives
+                    .into_iter()
+                    .reduce(|a, b| Expr::operator("or", vec![a, b]))
+                    .ok_or_else(|| PlanError::Unsupported("LIKE ANY without patterns".into()));
+            }
+            // `x [NOT] LIKE ALL (p1, p2, ...)` reaches here as a call of `all`: every pattern
+            // matches (or none does).
+            if let ast::Expr::Function(f) = pattern.as_ref()
+                && f.name.to_string().eq_ignore_ascii_case("all")
+                && let ast::FunctionArguments::List(list) = &f.args
+                && escape_char.is_none()
+            {
+                let value = go(*expr)?;
+                let mut all = Vec::with_capacity(list.args.len());
+                for arg in &list.args {
+                    let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(p)) = arg else {
+                        return unsupported("LIKE ALL with this pattern");
+                    };
+                    let like = Expr::operator("like", vec![value.clone(), go(p.clone())?]);
+                    all.push(negate_if(like, negated));
+                }
+                return all
+                    .into_iter()
+                    .reduce(|a, b| Expr::operator("and", vec![a, b]))
+                    .ok_or_else(|| PlanError::Unsupported("LIKE ALL without patterns".into()));
             }
             let mut args = vec![go(*expr)?, go(*pattern)?];
             if let Some(esc) = escape_char {
