@@ -236,3 +236,17 @@ def test_like_any_and_all(spark, expected):
         spark.sql("SELECT s FROM VALUES ('apple'), ('banana'), ('cherry') t(s) WHERE s LIKE ANY ('a%', '%y')"),
         name="where",
     )
+
+
+STACK = {
+    "two_rows": "SELECT stack(2, 1, 'a', 2, 'b')",
+    "padded": "SELECT stack(3, 1, 2, 3, 4)",
+    "per_row": "SELECT id, stack(2, id, id * 10) FROM range(2)",
+    "aliased": "SELECT stack(2, 1, 2) AS (x)",
+    "lateral_view": "SELECT * FROM range(1) LATERAL VIEW stack(2, 'p', 'q') t AS v",
+}
+
+
+@pytest.mark.parametrize("case", sorted(STACK))
+def test_stack(spark, expected, case):
+    expected.check(spark.sql(STACK[case]), name=case)

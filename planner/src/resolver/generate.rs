@@ -17,7 +17,8 @@ use super::names::Named;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, FunctionCall};
 
-pub const GENERATORS: [&str; 6] = [
+pub const GENERATORS: [&str; 7] = [
+    "stack",
     "explode",
     "explode_outer",
     "posexplode",
@@ -61,6 +62,10 @@ impl Resolver<'_> {
         outer: bool,
     ) -> PlanResult<(LogicalPlan, Vec<Named>)> {
         let lname = call.name.to_ascii_lowercase();
+        if lname == "stack" {
+            let inline = stack_as_inline(call)?;
+            return self.resolve_generate(input, &inline, aliases, qualifier, outer);
+        }
         let outer = outer || lname.ends_with("_outer");
         let base = lname.trim_end_matches("_outer");
         let schema: DFSchema = input.schema().as_ref().clone();
@@ -378,4 +383,46 @@ impl Resolver<'_> {
         };
         self.project_items(plan, items)
     }
+}
+
+/// `stack(n, v1, v2, ...)`: the values in `n` rows of `ceil(count / n)` columns `col0`,
+/// `col1`, ... (NULL where the values run out), as `inline` of an array of structs.
+fn stack_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
+    let rows = match call.args.first() {
+        Some(SExpr::Literal(v)) => match v.cast_to(&DataType::Int64) {
+            Ok(datafusion::common::ScalarValue::Int64(Some(n))) if n > 0 => n as usize,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    if rows == 0 || call.args.len() < 2 {
+        return Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            "Cannot resolve \"stack\": the first argument must be a positive integer literal, followed by values.",
+        )
+        .into());
+    }
+    let values = &call.args[1..];
+    let columns = values.len().div_ceil(rows);
+    let mut structs = Vec::with_capacity(rows);
+    for r in 0..rows {
+        let mut fields = Vec::with_capacity(columns * 2);
+        for c in 0..columns {
+            fields.push(SExpr::Literal(datafusion::common::ScalarValue::Utf8(Some(
+                format!("col{c}"),
+            ))));
+            fields.push(
+                values
+                    .get(r * columns + c)
+                    .cloned()
+                    .unwrap_or(SExpr::Literal(datafusion::common::ScalarValue::Null)),
+            );
+        }
+        structs.push(SExpr::function("named_struct", fields));
+    }
+    Ok(FunctionCall::new(
+        "inline",
+        vec![SExpr::function("array", structs)],
+    ))
 }
