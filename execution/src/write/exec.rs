@@ -299,7 +299,7 @@ impl TaskFiles<'_> {
             Box::pin(RecordBatchStreamAdapter::new(schema.clone(), batches));
         let context = self.context.clone();
         let done = match self.write.format {
-            WriteFormat::Json => {
+            format @ (WriteFormat::Json | WriteFormat::Text) => {
                 let store = self.store.clone();
                 let compression: FileCompressionType = self
                     .write
@@ -307,23 +307,25 @@ impl TaskFiles<'_> {
                     .unwrap_or("uncompressed")
                     .parse::<datafusion::common::parsers::CompressionTypeVariant>()?
                     .into();
-                SpawnedTask::spawn(write_json(input, store, object_path, compression))
-            }
-            WriteFormat::Text => {
-                let store = self.store.clone();
-                let compression = self
-                    .write
-                    .option("format.compression")
-                    .unwrap_or("uncompressed");
-                let compression: FileCompressionType = compression
-                    .parse::<datafusion::common::parsers::CompressionTypeVariant>()?
-                    .into();
-                let line_sep = self
-                    .write
-                    .option("format.line_sep")
-                    .unwrap_or("\n")
-                    .to_string();
-                SpawnedTask::spawn(write_text(input, store, object_path, compression, line_sep))
+                let encode: Box<dyn BatchEncoder> = if format == WriteFormat::Json {
+                    Box::new(encode_json)
+                } else {
+                    let line_sep = self
+                        .write
+                        .option("format.line_sep")
+                        .unwrap_or("\n")
+                        .to_string();
+                    Box::new(move |batch: &RecordBatch, buf: &mut Vec<u8>| {
+                        encode_text(batch, &line_sep, buf)
+                    })
+                };
+                SpawnedTask::spawn(write_encoded(
+                    input,
+                    store,
+                    object_path,
+                    compression,
+                    encode,
+                ))
             }
             format => {
                 let sink = self.sink(format, &path, schema)?;
@@ -382,29 +384,26 @@ fn tokio_stream_from(
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx).map(|b| b.map(Ok)))
 }
 
-/// JSON lines as Spark writes them: NULL fields left out, doubles as Java prints them
-/// (`1.0E10`; NaN and infinities as the strings `"NaN"`, `"Infinity"`, as Jackson quotes
-/// them).
-async fn write_json(
+/// Appends the bytes of a batch in a text format to a buffer.
+trait BatchEncoder: FnMut(&RecordBatch, &mut Vec<u8>) -> Result<()> + Send {}
+impl<F: FnMut(&RecordBatch, &mut Vec<u8>) -> Result<()> + Send> BatchEncoder for F {}
+
+/// Write each batch as `encode` spells it into one (compressed) file; returns the rows.
+async fn write_encoded(
     mut input: SendableRecordBatchStream,
     store: Arc<dyn ObjectStore>,
     path: Path,
     compression: FileCompressionType,
+    mut encode: Box<dyn BatchEncoder>,
 ) -> Result<u64> {
     let writer = object_store::buffered::BufWriter::new(store, path);
     let mut writer = compression.convert_async_writer(writer)?;
     let mut rows = 0u64;
+    let mut buf = Vec::new();
     while let Some(batch) = input.next().await {
         let batch = batch?;
-        let mut buf = Vec::new();
-        {
-            let mut json = arrow::json::WriterBuilder::new()
-                .with_explicit_nulls(false)
-                .with_encoder_factory(Arc::new(JavaDoubles))
-                .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
-            json.write(&batch)?;
-            json.finish()?;
-        }
+        buf.clear();
+        encode(&batch, &mut buf)?;
         writer
             .write_all(&buf)
             .await
@@ -413,6 +412,19 @@ async fn write_json(
     }
     writer.shutdown().await.map_err(DataFusionError::IoError)?;
     Ok(rows)
+}
+
+/// JSON lines as Spark writes them: NULL fields left out, doubles as Java prints them
+/// (`1.0E10`; NaN and infinities as the strings `"NaN"`, `"Infinity"`, as Jackson quotes
+/// them).
+fn encode_json(batch: &RecordBatch, buf: &mut Vec<u8>) -> Result<()> {
+    let mut json = arrow::json::WriterBuilder::new()
+        .with_explicit_nulls(false)
+        .with_encoder_factory(Arc::new(JavaDoubles))
+        .build::<_, arrow::json::writer::LineDelimited>(buf);
+    json.write(batch)?;
+    json.finish()?;
+    Ok(())
 }
 
 /// Encodes floating point values of JSON output as Spark (Java) spells them.
@@ -466,38 +478,19 @@ impl arrow::json::writer::EncoderFactory for JavaDoubles {
     }
 }
 
-/// Text files: each row's single string value followed by the line separator.
-async fn write_text(
-    mut input: SendableRecordBatchStream,
-    store: Arc<dyn ObjectStore>,
-    path: Path,
-    compression: FileCompressionType,
-    line_sep: String,
-) -> Result<u64> {
-    let writer = object_store::buffered::BufWriter::new(store, path);
-    let mut writer = compression.convert_async_writer(writer)?;
-    let mut rows = 0u64;
-    while let Some(batch) = input.next().await {
-        let batch = batch?;
-        let column = arrow::compute::cast(batch.column(0), &DataType::Utf8)?;
-        let values = column
-            .as_any()
-            .downcast_ref::<arrow::array::StringArray>()
-            .ok_or_else(|| DataFusionError::Internal("text column is not a string".into()))?;
-        let mut buf = Vec::new();
-        for v in values.iter() {
-            // Spark writes nothing but the separator for a null value.
-            buf.extend_from_slice(v.unwrap_or_default().as_bytes());
-            buf.extend_from_slice(line_sep.as_bytes());
-        }
-        writer
-            .write_all(&buf)
-            .await
-            .map_err(DataFusionError::IoError)?;
-        rows += batch.num_rows() as u64;
+/// Text files: each row's single string value followed by the line separator (only the
+/// separator for NULL, as Spark writes it).
+fn encode_text(batch: &RecordBatch, line_sep: &str, buf: &mut Vec<u8>) -> Result<()> {
+    let column = arrow::compute::cast(batch.column(0), &DataType::Utf8)?;
+    let values = column
+        .as_any()
+        .downcast_ref::<arrow::array::StringArray>()
+        .ok_or_else(|| DataFusionError::Internal("text column is not a string".into()))?;
+    for v in values.iter() {
+        buf.extend_from_slice(v.unwrap_or_default().as_bytes());
+        buf.extend_from_slice(line_sep.as_bytes());
     }
-    writer.shutdown().await.map_err(DataFusionError::IoError)?;
-    Ok(rows)
+    Ok(())
 }
 
 /// Write one partition; returns the rows written.

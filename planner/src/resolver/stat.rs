@@ -44,6 +44,27 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
 }
 
 impl Resolver<'_> {
+    /// The column named `name`, which must be numeric: else Spark's `require` failure (an
+    /// IllegalArgumentException without an error class) with `message(type)`.
+    fn numeric_column(
+        &self,
+        schema: &DFSchema,
+        name: &str,
+        message: impl FnOnce(String) -> String,
+    ) -> PlanResult<String> {
+        let internal = self.existing_column(schema, name)?;
+        let t = schema.field_with_unqualified_name(&internal)?.data_type();
+        if !t.is_numeric() {
+            let shown = crate::types::simple_string(t);
+            return Err(SparkError::illegal_argument(
+                "",
+                format!("requirement failed: {}", message(shown)),
+            )
+            .into());
+        }
+        Ok(internal)
+    }
+
     /// `describe(cols)` (numeric and string columns when none are named) and
     /// `summary(statistics)`: a `summary` column naming the statistic, then one string
     /// column per input column.
@@ -127,27 +148,14 @@ impl Resolver<'_> {
         let schema: DFSchema = input.schema().as_ref().clone();
         let mut args = vec![];
         for name in [col1, col2] {
-            let internal = &self.existing_column(&schema, name)?;
-            let t = schema
-                .field_with_unqualified_name(internal)?
-                .data_type()
-                .clone();
-            if !t.is_numeric() {
-                let what = if correlation {
-                    "correlation"
-                } else {
-                    "covariance"
-                };
-                // A `require` failure in Spark: no error class.
-                return Err(SparkError::illegal_argument(
-                    "",
-                    format!(
-                        "requirement failed: Currently {what} calculation for columns with dataType {} not supported.",
-                        crate::types::simple_string(&t)
-                    ),
-                )
-                .into());
-            }
+            let what = if correlation {
+                "correlation"
+            } else {
+                "covariance"
+            };
+            let internal = &self.numeric_column(&schema, name, |t| {
+                format!("Currently {what} calculation for columns with dataType {t} not supported.")
+            })?;
             // Spark's DataFrame cov/corr read a NULL as 0.0 (unlike the SQL aggregates).
             args.push(datafusion::functions::core::expr_fn::coalesce(vec![
                 cast(Self::column(internal), DataType::Float64),
@@ -236,21 +244,11 @@ impl Resolver<'_> {
         let schema: DFSchema = input.schema().as_ref().clone();
         let mut aggregates = vec![];
         for (i, name) in cols.iter().enumerate() {
-            let internal = &self.existing_column(&schema, name)?;
-            let t = schema
-                .field_with_unqualified_name(internal)?
-                .data_type()
-                .clone();
-            if !t.is_numeric() {
-                return Err(SparkError::illegal_argument(
-                    "",
-                    format!(
-                        "requirement failed: Quantile calculation for column {name} with data type {} is not supported.",
-                        crate::types::simple_string(&t)
-                    ),
+            let internal = &self.numeric_column(&schema, name, |t| {
+                format!(
+                    "Quantile calculation for column {name} with data type {t} is not supported."
                 )
-                .into());
-            }
+            })?;
             let v = cast(Self::column(internal), DataType::Float64);
             let sorted = array_agg(v.clone())
                 .order_by(vec![v.clone().sort(true, false)])
