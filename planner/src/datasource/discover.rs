@@ -17,6 +17,8 @@ pub const DEFAULT_PARTITION_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
 pub struct Listing {
     /// Local files as absolute paths, objects as URLs.
     pub files: Vec<String>,
+    /// The raw values of each file's partition directories (parallel to `files`).
+    pub file_partitions: Vec<Vec<String>>,
     /// Partition columns in directory order, with every (unescaped) value seen.
     pub partitions: Vec<(String, Vec<Option<String>>)>,
 }
@@ -95,6 +97,9 @@ impl<'a> Collector<'a> {
             }
         }
         self.listing.files.push(file);
+        self.listing
+            .file_partitions
+            .push(parts.iter().map(|(_, v)| v.clone()).collect());
         Ok(())
     }
 
@@ -115,32 +120,6 @@ fn partition_dir(name: &str) -> Option<(String, String)> {
         Some((k, v)) if !k.is_empty() => Some((k.to_string(), v.to_string())),
         _ => None,
     }
-}
-
-/// The raw `col=value` directories between `root` and `file`.
-pub fn partition_values(root: &Path, file: &str) -> Vec<(String, String)> {
-    let Ok(relative) = Path::new(file).strip_prefix(root) else {
-        return vec![];
-    };
-    let mut parts: Vec<(String, String)> = relative
-        .components()
-        .filter_map(|c| partition_dir(&c.as_os_str().to_string_lossy()))
-        .collect();
-    // The file's own name is not a directory.
-    if relative
-        .file_name()
-        .is_some_and(|n| partition_dir(&n.to_string_lossy()).is_some())
-    {
-        parts.pop();
-    }
-    parts
-}
-
-/// The raw `col=value` directories of a path relative to a listed directory (`a=1/b=2/f`).
-pub fn partition_values_of(relative: &str) -> Vec<(String, String)> {
-    let mut parts: Vec<&str> = relative.split('/').collect();
-    parts.pop();
-    parts.into_iter().filter_map(partition_dir).collect()
 }
 
 /// Walk `dir`: its visible data files, and the partition columns their directories name.

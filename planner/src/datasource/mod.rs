@@ -230,6 +230,9 @@ struct Sources {
     urls: Vec<ListingTableUrl>,
     /// Every data file (local paths, object URLs).
     files: Vec<String>,
+    /// The raw partition values of each file (parallel to `files`; empty for files named
+    /// directly).
+    file_partitions: Vec<Vec<String>>,
     partitions: Vec<(String, Vec<Option<String>>)>,
     /// Some directory has partition columns (DataFusion lists those directories again).
     partitioned: bool,
@@ -269,7 +272,32 @@ impl Sources {
             self.urls.push(url);
         }
         self.files.extend(listing.files);
+        self.file_partitions.extend(listing.file_partitions);
         Ok(())
+    }
+
+    /// A local path (plain, `file:` or `file://`): a glob, a file, or a directory listed.
+    fn add_local_path(&mut self, path: &str) -> PlanResult<()> {
+        let local = local_part(path)?;
+        if local.contains(['*', '?', '[']) {
+            self.urls.push(ListingTableUrl::parse(local)?);
+            return Ok(());
+        }
+        let plain = std::path::Path::new(local);
+        let absolute =
+            std::path::absolute(plain).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        if !plain.exists() {
+            return Err(path_not_found(&format!("file:{}", absolute.display())));
+        }
+        if !plain.is_dir() {
+            self.files.push(absolute.to_string_lossy().to_string());
+            self.file_partitions.push(vec![]);
+            self.urls.push(local_url(&absolute, false)?);
+            return Ok(());
+        }
+        // An interrupted commit of a write to this directory is finished first.
+        ember_execution::write::commit::recover(&absolute)?;
+        self.add_directory(discover::list(&absolute)?, local_url(&absolute, true)?)
     }
 
     /// An `s3a://bucket/key` path: an object, or the objects under it as a directory.
@@ -293,6 +321,7 @@ impl Sources {
         ))??;
         if !url.is_collection() && block_on(store.head(&prefix))?.is_ok() {
             self.files.push(path.to_string());
+            self.file_partitions.push(vec![]);
             self.urls.push(url);
             return Ok(());
         }
@@ -342,35 +371,14 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             sources.add_object_path(state, p)?;
             continue;
         }
-        let local = local_part(p)?;
-        let is_glob = local.contains(['*', '?', '[']);
-        let path = std::path::Path::new(local);
-        if is_glob {
-            sources.urls.push(ListingTableUrl::parse(local)?);
-            continue;
-        }
-        if !path.exists() {
-            let shown = std::path::absolute(path)
-                .map(|a| format!("file:{}", a.display()))
-                .unwrap_or_else(|_| p.clone());
-            return Err(path_not_found(&shown));
-        }
-        if !path.is_dir() {
-            sources.files.push(local.to_string());
-            sources.urls.push(local_url(path, false)?);
-            continue;
-        }
-        // An interrupted commit of a write to this directory is finished first.
-        ember_execution::write::commit::recover(
-            &std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?,
-        )?;
-        sources.add_directory(discover::list(path)?, local_url(path, true)?)?;
+        sources.add_local_path(p)?;
     }
     let Sources {
         urls,
         files,
         partitions,
         partitioned,
+        ..
     } = sources;
     let compression = {
         let mut kinds = files.iter().map(|f| compression_of(f));

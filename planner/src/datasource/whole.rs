@@ -9,43 +9,39 @@ use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::execution::SessionState;
 
 use super::{
-    FileRead, Sources, block_on, compression_of, discover, flag, local_part, option,
-    path_not_found, spark_schema, unable_to_infer,
+    FileRead, Sources, block_on, compression_of, discover, flag, option, spark_schema,
+    unable_to_infer,
 };
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
 use crate::types;
 
-/// The files of a read that reads files whole: local paths, or object URLs (directories
-/// listed like Spark, no partition directories).
-fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
-    let mut files = vec![];
+/// The paths of a read listed as parquet/CSV/JSON reads list them (local paths and
+/// objects), each file with its partition values; globs are not supported here.
+fn list_paths(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Sources> {
+    let mut sources = Sources::default();
     for p in &ds.paths {
-        if !ember_execution::storage::is_object_store_path(p) {
-            let one = DataSource {
-                paths: vec![p.clone()],
-                ..ds.clone()
-            };
-            files.extend(
-                local_files(&one, what)?
-                    .into_iter()
-                    .map(|f| f.to_string_lossy().to_string()),
-            );
-            continue;
-        }
         if p.contains(['*', '?', '[']) {
             return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
         }
-        let mut sources = Sources::default();
-        sources.add_object_path(state, p)?;
-        if !sources.partitions.is_empty() {
-            return Err(PlanError::Unsupported(format!(
-                "partitioned directories of {what}"
-            )));
+        if ember_execution::storage::is_object_store_path(p) {
+            sources.add_object_path(state, p)?;
+        } else {
+            sources.add_local_path(p)?;
         }
-        files.extend(sources.files);
     }
-    Ok(files)
+    Ok(sources)
+}
+
+/// The files of a read that reads files whole (no partition directories).
+fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
+    let sources = list_paths(state, ds, what)?;
+    if !sources.partitions.is_empty() {
+        return Err(PlanError::Unsupported(format!(
+            "partitioned directories of {what}"
+        )));
+    }
+    Ok(sources.files)
 }
 
 /// The bytes of a local file or an object.
@@ -60,36 +56,6 @@ fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
     let bytes = block_on(async { store.get(url.prefix()).await?.bytes().await })?
         .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
     Ok(bytes.to_vec())
-}
-
-/// Local files of a read, directories listed like Spark (no partition directories).
-fn local_files(ds: &DataSource, what: &str) -> PlanResult<Vec<std::path::PathBuf>> {
-    let mut files = vec![];
-    for p in &ds.paths {
-        let local = local_part(p)?;
-        if local.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
-        }
-        let path = std::path::Path::new(local);
-        let absolute =
-            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
-        if !path.exists() {
-            return Err(path_not_found(&format!("file:{}", absolute.display())));
-        }
-        if !path.is_dir() {
-            files.push(absolute);
-            continue;
-        }
-        ember_execution::write::commit::recover(&absolute)?;
-        let listing = discover::list(&absolute)?;
-        if !listing.partitions.is_empty() {
-            return Err(PlanError::Unsupported(format!(
-                "partitioned directories of {what}"
-            )));
-        }
-        files.extend(listing.files.into_iter().map(std::path::PathBuf::from));
-    }
-    Ok(files)
 }
 
 /// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
@@ -203,105 +169,22 @@ pub(super) fn read_text(
         wholetext: flag(ds, "wholetext", false),
         line_sep,
     };
-    let mut files = vec![];
-    let mut partitions: Option<Vec<(String, Vec<Option<String>>)>> = None;
-    for p in &ds.paths {
-        if p.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported(
-                "globs in paths of text files".into(),
-            ));
-        }
-        if ember_execution::storage::is_object_store_path(p) {
-            // Objects: listed as parquet/CSV/JSON reads list them.
-            let mut sources = Sources::default();
-            sources.add_object_path(state, p)?;
-            let root = format!("{}/", p.trim_end_matches('/'));
-            let same_columns = |seen: &Vec<(String, Vec<Option<String>>)>| {
-                seen.iter()
-                    .map(|(k, _)| k)
-                    .eq(sources.partitions.iter().map(|(k, _)| k))
-            };
-            match &mut partitions {
-                None => partitions = Some(sources.partitions.clone()),
-                Some(seen) if same_columns(seen) => {
-                    for ((_, values), (_, more)) in seen.iter_mut().zip(&sources.partitions) {
-                        values.extend(more.iter().cloned());
-                    }
-                }
-                Some(_) => {
-                    return Err(PlanError::Unsupported(
-                        "reading directories with different partition columns together".into(),
-                    ));
-                }
-            }
-            for f in sources.files {
-                let relative = f.strip_prefix(&root).unwrap_or_default();
-                files.push(TextFile {
-                    partition_values: discover::partition_values_of(relative)
-                        .into_iter()
-                        .map(|(_, v)| v)
-                        .collect(),
-                    path: f,
-                });
-            }
-            continue;
-        }
-        let local = local_part(p)?;
-        if local.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported(
-                "globs in paths of text files".into(),
-            ));
-        }
-        let path = std::path::Path::new(local);
-        let absolute =
-            std::path::absolute(path).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
-        if !path.exists() {
-            return Err(path_not_found(&format!("file:{}", absolute.display())));
-        }
-        if !path.is_dir() {
-            files.push(TextFile {
-                path: absolute.to_string_lossy().to_string(),
-                partition_values: vec![],
-            });
-            if partitions.as_ref().is_some_and(|p| !p.is_empty()) {
-                return Err(PlanError::Unsupported(
-                    "text files with and without partition columns together".into(),
-                ));
-            }
-            partitions.get_or_insert_with(Vec::new);
-            continue;
-        }
-        ember_execution::write::commit::recover(&absolute)?;
-        let listing = discover::list(&absolute)?;
-        match &mut partitions {
-            None => partitions = Some(listing.partitions.clone()),
-            Some(seen) => {
-                if seen
-                    .iter()
-                    .map(|(k, _)| k)
-                    .ne(listing.partitions.iter().map(|(k, _)| k))
-                {
-                    return Err(PlanError::Unsupported(
-                        "reading directories with different partition columns together".into(),
-                    ));
-                }
-                for ((_, values), (_, more)) in seen.iter_mut().zip(&listing.partitions) {
-                    values.extend(more.iter().cloned());
-                }
-            }
-        }
-        for f in listing.files {
-            let partition_values = discover::partition_values(&absolute, &f)
-                .into_iter()
-                .map(|(_, v)| v)
-                .collect();
-            files.push(TextFile {
-                path: f,
-                partition_values,
-            });
-        }
+    let sources = list_paths(state, ds, "text files")?;
+    if !sources.partitions.is_empty() && sources.file_partitions.iter().any(Vec::is_empty) {
+        return Err(PlanError::Unsupported(
+            "text files with and without partition columns together".into(),
+        ));
     }
-    let partitions = partitions.unwrap_or_default();
+    let files = sources
+        .files
+        .into_iter()
+        .zip(sources.file_partitions)
+        .map(|(path, partition_values)| TextFile {
+            path,
+            partition_values,
+        })
+        .collect();
+    let partitions = sources.partitions;
     let timestamp = types::timestamp_type(time_zone);
     let names = partitions.iter().map(|(k, _)| k.clone()).collect();
     Ok(FileRead {
