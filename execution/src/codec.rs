@@ -10,15 +10,17 @@ use std::sync::Arc;
 
 use arrow::datatypes::Schema;
 use datafusion::common::{DataFusionError, Result, internal_err};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::table_schema::TableSchema;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF, WindowUDF};
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::{ExecutionPlan, Partitioning};
 use datafusion_proto::physical_plan::from_proto::{
-    parse_physical_sort_exprs, parse_protobuf_partitioning,
+    parse_physical_sort_exprs, parse_protobuf_file_scan_config, parse_protobuf_partitioning,
 };
 use datafusion_proto::physical_plan::to_proto::{
-    serialize_partitioning, serialize_physical_sort_exprs,
+    serialize_file_scan_config, serialize_partitioning, serialize_physical_sort_exprs,
 };
 use datafusion_proto::physical_plan::{
     AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalPlanNodeExt,
@@ -37,6 +39,12 @@ pub struct NodeEncoder<'a> {
 impl NodeEncoder<'_> {
     pub fn partitioning(&self, partitioning: &Partitioning) -> Result<protobuf::Partitioning> {
         serialize_partitioning(partitioning, self.codec, self.converter)
+    }
+
+    /// The files, schema and projection of a scan of a file source DataFusion does not
+    /// know (the node encodes its source's own settings).
+    pub fn file_scan(&self, config: &FileScanConfig) -> Result<Vec<u8>> {
+        Ok(serialize_file_scan_config(config, self.codec, self.converter)?.encode_to_vec())
     }
 
     /// A whole plan, as a part of a node (for nodes that wrap others).
@@ -77,6 +85,19 @@ impl NodeDecoder<'_> {
     }
 
     /// The decoding side of [`NodeEncoder::plan`].
+    /// A scan written by [`NodeEncoder::file_scan`], reading through the source `source`
+    /// makes for the scan's table schema.
+    pub fn file_scan(
+        &self,
+        bytes: &[u8],
+        source: impl FnOnce(TableSchema) -> Arc<dyn FileSource>,
+    ) -> Result<FileScanConfig> {
+        let proto = protobuf::FileScanExecConf::decode(bytes)
+            .map_err(|e| DataFusionError::Internal(format!("bad file scan: {e}")))?;
+        let source = source(FileScanConfig::parse_table_schema_from_proto(&proto)?);
+        parse_protobuf_file_scan_config(&proto, &self.context, self.converter, source)
+    }
+
     pub fn plan(&self, bytes: &[u8]) -> Result<Arc<dyn ExecutionPlan>> {
         let node = PhysicalPlanNode::decode(bytes)
             .map_err(|e| DataFusionError::Internal(format!("bad plan: {e}")))?;

@@ -14,6 +14,12 @@ pub fn value_string(array: &ArrayRef, row: usize, time_zone: &str) -> String {
     format_value(array.as_ref(), row, time_zone, false)
 }
 
+/// Spark's `CAST(value AS STRING)` of a value that is not NULL: timestamps in `time_zone`
+/// without trailing zeros, doubles as Java prints them, `[1, null]`, `{1, a}`, `{k -> v}`.
+pub fn cast_string(array: &dyn Array, row: usize, time_zone: &str) -> String {
+    format_value(array, row, time_zone, false)
+}
+
 fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String {
     if array.is_null(row) {
         return if nested { "null".into() } else { "NULL".into() };

@@ -6,19 +6,22 @@ use std::any::Any;
 use std::sync::Arc;
 
 use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::physical_plan::ExecutionPlan;
 use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
 use ember_execution::plan::codec::ExecutionCodec;
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
+use ember_planner::datasource::orc::OrcSource;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
 use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::udf::{
-    ArithOp, ArrayIndex, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
+    ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
 use ember_planner::functions::{spark_aggregate, spark_scalar};
 use serde_json::{Value, json};
@@ -40,6 +43,26 @@ fn bad(what: &str) -> DataFusionError {
     DataFusionError::Internal(format!("bad encoded {what}"))
 }
 
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes
+        .iter()
+        .flat_map(|b| {
+            [
+                DIGITS[(b >> 4) as usize] as char,
+                DIGITS[(b & 15) as usize] as char,
+            ]
+        })
+        .collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 fn same_impl(a: &dyn Any, b: &dyn Any) -> bool {
     a.type_id() == b.type_id()
 }
@@ -52,10 +75,18 @@ impl CodecPart for PlannerCodec {
     fn encode_node(
         &self,
         node: &Arc<dyn ExecutionPlan>,
-        _encoder: &NodeEncoder,
+        encoder: &NodeEncoder,
     ) -> Result<Option<Vec<u8>>> {
         if let Some(text) = node.downcast_ref::<TextScanExec>() {
             let v = json!({"node": "text", "scan": text.scan()});
+            return Ok(Some(v.to_string().into_bytes()));
+        }
+        if let Some(config) = node
+            .downcast_ref::<DataSourceExec>()
+            .and_then(|d| d.data_source().downcast_ref::<FileScanConfig>())
+            && config.file_source().downcast_ref::<OrcSource>().is_some()
+        {
+            let v = json!({"node": "orc", "scan": hex(&encoder.file_scan(config)?)});
             return Ok(Some(v.to_string().into_bytes()));
         }
         let Some(range) = node.downcast_ref::<RangeExec>() else {
@@ -70,9 +101,18 @@ impl CodecPart for PlannerCodec {
         &self,
         payload: &[u8],
         _inputs: &[Arc<dyn ExecutionPlan>],
-        _decoder: &NodeDecoder,
+        decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
+        if v.get("node").and_then(Value::as_str) == Some("orc") {
+            let scan = v
+                .get("scan")
+                .and_then(Value::as_str)
+                .and_then(unhex)
+                .ok_or_else(|| bad("orc scan"))?;
+            let config = decoder.file_scan(&scan, |schema| Arc::new(OrcSource::new(schema)))?;
+            return Ok(DataSourceExec::from_data_source(config));
+        }
         if v.get("node").and_then(Value::as_str) == Some("text") {
             let scan = serde_json::from_value(v.get("scan").cloned().unwrap_or_default())
                 .map_err(|_| bad("text scan"))?;
@@ -106,6 +146,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "array_index", "one_based": x.one_based(), "ansi": x.ansi()})
         } else if inner.downcast_ref::<RaiseError>().is_some() {
             json!({"fn": "raise_error"})
+        } else if let Some(c) = inner.downcast_ref::<CastToString>() {
+            json!({"fn": "cast_to_string", "time_zone": c.time_zone()})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -140,6 +182,11 @@ impl CodecPart for PlannerCodec {
             )),
             Some("div") => Ok(IntegralDivide::udf(ansi)),
             Some("raise_error") => Ok(RaiseError::udf()),
+            Some("cast_to_string") => Ok(CastToString::udf(
+                v.get("time_zone")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad("cast_to_string"))?,
+            )),
             Some("decimal_divide") => {
                 let p = v
                     .get("precision")
@@ -282,6 +329,7 @@ mod tests {
         for udf in [
             CheckedArithmetic::udf(ArithOp::Multiply, true),
             DecimalDivide::udf(9, 6, false),
+            CastToString::udf("Europe/Paris"),
             spark_scalar("concat").unwrap(),
         ] {
             let payload = part.encode_udf(&udf).expect("an Ember function");
@@ -291,6 +339,44 @@ mod tests {
         // DataFusion's own concat is a built-in: encoded by name.
         let builtin = ember_planner::functions::df_udf("concat").unwrap();
         assert!(part.encode_udf(&builtin).is_none());
+
+        // An ORC scan keeps its files, partition columns and projection.
+        use arrow::datatypes::{DataType, Field, Schema};
+        use datafusion::datasource::listing::PartitionedFile;
+        use datafusion::datasource::physical_plan::FileScanConfigBuilder;
+        use datafusion::datasource::table_schema::TableSchema;
+        use datafusion::execution::object_store::ObjectStoreUrl;
+        let file_schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int32, true),
+            Field::new("b", DataType::Utf8, true),
+        ]));
+        let table = TableSchema::builder(file_schema)
+            .with_table_partition_cols(vec![Arc::new(Field::new("part", DataType::Utf8, true))])
+            .build();
+        let config = FileScanConfigBuilder::new(
+            ObjectStoreUrl::local_filesystem(),
+            Arc::new(OrcSource::new(table)),
+        )
+        .with_file(PartitionedFile::new("data/part=x/f.orc", 100))
+        .with_projection_indices(Some(vec![2, 1]))
+        .unwrap()
+        .build();
+        let scan: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(config);
+        let back = codec
+            .decode_plan(&codec.encode_plan(scan.clone()).unwrap(), &ctx.task_ctx())
+            .unwrap();
+        assert_eq!(back.schema(), scan.schema());
+        let back_config = back
+            .downcast_ref::<DataSourceExec>()
+            .and_then(|d| d.data_source().downcast_ref::<FileScanConfig>())
+            .unwrap();
+        assert!(
+            back_config
+                .file_source()
+                .downcast_ref::<OrcSource>()
+                .is_some()
+        );
+        assert_eq!(back_config.file_groups[0].files()[0].object_meta.size, 100);
     }
 
     #[test]

@@ -33,10 +33,12 @@ use datafusion_common_runtime::SpawnedTask;
 use futures::StreamExt;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
-use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 use super::commit::{COMMITTED_MARKER, task_attempt_dir};
+use super::encode::{
+    AvroEncoder, BatchEncoder, OrcEncoder, encode_json, encode_text, write_encoded,
+};
 use super::partition::PartitionFormatter;
 use super::values::TextValues;
 
@@ -48,6 +50,8 @@ pub enum WriteFormat {
     Json,
     /// One string column, one line per row.
     Text,
+    Orc,
+    Avro,
 }
 
 impl WriteFormat {
@@ -57,6 +61,8 @@ impl WriteFormat {
             WriteFormat::Csv => "csv",
             WriteFormat::Json => "json",
             WriteFormat::Text => "text",
+            WriteFormat::Orc => "orc",
+            WriteFormat::Avro => "avro",
         }
     }
 
@@ -66,6 +72,8 @@ impl WriteFormat {
             "csv" => Some(WriteFormat::Csv),
             "json" => Some(WriteFormat::Json),
             "text" => Some(WriteFormat::Text),
+            "orc" => Some(WriteFormat::Orc),
+            "avro" => Some(WriteFormat::Avro),
             _ => None,
         }
     }
@@ -94,7 +102,7 @@ impl FileWrite {
             WriteFormat::Parquet => options.set_config_format(ConfigFileType::PARQUET),
             WriteFormat::Csv => options.set_config_format(ConfigFileType::CSV),
             WriteFormat::Json => options.set_config_format(ConfigFileType::JSON),
-            WriteFormat::Text => return Ok(options),
+            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro => return Ok(options),
         }
         for (k, v) in &self.options {
             if k.starts_with("ember.") {
@@ -135,6 +143,11 @@ impl WriteFilesExec {
         let columns = input.schema().fields().len();
         if write.partition_columns >= columns && columns > 0 {
             return plan_err!("Cannot use all columns for partition columns");
+        }
+        if write.format == WriteFormat::Orc {
+            let schema = input.schema();
+            let data = &schema.fields()[..columns - write.partition_columns];
+            super::encode::check_orc_columns(&Schema::new(data.to_vec()))?;
         }
         if write.format == WriteFormat::Text {
             let schema = input.schema();
@@ -299,25 +312,39 @@ impl TaskFiles<'_> {
             Box::pin(RecordBatchStreamAdapter::new(schema.clone(), batches));
         let context = self.context.clone();
         let done = match self.write.format {
-            format @ (WriteFormat::Json | WriteFormat::Text) => {
+            format @ (WriteFormat::Json
+            | WriteFormat::Text
+            | WriteFormat::Orc
+            | WriteFormat::Avro) => {
                 let store = self.store.clone();
-                let compression: FileCompressionType = self
-                    .write
-                    .option("format.compression")
-                    .unwrap_or("uncompressed")
-                    .parse::<datafusion::common::parsers::CompressionTypeVariant>()?
-                    .into();
-                let encode: Box<dyn BatchEncoder> = if format == WriteFormat::Json {
-                    Box::new(encode_json)
-                } else {
-                    let line_sep = self
-                        .write
-                        .option("format.line_sep")
-                        .unwrap_or("\n")
-                        .to_string();
-                    Box::new(move |batch: &RecordBatch, buf: &mut Vec<u8>| {
-                        encode_text(batch, &line_sep, buf)
-                    })
+                let codec = self.write.option("format.compression");
+                // ORC and Avro compress blocks inside the file.
+                let compression: FileCompressionType = match format {
+                    WriteFormat::Orc | WriteFormat::Avro => FileCompressionType::UNCOMPRESSED,
+                    _ => codec
+                        .unwrap_or("uncompressed")
+                        .parse::<datafusion::common::parsers::CompressionTypeVariant>()?
+                        .into(),
+                };
+                let encode: Box<dyn BatchEncoder> = match format {
+                    WriteFormat::Json => Box::new(encode_json),
+                    WriteFormat::Orc => {
+                        Box::new(OrcEncoder::try_new(&schema, codec.unwrap_or("none"))?)
+                    }
+                    WriteFormat::Avro => Box::new(AvroEncoder::try_new(
+                        &schema,
+                        codec.unwrap_or("uncompressed"),
+                    )?),
+                    _ => {
+                        let line_sep = self
+                            .write
+                            .option("format.line_sep")
+                            .unwrap_or("\n")
+                            .to_string();
+                        Box::new(move |batch: &RecordBatch, buf: &mut Vec<u8>| {
+                            encode_text(batch, &line_sep, buf)
+                        })
+                    }
                 };
                 SpawnedTask::spawn(write_encoded(
                     input,
@@ -369,7 +396,9 @@ impl TaskFiles<'_> {
                 config,
                 (&self.table_options.json).try_into()?,
             )),
-            WriteFormat::Text => return internal_err!("text has no DataFusion sink"),
+            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro => {
+                return internal_err!("{} has no DataFusion sink", format.name());
+            }
         })
     }
 }
@@ -382,115 +411,6 @@ fn tokio_stream_from(
     mut rx: mpsc::Receiver<RecordBatch>,
 ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send + 'static {
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx).map(|b| b.map(Ok)))
-}
-
-/// Appends the bytes of a batch in a text format to a buffer.
-trait BatchEncoder: FnMut(&RecordBatch, &mut Vec<u8>) -> Result<()> + Send {}
-impl<F: FnMut(&RecordBatch, &mut Vec<u8>) -> Result<()> + Send> BatchEncoder for F {}
-
-/// Write each batch as `encode` spells it into one (compressed) file; returns the rows.
-async fn write_encoded(
-    mut input: SendableRecordBatchStream,
-    store: Arc<dyn ObjectStore>,
-    path: Path,
-    compression: FileCompressionType,
-    mut encode: Box<dyn BatchEncoder>,
-) -> Result<u64> {
-    let writer = object_store::buffered::BufWriter::new(store, path);
-    let mut writer = compression.convert_async_writer(writer)?;
-    let mut rows = 0u64;
-    let mut buf = Vec::new();
-    while let Some(batch) = input.next().await {
-        let batch = batch?;
-        buf.clear();
-        encode(&batch, &mut buf)?;
-        writer
-            .write_all(&buf)
-            .await
-            .map_err(DataFusionError::IoError)?;
-        rows += batch.num_rows() as u64;
-    }
-    writer.shutdown().await.map_err(DataFusionError::IoError)?;
-    Ok(rows)
-}
-
-/// JSON lines as Spark writes them: NULL fields left out, doubles as Java prints them
-/// (`1.0E10`; NaN and infinities as the strings `"NaN"`, `"Infinity"`, as Jackson quotes
-/// them).
-fn encode_json(batch: &RecordBatch, buf: &mut Vec<u8>) -> Result<()> {
-    let mut json = arrow::json::WriterBuilder::new()
-        .with_explicit_nulls(false)
-        .with_encoder_factory(Arc::new(JavaDoubles))
-        .build::<_, arrow::json::writer::LineDelimited>(buf);
-    json.write(batch)?;
-    json.finish()?;
-    Ok(())
-}
-
-/// Encodes floating point values of JSON output as Spark (Java) spells them.
-#[derive(Debug)]
-struct JavaDoubles;
-
-struct JavaDoubleEncoder<'a>(&'a dyn arrow::array::Array);
-
-impl arrow::json::writer::Encoder for JavaDoubleEncoder<'_> {
-    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
-        use arrow::array::AsArray;
-        use arrow::datatypes::{Float32Type, Float64Type};
-        let text = match self.0.data_type() {
-            DataType::Float32 => {
-                let v = self.0.as_primitive::<Float32Type>().value(idx);
-                (v.is_finite(), super::values::java_float(v))
-            }
-            _ => {
-                let v = self.0.as_primitive::<Float64Type>().value(idx);
-                (v.is_finite(), super::values::java_double(v))
-            }
-        };
-        match text {
-            (true, t) => out.extend_from_slice(t.as_bytes()),
-            (false, t) => {
-                out.push(b'"');
-                out.extend_from_slice(t.as_bytes());
-                out.push(b'"');
-            }
-        }
-    }
-}
-
-impl arrow::json::writer::EncoderFactory for JavaDoubles {
-    fn make_default_encoder<'a>(
-        &self,
-        _field: &'a arrow::datatypes::FieldRef,
-        array: &'a dyn arrow::array::Array,
-        _options: &'a arrow::json::writer::EncoderOptions,
-    ) -> std::result::Result<
-        Option<arrow::json::writer::NullableEncoder<'a>>,
-        arrow::error::ArrowError,
-    > {
-        if !matches!(array.data_type(), DataType::Float32 | DataType::Float64) {
-            return Ok(None);
-        }
-        Ok(Some(arrow::json::writer::NullableEncoder::new(
-            Box::new(JavaDoubleEncoder(array)),
-            array.nulls().cloned(),
-        )))
-    }
-}
-
-/// Text files: each row's single string value followed by the line separator (only the
-/// separator for NULL, as Spark writes it).
-fn encode_text(batch: &RecordBatch, line_sep: &str, buf: &mut Vec<u8>) -> Result<()> {
-    let column = arrow::compute::cast(batch.column(0), &DataType::Utf8)?;
-    let values = column
-        .as_any()
-        .downcast_ref::<arrow::array::StringArray>()
-        .ok_or_else(|| DataFusionError::Internal("text column is not a string".into()))?;
-    for v in values.iter() {
-        buf.extend_from_slice(v.unwrap_or_default().as_bytes());
-        buf.extend_from_slice(line_sep.as_bytes());
-    }
-    Ok(())
 }
 
 /// Write one partition; returns the rows written.

@@ -3,11 +3,13 @@
 //! systems, [`object_commit`] on object stores).
 
 pub mod commit;
+mod encode;
 mod exec;
 pub mod object_commit;
 pub mod partition;
 pub mod values;
 
+pub use encode::check_orc_columns;
 pub use exec::{FileWrite, WriteFilesExec, WriteFormat, write_output_schema};
 
 use std::sync::Arc;

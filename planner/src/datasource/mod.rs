@@ -19,6 +19,7 @@ use datafusion::logical_expr::{Expr, lit};
 
 pub mod discover;
 mod infer;
+pub mod orc;
 mod whole;
 pub mod write;
 
@@ -439,11 +440,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             Arc::new(datafusion::datasource::file_format::avro::AvroFormat),
             false,
         ),
-        "orc" => {
-            return Err(PlanError::Unsupported(format!(
-                "reading {format_name} files"
-            )));
-        }
+        // ORC through orc-rust (the schema from the first file, unless `mergeSchema`).
+        "orc" => (Arc::new(orc::OrcFormat), flag(ds, "mergeSchema", false)),
         other => return Err(write::data_source_not_found(other).into()),
     };
     let options = ListingOptions::new(format)

@@ -131,6 +131,69 @@ fn parquet_codec(value: &str) -> PlanResult<(&'static str, &'static str)> {
     }
 }
 
+/// ORC codecs: Ember's name and the file suffix Spark uses.
+fn orc_codec(value: &str) -> PlanResult<(&'static str, &'static str)> {
+    match value.to_ascii_lowercase().as_str() {
+        "none" | "uncompressed" => Ok(("none", "")),
+        "snappy" => Ok(("snappy", ".snappy")),
+        "zlib" => Ok(("zlib", ".zlib")),
+        "lz4" => Ok(("lz4", ".lz4")),
+        "zstd" => Ok(("zstd", ".zstd")),
+        c @ ("lzo" | "brotli") => Err(PlanError::Unsupported(format!("ORC compression codec {c}"))),
+        other => Err(codec_not_available(
+            other,
+            "brotli, uncompressed, lz4, lzo, snappy, zlib, none, zstd",
+        )),
+    }
+}
+
+/// Avro codecs (Spark's names; the files are `.avro` whatever the codec).
+fn avro_codec(value: &str) -> PlanResult<&'static str> {
+    match value.to_ascii_lowercase().as_str() {
+        "uncompressed" | "none" => Ok("uncompressed"),
+        "snappy" => Ok("snappy"),
+        "deflate" => Ok("deflate"),
+        "bzip2" => Ok("bzip2"),
+        "xz" => Ok("xz"),
+        "zstandard" => Ok("zstandard"),
+        other => Err(codec_not_available(
+            other,
+            "uncompressed, deflate, snappy, bzip2, xz, zstandard",
+        )),
+    }
+}
+
+/// The session's compression codecs (`spark.sql.<format>.compression.codec`).
+#[derive(Debug, Clone)]
+pub struct CodecDefaults {
+    pub parquet: String,
+    pub orc: String,
+    pub avro: String,
+}
+
+impl Default for CodecDefaults {
+    /// Spark 4's defaults.
+    fn default() -> Self {
+        Self {
+            parquet: "snappy".into(),
+            orc: "zstd".into(),
+            avro: "snappy".into(),
+        }
+    }
+}
+
+impl CodecDefaults {
+    /// The defaults a session's configuration sets (`get` looks a key up).
+    pub fn from_conf(get: impl Fn(&str) -> Option<String>) -> Self {
+        let d = Self::default();
+        Self {
+            parquet: get("spark.sql.parquet.compression.codec").unwrap_or(d.parquet),
+            orc: get("spark.sql.orc.compression.codec").unwrap_or(d.orc),
+            avro: get("spark.sql.avro.compression.codec").unwrap_or(d.avro),
+        }
+    }
+}
+
 /// Spark's datetime patterns of the text formats, for [`values::TextValues`].
 fn text_values(o: &Options, out: &mut Vec<(String, String)>) -> PlanResult<()> {
     let date = o.get("dateFormat").unwrap_or("yyyy-MM-dd");
@@ -146,12 +209,12 @@ fn text_values(o: &Options, out: &mut Vec<(String, String)>) -> PlanResult<()> {
     Ok(())
 }
 
-/// The writer settings of `format` with Spark's `options`. `parquet_codec_default` is the
-/// session's `spark.sql.parquet.compression.codec`.
+/// The writer settings of `format` with Spark's `options`; `codecs` are the session's
+/// default compression codecs.
 pub fn write_settings(
     format: &str,
     options: &HashMap<String, String>,
-    parquet_codec_default: &str,
+    codecs: &CodecDefaults,
 ) -> PlanResult<WriteSettings> {
     let o = Options::new(options);
     let mut out: Vec<(String, String)> = Vec::new();
@@ -163,7 +226,7 @@ pub fn write_settings(
             let codec = o
                 .get("compression")
                 .or_else(|| o.get("parquet.compression"))
-                .unwrap_or(parquet_codec_default);
+                .unwrap_or(&codecs.parquet);
             let (codec, suffix) = parquet_codec(codec)?;
             set("compression", codec.to_string());
             (WriteFormat::Parquet, format!("{suffix}.parquet"))
@@ -220,8 +283,19 @@ pub fn write_settings(
             set("line_sep", o.get("lineSep").unwrap_or("\n").to_string());
             (WriteFormat::Text, format!(".txt{suffix}"))
         }
-        "orc" | "avro" => {
-            return Err(PlanError::Unsupported(format!("writing {format} files")));
+        "orc" => {
+            let codec = o
+                .get("compression")
+                .or_else(|| o.get("orc.compress"))
+                .unwrap_or(&codecs.orc);
+            let (codec, suffix) = orc_codec(codec)?;
+            set("compression", codec.to_string());
+            (WriteFormat::Orc, format!("{suffix}.orc"))
+        }
+        "avro" => {
+            let codec = avro_codec(o.get("compression").unwrap_or(&codecs.avro))?;
+            set("compression", codec.to_string());
+            (WriteFormat::Avro, ".avro".to_string())
         }
         other => {
             return Err(data_source_not_found(other).into());

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, Float64Array, Int64Array};
 use arrow::compute::kernels::numeric;
 use arrow::datatypes::DataType;
-use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::common::{Result, ScalarValue, exec_err, internal_err};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
@@ -473,6 +473,82 @@ impl ScalarUDFImpl for ArrayIndex {
         let indices = arrow::array::UInt64Array::from(take);
         let values = arrow::compute::take(lists.values().as_ref(), &indices, None)?;
         to_columnar(values, scalar)
+    }
+}
+
+/// `CAST(x AS STRING)` as Spark spells values DataFusion's cast spells differently:
+/// timestamps (`2020-01-02 03:04:05.5` in the session's zone), floating point numbers
+/// (`1.0E10`), arrays, structs and maps.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CastToString {
+    signature: Signature,
+    time_zone: String,
+}
+
+impl CastToString {
+    pub fn udf(time_zone: &str) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            signature: Signature::any(1, Volatility::Immutable),
+            time_zone: time_zone.to_string(),
+        }))
+    }
+
+    pub fn time_zone(&self) -> &str {
+        &self.time_zone
+    }
+
+    /// Whether DataFusion's cast of `from` to a string differs from Spark's.
+    pub fn needed_for(from: &DataType) -> bool {
+        matches!(
+            from,
+            DataType::Timestamp(_, _)
+                | DataType::Float32
+                | DataType::Float64
+                | DataType::List(_)
+                | DataType::LargeList(_)
+                | DataType::Struct(_)
+                | DataType::Map(_, _)
+        )
+    }
+}
+
+impl ScalarUDFImpl for CastToString {
+    fn name(&self) -> &str {
+        "spark_cast_to_string"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [arg] = args.args.as_slice() else {
+            return internal_err!("spark_cast_to_string takes one argument");
+        };
+        let array = arg.to_array(args.number_rows)?;
+        let mut out = arrow::array::StringBuilder::with_capacity(array.len(), array.len() * 16);
+        for row in 0..array.len() {
+            if array.is_null(row) {
+                out.append_null();
+            } else {
+                out.append_value(crate::show::cast_string(
+                    array.as_ref(),
+                    row,
+                    &self.time_zone,
+                ));
+            }
+        }
+        let strings: ArrayRef = Arc::new(out.finish());
+        Ok(match arg {
+            ColumnarValue::Scalar(_) => {
+                ColumnarValue::Scalar(ScalarValue::try_from_array(&strings, 0)?)
+            }
+            ColumnarValue::Array(_) => ColumnarValue::Array(strings),
+        })
     }
 }
 

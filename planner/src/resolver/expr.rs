@@ -50,7 +50,12 @@ impl Resolver<'_> {
                 let to = self.in_session_zone(to.clone());
                 let try_mode = matches!(mode, CastMode::Try)
                     || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
-                let out = if try_mode {
+                let spark_string = to == DataType::Utf8
+                    && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
+                let out = if spark_string {
+                    crate::functions::udf::CastToString::udf(&self.config.time_zone)
+                        .call(vec![inner])
+                } else if try_mode {
                     try_cast(inner, to)
                 } else {
                     cast(inner, to)

@@ -11,7 +11,7 @@ use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
 use ember_execution::write::commit::{CommitMode, StagedWrite, recover};
 use ember_execution::write::object_commit::{self, ObjectStagedWrite};
 use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
-use ember_planner::datasource::write::write_settings;
+use ember_planner::datasource::write::{CodecDefaults, write_settings};
 use ember_planner::error::ErrorKind;
 use ember_planner::spec::{SaveMode, WriteSpec, WriteTarget};
 use ember_planner::{ResolvedQuery, SparkError, types};
@@ -160,7 +160,7 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
     };
     let format = format_or_default(ctx, spec.format.as_deref());
     // Bad formats and options fail before anything is looked at.
-    write_settings(&format, &spec.options, "snappy")?;
+    write_settings(&format, &spec.options, &CodecDefaults::default())?;
     let target = location(&path)?;
     let exists = match &target {
         WriteLocation::Local(path) => {
@@ -219,12 +219,8 @@ pub async fn write_files(
     query: ResolvedQuery,
     spec: FileWriteSpec,
 ) -> ServerResult<u64> {
-    let codec = ctx
-        .session
-        .conf
-        .get("spark.sql.parquet.compression.codec")
-        .unwrap_or_else(|| "snappy".into());
-    let settings = write_settings(&spec.format, &spec.options, &codec)?;
+    let codecs = CodecDefaults::from_conf(|key| ctx.session.conf.get(key));
+    let settings = write_settings(&spec.format, &spec.options, &codecs)?;
     let target = spec.target;
     // The query's columns under their Spark names, partition columns last.
     let case_sensitive = ctx.planner_config().case_sensitive;

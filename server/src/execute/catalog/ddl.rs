@@ -59,7 +59,11 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
     check_table_format(&format)?;
     let options: BTreeMap<String, String> = spec.options.iter().cloned().collect();
     let write_options: HashMap<String, String> = options.clone().into_iter().collect();
-    ember_planner::datasource::write::write_settings(&format, &write_options, "snappy")?;
+    ember_planner::datasource::write::write_settings(
+        &format,
+        &write_options,
+        &ember_planner::datasource::write::CodecDefaults::default(),
+    )?;
     let external = spec.location.is_some();
     let location = match &spec.location {
         Some(l) => local_path(l)?,

@@ -168,8 +168,7 @@ fn partitioned_last(
 /// Only file formats Ember reads and writes make tables.
 fn check_table_format(format: &str) -> ServerResult<()> {
     match format {
-        "parquet" | "csv" | "json" | "text" => Ok(()),
-        "orc" | "avro" => Err(SparkError::unsupported(format!("{format} tables")).into()),
+        "parquet" | "csv" | "json" | "text" | "orc" | "avro" => Ok(()),
         other => Err(ember_planner::datasource::write::data_source_not_found(other).into()),
     }
 }
