@@ -116,6 +116,13 @@ QUERIES = {
     "natural_left_join": "SELECT * FROM VALUES (1, 'a', 10) AS l(k, s, x) NATURAL LEFT JOIN VALUES (1, 'a', 20), (2, 'b', 30) AS r(k, s, y)",
     "natural_join_nothing_common": "SELECT * FROM VALUES (1) AS l(a) NATURAL JOIN VALUES (2) AS r(b)",
     "describe_query": "DESCRIBE QUERY SELECT 1 AS a, 'x' AS b",
+    # Values spelled as Spark's CAST spells them (not as DataFusion's cast does).
+    "cast_to_string": "SELECT CAST(TIMESTAMP'2020-01-01 10:00:00' AS STRING) a, CAST(TIMESTAMP'2020-01-01 10:00:00.120' AS STRING) b, "
+    "CAST(TIMESTAMP_NTZ'2020-01-01 10:00:00.5' AS STRING) c, CAST(1e10 AS STRING) d, CAST(1.5D AS STRING) e, "
+    "CAST(CAST(2.0 AS FLOAT) AS STRING) f, CAST(array(1, NULL) AS STRING) g, CAST(named_struct('a', 1, 'b', 'x') AS STRING) h, "
+    "CAST(map('k', 1.5D) AS STRING) i, CAST(array(TIMESTAMP'2020-01-01 10:00:00') AS STRING) k, CAST(CAST(NULL AS DOUBLE) AS STRING) m, "
+    "TRY_CAST(1.0D AS STRING) n, CAST(CAST('NaN' AS DOUBLE) AS STRING) o, CAST(1e-5D AS STRING) p",
+    "cast_column_to_string": "SELECT CAST(x AS STRING) s, CAST(t AS STRING) ts FROM VALUES (0.1D, TIMESTAMP'2024-02-29 23:59:59.999999'), (123456789.0D, NULL) AS v(x, t)",
 }
 
 ERRORS = {
