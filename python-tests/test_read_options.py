@@ -127,6 +127,24 @@ def write_avro(path):
         writer(f, schema, rows, codec="deflate")
 
 
+JSON_OPTIONS = {
+    # Numbers and booleans as strings of their literal text, nested ones too; all-NULL as string.
+    "primitives": lambda r: r.json(path("primitives.json"), primitivesAsString=True),
+    "primitives_schema": lambda r: r.schema("a INT, b STRING").json(path("primitives.json"), primitivesAsString=True),
+    # Comments outside strings are skipped; a line holding only a comment is no row.
+    "comments": lambda r: r.json(path("comments.json"), allowComments=True),
+    "comments_multiline": lambda r: r.json(path("comments-multiline.json"), allowComments=True, multiLine=True),
+    "comments_primitives": lambda r: r.json(
+        path("comments-multiline.json"), allowComments=True, multiLine=True, primitivesAsString=True
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_OPTIONS))
+def test_json_options(utc, expected, case):
+    expected.check(JSON_OPTIONS[case](utc.read), name=case)
+
+
 def avro_records(directory):
     """Every record of the Avro files under a directory, with the files' schemas and codecs."""
     from fastavro import reader

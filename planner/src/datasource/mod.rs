@@ -19,6 +19,7 @@ use datafusion::logical_expr::{Expr, lit};
 
 pub mod discover;
 mod infer;
+mod json_text;
 pub mod orc;
 mod whole;
 pub mod write;
@@ -361,8 +362,20 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     if format_name == "text" {
         return whole::read_text(state, ds, time_zone);
     }
-    if format_name == "json" && flag(ds, "multiLine", false) {
-        return whole::read_multiline_json(state, ds, time_zone);
+    if format_name == "json" {
+        if flag(ds, "prefersDecimal", false) {
+            return Err(PlanError::Unsupported(
+                "JSON read option prefersDecimal".into(),
+            ));
+        }
+        let text = json_text::JsonTextOptions {
+            comments: flag(ds, "allowComments", false),
+            primitives_as_strings: flag(ds, "primitivesAsString", false),
+        };
+        let multi_line = flag(ds, "multiLine", false);
+        if multi_line || text.any() {
+            return whole::read_whole_json(state, ds, time_zone, multi_line, text);
+        }
     }
     // Directories are listed the way Spark lists them: visible files only, whatever their
     // names end with, and `col=value` directories as partition columns.
@@ -420,21 +433,10 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         // The column names are the first file's header (Spark's too); `inferSchema` reads
         // every row for their types.
         "csv" => (Arc::new(csv_format(state, ds, compression)?), false),
-        "json" => {
-            for (key, off) in [
-                ("primitivesAsString", "false"),
-                ("allowComments", "false"),
-                ("prefersDecimal", "false"),
-            ] {
-                if option(ds, key).is_some_and(|v| !v.eq_ignore_ascii_case(off)) {
-                    return Err(PlanError::Unsupported(format!("JSON read option {key}")));
-                }
-            }
-            (
-                Arc::new(JsonFormat::default().with_file_compression_type(compression)),
-                true,
-            )
-        }
+        "json" => (
+            Arc::new(JsonFormat::default().with_file_compression_type(compression)),
+            true,
+        ),
         // Avro through arrow-avro (the schema from the first file, as Spark's reader does).
         "avro" => (
             Arc::new(datafusion::datasource::file_format::avro::AvroFormat),

@@ -1,13 +1,15 @@
 //! Reads that take files whole or line by line in Ember's own code rather than through a
-//! DataFusion listing table: multi-line JSON (each file one document) and text.
+//! DataFusion listing table: JSON read whole (multi-line files, comments, primitives as
+//! strings) and text.
 
 use std::io::Read as _;
 use std::sync::Arc;
 
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::execution::SessionState;
 
+use super::json_text::{JsonTextOptions, rewrite};
 use super::{
     FileRead, Sources, block_on, compression_of, discover, flag, option, spark_schema,
     unable_to_infer,
@@ -58,12 +60,38 @@ fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
     Ok(bytes.to_vec())
 }
 
-/// `spark.read.option("multiLine", True).json(...)`: each file holds one JSON object or an
-/// array of them (one row each). Files are read whole, as Spark does.
-pub(super) fn read_multiline_json(
+/// The type Spark infers for JSON values arrow inferred as `data_type`: fields of objects
+/// sorted by name, all-NULL values as strings.
+fn spark_json_type(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::Null => DataType::Utf8,
+        DataType::Struct(fields) => {
+            let mut fields: Vec<Field> = fields
+                .iter()
+                .map(|f| Field::new(f.name(), spark_json_type(f.data_type()), true))
+                .collect();
+            fields.sort_by(|a, b| a.name().cmp(b.name()));
+            DataType::Struct(fields.into())
+        }
+        DataType::List(item) => DataType::List(Arc::new(Field::new(
+            item.name(),
+            spark_json_type(item.data_type()),
+            true,
+        ))),
+        other => other.clone(),
+    }
+}
+
+/// JSON read in Ember's own code, files whole: `multiLine` files (each one JSON object or an
+/// array of them, one row each, as Spark reads them), and JSON lines with `allowComments` or
+/// `primitivesAsString`, which DataFusion's reader has no settings for. The rows are parsed
+/// while planning and held in memory.
+pub(super) fn read_whole_json(
     state: &SessionState,
     ds: &DataSource,
     time_zone: &str,
+    multi_line: bool,
+    text_options: JsonTextOptions,
 ) -> PlanResult<FileRead> {
     for key in [
         "dateFormat",
@@ -72,7 +100,12 @@ pub(super) fn read_multiline_json(
         "locale",
     ] {
         if option(ds, key).is_some() {
-            return Err(PlanError::Unsupported(format!("JSON multiLine with {key}")));
+            let with = if multi_line {
+                "multiLine"
+            } else {
+                "allowComments or primitivesAsString"
+            };
+            return Err(PlanError::Unsupported(format!("JSON {with} with {key}")));
         }
     }
     let mut rows: Vec<serde_json::Value> = vec![];
@@ -83,11 +116,23 @@ pub(super) fn read_multiline_json(
             .convert_read(std::io::Cursor::new(bytes))?
             .read_to_string(&mut text)
             .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
+        if text_options.any() {
+            text = rewrite(&text, text_options)
+                .map_err(|e| PlanError::Unsupported(format!("malformed JSON in {file} ({e})")))?;
+        }
         if text.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| PlanError::Unsupported(format!("malformed JSON in {file} ({e})")))?;
+        let malformed = |e: serde_json::Error| {
+            PlanError::Unsupported(format!("malformed JSON in {file} ({e})"))
+        };
+        if !multi_line {
+            for value in serde_json::Deserializer::from_str(&text).into_iter() {
+                rows.push(value.map_err(malformed)?);
+            }
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
         match value {
             serde_json::Value::Array(items) => rows.extend(items),
             other => rows.push(other),
@@ -111,7 +156,11 @@ pub(super) fn read_multiline_json(
             let mut fields: Vec<Field> = spark_schema(&inferred, false)
                 .fields()
                 .iter()
-                .map(|f| f.as_ref().clone())
+                .map(|f| {
+                    f.as_ref()
+                        .clone()
+                        .with_data_type(spark_json_type(f.data_type()))
+                })
                 .collect();
             fields.sort_by(|a, b| a.name().cmp(b.name()));
             Arc::new(Schema::new(fields))
