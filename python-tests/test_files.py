@@ -249,6 +249,9 @@ def test_csv_write_options(utc, expected, out):
         "quote_all": lambda w: w.option("quoteAll", True),
         "quote_escape": lambda w: w.option("quote", "'").option("escape", "\\"),
         "tab": lambda w: w.option("delimiter", "\t"),
+        "empty_value": lambda w: w.option("emptyValue", "EMPTY"),
+        "empty_value_blank": lambda w: w.option("emptyValue", ""),
+        "empty_and_null": lambda w: w.option("emptyValue", "E").option("nullValue", "N"),
     }
     for name, configure in cases.items():
         configure(df.write).csv(str(out / name))

@@ -37,13 +37,15 @@ pub const CSV_STRINGS: &str = "ember.csv_strings";
 
 /// How Spark spells a CSV string value: surrounding white space trimmed, and quoted when
 /// empty or holding the separator, the quote or a line break (quotes escaped).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CsvStrings {
     pub sep: char,
     pub quote: char,
     pub escape: char,
     pub trim_leading: bool,
     pub trim_trailing: bool,
+    /// How an empty string is written (`emptyValue`); by default as `""`.
+    pub empty: Option<String>,
 }
 
 impl CsvStrings {
@@ -51,12 +53,14 @@ impl CsvStrings {
         let mut chars = spec.chars();
         let (sep, quote, escape, trim) =
             (chars.next()?, chars.next()?, chars.next()?, chars.next()?);
+        let empty = chars.as_str().strip_prefix('e').map(str::to_string);
         Some(Self {
             sep,
             quote,
             escape,
             trim_leading: matches!(trim, 'b' | 'l'),
             trim_trailing: matches!(trim, 'b' | 't'),
+            empty,
         })
     }
 
@@ -67,7 +71,12 @@ impl CsvStrings {
             (false, true) => 't',
             (false, false) => 'n',
         };
-        [self.sep, self.quote, self.escape, trim].iter().collect()
+        let mut spec: String = [self.sep, self.quote, self.escape, trim].iter().collect();
+        if let Some(empty) = &self.empty {
+            spec.push('e');
+            spec.push_str(empty);
+        }
+        spec
     }
 
     fn spell(&self, value: &str, trim: bool) -> String {
@@ -77,6 +86,9 @@ impl CsvStrings {
         }
         if trim && self.trim_trailing {
             v = v.trim_end();
+        }
+        if let (true, Some(empty)) = (v.is_empty(), &self.empty) {
+            return empty.clone();
         }
         let needs_quotes = v.is_empty() || v.contains([self.sep, self.quote, '\n', '\r']);
         if !needs_quotes {
@@ -343,6 +355,17 @@ mod tests {
         assert_eq!(csv.spell("a,b", true), "\"a,b\"");
         assert_eq!(csv.spell("tab\tx", true), "tab\tx");
         assert_eq!(CsvStrings::parse(&csv.spec()).unwrap().spec(), ",\"\\b");
+        // `emptyValue`: written as given, unquoted (the empty string too).
+        for empty in ["E", ""] {
+            let with = CsvStrings {
+                empty: Some(empty.to_string()),
+                ..csv.clone()
+            };
+            let back = CsvStrings::parse(&with.spec()).unwrap();
+            assert_eq!(back.spell("", true), empty);
+            assert_eq!(back.spell("  ", true), empty);
+            assert_eq!(back.spell("a", true), "a");
+        }
     }
 
     #[test]

@@ -247,6 +247,11 @@ pub fn write_settings(
             text_values(&o, &mut extra)?;
             extra.push((values::JAVA_DOUBLES.into(), "true".into()));
             if o.flag("quoteAll", false)? {
+                if o.get("emptyValue").is_some() {
+                    return Err(PlanError::Unsupported(
+                        "csv emptyValue together with quoteAll".into(),
+                    ));
+                }
                 set("quote_style", "always".to_string());
             } else {
                 // Strings are quoted as Spark quotes them (empty ones too), not by the writer.
@@ -257,6 +262,7 @@ pub fn write_settings(
                     escape: o.char(&["escape"], b'\\')? as char,
                     trim_leading: o.flag("ignoreLeadingWhiteSpace", true)?,
                     trim_trailing: o.flag("ignoreTrailingWhiteSpace", true)?,
+                    empty: o.get("emptyValue").map(str::to_string),
                 };
                 extra.push((values::CSV_STRINGS.into(), strings.spec()));
             }
