@@ -21,7 +21,10 @@ impl Resolver<'_> {
     pub(crate) fn resolve_expr(&mut self, e: &SExpr, schema: &DFSchema) -> PlanResult<Named> {
         match e {
             SExpr::Literal(v) => Ok((lit(self.literal_in_zone(v.clone())), literal::display(v))),
-            SExpr::Attribute { name, plan_id } => self.resolve_attribute(name, *plan_id, schema),
+            SExpr::Attribute { name, plan_id } => match self.lambda_variable(name) {
+                Some(variable) => Ok(variable),
+                None => self.resolve_attribute(name, *plan_id, schema),
+            },
             SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. } => {
                 Err(SparkError::analysis(
                     "INVALID_USAGE_OF_STAR_OR_REGEX",
@@ -152,9 +155,12 @@ impl Resolver<'_> {
             SExpr::UpdateFields { .. } => {
                 Err(PlanError::Unsupported("withField/dropFields".into()))
             }
-            SExpr::Lambda { .. } | SExpr::LambdaVariable(_) => {
-                Err(PlanError::Unsupported("lambda functions".into()))
-            }
+            SExpr::LambdaVariable(name) => self.lambda_variable(name).ok_or_else(|| {
+                PlanError::InvalidPlan(format!("unknown lambda variable {}", name.join(".")))
+            }),
+            SExpr::Lambda { .. } => Err(PlanError::Unsupported(
+                "lambda functions outside transform, filter, exists and forall".into(),
+            )),
             SExpr::NamedArgument { name, .. } => Err(PlanError::Unsupported(format!(
                 "named argument {name} here"
             ))),
@@ -319,6 +325,9 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Named> {
         let lname = call.name.to_ascii_lowercase();
+        if matches!(call.args.last(), Some(SExpr::Lambda { .. })) {
+            return self.higher_order_function(&lname, call, schema);
+        }
         match lname.as_str() {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),

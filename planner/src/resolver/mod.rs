@@ -11,6 +11,7 @@ mod expr;
 mod generate;
 pub use generate::GENERATORS;
 mod join;
+mod lambda;
 mod na;
 mod names;
 mod project;
@@ -93,6 +94,8 @@ pub struct Resolver<'a> {
     outer: Vec<DFSchemaRef>,
     /// DataFusion's session, for file sources (object stores, format options).
     state: Option<&'a datafusion::execution::SessionState>,
+    /// Variables of the lambda functions being resolved (innermost last).
+    lambda_variables: Vec<(String, arrow::datatypes::FieldRef)>,
 }
 
 impl<'a> Resolver<'a> {
@@ -107,6 +110,7 @@ impl<'a> Resolver<'a> {
             references: HashMap::new(),
             outer: Vec::new(),
             state: None,
+            lambda_variables: Vec::new(),
         }
     }
 

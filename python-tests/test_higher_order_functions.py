@@ -1,0 +1,53 @@
+"""Higher-order functions with lambda functions (`transform`, `filter`, `exists`, `forall`),
+from the DataFrame API and from SQL, answers recorded from real Spark."""
+
+import pytest
+from pyspark.sql import functions as F
+
+
+@pytest.fixture
+def arrays(spark):
+    return spark.createDataFrame(
+        [(1, [1, 2, None], [(1, "a"), (2, "b")]), (2, [], []), (3, None, None), (4, [5, -1], [(None, "z")])],
+        "id INT, a ARRAY<INT>, s ARRAY<STRUCT<k: INT, v: STRING>>",
+    )
+
+
+FRAME = {
+    "transform": lambda c: F.transform("a", lambda x: x + 1),
+    "transform_cast": lambda c: F.transform("a", lambda x: F.concat(F.lit("v"), x.cast("string"))),
+    "transform_column": lambda c: F.transform("a", lambda x: x * c.id),
+    "transform_struct_field": lambda c: F.transform("s", lambda x: x.v),
+    "filter": lambda c: F.filter("a", lambda x: x > 1),
+    "filter_nulls": lambda c: F.filter("a", lambda x: x.isNotNull()),
+    "exists": lambda c: F.exists("a", lambda x: x > 1),
+    "forall": lambda c: F.forall("a", lambda x: x > 0),
+    "nested": lambda c: F.transform("a", lambda x: F.exists("a", lambda y: y > x)),
+    "filter_structs": lambda c: F.filter("s", lambda x: x.k.isNull()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAME))
+def test_dataframe_functions(arrays, expected, case):
+    expected.check(arrays.select("id", FRAME[case](arrays)), name=case)
+
+
+SQL = {
+    "all_four": "SELECT transform(array(1, 2), x -> x * 10) t, filter(array(1, NULL, 3), x -> x > 1) f, "
+    "exists(array(1, 2), x -> x = 2) e, forall(array(1, NULL), x -> x > 0) fa",
+    "column_in_body": "SELECT id, transform(a, x -> x + id) FROM VALUES (1, array(1, 2)), (2, array(3)) AS t(id, a)",
+    # A lambda variable shadows a column of the same name.
+    "shadowing": "SELECT transform(a, id -> id * 2) FROM VALUES (1, array(1, 2)) AS t(id, a)",
+    "nested": "SELECT transform(array(array(1, 2), array(3)), xs -> transform(xs, x -> x + size(xs))) n",
+    "exists_subquery_still_works": "SELECT id FROM range(3) WHERE EXISTS (SELECT 1) AND NOT EXISTS(SELECT 1 WHERE false)",
+    "in_where": "SELECT id FROM VALUES (1, array(1, 5)), (2, array(2)) AS t(id, a) WHERE exists(a, x -> x > 4)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SQL))
+def test_sql_functions(spark, expected, case):
+    expected.check(spark.sql(SQL[case]), name=case)
+
+
+def test_errors(spark, expected):
+    expected.check_error(lambda: spark.sql("SELECT transform(1, x -> x)").collect(), name="not_an_array")
