@@ -122,6 +122,9 @@ QUERIES = {
     "CAST(CAST(2.0 AS FLOAT) AS STRING) f, CAST(array(1, NULL) AS STRING) g, CAST(named_struct('a', 1, 'b', 'x') AS STRING) h, "
     "CAST(map('k', 1.5D) AS STRING) i, CAST(array(TIMESTAMP'2020-01-01 10:00:00') AS STRING) k, CAST(CAST(NULL AS DOUBLE) AS STRING) m, "
     "TRY_CAST(1.0D AS STRING) n, CAST(CAST('NaN' AS DOUBLE) AS STRING) o, CAST(1e-5D AS STRING) p",
+    # Spark's cast functions, named after their argument.
+    "cast_functions": "SELECT double('1.5'), int('7'), string(1.5D), boolean('true'), bigint(2), float('2.5'), smallint(3), "
+    "tinyint(4), date('2020-01-02'), decimal('1.25'), binary('ab'), double(id), string(TIMESTAMP'2020-01-02 03:04:05') FROM range(1)",
     "cast_column_to_string": "SELECT CAST(x AS STRING) s, CAST(t AS STRING) ts FROM VALUES (0.1D, TIMESTAMP'2024-02-29 23:59:59.999999'), (123456789.0D, NULL) AS v(x, t)",
 }
 
@@ -132,6 +135,7 @@ ERRORS = {
     "divide_by_zero": "SELECT 1 / 0",
     "int_overflow": "SELECT 2147483647 + 1",
     "bad_cast": "SELECT cast('x' AS INT)",
+    "bad_cast_function": "SELECT int('x')",
     "fractional_string_times_int": "SELECT '1.5' * 2",
     "unbound_parameter": "SELECT :x + 1",
     "grouping_without_sets": "SELECT k, grouping(k) FROM (SELECT id % 2 AS k FROM range(6)) GROUP BY k",

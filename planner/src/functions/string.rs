@@ -75,13 +75,6 @@ pub fn register(b: &mut RegistryBuilder) {
         let (sub, s) = two(f)?;
         super::df_udf("strpos").map(|u| u.call(vec![s, sub]))
     });
-    b.scalar(&["string"], |f| {
-        let x = super::operators::one(f)?;
-        Ok(datafusion::logical_expr::cast(
-            x,
-            arrow::datatypes::DataType::Utf8,
-        ))
-    });
     let _: fn(Expr) -> Expr = |e| e;
     let _ = lit(0);
 }

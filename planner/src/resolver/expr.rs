@@ -352,10 +352,22 @@ impl Resolver<'_> {
             }
             _ => {}
         }
-        let def = registry()
-            .get(&lname)
-            .cloned()
-            .ok_or_else(|| SparkError::unresolved_routine(&call.name))?;
+        let Some(def) = registry().get(&lname).cloned() else {
+            if let ([arg], Some(to)) = (call.args.as_slice(), self.cast_function_type(&lname)) {
+                // Spark's cast functions (`double(x)`, `int(x)`, ...) are casts named after
+                // their argument.
+                let (_, name) = self.resolve_expr(arg, schema)?;
+                let cast = SExpr::Cast {
+                    expr: Box::new(arg.clone()),
+                    to,
+                    mode: CastMode::Default,
+                    type_name: lname.to_ascii_uppercase(),
+                };
+                let (e, _) = self.resolve_expr(&cast, schema)?;
+                return Ok((e, name));
+            }
+            return Err(SparkError::unresolved_routine(&call.name).into());
+        };
         // count(*) is count(1).
         let star_arg = matches!(call.args.as_slice(), [SExpr::Star { target: None, .. }]);
         let mut args = Vec::with_capacity(call.args.len());
@@ -423,6 +435,25 @@ impl Resolver<'_> {
             field_names,
         })?;
         Ok((expr, name))
+    }
+
+    /// The target type of Spark's cast function `name` (`double(x)` is `CAST(x AS DOUBLE)`).
+    fn cast_function_type(&self, name: &str) -> Option<DataType> {
+        Some(match name {
+            "boolean" => DataType::Boolean,
+            "tinyint" => DataType::Int8,
+            "smallint" => DataType::Int16,
+            "int" => DataType::Int32,
+            "bigint" => DataType::Int64,
+            "float" => DataType::Float32,
+            "double" => DataType::Float64,
+            "decimal" => DataType::Decimal128(10, 0),
+            "string" => DataType::Utf8,
+            "binary" => DataType::Binary,
+            "date" => DataType::Date32,
+            "timestamp" => types::timestamp_type(&self.config.time_zone),
+            _ => return None,
+        })
     }
 
     /// `DATE '...'`, `TIMESTAMP '...'`, `TIMESTAMP_NTZ '...'` in the session time zone.
