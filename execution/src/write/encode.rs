@@ -191,8 +191,9 @@ fn orc_unsupported(data_type: &DataType) -> Option<String> {
     }
 }
 
-/// A "not supported" error for the first column orc-rust cannot write.
-pub fn check_orc_columns(schema: &Schema) -> Result<()> {
+/// A "not supported" error for the first column orc-rust cannot write (checked once, when
+/// the write's plan is made).
+pub(super) fn check_orc_columns(schema: &Schema) -> Result<()> {
     for field in schema.fields() {
         if let Some(t) = orc_unsupported(field.data_type()) {
             return Err(DataFusionError::NotImplemented(format!(
@@ -219,7 +220,6 @@ fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
 
 impl OrcEncoder {
     pub(super) fn try_new(data: &Schema, compression: &str) -> Result<Self> {
-        check_orc_columns(data)?;
         let schema: SchemaRef = Arc::new(Schema::new(
             data.fields()
                 .iter()

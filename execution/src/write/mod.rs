@@ -9,7 +9,6 @@ pub mod object_commit;
 pub mod partition;
 pub mod values;
 
-pub use encode::check_orc_columns;
 pub use exec::{FileWrite, WriteFilesExec, WriteFormat, write_output_schema};
 
 use std::sync::Arc;

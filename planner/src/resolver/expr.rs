@@ -50,19 +50,7 @@ impl Resolver<'_> {
                 type_name,
             } => {
                 let (inner, inner_name) = self.resolve_expr(expr, schema)?;
-                let to = self.in_session_zone(to.clone());
-                let try_mode = matches!(mode, CastMode::Try)
-                    || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
-                let spark_string = to == DataType::Utf8
-                    && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
-                let out = if spark_string {
-                    crate::functions::udf::CastToString::udf(&self.config.time_zone)
-                        .call(vec![inner])
-                } else if try_mode {
-                    try_cast(inner, to)
-                } else {
-                    cast(inner, to)
-                };
+                let out = self.cast_to(inner, to, *mode, schema)?;
                 let named_child = matches!(
                     &**expr,
                     SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
@@ -356,15 +344,8 @@ impl Resolver<'_> {
             if let ([arg], Some(to)) = (call.args.as_slice(), self.cast_function_type(&lname)) {
                 // Spark's cast functions (`double(x)`, `int(x)`, ...) are casts named after
                 // their argument.
-                let (_, name) = self.resolve_expr(arg, schema)?;
-                let cast = SExpr::Cast {
-                    expr: Box::new(arg.clone()),
-                    to,
-                    mode: CastMode::Default,
-                    type_name: lname.to_ascii_uppercase(),
-                };
-                let (e, _) = self.resolve_expr(&cast, schema)?;
-                return Ok((e, name));
+                let (inner, name) = self.resolve_expr(arg, schema)?;
+                return Ok((self.cast_to(inner, &to, CastMode::Default, schema)?, name));
             }
             return Err(SparkError::unresolved_routine(&call.name).into());
         };
@@ -435,6 +416,29 @@ impl Resolver<'_> {
             field_names,
         })?;
         Ok((expr, name))
+    }
+
+    /// `CAST(inner AS to)` with Spark's rules: TRY semantics outside ANSI mode, the session's
+    /// zone for timestamps, Spark's spelling of values cast to strings.
+    fn cast_to(
+        &self,
+        inner: Expr,
+        to: &DataType,
+        mode: CastMode,
+        schema: &DFSchema,
+    ) -> PlanResult<Expr> {
+        let to = self.in_session_zone(to.clone());
+        let try_mode = matches!(mode, CastMode::Try)
+            || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+        let spark_string = to == DataType::Utf8
+            && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
+        Ok(if spark_string {
+            crate::functions::udf::CastToString::udf(&self.config.time_zone).call(vec![inner])
+        } else if try_mode {
+            try_cast(inner, to)
+        } else {
+            cast(inner, to)
+        })
     }
 
     /// The target type of Spark's cast function `name` (`double(x)` is `CAST(x AS DOUBLE)`).
