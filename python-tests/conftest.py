@@ -270,3 +270,16 @@ class Expected:
 @pytest.fixture
 def expected(request):
     return Expected(request)
+
+
+def cases(table, gaps=None):
+    """Parameters for the cases of `table`; those in `gaps` (name -> what Ember lacks) are
+    expected to fail until Ember has them (strict: a gap that starts passing fails the run,
+    so that the list stays true)."""
+    gaps = gaps or {}
+    unknown = set(gaps) - set(table)
+    assert not unknown, f"gaps name unknown cases: {unknown}"
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=gaps[name])) if name in gaps else name
+        for name in sorted(table)
+    ]

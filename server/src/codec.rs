@@ -20,6 +20,7 @@ use ember_planner::exec::RangeExec;
 use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
+use ember_planner::functions::native::{Native, NativeUdf};
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
@@ -148,6 +149,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "raise_error"})
         } else if let Some(c) = inner.downcast_ref::<CastToString>() {
             json!({"fn": "cast_to_string", "time_zone": c.time_zone()})
+        } else if let Some(n) = inner.downcast_ref::<NativeUdf>() {
+            json!({"fn": "native", "native": serde_json::to_value(n.kind()).ok()?})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -182,6 +185,14 @@ impl CodecPart for PlannerCodec {
             )),
             Some("div") => Ok(IntegralDivide::udf(ansi)),
             Some("raise_error") => Ok(RaiseError::udf()),
+            Some("native") => {
+                let kind: Native = v
+                    .get("native")
+                    .cloned()
+                    .and_then(|k| serde_json::from_value(k).ok())
+                    .ok_or_else(|| bad("native function"))?;
+                Ok(NativeUdf::udf(kind))
+            }
             Some("cast_to_string") => Ok(CastToString::udf(
                 v.get("time_zone")
                     .and_then(Value::as_str)

@@ -234,6 +234,16 @@ impl TextValues {
     }
 }
 
+/// An instant (microseconds since the epoch) in `tz`, formatted with a chrono pattern from
+/// Spark's datetime pattern (offset markers spelled as Spark's `X`).
+pub fn format_instant(micros: i64, tz: Tz, pattern: &str) -> Result<String> {
+    let at = as_datetime_with_timezone::<TimestampMicrosecondType>(micros, tz)
+        .ok_or_else(|| bad_value("timestamp", micros))?;
+    let mut text = String::new();
+    format_with(&mut text, at.format(pattern))?;
+    Ok(with_offsets(&text, at.offset().fix().local_minus_utc()))
+}
+
 fn bad_value(what: &str, v: i64) -> DataFusionError {
     DataFusionError::Execution(format!("{what} value {v} is out of range"))
 }

@@ -21,7 +21,7 @@ pub mod discover;
 mod infer;
 mod json_text;
 pub mod orc;
-mod whole;
+pub(crate) mod whole;
 pub mod write;
 
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};

@@ -60,6 +60,29 @@ fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
     Ok(bytes.to_vec())
 }
 
+/// The type Spark infers for one JSON value (`schema_of_json`).
+pub(crate) fn infer_json_value_type(text: &str) -> PlanResult<DataType> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        PlanError::from(crate::error::SparkError::analysis(
+            "INVALID_JSON_SCHEMA_MAP_TYPE",
+            "22032",
+            format!("Cannot infer a schema from '{text}': {e}"),
+        ))
+    })?;
+    let wrapped = serde_json::json!({ "v": value });
+    let inferred =
+        arrow::json::reader::infer_json_schema_from_iterator(std::iter::once(Ok::<
+            _,
+            arrow::error::ArrowError,
+        >(wrapped)))
+        .map_err(datafusion::error::DataFusionError::from)?;
+    let t = inferred
+        .field_with_name("v")
+        .map(|f| f.data_type().clone())
+        .unwrap_or(DataType::Utf8);
+    Ok(spark_json_type(&t))
+}
+
 /// The type Spark infers for JSON values arrow inferred as `data_type`: fields of objects
 /// sorted by name, all-NULL values as strings.
 fn spark_json_type(data_type: &DataType) -> DataType {

@@ -28,15 +28,36 @@ pub fn register(b: &mut RegistryBuilder) {
         }),
     );
     b.aggregate(&["sum"], |f| agg(f, df("sum"), 1, 1));
-    b.aggregate(&["avg", "mean"], |f| agg(f, df("avg"), 1, 1));
+    b.aggregate(&["avg", "mean"], avg);
     b.aggregate(&["min"], |f| agg(f, df("min"), 1, 1));
     b.aggregate(&["max"], |f| agg(f, df("max"), 1, 1));
-    b.aggregate(&["first", "first_value"], |f| first_last(f, "first_value"));
-    b.aggregate(&["last", "last_value"], |f| first_last(f, "last_value"));
+    // Spark names first(x, true) `first(x)`.
+    b.add(
+        &["first", "first_value", "last", "last_value"],
+        super::FunctionKind::Aggregate,
+        Naming::Custom(|w, a, _| {
+            format!(
+                "{}({})",
+                w.to_lowercase(),
+                a.first().cloned().unwrap_or_default()
+            )
+        }),
+        Arc::new(|f: FunctionInput| {
+            let name = if f.name.starts_with("first") {
+                "first_value"
+            } else {
+                "last_value"
+            };
+            first_last(f, name)
+        }),
+    );
     b.aggregate(&["any_value"], |f| first_last(f, "first_value"));
-    b.aggregate(&["collect_list", "array_agg"], |f| {
-        agg(f, spark("collect_list"), 1, 1)
-    });
+    b.add(
+        &["collect_list", "array_agg"],
+        super::FunctionKind::Aggregate,
+        Naming::Fixed("collect_list"),
+        Arc::new(|f: FunctionInput| agg(f, spark("collect_list"), 1, 1)),
+    );
     b.aggregate(&["collect_set"], |f| agg(f, spark("collect_set"), 1, 1));
     b.aggregate(&["stddev", "std", "stddev_samp"], |f| {
         agg_double(f, df("stddev"))
@@ -49,7 +70,15 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["covar_pop"], |f| agg_double(f, df("covar_pop")));
     b.aggregate(&["approx_count_distinct"], |mut f| {
         f.args.truncate(1);
-        agg(f, df("approx_distinct"), 1, 1)
+        // DataFusion's sketch takes no floating point numbers: their text counts the same.
+        if let Some(DataType::Float32 | DataType::Float64) = f.types.first() {
+            f.args = f
+                .args
+                .into_iter()
+                .map(|a| cast(a, DataType::Utf8))
+                .collect();
+        }
+        Ok(cast(agg(f, df("approx_distinct"), 1, 1)?, DataType::Int64))
     });
     b.aggregate(&["bool_and", "every"], |f| agg(f, df("bool_and"), 1, 1));
     b.aggregate(&["bool_or", "some", "any"], |f| agg(f, df("bool_or"), 1, 1));
@@ -58,6 +87,101 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["bit_and"], |f| agg(f, df("bit_and"), 1, 1));
     b.aggregate(&["bit_or"], |f| agg(f, df("bit_or"), 1, 1));
     b.aggregate(&["bit_xor"], |f| agg(f, df("bit_xor"), 1, 1));
+    b.aggregate(&["try_avg"], avg);
+    // count_if(p): the rows where p holds.
+    b.aggregate(&["count_if"], |mut f| {
+        f.arity(1, 1)?;
+        let p = f.args.remove(0);
+        f.args = vec![when_true(p, lit(1i32))];
+        agg(f, df("count"), 1, 1)
+    });
+    b.aggregate(&["max_by"], |f| by_order(f, false));
+    b.aggregate(&["min_by"], |f| by_order(f, true));
+    // regr_avgx(y, x) / regr_avgy: the average of x (y) where both are present.
+    b.aggregate(&["regr_avgx"], |f| regr_avg(f, 1));
+    b.aggregate(&["regr_avgy"], |f| regr_avg(f, 0));
+    for name in [
+        "regr_slope",
+        "regr_intercept",
+        "regr_r2",
+        "regr_sxx",
+        "regr_syy",
+        "regr_sxy",
+    ] {
+        b.aggregate(&[name], move |f| agg_double(f, df(name)));
+    }
+    b.aggregate(&["regr_count"], |f| {
+        Ok(cast(agg_double(f, df("regr_count"))?, DataType::Int64))
+    });
+    b.aggregate(&["skewness"], |f| moments(f, false));
+    b.aggregate(&["kurtosis"], |f| moments(f, true));
+    // percentile(x, p): exact, interpolated (a list of percentiles gives a list).
+    b.add_named_aggregate(
+        &["percentile"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 2, "1")),
+        |f| {
+            percentiles(
+                f,
+                |mut f| {
+                    if f.args.len() == 3 {
+                        match f.args.pop() {
+                            Some(Expr::Literal(v, _)) if v.to_string() == "1" => {}
+                            _ => {
+                                return Err(PlanError::Unsupported(
+                                    "percentile with a frequency".into(),
+                                ));
+                            }
+                        }
+                    }
+                    agg_double(f, df("percentile_cont"))
+                },
+                2,
+                3,
+            )
+        },
+    );
+    // percentile_approx(x, p[, accuracy]) is one of the values, in their type.
+    b.add_named_aggregate(
+        &["percentile_approx", "approx_percentile"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 2, "10000")),
+        |f| {
+            percentiles(
+                f,
+                |mut f| {
+                    // The smallest value with at least a fraction p of the values at or
+                    // below it (what Spark's sketch answers within its accuracy).
+                    f.args.truncate(2);
+                    let p = f.args.remove(1);
+                    let x = f.args.remove(0);
+                    f.args = vec![x.clone()];
+                    let present = x.is_not_null();
+                    f.filter = Some(match f.filter.take() {
+                        Some(existing) => existing.and(present),
+                        None => present,
+                    });
+                    let values = agg(f, df("array_agg"), 1, 1)?;
+                    let sorted = super::df_udf("array_sort")?.call(vec![values]);
+                    let n = cast(
+                        super::df_udf("cardinality")?.call(vec![sorted.clone()]),
+                        DataType::Float64,
+                    );
+                    let rank = super::df_udf("ceil")?.call(vec![cast(p, DataType::Float64) * n]);
+                    let index = super::df_udf("greatest")?
+                        .call(vec![cast(rank, DataType::Int64), lit(1i64)]);
+                    Ok(super::df_udf("array_element")?.call(vec![sorted, index]))
+                },
+                2,
+                3,
+            )
+        },
+    );
+    b.aggregate(&["string_agg", "listagg"], |mut f| {
+        f.arity(1, 2)?;
+        if f.args.len() == 1 {
+            f.args.push(lit(""));
+        }
+        agg(f, df("string_agg"), 2, 2)
+    });
     // Whether a grouping column is aggregated away in this row of ROLLUP/CUBE/GROUPING SETS
     // (DataFusion resolves them against the grouping sets).
     b.aggregate(&["grouping"], |f| {
@@ -133,6 +257,159 @@ fn first_last(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
     let ignore = f.ignore_nulls.unwrap_or(false);
     f.ignore_nulls = Some(ignore);
     agg(f, df(name), 1, 1)
+}
+
+/// `name(args, default)`: Spark shows an omitted trailing argument with its default.
+pub(crate) fn default_arg(w: &str, a: &[String], given: usize, default: &str) -> String {
+    let mut args = a.to_vec();
+    if args.len() == given {
+        args.push(default.to_string());
+    }
+    format!("{}({})", w.to_lowercase(), args.join(", "))
+}
+
+fn regr_avg(mut f: FunctionInput, pick: usize) -> PlanResult<Expr> {
+    f.arity(2, 2)?;
+    let both = f.args[0]
+        .clone()
+        .is_not_null()
+        .and(f.args[1].clone().is_not_null());
+    f.args = vec![when_true(both, f.args[pick].clone())];
+    f.types = vec![f.types[pick].clone()];
+    avg(f)
+}
+
+/// `avg(x)`; of decimal(p, s) as Spark: decimal(p + 4, s + 4), rounded half up
+/// (DataFusion's truncates).
+fn avg(f: FunctionInput) -> PlanResult<Expr> {
+    if f.distinct {
+        return agg(f, df("avg"), 1, 1);
+    }
+    let Some(DataType::Decimal128(p, s)) = f.types.first().cloned() else {
+        return agg(f, df("avg"), 1, 1);
+    };
+    f.arity(1, 1)?;
+    let x = f.args[0].clone();
+    let sum_input = FunctionInput {
+        args: vec![cast(x.clone(), DataType::Decimal128((p + 10).min(38), s))],
+        ..f.clone()
+    };
+    let count_input = FunctionInput { args: vec![x], ..f };
+    let sum = agg(sum_input, df("sum"), 1, 1)?;
+    let count = cast(
+        agg(count_input, df("count"), 1, 1)?,
+        DataType::Decimal128(20, 0),
+    );
+    let (rp, rs) = ((p + 4).min(38), (s + 4).min(38));
+    let ansi = true;
+    Ok(super::decimal::DecimalDivide::udf(rp, rs, ansi).call(vec![sum, count]))
+}
+
+/// `CASE WHEN p THEN value END`.
+fn when_true(p: Expr, value: Expr) -> Expr {
+    Expr::Case(datafusion::logical_expr::expr::Case::new(
+        None,
+        vec![(Box::new(p), Box::new(value))],
+        None,
+    ))
+}
+
+/// `max_by(x, y)` / `min_by(x, y)`: `x` of the row with the largest (smallest) `y`, rows
+/// with a NULL `y` left out.
+fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
+    f.arity(2, 2)?;
+    let (Some(y), Some(x)) = (f.args.pop(), f.args.pop()) else {
+        return Err(PlanError::InvalidPlan("max_by/min_by arguments".into()));
+    };
+    let present = y.clone().is_not_null();
+    let filter = match f.filter {
+        Some(existing) => existing.and(present),
+        None => present,
+    };
+    // The last row of the order, so that ties go to the later row as in Spark.
+    Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
+        df("last_value")?,
+        vec![x],
+        false,
+        Some(Box::new(filter)),
+        vec![datafusion::logical_expr::expr::Sort::new(
+            y, !ascending, false,
+        )],
+        None,
+    )))
+}
+
+/// Skewness or (excess) kurtosis from the power sums of the non-NULL values, as Spark's
+/// central moments: NULL without values, NaN when they do not vary.
+fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
+    f.arity(1, 1)?;
+    let x = cast(f.args.remove(0), DataType::Float64);
+    let sum_of = |e: Expr| -> PlanResult<Expr> {
+        let g = FunctionInput {
+            args: vec![e],
+            distinct: false,
+            filter: f.filter.clone(),
+            ..f.clone()
+        };
+        agg(g, df("sum"), 1, 1)
+    };
+    let pow = |k: i32| -> Expr { (1..k).fold(x.clone(), |acc, _| acc * x.clone()) };
+    let n = sum_of(when_true(x.clone().is_not_null(), lit(1.0f64)))?;
+    let s1 = sum_of(x.clone())?;
+    let s2 = sum_of(pow(2))?;
+    let s3 = sum_of(pow(3))?;
+    let mean = s1.clone() / n.clone();
+    let m2 = s2.clone() - s1.clone() * mean.clone();
+    let value = if kurtosis {
+        let s4 = sum_of(pow(4))?;
+        // M4 = s4 - 4μ s3 + 6μ² s2 - 3nμ⁴ (with s1 = nμ)
+        let mu2 = mean.clone() * mean.clone();
+        let m4 = s4 - lit(4.0) * mean.clone() * s3 + lit(6.0) * mu2.clone() * s2
+            - lit(3.0) * n.clone() * mu2.clone() * mu2;
+        n.clone() * m4 / (m2.clone() * m2) - lit(3.0)
+    } else {
+        // M3 = s3 - 3μ s2 + 2nμ³
+        let m3 = s3 - lit(3.0) * mean.clone() * s2
+            + lit(2.0) * n.clone() * mean.clone() * mean.clone() * mean;
+        let sqrt = super::df_udf("sqrt")?;
+        sqrt.call(vec![n.clone()]) * m3 / (m2.clone() * sqrt.call(vec![m2]))
+    };
+    Ok(when_true(n.gt(lit(0.0)), value))
+}
+
+/// An aggregate of one percentile, or of each of a literal array of them.
+fn percentiles(
+    f: FunctionInput,
+    one: impl Fn(FunctionInput) -> PlanResult<Expr>,
+    min: usize,
+    max: usize,
+) -> PlanResult<Expr> {
+    f.arity(min, max)?;
+    let p = f.args.get(1).cloned();
+    let list = match &p {
+        Some(Expr::ScalarFunction(sf)) if sf.func.name() == "make_array" => Some(sf.args.clone()),
+        Some(Expr::Literal(datafusion::common::ScalarValue::List(l), _)) => {
+            let values = l.value(0);
+            let mut out = Vec::new();
+            for i in 0..values.len() {
+                out.push(lit(datafusion::common::ScalarValue::try_from_array(
+                    &values, i,
+                )?));
+            }
+            Some(out)
+        }
+        _ => None,
+    };
+    let Some(list) = list else {
+        return one(f);
+    };
+    let mut parts = Vec::with_capacity(list.len());
+    for p in list {
+        let mut g = f.clone();
+        g.args[1] = p;
+        parts.push(one(g)?);
+    }
+    Ok(datafusion::functions_nested::expr_fn::make_array(parts))
 }
 
 /// `count(a, b, ...)` counts the rows where no argument is NULL (distinct tuples with

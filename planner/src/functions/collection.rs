@@ -1,7 +1,8 @@
 //! Arrays, maps and structs.
 
+use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{Expr, lit};
+use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_spark, df_udf};
 use crate::error::{PlanError, PlanResult, SparkError};
@@ -45,17 +46,122 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(df_udf("named_struct")?.call(f.args))
     });
     b.scalar_named(&["struct"], Naming::Call, build_struct);
-    add_spark(b, &["size", "cardinality"], "size", 1, 1);
+    // size(NULL) is -1 only without ANSI (spark.sql.legacy.sizeOfNull).
+    b.scalar(&["size", "cardinality"], |f| {
+        f.arity(1, 1)?;
+        let ansi = f.config.ansi;
+        let x = f.args[0].clone();
+        let size = super::sp_udf("size")?.call(f.args);
+        Ok(if ansi { null_if_null(x, size) } else { size })
+    });
+    b.scalar(&["array_size"], |f| {
+        let x = super::operators::one(f)?;
+        Ok(cast(df_udf("cardinality")?.call(vec![x]), DataType::Int32))
+    });
+    b.scalar(&["array_append"], |f| {
+        let (a, e) = super::operators::two(f)?;
+        Ok(null_if_null(
+            a.clone(),
+            df_udf("array_append")?.call(vec![a, e]),
+        ))
+    });
+    b.scalar(&["array_prepend"], |f| {
+        let (a, e) = super::operators::two(f)?;
+        Ok(df_udf("array_prepend")?.call(vec![e, a]))
+    });
+    add_df(b, &["array_compact"], "array_compact", 1, 1);
+    // arrays_zip: struct fields named after the argument columns, else their positions.
+    b.scalar(&["arrays_zip"], |f| {
+        f.arity(1, usize::MAX)?;
+        let mut fields = Vec::with_capacity(f.types.len());
+        for (i, (t, name)) in f.types.iter().zip(f.field_names.iter()).enumerate() {
+            let element = match t {
+                DataType::List(field) | DataType::LargeList(field) => field.data_type().clone(),
+                other => {
+                    return Err(PlanError::Unsupported(format!("arrays_zip of {other}")));
+                }
+            };
+            let name = name.clone().unwrap_or_else(|| i.to_string());
+            fields.push(arrow::datatypes::Field::new(name, element, true));
+        }
+        let zipped = df_udf("arrays_zip")?.call(f.args);
+        let names = fields.iter().map(|f| f.name().clone()).collect();
+        Ok(
+            super::native::NativeUdf::udf(super::native::Native::RenameFields { names })
+                .call(vec![zipped]),
+        )
+    });
+    add_df(b, &["map_entries"], "map_entries", 1, 1);
+    add_spark(b, &["shuffle"], "shuffle", 1, 2);
+    add_spark(b, &["str_to_map"], "str_to_map", 1, 3);
+    b.scalar(&["map_contains_key"], |f| {
+        let (m, k) = super::operators::two(f)?;
+        Ok(df_udf("array_has")?.call(vec![df_udf("map_keys")?.call(vec![m]), k]))
+    });
+    // array_sort(a): ascending, NULLs last (the comparator form is a lambda).
+    b.scalar(&["array_sort"], |f| {
+        let a = super::operators::one(f)?;
+        Ok(df_udf("array_sort")?.call(vec![a, lit("ASC"), lit("NULLS LAST")]))
+    });
+    // sequence(start, stop[, step]): the step defaults to 1 or -1 (a day for dates).
+    b.scalar(&["sequence"], |f| {
+        f.arity(2, 3)?;
+        let mut args = f.args;
+        if args.len() == 2 {
+            let numeric = f.types.first().is_some_and(|t| t.is_integer());
+            if !numeric {
+                return Err(PlanError::Unsupported(
+                    "sequence of dates or timestamps without a step".into(),
+                ));
+            }
+            let up = args[1].clone().gt_eq(args[0].clone());
+            args.push(Expr::Case(datafusion::logical_expr::expr::Case::new(
+                None,
+                vec![(Box::new(up), Box::new(lit(1i64)))],
+                Some(Box::new(lit(-1i64))),
+            )));
+        }
+        if f.types.first().is_some_and(|t| t.is_integer()) {
+            let element = f.types[0].clone();
+            let series = df_udf("generate_series")?
+                .call(args.into_iter().map(|a| cast(a, DataType::Int64)).collect());
+            return Ok(cast(series, crate::types::list_type(element, false)));
+        }
+        Ok(df_udf("generate_series")?.call(args))
+    });
     add_spark(b, &["array_contains"], "array_contains", 2, 2);
     add_df(b, &["array_distinct"], "array_distinct", 1, 1);
     add_df(b, &["array_join"], "array_to_string", 2, 3);
-    add_df(b, &["array_position"], "array_position", 2, 2);
+    b.scalar(&["array_position"], |f| {
+        f.arity(2, 2)?;
+        let p = df_udf("array_position")?.call(f.args);
+        // 0 when absent, as a bigint.
+        Ok(cast(
+            df_udf("coalesce")?.call(vec![p, lit(0u64)]),
+            DataType::Int64,
+        ))
+    });
     add_df(b, &["array_remove"], "array_remove_all", 2, 2);
     add_df(b, &["array_union"], "array_union", 2, 2);
     add_df(b, &["array_intersect"], "array_intersect", 2, 2);
     add_df(b, &["array_except"], "array_except", 2, 2);
     add_df(b, &["arrays_overlap"], "array_has_any", 2, 2);
-    add_df(b, &["flatten"], "flatten", 1, 1);
+    // flatten: NULL when one of the arrays is NULL.
+    b.scalar(&["flatten"], |f| {
+        let a = super::operators::one(f)?;
+        let card = df_udf("cardinality")?;
+        let has_null = card
+            .call(vec![a.clone()])
+            .not_eq(card.call(vec![df_udf("array_compact")?.call(vec![a.clone()])]));
+        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(
+                Box::new(has_null),
+                Box::new(Expr::Literal(ScalarValue::Null, None)),
+            )],
+            Some(Box::new(df_udf("flatten")?.call(vec![a]))),
+        )))
+    });
     add_df(b, &["array_max"], "array_max", 1, 1);
     add_df(b, &["array_min"], "array_min", 1, 1);
     add_df(b, &["map_keys"], "map_keys", 1, 1);
@@ -86,24 +192,40 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(2, 2)?;
         Ok(crate::functions::udf::ArrayIndex::udf(false, false).call(f.args))
     });
-    b.scalar(&["sort_array"], |f| {
-        f.arity(1, 2)?;
-        let asc = match f.args.get(1) {
-            None => true,
-            Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
-            Some(_) => {
-                return Err(PlanError::Unsupported(
-                    "sort_array with a non-literal order".into(),
-                ));
-            }
-        };
-        let mut args = f.args;
-        args.truncate(1);
-        // Spark sorts nulls first ascending, last descending.
-        args.push(lit(if asc { "ASC" } else { "DESC" }));
-        args.push(lit(if asc { "NULLS FIRST" } else { "NULLS LAST" }));
-        Ok(df_udf("array_sort")?.call(args))
-    });
+    b.scalar_named(
+        &["sort_array"],
+        Naming::Custom(|w, a, _| super::aggregate::default_arg(w, a, 1, "true")),
+        |f| {
+            f.arity(1, 2)?;
+            let asc = match f.args.get(1) {
+                None => true,
+                Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
+                Some(_) => {
+                    return Err(PlanError::Unsupported(
+                        "sort_array with a non-literal order".into(),
+                    ));
+                }
+            };
+            let mut args = f.args;
+            args.truncate(1);
+            // Spark sorts nulls first ascending, last descending.
+            args.push(lit(if asc { "ASC" } else { "DESC" }));
+            args.push(lit(if asc { "NULLS FIRST" } else { "NULLS LAST" }));
+            Ok(df_udf("array_sort")?.call(args))
+        },
+    );
+}
+
+/// `value`, NULL when `x` is.
+pub(crate) fn null_if_null(x: Expr, value: Expr) -> Expr {
+    Expr::Case(datafusion::logical_expr::expr::Case::new(
+        None,
+        vec![(
+            Box::new(x.is_null()),
+            Box::new(Expr::Literal(ScalarValue::Null, None)),
+        )],
+        Some(Box::new(value)),
+    ))
 }
 
 /// `struct(a, b)`: fields named after the columns they come from, else `colN`.

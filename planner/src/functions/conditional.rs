@@ -84,10 +84,29 @@ pub fn register(b: &mut RegistryBuilder) {
         let x = one(f)?;
         super::df_udf("coalesce").map(|c| c.call(vec![x, lit(0)]))
     });
-    b.scalar(&["assert_true"], |f: FunctionInput| -> PlanResult<Expr> {
-        let _ = f;
-        Err(PlanError::Unsupported("assert_true".into()))
-    });
+    // assert_true(c[, message]): NULL, or USER_RAISED_EXCEPTION when c is not true.
+    b.scalar_named(
+        &["assert_true"],
+        Naming::Custom(|w, a, _| format!("{}({})", w.to_lowercase(), a.join(", "))),
+        |f: FunctionInput| -> PlanResult<Expr> {
+            f.arity(1, 2)?;
+            let mut args = f.args.into_iter();
+            let Some(c) = args.next() else {
+                return Err(PlanError::InvalidPlan("assert_true".into()));
+            };
+            let message = args
+                .next()
+                .unwrap_or_else(|| lit(format!("'{}' is not true!", c.schema_name())));
+            Ok(Expr::Case(Case::new(
+                None,
+                vec![(
+                    Box::new(c),
+                    Box::new(Expr::Literal(datafusion::common::ScalarValue::Null, None)),
+                )],
+                Some(Box::new(super::udf::RaiseError::udf().call(vec![message]))),
+            )))
+        },
+    );
 }
 
 fn case_name(_: &str, a: &[String], _: bool) -> String {

@@ -1,7 +1,11 @@
 //! Date and time functions, evaluated in the session time zone.
 
-use arrow::datatypes::DataType;
-use datafusion::logical_expr::{Expr, cast};
+use arrow::datatypes::{DataType, TimeUnit};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Expr, cast, lit};
+
+use super::FunctionInput;
+use super::native::{Native, NativeUdf, ParseTarget};
 
 use super::operators::one;
 use super::{RegistryBuilder, add_spark};
@@ -55,10 +59,11 @@ pub fn register(b: &mut RegistryBuilder) {
             };
             let udf = super::df_udf("date_part")?;
             let value = udf.call(vec![datafusion::logical_expr::lit(part), x]);
-            Ok(if part == "second" {
-                value
-            } else {
-                cast(value, DataType::Int32)
+            Ok(match part {
+                "second" => value,
+                // Spark's DAYOFWEEK counts from 1 (Sunday).
+                "dow" => cast(value, DataType::Int32) + datafusion::logical_expr::lit(1),
+                _ => cast(value, DataType::Int32),
             })
         },
     );
@@ -68,30 +73,216 @@ pub fn register(b: &mut RegistryBuilder) {
     date_part(b, &["quarter"], "quarter");
     date_part(b, &["dayofyear"], "doy");
     date_part(b, &["weekofyear"], "week");
-    add_spark(b, &["hour"], "hour", 1, 1);
-    add_spark(b, &["minute"], "minute", 1, 1);
-    add_spark(b, &["second"], "second", 1, 1);
-    add_spark(b, &["date_add", "dateadd"], "date_add", 2, 2);
-    add_spark(b, &["date_sub"], "date_sub", 2, 2);
-    add_spark(b, &["datediff", "date_diff"], "date_diff", 2, 2);
-    add_spark(b, &["add_months"], "add_months", 2, 2);
-    add_spark(b, &["last_day"], "last_day", 1, 1);
-    add_spark(b, &["next_day"], "next_day", 2, 2);
-    add_spark(b, &["trunc"], "trunc", 2, 2);
+    on_timestamp(b, &["hour"], "hour");
+    on_timestamp(b, &["minute"], "minute");
+    on_timestamp(b, &["second"], "second");
+    on_date(b, &["date_add", "dateadd"], "date_add", 2);
+    on_date(b, &["date_sub"], "date_sub", 2);
+    on_date(b, &["datediff", "date_diff"], "date_diff", 2);
+    on_date(b, &["add_months"], "add_months", 2);
+    on_date(b, &["last_day"], "last_day", 1);
+    on_date(b, &["next_day"], "next_day", 2);
+    on_date(b, &["trunc"], "trunc", 2);
+    on_date(b, &["weekday"], "weekday", 1);
+    on_date(b, &["monthname"], "monthname", 1);
+    on_date(b, &["unix_date"], "unix_date", 1);
+    // dayofweek: 1 = Sunday .. 7 = Saturday.
+    b.scalar(&["dayofweek"], |f| {
+        let x = to_date(one(f)?);
+        let udf = super::df_udf("date_part")?;
+        Ok(cast(
+            udf.call(vec![datafusion::logical_expr::lit("dow"), x]),
+            DataType::Int32,
+        ) + datafusion::logical_expr::lit(1))
+    });
+    b.scalar(&["dayname"], |f| {
+        let x = to_date(one(f)?);
+        Ok(super::df_udf("to_char")?.call(vec![x, datafusion::logical_expr::lit("%a")]))
+    });
+    b.scalar(&["date_from_unix_date"], |f| {
+        Ok(cast(cast(one(f)?, DataType::Int32), DataType::Date32))
+    });
+    b.scalar(&["current_timezone"], |f| {
+        f.arity(0, 0)?;
+        Ok(datafusion::logical_expr::lit(f.config.time_zone.clone()))
+    });
+    // timestamp_seconds/millis/micros(n): instants n units after the epoch.
+    for (name, per_second) in [
+        ("timestamp_seconds", 1_000_000i64),
+        ("timestamp_millis", 1_000),
+        ("timestamp_micros", 1),
+    ] {
+        b.scalar(&[name], move |f| {
+            let tz = f.config.time_zone.clone();
+            let x = one(f)?;
+            let micros = if per_second == 1 {
+                cast(x, DataType::Int64)
+            } else {
+                cast(
+                    cast(x, DataType::Float64) * datafusion::logical_expr::lit(per_second as f64),
+                    DataType::Int64,
+                )
+            };
+            Ok(cast(
+                cast(
+                    micros,
+                    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                ),
+                crate::types::timestamp_type(&tz),
+            ))
+        });
+    }
+    // unix_seconds/millis/micros(ts): whole units since the epoch, rounded down.
+    for (name, per_unit) in [
+        ("unix_seconds", 1_000_000i64),
+        ("unix_millis", 1_000),
+        ("unix_micros", 1),
+    ] {
+        b.scalar(&[name], move |f| {
+            let x = one(f)?;
+            let micros = cast(
+                cast(x, crate::types::timestamp_type("UTC")),
+                DataType::Int64,
+            );
+            if per_unit == 1 {
+                return Ok(micros);
+            }
+            let floor = super::df_udf("floor")?;
+            Ok(cast(
+                floor.call(vec![
+                    cast(micros, DataType::Float64)
+                        / datafusion::logical_expr::lit(per_unit as f64),
+                ]),
+                DataType::Int64,
+            ))
+        });
+    }
+    add_spark(b, &["make_interval"], "make_interval", 0, 7);
+    add_spark(b, &["make_dt_interval"], "make_dt_interval", 0, 4);
+    add_spark(b, &["from_utc_timestamp"], "from_utc_timestamp", 2, 2);
+    add_spark(b, &["to_utc_timestamp"], "to_utc_timestamp", 2, 2);
+    b.scalar(&["make_date"], |f| {
+        f.arity(3, 3)?;
+        let args = f
+            .args
+            .into_iter()
+            .map(|a| cast(a, DataType::Int32))
+            .collect();
+        Ok(super::df_udf("make_date")?.call(args))
+    });
     add_spark(b, &["date_trunc"], "date_trunc", 2, 2);
-    b.scalar(&["to_date"], |f| {
-        if f.args.len() != 1 {
-            return Err(crate::error::PlanError::Unsupported(
-                "to_date with a format".into(),
-            ));
+    b.scalar(&["to_date"], |f| parse_datetime(f, ParseTarget::Date, true));
+    b.scalar(&["try_to_date"], |f| {
+        parse_datetime(f, ParseTarget::Date, false)
+    });
+    b.scalar(&["to_timestamp"], |f| {
+        parse_datetime(f, ParseTarget::Timestamp, true)
+    });
+    b.scalar(&["try_to_timestamp"], |f| {
+        parse_datetime(f, ParseTarget::Timestamp, false)
+    });
+    b.scalar(&["unix_timestamp", "to_unix_timestamp"], |f| {
+        if f.args.is_empty() {
+            let now = super::df_udf("now")?.call(vec![]);
+            return Ok(cast(now, DataType::Int64) / lit(1_000_000_000i64));
         }
-        Ok(cast(one(f)?, DataType::Date32))
+        parse_datetime(f, ParseTarget::UnixSeconds, true)
+    });
+    b.scalar(&["date_format"], |f| {
+        f.arity(2, 2)?;
+        let spark_pattern = literal_text(&f.args[1], "date_format")?;
+        let (x, time_zone) = as_instant(f.args[0].clone(), &f.types[0], &f.config.time_zone);
+        let pattern = chrono_pattern(&spark_pattern)?;
+        Ok(NativeUdf::udf(Native::DateFormat { time_zone, pattern }).call(vec![x]))
+    });
+    b.scalar(&["from_unixtime"], |f| {
+        f.arity(1, 2)?;
+        let spark_pattern = match f.args.get(1) {
+            Some(p) => literal_text(p, "from_unixtime")?,
+            None => "yyyy-MM-dd HH:mm:ss".to_string(),
+        };
+        let seconds = cast(f.args[0].clone(), DataType::Int64);
+        let instant = cast(
+            seconds * lit(1_000_000i64),
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        );
+        let pattern = chrono_pattern(&spark_pattern)?;
+        Ok(NativeUdf::udf(Native::DateFormat {
+            time_zone: f.config.time_zone.clone(),
+            pattern,
+        })
+        .call(vec![instant]))
+    });
+    b.scalar(&["months_between"], |f| {
+        f.arity(2, 3)?;
+        let round_off = match f.args.get(2) {
+            None => true,
+            Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
+            Some(_) => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "months_between with a non-literal roundOff".into(),
+                ));
+            }
+        };
+        let tz = f.config.time_zone.clone();
+        let (a, _) = as_instant(f.args[0].clone(), &f.types[0], &tz);
+        let (b2, _) = as_instant(f.args[1].clone(), &f.types[1], &tz);
+        Ok(NativeUdf::udf(Native::MonthsBetween {
+            time_zone: tz,
+            round_off,
+        })
+        .call(vec![a, b2]))
+    });
+}
+
+/// A date argument: strings and timestamps as dates.
+fn to_date(x: Expr) -> Expr {
+    cast(x, DataType::Date32)
+}
+
+/// A datafusion-spark date function whose first argument is a date (strings cast).
+fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n: usize) {
+    b.scalar(names, move |f| {
+        f.arity(n, n)?;
+        let mut args = f.args;
+        for (i, t) in f.types.iter().enumerate() {
+            let is_text = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+            // datediff takes two dates; the others one date and a number or text.
+            if is_text && (i == 0 || spark_name == "date_diff") {
+                args[i] = to_date(args[i].clone());
+            }
+        }
+        Ok(super::sp_udf(spark_name)?.call(args))
+    });
+}
+
+/// A datafusion-spark time-of-day function of a timestamp (strings read as timestamps in
+/// the session time zone).
+fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str) {
+    b.scalar(names, move |f| {
+        let tz = f.config.time_zone.clone();
+        let text = matches!(
+            f.types.first(),
+            Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        );
+        let x = one(f)?;
+        let x = if text {
+            text_to_instant(x, &tz, true)
+        } else {
+            x
+        };
+        Ok(super::sp_udf(spark_name)?.call(vec![x]))
     });
 }
 
 fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
     b.scalar(names, move |f| {
+        let text = matches!(
+            f.types.first(),
+            Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        );
         let x = one(f)?;
+        let x = if text { to_date(x) } else { x };
         let udf = super::df_udf("date_part")?;
         Ok(cast(
             udf.call(vec![datafusion::logical_expr::lit(part), x]),
@@ -99,4 +290,129 @@ fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
         ))
     });
     let _: fn(Expr) -> Expr = |e| e;
+}
+
+/// `to_timestamp`/`to_date`/`unix_timestamp` (`fail`: ANSI errors; else NULL): text read
+/// with a pattern, or cast without one; timestamps and dates converted.
+fn parse_datetime(
+    f: FunctionInput,
+    target: ParseTarget,
+    fail: bool,
+) -> crate::error::PlanResult<Expr> {
+    f.arity(1, 2)?;
+    let tz = f.config.time_zone.clone();
+    let fail = fail && f.config.ansi;
+    let is_text = matches!(
+        f.types[0],
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    );
+    let spark_pattern = match (f.args.get(1), target) {
+        (Some(p), _) => Some(literal_text(p, "to_timestamp")?),
+        (None, ParseTarget::UnixSeconds) if is_text => Some("yyyy-MM-dd HH:mm:ss".to_string()),
+        (None, _) => None,
+    };
+    let x = f.args[0].clone();
+    if let (Some(spark_pattern), true) = (spark_pattern, is_text) {
+        let pattern = chrono_pattern(&spark_pattern)?;
+        return Ok(NativeUdf::udf(Native::ParseDatetime {
+            time_zone: tz,
+            pattern,
+            target,
+            fail,
+        })
+        .call(vec![x]));
+    }
+    let to = match target {
+        ParseTarget::Date => DataType::Date32,
+        _ => crate::types::timestamp_type(&tz),
+    };
+    let converted = match (&f.types[0], target) {
+        // A date's midnight in the session time zone.
+        (DataType::Date32, ParseTarget::Timestamp | ParseTarget::UnixSeconds) => cast(
+            cast(x, DataType::Timestamp(TimeUnit::Microsecond, None)),
+            to,
+        ),
+        (_, ParseTarget::Timestamp | ParseTarget::UnixSeconds) if is_text => {
+            text_to_instant(x, &tz, fail)
+        }
+        _ if fail => cast(x, to),
+        _ => Expr::TryCast(datafusion::logical_expr::TryCast::new(Box::new(x), to)),
+    };
+    Ok(match target {
+        ParseTarget::UnixSeconds => {
+            let micros = cast(converted, DataType::Int64);
+            let floor = super::df_udf("floor")?;
+            cast(
+                floor.call(vec![cast(micros, DataType::Float64) / lit(1e6)]),
+                DataType::Int64,
+            )
+        }
+        _ => converted,
+    })
+}
+
+/// Text read as an instant in the session time zone, as `CAST(text AS TIMESTAMP)`.
+fn text_to_instant(x: Expr, tz: &str, fail: bool) -> Expr {
+    NativeUdf::udf(Native::TextToTimestamp {
+        time_zone: tz.to_string(),
+        fail,
+    })
+    .call(vec![x])
+}
+
+/// A value as a timestamp for formatting, with the zone to format it in: text read in the
+/// session zone, TIMESTAMP_NTZ values as they are (formatted in UTC), dates kept.
+fn as_instant(x: Expr, t: &DataType, tz: &str) -> (Expr, String) {
+    match t {
+        DataType::Date32 => (x, tz.to_string()),
+        DataType::Timestamp(_, None) => (
+            cast(
+                x,
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            ),
+            "UTC".to_string(),
+        ),
+        DataType::Timestamp(_, Some(_)) => (x, tz.to_string()),
+        _ => (text_to_instant(x, tz, true), tz.to_string()),
+    }
+}
+
+fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
+    match e {
+        Expr::Literal(ScalarValue::Utf8(Some(s)), _)
+        | Expr::Literal(ScalarValue::LargeUtf8(Some(s)), _)
+        | Expr::Literal(ScalarValue::Utf8View(Some(s)), _) => Ok(s.clone()),
+        _ => Err(crate::error::PlanError::Unsupported(format!(
+            "{function} with a pattern that is not a literal"
+        ))),
+    }
+}
+
+/// A Spark datetime pattern as chrono's; letters repeated more than Spark allows are
+/// INVALID_DATETIME_PATTERN as in Spark.
+fn chrono_pattern(spark: &str) -> crate::error::PlanResult<String> {
+    crate::datetime_pattern::to_chrono(spark).map_err(|e| {
+        let mut longest = 0;
+        let mut run = 0;
+        let mut prev = None;
+        for c in spark.chars() {
+            run = if Some(c) == prev { run + 1 } else { 1 };
+            prev = Some(c);
+            if c.is_ascii_alphabetic() {
+                longest = longest.max(run);
+            }
+        }
+        if longest >= 5 {
+            crate::error::SparkError::new(
+                crate::error::ErrorKind::IllegalArgument,
+                "INVALID_DATETIME_PATTERN.LENGTH",
+                "22007",
+                format!("Too many letters in datetime pattern: {spark}."),
+                vec![("pattern", spark.to_string())],
+            )
+            .into()
+        } else {
+            e
+        }
+    })
 }

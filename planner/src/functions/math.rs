@@ -1,7 +1,8 @@
 //! Math functions. Spark prints some of them with fixed upper-case names (`SQRT`, `POWER`).
 
 use arrow::datatypes::DataType;
-use datafusion::logical_expr::{Expr, cast};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::operators::{one, two};
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark};
@@ -9,11 +10,16 @@ use crate::error::PlanResult;
 
 pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["abs"], "abs", 1, 1);
-    double_fn(b, &["sqrt"], Naming::Fixed("SQRT"), "sqrt");
+    // sqrt of a negative number is NaN (DataFusion raises an error).
+    b.scalar_named(&["sqrt"], Naming::Fixed("SQRT"), |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        let sqrt = super::df_udf("sqrt")?.call(vec![x.clone()]);
+        Ok(when(x.lt(lit(0.0f64)), lit(f64::NAN), sqrt))
+    });
     double_fn(b, &["exp"], Naming::Fixed("EXP"), "exp");
-    double_fn(b, &["ln"], Naming::Call, "ln");
-    double_fn(b, &["log10"], Naming::Fixed("LOG10"), "log10");
-    double_fn(b, &["log2"], Naming::Fixed("LOG2"), "log2");
+    log_fn(b, &["ln"], Naming::Call, "ln");
+    log_fn(b, &["log10"], Naming::Fixed("LOG10"), "log10");
+    log_fn(b, &["log2"], Naming::Fixed("LOG2"), "log2");
     double_fn(b, &["cbrt"], Naming::Fixed("CBRT"), "cbrt");
     double_fn(b, &["sin"], Naming::Fixed("SIN"), "sin");
     double_fn(b, &["cos"], Naming::Fixed("COS"), "cos");
@@ -34,11 +40,18 @@ pub fn register(b: &mut RegistryBuilder) {
             .into_iter()
             .map(|a| cast(a, DataType::Float64))
             .collect();
-        if args.len() == 1 {
-            super::df_udf("ln").map(|u| u.call(args))
+        // Spark's logarithms are NULL for arguments <= 0.
+        let positive = args
+            .iter()
+            .map(|a| a.clone().gt(lit(0.0f64)))
+            .reduce(Expr::and)
+            .unwrap_or_else(|| lit(true));
+        let value = if args.len() == 1 {
+            super::df_udf("ln").map(|u| u.call(args))?
         } else {
-            super::df_udf("log").map(|u| u.call(args))
-        }
+            super::df_udf("log").map(|u| u.call(args))?
+        };
+        Ok(when(positive, value, lit(ScalarValue::Float64(None))))
     });
     b.scalar_named(
         &["pow", "power"],
@@ -61,14 +74,52 @@ pub fn register(b: &mut RegistryBuilder) {
         super::df_udf("atan2")
             .map(|u| u.call(vec![cast(x, DataType::Float64), cast(y, DataType::Float64)]))
     });
-    add_spark(b, &["round"], "round", 1, 2);
-    add_spark(b, &["floor"], "floor", 1, 2);
-    add_spark(b, &["ceil", "ceiling"], "ceil", 1, 2);
-    add_spark(b, &["pmod"], "pmod", 2, 2);
+    b.scalar_named(&["round"], Naming::Custom(with_scale_zero), |f| {
+        round_to_spark_type(f, RoundMode::HalfUp)
+    });
+    b.scalar_named(&["bround"], Naming::Custom(with_scale_zero), |f| {
+        round_to_spark_type(f, RoundMode::HalfEven)
+    });
+    b.scalar_named(&["floor"], Naming::Custom(upper_when_one_arg), |f| {
+        f.arity(1, 1)?;
+        super::sp_udf("floor").map(|u| u.call(f.args))
+    });
+    b.scalar_named(
+        &["ceil", "ceiling"],
+        Naming::Custom(upper_when_one_arg),
+        |f| {
+            f.arity(1, 1)?;
+            super::sp_udf("ceil").map(|u| u.call(f.args))
+        },
+    );
+    b.scalar(&["pmod"], |f| {
+        f.arity(2, 2)?;
+        let decimals = match (f.types.as_slice(), f.args.as_slice()) {
+            ([lt, rt], [l, r])
+                if matches!(lt, DataType::Decimal128(..))
+                    || matches!(rt, DataType::Decimal128(..)) =>
+            {
+                super::decimal::operand_decimal(lt, l).zip(super::decimal::operand_decimal(rt, r))
+            }
+            _ => None,
+        };
+        let value = super::sp_udf("pmod")?.call(f.args);
+        Ok(match decimals {
+            Some((lt, rt)) => {
+                let (p, s) =
+                    super::decimal::result_type(datafusion::logical_expr::Operator::Modulo, lt, rt);
+                cast(value, DataType::Decimal128(p, s))
+            }
+            None => value,
+        })
+    });
     add_spark(b, &["factorial"], "factorial", 1, 1);
     add_spark(b, &["expm1"], "expm1", 1, 1);
     add_spark(b, &["hypot"], "hypot", 2, 2);
-    add_spark(b, &["rint"], "rint", 1, 1);
+    b.scalar(&["rint"], |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        super::sp_udf("rint").map(|u| u.call(vec![x]))
+    });
     add_spark(b, &["bin"], "bin", 1, 1);
     add_df(b, &["greatest"], "greatest", 2, usize::MAX);
     add_df(b, &["least"], "least", 2, usize::MAX);
@@ -78,6 +129,169 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(datafusion::logical_expr::lit(std::f64::consts::E))
     });
     add_df(b, &["rand", "random"], "random", 0, 1);
+    double_fn(b, &["asinh"], Naming::Fixed("ASINH"), "asinh");
+    double_fn(b, &["acosh"], Naming::Fixed("ACOSH"), "acosh");
+    double_fn(b, &["atanh"], Naming::Fixed("ATANH"), "atanh");
+    double_fn(b, &["cot"], Naming::Fixed("COT"), "cot");
+    b.scalar_named(&["log1p"], Naming::Fixed("LOG1P"), |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        let value = super::df_udf("ln")?.call(vec![x.clone() + lit(1.0f64)]);
+        Ok(when(
+            x.gt(lit(-1.0f64)),
+            value,
+            lit(ScalarValue::Float64(None)),
+        ))
+    });
+    b.scalar_named(&["sec"], Naming::Fixed("SEC"), |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        super::df_udf("cos").map(|u| lit(1.0f64) / u.call(vec![x]))
+    });
+    b.scalar_named(&["csc"], Naming::Fixed("CSC"), |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        super::df_udf("sin").map(|u| lit(1.0f64) / u.call(vec![x]))
+    });
+    b.scalar(&["isnan"], |f| {
+        let x = cast(one(f)?, DataType::Float64);
+        // NULL is not NaN.
+        let isnan = super::df_udf("isnan")?.call(vec![x]);
+        Ok(super::df_udf("coalesce")?.call(vec![isnan, lit(false)]))
+    });
+    b.scalar(&["nanvl"], |f| {
+        let (x, y) = two(f)?;
+        super::df_udf("nanvl")
+            .map(|u| u.call(vec![cast(x, DataType::Float64), cast(y, DataType::Float64)]))
+    });
+    add_spark(b, &["bit_count"], "bit_count", 1, 1);
+    add_spark(b, &["bit_get", "getbit"], "bit_get", 2, 2);
+    add_spark(b, &["width_bucket"], "width_bucket", 4, 4);
+    b.scalar(&["equal_null"], |f| {
+        let (x, y) = two(f)?;
+        Ok(Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+            Box::new(x),
+            datafusion::logical_expr::Operator::IsNotDistinctFrom,
+            Box::new(y),
+        )))
+    });
+    // shiftrightunsigned(x, n): a logical shift of the 32- or 64-bit value.
+    b.scalar(&["shiftrightunsigned"], |f| {
+        let wide = matches!(f.types.first(), Some(DataType::Int64));
+        let (x, n) = two(f)?;
+        let shift = |x: Expr, n: Expr| {
+            Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+                Box::new(x),
+                datafusion::logical_expr::Operator::BitwiseShiftRight,
+                Box::new(n),
+            ))
+        };
+        let and = |x: Expr, m: Expr| {
+            Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+                Box::new(x),
+                datafusion::logical_expr::Operator::BitwiseAnd,
+                Box::new(m),
+            ))
+        };
+        let n = cast(n, DataType::Int64);
+        let (n, value) = if wide {
+            // (x >> n) & (i64::MAX >> (n - 1)): the sign bits shifted in are cleared.
+            let n = n & lit(63i64);
+            let mask = shift(lit(i64::MAX), n.clone() - lit(1i64));
+            (n.clone(), and(shift(x.clone(), n), mask))
+        } else {
+            // 32 bits: the unsigned value in 64 bits, shifted, back to an int.
+            let n = n & lit(31i64);
+            let unsigned = and(cast(x.clone(), DataType::Int64), lit(0xFFFF_FFFFi64));
+            (n.clone(), cast(shift(unsigned, n), DataType::Int32))
+        };
+        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(Box::new(n.eq(lit(0i64))), Box::new(x))],
+            Some(Box::new(value)),
+        )))
+    });
+}
+
+/// `CASE WHEN c THEN a ELSE b END`.
+fn when(c: Expr, a: Expr, b: Expr) -> Expr {
+    Expr::Case(datafusion::logical_expr::expr::Case::new(
+        None,
+        vec![(Box::new(c), Box::new(a))],
+        Some(Box::new(b)),
+    ))
+}
+
+/// A logarithm: NULL for arguments <= 0, as in Spark.
+fn log_fn(b: &mut RegistryBuilder, names: &[&str], naming: Naming, df_name: &'static str) {
+    b.scalar_named(names, naming, move |f| -> PlanResult<Expr> {
+        let x = cast(one(f)?, DataType::Float64);
+        let value = super::df_udf(df_name)?.call(vec![x.clone()]);
+        Ok(when(
+            x.gt(lit(0.0f64)),
+            value,
+            lit(ScalarValue::Float64(None)),
+        ))
+    });
+}
+
+fn with_scale_zero(w: &str, a: &[String], _: bool) -> String {
+    match a {
+        [x] => format!("{}({x}, 0)", w.to_ascii_lowercase()),
+        args => format!("{}({})", w.to_ascii_lowercase(), args.join(", ")),
+    }
+}
+
+fn upper_when_one_arg(w: &str, a: &[String], _: bool) -> String {
+    match a {
+        [x] => format!("{}({x})", w.to_ascii_uppercase()),
+        args => format!("{}({})", w.to_ascii_lowercase(), args.join(", ")),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum RoundMode {
+    HalfUp,
+    HalfEven,
+}
+
+/// `round`/`bround(x[, d])` with Spark's result type: a decimal keeps at most `d` decimals
+/// and gains an integral digit; other numbers keep their type.
+fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<Expr> {
+    f.arity(1, 2)?;
+    let scale = match f.args.get(1) {
+        None => 0i64,
+        Some(Expr::Literal(v, _)) => v.to_string().parse::<i64>().map_err(|_| {
+            crate::error::PlanError::Unsupported("round with a non-integer scale".into())
+        })?,
+        Some(_) => {
+            return Err(crate::error::PlanError::Unsupported(
+                "round with a non-literal scale".into(),
+            ));
+        }
+    };
+    let x = f.args[0].clone();
+    let t = f.types[0].clone();
+    let rounded = match mode {
+        RoundMode::HalfUp => super::sp_udf("round")?.call(vec![x, lit(scale as i32)]),
+        RoundMode::HalfEven => {
+            super::native::NativeUdf::udf(super::native::Native::RoundHalfEven {
+                scale: scale as i32,
+            })
+            .call(vec![x])
+        }
+    };
+    Ok(match t {
+        DataType::Decimal128(p, s) => {
+            let (p, s) = (p as i64, s as i64);
+            let integral = p - s + 1;
+            let (np, ns) = if scale < 0 {
+                (integral, 0)
+            } else {
+                let ns = s.min(scale);
+                (integral + ns, ns)
+            };
+            cast(rounded, DataType::Decimal128(np.min(38) as u8, ns as i8))
+        }
+        _ => rounded,
+    })
 }
 
 fn double_fn(b: &mut RegistryBuilder, names: &[&str], naming: Naming, df_name: &'static str) {

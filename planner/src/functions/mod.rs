@@ -8,6 +8,8 @@ mod conditional;
 mod datetime;
 pub mod decimal;
 mod math;
+pub mod native;
+pub(crate) use collection::null_if_null;
 mod operators;
 mod string;
 pub mod udf;
@@ -23,6 +25,7 @@ use crate::error::{PlanResult, SparkError};
 use crate::resolver::PlannerConfig;
 
 /// The resolved arguments of a call, ready for a builder.
+#[derive(Clone)]
 pub struct FunctionInput<'a> {
     pub name: &'a str,
     pub args: Vec<Expr>,
@@ -216,6 +219,15 @@ impl RegistryBuilder {
             Naming::Call,
             Arc::new(build),
         );
+    }
+
+    pub fn add_named_aggregate(
+        &mut self,
+        names: &[&str],
+        naming: Naming,
+        build: impl Fn(FunctionInput) -> PlanResult<Expr> + Send + Sync + 'static,
+    ) {
+        self.add(names, FunctionKind::Aggregate, naming, Arc::new(build));
     }
 
     pub fn window(

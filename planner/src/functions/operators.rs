@@ -2,7 +2,9 @@
 //! null tests, LIKE/RLIKE, IN and bitwise operators.
 
 use arrow::datatypes::DataType;
-use datafusion::logical_expr::{Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like};
+use datafusion::logical_expr::{
+    Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like, try_cast,
+};
 
 use super::decimal;
 use super::udf::{ArithOp, CheckedArithmetic, DoubleDivide, IntegralDivide};
@@ -27,6 +29,35 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar_named(&["/"], Naming::Infix("/"), divide);
     b.scalar_named(&["%"], Naming::Infix("%"), remainder);
+    b.scalar(&["try_divide"], |f| divide_with(f, false));
+    b.scalar(&["try_add"], |f| {
+        try_arithmetic(f, ArithOp::Add, Operator::Plus)
+    });
+    b.scalar(&["try_subtract"], |f| {
+        try_arithmetic(f, ArithOp::Subtract, Operator::Minus)
+    });
+    b.scalar(&["try_multiply"], |f| {
+        try_arithmetic(f, ArithOp::Multiply, Operator::Multiply)
+    });
+    b.scalar(&["try_mod"], |f| {
+        let zero = f
+            .args
+            .get(1)
+            .cloned()
+            .map(|d| d.eq(datafusion::logical_expr::lit(0)));
+        let value = remainder_with(f, false)?;
+        Ok(match zero {
+            Some(z) => Expr::Case(datafusion::logical_expr::expr::Case::new(
+                None,
+                vec![(
+                    Box::new(z),
+                    Box::new(Expr::Literal(datafusion::common::ScalarValue::Null, None)),
+                )],
+                Some(Box::new(value)),
+            )),
+            None => value,
+        })
+    });
     b.scalar_named(&["mod"], Naming::Call, remainder);
     b.scalar_named(&["div"], Naming::Infix("div"), |f| {
         let ansi = f.config.ansi;
@@ -291,6 +322,44 @@ fn cast_if(e: Expr, from: &DataType, to: &DataType) -> Expr {
 /// `/`: decimals divide as decimals; everything else as double.
 fn divide(f: FunctionInput) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
+    divide_with(f, ansi)
+}
+
+/// `try_add`/`try_subtract`/`try_multiply`: NULL instead of an overflow. Integers are
+/// computed exactly (as 38-digit decimals) and narrowed back; other types as without ANSI.
+fn try_arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<Expr> {
+    f.arity(2, 2)?;
+    match (f.types.first(), f.types.get(1)) {
+        (Some(lt), Some(rt)) if is_integral(lt) && is_integral(rt) => {
+            let t = if integral_rank(lt) >= integral_rank(rt) {
+                lt.clone()
+            } else {
+                rt.clone()
+            };
+            let (l, r) = two(f)?;
+            let wide = DataType::Decimal128(38, 0);
+            let exact = binary_expr(cast(l, wide.clone()), operator, cast(r, wide));
+            Ok(try_cast(exact, t))
+        }
+        _ => {
+            let config = crate::resolver::PlannerConfig {
+                ansi: false,
+                ..f.config.clone()
+            };
+            arithmetic(
+                FunctionInput {
+                    config: &config,
+                    ..f
+                },
+                op,
+                operator,
+            )
+        }
+    }
+}
+
+/// `/`, raising errors under ANSI or answering NULL (`try_divide`).
+fn divide_with(f: FunctionInput, ansi: bool) -> PlanResult<Expr> {
     let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
     match decimals {
@@ -309,6 +378,10 @@ fn divide(f: FunctionInput) -> PlanResult<Expr> {
 
 fn remainder(f: FunctionInput) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
+    remainder_with(f, ansi)
+}
+
+fn remainder_with(f: FunctionInput, ansi: bool) -> PlanResult<Expr> {
     let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
     match decimals {

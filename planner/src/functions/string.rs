@@ -1,7 +1,9 @@
 //! String functions (1-based positions, Spark's null handling).
 
-use datafusion::logical_expr::{Expr, lit};
+use arrow::datatypes::DataType;
+use datafusion::logical_expr::{Expr, cast, lit};
 
+use super::native::{Native, NativeUdf};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
 
@@ -18,16 +20,125 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["trim", "btrim"], "btrim", 1, 2);
     add_df(b, &["ltrim"], "ltrim", 1, 2);
     add_df(b, &["rtrim"], "rtrim", 1, 2);
-    add_spark(b, &["concat"], "concat", 0, usize::MAX);
+    // concat of arrays is their concatenation.
+    b.scalar(&["concat"], |f| {
+        let arrays = !f.types.is_empty()
+            && f.types
+                .iter()
+                .all(|t| matches!(t, DataType::List(_) | DataType::LargeList(_)));
+        if arrays {
+            return super::df_udf("array_concat").map(|u| u.call(f.args));
+        }
+        super::sp_udf("concat").map(|u| u.call(f.args))
+    });
     add_spark_named(b, &["||"], Naming::Fixed("concat"), "concat", 2, 2);
     add_spark(b, &["concat_ws"], "concat_ws", 1, usize::MAX);
     add_spark(b, &["substring", "substr"], "substring", 2, 3);
-    add_df(b, &["replace"], "replace", 2, 3);
-    add_df(b, &["reverse"], "reverse", 1, 1);
+    b.scalar(&["replace"], |mut f| {
+        f.arity(2, 3)?;
+        if f.args.len() == 2 {
+            f.args.push(lit(""));
+        }
+        super::df_udf("replace").map(|u| u.call(f.args))
+    });
+    b.scalar(&["reverse"], |f| {
+        let list = matches!(
+            f.types.first(),
+            Some(arrow::datatypes::DataType::List(_) | arrow::datatypes::DataType::LargeList(_))
+        );
+        let x = super::operators::one(f)?;
+        let name = if list { "array_reverse" } else { "reverse" };
+        Ok(super::df_udf(name)?.call(vec![x]))
+    });
     add_df(b, &["repeat"], "repeat", 2, 2);
     add_df(b, &["lpad"], "lpad", 2, 3);
     add_df(b, &["rpad"], "rpad", 2, 3);
-    add_df(b, &["initcap"], "initcap", 1, 1);
+    native(b, &["initcap"], 1, 1, || Native::Initcap);
+    native(b, &["split"], 2, 3, || Native::Split);
+    native(b, &["regexp_extract"], 2, 3, || Native::RegexpExtract {
+        all: false,
+    });
+    native(b, &["regexp_extract_all"], 2, 3, || Native::RegexpExtract {
+        all: true,
+    });
+    native(b, &["regexp_substr"], 2, 2, || Native::RegexpSubstr);
+    native(b, &["regexp_instr"], 2, 3, || Native::RegexpInstr);
+    native(b, &["hash"], 1, usize::MAX, || Native::Murmur3);
+    native(b, &["to_json"], 1, 2, || Native::ToJson);
+    native(b, &["conv"], 3, 3, || Native::Conv);
+    b.scalar(&["current_user", "user", "session_user"], |f| {
+        f.arity(0, 0)?;
+        Ok(lit(std::env::var("USER").unwrap_or_else(|_| "ember".into())))
+    });
+    b.scalar(&["version"], |f| {
+        f.arity(0, 0)?;
+        Ok(lit(concat!("4.0.1 ember-", env!("CARGO_PKG_VERSION"))))
+    });
+    native(b, &["mask"], 1, 5, || Native::Mask);
+    b.scalar(&["format_number"], |f| {
+        f.arity(2, 2)?;
+        let decimals = match &f.args[1] {
+            Expr::Literal(v, _) if v.data_type().is_integer() => {
+                v.to_string().parse::<i32>().unwrap_or(-1)
+            }
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "format_number with a pattern".into(),
+                ));
+            }
+        };
+        Ok(NativeUdf::udf(Native::FormatNumber { decimals }).call(vec![f.args[0].clone()]))
+    });
+    native(b, &["get_json_object"], 2, 2, || Native::GetJsonObject);
+    native(b, &["json_array_length"], 1, 1, || Native::JsonArrayLength);
+    native(b, &["json_object_keys"], 1, 1, || Native::JsonObjectKeys);
+    // from_json(text, schema[, options]): Spark names it after the text only.
+    b.scalar_named(
+        &["from_json"],
+        Naming::Custom(|w, a, _| {
+            format!(
+                "{}({})",
+                w.to_lowercase(),
+                a.first().cloned().unwrap_or_default()
+            )
+        }),
+        |f| {
+            f.arity(2, 3)?;
+            let schema = match &f.args[1] {
+                Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "from_json with a schema that is not a literal string".into(),
+                    ));
+                }
+            };
+            // A bad schema is the parse error Spark raises, when planned.
+            crate::types::parse_data_type(&schema, &f.config.time_zone).map_err(|e| {
+                let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
+                e.kind = crate::error::ErrorKind::Analysis;
+                e
+            })?;
+            let kind = Native::FromJson {
+                schema,
+                time_zone: f.config.time_zone.clone(),
+            };
+            Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+        },
+    );
+    // schema_of_json(literal): Spark's inferred type, in DDL.
+    b.scalar(&["schema_of_json"], |f| {
+        f.arity(1, 2)?;
+        let text = match &f.args[0] {
+            Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "schema_of_json of a value that is not a literal string".into(),
+                ));
+            }
+        };
+        let t = crate::datasource::whole::infer_json_value_type(&text)?;
+        Ok(lit(crate::types::sql_name(&t)))
+    });
     add_spark(b, &["ascii"], "ascii", 1, 1);
     add_df(b, &["startswith"], "starts_with", 2, 2);
     add_df(b, &["endswith"], "ends_with", 2, 2);
@@ -55,8 +166,28 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
     add_df(b, &["levenshtein"], "levenshtein", 2, 2);
-    add_df(b, &["regexp_replace"], "regexp_replace", 3, 3);
-    add_df(b, &["regexp_count"], "regexp_count", 2, 2);
+    // Every match replaced (DataFusion replaces the first one without the `g` flag).
+    b.scalar_named(
+        &["regexp_replace"],
+        Naming::Custom(|w, a, _| super::aggregate::default_arg(w, a, 3, "1")),
+        |mut f| {
+            f.arity(3, 4)?;
+            if f.args.len() == 4 {
+                return Err(crate::error::PlanError::Unsupported(
+                    "regexp_replace with a position".into(),
+                ));
+            }
+            f.args.push(lit("g"));
+            super::df_udf("regexp_replace").map(|u| u.call(f.args))
+        },
+    );
+    b.scalar(&["regexp_count"], |f| {
+        f.arity(2, 2)?;
+        Ok(cast(
+            super::df_udf("regexp_count")?.call(f.args),
+            DataType::Int32,
+        ))
+    });
     add_df(b, &["bit_length"], "bit_length", 1, 1);
     add_df(b, &["octet_length"], "octet_length", 1, 1);
     add_df_named(b, &["split_part"], Naming::Call, "split_part", 3, 3);
@@ -67,14 +198,99 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["locate", "position"], |f| {
         f.arity(2, 3)?;
+        let strpos = super::df_udf("strpos")?;
         if f.args.len() == 3 {
-            return Err(crate::error::PlanError::Unsupported(
-                "locate with a start position".into(),
-            ));
+            // locate(sub, str, pos): the first match at or after pos; 0 for pos < 1.
+            let mut args = f.args.into_iter();
+            let (Some(sub), Some(s), Some(pos)) = (args.next(), args.next(), args.next()) else {
+                return Err(crate::error::PlanError::InvalidPlan("locate".into()));
+            };
+            let pos = cast(pos, DataType::Int32);
+            let tail = super::df_udf("substr")?.call(vec![s, pos.clone()]);
+            let found = strpos.call(vec![tail, sub]);
+            return Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
+                None,
+                vec![
+                    (Box::new(pos.clone().lt(lit(1))), Box::new(lit(0))),
+                    (Box::new(found.clone().eq(lit(0))), Box::new(lit(0))),
+                ],
+                Some(Box::new(cast(found + pos - lit(1), DataType::Int32))),
+            )));
         }
         let (sub, s) = two(f)?;
-        super::df_udf("strpos").map(|u| u.call(vec![s, sub]))
+        Ok(strpos.call(vec![s, sub]))
+    });
+    add_df(b, &["find_in_set"], "find_in_set", 2, 2);
+    add_df(b, &["substring_index"], "substr_index", 3, 3);
+    add_spark(b, &["elt"], "elt", 2, usize::MAX);
+    add_spark(b, &["parse_url"], "parse_url", 2, 3);
+    add_spark(b, &["try_parse_url"], "try_parse_url", 2, 3);
+    add_spark(b, &["url_encode"], "url_encode", 1, 1);
+    add_spark(b, &["url_decode"], "url_decode", 1, 1);
+    add_spark(b, &["try_url_decode"], "try_url_decode", 1, 1);
+    add_spark(b, &["is_valid_utf8"], "is_valid_utf8", 1, 1);
+    add_spark(b, &["make_valid_utf8"], "make_valid_utf8", 1, 1);
+    add_spark(b, &["luhn_check"], "luhn_check", 1, 1);
+    add_spark(b, &["quote"], "quote", 1, 1);
+    add_df(b, &["uuid"], "uuid", 0, 0);
+    // overlay(str PLACING rep FROM pos [FOR len])
+    add_df_named(
+        b,
+        &["overlay"],
+        Naming::Custom(|_, a, _| match a {
+            [s, r, p] => format!("overlay({s}, {r}, {p}, -1)"),
+            args => format!("overlay({})", args.join(", ")),
+        }),
+        "overlay",
+        3,
+        4,
+    );
+    // encode(str, charset) / decode(bin, charset): UTF-8 text as bytes and back.
+    b.scalar(&["encode"], |f| {
+        let (s, charset) = two(f)?;
+        utf8_charset(&charset, "encode")?;
+        Ok(cast(s, DataType::Binary))
+    });
+    b.scalar(&["decode"], |f| {
+        if f.args.len() != 2 {
+            return Err(crate::error::PlanError::Unsupported(
+                "decode(expr, search, result, ...) (the CASE-like form)".into(),
+            ));
+        }
+        let (s, charset) = two(f)?;
+        utf8_charset(&charset, "decode")?;
+        Ok(cast(s, DataType::Utf8))
     });
     let _: fn(Expr) -> Expr = |e| e;
     let _ = lit(0);
+}
+
+fn utf8_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<()> {
+    match charset {
+        Expr::Literal(v, _)
+            if matches!(
+                v.to_string().to_ascii_uppercase().as_str(),
+                "UTF-8" | "UTF8" | "US-ASCII"
+            ) =>
+        {
+            Ok(())
+        }
+        other => Err(crate::error::PlanError::Unsupported(format!(
+            "{function} with the charset {other}"
+        ))),
+    }
+}
+
+/// A function computed by one of Ember's native kinds.
+fn native(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    min: usize,
+    max: usize,
+    kind: impl Fn() -> Native + Send + Sync + 'static,
+) {
+    b.scalar(names, move |f| {
+        f.arity(min, max)?;
+        Ok(NativeUdf::udf(kind()).call(f.args))
+    });
 }

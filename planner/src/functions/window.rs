@@ -35,7 +35,36 @@ pub fn register(b: &mut RegistryBuilder) {
     add(b, "lead", Naming::Custom(offset_name("lead")), |f| {
         win(f, "lead", 1, 3)
     });
-    add(b, "nth_value", Naming::Call, |f| win(f, "nth_value", 2, 2));
+    // nth_value(x, n[, ignoreNulls])
+    add(
+        b,
+        "nth_value",
+        Naming::Custom(|w, a, _| {
+            format!(
+                "{}({})",
+                w.to_lowercase(),
+                a.iter().take(2).cloned().collect::<Vec<_>>().join(", ")
+            )
+        }),
+        |mut f| {
+            if f.args.len() == 3 {
+                match f.args.pop() {
+                    Some(Expr::Literal(
+                        datafusion::common::ScalarValue::Boolean(Some(ignore)),
+                        _,
+                    )) => {
+                        f.ignore_nulls = Some(ignore);
+                    }
+                    _ => {
+                        return Err(crate::error::PlanError::Unsupported(
+                            "nth_value with a non-literal ignoreNulls".into(),
+                        ));
+                    }
+                }
+            }
+            win(f, "nth_value", 2, 2)
+        },
+    );
 }
 
 fn add(

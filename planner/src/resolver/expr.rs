@@ -349,6 +349,17 @@ impl Resolver<'_> {
             }
             return Err(SparkError::unresolved_routine(&call.name).into());
         };
+        let named_call;
+        let call = if call
+            .args
+            .iter()
+            .any(|a| matches!(a, SExpr::NamedArgument { .. }))
+        {
+            named_call = positional_call(call)?;
+            &named_call
+        } else {
+            call
+        };
         // count(*) is count(1).
         let star_arg = matches!(call.args.as_slice(), [SExpr::Star { target: None, .. }]);
         let mut args = Vec::with_capacity(call.args.len());
@@ -432,8 +443,20 @@ impl Resolver<'_> {
             || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
         let spark_string = to == DataType::Utf8
             && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
+        let from = inner.get_type(schema)?;
+        let text_to_instant = matches!(
+            from,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        ) && matches!(to, DataType::Timestamp(_, Some(_)));
         Ok(if spark_string {
             crate::functions::udf::CastToString::udf(&self.config.time_zone).call(vec![inner])
+        } else if text_to_instant {
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::TextToTimestamp {
+                time_zone: self.config.time_zone.clone(),
+                fail: !try_mode,
+            })
+            .call(vec![inner])
         } else if try_mode {
             try_cast(inner, to)
         } else {
@@ -631,6 +654,7 @@ impl Resolver<'_> {
             &call.args,
             schema,
         )?;
+        let frame = (range_bounds_typed(frame.0, &order, schema)?, frame.1);
         // Builders may wrap the function in a cast to Spark's result type (rank() is an int).
         let (fexpr, result_type) = match fexpr {
             Expr::Cast(c) => (*c.expr, Some(c.field)),
@@ -812,6 +836,99 @@ impl Resolver<'_> {
         let (e, n) = self.resolve_expr(&o.expr, schema)?;
         Ok((Sort::new(e, o.ascending, o.nulls_first()), sort_name(&n, o)))
     }
+}
+
+/// A call with named arguments (`mask(s, lowerChar => 'x')`) as the positional call it
+/// stands for, omitted parameters given their defaults. Functions whose parameters Ember
+/// does not know the names of refuse named arguments rather than misplace them.
+fn positional_call(call: &spec::FunctionCall) -> PlanResult<spec::FunctionCall> {
+    let params: &[(&str, Option<&str>)] = match call.name.to_ascii_lowercase().as_str() {
+        "mask" => &[
+            ("input", None),
+            ("upperchar", Some("X")),
+            ("lowerchar", Some("x")),
+            ("digitchar", Some("n")),
+            ("otherchar", None),
+        ],
+        _ => {
+            return Err(PlanError::Unsupported(format!(
+                "named arguments of {}",
+                call.name
+            )));
+        }
+    };
+    let mut slots: Vec<Option<SExpr>> = vec![None; params.len()];
+    let mut next = 0;
+    for a in &call.args {
+        let at = match a {
+            SExpr::NamedArgument { name, .. } => params
+                .iter()
+                .position(|(p, _)| p.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    PlanError::from(SparkError::analysis(
+                        "UNRECOGNIZED_PARAMETER_NAME",
+                        "4274K",
+                        format!("Cannot invoke routine `{}` because the routine call included a named argument reference for the argument named `{name}`, but this routine does not include any signature containing an argument with this name.", call.name),
+                    ))
+                })?,
+            _ => next,
+        };
+        let value = match a {
+            SExpr::NamedArgument { value, .. } => value.as_ref().clone(),
+            other => other.clone(),
+        };
+        match slots.get_mut(at) {
+            Some(slot) => *slot = Some(value),
+            None => {
+                return Err(PlanError::Unsupported(format!(
+                    "{} arguments to {}",
+                    call.args.len(),
+                    call.name
+                )));
+            }
+        }
+        next = at + 1;
+    }
+    let last = slots.iter().rposition(Option::is_some).unwrap_or(0);
+    let mut args = Vec::with_capacity(last + 1);
+    for (slot, (_, default)) in slots.into_iter().zip(params).take(last + 1) {
+        args.push(match (slot, default) {
+            (Some(v), _) => v,
+            (None, Some(d)) => SExpr::Literal(ScalarValue::Utf8(Some(d.to_string()))),
+            (None, None) => SExpr::Literal(ScalarValue::Utf8(None)),
+        });
+    }
+    Ok(spec::FunctionCall {
+        args,
+        ..call.clone()
+    })
+}
+
+/// A RANGE frame's offsets in the type of the ORDER BY key (DataFusion compares an `Int64`
+/// offset with an `Int32` key wrongly).
+fn range_bounds_typed(
+    mut frame: DfFrame,
+    order: &[Sort],
+    schema: &DFSchema,
+) -> PlanResult<DfFrame> {
+    if frame.units != WindowFrameUnits::Range {
+        return Ok(frame);
+    }
+    let Some(key) = order.first() else {
+        return Ok(frame);
+    };
+    let key_type = key.expr.get_type(schema)?;
+    if !key_type.is_integer() {
+        return Ok(frame);
+    }
+    for bound in [&mut frame.start_bound, &mut frame.end_bound] {
+        if let WindowFrameBound::Preceding(v) | WindowFrameBound::Following(v) = bound
+            && !v.is_null()
+        {
+            *v = v.cast_to(&key_type)?;
+        }
+    }
+    Ok(frame)
 }
 
 pub(crate) fn sort_name(expr_name: &str, o: &spec::SortOrder) -> String {

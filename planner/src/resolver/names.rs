@@ -136,7 +136,11 @@ impl Resolver<'_> {
             DataType::Struct(fields) => {
                 let found: Vec<_> = fields.iter().filter(|f| self.names_equal(f.name(), field)).collect();
                 match found.as_slice() {
-                    [f] => Ok(datafusion::functions::core::expr_fn::get_field(base, f.name().as_str())),
+                    // A field of a NULL struct is NULL (DataFusion reads the child as is).
+                    [f] => Ok(crate::functions::null_if_null(
+                        base.clone(),
+                        datafusion::functions::core::expr_fn::get_field(base, f.name().as_str()),
+                    )),
                     [] => Err(SparkError::analysis(
                         "FIELD_NOT_FOUND",
                         "42704",

@@ -1,0 +1,280 @@
+//! Datetime formatting and parsing with Spark's patterns, and `months_between`, in the
+//! session time zone.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use arrow::array::timezone::Tz;
+use arrow::array::{
+    Array, ArrayRef, AsArray, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
+    TimestampMicrosecondBuilder,
+};
+use arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
+use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
+use datafusion::common::{Result, internal_err};
+use ember_execution::write::values::format_instant;
+
+use super::{ParseTarget, strings};
+use crate::error::{ErrorKind, SparkError, to_datafusion};
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+fn zone(time_zone: &str) -> Result<Tz> {
+    Ok(Tz::from_str(time_zone)?)
+}
+
+/// Instants of a timestamp argument (dates and text are cast to timestamps when planned).
+fn instants(array: &ArrayRef) -> Result<ArrayRef> {
+    Ok(arrow::compute::cast(
+        array,
+        &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+    )?)
+}
+
+pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -> Result<ArrayRef> {
+    let Some(values) = arrays.first() else {
+        return internal_err!("date_format without a value");
+    };
+    let tz = zone(time_zone)?;
+    let mut out = StringBuilder::with_capacity(values.len(), values.len() * 20);
+    if let DataType::Date32 = values.data_type() {
+        // A date has no zone: its midnight, formatted as is.
+        let dates = values.as_primitive::<Date32Type>();
+        for i in 0..dates.len() {
+            if dates.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let Some(local) =
+                arrow::temporal_conversions::as_datetime::<Date32Type>(dates.value(i) as i64)
+            else {
+                out.append_null();
+                continue;
+            };
+            let micros = match tz.from_local_datetime(&local).earliest() {
+                Some(at) => at.timestamp_micros(),
+                None => local.and_utc().timestamp_micros(),
+            };
+            out.append_value(format_instant(micros, tz, pattern)?);
+        }
+        return Ok(Arc::new(out.finish()));
+    }
+    let at = instants(values)?;
+    let at = at.as_primitive::<TimestampMicrosecondType>();
+    for i in 0..at.len() {
+        if at.is_null(i) {
+            out.append_null();
+        } else {
+            out.append_value(format_instant(at.value(i), tz, pattern)?);
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Local date-time of `text` read with a chrono pattern; dates alone read as midnight.
+fn parse_local(text: &str, pattern: &str) -> Option<NaiveDateTime> {
+    if let Ok(t) = NaiveDateTime::parse_from_str(text, pattern) {
+        return Some(t);
+    }
+    NaiveDate::parse_from_str(text, pattern)
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+}
+
+/// The instant of a local date-time in `tz`: the earlier of two in an overlap, shifted
+/// forward by the gap in a gap (as java.time does).
+fn resolve(tz: Tz, local: NaiveDateTime) -> Option<DateTime<Tz>> {
+    match tz.from_local_datetime(&local) {
+        LocalResult::Single(t) => Some(t),
+        LocalResult::Ambiguous(a, _) => Some(a),
+        LocalResult::None => tz
+            .from_local_datetime(&(local + chrono::Duration::hours(1)))
+            .earliest(),
+    }
+}
+
+fn cannot_parse(text: &str, function: &str) -> datafusion::error::DataFusionError {
+    to_datafusion(SparkError::new(
+        ErrorKind::DateTime,
+        "CANNOT_PARSE_TIMESTAMP",
+        "22007",
+        format!(
+            "Text '{text}' could not be parsed. Use `{function}` to tolerate invalid input string and return NULL instead."
+        ),
+        vec![
+            ("message", format!("Text '{text}' could not be parsed")),
+            ("func", format!("`{function}`")),
+        ],
+    ))
+}
+
+pub(super) fn parse(
+    arrays: &[ArrayRef],
+    time_zone: &str,
+    pattern: &str,
+    target: ParseTarget,
+    fail: bool,
+) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let text = text.as_string::<i32>();
+    let tz = zone(time_zone)?;
+    let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%Z");
+    let read = |s: &str| -> Option<(i64, NaiveDate)> {
+        if zoned && let Ok(t) = DateTime::parse_from_str(s, pattern) {
+            let local = t.with_timezone(&tz).date_naive();
+            return Some((t.with_timezone(&Utc).timestamp_micros(), local));
+        }
+        let local = parse_local(s, pattern)?;
+        Some((resolve(tz, local)?.timestamp_micros(), local.date()))
+    };
+    let try_function = match target {
+        ParseTarget::Date => "try_to_date",
+        _ => "try_to_timestamp",
+    };
+    match target {
+        ParseTarget::Timestamp => {
+            let mut out =
+                TimestampMicrosecondBuilder::with_capacity(text.len()).with_timezone(time_zone);
+            for i in 0..text.len() {
+                if text.is_null(i) {
+                    out.append_null();
+                    continue;
+                }
+                match read(text.value(i)) {
+                    Some((micros, _)) => out.append_value(micros),
+                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
+                    None => out.append_null(),
+                }
+            }
+            Ok(Arc::new(out.finish()))
+        }
+        ParseTarget::Date => {
+            let mut out = Date32Builder::with_capacity(text.len());
+            let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+            for i in 0..text.len() {
+                if text.is_null(i) {
+                    out.append_null();
+                    continue;
+                }
+                match read(text.value(i)) {
+                    Some((_, date)) => out.append_value((date - epoch).num_days() as i32),
+                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
+                    None => out.append_null(),
+                }
+            }
+            Ok(Arc::new(out.finish()))
+        }
+        ParseTarget::UnixSeconds => {
+            let mut out = Int64Builder::with_capacity(text.len());
+            for i in 0..text.len() {
+                if text.is_null(i) {
+                    out.append_null();
+                    continue;
+                }
+                match read(text.value(i)) {
+                    Some((micros, _)) => out.append_value(micros.div_euclid(1_000_000)),
+                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
+                    None => out.append_null(),
+                }
+            }
+            Ok(Arc::new(out.finish()))
+        }
+    }
+}
+
+pub(super) fn text_to_timestamp(
+    arrays: &[ArrayRef],
+    time_zone: &str,
+    fail: bool,
+) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let text = text.as_string::<i32>();
+    let tz = zone(time_zone)?;
+    let mut out = TimestampMicrosecondBuilder::with_capacity(text.len()).with_timezone(time_zone);
+    for i in 0..text.len() {
+        if text.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let s = text.value(i).trim();
+        let at = match arrow::compute::kernels::cast_utils::string_to_datetime(&tz, s) {
+            Ok(t) => Some(t.timestamp_micros()),
+            // No single instant for this local time: resolve it as java.time does.
+            Err(_) => arrow::compute::kernels::cast_utils::string_to_datetime(&Utc, s)
+                .ok()
+                .and_then(|t| resolve(tz, t.naive_utc()))
+                .map(|t| t.timestamp_micros()),
+        };
+        match at {
+            Some(v) => out.append_value(v),
+            None if fail => {
+                let mut e = SparkError::cast_invalid_input(s, "STRING", "TIMESTAMP");
+                e.kind = ErrorKind::DateTime;
+                return Err(to_datafusion(e));
+            }
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Local date-times in `tz` of timestamps, or the midnights of dates.
+fn locals(array: &ArrayRef, tz: Tz) -> Result<Vec<Option<NaiveDateTime>>> {
+    if let DataType::Date32 = array.data_type() {
+        let dates = array.as_primitive::<Date32Type>();
+        return Ok(dates
+            .iter()
+            .map(|d| {
+                d.and_then(|d| arrow::temporal_conversions::as_datetime::<Date32Type>(d as i64))
+            })
+            .collect());
+    }
+    let at = instants(array)?;
+    Ok(at
+        .as_primitive::<TimestampMicrosecondType>()
+        .iter()
+        .map(|v| {
+            v.and_then(|v| tz.timestamp_micros(v).single())
+                .map(|t| t.naive_local())
+        })
+        .collect())
+}
+
+/// Spark's `months_between`: whole months when the days of month match (or both are month
+/// ends), otherwise the months plus the remaining time over 31 days.
+pub(super) fn months_between(
+    arrays: &[ArrayRef],
+    time_zone: &str,
+    round_off: bool,
+) -> Result<ArrayRef> {
+    let (Some(a), Some(b)) = (arrays.first(), arrays.get(1)) else {
+        return internal_err!("months_between takes two timestamps");
+    };
+    let tz = zone(time_zone)?;
+    let (a, b) = (locals(a, tz)?, locals(b, tz)?);
+    let is_month_end = |d: NaiveDate| d.succ_opt().is_none_or(|n| n.month() != d.month());
+    let mut out = Float64Builder::with_capacity(a.len());
+    for (x, y) in a.into_iter().zip(b) {
+        let (Some(x), Some(y)) = (x, y) else {
+            out.append_null();
+            continue;
+        };
+        let months = (x.year() * 12 + x.month() as i32) - (y.year() * 12 + y.month() as i32);
+        if x.day() == y.day() || (is_month_end(x.date()) && is_month_end(y.date())) {
+            out.append_value(months as f64);
+            continue;
+        }
+        let micros_of_day = |t: NaiveDateTime| {
+            t.num_seconds_from_midnight() as i64 * 1_000_000 + (t.nanosecond() / 1000) as i64
+        };
+        let diff = (x.day() as i64 - y.day() as i64) * MICROS_PER_DAY + micros_of_day(x)
+            - micros_of_day(y);
+        let value = months as f64 + diff as f64 / (31 * MICROS_PER_DAY) as f64;
+        out.append_value(if round_off {
+            (value * 1e8).round() / 1e8
+        } else {
+            value
+        });
+    }
+    Ok(Arc::new(out.finish()))
+}

@@ -1,0 +1,270 @@
+//! Ember's own scalar functions, where neither DataFusion nor `datafusion-spark` computes
+//! what Spark does: one UDF type whose [`Native`] kind says what it computes. The kind is
+//! plain data (serde), so plans carrying these functions travel to workers as JSON.
+
+mod datetime;
+mod hash;
+mod json;
+mod numbers;
+mod regex;
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef};
+use arrow::datatypes::DataType;
+use datafusion::common::{Result, ScalarValue, internal_err};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use serde::{Deserialize, Serialize};
+
+/// What a native function computes, with the settings fixed when it was planned.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Native {
+    /// `date_format(ts, pattern)`: `pattern` is a chrono format (see `datetime_pattern`).
+    DateFormat {
+        time_zone: String,
+        pattern: String,
+    },
+    /// Text read with a Spark datetime pattern (`to_timestamp`, `to_date`,
+    /// `unix_timestamp`), failing (ANSI) or NULL on text that does not match.
+    ParseDatetime {
+        time_zone: String,
+        pattern: String,
+        target: ParseTarget,
+        fail: bool,
+    },
+    /// `CAST(text AS TIMESTAMP)` in the session time zone: local times in a DST overlap
+    /// take the earlier offset, in a gap move forward (as java.time does; arrow refuses
+    /// both). `fail`: CAST_INVALID_INPUT for malformed text, else NULL.
+    TextToTimestamp {
+        time_zone: String,
+        fail: bool,
+    },
+    /// `months_between(t1, t2, roundOff)` in the session time zone.
+    MonthsBetween {
+        time_zone: String,
+        round_off: bool,
+    },
+    /// `split(str, regex[, limit])` with Java's semantics.
+    Split,
+    /// `regexp_extract(str, regex, group)` or `regexp_extract_all`.
+    RegexpExtract {
+        all: bool,
+    },
+    /// `regexp_substr(str, regex)`: the first match, NULL without one.
+    RegexpSubstr,
+    /// `regexp_instr(str, regex)`: the 1-based position of the first match, else 0.
+    RegexpInstr,
+    /// `initcap`: words split at spaces only, the rest lower case.
+    Initcap,
+    /// `conv(num, from_base, to_base)`.
+    Conv,
+    /// `format_number(x, d)`.
+    FormatNumber {
+        decimals: i32,
+    },
+    /// `mask(str, upper, lower, digit, other)`.
+    Mask,
+    /// Lists of structs with their fields renamed (`arrays_zip`'s names).
+    RenameFields {
+        names: Vec<String>,
+    },
+    /// `to_json(value)`.
+    ToJson,
+    /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
+    FromJson {
+        schema: String,
+        time_zone: String,
+    },
+    /// `get_json_object(json, path)`.
+    GetJsonObject,
+    JsonArrayLength,
+    JsonObjectKeys,
+    /// `bround(x, scale)`: half-even rounding, in the type of `x`.
+    RoundHalfEven {
+        scale: i32,
+    },
+    /// Spark's `hash(...)`: Murmur3 (x86, 32 bits) folded over the arguments, seed 42.
+    Murmur3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParseTarget {
+    Timestamp,
+    Date,
+    UnixSeconds,
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct NativeUdf {
+    kind: Native,
+    signature: Signature,
+}
+
+impl NativeUdf {
+    pub fn udf(kind: Native) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            kind,
+            signature: Signature::variadic_any(Volatility::Immutable),
+        }))
+    }
+
+    pub fn kind(&self) -> &Native {
+        &self.kind
+    }
+}
+
+impl ScalarUDFImpl for NativeUdf {
+    fn name(&self) -> &str {
+        match &self.kind {
+            Native::DateFormat { .. } => "ember_date_format",
+            Native::ParseDatetime { .. } => "ember_parse_datetime",
+            Native::MonthsBetween { .. } => "ember_months_between",
+            Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
+            Native::Split => "ember_split",
+            Native::RegexpExtract { .. } => "ember_regexp_extract",
+            Native::RegexpSubstr => "ember_regexp_substr",
+            Native::RegexpInstr => "ember_regexp_instr",
+            Native::Initcap => "ember_initcap",
+            Native::Murmur3 => "ember_hash",
+            Native::RoundHalfEven { .. } => "ember_bround",
+            Native::ToJson => "ember_to_json",
+            Native::Conv => "ember_conv",
+            Native::FormatNumber { .. } => "ember_format_number",
+            Native::Mask => "ember_mask",
+            Native::RenameFields { .. } => "ember_rename_fields",
+            Native::FromJson { .. } => "ember_from_json",
+            Native::GetJsonObject => "ember_get_json_object",
+            Native::JsonArrayLength => "ember_json_array_length",
+            Native::JsonObjectKeys => "ember_json_object_keys",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(match &self.kind {
+            Native::RoundHalfEven { .. } => arg_types.first().cloned().unwrap_or(DataType::Float64),
+            Native::ToJson
+            | Native::GetJsonObject
+            | Native::Conv
+            | Native::FormatNumber { .. }
+            | Native::Mask => DataType::Utf8,
+            Native::RenameFields { names } => match arg_types.first() {
+                Some(DataType::List(item)) => match item.data_type() {
+                    DataType::Struct(fields) => crate::types::list_type(
+                        DataType::Struct(
+                            fields
+                                .iter()
+                                .zip(names)
+                                .map(|(f, n)| f.as_ref().clone().with_name(n))
+                                .collect(),
+                        ),
+                        true,
+                    ),
+                    other => return internal_err!("rename_fields of a list of {other}"),
+                },
+                other => return internal_err!("rename_fields of {other:?}"),
+            },
+            Native::FromJson { schema, time_zone } => json::schema_type(schema, time_zone)?,
+            Native::JsonArrayLength => DataType::Int32,
+            Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
+            Native::DateFormat { .. }
+            | Native::RegexpSubstr
+            | Native::Initcap
+            | Native::RegexpExtract { all: false } => DataType::Utf8,
+            Native::TextToTimestamp { time_zone, .. } => crate::types::timestamp_type(time_zone),
+            Native::ParseDatetime {
+                target, time_zone, ..
+            } => match target {
+                ParseTarget::Timestamp => crate::types::timestamp_type(time_zone),
+                ParseTarget::Date => DataType::Date32,
+                ParseTarget::UnixSeconds => DataType::Int64,
+            },
+            Native::MonthsBetween { .. } => DataType::Float64,
+            Native::Split | Native::RegexpExtract { all: true } => {
+                crate::types::list_type(DataType::Utf8, true)
+            }
+            Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
+        })
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalar = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let rows = if scalar { 1 } else { args.number_rows };
+        let arrays = args
+            .args
+            .iter()
+            .map(|a| a.to_array(rows))
+            .collect::<Result<Vec<_>>>()?;
+        let out = match &self.kind {
+            Native::DateFormat { time_zone, pattern } => {
+                datetime::date_format(&arrays, time_zone, pattern)?
+            }
+            Native::ParseDatetime {
+                time_zone,
+                pattern,
+                target,
+                fail,
+            } => datetime::parse(&arrays, time_zone, pattern, *target, *fail)?,
+            Native::MonthsBetween {
+                time_zone,
+                round_off,
+            } => datetime::months_between(&arrays, time_zone, *round_off)?,
+            Native::TextToTimestamp { time_zone, fail } => {
+                datetime::text_to_timestamp(&arrays, time_zone, *fail)?
+            }
+            Native::Split => regex::split(&arrays)?,
+            Native::RegexpExtract { all } => regex::extract(&arrays, *all)?,
+            Native::RegexpSubstr => regex::substr(&arrays)?,
+            Native::RegexpInstr => regex::instr(&arrays)?,
+            Native::Initcap => regex::initcap(&arrays)?,
+            Native::Murmur3 => hash::murmur3(&arrays, rows)?,
+            Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
+            Native::ToJson => json::to_json(&arrays)?,
+            Native::Conv => numbers::conv(&arrays)?,
+            Native::FormatNumber { decimals } => numbers::format_number(&arrays, *decimals)?,
+            Native::Mask => regex::mask(&arrays)?,
+            Native::RenameFields { names } => numbers::rename_fields(&arrays, names)?,
+            Native::FromJson { schema, time_zone } => {
+                json::from_json(&arrays, &json::schema_type(schema, time_zone)?)?
+            }
+            Native::GetJsonObject => json::get_json_object(&arrays)?,
+            Native::JsonArrayLength => json::json_array_length(&arrays)?,
+            Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
+        };
+        if scalar {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+        } else {
+            Ok(ColumnarValue::Array(out))
+        }
+    }
+}
+
+/// Argument `i` as UTF-8 strings.
+fn strings(arrays: &[ArrayRef], i: usize) -> Result<ArrayRef> {
+    let Some(a) = arrays.get(i) else {
+        return internal_err!("missing argument {i}");
+    };
+    Ok(arrow::compute::cast(a, &DataType::Utf8)?)
+}
+
+/// Argument `i` as 64-bit integers.
+fn integers(arrays: &[ArrayRef], i: usize) -> Result<ArrayRef> {
+    let Some(a) = arrays.get(i) else {
+        return internal_err!("missing argument {i}");
+    };
+    Ok(arrow::compute::cast(a, &DataType::Int64)?)
+}
+
+fn is_null_at(arrays: &[ArrayRef], row: usize) -> bool {
+    arrays.iter().any(|a| a.is_null(row))
+}

@@ -1,0 +1,239 @@
+//! Numeric functions: half-even rounding (`bround`).
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type,
+    Int32Type, Int64Type,
+};
+use datafusion::common::{Result, internal_err};
+
+/// `v / m` rounded half to even, times `m` (integers and unscaled decimals).
+fn half_even_i128(v: i128, m: i128) -> i128 {
+    let (q, r) = (v / m, v % m);
+    let twice = 2 * r.abs();
+    let up = twice > m || (twice == m && q % 2 != 0);
+    let q = if up { q + v.signum() } else { q };
+    q * m
+}
+
+fn half_even_f64(x: f64, scale: i32) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    if scale >= 0 {
+        let m = 10f64.powi(scale);
+        (x * m).round_ties_even() / m
+    } else {
+        let m = 10f64.powi(-scale);
+        (x / m).round_ties_even() * m
+    }
+}
+
+fn map<T: ArrowPrimitiveType>(
+    a: &ArrayRef,
+    f: impl Fn(T::Native) -> T::Native,
+) -> PrimitiveArray<T> {
+    a.as_primitive::<T>().unary(f)
+}
+
+pub(super) fn round_half_even(arrays: &[ArrayRef], scale: i32) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("bround without a value");
+    };
+    let int_factor = if scale < 0 {
+        Some(10i128.pow(scale.unsigned_abs()))
+    } else {
+        None
+    };
+    let int = |v: i128| int_factor.map_or(v, |m| half_even_i128(v, m));
+    Ok(match a.data_type() {
+        DataType::Float64 => Arc::new(map::<Float64Type>(a, |x| half_even_f64(x, scale))),
+        DataType::Float32 => Arc::new(map::<Float32Type>(a, |x| {
+            half_even_f64(x as f64, scale) as f32
+        })),
+        DataType::Int8 => Arc::new(map::<Int8Type>(a, |x| int(x as i128) as i8)),
+        DataType::Int16 => Arc::new(map::<Int16Type>(a, |x| int(x as i128) as i16)),
+        DataType::Int32 => Arc::new(map::<Int32Type>(a, |x| int(x as i128) as i32)),
+        DataType::Int64 => Arc::new(map::<Int64Type>(a, |x| int(x as i128) as i64)),
+        DataType::Decimal128(p, s) => {
+            let drop = *s as i32 - scale;
+            let m = if drop > 0 {
+                Some(10i128.pow(drop as u32))
+            } else {
+                None
+            };
+            let out = map::<Decimal128Type>(a, |v| m.map_or(v, |m| half_even_i128(v, m)));
+            Arc::new(out.with_precision_and_scale(*p, *s)?)
+        }
+        other => return internal_err!("bround of {other}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_even() {
+        assert_eq!(half_even_i128(25, 10), 20);
+        assert_eq!(half_even_i128(35, 10), 40);
+        assert_eq!(half_even_i128(-25, 10), -20);
+        assert_eq!(half_even_i128(1245, 10), 1240);
+        assert_eq!(half_even_f64(2.5, 0), 2.0);
+        assert_eq!(half_even_f64(3.5, 0), 4.0);
+    }
+}
+
+/// Spark's `conv(num, from_base, to_base)`: the digits valid in `from_base` (up to the first
+/// that is not) as an unsigned 64-bit number, written in `to_base` (signed when negative).
+pub(super) fn conv(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let text = super::strings(arrays, 0)?;
+    let from = super::integers(arrays, 1)?;
+    let to = super::integers(arrays, 2)?;
+    let (text, from, to) = (
+        text.as_string::<i32>(),
+        from.as_primitive::<Int64Type>(),
+        to.as_primitive::<Int64Type>(),
+    );
+    let mut out = arrow::array::StringBuilder::new();
+    for i in 0..text.len() {
+        if super::is_null_at(arrays, i) {
+            out.append_null();
+            continue;
+        }
+        match conv_one(text.value(i), from.value(i), to.value(i)) {
+            Some(s) => out.append_value(s),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+fn conv_one(s: &str, from: i64, to: i64) -> Option<String> {
+    let (from, to_abs) = (from.unsigned_abs(), to.unsigned_abs());
+    if !(2..=36).contains(&from) || !(2..=36).contains(&to_abs) {
+        return None;
+    }
+    let s = s.trim();
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let mut value: u64 = 0;
+    for c in digits.chars() {
+        let Some(d) = c.to_digit(from as u32) else {
+            break;
+        };
+        value = value
+            .checked_mul(from)
+            .and_then(|v| v.checked_add(d as u64))
+            .unwrap_or(u64::MAX);
+    }
+    let (negative_out, magnitude) = if negative {
+        if to < 0 {
+            (true, value)
+        } else {
+            (false, value.wrapping_neg())
+        }
+    } else if to < 0 && (value as i64) < 0 {
+        (true, (value as i64).unsigned_abs())
+    } else {
+        (false, value)
+    };
+    let mut digits_out = Vec::new();
+    let mut m = magnitude;
+    loop {
+        let d = (m % to_abs) as u32;
+        digits_out.push(std::char::from_digit(d, to_abs as u32)?.to_ascii_uppercase());
+        m /= to_abs;
+        if m == 0 {
+            break;
+        }
+    }
+    if negative_out {
+        digits_out.push('-');
+    }
+    Some(digits_out.iter().rev().collect())
+}
+
+/// Spark's `format_number(x, d)`: rounded half-even to `d` decimals, thousands grouped.
+pub(super) fn format_number(arrays: &[ArrayRef], decimals: i32) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("format_number without a value");
+    };
+    let x = arrow::compute::cast(a, &DataType::Float64)?;
+    let x = x.as_primitive::<Float64Type>();
+    let mut out = arrow::array::StringBuilder::new();
+    for i in 0..x.len() {
+        if x.is_null(i) || decimals < 0 {
+            out.append_null();
+            continue;
+        }
+        let v = half_even_f64(x.value(i), decimals);
+        let text = format!("{:.*}", decimals as usize, v.abs());
+        let (int_part, frac) = match text.split_once('.') {
+            Some((a, b)) => (a.to_string(), Some(b.to_string())),
+            None => (text.clone(), None),
+        };
+        let mut grouped = String::new();
+        for (n, c) in int_part.chars().enumerate() {
+            if n > 0 && (int_part.len() - n) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let sign = if v < 0.0 { "-" } else { "" };
+        match frac {
+            Some(f) => out.append_value(format!("{sign}{grouped}.{f}")),
+            None => out.append_value(format!("{sign}{grouped}")),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// List-of-struct values with their struct fields renamed (by position).
+pub(super) fn rename_fields(arrays: &[ArrayRef], names: &[String]) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("rename_fields without a value");
+    };
+    let list = a.as_list::<i32>();
+    let values = list.values().as_struct();
+    let fields: arrow::datatypes::Fields = values
+        .fields()
+        .iter()
+        .zip(names)
+        .map(|(f, n)| f.as_ref().clone().with_name(n))
+        .collect();
+    let renamed = arrow::array::StructArray::try_new(
+        fields.clone(),
+        values.columns().to_vec(),
+        values.nulls().cloned(),
+    )?;
+    let item = Arc::new(arrow::datatypes::Field::new(
+        "item",
+        DataType::Struct(fields),
+        true,
+    ));
+    Ok(Arc::new(arrow::array::ListArray::try_new(
+        item,
+        list.offsets().clone(),
+        Arc::new(renamed),
+        list.nulls().cloned(),
+    )?))
+}
+
+#[cfg(test)]
+mod conv_tests {
+    use super::conv_one;
+
+    #[test]
+    fn conv_as_spark() {
+        assert_eq!(conv_one("100", 2, 10).as_deref(), Some("4"));
+        assert_eq!(conv_one("ff", 16, 10).as_deref(), Some("255"));
+        assert_eq!(conv_one("-1", 10, 16).as_deref(), Some("FFFFFFFFFFFFFFFF"));
+        assert_eq!(conv_one("z", 10, 2).as_deref(), Some("0"));
+        assert_eq!(conv_one("-7", 10, -10).as_deref(), Some("-7"));
+    }
+}

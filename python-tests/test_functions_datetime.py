@@ -1,0 +1,127 @@
+"""Date and time functions in the session time zone (America/Los_Angeles here, so DST
+transitions show), with Spark's datetime patterns; answers recorded from real Spark."""
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import cases
+
+
+@pytest.fixture(scope="module")
+def la(spark):
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    yield spark
+    spark.conf.unset("spark.sql.session.timeZone")
+
+
+TS = "TIMESTAMP'2024-03-10 01:30:15.123456'"
+
+SQL = {
+    "date_format": f"SELECT date_format({TS}, 'yyyy-MM-dd HH:mm:ss.SSS') a, date_format({TS}, 'dd/MM/yy E') b, "
+    "date_format(DATE'2024-01-05', 'yyyyMMdd') c, date_format('2024-02-29 10:00:00', 'MMM d, yyyy hh:mm a') d",
+    "date_format_null": "SELECT date_format(CAST(NULL AS TIMESTAMP), 'yyyy') a",
+    "date_format_zone": f"SELECT date_format({TS}, 'yyyy-MM-dd HH:mm XXX') a",
+    "to_timestamp_default": "SELECT to_timestamp('2024-03-10 03:30:00') a, to_timestamp('2024-07-01') b",
+    "to_timestamp_format": "SELECT to_timestamp('10/03/2024 14:05', 'dd/MM/yyyy HH:mm') a, "
+    "to_timestamp('20240101', 'yyyyMMdd') b",
+    "to_timestamp_null": "SELECT to_timestamp(CAST(NULL AS STRING), 'yyyy') a",
+    "to_date_format": "SELECT to_date('03/15/2024', 'MM/dd/yyyy') a, to_date('2024-03-15 23:59:59') b",
+    "to_date_timestamp": f"SELECT to_date({TS}) a",
+    "try_to_timestamp": "SELECT try_to_timestamp('not a time') a, try_to_timestamp('2024-01-01 00:00:01') b",
+    "unix_timestamp": "SELECT unix_timestamp('2024-03-10 03:30:00') a, unix_timestamp('2024/01/01', 'yyyy/MM/dd') b, "
+    f"unix_timestamp({TS}) c, unix_timestamp(DATE'2024-01-01') d",
+    "to_unix_timestamp": "SELECT to_unix_timestamp('2024-01-01 00:00:00') a",
+    "from_unixtime": "SELECT from_unixtime(0) a, from_unixtime(1710063015, 'yyyy-MM-dd HH:mm') b, "
+    "from_unixtime(CAST(NULL AS BIGINT)) c",
+    "timestamp_seconds": "SELECT timestamp_seconds(1710063015) a, timestamp_millis(1710063015123) b, "
+    "timestamp_micros(1710063015123456) c",
+    "unix_seconds": f"SELECT unix_seconds({TS}) a, unix_millis({TS}) b, unix_micros({TS}) c",
+    "unix_date": "SELECT unix_date(DATE'2024-03-10') a, date_from_unix_date(19792) b",
+    "make_date": "SELECT make_date(2024, 2, 29) a, make_date(2023, 12, 31) b",
+    "make_timestamp": "SELECT make_timestamp(2024, 3, 10, 1, 30, 15.5) a, make_timestamp(2024, 7, 1, 0, 0, 0) b",
+    "months_between": "SELECT months_between(TIMESTAMP'2024-03-31 00:00:00', TIMESTAMP'2024-02-29 00:00:00') a, "
+    "months_between(DATE'2024-05-15', DATE'2024-01-01') b, months_between(DATE'2024-05-15', DATE'2024-01-01', false) c",
+    "from_utc_timestamp": "SELECT from_utc_timestamp(TIMESTAMP'2024-01-01 12:00:00', 'Asia/Tokyo') a, "
+    "to_utc_timestamp(TIMESTAMP'2024-01-01 12:00:00', 'Asia/Tokyo') b",
+    "dayofweek": "SELECT dayofweek(DATE'2024-03-10') a, weekday(DATE'2024-03-10') b, dayofweek(DATE'2024-03-16') c",
+    "dayname": "SELECT dayname(DATE'2024-03-10') a, monthname(DATE'2024-03-10') b",
+    "parts": f"SELECT year({TS}) y, month({TS}) m, day({TS}) d, hour({TS}) h, minute({TS}) mi, second({TS}) s, "
+    f"quarter({TS}) q, dayofyear({TS}) doy, weekofyear({TS}) w",
+    "parts_of_strings": "SELECT year('2024-03-10') y, month('2024-03-10 10:00:00') m, hour('2024-03-10 10:11:12') h",
+    "date_add_sub": "SELECT date_add(DATE'2024-02-28', 2) a, date_sub(DATE'2024-03-01', 1) b, "
+    "date_add('2024-12-31', 1) c, datediff(DATE'2024-03-10', DATE'2024-01-01') d",
+    "add_months": "SELECT add_months(DATE'2024-01-31', 1) a, add_months(DATE'2024-03-31', -1) b",
+    "last_next_day": "SELECT last_day(DATE'2024-02-10') a, next_day(DATE'2024-03-10', 'Mon') b",
+    "trunc": "SELECT trunc(DATE'2024-03-10', 'MM') a, trunc(DATE'2024-03-10', 'year') b, trunc(DATE'2024-03-10', 'week') c",
+    "date_trunc": f"SELECT date_trunc('HOUR', {TS}) a, date_trunc('day', {TS}) b, date_trunc('MONTH', {TS}) c",
+    "dst_gap": "SELECT CAST('2024-03-10 02:30:00' AS TIMESTAMP) a, CAST(TIMESTAMP'2024-03-10 01:59:59' + INTERVAL 1 HOUR AS STRING) b",
+    "timestamp_ntz": "SELECT TIMESTAMP_NTZ'2024-03-10 02:30:00' a, CAST(TIMESTAMP_NTZ'2024-03-10 02:30:00' AS TIMESTAMP) b",
+    "make_interval": "SELECT CAST(make_interval(1, 2, 0, 3, 4, 5, 6.5) AS STRING) a",
+    "current_timezone": "SELECT current_timezone() a",
+    "extract": f"SELECT extract(YEAR FROM {TS}) a, extract(DAYOFWEEK FROM {TS}) b, date_part('minute', {TS}) c",
+    "timestampadd": f"SELECT timestampadd(HOUR, 2, {TS}) a, timestampdiff(MINUTE, {TS}, TIMESTAMP'2024-03-10 05:00:00') b",
+    "convert_timezone": "SELECT convert_timezone('UTC', 'Asia/Tokyo', TIMESTAMP_NTZ'2024-01-01 00:00:00') a",
+}
+
+
+SQL_GAPS = {
+    "convert_timezone": "convert_timezone is not a function of Ember yet",
+    "make_interval": "intervals cast to strings are spelled as DataFusion does",
+    "make_timestamp": "make_timestamp is not a function of Ember yet",
+    "timestamp_ntz": "CAST(TIMESTAMP_NTZ AS TIMESTAMP) fails",
+    "timestampadd": "timestampadd/timestampdiff are not functions of Ember yet",
+}
+
+
+@pytest.mark.parametrize("case", cases(SQL, SQL_GAPS))
+def test_sql(la, expected, case):
+    expected.check(la.sql(SQL[case]), name=case)
+
+
+@pytest.fixture
+def events(la):
+    return la.createDataFrame(
+        [(1, "2024-03-10 01:30:00", "2024-03-10"), (2, "2024-11-03 01:30:00", "2024-11-03"), (3, None, None)],
+        "id INT, ts STRING, d STRING",
+    )
+
+
+FRAME = {
+    "to_timestamp": lambda: F.to_timestamp("ts"),
+    "to_timestamp_fmt": lambda: F.to_timestamp("d", "yyyy-MM-dd"),
+    "to_date": lambda: F.to_date("ts"),
+    "date_format": lambda: F.date_format(F.to_timestamp("ts"), "yyyy-MM-dd'T'HH:mm:ssXXX"),
+    "unix_timestamp": lambda: F.unix_timestamp("ts"),
+    "from_unixtime": lambda: F.from_unixtime(F.unix_timestamp("ts") + 3600),
+    "hour_plus_interval": lambda: F.hour(F.to_timestamp("ts") + F.expr("INTERVAL 1 HOUR")),
+    "date_add": lambda: F.date_add(F.to_date("d"), 1),
+    "dayofweek": lambda: F.dayofweek("d"),
+    "months_between": lambda: F.months_between(F.to_date("d"), F.lit("2024-01-01")),
+}
+
+
+FRAME_GAPS = {
+    "hour_plus_interval": "timestamp + interval is named differently",
+}
+
+
+@pytest.mark.parametrize("case", cases(FRAME, FRAME_GAPS))
+def test_dataframe(events, expected, case):
+    expected.check(events.select("id", FRAME[case]()), name=case)
+
+
+ERRORS = {
+    "bad_timestamp": "SELECT to_timestamp('not a time')",
+    "bad_format_letter": "SELECT date_format(TIMESTAMP'2024-01-01 00:00:00', 'yyyy-MM-dd qqqqq')",
+    "make_date_invalid": "SELECT make_date(2023, 2, 29)",
+}
+
+
+ERRORS_GAPS = {
+    "make_date_invalid": "answers INTERNAL_ERROR, not DATETIME_FIELD_OUT_OF_BOUNDS",
+}
+
+
+@pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
+def test_errors(la, expected, case):
+    expected.check_error(lambda: la.sql(ERRORS[case]).collect(), name=case)

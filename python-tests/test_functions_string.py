@@ -1,0 +1,121 @@
+"""String functions with Spark's semantics (1-based positions, Java regular expressions,
+NULL handling); answers recorded from real Spark."""
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import cases
+
+SQL = {
+    "case": "SELECT upper('aBc') a, lower('aBc') b, initcap('hello wORLD foo') c, ucase(NULL) d",
+    "length": "SELECT length('héllo') a, char_length('') b, bit_length('ab') c, octet_length('é') d, length(X'0102') e",
+    "trim": "SELECT trim('  a b  ') a, ltrim('  a') b, rtrim('a  ') c, trim(BOTH 'x' FROM 'xxaxx') d, "
+    "trim(LEADING 'x' FROM 'xxa') e",
+    "pad": "SELECT lpad('ab', 5, '*') a, rpad('ab', 5, '12') b, lpad('abcdef', 3, '*') c, lpad('ab', 4) d",
+    "substring": "SELECT substring('Spark SQL', 5) a, substring('Spark SQL', -3) b, substring('Spark SQL', 2, 3) c, "
+    "substr('Spark', 0, 2) d, substring('Spark', 10) e",
+    "substring_index": "SELECT substring_index('www.apache.org', '.', 2) a, substring_index('www.apache.org', '.', -2) b, "
+    "substring_index('a', '.', 0) c",
+    "instr_locate": "SELECT instr('SparkSQL', 'SQL') a, locate('a', 'banana') b, locate('a', 'banana', 3) c, "
+    "position('z' IN 'abc') d, locate('a', 'banana', 0) e",
+    "concat": "SELECT concat('a', 'b', NULL) a, concat('a', 1, 2.5) b, concat_ws('-', 'a', NULL, 'b') c, "
+    "concat_ws(',', array('x', 'y'), 'z') d, 'a' || 'b' e",
+    "replace_translate": "SELECT replace('aXbXc', 'X', '--') a, replace('abc', 'b') b, translate('abcabc', 'ab', 'x') c",
+    "repeat_reverse": "SELECT repeat('ab', 3) a, reverse('abc') b, repeat('x', 0) c",
+    "split": "SELECT split('a,b,,c', ',') a, split('a1b22c', '[0-9]+') b, split('a,b,c', ',', 2) c, split('abc', '') d",
+    "split_limit_negative": "SELECT split('a,b,c,', ',', -1) a, split('a,b,c,', ',') b",
+    "regexp_extract": "SELECT regexp_extract('100-200', '(\\\\d+)-(\\\\d+)', 1) a, regexp_extract('foo', '(\\\\d+)', 1) b, "
+    "regexp_extract('x=1', 'x=(\\\\d)', 0) c",
+    "regexp_extract_all": "SELECT regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2) a, "
+    "regexp_extract_all('a1b2', '[0-9]', 0) b",
+    "regexp_replace": "SELECT regexp_replace('100-200', '(\\\\d+)', 'num') a, regexp_replace('abc', '(b)', '[$1]') b",
+    "regexp_like": "SELECT 'abc' RLIKE '^a.c$' a, regexp_like('abc', 'B') b, regexp('a1', '\\\\d') c, 'Abc' rlike '(?i)abc' d",
+    "regexp_count_substr": "SELECT regexp_count('a1b22c333', '[0-9]+') a, regexp_substr('a1b22c333', '[0-9]{2}') b, "
+    "regexp_instr('a1b22c333', '[0-9]{2}') c",
+    "like": "SELECT 'abc' LIKE 'a%' a, 'abc' LIKE '_b_' b, 'a%c' LIKE 'a\\\\%c' c, 'ABC' ILIKE 'a%' d, 'abc' NOT LIKE 'b%' e",
+    "starts_ends": "SELECT startswith('Spark', 'Sp') a, endswith('Spark', 'rk') b, contains('Spark', 'par') c, "
+    "left('Spark', 2) d, right('Spark', 3) e",
+    "format_string": "SELECT format_string('%s-%d-%.2f', 'a', 5, 3.14159D) a, printf('%05d', 42) b, format_string('%x', 255) c",
+    "format_number": "SELECT format_number(1234567.891, 2) a, format_number(0.5, 0) b, format_number(-1234.5, 4) c, "
+    "format_number(1234.5, '#,###.#') d",
+    "ascii_chr": "SELECT ascii('A') a, ascii('') b, chr(65) c, char(256 + 66) d",
+    "base64": "SELECT base64('Spark') a, CAST(unbase64('U3Bhcms=') AS STRING) b, hex('Spark') c, hex(255) d, "
+    "CAST(unhex('537061726B') AS STRING) e",
+    "encode_decode": "SELECT encode('héllo', 'UTF-8') a, decode(encode('héllo', 'UTF-8'), 'UTF-8') b",
+    "find_in_set": "SELECT find_in_set('b', 'a,b,c') a, find_in_set('d', 'a,b,c') b, find_in_set('a,b', 'a,b') c",
+    "elt": "SELECT elt(2, 'a', 'b', 'c') a, elt(1, 'x') b",
+    "overlay": "SELECT overlay('Spark SQL' PLACING '_' FROM 6) a, overlay('Spark SQL' PLACING 'CORE' FROM 7 FOR 3) b",
+    "soundex_levenshtein": "SELECT soundex('Miller') a, levenshtein('kitten', 'sitting') b, space(3) || 'x' c",
+    "split_part": "SELECT split_part('a.b.c', '.', 2) a, split_part('a.b.c', '.', -1) b, split_part('a.b.c', '.', 5) c",
+    "string_cast": "SELECT CAST(12.50 AS STRING) a, CAST(true AS STRING) b, CAST(X'41' AS STRING) c, CAST('12' AS INT) + 1 d",
+    "btrim": "SELECT btrim('xxaxx', 'x') a, btrim('  a  ') b",
+    "mask": "SELECT mask('AbCd-123') a, mask('AbCd-123', 'Q', 'q', '9') b",
+    "url": "SELECT parse_url('http://a.com/p?q=1#f', 'HOST') a, parse_url('http://a.com/p?q=1', 'QUERY', 'q') b, "
+    "url_encode('a b&c') c, url_decode('a+b%26c') d",
+    "sentences_len": "SELECT len('abc') a, character_length('ab') b",
+    "uuid_shape": "SELECT length(uuid()) a",
+    "collation_free_compare": "SELECT 'a' < 'b' a, 'B' < 'a' b, 'abc' = 'abc' c",
+}
+
+
+SQL_GAPS = {
+    "format_number": "format_number with a DecimalFormat pattern",
+}
+
+
+@pytest.mark.parametrize("case", cases(SQL, SQL_GAPS))
+def test_sql(spark, expected, case):
+    expected.check(spark.sql(SQL[case]), name=case)
+
+
+@pytest.fixture
+def words(spark):
+    return spark.createDataFrame([(1, "Hello World"), (2, "a,b;c"), (3, None), (4, "")], "id INT, s STRING")
+
+
+FRAME = {
+    "upper": lambda: F.upper("s"),
+    "split": lambda: F.split("s", "[,; ]"),
+    "split_limit": lambda: F.split("s", ",", 2),
+    "regexp_extract": lambda: F.regexp_extract("s", r"(\w+) (\w+)", 2),
+    "substring": lambda: F.substring("s", 2, 3),
+    "instr": lambda: F.instr("s", "o"),
+    "locate": lambda: F.locate("o", "s", 6),
+    "concat_ws": lambda: F.concat_ws("|", "s", F.lit("x")),
+    "length": lambda: F.length("s"),
+    "lpad": lambda: F.lpad("s", 6, "-"),
+    "translate": lambda: F.translate("s", "lo", "01"),
+    "format_string": lambda: F.format_string("%s!", "s"),
+    "initcap": lambda: F.initcap("s"),
+    "reverse": lambda: F.reverse("s"),
+    "regexp_replace": lambda: F.regexp_replace("s", "[aeiou]", "*"),
+    "rlike": lambda: F.col("s").rlike("^[A-Z]"),
+    "contains": lambda: F.col("s").contains("o"),
+    "like": lambda: F.col("s").like("%o%"),
+    "substr_col": lambda: F.col("s").substr(1, 4),
+    "startswith": lambda: F.col("s").startswith("He"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAME))
+def test_dataframe(words, expected, case):
+    expected.check(words.select("id", FRAME[case]()), name=case)
+
+
+ERRORS = {
+    "bad_regex": "SELECT regexp_extract('a', '(', 1)",
+    "regex_group": "SELECT regexp_extract('a', '(a)', 3)",
+    "wrong_arity": "SELECT upper('a', 'b')",
+    "elt_out_of_range": "SELECT elt(4, 'a', 'b')",
+    "unknown_function": "SELECT no_such_function('a')",
+}
+
+
+ERRORS_GAPS = {
+    "elt_out_of_range": "elt beyond its arguments is NULL, not INVALID_ARRAY_INDEX",
+}
+
+
+@pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
+def test_errors(spark, expected, case):
+    expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
