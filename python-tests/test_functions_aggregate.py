@@ -68,7 +68,6 @@ WINDOW_SQL = {
 
 
 WINDOW_SQL_GAPS = {
-    "last_ignore_nulls": "last(x, true) OVER an ordered frame keeps NULLs (DataFusion's window ignores IGNORE NULLS here)",
 }
 
 

@@ -102,6 +102,16 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["date_from_unix_date"], |f| {
         Ok(cast(cast(one(f)?, DataType::Int32), DataType::Date32))
     });
+    // Listed for the catalog; the resolver answers these from the session.
+    b.scalar(
+        &["current_database", "current_schema", "current_catalog"],
+        |f| {
+            Err(crate::error::PlanError::Unsupported(format!(
+                "{} with arguments",
+                f.name
+            )))
+        },
+    );
     b.scalar(&["current_timezone"], |f| {
         f.arity(0, 0)?;
         Ok(datafusion::logical_expr::lit(f.config.time_zone.clone()))
@@ -175,7 +185,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["try_to_date"], |f| {
         parse_datetime(f, ParseTarget::Date, false)
     });
-    b.scalar(&["to_timestamp"], |f| {
+    b.scalar(&["to_timestamp", "to_timestamp_ltz"], |f| {
         parse_datetime(f, ParseTarget::Timestamp, true)
     });
     b.scalar(&["try_to_timestamp"], |f| {
@@ -188,7 +198,7 @@ pub fn register(b: &mut RegistryBuilder) {
         }
         parse_datetime(f, ParseTarget::UnixSeconds, true)
     });
-    b.scalar(&["date_format"], |f| {
+    b.scalar(&["date_format", "to_char", "to_varchar"], |f| {
         f.arity(2, 2)?;
         let spark_pattern = literal_text(&f.args[1], "date_format")?;
         let (x, time_zone) = as_instant(f.args[0].clone(), &f.types[0], &f.config.time_zone);

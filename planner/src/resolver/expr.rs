@@ -673,12 +673,13 @@ impl Resolver<'_> {
                 ));
             }
         };
-        let mut wf = WindowFunction::new(fun, params_args);
-        wf.params.null_treatment = null_treatment;
+        let wf = WindowFunction::new(fun, params_args);
+        // The builder sets the null treatment of the call (IGNORE NULLS) itself.
         let expr = Expr::WindowFunction(Box::new(wf))
             .partition_by(partition)
             .order_by(order)
             .window_frame(frame.0)
+            .null_treatment(null_treatment)
             .build()?;
         let expr = match result_type {
             Some(field) => cast(expr, field.data_type().clone()),
