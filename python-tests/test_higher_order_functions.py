@@ -24,6 +24,9 @@ FRAME = {
     "forall": lambda c: F.forall("a", lambda x: x > 0),
     "nested": lambda c: F.transform("a", lambda x: F.exists("a", lambda y: y > x)),
     "filter_structs": lambda c: F.filter("s", lambda x: x.k.isNull()),
+    "transform_index": lambda c: F.transform("a", lambda x, i: x * 10 + i),
+    "filter_index": lambda c: F.filter("a", lambda x, i: i > 0),
+    "zip_with": lambda c: F.zip_with("a", F.array(F.lit(10), F.lit(20)), lambda x, y: x + y),
 }
 
 
@@ -41,6 +44,14 @@ SQL = {
     "nested": "SELECT transform(array(array(1, 2), array(3)), xs -> transform(xs, x -> x + size(xs))) n",
     "exists_subquery_still_works": "SELECT id FROM range(3) WHERE EXISTS (SELECT 1) AND NOT EXISTS(SELECT 1 WHERE false)",
     "in_where": "SELECT id FROM VALUES (1, array(1, 5)), (2, array(2)) AS t(id, a) WHERE exists(a, x -> x > 4)",
+    "transform_index": "SELECT transform(array('a', 'b', 'c'), (x, i) -> concat(x, i)) t, transform(array(), (x, i) -> i) e",
+    "filter_index": "SELECT filter(array(5, 6, 7, 8), (x, i) -> i % 2 = 0) f",
+    "zip_with": "SELECT zip_with(array(1, 2, 3), array('a', 'b'), (x, y) -> concat(y, x)) z",
+    "map_filter": "SELECT map_filter(map('a', 1, 'b', 2, 'c', 3), (k, v) -> v > 1 AND k <> 'c') m",
+    "transform_values": "SELECT transform_values(map('a', 1, 'b', 2), (k, v) -> v * 10) m",
+    "transform_keys": "SELECT transform_keys(map('a', 1, 'b', 2), (k, v) -> upper(k)) m",
+    "map_functions_on_columns": "SELECT id, map_filter(m, (k, v) -> v > id), transform_values(m, (k, v) -> k || v) "
+    "FROM VALUES (1, map('x', 1, 'y', 2)), (2, map('z', 5)) AS t(id, m)",
 }
 
 

@@ -23,12 +23,24 @@ pub fn register(b: &mut RegistryBuilder) {
     );
     // Higher-order functions take a lambda (`resolver::lambda` plans them); listed here so
     // that the catalog shows them.
-    b.scalar(&["transform", "filter", "exists", "forall"], |f| {
-        Err(PlanError::Unsupported(format!(
-            "{} without a lambda function",
-            f.name
-        )))
-    });
+    b.scalar(
+        &[
+            "transform",
+            "filter",
+            "exists",
+            "forall",
+            "zip_with",
+            "map_filter",
+            "transform_keys",
+            "transform_values",
+        ],
+        |f| {
+            Err(PlanError::Unsupported(format!(
+                "{} without a lambda function",
+                f.name
+            )))
+        },
+    );
     b.scalar(&["array"], |f| Ok(df_udf("make_array")?.call(f.args)));
     b.scalar(&["map"], |f| {
         if f.args.len() % 2 != 0 {

@@ -1,21 +1,35 @@
-//! Higher-order functions: `transform`, `filter`, `exists` and `forall` with a lambda
-//! function, onto DataFusion's `array_transform`, `array_filter` and `array_any_match`
-//! (`forall(a, p)` is `NOT exists(a, NOT p)`, which keeps Spark's NULLs). Lambda variables
-//! are in scope while their body is resolved and shadow columns of the same name, as in Spark.
+//! Higher-order functions with lambda functions, onto DataFusion's `array_transform`,
+//! `array_filter` and `array_any_match`: `transform`, `filter` (also with the element's
+//! index, `(x, i) -> ...`), `exists`, `forall` (`NOT exists(a, NOT p)`, which keeps Spark's
+//! NULLs), `zip_with` (over the zipped arrays), `map_filter`, `transform_keys` and
+//! `transform_values` (over the map's entries). A lambda of several parameters becomes a
+//! lambda of one DataFusion variable whose struct fields the parameters stand for. Lambda
+//! variables are in scope while their body is resolved and shadow columns of the same name,
+//! as in Spark.
 
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field};
 use datafusion::common::DFSchema;
+use datafusion::functions::core::expr_fn::get_field;
 use datafusion::functions_nested::{array_any_match, array_filter, array_transform};
 use datafusion::logical_expr::expr::{HigherOrderFunction, Lambda, LambdaVariable};
-use datafusion::logical_expr::{Expr, ExprSchemable, HigherOrderUDF};
+use datafusion::logical_expr::{Expr, ExprSchemable, HigherOrderUDF, cast, lit};
 
 use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
+use crate::functions::df_udf;
 use crate::spec::{self, Expr as SExpr};
 use crate::types;
+
+/// How the parameters of a lambda read its one DataFusion variable.
+enum Binding {
+    /// The variable itself (one parameter).
+    Whole,
+    /// Fields of the struct variable, one per parameter.
+    Fields(Vec<&'static str>),
+}
 
 impl Resolver<'_> {
     /// A lambda variable in scope named `name`, innermost first.
@@ -23,101 +37,315 @@ impl Resolver<'_> {
         let [name] = name else {
             return None;
         };
-        let (_, field) = self
+        let (_, expr) = self
             .lambda_variables
             .iter()
             .rev()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))?;
-        Some((
-            Expr::LambdaVariable(LambdaVariable::new(
-                field.name().clone(),
-                Some(field.clone()),
-            )),
-            "namedlambdavariable()".to_string(),
-        ))
+        Some((expr.clone(), "namedlambdavariable()".to_string()))
     }
 
-    /// `name(array, x -> body)`.
+    /// `name(inputs..., (params) -> body)`.
     pub(crate) fn higher_order_function(
         &mut self,
         name: &str,
         call: &spec::FunctionCall,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
-        let function: Arc<HigherOrderUDF> = match name {
-            "transform" => array_transform::array_transform_higher_order_function(),
-            "filter" => array_filter::array_filter_higher_order_function(),
-            "exists" | "forall" => array_any_match::array_any_match_higher_order_function(),
-            other => {
-                return Err(PlanError::Unsupported(format!(
-                    "the higher-order function {other}"
-                )));
-            }
-        };
-        let [
-            array,
+        let Some((
             SExpr::Lambda {
                 function: body,
                 args: params,
             },
-        ] = call.args.as_slice()
+            inputs,
+        )) = call.args.split_last()
         else {
-            return Err(SparkError::analysis(
+            return Err(PlanError::InvalidPlan(format!("{name} without a lambda")));
+        };
+        let mut resolved = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            resolved.push(self.resolve_expr(input, schema)?);
+        }
+        let input_names: Vec<String> = resolved.iter().map(|(_, n)| n.clone()).collect();
+        let variables = vec!["namedlambdavariable()"; params.len()].join(", ");
+        let display = |body_name: &str| {
+            format!(
+                "{name}({}, lambdafunction({body_name}, {variables}))",
+                input_names.join(", ")
+            )
+        };
+        let wrong_args = |expected: usize| -> PlanError {
+            SparkError::analysis(
                 "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
                 "42605",
                 format!(
-                    "The `{name}` requires 2 parameters but the actual number is {}.",
+                    "The `{name}` requires {expected} parameters but the actual number is {}.",
                     call.args.len()
                 ),
             )
-            .into());
+            .into()
         };
-        let [param] = params.as_slice() else {
-            return Err(PlanError::Unsupported(format!(
-                "{name} with a lambda function of {} arguments",
-                params.len()
-            )));
-        };
-        let (array, array_name) = self.resolve_expr(array, schema)?;
-        let item = match array.get_type(schema)? {
-            DataType::List(item) | DataType::LargeList(item) => item,
-            other => {
-                return Err(SparkError::analysis(
-                    "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                    "42K09",
-                    format!(
-                        "Cannot resolve \"{name}({array_name}, ...)\" due to data type mismatch: the first parameter requires the \"ARRAY\" type, however \"{array_name}\" has the type \"{}\".",
-                        types::sql_name(&other)
-                    ),
-                )
-                .into());
+        match (name, resolved.len(), params.len()) {
+            ("transform" | "filter" | "exists" | "forall", 1, 1) => {
+                let (array, array_name) = resolved.remove(0);
+                let element = self.element_type(name, &array, &array_name, schema)?;
+                let (lambda, body_name) =
+                    self.lambda(&element, params, Binding::Whole, body, schema)?;
+                let lambda = if name == "forall" {
+                    negate_lambda(lambda)
+                } else {
+                    lambda
+                };
+                let function = match name {
+                    "transform" => array_transform::array_transform_higher_order_function(),
+                    "filter" => array_filter::array_filter_higher_order_function(),
+                    _ => array_any_match::array_any_match_higher_order_function(),
+                };
+                let out = apply(function, array, lambda);
+                let out = if name == "forall" {
+                    Expr::Not(Box::new(out))
+                } else {
+                    out
+                };
+                Ok((out, display(&body_name)))
             }
-        };
+            // (x, i) -> ...: over the elements zipped with their 0-based positions.
+            ("transform" | "filter", 1, 2) => {
+                let (array, array_name) = resolved.remove(0);
+                self.element_type(name, &array, &array_name, schema)?;
+                let size = cast(
+                    df_udf("cardinality")?.call(vec![array.clone()]),
+                    DataType::Int64,
+                );
+                let positions = cast(
+                    df_udf("generate_series")?.call(vec![lit(0i64), size - lit(1i64)]),
+                    types::list_type(DataType::Int32, false),
+                );
+                let zipped = df_udf("arrays_zip")?.call(vec![array, positions]);
+                let element = self.element_type(name, &zipped, &array_name, schema)?;
+                let (lambda, body_name) = self.lambda(
+                    &element,
+                    params,
+                    Binding::Fields(vec!["1", "2"]),
+                    body,
+                    schema,
+                )?;
+                let out = if name == "transform" {
+                    apply(
+                        array_transform::array_transform_higher_order_function(),
+                        zipped,
+                        lambda,
+                    )
+                } else {
+                    let kept = apply(
+                        array_filter::array_filter_higher_order_function(),
+                        zipped,
+                        lambda,
+                    );
+                    let (first, _) = self.lambda_field(&element, "1")?;
+                    apply(
+                        array_transform::array_transform_higher_order_function(),
+                        kept,
+                        first,
+                    )
+                };
+                Ok((out, display(&body_name)))
+            }
+            ("zip_with", 2, 2) => {
+                let any_null = resolved
+                    .iter()
+                    .map(|(e, _)| e.clone().is_null())
+                    .reduce(Expr::or)
+                    .unwrap_or_else(|| lit(false));
+                let zipped =
+                    df_udf("arrays_zip")?.call(resolved.iter().map(|(e, _)| e.clone()).collect());
+                // NULL when either array is.
+                let zipped = Expr::Case(datafusion::logical_expr::expr::Case::new(
+                    None,
+                    vec![(
+                        Box::new(any_null),
+                        Box::new(Expr::Literal(datafusion::common::ScalarValue::Null, None)),
+                    )],
+                    Some(Box::new(zipped)),
+                ));
+                let element = self.element_type(name, &zipped, &input_names[0], schema)?;
+                let (lambda, body_name) = self.lambda(
+                    &element,
+                    params,
+                    Binding::Fields(vec!["1", "2"]),
+                    body,
+                    schema,
+                )?;
+                let out = apply(
+                    array_transform::array_transform_higher_order_function(),
+                    zipped,
+                    lambda,
+                );
+                Ok((out, display(&body_name)))
+            }
+            ("map_filter" | "transform_keys" | "transform_values", 1, 2) => {
+                let (map, map_name) = resolved.remove(0);
+                if !matches!(map.get_type(schema)?, DataType::Map(..)) {
+                    return Err(SparkError::analysis(
+                        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                        "42K09",
+                        format!(
+                            "Cannot resolve \"{name}({map_name}, ...)\" due to data type mismatch: the first parameter requires the \"MAP\" type."
+                        ),
+                    )
+                    .into());
+                }
+                let entries = df_udf("map_entries")?.call(vec![map]);
+                let element = self.element_type(name, &entries, &map_name, schema)?;
+                let (lambda, body_name) = self.lambda(
+                    &element,
+                    params,
+                    Binding::Fields(vec!["key", "value"]),
+                    body,
+                    schema,
+                )?;
+                let out_entries = if name == "map_filter" {
+                    apply(
+                        array_filter::array_filter_higher_order_function(),
+                        entries,
+                        lambda,
+                    )
+                } else {
+                    // The lambda's body becomes the new key (value) of each entry.
+                    let Expr::Lambda(Lambda { params: vars, body }) = lambda else {
+                        return Err(PlanError::InvalidPlan("a lambda".into()));
+                    };
+                    let variable = match vars.first() {
+                        Some(v) => Expr::LambdaVariable(LambdaVariable::new(
+                            v.clone(),
+                            Some(Arc::new(Field::new(v, element.0.clone(), element.1))),
+                        )),
+                        None => return Err(PlanError::InvalidPlan("a lambda".into())),
+                    };
+                    let (key, value) = if name == "transform_keys" {
+                        (*body, get_field(variable, "value"))
+                    } else {
+                        (get_field(variable, "key"), *body)
+                    };
+                    let entry =
+                        df_udf("named_struct")?.call(vec![lit("key"), key, lit("value"), value]);
+                    apply(
+                        array_transform::array_transform_higher_order_function(),
+                        entries,
+                        Expr::Lambda(Lambda::new(vars, entry)),
+                    )
+                };
+                let map = crate::functions::sp_udf("map_from_entries")?.call(vec![out_entries]);
+                Ok((map, display(&body_name)))
+            }
+            ("transform" | "filter" | "exists" | "forall" | "map_filter", n, _) if n != 1 => {
+                Err(wrong_args(2))
+            }
+            ("zip_with", n, _) if n != 2 => Err(wrong_args(3)),
+            (other, _, n) => Err(PlanError::Unsupported(format!(
+                "the higher-order function {other} with a lambda function of {n} arguments"
+            ))),
+        }
+    }
+
+    /// The element type of a list argument, or Spark's type error.
+    fn element_type(
+        &self,
+        name: &str,
+        list: &Expr,
+        list_name: &str,
+        schema: &DFSchema,
+    ) -> PlanResult<(DataType, bool)> {
+        match list.get_type(schema)? {
+            DataType::List(item) | DataType::LargeList(item) => {
+                Ok((item.data_type().clone(), item.is_nullable()))
+            }
+            other => Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{name}({list_name}, ...)\" due to data type mismatch: the first parameter requires the \"ARRAY\" type, however \"{list_name}\" has the type \"{}\".",
+                    types::sql_name(&other)
+                ),
+            )
+            .into()),
+        }
+    }
+
+    /// A DataFusion lambda over elements of type `element`, `params` bound as `binding`
+    /// says while `body` is resolved.
+    fn lambda(
+        &mut self,
+        element: &(DataType, bool),
+        params: &[String],
+        binding: Binding,
+        body: &SExpr,
+        schema: &DFSchema,
+    ) -> PlanResult<(Expr, String)> {
         // A name of its own, so that nested lambdas with the same parameter never clash.
         self.next_id += 1;
-        let internal = format!("{param}@{}", self.next_id);
-        let field = Arc::new(Field::new(&internal, item.data_type().clone(), true));
-        self.lambda_variables.push((param.clone(), field));
-        let resolved = self.resolve_expr(body, schema);
-        self.lambda_variables.pop();
-        let (body, body_name) = resolved?;
-        let body = if name == "forall" {
-            Expr::Not(Box::new(body))
-        } else {
-            body
-        };
-        let call = Expr::HigherOrderFunction(HigherOrderFunction::new(
-            function,
-            vec![array, Expr::Lambda(Lambda::new(vec![internal], body))],
+        let internal = format!("{}@{}", params.join("_"), self.next_id);
+        let variable = Expr::LambdaVariable(LambdaVariable::new(
+            internal.clone(),
+            Some(Arc::new(Field::new(
+                &internal,
+                element.0.clone(),
+                element.1,
+            ))),
         ));
-        let out = if name == "forall" {
-            Expr::Not(Box::new(call))
-        } else {
-            call
+        let bound: Vec<Expr> = match &binding {
+            Binding::Whole => vec![variable],
+            Binding::Fields(fields) => fields
+                .iter()
+                .map(|f| get_field(variable.clone(), *f))
+                .collect(),
         };
+        if bound.len() != params.len() {
+            return Err(PlanError::Unsupported(format!(
+                "a lambda function of {} arguments here",
+                params.len()
+            )));
+        }
+        let scope = self.lambda_variables.len();
+        for (p, e) in params.iter().zip(bound) {
+            self.lambda_variables.push((p.clone(), e));
+        }
+        let resolved = self.resolve_expr(body, schema);
+        self.lambda_variables.truncate(scope);
+        let (body, body_name) = resolved?;
+        Ok((Expr::Lambda(Lambda::new(vec![internal], body)), body_name))
+    }
+
+    /// `z -> z.field` over struct elements.
+    fn lambda_field(
+        &mut self,
+        element: &(DataType, bool),
+        field: &str,
+    ) -> PlanResult<(Expr, String)> {
+        self.next_id += 1;
+        let internal = format!("z@{}", self.next_id);
+        let variable = Expr::LambdaVariable(LambdaVariable::new(
+            internal.clone(),
+            Some(Arc::new(Field::new(
+                &internal,
+                element.0.clone(),
+                element.1,
+            ))),
+        ));
         Ok((
-            out,
-            format!("{name}({array_name}, lambdafunction({body_name}, namedlambdavariable()))"),
+            Expr::Lambda(Lambda::new(vec![internal], get_field(variable, field))),
+            String::new(),
         ))
+    }
+}
+
+fn apply(function: Arc<HigherOrderUDF>, list: Expr, lambda: Expr) -> Expr {
+    Expr::HigherOrderFunction(HigherOrderFunction::new(function, vec![list, lambda]))
+}
+
+fn negate_lambda(lambda: Expr) -> Expr {
+    match lambda {
+        Expr::Lambda(Lambda { params, body }) => Expr::Lambda(Lambda::new(params, Expr::Not(body))),
+        other => other,
     }
 }

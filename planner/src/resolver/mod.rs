@@ -95,7 +95,8 @@ pub struct Resolver<'a> {
     /// DataFusion's session, for file sources (object stores, format options).
     state: Option<&'a datafusion::execution::SessionState>,
     /// Variables of the lambda functions being resolved (innermost last).
-    lambda_variables: Vec<(String, arrow::datatypes::FieldRef)>,
+    /// Each stands for an expression of a DataFusion lambda variable.
+    lambda_variables: Vec<(String, datafusion::logical_expr::Expr)>,
 }
 
 impl<'a> Resolver<'a> {
