@@ -64,6 +64,8 @@ STATS = {
     "describe_cols": lambda df: df.describe("s", "d"),
     "summary_some": lambda df: df.summary("count", "min", "max"),
     "summary_mean": lambda df: df.select("id", "l").summary("mean", "stddev"),
+    "summary_default": lambda df: df.summary(),
+    "summary_percentiles": lambda df: df.select("id", "d", "l").summary("10%", "50%", "99.9%", "count_distinct"),
 }
 
 

@@ -148,27 +148,10 @@ pub fn register(b: &mut RegistryBuilder) {
             percentiles(
                 f,
                 |mut f| {
-                    // The smallest value with at least a fraction p of the values at or
-                    // below it (what Spark's sketch answers within its accuracy).
                     f.args.truncate(2);
                     let p = f.args.remove(1);
                     let x = f.args.remove(0);
-                    f.args = vec![x.clone()];
-                    let present = x.is_not_null();
-                    f.filter = Some(match f.filter.take() {
-                        Some(existing) => existing.and(present),
-                        None => present,
-                    });
-                    let values = agg(f, df("array_agg"), 1, 1)?;
-                    let sorted = super::df_udf("array_sort")?.call(vec![values]);
-                    let n = cast(
-                        super::df_udf("cardinality")?.call(vec![sorted.clone()]),
-                        DataType::Float64,
-                    );
-                    let rank = super::df_udf("ceil")?.call(vec![cast(p, DataType::Float64) * n]);
-                    let index = super::df_udf("greatest")?
-                        .call(vec![cast(rank, DataType::Int64), lit(1i64)]);
-                    Ok(super::df_udf("array_element")?.call(vec![sorted, index]))
+                    exact_percentile(x, p, f.filter.take())
                 },
                 2,
                 3,
@@ -375,6 +358,33 @@ fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
         sqrt.call(vec![n.clone()]) * m3 / (m2.clone() * sqrt.call(vec![m2]))
     };
     Ok(when_true(n.gt(lit(0.0)), value))
+}
+
+/// The smallest value with at least a fraction `p` of the non-NULL values at or below it:
+/// what Spark's `percentile_approx` answers within its accuracy (exactly, from the sorted
+/// values of the group).
+pub(crate) fn exact_percentile(x: Expr, p: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
+    let present = x.clone().is_not_null();
+    let filter = match filter {
+        Some(existing) => existing.and(present),
+        None => present,
+    };
+    let values = Expr::AggregateFunction(AggregateFunction::new_udf(
+        df("array_agg")?,
+        vec![x],
+        false,
+        Some(Box::new(filter)),
+        vec![],
+        None,
+    ));
+    let sorted = super::df_udf("array_sort")?.call(vec![values]);
+    let n = cast(
+        super::df_udf("cardinality")?.call(vec![sorted.clone()]),
+        DataType::Float64,
+    );
+    let rank = super::df_udf("ceil")?.call(vec![cast(p, DataType::Float64) * n]);
+    let index = super::df_udf("greatest")?.call(vec![cast(rank, DataType::Int64), lit(1i64)]);
+    Ok(super::df_udf("array_element")?.call(vec![sorted, index]))
 }
 
 /// An aggregate of one percentile, or of each of a literal array of them.

@@ -9,6 +9,7 @@ mod datetime;
 pub mod decimal;
 mod math;
 pub mod native;
+pub(crate) use aggregate::exact_percentile;
 pub(crate) use collection::null_if_null;
 mod operators;
 mod string;

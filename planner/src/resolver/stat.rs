@@ -13,7 +13,7 @@ use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::Plan;
 
-/// The statistics `summary()` computes without a list (Spark's percentiles excepted).
+/// The statistics `describe()` computes.
 const DESCRIBE: [&str; 5] = ["count", "mean", "stddev", "min", "max"];
 
 fn is_string(t: &DataType) -> bool {
@@ -35,10 +35,33 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
         "mean" | "stddev" => lit(datafusion::common::ScalarValue::Float64(None)),
         "min" => min(column),
         "max" => max(column),
+        "count_distinct" | "approx_count_distinct" => {
+            datafusion::functions_aggregate::expr_fn::count_distinct(column)
+        }
+        percent if percent.ends_with('%') => {
+            let p = percent
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .ok_or_else(|| {
+                    PlanError::from(SparkError::illegal_argument(
+                        "",
+                        format!("Unable to parse {percent} as a percentile"),
+                    ))
+                })?;
+            if numeric {
+                crate::functions::exact_percentile(column, lit(p / 100.0), None)?
+            } else {
+                lit(datafusion::common::ScalarValue::Float64(None))
+            }
+        }
         other => {
-            return Err(PlanError::Unsupported(format!(
-                "summary statistic {other:?} (supported: count, mean, stddev, min, max)"
-            )));
+            return Err(SparkError::illegal_argument(
+                "",
+                format!("{other} is not a recognised statistic"),
+            )
+            .into());
         }
     })
 }
