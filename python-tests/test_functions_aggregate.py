@@ -39,7 +39,6 @@ SQL = {
 
 
 SQL_GAPS = {
-    "mode": "mode() is not an aggregate of Ember yet",
     "string_agg": "string_agg ... WITHIN GROUP (ORDER BY ...) is not parsed yet",
 }
 
@@ -67,8 +66,7 @@ WINDOW_SQL = {
 }
 
 
-WINDOW_SQL_GAPS = {
-}
+WINDOW_SQL_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(WINDOW_SQL, WINDOW_SQL_GAPS))
@@ -100,9 +98,7 @@ AGG = {
 }
 
 
-AGG_GAPS = {
-    "product": "product() is not an aggregate of Ember yet",
-}
+AGG_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(AGG, AGG_GAPS))

@@ -50,9 +50,7 @@ SQL = {
 
 
 SQL_GAPS = {
-    "append_prepend": "array_insert is not a function of Ember yet",
     "flatten": "flatten of an array holding a NULL array is not NULL",
-    "map_concat": "map_concat is not a function of Ember yet",
 }
 
 

@@ -113,6 +113,40 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["regr_count"], |f| {
         Ok(cast(agg_double(f, df("regr_count"))?, DataType::Int64))
     });
+    // product(x): the product of the non-NULL values as a double.
+    b.aggregate(&["product"], |mut f| {
+        f.arity(1, 1)?;
+        let x = cast(f.args.remove(0), DataType::Float64);
+        let values = agg(
+            FunctionInput {
+                args: vec![x.clone()],
+                filter: Some(match f.filter.clone() {
+                    Some(existing) => existing.and(x.clone().is_not_null()),
+                    None => x.clone().is_not_null(),
+                }),
+                ..f.clone()
+            },
+            df("array_agg"),
+            1,
+            1,
+        )?;
+        let product = super::df_udf("array_product")?.call(vec![values.clone()]);
+        let n = super::df_udf("cardinality")?.call(vec![values]);
+        Ok(when_true(n.gt(lit(0u64)), product))
+    });
+    // mode(x): the most frequent non-NULL value (the first seen among ties).
+    b.aggregate(&["mode"], |mut f| {
+        f.arity(1, 2)?;
+        f.args.truncate(1);
+        let x = f.args[0].clone();
+        let present = x.clone().is_not_null();
+        f.filter = Some(match f.filter.take() {
+            Some(existing) => existing.and(present),
+            None => present,
+        });
+        let values = agg(f, df("array_agg"), 1, 1)?;
+        Ok(super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]))
+    });
     b.aggregate(&["skewness"], |f| moments(f, false));
     b.aggregate(&["kurtosis"], |f| moments(f, true));
     // percentile(x, p): exact, interpolated (a list of percentiles gives a list).

@@ -90,6 +90,55 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(df_udf("array_prepend")?.call(vec![e, a]))
     });
     add_df(b, &["array_compact"], "array_compact", 1, 1);
+    // map_concat(m1, m2, ...): the entries of all, NULL when one map is.
+    b.scalar(&["map_concat"], |f| {
+        f.arity(1, usize::MAX)?;
+        let any_null = f
+            .args
+            .iter()
+            .map(|m| m.clone().is_null())
+            .reduce(Expr::or)
+            .unwrap_or_else(|| lit(false));
+        let entries = f
+            .args
+            .into_iter()
+            .map(|m| df_udf("map_entries").map(|u| u.call(vec![m])))
+            .collect::<PlanResult<Vec<_>>>()?;
+        let all = df_udf("array_concat")?.call(entries);
+        let map = super::sp_udf("map_from_entries")?.call(vec![all]);
+        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(
+                Box::new(any_null),
+                Box::new(Expr::Literal(ScalarValue::Null, None)),
+            )],
+            Some(Box::new(map)),
+        )))
+    });
+    // array_insert(a, pos, v): 1-based; negative positions count from the end (-1 appends).
+    b.scalar(&["array_insert"], |f| {
+        f.arity(3, 3)?;
+        let (a, pos, v) = (f.args[0].clone(), f.args[1].clone(), f.args[2].clone());
+        let size = cast(
+            df_udf("cardinality")?.call(vec![a.clone()]),
+            DataType::Int64,
+        );
+        let pos = cast(pos, DataType::Int64);
+        let at = Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(
+                Box::new(pos.clone().lt(lit(0i64))),
+                Box::new(size.clone() + lit(2i64) + pos.clone()),
+            )],
+            Some(Box::new(pos)),
+        ));
+        let slice = df_udf("array_slice")?;
+        let before = slice.call(vec![a.clone(), lit(1i64), at.clone() - lit(1i64)]);
+        let after = slice.call(vec![a.clone(), at, size]);
+        let joined =
+            df_udf("array_concat")?.call(vec![before, df_udf("make_array")?.call(vec![v]), after]);
+        Ok(null_if_null(a, joined))
+    });
     // arrays_zip: struct fields named after the argument columns, else their positions.
     b.scalar(&["arrays_zip"], |f| {
         f.arity(1, usize::MAX)?;

@@ -171,6 +171,32 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["make_dt_interval"], "make_dt_interval", 0, 4);
     add_spark(b, &["from_utc_timestamp"], "from_utc_timestamp", 2, 2);
     add_spark(b, &["to_utc_timestamp"], "to_utc_timestamp", 2, 2);
+    // make_timestamp(y, mo, d, h, mi, s): a local time of the session time zone.
+    b.scalar(&["make_timestamp", "try_make_timestamp"], |f| {
+        f.arity(6, 6)?;
+        let fail = f.name == "make_timestamp" && f.config.ansi;
+        let tz = f.config.time_zone.clone();
+        let text = |e: Expr| cast(e, DataType::Utf8);
+        let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
+            Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
+        };
+        let a = f.args;
+        let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
+        let local = super::df_udf("concat")?.call(vec![
+            text(a[0].clone()),
+            lit("-"),
+            pad(a[1].clone(), 2)?,
+            lit("-"),
+            pad(a[2].clone(), 2)?,
+            lit(" "),
+            pad(a[3].clone(), 2)?,
+            lit(":"),
+            pad(a[4].clone(), 2)?,
+            lit(":"),
+            pad(seconds, 9)?,
+        ]);
+        Ok(text_to_instant(local, &tz, fail))
+    });
     b.scalar(&["make_date"], |f| {
         f.arity(3, 3)?;
         let args = f

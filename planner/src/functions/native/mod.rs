@@ -71,6 +71,8 @@ pub enum Native {
     RenameFields {
         names: Vec<String>,
     },
+    /// The most frequent value of a list (`mode`), the first seen among ties.
+    ArrayMode,
     /// `to_json(value)`.
     ToJson,
     /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
@@ -132,6 +134,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Murmur3 => "ember_hash",
             Native::RoundHalfEven { .. } => "ember_bround",
             Native::ToJson => "ember_to_json",
+            Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
             Native::Mask => "ember_mask",
@@ -150,6 +153,10 @@ impl ScalarUDFImpl for NativeUdf {
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
         Ok(match &self.kind {
             Native::RoundHalfEven { .. } => arg_types.first().cloned().unwrap_or(DataType::Float64),
+            Native::ArrayMode => match arg_types.first() {
+                Some(DataType::List(item)) => item.data_type().clone(),
+                _ => DataType::Null,
+            },
             Native::ToJson
             | Native::GetJsonObject
             | Native::Conv
@@ -230,6 +237,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
             Native::ToJson => json::to_json(&arrays)?,
+            Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { decimals } => numbers::format_number(&arrays, *decimals)?,
             Native::Mask => regex::mask(&arrays)?,

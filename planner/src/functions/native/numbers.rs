@@ -237,3 +237,54 @@ mod conv_tests {
         assert_eq!(conv_one("-7", 10, -10).as_deref(), Some("-7"));
     }
 }
+
+/// The most frequent element of each list (the first seen among ties), NULL for empty lists.
+pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("mode without values");
+    };
+    let lists = a.as_list::<i32>();
+    let element = match a.data_type() {
+        DataType::List(item) => item.data_type().clone(),
+        other => return internal_err!("mode of {other}"),
+    };
+    let mut out = Vec::with_capacity(lists.len());
+    for i in 0..lists.len() {
+        if lists.is_null(i) {
+            out.push(datafusion::common::ScalarValue::try_from(&element)?);
+            continue;
+        }
+        let values = lists.value(i);
+        let mut counts: Vec<(datafusion::common::ScalarValue, usize)> = Vec::new();
+        let mut index: std::collections::HashMap<datafusion::common::ScalarValue, usize> =
+            std::collections::HashMap::new();
+        for j in 0..values.len() {
+            if values.is_null(j) {
+                continue;
+            }
+            let v = datafusion::common::ScalarValue::try_from_array(&values, j)?;
+            match index.get(&v) {
+                Some(&k) => counts[k].1 += 1,
+                None => {
+                    index.insert(v.clone(), counts.len());
+                    counts.push((v, 1));
+                }
+            }
+        }
+        let best = counts.iter().fold(
+            None::<&(datafusion::common::ScalarValue, usize)>,
+            |best, c| match best {
+                Some(b) if b.1 >= c.1 => Some(b),
+                _ => Some(c),
+            },
+        );
+        out.push(match best {
+            Some((v, _)) => v.clone(),
+            None => datafusion::common::ScalarValue::try_from(&element)?,
+        });
+    }
+    if out.is_empty() {
+        return Ok(arrow::array::new_empty_array(&element));
+    }
+    datafusion::common::ScalarValue::iter_to_array(out)
+}
