@@ -14,7 +14,7 @@ SQL = {
     "sum_avg": f"SELECT k, sum(v), avg(v), sum(x), avg(x), mean(v) {T} GROUP BY k",
     "sum_distinct": f"SELECT sum(DISTINCT v), avg(DISTINCT v) {T}",
     "min_max": f"SELECT k, min(v), max(x), min(k) {T} GROUP BY k",
-    "first_last": f"SELECT first(v) IGNORE NULLS, last(v, true), first_value(x) {T} WHERE k = 'b'",
+    "first_last": f"SELECT first(v) IGNORE NULLS, last(v, true), first_value(x) FILTER (WHERE v IS NOT NULL) {T} WHERE k = 'b'",
     "any_value": f"SELECT any_value(v, true) IS NOT NULL a {T} WHERE k = 'a'",
     "collect": f"SELECT k, sort_array(collect_list(v)), sort_array(collect_set(v)), size(array_agg(v)) {T} GROUP BY k",
     "stddev": f"SELECT stddev(v), stddev_pop(v), stddev_samp(x), variance(v), var_pop(x), var_samp(v), std(v) {T}",
@@ -63,6 +63,9 @@ WINDOW_SQL = {
     "WINDOW w AS (PARTITION BY k ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
     "last_ignore_nulls": f"SELECT k, i, last(v, true) OVER (PARTITION BY k ORDER BY i) {W}",
     "collect_over": f"SELECT k, i, collect_list(v) OVER (PARTITION BY k ORDER BY i) {W}",
+    "decimal_avg_over": "SELECT k, avg(d) OVER (PARTITION BY k) a, avg(d) OVER (ORDER BY d) r "
+    "FROM VALUES ('a', 1.25), ('a', 2.50), ('b', 1.00), ('b', 2.00), ('b', 2.00) AS t(k, d)",
+    "skewness_over": f"SELECT k, i, skewness(v) OVER (PARTITION BY k) s, count_if(v > 5) OVER (PARTITION BY k) c {W}",
 }
 
 

@@ -357,7 +357,7 @@ fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
 }
 
 /// Skewness or (excess) kurtosis from the power sums of the non-NULL values, as Spark's
-/// central moments: NULL without values, NaN when they do not vary.
+/// central moments: NULL without values or when they do not vary.
 fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
     f.arity(1, 1)?;
     let x = cast(f.args.remove(0), DataType::Float64);
@@ -377,6 +377,7 @@ fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
     let s3 = sum_of(pow(3))?;
     let mean = s1.clone() / n.clone();
     let m2 = s2.clone() - s1.clone() * mean.clone();
+    let m2_check = m2.clone();
     let value = if kurtosis {
         let s4 = sum_of(pow(4))?;
         // M4 = s4 - 4μ s3 + 6μ² s2 - 3nμ⁴ (with s1 = nμ)
@@ -391,7 +392,11 @@ fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
         let sqrt = super::df_udf("sqrt")?;
         sqrt.call(vec![n.clone()]) * m3 / (m2.clone() * sqrt.call(vec![m2]))
     };
-    Ok(when_true(n.gt(lit(0.0)), value))
+    // NULL without values or when they do not vary (Spark's non-legacy answer).
+    Ok(when_true(
+        n.gt(lit(0.0)).and(m2_check.not_eq(lit(0.0))),
+        value,
+    ))
 }
 
 /// The smallest value with at least a fraction `p` of the non-NULL values at or below it:

@@ -655,35 +655,89 @@ impl Resolver<'_> {
             schema,
         )?;
         let frame = (range_bounds_typed(frame.0, &order, schema)?, frame.1);
-        // Builders may wrap the function in a cast to Spark's result type (rank() is an int).
-        let (fexpr, result_type) = match fexpr {
-            Expr::Cast(c) => (*c.expr, Some(c.field)),
-            other => (other, None),
+        // One window function with this window's partitions, order and frame.
+        let window_of = |e: Expr| -> PlanResult<Expr> {
+            // Builders may wrap the function in a cast to Spark's result type (rank() is an
+            // int).
+            let (e, result_type) = match e {
+                Expr::Cast(c) => (*c.expr, Some(c.field)),
+                other => (other, None),
+            };
+            let (params_args, fun, null_treatment, filter) = match e {
+                Expr::WindowFunction(wf) => {
+                    (wf.params.args, wf.fun, wf.params.null_treatment, None)
+                }
+                Expr::AggregateFunction(af) => {
+                    if !af.params.order_by.is_empty() {
+                        return Err(PlanError::Unsupported(format!("{fname} over a window")));
+                    }
+                    (
+                        af.params.args,
+                        datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(af.func),
+                        af.params.null_treatment,
+                        af.params.filter,
+                    )
+                }
+                _ => {
+                    return Err(PlanError::InvalidPlan(
+                        "window over a non-window function".into(),
+                    ));
+                }
+            };
+            let wf = WindowFunction::new(fun, params_args);
+            // The builder sets the null treatment of the call (IGNORE NULLS) itself.
+            let mut builder = Expr::WindowFunction(Box::new(wf))
+                .partition_by(partition.clone())
+                .order_by(order.clone())
+                .window_frame(frame.0.clone())
+                .null_treatment(null_treatment);
+            if let Some(f) = filter {
+                builder = builder.filter(*f);
+            }
+            let expr = builder.build()?;
+            Ok(match result_type {
+                Some(field) => cast(expr, field.data_type().clone()),
+                None => expr,
+            })
         };
-        let (params_args, fun, null_treatment) = match fexpr {
-            Expr::WindowFunction(wf) => (wf.params.args, wf.fun, wf.params.null_treatment),
-            Expr::AggregateFunction(af) => (
-                af.params.args,
-                datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(af.func),
-                af.params.null_treatment,
+        let direct = match &fexpr {
+            Expr::Cast(c) => matches!(
+                c.expr.as_ref(),
+                Expr::WindowFunction(_) | Expr::AggregateFunction(_)
             ),
-            _ => {
+            Expr::WindowFunction(_) | Expr::AggregateFunction(_) => true,
+            _ => false,
+        };
+        let expr = if direct {
+            window_of(fexpr)?
+        } else {
+            // A function of aggregates (Spark's decimal average, skewness, percentiles, ...):
+            // each aggregate over the window.
+            use datafusion::common::tree_node::{Transformed, TreeNode};
+            let mut found = false;
+            let mut failure = None;
+            let rewritten = fexpr.transform_up(|e| match e {
+                Expr::AggregateFunction(_) => {
+                    found = true;
+                    match window_of(e.clone()) {
+                        Ok(w) => Ok(Transformed::yes(w)),
+                        Err(err) => {
+                            failure = Some(err);
+                            Ok(Transformed::no(e))
+                        }
+                    }
+                }
+                other => Ok(Transformed::no(other)),
+            })?;
+            if let Some(err) = failure {
+                return Err(err);
+            }
+            if !found {
                 return Err(PlanError::InvalidPlan(
                     "window over a non-window function".into(),
                 ));
             }
-        };
-        let wf = WindowFunction::new(fun, params_args);
-        // The builder sets the null treatment of the call (IGNORE NULLS) itself.
-        let expr = Expr::WindowFunction(Box::new(wf))
-            .partition_by(partition)
-            .order_by(order)
-            .window_frame(frame.0)
-            .null_treatment(null_treatment)
-            .build()?;
-        let expr = match result_type {
-            Some(field) => cast(expr, field.data_type().clone()),
-            None => expr,
+            rewritten.data
         };
         let mut spec_text = Vec::new();
         if !partition_names.is_empty() {
