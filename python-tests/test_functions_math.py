@@ -46,7 +46,6 @@ SQL = {
 
 
 SQL_GAPS = {
-    "ceil_scale": "ceil/floor with a scale are not supported yet",
     "random_shape": "randn is not a function of Ember yet",
 }
 

@@ -81,14 +81,20 @@ pub fn register(b: &mut RegistryBuilder) {
         round_to_spark_type(f, RoundMode::HalfEven)
     });
     b.scalar_named(&["floor"], Naming::Custom(upper_when_one_arg), |f| {
-        f.arity(1, 1)?;
+        f.arity(1, 2)?;
+        if f.args.len() == 2 {
+            return round_to_spark_type(f, RoundMode::Floor);
+        }
         super::sp_udf("floor").map(|u| u.call(f.args))
     });
     b.scalar_named(
         &["ceil", "ceiling"],
         Naming::Custom(upper_when_one_arg),
         |f| {
-            f.arity(1, 1)?;
+            f.arity(1, 2)?;
+            if f.args.len() == 2 {
+                return round_to_spark_type(f, RoundMode::Ceil);
+            }
             super::sp_udf("ceil").map(|u| u.call(f.args))
         },
     );
@@ -250,6 +256,8 @@ fn upper_when_one_arg(w: &str, a: &[String], _: bool) -> String {
 enum RoundMode {
     HalfUp,
     HalfEven,
+    Ceil,
+    Floor,
 }
 
 /// `round`/`bround(x[, d])` with Spark's result type: a decimal keeps at most `d` decimals
@@ -274,6 +282,13 @@ fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<E
         RoundMode::HalfEven => {
             super::native::NativeUdf::udf(super::native::Native::RoundHalfEven {
                 scale: scale as i32,
+            })
+            .call(vec![x])
+        }
+        RoundMode::Ceil | RoundMode::Floor => {
+            super::native::NativeUdf::udf(super::native::Native::CeilFloor {
+                scale: scale as i32,
+                up: mode == RoundMode::Ceil,
             })
             .call(vec![x])
         }

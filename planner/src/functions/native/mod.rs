@@ -88,6 +88,11 @@ pub enum Native {
     RoundHalfEven {
         scale: i32,
     },
+    /// `ceil(x, scale)` (`up`) or `floor(x, scale)`, in the type of `x`.
+    CeilFloor {
+        scale: i32,
+        up: bool,
+    },
     /// Spark's `hash(...)`: Murmur3 (x86, 32 bits) folded over the arguments, seed 42.
     Murmur3,
 }
@@ -133,6 +138,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Initcap => "ember_initcap",
             Native::Murmur3 => "ember_hash",
             Native::RoundHalfEven { .. } => "ember_bround",
+            Native::CeilFloor { .. } => "ember_ceil_floor",
             Native::ToJson => "ember_to_json",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
@@ -152,7 +158,9 @@ impl ScalarUDFImpl for NativeUdf {
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
         Ok(match &self.kind {
-            Native::RoundHalfEven { .. } => arg_types.first().cloned().unwrap_or(DataType::Float64),
+            Native::RoundHalfEven { .. } | Native::CeilFloor { .. } => {
+                arg_types.first().cloned().unwrap_or(DataType::Float64)
+            }
             Native::ArrayMode => match arg_types.first() {
                 Some(DataType::List(item)) => item.data_type().clone(),
                 _ => DataType::Null,
@@ -236,6 +244,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Initcap => regex::initcap(&arrays)?,
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
+            Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
             Native::ToJson => json::to_json(&arrays)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,

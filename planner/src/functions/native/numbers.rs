@@ -39,24 +39,58 @@ fn map<T: ArrowPrimitiveType>(
 }
 
 pub(super) fn round_half_even(arrays: &[ArrayRef], scale: i32) -> Result<ArrayRef> {
+    round_with(arrays, scale, half_even_i128, f64::round_ties_even)
+}
+
+/// `ceil(x, scale)` (`up`) or `floor(x, scale)`, in the type of `x`.
+pub(super) fn ceil_floor(arrays: &[ArrayRef], scale: i32, up: bool) -> Result<ArrayRef> {
+    if up {
+        round_with(
+            arrays,
+            scale,
+            |v, m| (v.div_euclid(m) + i128::from(v.rem_euclid(m) != 0)) * m,
+            f64::ceil,
+        )
+    } else {
+        round_with(arrays, scale, |v, m| v.div_euclid(m) * m, f64::floor)
+    }
+}
+
+/// Round each value to `scale` decimal digits: `int(v, m)` rounds an integer (or unscaled
+/// decimal) to a multiple of `m`, `float` rounds a double to an integer.
+fn round_with(
+    arrays: &[ArrayRef],
+    scale: i32,
+    int: fn(i128, i128) -> i128,
+    float: fn(f64) -> f64,
+) -> Result<ArrayRef> {
     let Some(a) = arrays.first() else {
-        return internal_err!("bround without a value");
+        return internal_err!("rounding without a value");
+    };
+    let scaled = |x: f64| -> f64 {
+        if !x.is_finite() {
+            x
+        } else if scale >= 0 {
+            let m = 10f64.powi(scale);
+            float(x * m) / m
+        } else {
+            let m = 10f64.powi(-scale);
+            float(x / m) * m
+        }
     };
     let int_factor = if scale < 0 {
         Some(10i128.pow(scale.unsigned_abs()))
     } else {
         None
     };
-    let int = |v: i128| int_factor.map_or(v, |m| half_even_i128(v, m));
+    let whole = |v: i128| int_factor.map_or(v, |m| int(v, m));
     Ok(match a.data_type() {
-        DataType::Float64 => Arc::new(map::<Float64Type>(a, |x| half_even_f64(x, scale))),
-        DataType::Float32 => Arc::new(map::<Float32Type>(a, |x| {
-            half_even_f64(x as f64, scale) as f32
-        })),
-        DataType::Int8 => Arc::new(map::<Int8Type>(a, |x| int(x as i128) as i8)),
-        DataType::Int16 => Arc::new(map::<Int16Type>(a, |x| int(x as i128) as i16)),
-        DataType::Int32 => Arc::new(map::<Int32Type>(a, |x| int(x as i128) as i32)),
-        DataType::Int64 => Arc::new(map::<Int64Type>(a, |x| int(x as i128) as i64)),
+        DataType::Float64 => Arc::new(map::<Float64Type>(a, scaled)),
+        DataType::Float32 => Arc::new(map::<Float32Type>(a, |x| scaled(x as f64) as f32)),
+        DataType::Int8 => Arc::new(map::<Int8Type>(a, |x| whole(x as i128) as i8)),
+        DataType::Int16 => Arc::new(map::<Int16Type>(a, |x| whole(x as i128) as i16)),
+        DataType::Int32 => Arc::new(map::<Int32Type>(a, |x| whole(x as i128) as i32)),
+        DataType::Int64 => Arc::new(map::<Int64Type>(a, |x| whole(x as i128) as i64)),
         DataType::Decimal128(p, s) => {
             let drop = *s as i32 - scale;
             let m = if drop > 0 {
@@ -64,10 +98,10 @@ pub(super) fn round_half_even(arrays: &[ArrayRef], scale: i32) -> Result<ArrayRe
             } else {
                 None
             };
-            let out = map::<Decimal128Type>(a, |v| m.map_or(v, |m| half_even_i128(v, m)));
+            let out = map::<Decimal128Type>(a, |v| m.map_or(v, |m| int(v, m)));
             Arc::new(out.with_precision_and_scale(*p, *s)?)
         }
-        other => return internal_err!("bround of {other}"),
+        other => return internal_err!("rounding of {other}"),
     })
 }
 
