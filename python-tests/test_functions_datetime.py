@@ -65,7 +65,6 @@ SQL = {
 
 
 SQL_GAPS = {
-    "convert_timezone": "convert_timezone is not a function of Ember yet",
     "make_interval": "intervals cast to strings are spelled as DataFusion does",
     "timestamp_ntz": "CAST(TIMESTAMP_NTZ AS TIMESTAMP) fails",
     "timestampadd": "timestampadd/timestampdiff are not functions of Ember yet",

@@ -15,6 +15,8 @@ SQL = {
     "get_json_object": """SELECT get_json_object('{"a": {"b": [1, 2]}, "c": "x"}', '$.a.b[1]') a, """
     """get_json_object('{"a": {"b": 1}}', '$.a') b, get_json_object('{"c": "x"}', '$.c') c, get_json_object('bad', '$.a') d""",
     "json_tuple": """SELECT json_tuple('{"a": 1, "b": "x"}', 'a', 'b', 'z')""",
+    "json_tuple_lateral": """SELECT id, t.* FROM VALUES (1, '{"k": "v", "n": [1]}'), (2, NULL) AS s(id, j) """
+    """LATERAL VIEW json_tuple(j, 'k', 'n') t AS key, nums""",
     "to_json": "SELECT to_json(named_struct('a', 1, 'b', 'x', 'c', CAST(NULL AS INT))) a, to_json(array(1, 2)) b, "
     "to_json(map('k', 1.5)) c, to_json(named_struct('d', DATE'2024-01-01', 'l', array(named_struct('x', true)))) d",
     "from_json": """SELECT from_json('{"a": 1, "b": "x"}', 'a INT, b STRING') a, from_json('[1, 2]', 'ARRAY<INT>') b, """
@@ -49,7 +51,6 @@ SQL = {
 
 SQL_GAPS = {
     "input_file_name": "input_file_name is not a function of Ember yet",
-    "json_tuple": "json_tuple is not a generator of Ember yet",
     "literals": "day-time interval literals with fields are not parsed yet",
     "monotonically_increasing_id": "monotonically_increasing_id needs the partition number",
     "spark_partition_id": "spark_partition_id needs the partition number",

@@ -197,6 +197,15 @@ pub fn register(b: &mut RegistryBuilder) {
         ]);
         Ok(text_to_instant(local, &tz, fail))
     });
+    // convert_timezone([from, ]to, ts): from defaults to the session time zone.
+    b.scalar(&["convert_timezone"], |f| {
+        f.arity(2, 3)?;
+        let mut args = f.args;
+        if args.len() == 2 {
+            args.insert(0, lit(f.config.time_zone.clone()));
+        }
+        Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
+    });
     b.scalar(&["make_date"], |f| {
         f.arity(3, 3)?;
         let args = f

@@ -17,8 +17,9 @@ use super::names::Named;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, FunctionCall};
 
-pub const GENERATORS: [&str; 7] = [
+pub const GENERATORS: [&str; 8] = [
     "stack",
+    "json_tuple",
     "explode",
     "explode_outer",
     "posexplode",
@@ -62,8 +63,12 @@ impl Resolver<'_> {
         outer: bool,
     ) -> PlanResult<(LogicalPlan, Vec<Named>)> {
         let lname = call.name.to_ascii_lowercase();
-        if lname == "stack" {
-            let inline = stack_as_inline(call)?;
+        if lname == "stack" || lname == "json_tuple" {
+            let inline = if lname == "stack" {
+                stack_as_inline(call)?
+            } else {
+                json_tuple_as_inline(call)?
+            };
             return self.resolve_generate(input, &inline, aliases, qualifier, outer);
         }
         let outer = outer || lname.ends_with("_outer");
@@ -387,6 +392,36 @@ impl Resolver<'_> {
 
 /// `stack(n, v1, v2, ...)`: the values in `n` rows of `ceil(count / n)` columns `col0`,
 /// `col1`, ... (NULL where the values run out), as `inline` of an array of structs.
+/// `json_tuple(json, k1, ..., kn)`: one row of the top-level fields `k1..kn` of the JSON
+/// object as strings, in columns `c0..`, as `inline` of one struct.
+fn json_tuple_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
+    let Some((json, keys)) = call.args.split_first().filter(|(_, k)| !k.is_empty()) else {
+        return Err(SparkError::analysis(
+            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+            "42605",
+            format!(
+                "The `json_tuple` requires > 1 parameters but the actual number is {}.",
+                call.args.len()
+            ),
+        )
+        .into());
+    };
+    let text = |s: &str| SExpr::Literal(datafusion::common::ScalarValue::Utf8(Some(s.into())));
+    let mut fields = Vec::with_capacity(keys.len() * 2);
+    for (i, key) in keys.iter().enumerate() {
+        let path = SExpr::function("concat", vec![text("$['"), key.clone(), text("']")]);
+        fields.push(text(&format!("c{i}")));
+        fields.push(SExpr::function("get_json_object", vec![json.clone(), path]));
+    }
+    Ok(FunctionCall::new(
+        "inline",
+        vec![SExpr::function(
+            "array",
+            vec![SExpr::function("named_struct", fields)],
+        )],
+    ))
+}
+
 fn stack_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
     let rows = match call.args.first() {
         Some(SExpr::Literal(v)) => match v.cast_to(&DataType::Int64) {

@@ -218,6 +218,35 @@ pub(super) fn text_to_timestamp(
     Ok(Arc::new(out.finish()))
 }
 
+pub(super) fn convert_timezone(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let from = strings(arrays, 0)?;
+    let to = strings(arrays, 1)?;
+    let (from, to) = (from.as_string::<i32>(), to.as_string::<i32>());
+    let Some(at) = arrays.get(2) else {
+        return internal_err!("convert_timezone takes a timestamp");
+    };
+    let at = arrow::compute::cast(at, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
+    let at = at.as_primitive::<TimestampMicrosecondType>();
+    let mut out = TimestampMicrosecondBuilder::with_capacity(at.len());
+    for i in 0..at.len() {
+        if from.is_null(i) || to.is_null(i) || at.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let (source, target) = (zone(from.value(i))?, zone(to.value(i))?);
+        let local =
+            arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(at.value(i));
+        match local
+            .and_then(|l| resolve(source, l))
+            .map(|t| t.with_timezone(&target).naive_local())
+        {
+            Some(t) => out.append_value(t.and_utc().timestamp_micros()),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
 /// Local date-times in `tz` of timestamps, or the midnights of dates.
 fn locals(array: &ArrayRef, tz: Tz) -> Result<Vec<Option<NaiveDateTime>>> {
     if let DataType::Date32 = array.data_type() {

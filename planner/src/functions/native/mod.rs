@@ -42,6 +42,9 @@ pub enum Native {
         time_zone: String,
         fail: bool,
     },
+    /// `convert_timezone(from, to, ts)`: a local time of zone `from` as the local time of
+    /// zone `to` at the same instant (TIMESTAMP_NTZ).
+    ConvertTimezone,
     /// `months_between(t1, t2, roundOff)` in the session time zone.
     MonthsBetween {
         time_zone: String,
@@ -131,6 +134,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ParseDatetime { .. } => "ember_parse_datetime",
             Native::MonthsBetween { .. } => "ember_months_between",
             Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
+            Native::ConvertTimezone => "ember_convert_timezone",
             Native::Split => "ember_split",
             Native::RegexpExtract { .. } => "ember_regexp_extract",
             Native::RegexpSubstr => "ember_regexp_substr",
@@ -202,6 +206,9 @@ impl ScalarUDFImpl for NativeUdf {
                 ParseTarget::UnixSeconds => DataType::Int64,
             },
             Native::MonthsBetween { .. } => DataType::Float64,
+            Native::ConvertTimezone => {
+                DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None)
+            }
             Native::Split | Native::RegexpExtract { all: true } => {
                 crate::types::list_type(DataType::Utf8, true)
             }
@@ -234,6 +241,7 @@ impl ScalarUDFImpl for NativeUdf {
                 time_zone,
                 round_off,
             } => datetime::months_between(&arrays, time_zone, *round_off)?,
+            Native::ConvertTimezone => datetime::convert_timezone(&arrays)?,
             Native::TextToTimestamp { time_zone, fail } => {
                 datetime::text_to_timestamp(&arrays, time_zone, *fail)?
             }
