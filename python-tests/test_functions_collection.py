@@ -81,6 +81,9 @@ FRAME = {
     "struct": lambda: F.struct("id", F.col("s.n").alias("n")),
     "with_field": lambda: F.col("s").withField("w", F.lit(1)),
     "drop_fields": lambda: F.col("s").dropFields("v"),
+    "with_field_replace": lambda: F.col("s").withField("n", F.lit("new")),
+    "with_field_nested": lambda: F.struct(F.col("s").alias("inner")).withField("inner.z", F.lit("q")),
+    "with_fields_chained": lambda: F.col("s").withField("a", F.lit(1)).withField("b", F.col("id")).dropFields("n"),
     "array_max": lambda: F.array_max("a"),
     "array_append": lambda: F.array_append("a", F.lit(9)),
     "array_join": lambda: F.array_join(F.col("a").cast("array<string>"), "-"),
@@ -91,8 +94,7 @@ FRAME = {
 
 
 FRAME_GAPS = {
-    "drop_fields": "dropFields is not supported yet",
-    "with_field": "withField is not supported yet",
+    "with_field_nested": "a nested withField is named differently (its value is right)",
     "struct": "an aliased struct field is named n, not s.n AS n",
 }
 

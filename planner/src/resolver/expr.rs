@@ -140,8 +140,30 @@ impl Resolver<'_> {
                     .into()),
                 }
             }
-            SExpr::UpdateFields { .. } => {
-                Err(PlanError::Unsupported("withField/dropFields".into()))
+            SExpr::UpdateFields { expr, field, value } => {
+                let (base, base_name) = self.resolve_expr(expr, schema)?;
+                let value = match value {
+                    Some(v) => Some(self.resolve_expr(v, schema)?),
+                    None => None,
+                };
+                let dt = base.get_type(schema)?;
+                let updated = self.update_fields(
+                    base.clone(),
+                    &dt,
+                    field,
+                    value.as_ref().map(|(e, _)| e.clone()),
+                )?;
+                let change = match &value {
+                    Some((_, n)) => format!("WithField({n})"),
+                    None => "dropfield()".to_string(),
+                };
+                // Spark shows a chain of updates as one call.
+                let name = match (expr.as_ref(), base_name.strip_suffix(')')) {
+                    (SExpr::UpdateFields { .. }, Some(open)) => format!("{open}, {change})"),
+                    _ => format!("update_fields({base_name}, {change})"),
+                };
+                // withField/dropFields of a NULL struct is NULL.
+                Ok((crate::functions::null_if_null(base, updated), name))
             }
             SExpr::LambdaVariable(name) => self.lambda_variable(name).ok_or_else(|| {
                 PlanError::InvalidPlan(format!("unknown lambda variable {}", name.join(".")))
@@ -890,6 +912,89 @@ impl Resolver<'_> {
     ) -> PlanResult<(Sort, String)> {
         let (e, n) = self.resolve_expr(&o.expr, schema)?;
         Ok((Sort::new(e, o.ascending, o.nulls_first()), sort_name(&n, o)))
+    }
+}
+
+impl Resolver<'_> {
+    /// `base` with the field at `path` set to `value` (added when missing) or dropped.
+    fn update_fields(
+        &self,
+        base: Expr,
+        dt: &DataType,
+        path: &[String],
+        value: Option<Expr>,
+    ) -> PlanResult<Expr> {
+        let DataType::Struct(fields) = dt else {
+            return Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot update fields of a value of the type \"{}\": it is not a struct.",
+                    types::sql_name(dt)
+                ),
+            )
+            .into());
+        };
+        let Some((head, rest)) = path.split_first() else {
+            return Err(PlanError::InvalidPlan(
+                "withField without a field name".into(),
+            ));
+        };
+        let get = |name: &str| datafusion::functions::core::expr_fn::get_field(base.clone(), name);
+        let mut args = Vec::with_capacity(fields.len() * 2 + 2);
+        let mut found = false;
+        for f in fields.iter() {
+            if !self.names_equal(f.name(), head) {
+                args.push(lit(f.name().as_str()));
+                args.push(get(f.name()));
+                continue;
+            }
+            found = true;
+            if rest.is_empty() {
+                if let Some(v) = &value {
+                    args.push(lit(f.name().as_str()));
+                    args.push(v.clone());
+                }
+            } else {
+                let inner = get(f.name());
+                let updated =
+                    self.update_fields(inner.clone(), f.data_type(), rest, value.clone())?;
+                args.push(lit(f.name().as_str()));
+                args.push(crate::functions::null_if_null(inner, updated));
+            }
+        }
+        if !found {
+            match (&value, rest.is_empty()) {
+                (Some(v), true) => {
+                    args.push(lit(head.as_str()));
+                    args.push(v.clone());
+                }
+                _ => {
+                    return Err(SparkError::analysis(
+                        "FIELD_NOT_FOUND",
+                        "42704",
+                        format!(
+                            "No such struct field `{head}` in {}.",
+                            fields
+                                .iter()
+                                .map(|f| format!("`{}`", f.name()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                    .into());
+                }
+            }
+        }
+        if args.is_empty() {
+            return Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.CANNOT_DROP_ALL_FIELDS",
+                "42K09",
+                "Cannot drop all fields in struct.",
+            )
+            .into());
+        }
+        Ok(crate::functions::df_udf("named_struct")?.call(args))
     }
 }
 
