@@ -114,6 +114,22 @@ def test_sample_is_deterministic_for_a_seed(spark):
         df.sample(True, 0.5, 1).count()
 
 
+def test_sample_by(spark):
+    """Each stratum sampled with its fraction (the rows differ from Spark's, like sample's)."""
+    df = spark.range(1000).selectExpr("id", "id % 3 AS k")
+
+    def sample(seed):
+        return sorted((r.id, r.k) for r in df.sampleBy("k", {0: 0.5, 1: 1.0}, seed=seed).collect())
+
+    rows = sample(7)
+    assert rows == sample(7)
+    assert rows != sample(8)
+    counts = {k: sum(1 for _, kk in rows if kk == k) for k in range(3)}
+    assert counts[1] == 333 and counts[2] == 0
+    assert 120 < counts[0] < 215
+    assert df.sampleBy("k", {}, seed=1).count() == 0
+
+
 def test_xxhash64(spark, expected):
     expected.check(spark.sql("SELECT xxhash64('a', 1), xxhash64(1), xxhash64(NULL), xxhash64('')"), name="values")
 

@@ -404,6 +404,36 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 seed: s.seed.unwrap_or(0),
             }
         }
+        RelType::SampleBy(s) => {
+            let col = s
+                .col
+                .as_ref()
+                .ok_or_else(|| PlanError::InvalidPlan("sampleBy without a column".into()))?;
+            let mut fractions = Vec::with_capacity(s.fractions.len());
+            for f in &s.fractions {
+                if !(0.0..=1.0).contains(&f.fraction) {
+                    return Err(crate::error::SparkError::illegal_argument(
+                        "",
+                        format!(
+                            "requirement failed: Fractions must be in [0, 1], but got {}.",
+                            f.fraction
+                        ),
+                    )
+                    .into());
+                }
+                let stratum = match &f.stratum {
+                    Some(l) => crate::literal::from_proto(l, &ctx.time_zone)?,
+                    None => return invalid("a sampleBy fraction without a stratum"),
+                };
+                fractions.push((stratum, f.fraction));
+            }
+            PlanNode::SampleBy {
+                input: input(ctx, &s.input)?,
+                col: expr(ctx, col)?,
+                fractions,
+                seed: s.seed.unwrap_or(0),
+            }
+        }
         RelType::ApproxQuantile(q) => {
             if q.relative_error < 0.0 {
                 return Err(crate::error::SparkError::illegal_argument(

@@ -275,6 +275,12 @@ impl<'a> Resolver<'a> {
                 upper,
                 seed,
             } => self.resolve_sample(input, *lower, *upper, *seed)?,
+            PlanNode::SampleBy {
+                input,
+                col,
+                fractions,
+                seed,
+            } => self.resolve_sample_by(input, col, fractions, *seed)?,
             PlanNode::ApproxQuantile {
                 input,
                 cols,

@@ -213,37 +213,80 @@ impl Resolver<'_> {
         seed: i64,
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
-        let hashable = |t: &DataType| {
-            t.is_numeric()
-                || matches!(
-                    t,
-                    DataType::Utf8
-                        | DataType::LargeUtf8
-                        | DataType::Utf8View
-                        | DataType::Binary
-                        | DataType::Boolean
-                        | DataType::Date32
-                        | DataType::Timestamp(_, _)
-                )
-        };
-        let mut args = vec![lit(seed)];
-        for f in input.schema().fields() {
-            if hashable(f.data_type()) {
-                args.push(Self::column(f.name()));
-            }
-        }
-        let hash = datafusion_spark::function::hash::xxhash64().call(args);
-        // The low 53 bits, as a fraction of 2^53.
-        const MANTISSA: i64 = (1 << 53) - 1;
-        let bits = Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
-            Box::new(hash),
-            datafusion::logical_expr::Operator::BitwiseAnd,
-            Box::new(lit(MANTISSA)),
-        ));
-        let x = cast(bits, DataType::Float64) / lit((MANTISSA + 1) as f64);
+        let x = row_fraction(&input, seed);
         let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
         Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?)
     }
+
+    /// `sampleBy`: a row is kept when its fraction of [0, 1) is below its stratum's
+    /// fraction (strata not named have none).
+    pub(crate) fn resolve_sample_by(
+        &mut self,
+        input: &Plan,
+        col: &crate::spec::Expr,
+        fractions: &[(datafusion::common::ScalarValue, f64)],
+        seed: i64,
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(input)?;
+        let schema = input.schema().as_ref().clone();
+        let (stratum, _) = self.resolve_expr(col, &schema)?;
+        let when_then = fractions
+            .iter()
+            .map(|(value, f)| {
+                (
+                    Box::new(stratum.clone().eq(lit(value.clone()))),
+                    Box::new(lit(*f)),
+                )
+            })
+            .collect::<Vec<_>>();
+        let x = row_fraction(&input, seed);
+        if when_then.is_empty() {
+            return Ok(LogicalPlanBuilder::from(input)
+                .filter(lit(false))?
+                .build()?);
+        }
+        let fraction = Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            when_then,
+            Some(Box::new(lit(0.0f64))),
+        ));
+        Ok(LogicalPlanBuilder::from(input)
+            .filter(x.lt(fraction))?
+            .build()?)
+    }
+}
+
+/// A number in [0, 1) for each row, from a hash of the seed and the row's values: the same
+/// rows for the same seed in every mode.
+fn row_fraction(input: &LogicalPlan, seed: i64) -> Expr {
+    let hashable = |t: &DataType| {
+        t.is_numeric()
+            || matches!(
+                t,
+                DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Binary
+                    | DataType::Boolean
+                    | DataType::Date32
+                    | DataType::Timestamp(_, _)
+            )
+    };
+    let mut args = vec![lit(seed)];
+    for f in input.schema().fields() {
+        if hashable(f.data_type()) {
+            args.push(Resolver::column(f.name()));
+        }
+    }
+    let hash = datafusion_spark::function::hash::xxhash64().call(args);
+    // The low 53 bits, as a fraction of 2^53.
+    const MANTISSA: i64 = (1 << 53) - 1;
+    let bits = Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+        Box::new(hash),
+        datafusion::logical_expr::Operator::BitwiseAnd,
+        Box::new(lit(MANTISSA)),
+    ));
+    cast(bits, DataType::Float64) / lit((MANTISSA + 1) as f64)
 }
 
 impl Resolver<'_> {

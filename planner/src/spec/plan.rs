@@ -241,6 +241,14 @@ pub enum PlanNode {
         upper: f64,
         seed: i64,
     },
+    /// `df.sampleBy(col, fractions, seed)`: each stratum (a value of `col`) sampled with its
+    /// fraction, other rows left out.
+    SampleBy {
+        input: Box<Plan>,
+        col: Expr,
+        fractions: Vec<(datafusion::common::ScalarValue, f64)>,
+        seed: i64,
+    },
     /// `df.approxQuantile(cols, probabilities, relativeError)`.
     ApproxQuantile {
         input: Box<Plan>,
@@ -340,6 +348,7 @@ impl PlanNode {
             | PlanNode::Describe { input, .. }
             | PlanNode::CovCorr { input, .. }
             | PlanNode::Sample { input, .. }
+            | PlanNode::SampleBy { input, .. }
             | PlanNode::ApproxQuantile { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::Repartition { input, .. }
