@@ -25,6 +25,7 @@ SERVER_NAME = {
     "toDegrees": "degrees", "toRadians": "radians", "bitwiseNOT": "bitwise_not", "negate": "negative", "create_map": "map",
     "shiftLeft": "shiftleft", "shiftRight": "shiftright",
     "shiftRightUnsigned": "shiftrightunsigned", "posexplode_outer": "posexplode_outer",
+    "timestamp_add": "timestampadd", "timestamp_diff": "timestampdiff",
 }
 
 

@@ -60,6 +60,13 @@ SQL = {
     "current_timezone": "SELECT current_timezone() a",
     "extract": f"SELECT extract(YEAR FROM {TS}) a, extract(DAYOFWEEK FROM {TS}) b, date_part('minute', {TS}) c",
     "timestampadd": f"SELECT timestampadd(HOUR, 2, {TS}) a, timestampdiff(MINUTE, {TS}, TIMESTAMP'2024-03-10 05:00:00') b",
+    "timestampadd_units": "SELECT timestampadd(MONTH, 1, TIMESTAMP'2024-01-31 10:00:00') a, "
+    "timestampadd(DAY, 1, TIMESTAMP'2024-03-09 12:00:00') b, dateadd(WEEK, -1, TIMESTAMP'2024-03-12 12:00:00') c, "
+    "timestampadd(MICROSECOND, 5, TIMESTAMP'2024-01-01 00:00:00') d, timestampadd(QUARTER, 1, DATE'2024-11-30') e",
+    "timestampdiff_units": "SELECT timestampdiff(MONTH, TIMESTAMP'2024-01-31 10:00:00', TIMESTAMP'2024-02-29 09:00:00') a, "
+    "timestampdiff(DAY, TIMESTAMP'2024-03-09 12:00:00', TIMESTAMP'2024-03-11 11:00:00') b, "
+    "datediff(HOUR, TIMESTAMP'2024-03-10 00:00:00', TIMESTAMP'2024-03-10 05:00:00') c, "
+    "timestampdiff(YEAR, DATE'2020-02-29', DATE'2024-02-28') d, timestampdiff(SECOND, TIMESTAMP'2024-01-01 00:00:10', TIMESTAMP'2024-01-01 00:00:00') e",
     "convert_timezone": "SELECT convert_timezone('UTC', 'Asia/Tokyo', TIMESTAMP_NTZ'2024-01-01 00:00:00') a",
 }
 
@@ -67,7 +74,6 @@ SQL = {
 SQL_GAPS = {
     "make_interval": "intervals cast to strings are spelled as DataFusion does",
     "timestamp_ntz": "CAST(TIMESTAMP_NTZ AS TIMESTAMP) fails",
-    "timestampadd": "timestampadd/timestampdiff are not functions of Ember yet",
 }
 
 
@@ -95,6 +101,8 @@ FRAME = {
     "date_add": lambda: F.date_add(F.to_date("d"), 1),
     "dayofweek": lambda: F.dayofweek("d"),
     "months_between": lambda: F.months_between(F.to_date("d"), F.lit("2024-01-01")),
+    "timestamp_add": lambda: F.timestamp_add("HOUR", F.lit(3), F.to_timestamp("ts")),
+    "timestamp_diff": lambda: F.timestamp_diff("MINUTE", F.to_timestamp("ts"), F.to_timestamp(F.lit("2024-12-01 00:00:00"))),
 }
 
 

@@ -197,6 +197,49 @@ pub fn register(b: &mut RegistryBuilder) {
         ]);
         Ok(text_to_instant(local, &tz, fail))
     });
+    // timestampadd(unit, n, ts) / timestampdiff(unit, start, end), the unit a literal.
+    for (name, add) in [("timestampadd", true), ("timestampdiff", false)] {
+        b.scalar(&[name], move |f| {
+            f.arity(3, 3)?;
+            let unit = literal_text(&f.args[0], name)?.to_ascii_uppercase();
+            let known = super::native::unit_micros(&unit).is_some()
+                || matches!(
+                    unit.as_str(),
+                    "DAY" | "DAYOFYEAR" | "WEEK" | "MONTH" | "QUARTER" | "YEAR"
+                );
+            if !known {
+                return Err(crate::error::SparkError::analysis(
+                    "INVALID_PARAMETER_VALUE.DATETIME_UNIT",
+                    "22023",
+                    format!(
+                        "The value of parameter(s) `unit` in `{name}` is invalid: expects one of the units without quotes YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, but got the string literal '{unit}'."
+                    ),
+                )
+                .into());
+            }
+            let tz = f.config.time_zone.clone();
+            let mut args = f.args;
+            for i in [1, 2] {
+                if !add || i == 2 {
+                    let (x, _) = as_instant(args[i].clone(), &f.types[i], &tz);
+                    args[i] = match &f.types[i] {
+                        // A date's midnight in the session time zone.
+                        DataType::Date32 => cast(
+                            cast(args[i].clone(), DataType::Timestamp(TimeUnit::Microsecond, None)),
+                            crate::types::timestamp_type(&tz),
+                        ),
+                        _ => x,
+                    };
+                }
+            }
+            let kind = if add {
+                Native::TimestampAdd { unit, time_zone: tz }
+            } else {
+                Native::TimestampDiff { unit, time_zone: tz }
+            };
+            Ok(NativeUdf::udf(kind).call(args))
+        });
+    }
     // convert_timezone([from, ]to, ts): from defaults to the session time zone.
     b.scalar(&["convert_timezone"], |f| {
         f.arity(2, 3)?;

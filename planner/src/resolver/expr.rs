@@ -334,6 +334,14 @@ impl Resolver<'_> {
         call: &spec::FunctionCall,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
+        let unit_call;
+        let call = match unit_function(call) {
+            Some(c) => {
+                unit_call = c;
+                &unit_call
+            }
+            None => call,
+        };
         let lname = call.name.to_ascii_lowercase();
         if matches!(call.args.last(), Some(SExpr::Lambda { .. })) {
             return self.higher_order_function(&lname, call, schema);
@@ -996,6 +1004,31 @@ impl Resolver<'_> {
         }
         Ok(crate::functions::df_udf("named_struct")?.call(args))
     }
+}
+
+/// `timestampadd(HOUR, n, ts)` / `timestampdiff(DAY, a, b)` (also spelled `dateadd`,
+/// `date_add`, `datediff`, `date_diff` with three arguments): the unit, an identifier in
+/// SQL, as a string literal.
+fn unit_function(call: &spec::FunctionCall) -> Option<spec::FunctionCall> {
+    if call.args.len() != 3 {
+        return None;
+    }
+    let name = match call.name.to_ascii_lowercase().as_str() {
+        "timestampadd" | "timestamp_add" | "dateadd" | "date_add" => "timestampadd",
+        "timestampdiff" | "timestamp_diff" | "datediff" | "date_diff" => "timestampdiff",
+        _ => return None,
+    };
+    let mut args = call.args.clone();
+    if let SExpr::Attribute { name: parts, .. } = &args[0]
+        && let [unit] = parts.as_slice()
+    {
+        args[0] = SExpr::Literal(ScalarValue::Utf8(Some(unit.to_ascii_uppercase())));
+    }
+    Some(spec::FunctionCall {
+        name: name.to_string(),
+        args,
+        ..call.clone()
+    })
 }
 
 /// A call with named arguments (`mask(s, lowerChar => 'x')`) as the positional call it

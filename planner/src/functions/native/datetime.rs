@@ -218,6 +218,130 @@ pub(super) fn text_to_timestamp(
     Ok(Arc::new(out.finish()))
 }
 
+/// Microseconds of a fixed-length unit, or None for calendar units (DAY and up) and
+/// units Spark does not know.
+pub fn unit_micros(unit: &str) -> Option<i64> {
+    Some(match unit {
+        "MICROSECOND" => 1,
+        "MILLISECOND" => 1_000,
+        "SECOND" => 1_000_000,
+        "MINUTE" => 60_000_000,
+        "HOUR" => 3_600_000_000,
+        _ => return None,
+    })
+}
+
+/// Months of a calendar unit of months, days of one of days.
+fn calendar(unit: &str) -> Option<(i64, i64)> {
+    Some(match unit {
+        "DAY" | "DAYOFYEAR" => (0, 1),
+        "WEEK" => (0, 7),
+        "MONTH" => (1, 0),
+        "QUARTER" => (3, 0),
+        "YEAR" => (12, 0),
+        _ => return None,
+    })
+}
+
+pub(super) fn timestamp_add(arrays: &[ArrayRef], unit: &str, time_zone: &str) -> Result<ArrayRef> {
+    let (Some(n), Some(at)) = (arrays.get(1), arrays.get(2)) else {
+        return internal_err!("timestampadd takes a unit, a quantity and a timestamp");
+    };
+    let tz = zone(time_zone)?;
+    let n = arrow::compute::cast(n, &DataType::Int64)?;
+    let n = n.as_primitive::<arrow::datatypes::Int64Type>();
+    let at = instants(at)?;
+    let at = at.as_primitive::<TimestampMicrosecondType>();
+    let mut out = TimestampMicrosecondBuilder::with_capacity(at.len()).with_timezone(time_zone);
+    for i in 0..at.len() {
+        if n.is_null(i) || at.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let (k, t) = (n.value(i), at.value(i));
+        let value = if let Some(per) = unit_micros(unit) {
+            k.checked_mul(per).and_then(|d| t.checked_add(d))
+        } else if let Some((months, days)) = calendar(unit) {
+            tz.timestamp_micros(t).single().and_then(|zoned| {
+                let local = zoned.naive_local();
+                let moved = if months != 0 {
+                    let m = k.checked_mul(months)?;
+                    if m >= 0 {
+                        local.checked_add_months(chrono::Months::new(u32::try_from(m).ok()?))
+                    } else {
+                        local.checked_sub_months(chrono::Months::new(u32::try_from(-m).ok()?))
+                    }
+                } else {
+                    local.checked_add_signed(chrono::Duration::days(k.checked_mul(days)?))
+                }?;
+                resolve(tz, moved).map(|r| r.timestamp_micros())
+            })
+        } else {
+            return internal_err!("timestampadd unit {unit}");
+        };
+        match value {
+            Some(v) => out.append_value(v),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+pub(super) fn timestamp_diff(arrays: &[ArrayRef], unit: &str, time_zone: &str) -> Result<ArrayRef> {
+    let (Some(a), Some(b)) = (arrays.get(1), arrays.get(2)) else {
+        return internal_err!("timestampdiff takes a unit and two timestamps");
+    };
+    let tz = zone(time_zone)?;
+    let (a, b) = (instants(a)?, instants(b)?);
+    let (a, b) = (
+        a.as_primitive::<TimestampMicrosecondType>(),
+        b.as_primitive::<TimestampMicrosecondType>(),
+    );
+    let mut out = Int64Builder::with_capacity(a.len());
+    for i in 0..a.len() {
+        if a.is_null(i) || b.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let (x, y) = (a.value(i), b.value(i));
+        // As Spark: every unit between the local date-times of the session time zone.
+        let local = |t: i64| tz.timestamp_micros(t).single().map(|z| z.naive_local());
+        let value = if let Some(per) = unit_micros(unit) {
+            match (local(x), local(y)) {
+                (Some(lx), Some(ly)) => (ly - lx).num_microseconds().map(|d| d / per),
+                _ => None,
+            }
+        } else if let Some((months, days)) = calendar(unit) {
+            match (local(x), local(y)) {
+                (Some(lx), Some(ly)) if months == 0 => {
+                    let micros = (ly - lx).num_microseconds().unwrap_or(0);
+                    Some(micros / (MICROS_PER_DAY * days))
+                }
+                (Some(lx), Some(ly)) => {
+                    let mut total = (ly.year() as i64 * 12 + ly.month() as i64)
+                        - (lx.year() as i64 * 12 + lx.month() as i64);
+                    // Whole months only: the end's day and time must reach the start's.
+                    let rest = |t: NaiveDateTime| (t.day(), t.time());
+                    if total > 0 && rest(ly) < rest(lx) {
+                        total -= 1;
+                    } else if total < 0 && rest(ly) > rest(lx) {
+                        total += 1;
+                    }
+                    Some(total / months)
+                }
+                _ => None,
+            }
+        } else {
+            return internal_err!("timestampdiff unit {unit}");
+        };
+        match value {
+            Some(v) => out.append_value(v),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
 pub(super) fn convert_timezone(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let from = strings(arrays, 0)?;
     let to = strings(arrays, 1)?;

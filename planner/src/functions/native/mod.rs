@@ -3,6 +3,7 @@
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
 mod datetime;
+pub use datetime::unit_micros;
 mod hash;
 mod json;
 mod numbers;
@@ -41,6 +42,16 @@ pub enum Native {
     TextToTimestamp {
         time_zone: String,
         fail: bool,
+    },
+    /// `timestampadd(unit, n, ts)`: calendar units (DAY and up) in the session time zone.
+    TimestampAdd {
+        unit: String,
+        time_zone: String,
+    },
+    /// `timestampdiff(unit, start, end)`: whole units, calendar units between local times.
+    TimestampDiff {
+        unit: String,
+        time_zone: String,
     },
     /// `convert_timezone(from, to, ts)`: a local time of zone `from` as the local time of
     /// zone `to` at the same instant (TIMESTAMP_NTZ).
@@ -135,6 +146,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MonthsBetween { .. } => "ember_months_between",
             Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
             Native::ConvertTimezone => "ember_convert_timezone",
+            Native::TimestampAdd { .. } => "ember_timestampadd",
+            Native::TimestampDiff { .. } => "ember_timestampdiff",
             Native::Split => "ember_split",
             Native::RegexpExtract { .. } => "ember_regexp_extract",
             Native::RegexpSubstr => "ember_regexp_substr",
@@ -206,6 +219,8 @@ impl ScalarUDFImpl for NativeUdf {
                 ParseTarget::UnixSeconds => DataType::Int64,
             },
             Native::MonthsBetween { .. } => DataType::Float64,
+            Native::TimestampAdd { time_zone, .. } => crate::types::timestamp_type(time_zone),
+            Native::TimestampDiff { .. } => DataType::Int64,
             Native::ConvertTimezone => {
                 DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None)
             }
@@ -242,6 +257,12 @@ impl ScalarUDFImpl for NativeUdf {
                 round_off,
             } => datetime::months_between(&arrays, time_zone, *round_off)?,
             Native::ConvertTimezone => datetime::convert_timezone(&arrays)?,
+            Native::TimestampAdd { unit, time_zone } => {
+                datetime::timestamp_add(&arrays, unit, time_zone)?
+            }
+            Native::TimestampDiff { unit, time_zone } => {
+                datetime::timestamp_diff(&arrays, unit, time_zone)?
+            }
             Native::TextToTimestamp { time_zone, fail } => {
                 datetime::text_to_timestamp(&arrays, time_zone, *fail)?
             }
