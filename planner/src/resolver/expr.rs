@@ -335,7 +335,7 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Named> {
         let unit_call;
-        let call = match unit_function(call) {
+        let call = match super::calls::unit_function(call) {
             Some(c) => {
                 unit_call = c;
                 &unit_call
@@ -385,7 +385,7 @@ impl Resolver<'_> {
             .iter()
             .any(|a| matches!(a, SExpr::NamedArgument { .. }))
         {
-            named_call = positional_call(call)?;
+            named_call = super::calls::positional_call(call)?;
             &named_call
         } else {
             call
@@ -921,180 +921,6 @@ impl Resolver<'_> {
         let (e, n) = self.resolve_expr(&o.expr, schema)?;
         Ok((Sort::new(e, o.ascending, o.nulls_first()), sort_name(&n, o)))
     }
-}
-
-impl Resolver<'_> {
-    /// `base` with the field at `path` set to `value` (added when missing) or dropped.
-    fn update_fields(
-        &self,
-        base: Expr,
-        dt: &DataType,
-        path: &[String],
-        value: Option<Expr>,
-    ) -> PlanResult<Expr> {
-        let DataType::Struct(fields) = dt else {
-            return Err(SparkError::analysis(
-                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                "42K09",
-                format!(
-                    "Cannot update fields of a value of the type \"{}\": it is not a struct.",
-                    types::sql_name(dt)
-                ),
-            )
-            .into());
-        };
-        let Some((head, rest)) = path.split_first() else {
-            return Err(PlanError::InvalidPlan(
-                "withField without a field name".into(),
-            ));
-        };
-        let get = |name: &str| datafusion::functions::core::expr_fn::get_field(base.clone(), name);
-        let mut args = Vec::with_capacity(fields.len() * 2 + 2);
-        let mut found = false;
-        for f in fields.iter() {
-            if !self.names_equal(f.name(), head) {
-                args.push(lit(f.name().as_str()));
-                args.push(get(f.name()));
-                continue;
-            }
-            found = true;
-            if rest.is_empty() {
-                if let Some(v) = &value {
-                    args.push(lit(f.name().as_str()));
-                    args.push(v.clone());
-                }
-            } else {
-                let inner = get(f.name());
-                let updated =
-                    self.update_fields(inner.clone(), f.data_type(), rest, value.clone())?;
-                args.push(lit(f.name().as_str()));
-                args.push(crate::functions::null_if_null(inner, updated));
-            }
-        }
-        if !found {
-            match (&value, rest.is_empty()) {
-                (Some(v), true) => {
-                    args.push(lit(head.as_str()));
-                    args.push(v.clone());
-                }
-                _ => {
-                    return Err(SparkError::analysis(
-                        "FIELD_NOT_FOUND",
-                        "42704",
-                        format!(
-                            "No such struct field `{head}` in {}.",
-                            fields
-                                .iter()
-                                .map(|f| format!("`{}`", f.name()))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    )
-                    .into());
-                }
-            }
-        }
-        if args.is_empty() {
-            return Err(SparkError::analysis(
-                "DATATYPE_MISMATCH.CANNOT_DROP_ALL_FIELDS",
-                "42K09",
-                "Cannot drop all fields in struct.",
-            )
-            .into());
-        }
-        Ok(crate::functions::df_udf("named_struct")?.call(args))
-    }
-}
-
-/// `timestampadd(HOUR, n, ts)` / `timestampdiff(DAY, a, b)` (also spelled `dateadd`,
-/// `date_add`, `datediff`, `date_diff` with three arguments): the unit, an identifier in
-/// SQL, as a string literal.
-fn unit_function(call: &spec::FunctionCall) -> Option<spec::FunctionCall> {
-    if call.args.len() != 3 {
-        return None;
-    }
-    let name = match call.name.to_ascii_lowercase().as_str() {
-        "timestampadd" | "timestamp_add" | "dateadd" | "date_add" => "timestampadd",
-        "timestampdiff" | "timestamp_diff" | "datediff" | "date_diff" => "timestampdiff",
-        _ => return None,
-    };
-    let mut args = call.args.clone();
-    if let SExpr::Attribute { name: parts, .. } = &args[0]
-        && let [unit] = parts.as_slice()
-    {
-        args[0] = SExpr::Literal(ScalarValue::Utf8(Some(unit.to_ascii_uppercase())));
-    }
-    Some(spec::FunctionCall {
-        name: name.to_string(),
-        args,
-        ..call.clone()
-    })
-}
-
-/// A call with named arguments (`mask(s, lowerChar => 'x')`) as the positional call it
-/// stands for, omitted parameters given their defaults. Functions whose parameters Ember
-/// does not know the names of refuse named arguments rather than misplace them.
-fn positional_call(call: &spec::FunctionCall) -> PlanResult<spec::FunctionCall> {
-    let params: &[(&str, Option<&str>)] = match call.name.to_ascii_lowercase().as_str() {
-        "mask" => &[
-            ("input", None),
-            ("upperchar", Some("X")),
-            ("lowerchar", Some("x")),
-            ("digitchar", Some("n")),
-            ("otherchar", None),
-        ],
-        _ => {
-            return Err(PlanError::Unsupported(format!(
-                "named arguments of {}",
-                call.name
-            )));
-        }
-    };
-    let mut slots: Vec<Option<SExpr>> = vec![None; params.len()];
-    let mut next = 0;
-    for a in &call.args {
-        let at = match a {
-            SExpr::NamedArgument { name, .. } => params
-                .iter()
-                .position(|(p, _)| p.eq_ignore_ascii_case(name))
-                .ok_or_else(|| {
-                    PlanError::from(SparkError::analysis(
-                        "UNRECOGNIZED_PARAMETER_NAME",
-                        "4274K",
-                        format!("Cannot invoke routine `{}` because the routine call included a named argument reference for the argument named `{name}`, but this routine does not include any signature containing an argument with this name.", call.name),
-                    ))
-                })?,
-            _ => next,
-        };
-        let value = match a {
-            SExpr::NamedArgument { value, .. } => value.as_ref().clone(),
-            other => other.clone(),
-        };
-        match slots.get_mut(at) {
-            Some(slot) => *slot = Some(value),
-            None => {
-                return Err(PlanError::Unsupported(format!(
-                    "{} arguments to {}",
-                    call.args.len(),
-                    call.name
-                )));
-            }
-        }
-        next = at + 1;
-    }
-    let last = slots.iter().rposition(Option::is_some).unwrap_or(0);
-    let mut args = Vec::with_capacity(last + 1);
-    for (slot, (_, default)) in slots.into_iter().zip(params).take(last + 1) {
-        args.push(match (slot, default) {
-            (Some(v), _) => v,
-            (None, Some(d)) => SExpr::Literal(ScalarValue::Utf8(Some(d.to_string()))),
-            (None, None) => SExpr::Literal(ScalarValue::Utf8(None)),
-        });
-    }
-    Ok(spec::FunctionCall {
-        args,
-        ..call.clone()
-    })
 }
 
 /// A RANGE frame's offsets in the type of the ORDER BY key (DataFusion compares an `Int64`

@@ -7,6 +7,7 @@
 //! case preserved, `df1.col` references pinned to a DataFrame by plan id, and qualifiers from
 //! aliases. The final output names are applied to the Arrow schema when results are sent.
 
+mod calls;
 mod expr;
 mod generate;
 pub use generate::GENERATORS;
