@@ -46,7 +46,6 @@ SQL = {
 
 
 SQL_GAPS = {
-    "random_shape": "randn is not a function of Ember yet",
 }
 
 
@@ -83,6 +82,7 @@ FRAME = {
     "hex": lambda: F.hex("n"),
     "factorial": lambda: F.factorial(F.abs("n") % 6),
     "cbrt": lambda: F.cbrt("n"),
+    "rand_randn": lambda: F.rand(1).between(0, 1) & F.randn(5).isNotNull(),
 }
 
 

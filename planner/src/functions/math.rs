@@ -134,7 +134,24 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(0, 0)?;
         Ok(datafusion::logical_expr::lit(std::f64::consts::E))
     });
-    add_df(b, &["rand", "random"], "random", 0, 1);
+    // rand([seed]) (PySpark always sends a seed): uniform in [0, 1); the seed is not
+    // honoured, so the values differ from Spark's and between runs.
+    b.scalar(&["rand", "random"], |f| {
+        f.arity(0, 1)?;
+        Ok(super::df_udf("random")?.call(vec![]))
+    });
+    // randn([seed]): standard normal values from two uniform ones (Box-Muller); like rand,
+    // the seed is not honoured (the values differ from Spark's).
+    b.scalar(&["randn"], |f| {
+        f.arity(0, 1)?;
+        let random = super::df_udf("random")?;
+        let (u1, u2) = (random.call(vec![]), random.call(vec![]));
+        let radius = super::df_udf("sqrt")?.call(vec![
+            lit(-2.0f64) * super::df_udf("ln")?.call(vec![lit(1.0f64) - u1]),
+        ]);
+        let angle = super::df_udf("cos")?.call(vec![lit(2.0 * std::f64::consts::PI) * u2]);
+        Ok(radius * angle)
+    });
     double_fn(b, &["asinh"], Naming::Fixed("ASINH"), "asinh");
     double_fn(b, &["acosh"], Naming::Fixed("ACOSH"), "acosh");
     double_fn(b, &["atanh"], Naming::Fixed("ATANH"), "atanh");
