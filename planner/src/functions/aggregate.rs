@@ -192,13 +192,25 @@ pub fn register(b: &mut RegistryBuilder) {
             )
         },
     );
-    b.aggregate(&["string_agg", "listagg"], |mut f| {
-        f.arity(1, 2)?;
-        if f.args.len() == 1 {
-            f.args.push(lit(""));
-        }
-        agg(f, df("string_agg"), 2, 2)
-    });
+    // Spark names both listagg, the omitted delimiter NULL.
+    b.add_named_aggregate(
+        &["string_agg", "listagg"],
+        Naming::Custom(|_, a, d| {
+            let d = if d { "DISTINCT " } else { "" };
+            let mut args = a.to_vec();
+            if args.len() == 1 {
+                args.push("NULL".into());
+            }
+            format!("listagg({d}{})", args.join(", "))
+        }),
+        |mut f| {
+            f.arity(1, 2)?;
+            if f.args.len() == 1 {
+                f.args.push(lit(""));
+            }
+            agg(f, df("string_agg"), 2, 2)
+        },
+    );
     // Whether a grouping column is aggregated away in this row of ROLLUP/CUBE/GROUPING SETS
     // (DataFusion resolves them against the grouping sets).
     b.aggregate(&["grouping"], |f| {
@@ -241,7 +253,7 @@ pub(crate) fn agg(
         f.args,
         f.distinct,
         f.filter.map(Box::new),
-        vec![],
+        f.order_by,
         null_treatment,
     )))
 }

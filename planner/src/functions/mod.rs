@@ -38,6 +38,8 @@ pub struct FunctionInput<'a> {
     /// For each argument, the column name it carries when it is a column or an alias
     /// (`struct(a, b)` names its fields after them).
     pub field_names: Vec<Option<String>>,
+    /// `WITHIN GROUP (ORDER BY ...)` of an aggregate.
+    pub order_by: Vec<datafusion::logical_expr::expr::Sort>,
 }
 
 impl FunctionInput<'_> {

@@ -390,6 +390,23 @@ impl Resolver<'_> {
         } else {
             call
         };
+        // `... WITHIN GROUP (ORDER BY x)` arrives as trailing sort orders.
+        let mut within_group = Vec::new();
+        let sorted_call;
+        let call = if matches!(call.args.last(), Some(SExpr::SortOrder(_))) {
+            let mut args = call.args.clone();
+            while let Some(SExpr::SortOrder(o)) = args.last() {
+                within_group.insert(0, self.resolve_sort_order(o, schema)?);
+                args.pop();
+            }
+            sorted_call = spec::FunctionCall {
+                args,
+                ..call.clone()
+            };
+            &sorted_call
+        } else {
+            call
+        };
         // count(*) is count(1).
         let star_arg = matches!(call.args.as_slice(), [SExpr::Star { target: None, .. }]);
         let mut args = Vec::with_capacity(call.args.len());
@@ -446,6 +463,16 @@ impl Resolver<'_> {
         if let Some((_, fname)) = &filter {
             name.push_str(&format!(" FILTER (WHERE {fname})"));
         }
+        if !within_group.is_empty() {
+            if def.kind != FunctionKind::Aggregate {
+                return Err(PlanError::Unsupported(format!(
+                    "WITHIN GROUP of {}",
+                    call.name
+                )));
+            }
+            let order: Vec<String> = within_group.iter().map(|(_, n)| n.clone()).collect();
+            name.push_str(&format!(" WITHIN GROUP (ORDER BY {})", order.join(", ")));
+        }
         let expr = (def.build)(FunctionInput {
             name: &lname,
             args,
@@ -455,6 +482,7 @@ impl Resolver<'_> {
             ignore_nulls: call.ignore_nulls,
             config: self.config,
             field_names,
+            order_by: within_group.into_iter().map(|(s, _)| s).collect(),
         })?;
         Ok((expr, name))
     }
