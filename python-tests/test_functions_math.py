@@ -86,9 +86,7 @@ FRAME = {
 }
 
 
-FRAME_GAPS = {
-    "conv": "CAST(n AS STRING) inside is named differently",
-}
+FRAME_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(FRAME, FRAME_GAPS))

@@ -51,11 +51,18 @@ impl Resolver<'_> {
             } => {
                 let (inner, inner_name) = self.resolve_expr(expr, schema)?;
                 let out = self.cast_to(inner, to, *mode, schema)?;
+                // (At the top of a select list a cast of a column keeps the column's name,
+                // see `resolve_items`; so does a cast of a column to a nested type, as
+                // Spark names them.)
+                let nested = matches!(
+                    to,
+                    DataType::List(_) | DataType::Struct(_) | DataType::Map(..)
+                );
                 let named_child = matches!(
                     &**expr,
                     SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
                 );
-                let name = if named_child {
+                let name = if nested && named_child {
                     inner_name
                 } else if matches!(mode, CastMode::Try) {
                     format!("TRY_CAST({inner_name} AS {type_name})")

@@ -42,7 +42,23 @@ impl Resolver<'_> {
                 SExpr::Regex { pattern, plan_id } => {
                     out.extend(self.expand_regex(pattern, *plan_id, schema)?)
                 }
-                other => out.push(self.resolve_expr(other, schema)?),
+                other => {
+                    let (e, name) = self.resolve_expr(other, schema)?;
+                    let name = match other {
+                        SExpr::Cast { expr, .. }
+                            if matches!(
+                                expr.as_ref(),
+                                SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
+                            ) =>
+                        {
+                            // A cast of a column keeps the column's name at the top of a
+                            // select list (`CAST(id AS STRING)` inside calls).
+                            self.resolve_expr(expr, schema)?.1
+                        }
+                        _ => name,
+                    };
+                    out.push((e, name));
+                }
             }
         }
         Ok(out)
