@@ -19,6 +19,7 @@ mod project;
 mod relation;
 mod sort;
 mod stat;
+mod window;
 
 use std::collections::HashMap;
 

@@ -1,0 +1,329 @@
+//! Window functions: `f(...) OVER (PARTITION BY ... ORDER BY ... frame)` with Spark's
+//! default frames and names.
+
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::logical_expr::expr::{Sort, WindowFunction};
+use datafusion::logical_expr::{
+    Expr, ExprFunctionExt, ExprSchemable, WindowFrame as DfFrame, WindowFrameBound,
+    WindowFrameUnits, cast,
+};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::functions::{FunctionKind, registry};
+use crate::spec::{self, Expr as SExpr, FrameBound};
+
+impl Resolver<'_> {
+    pub(super) fn resolve_window(
+        &mut self,
+        w: &spec::WindowSpec,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let SExpr::Function(call) = &w.function else {
+            return Err(PlanError::InvalidPlan("window over a non-function".into()));
+        };
+        let def = registry()
+            .get(&call.name)
+            .cloned()
+            .ok_or_else(|| SparkError::unresolved_routine(&call.name))?;
+        if def.kind == FunctionKind::Scalar {
+            return Err(SparkError::analysis(
+                "UNSUPPORTED_EXPR_FOR_WINDOW",
+                "42P20",
+                format!(
+                    "Expression \"{}\" not supported within a window function.",
+                    call.name
+                ),
+            )
+            .into());
+        }
+        if call.distinct {
+            return Err(SparkError::analysis(
+                "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED",
+                "0A000",
+                format!(
+                    "Distinct window functions are not supported: {}.",
+                    call.name
+                ),
+            )
+            .into());
+        }
+        let (fexpr, fname) = self.resolve_function(call, schema)?;
+        let mut partition = Vec::new();
+        let mut partition_names = Vec::new();
+        for p in &w.partition_by {
+            let (e, n) = self.resolve_expr(p, schema)?;
+            partition.push(e);
+            partition_names.push(n);
+        }
+        let mut order = Vec::new();
+        let mut order_names = Vec::new();
+        for o in &w.order_by {
+            let (sort, n) = self.resolve_sort_order(o, schema)?;
+            order.push(sort);
+            order_names.push(n);
+        }
+        let frame = self.window_frame(
+            w,
+            &call.name.to_ascii_lowercase(),
+            def.kind,
+            !order.is_empty(),
+            &call.args,
+            schema,
+        )?;
+        let frame = (range_bounds_typed(frame.0, &order, schema)?, frame.1);
+        // One window function with this window's partitions, order and frame.
+        let window_of = |e: Expr| -> PlanResult<Expr> {
+            // Builders may wrap the function in a cast to Spark's result type (rank() is an
+            // int).
+            let (e, result_type) = match e {
+                Expr::Cast(c) => (*c.expr, Some(c.field)),
+                other => (other, None),
+            };
+            let (params_args, fun, null_treatment, filter) = match e {
+                Expr::WindowFunction(wf) => {
+                    (wf.params.args, wf.fun, wf.params.null_treatment, None)
+                }
+                Expr::AggregateFunction(af) => {
+                    if !af.params.order_by.is_empty() {
+                        return Err(PlanError::Unsupported(format!("{fname} over a window")));
+                    }
+                    (
+                        af.params.args,
+                        datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(af.func),
+                        af.params.null_treatment,
+                        af.params.filter,
+                    )
+                }
+                _ => {
+                    return Err(PlanError::InvalidPlan(
+                        "window over a non-window function".into(),
+                    ));
+                }
+            };
+            let wf = WindowFunction::new(fun, params_args);
+            // The builder sets the null treatment of the call (IGNORE NULLS) itself.
+            let mut builder = Expr::WindowFunction(Box::new(wf))
+                .partition_by(partition.clone())
+                .order_by(order.clone())
+                .window_frame(frame.0.clone())
+                .null_treatment(null_treatment);
+            if let Some(f) = filter {
+                builder = builder.filter(*f);
+            }
+            let expr = builder.build()?;
+            Ok(match result_type {
+                Some(field) => cast(expr, field.data_type().clone()),
+                None => expr,
+            })
+        };
+        let direct = match &fexpr {
+            Expr::Cast(c) => matches!(
+                c.expr.as_ref(),
+                Expr::WindowFunction(_) | Expr::AggregateFunction(_)
+            ),
+            Expr::WindowFunction(_) | Expr::AggregateFunction(_) => true,
+            _ => false,
+        };
+        let expr = if direct {
+            window_of(fexpr)?
+        } else {
+            // A function of aggregates (Spark's decimal average, skewness, percentiles, ...):
+            // each aggregate over the window.
+            use datafusion::common::tree_node::{Transformed, TreeNode};
+            let mut found = false;
+            let mut failure = None;
+            let rewritten = fexpr.transform_up(|e| match e {
+                Expr::AggregateFunction(_) => {
+                    found = true;
+                    match window_of(e.clone()) {
+                        Ok(w) => Ok(Transformed::yes(w)),
+                        Err(err) => {
+                            failure = Some(err);
+                            Ok(Transformed::no(e))
+                        }
+                    }
+                }
+                other => Ok(Transformed::no(other)),
+            })?;
+            if let Some(err) = failure {
+                return Err(err);
+            }
+            if !found {
+                return Err(PlanError::InvalidPlan(
+                    "window over a non-window function".into(),
+                ));
+            }
+            rewritten.data
+        };
+        let mut spec_text = Vec::new();
+        if !partition_names.is_empty() {
+            spec_text.push(format!("PARTITION BY {}", partition_names.join(", ")));
+        }
+        if !order_names.is_empty() {
+            spec_text.push(format!("ORDER BY {}", order_names.join(", ")));
+        }
+        spec_text.push(frame.1);
+        Ok((expr, format!("{fname} OVER ({})", spec_text.join(" "))))
+    }
+
+    fn window_frame(
+        &mut self,
+        w: &spec::WindowSpec,
+        name: &str,
+        kind: FunctionKind,
+        ordered: bool,
+        args: &[SExpr],
+        schema: &DFSchema,
+    ) -> PlanResult<(DfFrame, String)> {
+        // lag/lead show their offset as the frame Spark gives them.
+        if matches!(name, "lag" | "lead") {
+            let n = match args.get(1) {
+                Some(SExpr::Literal(v)) => v.to_string().parse::<i64>().unwrap_or(1),
+                _ => 1,
+            };
+            let n = if name == "lag" { -n } else { n };
+            return Ok((
+                DfFrame::new_bounds(
+                    WindowFrameUnits::Rows,
+                    WindowFrameBound::Preceding(ScalarValue::Null),
+                    WindowFrameBound::CurrentRow,
+                ),
+                format!("ROWS BETWEEN {n} FOLLOWING AND {n} FOLLOWING"),
+            ));
+        }
+        let Some(f) = &w.frame else {
+            // Spark's defaults: ranking functions use ROWS (cume_dist RANGE) up to the current
+            // row; aggregates use RANGE UNBOUNDED PRECEDING..CURRENT ROW when ordered, the
+            // whole partition otherwise.
+            return Ok(if ordered {
+                let rows =
+                    kind == FunctionKind::Window && name != "cume_dist" && name != "nth_value";
+                let text = if rows {
+                    "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+                } else {
+                    "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+                };
+                let units = if rows {
+                    WindowFrameUnits::Rows
+                } else {
+                    WindowFrameUnits::Range
+                };
+                (
+                    DfFrame::new_bounds(
+                        units,
+                        WindowFrameBound::Preceding(ScalarValue::Null),
+                        WindowFrameBound::CurrentRow,
+                    ),
+                    text.to_string(),
+                )
+            } else {
+                (
+                    DfFrame::new_bounds(
+                        WindowFrameUnits::Rows,
+                        WindowFrameBound::Preceding(ScalarValue::Null),
+                        WindowFrameBound::Following(ScalarValue::Null),
+                    ),
+                    "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING".to_string(),
+                )
+            });
+        };
+        let units = if f.rows {
+            WindowFrameUnits::Rows
+        } else {
+            WindowFrameUnits::Range
+        };
+        let (lower, lower_text) = self.frame_bound(&f.lower, f.rows, schema)?;
+        let (upper, upper_text) = self.frame_bound(&f.upper, f.rows, schema)?;
+        let text = format!(
+            "{} BETWEEN {lower_text} AND {upper_text}",
+            if f.rows { "ROWS" } else { "RANGE" }
+        );
+        Ok((DfFrame::new_bounds(units, lower, upper), text))
+    }
+
+    fn frame_bound(
+        &mut self,
+        b: &FrameBound,
+        rows: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<(WindowFrameBound, String)> {
+        Ok(match b {
+            FrameBound::CurrentRow => (WindowFrameBound::CurrentRow, "CURRENT ROW".into()),
+            FrameBound::UnboundedPreceding => (
+                WindowFrameBound::Preceding(ScalarValue::Null),
+                "UNBOUNDED PRECEDING".into(),
+            ),
+            FrameBound::UnboundedFollowing => (
+                WindowFrameBound::Following(ScalarValue::Null),
+                "UNBOUNDED FOLLOWING".into(),
+            ),
+            FrameBound::Value(v) => {
+                let (e, _) = self.resolve_expr(v, schema)?;
+                let value = match datafusion::optimizer::simplify_expressions::ExprSimplifier::new(
+                    datafusion::optimizer::simplify_expressions::SimplifyContext::default(),
+                )
+                .simplify(e)?
+                {
+                    Expr::Literal(s, _) => s,
+                    _ => {
+                        return Err(PlanError::Unsupported(
+                            "a non-literal window frame boundary".into(),
+                        ));
+                    }
+                };
+                let n = match &value {
+                    ScalarValue::Int8(Some(v)) => *v as i64,
+                    ScalarValue::Int16(Some(v)) => *v as i64,
+                    ScalarValue::Int32(Some(v)) => *v as i64,
+                    ScalarValue::Int64(Some(v)) => *v,
+                    _ => {
+                        return Err(PlanError::Unsupported(format!(
+                            "window frame boundary {value}"
+                        )));
+                    }
+                };
+                let magnitude = if rows {
+                    ScalarValue::UInt64(Some(n.unsigned_abs()))
+                } else {
+                    ScalarValue::Int64(Some(n.abs()))
+                };
+                if n < 0 {
+                    (WindowFrameBound::Preceding(magnitude), format!("{n}"))
+                } else if n == 0 {
+                    (WindowFrameBound::CurrentRow, "CURRENT ROW".into())
+                } else {
+                    (WindowFrameBound::Following(magnitude), format!("{n}"))
+                }
+            }
+        })
+    }
+}
+
+/// A RANGE frame's offsets in the type of the ORDER BY key (DataFusion compares an `Int64`
+/// offset with an `Int32` key wrongly).
+fn range_bounds_typed(
+    mut frame: DfFrame,
+    order: &[Sort],
+    schema: &DFSchema,
+) -> PlanResult<DfFrame> {
+    if frame.units != WindowFrameUnits::Range {
+        return Ok(frame);
+    }
+    let Some(key) = order.first() else {
+        return Ok(frame);
+    };
+    let key_type = key.expr.get_type(schema)?;
+    if !key_type.is_integer() {
+        return Ok(frame);
+    }
+    for bound in [&mut frame.start_bound, &mut frame.end_bound] {
+        if let WindowFrameBound::Preceding(v) | WindowFrameBound::Following(v) = bound
+            && !v.is_null()
+        {
+            *v = v.cast_to(&key_type)?;
+        }
+    }
+    Ok(frame)
+}
