@@ -117,19 +117,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["product"], |mut f| {
         f.arity(1, 1)?;
         let x = cast(f.args.remove(0), DataType::Float64);
-        let values = agg(
-            FunctionInput {
-                args: vec![x.clone()],
-                filter: Some(match f.filter.clone() {
-                    Some(existing) => existing.and(x.clone().is_not_null()),
-                    None => x.clone().is_not_null(),
-                }),
-                ..f.clone()
-            },
-            df("array_agg"),
-            1,
-            1,
-        )?;
+        let values = present_values(x, f.filter)?;
         let product = super::df_udf("array_product")?.call(vec![values.clone()]);
         let n = super::df_udf("cardinality")?.call(vec![values]);
         Ok(when_true(n.gt(lit(0u64)), product))
@@ -137,14 +125,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // mode(x): the most frequent non-NULL value (the first seen among ties).
     b.aggregate(&["mode"], |mut f| {
         f.arity(1, 2)?;
-        f.args.truncate(1);
-        let x = f.args[0].clone();
-        let present = x.clone().is_not_null();
-        f.filter = Some(match f.filter.take() {
-            Some(existing) => existing.and(present),
-            None => present,
-        });
-        let values = agg(f, df("array_agg"), 1, 1)?;
+        let values = present_values(f.args.remove(0), f.filter)?;
         Ok(super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]))
     });
     b.aggregate(&["skewness"], |f| moments(f, false));
@@ -330,17 +311,13 @@ fn avg(f: FunctionInput) -> PlanResult<Expr> {
         DataType::Decimal128(20, 0),
     );
     let (rp, rs) = ((p + 4).min(38), (s + 4).min(38));
-    let ansi = true;
-    Ok(super::decimal::DecimalDivide::udf(rp, rs, ansi).call(vec![sum, count]))
+    // The count is never 0 where the sum is not NULL, so the division never fails.
+    Ok(super::decimal::DecimalDivide::udf(rp, rs, true).call(vec![sum, count]))
 }
 
 /// `CASE WHEN p THEN value END`.
 fn when_true(p: Expr, value: Expr) -> Expr {
-    Expr::Case(datafusion::logical_expr::expr::Case::new(
-        None,
-        vec![(Box::new(p), Box::new(value))],
-        None,
-    ))
+    super::when(p, value, None)
 }
 
 /// `max_by(x, y)` / `min_by(x, y)`: `x` of the row with the largest (smallest) `y`, rows
@@ -350,11 +327,7 @@ fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
     let (Some(y), Some(x)) = (f.args.pop(), f.args.pop()) else {
         return Err(PlanError::InvalidPlan("max_by/min_by arguments".into()));
     };
-    let present = y.clone().is_not_null();
-    let filter = match f.filter {
-        Some(existing) => existing.and(present),
-        None => present,
-    };
+    let filter = and_filter(f.filter, y.clone().is_not_null());
     // The last row of the order, so that ties go to the later row as in Spark.
     Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
         df("last_value")?,
@@ -411,23 +384,32 @@ fn moments(mut f: FunctionInput, kurtosis: bool) -> PlanResult<Expr> {
     ))
 }
 
-/// The smallest value with at least a fraction `p` of the non-NULL values at or below it:
-/// what Spark's `percentile_approx` answers within its accuracy (exactly, from the sorted
-/// values of the group).
-pub(crate) fn exact_percentile(x: Expr, p: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
-    let present = x.clone().is_not_null();
-    let filter = match filter {
-        Some(existing) => existing.and(present),
-        None => present,
-    };
-    let values = Expr::AggregateFunction(AggregateFunction::new_udf(
+/// `existing AND more` (`more` without an existing FILTER).
+fn and_filter(existing: Option<Expr>, more: Expr) -> Expr {
+    match existing {
+        Some(e) => e.and(more),
+        None => more,
+    }
+}
+
+/// The list of a group's non-NULL values of `x` (rows passing `filter`).
+fn present_values(x: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
+    let filter = and_filter(filter, x.clone().is_not_null());
+    Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
         df("array_agg")?,
         vec![x],
         false,
         Some(Box::new(filter)),
         vec![],
         None,
-    ));
+    )))
+}
+
+/// The smallest value with at least a fraction `p` of the non-NULL values at or below it:
+/// what Spark's `percentile_approx` answers within its accuracy (exactly, from the sorted
+/// values of the group).
+pub(crate) fn exact_percentile(x: Expr, p: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
+    let values = present_values(x, filter)?;
     let sorted = super::df_udf("array_sort")?.call(vec![values]);
     let n = cast(
         super::df_udf("cardinality")?.call(vec![sorted.clone()]),
@@ -485,9 +467,5 @@ fn count_tuple(args: Vec<Expr>) -> Vec<Expr> {
         .reduce(Expr::and)
         .unwrap_or_else(|| lit(true));
     let tuple = datafusion::functions::core::expr_fn::r#struct(args);
-    vec![Expr::Case(datafusion::logical_expr::expr::Case::new(
-        None,
-        vec![(Box::new(all_present), Box::new(tuple))],
-        None,
-    ))]
+    vec![when_true(all_present, tuple)]
 }

@@ -4,7 +4,10 @@ use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
-use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_spark, df_udf};
+use super::{
+    FunctionInput, Naming, RegistryBuilder, add_df, add_spark, df_udf, null_if_null, null_when,
+    when,
+};
 use crate::error::{PlanError, PlanResult, SparkError};
 
 pub fn register(b: &mut RegistryBuilder) {
@@ -106,14 +109,7 @@ pub fn register(b: &mut RegistryBuilder) {
             .collect::<PlanResult<Vec<_>>>()?;
         let all = df_udf("array_concat")?.call(entries);
         let map = super::sp_udf("map_from_entries")?.call(vec![all]);
-        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
-            None,
-            vec![(
-                Box::new(any_null),
-                Box::new(Expr::Literal(ScalarValue::Null, None)),
-            )],
-            Some(Box::new(map)),
-        )))
+        Ok(null_when(any_null, map))
     });
     // array_insert(a, pos, v): 1-based; negative positions count from the end (-1 appends).
     b.scalar(&["array_insert"], |f| {
@@ -124,14 +120,11 @@ pub fn register(b: &mut RegistryBuilder) {
             DataType::Int64,
         );
         let pos = cast(pos, DataType::Int64);
-        let at = Expr::Case(datafusion::logical_expr::expr::Case::new(
-            None,
-            vec![(
-                Box::new(pos.clone().lt(lit(0i64))),
-                Box::new(size.clone() + lit(2i64) + pos.clone()),
-            )],
-            Some(Box::new(pos)),
-        ));
+        let at = when(
+            pos.clone().lt(lit(0i64)),
+            size.clone() + lit(2i64) + pos.clone(),
+            Some(pos),
+        );
         let slice = df_udf("array_slice")?;
         let before = slice.call(vec![a.clone(), lit(1i64), at.clone() - lit(1i64)]);
         let after = slice.call(vec![a.clone(), at, size]);
@@ -184,11 +177,7 @@ pub fn register(b: &mut RegistryBuilder) {
                 ));
             }
             let up = args[1].clone().gt_eq(args[0].clone());
-            args.push(Expr::Case(datafusion::logical_expr::expr::Case::new(
-                None,
-                vec![(Box::new(up), Box::new(lit(1i64)))],
-                Some(Box::new(lit(-1i64))),
-            )));
+            args.push(when(up, lit(1i64), Some(lit(-1i64))));
         }
         if f.types.first().is_some_and(|t| t.is_integer()) {
             let element = f.types[0].clone();
@@ -222,14 +211,7 @@ pub fn register(b: &mut RegistryBuilder) {
         let has_null = card
             .call(vec![a.clone()])
             .not_eq(card.call(vec![df_udf("array_compact")?.call(vec![a.clone()])]));
-        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
-            None,
-            vec![(
-                Box::new(has_null),
-                Box::new(Expr::Literal(ScalarValue::Null, None)),
-            )],
-            Some(Box::new(df_udf("flatten")?.call(vec![a]))),
-        )))
+        Ok(null_when(has_null, df_udf("flatten")?.call(vec![a])))
     });
     add_df(b, &["array_max"], "array_max", 1, 1);
     add_df(b, &["array_min"], "array_min", 1, 1);
@@ -283,18 +265,6 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(df_udf("array_sort")?.call(args))
         },
     );
-}
-
-/// `value`, NULL when `x` is.
-pub(crate) fn null_if_null(x: Expr, value: Expr) -> Expr {
-    Expr::Case(datafusion::logical_expr::expr::Case::new(
-        None,
-        vec![(
-            Box::new(x.is_null()),
-            Box::new(Expr::Literal(ScalarValue::Null, None)),
-        )],
-        Some(Box::new(value)),
-    ))
 }
 
 /// `struct(a, b)`: fields named after the columns they come from, else `colN`.

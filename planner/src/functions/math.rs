@@ -225,21 +225,13 @@ pub fn register(b: &mut RegistryBuilder) {
             let unsigned = and(cast(x.clone(), DataType::Int64), lit(0xFFFF_FFFFi64));
             (n.clone(), cast(shift(unsigned, n), DataType::Int32))
         };
-        Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
-            None,
-            vec![(Box::new(n.eq(lit(0i64))), Box::new(x))],
-            Some(Box::new(value)),
-        )))
+        Ok(super::when(n.eq(lit(0i64)), x, Some(value)))
     });
 }
 
 /// `CASE WHEN c THEN a ELSE b END`.
 fn when(c: Expr, a: Expr, b: Expr) -> Expr {
-    Expr::Case(datafusion::logical_expr::expr::Case::new(
-        None,
-        vec![(Box::new(c), Box::new(a))],
-        Some(Box::new(b)),
-    ))
+    super::when(c, a, Some(b))
 }
 
 /// A logarithm: NULL for arguments <= 0, as in Spark.

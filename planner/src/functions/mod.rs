@@ -10,7 +10,6 @@ pub mod decimal;
 mod math;
 pub mod native;
 pub(crate) use aggregate::exact_percentile;
-pub(crate) use collection::null_if_null;
 mod operators;
 mod string;
 pub mod udf;
@@ -120,6 +119,29 @@ impl FunctionDef {
             Naming::Custom(f) => f(written_name, args, distinct),
         }
     }
+}
+
+/// `CASE WHEN cond THEN then [ELSE otherwise] END`.
+pub(crate) fn when(cond: Expr, then: Expr, otherwise: Option<Expr>) -> Expr {
+    Expr::Case(datafusion::logical_expr::expr::Case::new(
+        None,
+        vec![(Box::new(cond), Box::new(then))],
+        otherwise.map(Box::new),
+    ))
+}
+
+/// `value`, NULL where `cond` holds.
+pub(crate) fn null_when(cond: Expr, value: Expr) -> Expr {
+    when(
+        cond,
+        Expr::Literal(datafusion::common::ScalarValue::Null, None),
+        Some(value),
+    )
+}
+
+/// `value`, NULL when `x` is.
+pub(crate) fn null_if_null(x: Expr, value: Expr) -> Expr {
+    null_when(x.is_null(), value)
 }
 
 /// Every function Ember knows, by lower-case Spark name.

@@ -47,14 +47,7 @@ pub fn register(b: &mut RegistryBuilder) {
             .map(|d| d.eq(datafusion::logical_expr::lit(0)));
         let value = remainder_with(f, false)?;
         Ok(match zero {
-            Some(z) => Expr::Case(datafusion::logical_expr::expr::Case::new(
-                None,
-                vec![(
-                    Box::new(z),
-                    Box::new(Expr::Literal(datafusion::common::ScalarValue::Null, None)),
-                )],
-                Some(Box::new(value)),
-            )),
+            Some(z) => super::null_when(z, value),
             None => value,
         })
     });

@@ -89,7 +89,7 @@ impl Resolver<'_> {
             ("transform" | "filter" | "exists" | "forall", 1, 1) => {
                 let (array, array_name) = resolved.remove(0);
                 let element = self.element_type(name, &array, &array_name, schema)?;
-                let (lambda, body_name) =
+                let (lambda, body_name, _) =
                     self.lambda(&element, params, Binding::Whole, body, schema)?;
                 let lambda = if name == "forall" {
                     negate_lambda(lambda)
@@ -123,7 +123,7 @@ impl Resolver<'_> {
                 );
                 let zipped = df_udf("arrays_zip")?.call(vec![array, positions]);
                 let element = self.element_type(name, &zipped, &array_name, schema)?;
-                let (lambda, body_name) = self.lambda(
+                let (lambda, body_name, _) = self.lambda(
                     &element,
                     params,
                     Binding::Fields(vec!["1", "2"]),
@@ -142,7 +142,7 @@ impl Resolver<'_> {
                         zipped,
                         lambda,
                     );
-                    let (first, _) = self.lambda_field(&element, "1")?;
+                    let first = self.lambda_field(&element, "1");
                     apply(
                         array_transform::array_transform_higher_order_function(),
                         kept,
@@ -160,16 +160,9 @@ impl Resolver<'_> {
                 let zipped =
                     df_udf("arrays_zip")?.call(resolved.iter().map(|(e, _)| e.clone()).collect());
                 // NULL when either array is.
-                let zipped = Expr::Case(datafusion::logical_expr::expr::Case::new(
-                    None,
-                    vec![(
-                        Box::new(any_null),
-                        Box::new(Expr::Literal(datafusion::common::ScalarValue::Null, None)),
-                    )],
-                    Some(Box::new(zipped)),
-                ));
+                let zipped = crate::functions::null_when(any_null, zipped);
                 let element = self.element_type(name, &zipped, &input_names[0], schema)?;
-                let (lambda, body_name) = self.lambda(
+                let (lambda, body_name, _) = self.lambda(
                     &element,
                     params,
                     Binding::Fields(vec!["1", "2"]),
@@ -197,7 +190,7 @@ impl Resolver<'_> {
                 }
                 let entries = df_udf("map_entries")?.call(vec![map]);
                 let element = self.element_type(name, &entries, &map_name, schema)?;
-                let (lambda, body_name) = self.lambda(
+                let (lambda, body_name, variable) = self.lambda(
                     &element,
                     params,
                     Binding::Fields(vec!["key", "value"]),
@@ -214,13 +207,6 @@ impl Resolver<'_> {
                     // The lambda's body becomes the new key (value) of each entry.
                     let Expr::Lambda(Lambda { params: vars, body }) = lambda else {
                         return Err(PlanError::InvalidPlan("a lambda".into()));
-                    };
-                    let variable = match vars.first() {
-                        Some(v) => Expr::LambdaVariable(LambdaVariable::new(
-                            v.clone(),
-                            Some(Arc::new(Field::new(v, element.0.clone(), element.1))),
-                        )),
-                        None => return Err(PlanError::InvalidPlan("a lambda".into())),
                     };
                     let (key, value) = if name == "transform_keys" {
                         (*body, get_field(variable, "value"))
@@ -281,20 +267,10 @@ impl Resolver<'_> {
         binding: Binding,
         body: &SExpr,
         schema: &DFSchema,
-    ) -> PlanResult<(Expr, String)> {
-        // A name of its own, so that nested lambdas with the same parameter never clash.
-        self.next_id += 1;
-        let internal = format!("{}@{}", params.join("_"), self.next_id);
-        let variable = Expr::LambdaVariable(LambdaVariable::new(
-            internal.clone(),
-            Some(Arc::new(Field::new(
-                &internal,
-                element.0.clone(),
-                element.1,
-            ))),
-        ));
+    ) -> PlanResult<(Expr, String, Expr)> {
+        let (internal, variable) = self.new_variable(&params.join("_"), element);
         let bound: Vec<Expr> = match &binding {
-            Binding::Whole => vec![variable],
+            Binding::Whole => vec![variable.clone()],
             Binding::Fields(fields) => fields
                 .iter()
                 .map(|f| get_field(variable.clone(), *f))
@@ -313,29 +289,28 @@ impl Resolver<'_> {
         let resolved = self.resolve_expr(body, schema);
         self.lambda_variables.truncate(scope);
         let (body, body_name) = resolved?;
-        Ok((Expr::Lambda(Lambda::new(vec![internal], body)), body_name))
+        Ok((
+            Expr::Lambda(Lambda::new(vec![internal], body)),
+            body_name,
+            variable,
+        ))
     }
 
     /// `z -> z.field` over struct elements.
-    fn lambda_field(
-        &mut self,
-        element: &(DataType, bool),
-        field: &str,
-    ) -> PlanResult<(Expr, String)> {
+    fn lambda_field(&mut self, element: &(DataType, bool), field: &str) -> Expr {
+        let (internal, variable) = self.new_variable("z", element);
+        Expr::Lambda(Lambda::new(vec![internal], get_field(variable, field)))
+    }
+
+    /// A DataFusion lambda variable over elements of type `element`, with a name of its own
+    /// so that nested lambdas with the same parameter never clash.
+    fn new_variable(&mut self, prefix: &str, element: &(DataType, bool)) -> (String, Expr) {
         self.next_id += 1;
-        let internal = format!("z@{}", self.next_id);
-        let variable = Expr::LambdaVariable(LambdaVariable::new(
-            internal.clone(),
-            Some(Arc::new(Field::new(
-                &internal,
-                element.0.clone(),
-                element.1,
-            ))),
-        ));
-        Ok((
-            Expr::Lambda(Lambda::new(vec![internal], get_field(variable, field))),
-            String::new(),
-        ))
+        let internal = format!("{prefix}@{}", self.next_id);
+        let field = Field::new(&internal, element.0.clone(), element.1);
+        let variable =
+            Expr::LambdaVariable(LambdaVariable::new(internal.clone(), Some(Arc::new(field))));
+        (internal, variable)
     }
 }
 
