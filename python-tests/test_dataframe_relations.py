@@ -154,3 +154,70 @@ def test_count_of_several_columns(spark, expected):
     expected.check(df.groupBy("x").agg(F.count_distinct("x", "y").alias("n")), name="grouped")
     df.createOrReplaceTempView("count_tuples")
     expected.check(spark.sql("SELECT count(DISTINCT x, y), count(x, y), count(DISTINCT x) FROM count_tuples"), name="sql")
+
+
+def test_observe(spark, expected):
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    df = spark.range(10).withColumn("g", F.col("id") % 3)
+    seen = Observation("metrics")
+    metrics = [F.count(F.lit(1)).alias("rows"), F.max("id").alias("mx"), F.sum("g").alias("s"), F.avg("id").alias("a")]
+    rows = df.observe(seen, *metrics).filter("id > 4").collect()
+    assert len(rows) == 5
+    expected.check_value(seen.get, name="after_filter")
+    counted = Observation("counted")
+    assert df.observe(counted, (F.sum("id") + 1).alias("y"), F.lit(5).alias("five")).count() == 10
+    expected.check_value(counted.get, name="expression_of_aggregates")
+    collected = Observation("collected")
+    df.observe(collected, F.sort_array(F.collect_set("g")).alias("groups")).collect()
+    expected.check_value(collected.get, name="collect_set")
+    expected.check_error(lambda: df.observe("x", F.col("id").alias("y")).collect(), name="attribute")
+    expected.check_error(lambda: df.observe("x", F.count_distinct("id").alias("y")).collect(), name="distinct")
+    expected.check_error(lambda: df.observe("x", (F.sum("id") + F.col("g")).alias("y")).collect(), name="column_outside_aggregate")
+
+
+def test_freq_items(spark, expected):
+    df = spark.createDataFrame(
+        [(1, "a", 1.0), (1, "b", None), (2, "a", 3.0), (None, "c", 3.0), (1, None, 3.0)], "x int, s string, d double"
+    )
+
+    def sorted_items(frame):
+        row = frame.collect()[0]
+        return {k: sorted(v, key=lambda x: (x is not None, x)) for k, v in row.asDict().items()}
+
+    expected.check_value(sorted_items(df.freqItems(["x", "s", "d"])), name="few_values")
+    expected.check_value(df.freqItems(["x", "s"]).schema.simpleString(), name="schema")
+    expected.check_value(sorted_items(df.stat.freqItems(["x"], 0.5)), name="one_frequent")
+    expected.check_value(sorted_items(spark.range(0).freqItems(["id"])), name="empty")
+    expected.check_error(lambda: df.freqItems(["x"], 1e-6).collect(), name="bad_support")
+    expected.check_error(lambda: df.freqItems(["nope"]).collect(), name="unknown_column")
+
+
+def test_transpose(spark, expected):
+    from pyspark.sql import functions as F
+
+    t = spark.createDataFrame([("b", 1, 2), ("a", 3, 4)], "k string, v1 int, v2 int")
+    expected.check(t.transpose(), name="default_index")
+    widened = spark.createDataFrame([("b", 1, 2.5), ("a", 3, None), (None, 5, 6.0)], "k string, v1 int, v2 double")
+    expected.check(widened.transpose(), name="widened_null_index")
+    expected.check(spark.createDataFrame([(3, 1), (1, 2)], "k int, v int").transpose(), name="int_index")
+    expected.check(spark.createDataFrame([("a",)], "k string").transpose(), name="no_values")
+    expected.check_error(lambda: t.transpose(F.col("v1")).collect(), name="no_common_type")
+
+
+def test_local_checkpoint(spark, expected):
+    from pyspark.sql import functions as F
+
+    df = spark.range(5).withColumn("s", F.concat(F.lit("r"), F.col("id").cast("string")))
+    checkpointed = df.localCheckpoint()
+    expected.check(checkpointed.filter("id > 1"), name="rows", nullability=True)
+    lazy = df.localCheckpoint(eager=False)
+    expected.check(lazy.groupBy().count(), name="lazy")
+
+
+@pytest.mark.skipif(RECORD, reason="Spark needs a checkpoint directory for checkpoint(); Ember keeps the rows in the session")
+def test_checkpoint_keeps_rows_in_the_session(spark):
+    df = spark.range(3).checkpoint()
+    assert [r.id for r in df.orderBy("id").collect()] == [0, 1, 2]
+    assert df.schema.simpleString() == "struct<id:bigint>"

@@ -20,4 +20,4 @@ pub mod sql;
 pub mod types;
 
 pub use error::{PlanError, PlanResult, SparkError};
-pub use resolver::{PlannerConfig, PostProcess, ResolvedQuery, Resolver};
+pub use resolver::{Observation, PlannerConfig, PostProcess, ResolvedQuery, Resolver};

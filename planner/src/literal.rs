@@ -430,9 +430,134 @@ pub fn is_year_month(dt: &DataType) -> bool {
     matches!(dt, DataType::Interval(IntervalUnit::YearMonth))
 }
 
+/// DataFusion `ScalarValue` -> Spark Connect literal (observed metrics sent to the client).
+/// Nested literals carry their element/key/value/struct types in the fields the 4.0 client
+/// reads, and the whole type in `data_type`.
+#[allow(deprecated)]
+pub fn to_proto(value: &ScalarValue) -> PlanResult<Literal> {
+    use ember_protos::spark::connect::expression::literal as lit;
+    let data_type = value.data_type();
+    let proto_type = || types::to_proto(&data_type);
+    if value.is_null() {
+        return Ok(Literal {
+            literal_type: Some(LiteralType::Null(proto_type()?)),
+            data_type: None,
+        });
+    }
+    let elements = |array: &ArrayRef| -> PlanResult<Vec<Literal>> {
+        (0..array.len())
+            .map(|i| to_proto(&ScalarValue::try_from_array(array, i)?))
+            .collect()
+    };
+    let kind = match value {
+        ScalarValue::Boolean(Some(b)) => LiteralType::Boolean(*b),
+        ScalarValue::Int8(Some(v)) => LiteralType::Byte(i32::from(*v)),
+        ScalarValue::Int16(Some(v)) => LiteralType::Short(i32::from(*v)),
+        ScalarValue::UInt8(Some(v)) => LiteralType::Short(i32::from(*v)),
+        ScalarValue::Int32(Some(v)) => LiteralType::Integer(*v),
+        ScalarValue::UInt16(Some(v)) => LiteralType::Integer(i32::from(*v)),
+        ScalarValue::Int64(Some(v)) => LiteralType::Long(*v),
+        ScalarValue::UInt32(Some(v)) => LiteralType::Long(i64::from(*v)),
+        ScalarValue::Float32(Some(v)) => LiteralType::Float(*v),
+        ScalarValue::Float64(Some(v)) => LiteralType::Double(*v),
+        ScalarValue::Decimal128(Some(_), p, s) => LiteralType::Decimal(lit::Decimal {
+            value: value.to_string(),
+            precision: Some(i32::from(*p)),
+            scale: Some(i32::from(*s)),
+        }),
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => LiteralType::String(s.clone()),
+        ScalarValue::Binary(Some(b))
+        | ScalarValue::LargeBinary(Some(b))
+        | ScalarValue::BinaryView(Some(b)) => LiteralType::Binary(b.clone()),
+        ScalarValue::Date32(Some(d)) => LiteralType::Date(*d),
+        ScalarValue::TimestampMicrosecond(Some(t), tz) => match tz {
+            Some(_) => LiteralType::Timestamp(*t),
+            None => LiteralType::TimestampNtz(*t),
+        },
+        ScalarValue::IntervalYearMonth(Some(m)) => LiteralType::YearMonthInterval(*m),
+        ScalarValue::DurationMicrosecond(Some(us)) => LiteralType::DayTimeInterval(*us),
+        ScalarValue::IntervalMonthDayNano(Some(i)) => {
+            LiteralType::CalendarInterval(lit::CalendarInterval {
+                months: i.months,
+                days: i.days,
+                microseconds: i.nanoseconds / 1000,
+            })
+        }
+        ScalarValue::List(list) => {
+            let DataType::List(field) = &data_type else {
+                return Err(PlanError::InvalidPlan("list literal type".into()));
+            };
+            LiteralType::Array(lit::Array {
+                element_type: Some(types::to_proto(field.data_type())?),
+                elements: elements(&list.value(0))?,
+            })
+        }
+        ScalarValue::Map(map) => {
+            let entries = map.value(0);
+            let (keys, values) = (entries.column(0).clone(), entries.column(1).clone());
+            LiteralType::Map(lit::Map {
+                key_type: Some(types::to_proto(keys.data_type())?),
+                value_type: Some(types::to_proto(values.data_type())?),
+                keys: elements(&keys)?,
+                values: elements(&values)?,
+            })
+        }
+        ScalarValue::Struct(s) => LiteralType::Struct(lit::Struct {
+            struct_type: Some(proto_type()?),
+            elements: s
+                .columns()
+                .iter()
+                .map(|c| to_proto(&ScalarValue::try_from_array(c, 0)?))
+                .collect::<PlanResult<_>>()?,
+        }),
+        other => {
+            return Err(PlanError::Unsupported(format!(
+                "a {} value as a literal",
+                other.data_type()
+            )));
+        }
+    };
+    Ok(Literal {
+        literal_type: Some(kind),
+        data_type: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_sent_to_the_client_read_back_as_the_same_values() {
+        let tz = "UTC";
+        let values = vec![
+            ScalarValue::Int64(Some(7)),
+            ScalarValue::Float64(Some(4.5)),
+            ScalarValue::Decimal128(Some(1234), 10, 2),
+            ScalarValue::Utf8(Some("x".into())),
+            ScalarValue::Date32(Some(19000)),
+            ScalarValue::TimestampMicrosecond(Some(5), Some(Arc::from(tz))),
+            ScalarValue::Int32(None),
+            list_scalar(
+                vec![ScalarValue::Int64(Some(1)), ScalarValue::Int64(None)],
+                None,
+            )
+            .unwrap(),
+            map_scalar(
+                vec![ScalarValue::Utf8(Some("k".into()))],
+                vec![ScalarValue::Int32(Some(1))],
+                None,
+                None,
+            )
+            .unwrap(),
+        ];
+        for v in values {
+            let back = from_proto(&to_proto(&v).unwrap(), tz).unwrap();
+            assert_eq!(back, v, "{v:?}");
+        }
+    }
 
     #[test]
     fn decimals_keep_spark_precision_and_scale() {

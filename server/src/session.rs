@@ -35,6 +35,8 @@ pub struct Session {
     pub target_partitions: usize,
     /// Plan ids of `spark.catalog.createTable` relations that already created their table.
     pub created_by_plan: Mutex<HashSet<i64>>,
+    /// Rows of checkpointed DataFrames, by the relation id the client holds.
+    pub checkpoints: Mutex<HashMap<String, Arc<ember_planner::spec::LocalData>>>,
 }
 
 impl Session {
@@ -56,6 +58,7 @@ impl Session {
             errors: Mutex::new(VecDeque::new()),
             target_partitions,
             created_by_plan: Mutex::new(HashSet::new()),
+            checkpoints: Mutex::new(HashMap::new()),
         }
     }
 

@@ -8,7 +8,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 use ember_execution::JobRunner;
 use ember_planner::catalog::ServerCatalog;
-use ember_planner::proto::{ArtifactLookup, ProtoContext};
+use ember_planner::proto::{ArtifactLookup, CachedRelationLookup, ProtoContext};
 use ember_planner::{PlannerConfig, ResolvedQuery, spec};
 use futures::TryStreamExt;
 
@@ -48,9 +48,13 @@ impl RequestContext {
     pub fn proto_context(&self) -> ProtoContext {
         let session = self.session.clone();
         let lookup: ArtifactLookup = Arc::new(move |name: &str| session.artifact(name));
+        let session = self.session.clone();
+        let checkpoints: CachedRelationLookup =
+            Arc::new(move |id: &str| session.checkpoints.lock().get(id).cloned());
         ProtoContext {
             time_zone: self.session.conf.time_zone(),
             artifacts: Some(lookup),
+            cached_relations: Some(checkpoints),
         }
     }
 

@@ -17,6 +17,11 @@ pub enum CommandSpec {
         relation: Box<pb::Relation>,
     },
     Statement(Statement),
+    /// `df.checkpoint()`/`df.localCheckpoint()`: compute the relation and keep its rows in
+    /// the session; later plans read them as `CachedRemoteRelation`.
+    Checkpoint(Box<crate::spec::Plan>),
+    /// The client dropped a checkpointed DataFrame.
+    RemoveCachedRelation(String),
     /// Commands the client sends in the background that need no work (ML cache cleanup).
     Ignored,
 }
@@ -96,8 +101,18 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
         }
         CommandType::GetResourcesCommand(_) => return unsupported("SparkContext.resources"),
         CommandType::CreateResourceProfileCommand(_) => return unsupported("resource profiles"),
-        CommandType::CheckpointCommand(_) => return unsupported("checkpoint"),
-        CommandType::RemoveCachedRemoteRelationCommand(_) => CommandSpec::Ignored,
+        CommandType::CheckpointCommand(c) => {
+            let Some(relation) = &c.relation else {
+                return invalid("checkpoint without a relation");
+            };
+            CommandSpec::Checkpoint(Box::new(relation::convert(ctx, relation)?))
+        }
+        CommandType::RemoveCachedRemoteRelationCommand(r) => CommandSpec::RemoveCachedRelation(
+            r.relation
+                .as_ref()
+                .map(|r| r.relation_id.clone())
+                .unwrap_or_default(),
+        ),
         CommandType::MergeIntoTableCommand(_) => return unsupported("MERGE INTO"),
         CommandType::ExecuteExternalCommand(_) => return unsupported("external commands"),
         CommandType::PipelineCommand(_) => return unsupported("declarative pipelines"),

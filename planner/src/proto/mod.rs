@@ -17,12 +17,17 @@ pub use relation::convert as convert_relation;
 /// Looks up bytes stored through `AddArtifacts` (for `CachedLocalRelation`).
 pub type ArtifactLookup = Arc<dyn Fn(&str) -> Option<bytes::Bytes> + Send + Sync>;
 
+/// Looks up the rows of a checkpointed DataFrame (`CachedRemoteRelation`) by id.
+pub type CachedRelationLookup =
+    Arc<dyn Fn(&str) -> Option<Arc<crate::spec::LocalData>> + Send + Sync>;
+
 /// What the conversion needs from the session.
 #[derive(Clone)]
 pub struct ProtoContext {
     /// The session time zone, used for timestamp types and literals.
     pub time_zone: String,
     pub artifacts: Option<ArtifactLookup>,
+    pub cached_relations: Option<CachedRelationLookup>,
 }
 
 impl ProtoContext {
@@ -30,6 +35,7 @@ impl ProtoContext {
         Self {
             time_zone: time_zone.into(),
             artifacts: None,
+            cached_relations: None,
         }
     }
 }

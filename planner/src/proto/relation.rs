@@ -342,6 +342,52 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 renames,
             }
         }
+        RelType::FreqItems(f) => {
+            let support = f.support.unwrap_or(0.01);
+            if !(1e-4..=1.0).contains(&support) {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    format!("requirement failed: Support must be in [1e-4, 1], but got {support}."),
+                )
+                .into());
+            }
+            PlanNode::FreqItems {
+                input: input(ctx, &f.input)?,
+                cols: f.cols.clone(),
+                support,
+            }
+        }
+        RelType::CollectMetrics(c) => PlanNode::CollectMetrics {
+            input: input(ctx, &c.input)?,
+            name: c.name.clone(),
+            metrics: convert_all(ctx, &c.metrics)?,
+        },
+        RelType::Transpose(t) => PlanNode::Transpose {
+            input: input(ctx, &t.input)?,
+            index: match t.index_columns.as_slice() {
+                [] => None,
+                [one] => Some(expr(ctx, one)?),
+                _ => return unsupported("transpose with more than one index column"),
+            },
+        },
+        RelType::CachedRemoteRelation(c) => {
+            let data = ctx
+                .cached_relations
+                .as_ref()
+                .and_then(|lookup| lookup(&c.relation_id));
+            match data {
+                Some(data) => PlanNode::LocalRelation {
+                    data: Some(data),
+                    schema: None,
+                },
+                None => {
+                    return invalid(format!(
+                        "No DataFrame with id {} is found in the session",
+                        c.relation_id
+                    ));
+                }
+            }
+        }
         RelType::ShowString(s) => PlanNode::ShowString {
             input: input(ctx, &s.input)?,
             num_rows: s.num_rows.max(0) as usize,

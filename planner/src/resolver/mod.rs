@@ -15,10 +15,13 @@ mod join;
 mod lambda;
 mod na;
 mod names;
+mod observe;
+pub use observe::Observation;
 mod project;
 mod relation;
 mod sort;
 mod stat;
+mod transpose;
 mod window;
 
 use std::collections::HashMap;
@@ -79,6 +82,8 @@ pub struct ResolvedQuery {
     pub plan: LogicalPlan,
     pub names: Vec<String>,
     pub post: PostProcess,
+    /// Metrics observed on relations of the query (`df.observe`), computed after it.
+    pub observations: Vec<Observation>,
 }
 
 pub struct Resolver<'a> {
@@ -99,6 +104,8 @@ pub struct Resolver<'a> {
     /// Variables of the lambda functions being resolved (innermost last).
     /// Each stands for an expression of a DataFusion lambda variable.
     lambda_variables: Vec<(String, datafusion::logical_expr::Expr)>,
+    /// `observe` metrics met while resolving.
+    observations: Vec<Observation>,
 }
 
 impl<'a> Resolver<'a> {
@@ -114,6 +121,7 @@ impl<'a> Resolver<'a> {
             outer: Vec::new(),
             state: None,
             lambda_variables: Vec::new(),
+            observations: Vec::new(),
         }
     }
 
@@ -125,6 +133,22 @@ impl<'a> Resolver<'a> {
 
     pub(crate) fn session_state(&self) -> Option<&'a datafusion::execution::SessionState> {
         self.state
+    }
+
+    /// Run a plan while planning (for relations whose output columns depend on the data:
+    /// pivot without values, transpose), on the driver's DataFusion session.
+    pub(crate) fn collect_at_planning(
+        &self,
+        plan: &LogicalPlan,
+        what: &str,
+    ) -> PlanResult<Vec<arrow::array::RecordBatch>> {
+        let Some(state) = self.session_state() else {
+            return Err(crate::error::PlanError::Unsupported(what.to_string()));
+        };
+        Ok(crate::datasource::block_on(async {
+            let physical = state.create_physical_plan(plan).await?;
+            datafusion::physical_plan::collect(physical, state.task_ctx()).await
+        })??)
     }
 
     /// Resolve a top-level query.
@@ -157,6 +181,7 @@ impl<'a> Resolver<'a> {
             plan: inner,
             names,
             post,
+            observations: std::mem::take(&mut self.observations),
         })
     }
 
@@ -309,6 +334,24 @@ impl<'a> Resolver<'a> {
                 cols,
                 replacements,
             } => self.resolve_replace_na(input, cols, replacements)?,
+            PlanNode::CollectMetrics {
+                input,
+                name,
+                metrics,
+            } => {
+                let input = self.resolve(input)?;
+                self.observe(&input, name, metrics, plan.plan_id)?;
+                input
+            }
+            PlanNode::FreqItems {
+                input,
+                cols,
+                support,
+            } => self.resolve_freq_items(input, cols, *support)?,
+            PlanNode::Transpose { input, index } => {
+                let input = self.resolve(input)?;
+                self.resolve_transpose(input, index.as_ref())?
+            }
             PlanNode::ShowString { .. } => {
                 return Err(crate::error::PlanError::Unsupported(
                     "show() inside another relation".into(),

@@ -323,7 +323,7 @@ impl Resolver<'_> {
     }
 
     /// An aggregation over its already resolved input.
-    fn aggregate_resolved(
+    pub(crate) fn aggregate_resolved(
         &mut self,
         input: LogicalPlan,
         a: &spec::Aggregate,
@@ -804,9 +804,6 @@ impl Resolver<'_> {
         input: &LogicalPlan,
         column: &SExpr,
     ) -> PlanResult<Vec<(SExpr, String)>> {
-        let Some(state) = self.session_state() else {
-            return Err(PlanError::Unsupported("pivot without values".into()));
-        };
         let (e, _) = self.resolve_expr(column, input.schema())?;
         let plan = LogicalPlanBuilder::from(input.clone())
             .project(vec![e.alias("v")])?
@@ -816,10 +813,7 @@ impl Resolver<'_> {
             ])?
             .limit(0, Some(10_001))?
             .build()?;
-        let batches = crate::datasource::block_on(async {
-            let physical = state.create_physical_plan(&plan).await?;
-            datafusion::physical_plan::collect(physical, state.task_ctx()).await
-        })??;
+        let batches = self.collect_at_planning(&plan, "pivot without values")?;
         let mut out = vec![];
         for b in &batches {
             for i in 0..b.num_rows() {

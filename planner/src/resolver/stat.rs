@@ -352,3 +352,80 @@ impl Resolver<'_> {
         )
     }
 }
+
+impl Resolver<'_> {
+    /// `df.freqItems(cols, support)`: one row holding, per column, an array of its values
+    /// that may be frequent. Spark keeps at most `k = 1 / support` candidates per column
+    /// (Karp et al.'s counting): every value when a column has at most `k` distinct values
+    /// (NULL too), else the values more frequent than `rows / (k + 1)` and, depending on
+    /// the order rows arrive in, possibly others. Ember answers the order-independent part:
+    /// all values, or exactly those more frequent than `rows / (k + 1)`.
+    pub(crate) fn resolve_freq_items(
+        &mut self,
+        input: &Plan,
+        cols: &[String],
+        support: f64,
+    ) -> PlanResult<LogicalPlan> {
+        use datafusion::functions_aggregate::expr_fn::array_agg;
+        let input = self.resolve(input)?;
+        let schema: DFSchema = input.schema().as_ref().clone();
+        let size = (1.0 / support) as usize;
+        let mut result: Option<LogicalPlan> = None;
+        let mut items: Vec<Named> = vec![];
+        for (i, name) in cols.iter().enumerate() {
+            let internal = self.existing_column(&schema, name)?;
+            let value = Self::column(&internal);
+            let element_type = schema
+                .field_with_unqualified_name(&internal)?
+                .data_type()
+                .clone();
+            let rows = Self::column("__rows");
+            let whole = |f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>, name: &str| {
+                Expr::WindowFunction(Box::new(
+                    datafusion::logical_expr::expr::WindowFunction::new(
+                        datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(f),
+                        vec![rows.clone()],
+                    ),
+                ))
+                .alias(name)
+            };
+            let k = size as i64;
+            let kept = Self::column("__distinct")
+                .lt_eq(lit(k))
+                .or((rows.clone() * lit(k + 1)).gt(Self::column("__total")));
+            let frequent = LogicalPlanBuilder::from(input.clone())
+                .aggregate(vec![value.clone()], vec![count(lit(1)).alias("__rows")])?
+                .window(vec![
+                    whole(datafusion::functions_aggregate::sum::sum_udaf(), "__total"),
+                    whole(
+                        datafusion::functions_aggregate::count::count_udaf(),
+                        "__distinct",
+                    ),
+                ])?
+                .filter(kept)?
+                .aggregate(Vec::<Expr>::new(), vec![array_agg(value).alias("__values")])?
+                .project(vec![
+                    datafusion::functions::expr_fn::coalesce(vec![
+                        Self::column("__values"),
+                        lit(crate::literal::list_scalar(vec![], Some(element_type))?),
+                    ])
+                    .alias(format!("f{i}")),
+                ])?
+                .build()?;
+            result = Some(match result {
+                None => frequent,
+                Some(left) => LogicalPlanBuilder::from(left)
+                    .cross_join(frequent)?
+                    .build()?,
+            });
+            items.push((
+                Self::column(&format!("f{i}")),
+                format!("{}_freqItems", self.info(&internal).name),
+            ));
+        }
+        let Some(plan) = result else {
+            return Err(PlanError::InvalidPlan("freqItems without columns".into()));
+        };
+        self.project_items(plan, items)
+    }
+}

@@ -262,6 +262,25 @@ pub enum PlanNode {
         col2: String,
         correlation: bool,
     },
+    /// `df.freqItems(cols, support)`: one row, an array of frequent values per column.
+    FreqItems {
+        input: Box<Plan>,
+        cols: Vec<String>,
+        support: f64,
+    },
+    /// `df.observe(name, *metrics)`: the input's rows; the metrics (aggregates over the
+    /// input) are sent to the client when the query finishes.
+    CollectMetrics {
+        input: Box<Plan>,
+        name: String,
+        metrics: Vec<Expr>,
+    },
+    /// `df.transpose(index)`: one row per non-index column, one column per index value.
+    Transpose {
+        input: Box<Plan>,
+        /// `None`: the first column.
+        index: Option<Expr>,
+    },
     /// `df.show()`: one string column holding the rendered table.
     ShowString {
         input: Box<Plan>,
@@ -351,6 +370,9 @@ impl PlanNode {
             | PlanNode::SampleBy { input, .. }
             | PlanNode::ApproxQuantile { input, .. }
             | PlanNode::ShowString { input, .. }
+            | PlanNode::FreqItems { input, .. }
+            | PlanNode::CollectMetrics { input, .. }
+            | PlanNode::Transpose { input, .. }
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }
             | PlanNode::Generate { input, .. }

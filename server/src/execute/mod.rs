@@ -245,9 +245,20 @@ async fn stream_relation(
         _ => convert_relation(&ctx.proto_context(), rel)?,
     };
     let query = ctx.resolve(&spec)?;
+    send_rows(ctx, op, responder, &query).await?;
+    send_observed_metrics(ctx, op, responder, &query.observations).await
+}
+
+/// The rows of a resolved query, shaped by its post-processing.
+async fn send_rows(
+    ctx: &RequestContext,
+    op: &Operation,
+    responder: &Responder,
+    query: &ember_planner::ResolvedQuery,
+) -> ServerResult<()> {
     match query.post {
         PostProcess::None => {
-            let mut stream = ctx.execute(&query).await?;
+            let mut stream = ctx.execute(query).await?;
             let encoder = ResultEncoder::new(&stream.schema(), &query.names);
             send_schema(op, responder, &encoder).await?;
             let mut offset = 0i64;
@@ -271,7 +282,7 @@ async fn stream_relation(
             truncate,
             vertical,
         } => {
-            let batches = ctx.collect(&query).await?;
+            let batches = ctx.collect(query).await?;
             let text = show::show_string(
                 &batches,
                 &query.names,
@@ -296,7 +307,7 @@ async fn stream_relation(
             Ok(())
         }
         PostProcess::Tail(n) => {
-            let batches = ctx.collect(&query).await?;
+            let batches = ctx.collect(query).await?;
             let schema = match batches.first() {
                 Some(b) => b.schema(),
                 None => Arc::new(query.plan.schema().as_arrow().clone()),
@@ -311,6 +322,47 @@ async fn stream_relation(
             Ok(())
         }
     }
+}
+
+/// `df.observe(...)` metrics: each observation's aggregation, run once the query's rows
+/// are sent, answered as literals keyed by the metrics' names.
+async fn send_observed_metrics(
+    ctx: &RequestContext,
+    op: &Operation,
+    responder: &Responder,
+    observations: &[ember_planner::Observation],
+) -> ServerResult<()> {
+    if observations.is_empty() {
+        return Ok(());
+    }
+    let mut metrics = Vec::with_capacity(observations.len());
+    for o in observations {
+        let query = ember_planner::ResolvedQuery {
+            plan: o.plan.clone(),
+            names: o.keys.clone(),
+            post: PostProcess::None,
+            observations: vec![],
+        };
+        let batches = ctx.collect(&query).await?;
+        let mut values = Vec::with_capacity(o.keys.len());
+        if let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) {
+            for column in batch.columns() {
+                let value = datafusion::common::ScalarValue::try_from_array(column, 0)?;
+                values.push(ember_planner::literal::to_proto(&value)?);
+            }
+        }
+        metrics.push(pb::execute_plan_response::ObservedMetrics {
+            name: o.name.clone(),
+            values,
+            keys: o.keys.clone(),
+            plan_id: o.plan_id,
+            root_error_idx: None,
+            errors: vec![],
+        });
+    }
+    let mut response = responder.response(None);
+    response.observed_metrics = metrics;
+    push(op, response).await
 }
 
 async fn send_schema(
@@ -388,6 +440,41 @@ async fn run_command(
         }
         CommandSpec::Statement(statement) => {
             command::execute_statement(ctx, statement).await?;
+            Ok(())
+        }
+        CommandSpec::Checkpoint(plan) => {
+            let query = ctx.resolve(&plan)?;
+            // Kept under the names Spark shows (the plan's columns have internal names).
+            let fields: Vec<Field> = query
+                .plan
+                .schema()
+                .fields()
+                .iter()
+                .zip(&query.names)
+                .map(|(f, name)| f.as_ref().clone().with_name(name))
+                .collect();
+            let schema = Arc::new(Schema::new(fields));
+            let batches = ctx
+                .collect(&query)
+                .await?
+                .into_iter()
+                .map(|b| RecordBatch::try_new(schema.clone(), b.columns().to_vec()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(datafusion::error::DataFusionError::from)?;
+            let relation_id = uuid::Uuid::new_v4().to_string();
+            ctx.session.checkpoints.lock().insert(
+                relation_id.clone(),
+                Arc::new(ember_planner::spec::LocalData { schema, batches }),
+            );
+            let response = responder.response(Some(ResponseType::CheckpointCommandResult(
+                pb::CheckpointCommandResult {
+                    relation: Some(pb::CachedRemoteRelation { relation_id }),
+                },
+            )));
+            push(op, response).await
+        }
+        CommandSpec::RemoveCachedRelation(id) => {
+            ctx.session.checkpoints.lock().remove(&id);
             Ok(())
         }
         CommandSpec::Ignored => Ok(()),

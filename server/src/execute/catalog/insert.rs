@@ -250,6 +250,7 @@ pub async fn insert(
         plan,
         names: targets.iter().map(|f| f.name().clone()).collect(),
         post: resolved.post,
+        observations: resolved.observations,
     };
     let mut target = PathBuf::from(&table.location);
     for (column, value) in &static_values {
