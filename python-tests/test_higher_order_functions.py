@@ -27,6 +27,10 @@ FRAME = {
     "transform_index": lambda c: F.transform("a", lambda x, i: x * 10 + i),
     "filter_index": lambda c: F.filter("a", lambda x, i: i > 0),
     "zip_with": lambda c: F.zip_with("a", F.array(F.lit(10), F.lit(20)), lambda x, y: x + y),
+    "aggregate": lambda c: F.aggregate("a", F.lit(0), lambda acc, x: acc + F.coalesce(x, F.lit(0))),
+    "aggregate_finish": lambda c: F.aggregate("a", F.lit(0), lambda acc, x: acc + x, lambda acc: acc * 2),
+    "aggregate_column": lambda c: F.aggregate("a", c.id, lambda acc, x: acc + F.coalesce(x, c.id)),
+    "reduce_strings": lambda c: F.reduce("s", F.lit(""), lambda acc, x: F.concat(acc, x.v)),
 }
 
 
@@ -52,6 +56,17 @@ SQL = {
     "transform_keys": "SELECT transform_keys(map('a', 1, 'b', 2), (k, v) -> upper(k)) m",
     "map_functions_on_columns": "SELECT id, map_filter(m, (k, v) -> v > id), transform_values(m, (k, v) -> k || v) "
     "FROM VALUES (1, map('x', 1, 'y', 2)), (2, map('z', 5)) AS t(id, m)",
+    "aggregate": "SELECT aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x) a, aggregate(array(1, 2, 3), 0L, (acc, x) -> acc + x) b, "
+    "aggregate(array(1, NULL, 3), 0, (acc, x) -> acc + x) n, aggregate(array(), 5, (acc, x) -> acc) e",
+    "aggregate_finish": "SELECT aggregate(array(1.5D, 2.5D), 0D, (acc, x) -> acc + x, acc -> acc * 10) f, "
+    "reduce(array(1, 2, 3), 0, (acc, x) -> acc + x, acc -> acc * 10) r",
+    "aggregate_struct": "SELECT aggregate(array(1, 2), named_struct('s', 0, 'c', 0), "
+    "(acc, x) -> named_struct('s', acc.s + x, 'c', acc.c + 1), acc -> acc.s / acc.c) avg",
+    "aggregate_null_array": "SELECT aggregate(a, 0, (acc, x) -> acc + x) s FROM VALUES (array(1, 2)), (CAST(NULL AS ARRAY<INT>)), (array(7)) AS t(a)",
+    "map_zip_with": "SELECT map_zip_with(map(1, 'a', 2, 'b'), map(1, 'x', 3, 'y'), (k, v1, v2) -> concat(v1, v2)) m",
+    "map_zip_with_sum": "SELECT map_zip_with(map('a', 1), map('a', 2, 'b', 3), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0)) AS m",
+    "map_zip_with_null": "SELECT map_zip_with(CAST(NULL AS MAP<INT, INT>), map(1, 2), (k, v1, v2) -> v2) m",
+    "cast_to_map": "SELECT CAST(map(1, 2) AS MAP<INT,BIGINT>) m, CAST(NULL AS ARRAY<MAP<STRING, INT>>) a",
 }
 
 
@@ -62,3 +77,6 @@ def test_sql_functions(spark, expected, case):
 
 def test_errors(spark, expected):
     expected.check_error(lambda: spark.sql("SELECT transform(1, x -> x)").collect(), name="not_an_array")
+    expected.check_error(
+        lambda: spark.sql("SELECT aggregate(array(1.5, 2.5), 0, (acc, x) -> acc + x)").collect(), name="fold_type_changes"
+    )

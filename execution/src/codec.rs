@@ -13,7 +13,7 @@ use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{AggregateUDF, ScalarUDF, WindowUDF};
+use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, WindowUDF};
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::{ExecutionPlan, Partitioning};
 use datafusion_proto::physical_plan::from_proto::{
@@ -153,6 +153,14 @@ pub trait CodecPart: Debug + Send + Sync {
     fn decode_udaf(&self, name: &str, _payload: &[u8]) -> Result<Arc<AggregateUDF>> {
         internal_err!("{} cannot decode aggregate {name}", self.name())
     }
+
+    fn encode_higher_order(&self, _function: &HigherOrderUDF) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn decode_higher_order(&self, name: &str, _payload: &[u8]) -> Result<Arc<HigherOrderUDF>> {
+        internal_err!("{} cannot decode higher-order function {name}", self.name())
+    }
 }
 
 /// The extension codec made of every module's part.
@@ -269,6 +277,29 @@ impl PhysicalExtensionCodec for EmberCodec {
             }
         }
         Ok(())
+    }
+
+    fn try_decode_higher_order_function(
+        &self,
+        name: &str,
+        buf: &[u8],
+    ) -> Result<Arc<HigherOrderUDF>> {
+        let envelope = Self::open(buf)?;
+        self.part(&envelope.part)?
+            .decode_higher_order(name, &envelope.payload)
+    }
+
+    fn try_encode_higher_order_function(
+        &self,
+        node: &HigherOrderUDF,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
+        for part in &self.parts {
+            if let Some(payload) = part.encode_higher_order(node) {
+                return Self::envelope(part.name(), payload, buf);
+            }
+        }
+        Ok(()) // a built-in: found by name on decode
     }
 
     fn try_decode_udwf(&self, name: &str, _buf: &[u8]) -> Result<Arc<WindowUDF>> {

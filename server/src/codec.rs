@@ -8,7 +8,7 @@ use std::sync::Arc;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
-use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF};
 use datafusion::physical_plan::ExecutionPlan;
 use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
 use ember_execution::plan::codec::ExecutionCodec;
@@ -20,6 +20,7 @@ use ember_planner::exec::RangeExec;
 use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
+use ember_planner::functions::fold::{FOLD_NAME, array_fold};
 use ember_planner::functions::native::{Native, NativeUdf};
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
@@ -222,6 +223,17 @@ impl CodecPart for PlannerCodec {
 
     fn decode_udaf(&self, name: &str, _payload: &[u8]) -> Result<Arc<AggregateUDF>> {
         spark_aggregate(name).ok_or_else(|| bad(name))
+    }
+
+    fn encode_higher_order(&self, function: &HigherOrderUDF) -> Option<Vec<u8>> {
+        (function.name() == FOLD_NAME).then(|| FOLD_NAME.as_bytes().to_vec())
+    }
+
+    fn decode_higher_order(&self, name: &str, _payload: &[u8]) -> Result<Arc<HigherOrderUDF>> {
+        match name {
+            FOLD_NAME => Ok(array_fold()),
+            other => Err(bad(other)),
+        }
     }
 }
 

@@ -36,6 +36,9 @@ pub fn register(b: &mut RegistryBuilder) {
             "map_filter",
             "transform_keys",
             "transform_values",
+            "aggregate",
+            "reduce",
+            "map_zip_with",
         ],
         |f| {
             Err(PlanError::Unsupported(format!(

@@ -7,6 +7,7 @@ mod collection;
 mod conditional;
 mod datetime;
 pub mod decimal;
+pub mod fold;
 mod math;
 pub mod native;
 pub(crate) use aggregate::exact_percentile;

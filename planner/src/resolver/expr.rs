@@ -20,6 +20,19 @@ impl Resolver<'_> {
             SExpr::Literal(v) => Ok((lit(self.literal_in_zone(v.clone())), literal::display(v))),
             SExpr::Attribute { name, plan_id } => match self.lambda_variable(name) {
                 Some(variable) => Ok(variable),
+                // `acc.field` of a struct lambda variable.
+                None if name.len() > 1 && self.lambda_variable(&name[..1]).is_some() => {
+                    let field = name[1..].iter().fold(
+                        SExpr::LambdaVariable(name[..1].to_vec()),
+                        |child, part| SExpr::ExtractValue {
+                            child: Box::new(child),
+                            extraction: Box::new(SExpr::Literal(ScalarValue::Utf8(Some(
+                                part.clone(),
+                            )))),
+                        },
+                    );
+                    self.resolve_expr(&field, schema)
+                }
                 None => self.resolve_attribute(name, *plan_id, schema),
             },
             SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. } => {

@@ -52,6 +52,9 @@ impl Resolver<'_> {
         call: &spec::FunctionCall,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
+        if matches!(name, "aggregate" | "reduce") {
+            return self.fold(name, call, schema);
+        }
         let Some((
             SExpr::Lambda {
                 function: body,
@@ -224,6 +227,74 @@ impl Resolver<'_> {
                 let map = crate::functions::sp_udf("map_from_entries")?.call(vec![out_entries]);
                 Ok((map, display(&body_name)))
             }
+            // Over the keys of both maps (the first's, then the second's others), each with
+            // its value in either map (NULL where it has none).
+            ("map_zip_with", 2, 3) => {
+                let (left, right) = (resolved[0].0.clone(), resolved[1].0.clone());
+                let key_type = match (left.get_type(schema)?, right.get_type(schema)?) {
+                    (DataType::Map(l, _), DataType::Map(r, _)) => {
+                        match (l.data_type(), r.data_type()) {
+                            (DataType::Struct(lf), DataType::Struct(rf))
+                                if lf[0].data_type() == rf[0].data_type() =>
+                            {
+                                lf[0].data_type().clone()
+                            }
+                            _ => {
+                                return Err(PlanError::Unsupported(
+                                    "map_zip_with of maps with different key types".into(),
+                                ));
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(SparkError::analysis(
+                            "DATATYPE_MISMATCH.MAP_ZIP_WITH_DIFF_TYPES",
+                            "42K09",
+                            format!(
+                                "Cannot resolve \"{}\" due to data type mismatch: Input to the map_zip_with should have been two maps.",
+                                display("...")
+                            ),
+                        )
+                        .into());
+                    }
+                };
+                let left_keys = df_udf("map_keys")?.call(vec![left.clone()]);
+                let right_keys = df_udf("map_keys")?.call(vec![right.clone()]);
+                let (seen_internal, seen) = self.new_variable("k", &(key_type.clone(), true));
+                let only_right = apply(
+                    array_filter::array_filter_higher_order_function(),
+                    right_keys,
+                    Expr::Lambda(Lambda::new(
+                        vec![seen_internal],
+                        Expr::Not(Box::new(
+                            df_udf("array_has")?.call(vec![left_keys.clone(), seen]),
+                        )),
+                    )),
+                );
+                let keys = df_udf("array_concat")?.call(vec![left_keys, only_right]);
+                let (key_internal, key) = self.new_variable(&params[0], &(key_type, true));
+                let value_in = |map: Expr| -> PlanResult<Expr> {
+                    let found = df_udf("map_extract")?.call(vec![map, key.clone()]);
+                    Ok(df_udf("array_element")?.call(vec![found, lit(1i64)]))
+                };
+                let scope = self.lambda_variables.len();
+                self.lambda_variables.push((params[0].clone(), key.clone()));
+                self.lambda_variables
+                    .push((params[1].clone(), value_in(left.clone())?));
+                self.lambda_variables
+                    .push((params[2].clone(), value_in(right.clone())?));
+                let body = self.resolve_expr(body, schema);
+                self.lambda_variables.truncate(scope);
+                let (body, body_name) = body?;
+                let values = apply(
+                    array_transform::array_transform_higher_order_function(),
+                    keys.clone(),
+                    Expr::Lambda(Lambda::new(vec![key_internal], body)),
+                );
+                let map = crate::functions::sp_udf("map_from_arrays")?.call(vec![keys, values]);
+                let map = crate::functions::null_when(left.is_null().or(right.is_null()), map);
+                Ok((map, display(&body_name)))
+            }
             ("transform" | "filter" | "exists" | "forall" | "map_filter", n, _) if n != 1 => {
                 Err(wrong_args(2))
             }
@@ -232,6 +303,99 @@ impl Resolver<'_> {
                 "the higher-order function {other} with a lambda function of {n} arguments"
             ))),
         }
+    }
+
+    /// `aggregate`/`reduce(array, zero, (acc, x) -> merge[, acc -> finish])`: DataFusion
+    /// lambdas over `acc` and `x` folded by [`crate::functions::fold`]; the finish lambda's
+    /// parameter stands for the fold itself.
+    fn fold(
+        &mut self,
+        name: &str,
+        call: &spec::FunctionCall,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let (array, zero, merge, finish) = match call.args.as_slice() {
+            [array, zero, merge] => (array, zero, merge, None),
+            [array, zero, merge, finish] => (array, zero, merge, Some(finish)),
+            _ => {
+                return Err(SparkError::analysis(
+                    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                    "42605",
+                    format!(
+                        "The `{name}` requires [3, 4] parameters but the actual number is {}.",
+                        call.args.len()
+                    ),
+                )
+                .into());
+            }
+        };
+        let lambda_of = |e: &SExpr, arity: usize| -> PlanResult<(SExpr, Vec<String>)> {
+            match e {
+                SExpr::Lambda { function, args } if args.len() == arity => {
+                    Ok(((**function).clone(), args.clone()))
+                }
+                _ => Err(PlanError::Unsupported(format!(
+                    "{name} without a lambda function of {arity} arguments"
+                ))),
+            }
+        };
+        let (merge_body, merge_params) = lambda_of(merge, 2)?;
+        let (array, array_name) = self.resolve_expr(array, schema)?;
+        let (zero, zero_name) = self.resolve_expr(zero, schema)?;
+        let element = self.element_type(name, &array, &array_name, schema)?;
+        let zero_type = zero.get_type(schema)?;
+        let (acc_internal, acc) = self.new_variable(&merge_params[0], &(zero_type.clone(), true));
+        let (x_internal, x) = self.new_variable(&merge_params[1], &element);
+        let scope = self.lambda_variables.len();
+        self.lambda_variables.push((merge_params[0].clone(), acc));
+        self.lambda_variables.push((merge_params[1].clone(), x));
+        let merged = self.resolve_expr(&merge_body, schema);
+        self.lambda_variables.truncate(scope);
+        let (mut merged, merge_name) = merged?;
+        let merged_type = merged.get_type(schema)?;
+        let display_so_far = format!(
+            "{name}({array_name}, {zero_name}, lambdafunction({merge_name}, namedlambdavariable(), namedlambdavariable())"
+        );
+        if merged_type != zero_type {
+            if merged_type.is_nested() && merged_type.equals_datatype(&zero_type) {
+                merged = cast(merged, zero_type.clone());
+            } else {
+                return Err(SparkError::analysis(
+                    "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                    "42K09",
+                    format!(
+                        "Cannot resolve \"{display_so_far}, ...)\" due to data type mismatch: The third parameter requires the \"{}\" type, however \"lambdafunction({merge_name}, namedlambdavariable(), namedlambdavariable())\" has the type \"{}\".",
+                        types::sql_name(&zero_type),
+                        types::sql_name(&merged_type)
+                    ),
+                )
+                .into());
+            }
+        }
+        let folded = Expr::HigherOrderFunction(HigherOrderFunction::new(
+            crate::functions::fold::array_fold(),
+            vec![
+                array,
+                zero,
+                Expr::Lambda(Lambda::new(vec![acc_internal, x_internal], merged)),
+            ],
+        ));
+        let (out, finish_name) = match finish {
+            None => (folded, "namedlambdavariable()".to_string()),
+            Some(finish) => {
+                let (finish_body, finish_params) = lambda_of(finish, 1)?;
+                let scope = self.lambda_variables.len();
+                self.lambda_variables
+                    .push((finish_params[0].clone(), folded));
+                let finished = self.resolve_expr(&finish_body, schema);
+                self.lambda_variables.truncate(scope);
+                finished?
+            }
+        };
+        Ok((
+            out,
+            format!("{display_so_far}, lambdafunction({finish_name}, namedlambdavariable()))"),
+        ))
     }
 
     /// The element type of a list argument, or Spark's type error.

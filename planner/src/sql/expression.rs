@@ -239,7 +239,7 @@ pub(crate) fn lower_with_windows(
             if format.is_some() {
                 return unsupported("CAST ... FORMAT");
             }
-            let type_text = data_type.to_string();
+            let type_text = spark_type_text(&data_type.to_string());
             let to = types::parse_data_type(&type_text, types::DEFAULT_TIME_ZONE)?;
             let mode = match kind {
                 CastKind::TryCast | CastKind::SafeCast => CastMode::Try,
@@ -711,7 +711,7 @@ fn typed_string(data_type: &ast::DataType, value: Value) -> PlanResult<Expr> {
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s,
         other => return unsupported(format!("typed literal {other}")),
     };
-    let type_text = data_type.to_string();
+    let type_text = spark_type_text(&data_type.to_string());
     let to = types::parse_data_type(&type_text, types::DEFAULT_TIME_ZONE)?;
     let (name, to) = match &to {
         DataType::Date32 => ("DATE", to),
@@ -751,4 +751,31 @@ fn interval(l: &Lowering, i: ast::Interval) -> PlanResult<Expr> {
             Expr::Literal(ScalarValue::Utf8(field(&i.last_field))),
         ],
     ))
+}
+
+/// sqlparser prints a `MAP<K, V>` type as `Map(K, V)`; Spark's DDL spells it with angle
+/// brackets (also nested: `ARRAY<Map(INT, STRING)>`).
+fn spark_type_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // For every open parenthesis: whether it opened a `Map(`.
+    let mut opened: Vec<bool> = vec![];
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("Map(") {
+            out.push_str("MAP<");
+            opened.push(true);
+            rest = &rest[4..];
+            continue;
+        }
+        match c {
+            '(' => {
+                opened.push(false);
+                out.push('(');
+            }
+            ')' => out.push(if opened.pop() == Some(true) { '>' } else { ')' }),
+            c => out.push(c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
