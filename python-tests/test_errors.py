@@ -58,6 +58,6 @@ def test_unsupported_features_say_so(spark, ember_mode):
     if ember_mode == "spark":
         pytest.skip("Ember-specific message")
     with pytest.raises(Exception) as info:
-        spark.range(3).observe("metrics", F.count(F.lit(1))).collect()
-    assert "not supported" in str(info.value)
+        spark.range(3).selectExpr("current_timestamp() AS t").withWatermark("t", "1 minute").collect()
+    assert "not supported: withWatermark" in str(info.value)
     assert spark.range(3).count() == 3

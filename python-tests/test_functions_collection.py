@@ -120,8 +120,6 @@ ERRORS = {
 
 
 ERRORS_GAPS = {
-    "duplicate_map_key": "answers INTERNAL_ERROR, not DUPLICATED_MAP_KEY",
-    "wrong_type": "answers INTERNAL_ERROR, not DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
 }
 
 

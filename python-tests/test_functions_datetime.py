@@ -124,7 +124,6 @@ ERRORS = {
 
 
 ERRORS_GAPS = {
-    "make_date_invalid": "answers INTERNAL_ERROR, not DATETIME_FIELD_OUT_OF_BOUNDS",
 }
 
 

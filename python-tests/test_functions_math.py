@@ -98,6 +98,8 @@ ERRORS = {
     "overflow": "SELECT 2147483647 + 1",
     "divide_by_zero": "SELECT 1 / 0",
     "mod_by_zero": "SELECT 5 % 0",
+    "pmod_by_zero": "SELECT pmod(5, 0)",
+    "double_mod_by_zero": "SELECT 5.0D % 0.0D",
     "cast_invalid": "SELECT CAST('abc' AS INT)",
     "decimal_overflow": "SELECT CAST(12345 AS DECIMAL(4,0))",
     "long_overflow": "SELECT 9223372036854775807L * 2",
@@ -105,8 +107,6 @@ ERRORS = {
 
 
 ERRORS_GAPS = {
-    "decimal_overflow": "answers INTERNAL_ERROR, not NUMERIC_VALUE_OUT_OF_RANGE",
-    "mod_by_zero": "answers DIVIDE_BY_ZERO, not REMAINDER_BY_ZERO",
 }
 
 

@@ -107,12 +107,12 @@ ERRORS = {
     "regex_group": "SELECT regexp_extract('a', '(a)', 3)",
     "wrong_arity": "SELECT upper('a', 'b')",
     "elt_out_of_range": "SELECT elt(4, 'a', 'b')",
+    "elt_zero": "SELECT elt(0, 'a', 'b')",
     "unknown_function": "SELECT no_such_function('a')",
 }
 
 
 ERRORS_GAPS = {
-    "elt_out_of_range": "elt beyond its arguments is NULL, not INVALID_ARRAY_INDEX",
 }
 
 

@@ -447,18 +447,51 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
             None => internal(e),
         },
         DataFusionError::NotImplemented(msg) => SparkError::unsupported(msg),
-        DataFusionError::SchemaError(..) | DataFusionError::Plan(..) => SparkError::new(
-            ErrorKind::Analysis,
-            "INTERNAL_ERROR",
-            "XX000",
-            e.strip_backtrace(),
-            vec![],
-        ),
+        DataFusionError::SchemaError(..) | DataFusionError::Plan(..) => {
+            let msg = e.strip_backtrace();
+            let class = if msg.contains("Aggregate function calls cannot be nested") {
+                ("NESTED_AGGREGATE_FUNCTION", "42607")
+            } else if msg.contains("No function matches the given name and argument types")
+                || msg.contains("does not support type")
+            {
+                ("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09")
+            } else {
+                ("INTERNAL_ERROR", "XX000")
+            };
+            SparkError::new(ErrorKind::Analysis, class.0, class.1, msg, vec![])
+        }
         DataFusionError::ExecutionJoin(_) | DataFusionError::ResourcesExhausted(_) => internal(e),
         _ => {
             let msg = e.strip_backtrace();
             if msg.contains("Divide by zero") {
                 SparkError::divide_by_zero()
+            } else if let Some(key) = msg
+                .split("map key must be unique, duplicate key found: ")
+                .nth(1)
+            {
+                SparkError::new(
+                    ErrorKind::Runtime,
+                    "DUPLICATED_MAP_KEY",
+                    "23505",
+                    format!(
+                        "Duplicate map key {key} was found, please check the input data. If you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
+                    ),
+                    vec![
+                        ("key", key.to_string()),
+                        (
+                            "mapKeyDedupPolicy",
+                            "\"spark.sql.mapKeyDedupPolicy\"".to_string(),
+                        ),
+                    ],
+                )
+            } else if msg.contains("Unable to parse date from") {
+                SparkError::new(
+                    ErrorKind::DateTime,
+                    "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION",
+                    "22023",
+                    msg,
+                    vec![],
+                )
             } else if msg.contains("Overflow") || msg.contains("overflow") {
                 SparkError::arithmetic_overflow("overflow", "")
             } else {
@@ -475,6 +508,19 @@ fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
         ArrowError::ArithmeticOverflow(msg) => {
             let _ = msg;
             SparkError::arithmetic_overflow("overflow", "")
+        }
+        ArrowError::InvalidArgumentError(msg)
+            if msg.contains("too large to store in a Decimal") =>
+        {
+            SparkError::new(
+                ErrorKind::Arithmetic,
+                "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+                "22003",
+                format!(
+                    "{msg}. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and return NULL instead."
+                ),
+                vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
+            )
         }
         ArrowError::ExternalError(inner) => {
             if let Some(spark) = inner.downcast_ref::<SparkError>() {

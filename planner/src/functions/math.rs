@@ -109,7 +109,13 @@ pub fn register(b: &mut RegistryBuilder) {
             }
             _ => None,
         };
+        let divisor = f.args.get(1).cloned();
+        let ansi = f.config.ansi;
         let value = super::sp_udf("pmod")?.call(f.args);
+        let value = match divisor {
+            Some(r) if ansi => super::operators::remainder_by_zero_check(r, value),
+            _ => value,
+        };
         Ok(match decimals {
             Some((lt, rt)) => {
                 let (p, s) =

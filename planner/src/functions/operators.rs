@@ -377,17 +377,22 @@ fn remainder(f: FunctionInput) -> PlanResult<Expr> {
 fn remainder_with(f: FunctionInput, ansi: bool) -> PlanResult<Expr> {
     let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
-    match decimals {
-        Some((lt, rt)) => Ok(decimal::decimal_arithmetic(
-            Operator::Modulo,
-            l,
-            lt,
-            r,
-            rt,
-            ansi,
-        )),
-        None => Ok(binary_expr(l, Operator::Modulo, r)),
-    }
+    let value = match decimals {
+        Some((lt, rt)) => decimal::decimal_arithmetic(Operator::Modulo, l, lt, r.clone(), rt, ansi),
+        None => binary_expr(l, Operator::Modulo, r.clone()),
+    };
+    Ok(if ansi {
+        remainder_by_zero_check(r, value)
+    } else {
+        value
+    })
+}
+
+/// `value`, failing with REMAINDER_BY_ZERO where the divisor `r` is zero (ANSI).
+pub(super) fn remainder_by_zero_check(r: Expr, value: Expr) -> Expr {
+    use super::native::{Failure, fail_when};
+    let zero = r.clone().eq(datafusion::logical_expr::lit(0i32));
+    fail_when(zero, Failure::RemainderByZero, vec![r], value)
 }
 
 /// Both operands as Spark decimals, when one is a decimal and the other exact.

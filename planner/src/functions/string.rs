@@ -222,7 +222,27 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_df(b, &["find_in_set"], "find_in_set", 2, 2);
     add_df(b, &["substring_index"], "substr_index", 3, 3);
-    add_spark(b, &["elt"], "elt", 2, usize::MAX);
+    b.scalar(&["elt"], |f| {
+        f.arity(2, usize::MAX)?;
+        let ansi = f.config.ansi;
+        let count = (f.args.len() - 1) as i64;
+        let index = f.args[0].clone();
+        let value = super::sp_udf("elt")?.call(f.args);
+        if !ansi {
+            return Ok(value);
+        }
+        // Beyond the arguments: INVALID_ARRAY_INDEX under ANSI (NULL otherwise).
+        let outside = index
+            .clone()
+            .lt(datafusion::logical_expr::lit(1i64))
+            .or(index.clone().gt(datafusion::logical_expr::lit(count)));
+        Ok(super::native::fail_when(
+            outside,
+            super::native::Failure::InvalidArrayIndex,
+            vec![index, datafusion::logical_expr::lit(count)],
+            value,
+        ))
+    });
     add_spark(b, &["parse_url"], "parse_url", 2, 3);
     add_spark(b, &["try_parse_url"], "try_parse_url", 2, 3);
     add_spark(b, &["url_encode"], "url_encode", 1, 1);

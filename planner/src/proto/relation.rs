@@ -636,6 +636,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             name: f.function_name.clone(),
             args: convert_all(ctx, &f.arguments)?,
         },
+        RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
         other => return unsupported(relation_name(other)),
     })
 }

@@ -263,13 +263,14 @@ impl Resolver<'_> {
             .into_iter()
             .map(|(e, n)| Ok((replace_exprs(e, &replacements)?, n)))
             .collect::<PlanResult<Vec<_>>>()?;
+        let grouped = !keys.is_empty();
         for (e, _) in &items {
-            self.check_grouped(e, &out_schema)?;
+            self.check_grouped(e, &out_schema, grouped)?;
         }
         let plan = match having {
             Some(h) => {
                 let h = replace_exprs(h, &replacements)?;
-                self.check_grouped(&h, &out_schema)?;
+                self.check_grouped(&h, &out_schema, grouped)?;
                 LogicalPlanBuilder::from(plan).filter(h)?.build()?
             }
             None => plan,
@@ -279,7 +280,8 @@ impl Resolver<'_> {
     }
 
     /// Every column an output expression uses must come out of the aggregation.
-    fn check_grouped(&self, e: &Expr, schema: &DFSchema) -> PlanResult<()> {
+    /// Without any grouping (`grouped` false), Spark's MISSING_GROUP_BY.
+    fn check_grouped(&self, e: &Expr, schema: &DFSchema, grouped: bool) -> PlanResult<()> {
         let mut missing = None;
         e.apply(|x| {
             if let Expr::Column(c) = x
@@ -297,6 +299,12 @@ impl Resolver<'_> {
             Ok(TreeNodeRecursion::Continue)
         })?;
         match missing {
+            Some(_) if !grouped => Err(SparkError::analysis(
+                "MISSING_GROUP_BY",
+                "42803",
+                "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.",
+            )
+            .into()),
             Some(name) => Err(SparkError::new(
                 crate::error::ErrorKind::Analysis,
                 "MISSING_AGGREGATION",

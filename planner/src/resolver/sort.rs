@@ -9,7 +9,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, SortExpr};
 
 use super::Resolver;
 use super::project::{contains_aggregate, ordinal, substitute_aliases};
-use crate::error::{PlanError, PlanResult};
+use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, Plan, PlanNode, SortOrder};
 
 impl Resolver<'_> {
@@ -24,7 +24,21 @@ impl Resolver<'_> {
             Ok((e, _)) if !contains_aggregate(&e) && !contains_window(&e) => {
                 return Ok(LogicalPlanBuilder::from(input).filter(e)?.build()?);
             }
-            Ok(_) => None,
+            // An aggregate or window function in a filter of rows: Spark's
+            // INVALID_WHERE_CONDITION unless the input can compute it (HAVING-like filters
+            // of aggregations, QUALIFY-like ones of windows).
+            Ok((e, _)) if !contains_aggregate(&e) => Some(PlanError::from(SparkError::analysis(
+                "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE",
+                "42601",
+                "Cannot use window functions in WHERE clause.",
+            ))),
+            Ok((_, name)) => Some(PlanError::from(SparkError::analysis(
+                "INVALID_WHERE_CONDITION",
+                "42903",
+                format!(
+                    "The WHERE condition \"{name}\" contains invalid expressions. Rewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause."
+                ),
+            ))),
             Err(e) => Some(e),
         };
         match self.resolve_with_extras(input_spec, std::slice::from_ref(condition)) {

@@ -64,6 +64,27 @@ impl Resolver<'_> {
             order.push(sort);
             order_names.push(n);
         }
+        let lname = call.name.to_ascii_lowercase();
+        if order.is_empty()
+            && matches!(
+                lname.as_str(),
+                "row_number"
+                    | "rank"
+                    | "dense_rank"
+                    | "percent_rank"
+                    | "cume_dist"
+                    | "ntile"
+                    | "lag"
+                    | "lead"
+            )
+        {
+            return Err(SparkError::analysis(
+                "WINDOW_FUNCTION_FRAME_NOT_ORDERED",
+                "42601",
+                format!("Window function {lname} requires the window to be ordered. You need to add an ORDER BY clause. For example: SELECT {lname}(...) OVER (PARTITION BY ... ORDER BY ...) FROM ..."),
+            )
+            .into());
+        }
         let frame = self.window_frame(
             w,
             &call.name.to_ascii_lowercase(),

@@ -109,6 +109,69 @@ pub enum Native {
     },
     /// Spark's `hash(...)`: Murmur3 (x86, 32 bits) folded over the arguments, seed 42.
     Murmur3,
+    /// Raises a Spark error when a row evaluates it (a CASE branch only the failing rows
+    /// take); the arguments fill the message.
+    Fail {
+        failure: Failure,
+    },
+}
+
+/// The errors [`Native::Fail`] raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// `x % 0`, `pmod(x, 0)` under ANSI.
+    RemainderByZero,
+    /// `elt(n, ...)` beyond its arguments under ANSI: arguments (index, count).
+    InvalidArrayIndex,
+}
+
+impl Failure {
+    fn error(self, arrays: &[ArrayRef]) -> crate::error::SparkError {
+        use crate::error::{ErrorKind, SparkError};
+        match self {
+            Failure::RemainderByZero => SparkError::new(
+                ErrorKind::Arithmetic,
+                "REMAINDER_BY_ZERO",
+                "22012",
+                "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
+            ),
+            Failure::InvalidArrayIndex => {
+                let value = |i: usize| {
+                    arrays
+                        .get(i)
+                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
+                let (index, size) = (value(0), value(1));
+                SparkError::new(
+                    ErrorKind::ArrayIndexOutOfBounds,
+                    "INVALID_ARRAY_INDEX",
+                    "22003",
+                    format!(
+                        "The index {index} is out of bounds. The array has {size} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+                    ),
+                    vec![("indexValue", index), ("arraySize", size)],
+                )
+            }
+        }
+    }
+}
+
+/// `value`, or `failure` raised for the rows where `cond` holds.
+pub fn fail_when(
+    cond: datafusion::logical_expr::Expr,
+    failure: Failure,
+    args: Vec<datafusion::logical_expr::Expr>,
+    value: datafusion::logical_expr::Expr,
+) -> datafusion::logical_expr::Expr {
+    super::when(
+        cond,
+        NativeUdf::udf(Native::Fail { failure }).call(args),
+        Some(value),
+    )
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -127,9 +190,14 @@ pub struct NativeUdf {
 
 impl NativeUdf {
     pub fn udf(kind: Native) -> Arc<ScalarUDF> {
+        // A failure must never be folded while planning: only rows that reach it fail.
+        let volatility = match kind {
+            Native::Fail { .. } => Volatility::Volatile,
+            _ => Volatility::Immutable,
+        };
         Arc::new(ScalarUDF::from(Self {
             kind,
-            signature: Signature::variadic_any(Volatility::Immutable),
+            signature: Signature::variadic_any(volatility),
         }))
     }
 
@@ -166,6 +234,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::GetJsonObject => "ember_get_json_object",
             Native::JsonArrayLength => "ember_json_array_length",
             Native::JsonObjectKeys => "ember_json_object_keys",
+            Native::Fail { .. } => "ember_fail",
         }
     }
 
@@ -228,6 +297,7 @@ impl ScalarUDFImpl for NativeUdf {
                 crate::types::list_type(DataType::Utf8, true)
             }
             Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
+            Native::Fail { .. } => DataType::Null,
         })
     }
 
@@ -286,6 +356,13 @@ impl ScalarUDFImpl for NativeUdf {
             Native::GetJsonObject => json::get_json_object(&arrays)?,
             Native::JsonArrayLength => json::json_array_length(&arrays)?,
             Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
+            Native::Fail { failure } => {
+                if args.number_rows == 0 {
+                    arrow::array::new_null_array(&DataType::Null, 0)
+                } else {
+                    return Err(crate::error::to_datafusion(failure.error(&arrays)));
+                }
+            }
         };
         if scalar {
             Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
