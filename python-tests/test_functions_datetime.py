@@ -56,6 +56,9 @@ SQL = {
     "date_trunc": f"SELECT date_trunc('HOUR', {TS}) a, date_trunc('day', {TS}) b, date_trunc('MONTH', {TS}) c",
     "dst_gap": "SELECT CAST('2024-03-10 02:30:00' AS TIMESTAMP) a, CAST(TIMESTAMP'2024-03-10 01:59:59' + INTERVAL 1 HOUR AS STRING) b",
     "timestamp_ntz": "SELECT TIMESTAMP_NTZ'2024-03-10 02:30:00' a, CAST(TIMESTAMP_NTZ'2024-03-10 02:30:00' AS TIMESTAMP) b",
+    "to_ntz": f"SELECT CAST({TS} AS TIMESTAMP_NTZ) a, CAST(CAST({TS} AS TIMESTAMP_NTZ) AS STRING) b, "
+    "unix_timestamp(TIMESTAMP_NTZ'2024-07-10 20:30:00') c",
+    "to_timestamp_ntz": "SELECT to_timestamp_ntz('2024-07-10 20:30:00') a, to_timestamp_ntz('10/07/2024', 'dd/MM/yyyy') b",
     "make_interval": "SELECT CAST(make_interval(1, 2, 0, 3, 4, 5, 6.5) AS STRING) a",
     "current_timezone": "SELECT current_timezone() a",
     "extract": f"SELECT extract(YEAR FROM {TS}) a, extract(DAYOFWEEK FROM {TS}) b, date_part('minute', {TS}) c",
@@ -73,7 +76,6 @@ SQL = {
 
 SQL_GAPS = {
     "make_interval": "intervals cast to strings are spelled as DataFusion does",
-    "timestamp_ntz": "CAST(TIMESTAMP_NTZ AS TIMESTAMP) fails",
 }
 
 

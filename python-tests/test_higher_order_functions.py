@@ -50,6 +50,7 @@ SQL = {
     "in_where": "SELECT id FROM VALUES (1, array(1, 5)), (2, array(2)) AS t(id, a) WHERE exists(a, x -> x > 4)",
     "transform_index": "SELECT transform(array('a', 'b', 'c'), (x, i) -> concat(x, i)) t, transform(array(), (x, i) -> i) e",
     "filter_index": "SELECT filter(array(5, 6, 7, 8), (x, i) -> i % 2 = 0) f",
+    "transform_index_nested": "SELECT transform(array(array(1, 2), array(3)), (x, i) -> size(x) * 10 + i) t",
     "zip_with": "SELECT zip_with(array(1, 2, 3), array('a', 'b'), (x, y) -> concat(y, x)) z",
     "map_filter": "SELECT map_filter(map('a', 1, 'b', 2, 'c', 3), (k, v) -> v > 1 AND k <> 'c') m",
     "transform_values": "SELECT transform_values(map('a', 1, 'b', 2), (k, v) -> v * 10) m",

@@ -82,7 +82,7 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["array_size"], |f| {
         let x = super::operators::one(f)?;
-        Ok(cast(df_udf("cardinality")?.call(vec![x]), DataType::Int32))
+        Ok(cast(df_udf("array_length")?.call(vec![x]), DataType::Int32))
     });
     b.scalar(&["array_append"], |f| {
         let (a, e) = super::operators::two(f)?;
@@ -119,7 +119,7 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(3, 3)?;
         let (a, pos, v) = (f.args[0].clone(), f.args[1].clone(), f.args[2].clone());
         let size = cast(
-            df_udf("cardinality")?.call(vec![a.clone()]),
+            df_udf("array_length")?.call(vec![a.clone()]),
             DataType::Int64,
         );
         let pos = cast(pos, DataType::Int64);
@@ -210,7 +210,8 @@ pub fn register(b: &mut RegistryBuilder) {
     // flatten: NULL when one of the arrays is NULL.
     b.scalar(&["flatten"], |f| {
         let a = super::operators::one(f)?;
-        let card = df_udf("cardinality")?;
+        // array_length counts the outer elements (cardinality counts the nested ones).
+        let card = df_udf("array_length")?;
         let has_null = card
             .call(vec![a.clone()])
             .not_eq(card.call(vec![df_udf("array_compact")?.call(vec![a.clone()])]));

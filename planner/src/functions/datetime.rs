@@ -269,6 +269,23 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["try_to_timestamp"], |f| {
         parse_datetime(f, ParseTarget::Timestamp, false)
     });
+    // Local date-times: read as instants in UTC, whose UTC date-times they are.
+    b.scalar(&["to_timestamp_ntz"], |f| {
+        let utc = crate::resolver::PlannerConfig {
+            time_zone: "UTC".to_string(),
+            ..f.config.clone()
+        };
+        let instant = parse_datetime(
+            FunctionInput { config: &utc, ..f },
+            ParseTarget::Timestamp,
+            true,
+        )?;
+        Ok(NativeUdf::udf(Native::ShiftZone {
+            time_zone: "UTC".to_string(),
+            to_local: true,
+        })
+        .call(vec![instant]))
+    });
     b.scalar(&["unix_timestamp", "to_unix_timestamp"], |f| {
         if f.args.is_empty() {
             let now = super::df_udf("now")?.call(vec![]);
@@ -420,6 +437,8 @@ fn parse_datetime(
             cast(x, DataType::Timestamp(TimeUnit::Microsecond, None)),
             to,
         ),
+        // A local date-time counts as a UTC one (Spark's unix_timestamp of TIMESTAMP_NTZ).
+        (DataType::Timestamp(_, None), ParseTarget::UnixSeconds) => x,
         (_, ParseTarget::Timestamp | ParseTarget::UnixSeconds) if is_text => {
             text_to_instant(x, &tz, fail)
         }

@@ -523,7 +523,20 @@ impl Resolver<'_> {
             from,
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
         ) && matches!(to, DataType::Timestamp(_, Some(_)));
-        Ok(if spark_string {
+        // Between instants and local date-times: through the session time zone.
+        let shift = match (&from, &to) {
+            (DataType::Timestamp(_, Some(_)), DataType::Timestamp(_, None)) => Some(true),
+            (DataType::Timestamp(_, None), DataType::Timestamp(_, Some(_))) => Some(false),
+            _ => None,
+        };
+        Ok(if let Some(to_local) = shift {
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::ShiftZone {
+                time_zone: self.config.time_zone.clone(),
+                to_local,
+            })
+            .call(vec![inner])
+        } else if spark_string {
             crate::functions::udf::CastToString::udf(&self.config.time_zone).call(vec![inner])
         } else if text_to_instant {
             use crate::functions::native::{Native, NativeUdf};

@@ -117,7 +117,7 @@ impl Resolver<'_> {
                 let (array, array_name) = resolved.remove(0);
                 self.element_type(name, &array, &array_name, schema)?;
                 let size = cast(
-                    df_udf("cardinality")?.call(vec![array.clone()]),
+                    df_udf("array_length")?.call(vec![array.clone()]),
                     DataType::Int64,
                 );
                 let positions = cast(

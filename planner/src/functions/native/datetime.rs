@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::timezone::Tz;
 use arrow::array::{
     Array, ArrayRef, AsArray, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
-    TimestampMicrosecondBuilder,
+    TimestampMicrosecondArray, TimestampMicrosecondBuilder,
 };
 use arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
@@ -369,6 +369,34 @@ pub(super) fn convert_timezone(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         }
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// Instants as local date-times of `time_zone` (`to_local`), or local date-times as
+/// instants.
+pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -> Result<ArrayRef> {
+    let Some(at) = arrays.first() else {
+        return internal_err!("a timestamp to shift");
+    };
+    let tz = zone(time_zone)?;
+    // The stored microseconds, whatever the zone of the type.
+    let micros = arrow::compute::cast(at, &DataType::Int64)?;
+    let micros = micros.as_primitive::<arrow::datatypes::Int64Type>();
+    let shifted = micros.iter().map(|v| {
+        let v = v?;
+        if to_local {
+            let local = tz.timestamp_micros(v).single()?.naive_local();
+            Some(local.and_utc().timestamp_micros())
+        } else {
+            let local = arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(v)?;
+            resolve(tz, local).map(|t| t.timestamp_micros())
+        }
+    });
+    let out: TimestampMicrosecondArray = shifted.collect();
+    Ok(Arc::new(if to_local {
+        out
+    } else {
+        out.with_timezone(time_zone)
+    }))
 }
 
 /// Local date-times in `tz` of timestamps, or the midnights of dates.

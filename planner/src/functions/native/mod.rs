@@ -53,6 +53,13 @@ pub enum Native {
         unit: String,
         time_zone: String,
     },
+    /// `CAST(TIMESTAMP AS TIMESTAMP_NTZ)` (`to_local`: the local date-time of the instant in
+    /// `time_zone`) and `CAST(TIMESTAMP_NTZ AS TIMESTAMP)` (the instant of the local
+    /// date-time, DST overlaps and gaps resolved as java.time does).
+    ShiftZone {
+        time_zone: String,
+        to_local: bool,
+    },
     /// `convert_timezone(from, to, ts)`: a local time of zone `from` as the local time of
     /// zone `to` at the same instant (TIMESTAMP_NTZ).
     ConvertTimezone,
@@ -214,6 +221,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MonthsBetween { .. } => "ember_months_between",
             Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
             Native::ConvertTimezone => "ember_convert_timezone",
+            Native::ShiftZone { .. } => "ember_shift_zone",
             Native::TimestampAdd { .. } => "ember_timestampadd",
             Native::TimestampDiff { .. } => "ember_timestampdiff",
             Native::Split => "ember_split",
@@ -290,9 +298,10 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MonthsBetween { .. } => DataType::Float64,
             Native::TimestampAdd { time_zone, .. } => crate::types::timestamp_type(time_zone),
             Native::TimestampDiff { .. } => DataType::Int64,
-            Native::ConvertTimezone => {
+            Native::ConvertTimezone | Native::ShiftZone { to_local: true, .. } => {
                 DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None)
             }
+            Native::ShiftZone { time_zone, .. } => crate::types::timestamp_type(time_zone),
             Native::Split | Native::RegexpExtract { all: true } => {
                 crate::types::list_type(DataType::Utf8, true)
             }
@@ -327,6 +336,10 @@ impl ScalarUDFImpl for NativeUdf {
                 round_off,
             } => datetime::months_between(&arrays, time_zone, *round_off)?,
             Native::ConvertTimezone => datetime::convert_timezone(&arrays)?,
+            Native::ShiftZone {
+                time_zone,
+                to_local,
+            } => datetime::shift_zone(&arrays, time_zone, *to_local)?,
             Native::TimestampAdd { unit, time_zone } => {
                 datetime::timestamp_add(&arrays, unit, time_zone)?
             }
