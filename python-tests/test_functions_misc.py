@@ -41,6 +41,7 @@ SQL = {
     "CAST('true' AS BOOLEAN) d, CAST('2024-01-01' AS DATE) e",
     "monotonically_increasing_id": "SELECT monotonically_increasing_id() a FROM range(3)",
     "spark_partition_id": "SELECT spark_partition_id() a",
+    "partition_ids_with_star": "SELECT *, spark_partition_id() p, monotonically_increasing_id() m FROM VALUES (1, 'a') AS t(x, y)",
     "version_shape": "SELECT length(version()) > 0 a, current_user() IS NOT NULL b",
     "greatest_types": "SELECT greatest(1, 2L, 3.5) a, typeof(greatest(1, 2L)) b",
     "input_file_name": "SELECT input_file_name() a",
@@ -52,8 +53,6 @@ SQL = {
 SQL_GAPS = {
     "input_file_name": "input_file_name is not a function of Ember yet",
     "literals": "day-time interval literals with fields are not parsed yet",
-    "monotonically_increasing_id": "monotonically_increasing_id needs the partition number",
-    "spark_partition_id": "spark_partition_id needs the partition number",
     "typeof": "an interval literal of days is typed as DAY TO SECOND",
 }
 
@@ -119,3 +118,19 @@ ERRORS = {
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_errors(spark, expected, case):
     expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
+
+
+def test_partition_ids_follow_the_partitions(spark):
+    """Rows of one partition share spark_partition_id(); monotonically_increasing_id() is
+    unique and counts up within a partition from partition << 33, as in Spark."""
+    df = spark.range(0, 100, 1, 4).withColumn("p", F.spark_partition_id()).withColumn("m", F.monotonically_increasing_id())
+    rows = df.collect()
+    assert len({r.m for r in rows}) == 100
+    by_partition = {}
+    for r in rows:
+        by_partition.setdefault(r.p, []).append(r.m)
+    assert sorted(by_partition) == [0, 1, 2, 3]
+    for p, ids in by_partition.items():
+        assert sorted(ids) == [(p << 33) + i for i in range(len(ids))]
+    assert df.columns == ["id", "p", "m"]
+    assert spark.range(10).repartition(3).select(F.spark_partition_id().alias("p")).distinct().count() == 3

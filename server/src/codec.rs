@@ -17,6 +17,7 @@ use ember_planner::SparkError;
 use ember_planner::datasource::orc::OrcSource;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
+use ember_planner::exec::partition_ids::PartitionIdsExec;
 use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
@@ -79,6 +80,11 @@ impl CodecPart for PlannerCodec {
         node: &Arc<dyn ExecutionPlan>,
         encoder: &NodeEncoder,
     ) -> Result<Option<Vec<u8>>> {
+        if node.downcast_ref::<PartitionIdsExec>().is_some() {
+            return Ok(Some(
+                json!({"node": "partition_ids"}).to_string().into_bytes(),
+            ));
+        }
         if let Some(text) = node.downcast_ref::<TextScanExec>() {
             let v = json!({"node": "text", "scan": text.scan()});
             return Ok(Some(v.to_string().into_bytes()));
@@ -102,10 +108,16 @@ impl CodecPart for PlannerCodec {
     fn decode_node(
         &self,
         payload: &[u8],
-        _inputs: &[Arc<dyn ExecutionPlan>],
+        inputs: &[Arc<dyn ExecutionPlan>],
         decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
+        if v.get("node").and_then(Value::as_str) == Some("partition_ids") {
+            let [input] = inputs else {
+                return Err(bad("partition ids input"));
+            };
+            return Ok(Arc::new(PartitionIdsExec::new(input.clone())));
+        }
         if v.get("node").and_then(Value::as_str) == Some("orc") {
             let scan = v
                 .get("scan")

@@ -100,7 +100,7 @@ impl UserDefinedLogicalNodeCore for ExchangeNode {
     }
 }
 
-/// Plans [`ExchangeNode`]s.
+/// Plans [`ExchangeNode`]s and [`super::partition_ids::PartitionIdsNode`]s.
 #[derive(Debug, Default)]
 pub struct ExchangePlanner;
 
@@ -115,6 +115,18 @@ impl ExtensionPlanner for ExchangePlanner {
         session_state: &dyn Session,
         planning_ctx: &PhysicalPlanningContext,
     ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+        if node
+            .as_any()
+            .downcast_ref::<super::partition_ids::PartitionIdsNode>()
+            .is_some()
+        {
+            let Some(input) = physical_inputs.first() else {
+                return internal_err!("PartitionIds takes one input");
+            };
+            return Ok(Some(Arc::new(super::partition_ids::PartitionIdsExec::new(
+                input.clone(),
+            ))));
+        }
         let Some(exchange) = node.as_any().downcast_ref::<ExchangeNode>() else {
             return Ok(None);
         };

@@ -1,6 +1,7 @@
 //! Physical operators and table providers behind the logical plans the planner builds.
 
 pub mod exchange;
+pub mod partition_ids;
 pub mod range;
 pub mod text;
 

@@ -253,6 +253,19 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["luhn_check"], "luhn_check", 1, 1);
     add_spark(b, &["quote"], "quote", 1, 1);
     add_df(b, &["uuid"], "uuid", 0, 0);
+    // Columns a PartitionIds node below the projection adds (`resolver::partition_ids`).
+    b.scalar_named(
+        &["spark_partition_id"],
+        Naming::Custom(|_, _, _| "SPARK_PARTITION_ID()".to_string()),
+        |f| {
+            f.arity(0, 0)?;
+            Ok(crate::exec::partition_ids::spark_partition_id())
+        },
+    );
+    b.scalar(&["monotonically_increasing_id"], |f| {
+        f.arity(0, 0)?;
+        Ok(crate::exec::partition_ids::monotonically_increasing_id())
+    });
     // overlay(str PLACING rep FROM pos [FOR len])
     add_df_named(
         b,

@@ -35,6 +35,11 @@ use crate::spec::{self, Plan, PlanNode};
 
 pub use names::FieldInfo;
 
+/// Columns operators add for expressions to read, never shown (`*` skips them).
+pub(crate) fn is_hidden(internal: &str) -> bool {
+    internal.starts_with("__ember_")
+}
+
 /// Session settings the resolver honours.
 #[derive(Debug, Clone)]
 pub struct PlannerConfig {
@@ -133,6 +138,20 @@ impl<'a> Resolver<'a> {
 
     pub(crate) fn session_state(&self) -> Option<&'a datafusion::execution::SessionState> {
         self.state
+    }
+
+    /// `input` with the partition of each row and its position in it when `exprs` call
+    /// `spark_partition_id()` or `monotonically_increasing_id()`.
+    pub(crate) fn with_partition_ids<'e>(
+        &self,
+        input: LogicalPlan,
+        mut exprs: impl Iterator<Item = &'e spec::Expr>,
+    ) -> PlanResult<LogicalPlan> {
+        if exprs.any(|e| e.calls("spark_partition_id") || e.calls("monotonically_increasing_id")) {
+            Ok(crate::exec::partition_ids::PartitionIdsNode::plan(input)?)
+        } else {
+            Ok(input)
+        }
     }
 
     /// Run a plan while planning (for relations whose output columns depend on the data:

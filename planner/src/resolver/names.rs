@@ -24,6 +24,7 @@ impl Resolver<'_> {
         let all: Vec<(String, FieldInfo)> = schema
             .fields()
             .iter()
+            .filter(|f| !super::is_hidden(f.name()))
             .map(|f| (f.name().clone(), self.info(f.name())))
             .collect();
         match restrict {

@@ -75,6 +75,7 @@ impl Resolver<'_> {
         {
             return self.resolve_project_with_generators(input, exprs);
         }
+        let input = self.with_partition_ids(input, exprs.iter())?;
         let schema = input.schema().clone();
         let items = self.resolve_items(exprs, &schema)?;
         self.finish_projection(input, items)
@@ -461,12 +462,14 @@ impl Resolver<'_> {
         columns: &[(String, SExpr)],
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
-        let schema = input.schema().clone();
-        let mut items: Vec<Named> = schema
+        let mut items: Vec<Named> = input
+            .schema()
             .fields()
             .iter()
             .map(|f| (Self::column(f.name()), self.info(f.name()).name))
             .collect();
+        let input = self.with_partition_ids(input, columns.iter().map(|(_, e)| e))?;
+        let schema = input.schema().clone();
         let mut plan = input;
         for (name, e) in columns {
             let resolved = match super::generate::generator_of(e) {

@@ -181,6 +181,62 @@ pub enum FrameBound {
 }
 
 impl Expr {
+    /// Whether `pred` holds for this expression or any expression inside it (subquery
+    /// plans excluded).
+    pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
+        if pred(self) {
+            return true;
+        }
+        let sort = |o: &SortOrder| o.expr.any(pred);
+        match self {
+            Expr::Literal(_)
+            | Expr::Attribute { .. }
+            | Expr::Star { .. }
+            | Expr::StarExcept { .. }
+            | Expr::Regex { .. }
+            | Expr::LambdaVariable(_)
+            | Expr::ScalarSubquery(_)
+            | Expr::Exists { .. }
+            | Expr::Parameter(_) => false,
+            Expr::Function(f) => {
+                f.args.iter().any(|a| a.any(pred)) || f.filter.as_ref().is_some_and(|x| x.any(pred))
+            }
+            Expr::Alias { expr, .. }
+            | Expr::Cast { expr, .. }
+            | Expr::InSubquery { expr, .. }
+            | Expr::NamedArgument { value: expr, .. }
+            | Expr::Lambda { function: expr, .. } => expr.any(pred),
+            Expr::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                operand.as_ref().is_some_and(|x| x.any(pred))
+                    || branches.iter().any(|(w, t)| w.any(pred) || t.any(pred))
+                    || otherwise.as_ref().is_some_and(|x| x.any(pred))
+            }
+            Expr::SortOrder(o) => sort(o),
+            Expr::Window(w) => {
+                w.function.any(pred)
+                    || w.partition_by.iter().any(|x| x.any(pred))
+                    || w.order_by.iter().any(sort)
+            }
+            Expr::ExtractValue { child, extraction } => child.any(pred) || extraction.any(pred),
+            Expr::UpdateFields { expr, value, .. } => {
+                expr.any(pred) || value.as_ref().is_some_and(|x| x.any(pred))
+            }
+            Expr::InList { expr, list, .. } => expr.any(pred) || list.iter().any(|x| x.any(pred)),
+            Expr::Between {
+                expr, low, high, ..
+            } => expr.any(pred) || low.any(pred) || high.any(pred),
+        }
+    }
+
+    /// Whether this expression calls the function `name` (case-insensitive).
+    pub fn calls(&self, name: &str) -> bool {
+        self.any(&|e| matches!(e, Expr::Function(f) if f.name.eq_ignore_ascii_case(name)))
+    }
+
     pub fn attribute(name: &str) -> Expr {
         Expr::Attribute {
             name: vec![name.to_string()],
