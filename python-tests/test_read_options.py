@@ -145,6 +145,27 @@ def test_json_options(utc, expected, case):
     expected.check(JSON_OPTIONS[case](utc.read), name=case)
 
 
+JSON_MODES = {
+    # Malformed lines (not JSON, not an object, values that do not fit) are kept: NULL
+    # columns (those that fit keep their value) and the line in `_corrupt_record`.
+    "permissive_inferred": lambda r: r.json(path("malformed.json")),
+    "permissive_schema": lambda r: r.schema("a INT, b STRING, _corrupt_record STRING").json(path("malformed.json")),
+    "permissive_schema_without_column": lambda r: r.schema("a INT, b STRING").json(path("malformed.json")),
+    "corrupt_column_named": lambda r: r.option("columnNameOfCorruptRecord", "bad").json(path("malformed.json")),
+    "dropmalformed": lambda r: r.schema("a INT, b STRING").option("mode", "DROPMALFORMED").json(path("malformed.json")),
+    "dropmalformed_inferred": lambda r: r.option("mode", "DROPMALFORMED").json(path("malformed.json")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_MODES))
+def test_json_modes(utc, expected, case):
+    expected.check(JSON_MODES[case](utc.read), name=case)
+
+
+def test_json_failfast(utc, expected):
+    expected.check_error(lambda: utc.read.option("mode", "FAILFAST").json(path("malformed.json")).collect(), name="failfast")
+
+
 def avro_records(directory):
     """Every record of the Avro files under a directory, with the files' schemas and codecs."""
     from fastavro import reader

@@ -373,7 +373,20 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             primitives_as_strings: flag(ds, "primitivesAsString", false),
         };
         let multi_line = flag(ds, "multiLine", false);
-        if multi_line || text.any() {
+        // Malformed records (kept as corrupt records, dropped, or failing the read as
+        // `mode` says) are handled by the whole-file path.
+        let corrupt_column = option(ds, "columnNameOfCorruptRecord").unwrap_or("_corrupt_record");
+        let user_schema = ds.schema.as_deref().filter(|s| !s.trim().is_empty());
+        let lenient = malformed_mode(ds) != MalformedMode::Permissive
+            || option(ds, "columnNameOfCorruptRecord").is_some()
+            || match user_schema {
+                Some(s) => types::parse_schema(s, time_zone)?
+                    .field_with_name(corrupt_column)
+                    .is_ok(),
+                None => false,
+            }
+            || whole::json_head_is_malformed(state, ds);
+        if multi_line || text.any() || lenient {
             return whole::read_whole_json(state, ds, time_zone, multi_line, text);
         }
     }

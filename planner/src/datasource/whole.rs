@@ -6,13 +6,14 @@ use std::io::Read as _;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::execution::SessionState;
 
 use super::json_text::{JsonTextOptions, rewrite};
 use super::{
-    FileRead, Sources, block_on, compression_of, discover, flag, option, spark_schema,
-    unable_to_infer,
+    FileRead, MalformedMode, Sources, block_on, compression_of, discover, flag, option,
+    spark_schema, unable_to_infer,
 };
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
@@ -109,6 +110,166 @@ fn spark_json_type(data_type: &DataType) -> DataType {
 /// array of them, one row each, as Spark reads them), and JSON lines with `allowComments` or
 /// `primitivesAsString`, which DataFusion's reader has no settings for. The rows are parsed
 /// while planning and held in memory.
+/// One JSON record of a read: its object (None: malformed) and, for JSON lines, its text.
+struct JsonRecord {
+    value: Option<serde_json::Value>,
+    text: Option<String>,
+}
+
+impl JsonRecord {
+    fn text(&self) -> String {
+        match (&self.text, &self.value) {
+            (Some(t), _) => t.clone(),
+            (None, Some(v)) => v.to_string(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// Whether the first MiB of the first (local, uncompressed) file of a JSON lines read has a
+/// record that is not a JSON object: such reads take the path that keeps malformed records.
+pub(super) fn json_head_is_malformed(state: &SessionState, ds: &DataSource) -> bool {
+    const HEAD: u64 = 1 << 20;
+    let Ok(files) = whole_files(state, ds, "JSON") else {
+        return false;
+    };
+    let Some(first) = files.first() else {
+        return false;
+    };
+    if ember_execution::storage::is_object_store_path(first)
+        || compression_of(first) != FileCompressionType::UNCOMPRESSED
+    {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(first).and_then(|f| f.take(HEAD).read_to_end(&mut head));
+    let Ok(len) = read else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if len as u64 == HEAD {
+        lines.pop(); // may be cut
+    }
+    lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .any(|l| !serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.is_object()))
+}
+
+/// Spark's error for a malformed record under FAILFAST.
+fn malformed_record() -> SparkError {
+    SparkError::new(
+        crate::error::ErrorKind::Spark,
+        "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
+        "22023",
+        "Malformed records are detected in record parsing: _corrupt_record. Parse Mode: FAILFAST. To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.",
+        vec![],
+    )
+}
+
+/// JSON records as batches of `schema`. A record that is not an object, or whose values do
+/// not fit their columns, is malformed: under PERMISSIVE its columns are NULL and its text
+/// goes to the corrupt-record column (when `schema` has one), DROPMALFORMED skips it,
+/// FAILFAST fails the read.
+fn decode_json_rows(
+    schema: &SchemaRef,
+    rows: &[JsonRecord],
+    corrupt_column: &str,
+    mode: MalformedMode,
+) -> PlanResult<Vec<arrow::array::RecordBatch>> {
+    use arrow::array::{ArrayRef, RecordBatch, StringArray};
+    let corrupt_at = schema.index_of(corrupt_column).ok();
+    let data_schema: SchemaRef = Arc::new(Schema::new(
+        schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != corrupt_at)
+            .map(|(_, f)| f.as_ref().clone())
+            .collect::<Vec<_>>(),
+    ));
+    // Numbers and booleans read into string columns as their text (Spark's inference
+    // makes a column of mixed types a string column).
+    let decoder = || {
+        arrow::json::ReaderBuilder::new(data_schema.clone())
+            .with_coerce_primitive(true)
+            .build_decoder()
+            .map_err(datafusion::error::DataFusionError::from)
+    };
+    let fits = |v: &serde_json::Value| -> PlanResult<bool> {
+        let mut probe = decoder()?;
+        Ok(probe
+            .serialize(std::slice::from_ref(v))
+            .and_then(|_| probe.flush())
+            .is_ok())
+    };
+    let empty = serde_json::Value::Object(Default::default());
+    let mut batches = vec![];
+    for chunk in rows.chunks(8192) {
+        let mut values: Vec<serde_json::Value> = chunk
+            .iter()
+            .map(|r| r.value.clone().unwrap_or_else(|| empty.clone()))
+            .collect();
+        let mut corrupt: Vec<Option<String>> = chunk
+            .iter()
+            .map(|r| r.value.is_none().then(|| r.text()))
+            .collect();
+        let mut keep = vec![true; chunk.len()];
+        let mut d = decoder()?;
+        let whole = d.serialize(&values).and_then(|_| d.flush());
+        let data = match whole {
+            Ok(Some(b)) => b,
+            Ok(None) => RecordBatch::new_empty(data_schema.clone()),
+            // Some record's values do not fit: find them, keep their fields that fit.
+            Err(_) => {
+                for (i, v) in values.iter_mut().enumerate() {
+                    if fits(v)? {
+                        continue;
+                    }
+                    match mode {
+                        MalformedMode::FailFast => return Err(malformed_record().into()),
+                        MalformedMode::DropMalformed => keep[i] = false,
+                        MalformedMode::Permissive => corrupt[i] = Some(chunk[i].text()),
+                    }
+                    let mut partial = serde_json::Map::new();
+                    if let serde_json::Value::Object(fields) = v {
+                        for (k, field) in fields.iter() {
+                            let one = serde_json::Value::Object(
+                                [(k.clone(), field.clone())].into_iter().collect(),
+                            );
+                            if fits(&one)? {
+                                partial.insert(k.clone(), field.clone());
+                            }
+                        }
+                    }
+                    *v = serde_json::Value::Object(partial);
+                }
+                let mut d = decoder()?;
+                d.serialize(&values)
+                    .map_err(datafusion::error::DataFusionError::from)?;
+                d.flush()
+                    .map_err(datafusion::error::DataFusionError::from)?
+                    .unwrap_or_else(|| RecordBatch::new_empty(data_schema.clone()))
+            }
+        };
+        let mut columns: Vec<ArrayRef> = data.columns().to_vec();
+        if let Some(at) = corrupt_at {
+            columns.insert(at, Arc::new(StringArray::from(corrupt)));
+        }
+        let batch = RecordBatch::try_new(schema.clone(), columns)
+            .map_err(datafusion::error::DataFusionError::from)?;
+        let batch = if keep.iter().all(|k| *k) {
+            batch
+        } else {
+            arrow::compute::filter_record_batch(&batch, &keep.into())
+                .map_err(datafusion::error::DataFusionError::from)?
+        };
+        batches.push(batch);
+    }
+    Ok(batches)
+}
+
 pub(super) fn read_whole_json(
     state: &SessionState,
     ds: &DataSource,
@@ -131,7 +292,12 @@ pub(super) fn read_whole_json(
             return Err(PlanError::Unsupported(format!("JSON {with} with {key}")));
         }
     }
-    let mut rows: Vec<serde_json::Value> = vec![];
+    let mode = super::malformed_mode(ds);
+    let corrupt_column = option(ds, "columnNameOfCorruptRecord")
+        .unwrap_or("_corrupt_record")
+        .to_string();
+    // Each record: its JSON object, or its text when it is not one (malformed).
+    let mut rows: Vec<JsonRecord> = vec![];
     for file in whole_files(state, ds, "multi-line JSON files")? {
         let mut text = String::new();
         let bytes = file_bytes(state, &file)?;
@@ -146,25 +312,40 @@ pub(super) fn read_whole_json(
         if text.trim().is_empty() {
             continue;
         }
-        let malformed = |e: serde_json::Error| {
-            PlanError::Unsupported(format!("malformed JSON in {file} ({e})"))
+        let record = |text: &str| JsonRecord {
+            value: serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .filter(|v| v.is_object()),
+            text: Some(text.to_string()),
         };
         if !multi_line {
-            for value in serde_json::Deserializer::from_str(&text).into_iter() {
-                rows.push(value.map_err(malformed)?);
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                rows.push(record(line));
             }
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
-        match value {
-            serde_json::Value::Array(items) => rows.extend(items),
-            other => rows.push(other),
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Array(items)) => rows.extend(items.into_iter().map(|v| {
+                if v.is_object() {
+                    JsonRecord {
+                        value: Some(v),
+                        text: None,
+                    }
+                } else {
+                    JsonRecord {
+                        text: Some(v.to_string()),
+                        value: None,
+                    }
+                }
+            })),
+            _ => rows.push(record(&text)),
         }
     }
-    if let Some(bad) = rows.iter().find(|r| !r.is_object()) {
-        return Err(PlanError::Unsupported(format!(
-            "JSON rows that are not objects: {bad}"
-        )));
+    let malformed_found = rows.iter().any(|r| r.value.is_none());
+    match mode {
+        MalformedMode::FailFast if malformed_found => return Err(malformed_record().into()),
+        MalformedMode::DropMalformed => rows.retain(|r| r.value.is_some()),
+        _ => {}
     }
     let schema: SchemaRef = match &ds.schema {
         Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
@@ -173,7 +354,9 @@ pub(super) fn read_whole_json(
                 return Err(unable_to_infer("json"));
             }
             let inferred = arrow::json::reader::infer_json_schema_from_iterator(
-                rows.iter().map(Ok::<_, arrow::error::ArrowError>),
+                rows.iter()
+                    .filter_map(|r| r.value.as_ref())
+                    .map(Ok::<_, arrow::error::ArrowError>),
             )
             .map_err(datafusion::error::DataFusionError::from)?;
             let mut fields: Vec<Field> = spark_schema(&inferred, false)
@@ -185,25 +368,15 @@ pub(super) fn read_whole_json(
                         .with_data_type(spark_json_type(f.data_type()))
                 })
                 .collect();
+            // Spark adds the corrupt-record column when it met malformed records.
+            if malformed_found && mode == MalformedMode::Permissive {
+                fields.push(Field::new(&corrupt_column, DataType::Utf8, true));
+            }
             fields.sort_by(|a, b| a.name().cmp(b.name()));
             Arc::new(Schema::new(fields))
         }
     };
-    let mut decoder = arrow::json::ReaderBuilder::new(schema.clone())
-        .build_decoder()
-        .map_err(datafusion::error::DataFusionError::from)?;
-    let mut batches = vec![];
-    for chunk in rows.chunks(8192) {
-        decoder
-            .serialize(chunk)
-            .map_err(datafusion::error::DataFusionError::from)?;
-        if let Some(b) = decoder
-            .flush()
-            .map_err(datafusion::error::DataFusionError::from)?
-        {
-            batches.push(b);
-        }
-    }
+    let batches = decode_json_rows(&schema, &rows, &corrupt_column, mode)?;
     Ok(FileRead {
         provider: Arc::new(datafusion::datasource::MemTable::try_new(
             schema,
