@@ -109,7 +109,6 @@ FRAME = {
 
 
 FRAME_GAPS = {
-    "hour_plus_interval": "timestamp + interval is named differently",
 }
 
 

@@ -52,7 +52,6 @@ SQL = {
 
 SQL_GAPS = {
     "input_file_name": "input_file_name is not a function of Ember yet",
-    "literals": "day-time interval literals with fields are not parsed yet",
     "typeof": "an interval literal of days is typed as DAY TO SECOND",
 }
 
@@ -134,3 +133,28 @@ def test_partition_ids_follow_the_partitions(spark):
         assert sorted(ids) == [(p << 33) + i for i in range(len(ids))]
     assert df.columns == ["id", "p", "m"]
     assert spark.range(10).repartition(3).select(F.spark_partition_id().alias("p")).distinct().count() == 3
+
+
+def test_day_time_interval_literals(spark, expected):
+    """Literals of every day-time field range: values and names as Spark's (Ember types them
+    all as INTERVAL DAY TO SECOND)."""
+    df = spark.sql(
+        "SELECT INTERVAL 1 HOUR, INTERVAL 5 MINUTE, INTERVAL '1.5' SECOND, INTERVAL '1 2' DAY TO HOUR, "
+        "INTERVAL '1 2:3' DAY TO MINUTE, INTERVAL '1 2:3:4.5' DAY TO SECOND, INTERVAL '2:3' HOUR TO MINUTE, "
+        "INTERVAL '-2:3:4' HOUR TO SECOND, INTERVAL '3:4' MINUTE TO SECOND, INTERVAL 100 HOUR, INTERVAL '-1 2' DAY TO HOUR"
+    )
+    row = df.collect()[0]
+    expected.check_value({"columns": df.columns, "seconds": [v.total_seconds() for v in row]})
+
+
+def test_aliased_arguments_are_named_as_spark(spark, expected):
+    df = spark.createDataFrame([(1, "x", "2024-01-01 10:00:00")], "id INT, s STRING, ts STRING")
+    columns = [
+        F.upper(F.col("s").alias("t")),
+        F.struct(F.col("id").alias("k"), "s"),
+        F.to_timestamp("ts") - F.expr("INTERVAL 1 HOUR"),
+        F.to_date("ts") + F.expr("INTERVAL 1 DAY"),
+        F.to_date("ts") + 1,
+        F.expr("date'2024-01-01' + INTERVAL '1' MONTH"),
+    ]
+    expected.check(df.select(*columns))

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::expr::{Case, InList, Sort};
 use datafusion::logical_expr::{Between, Expr, ExprSchemable, Subquery, cast, lit, try_cast};
@@ -447,6 +447,20 @@ impl Resolver<'_> {
                     }
                     continue;
                 }
+                // An aliased argument names a struct's field; Spark shows it as `x AS y`.
+                if let SExpr::Alias {
+                    expr: inner,
+                    names: alias,
+                    metadata: None,
+                } = a
+                    && let [alias] = alias.as_slice()
+                {
+                    let (e, inner_name) = self.resolve_expr(inner, schema)?;
+                    field_names.push(Some(alias.clone()));
+                    args.push(e);
+                    names.push(format!("{inner_name} AS {alias}"));
+                    continue;
+                }
                 let (e, n) = self.resolve_expr(a, schema)?;
                 let named = matches!(
                     a,
@@ -476,7 +490,8 @@ impl Resolver<'_> {
             .iter()
             .map(|a| a.get_type(schema))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut name = def.display(&call.name, &names, call.distinct);
+        let mut name = datetime_arithmetic_name(&lname, &names, &types)
+            .unwrap_or_else(|| def.display(&call.name, &names, call.distinct));
         if let Some((_, fname)) = &filter {
             name.push_str(&format!(" FILTER (WHERE {fname})"));
         }
@@ -668,24 +683,21 @@ impl Resolver<'_> {
                 };
                 Ok((lit(value), format!("INTERVAL '{shown}' {field_name}")))
             }
-            "DAY" | "HOUR" | "MINUTE" | "SECOND" if last.is_none() => {
-                let unit: f64 = match lead.as_str() {
-                    "DAY" => 86_400e6,
-                    "HOUR" => 3_600e6,
-                    "MINUTE" => 60e6,
-                    _ => 1e6,
+            "DAY" | "HOUR" | "MINUTE" | "SECOND" => {
+                let last = last.unwrap_or_else(|| lead.clone());
+                let (micros, shown) = day_time_literal(&text, &lead, &last).ok_or_else(bad)?;
+                let value = ScalarValue::DurationMicrosecond(Some(micros));
+                let fields = if last == lead {
+                    lead
+                } else {
+                    format!("{lead} TO {last}")
                 };
-                let n: f64 = text.parse().map_err(|_| bad())?;
-                let value = ScalarValue::DurationMicrosecond(Some((n * unit).round() as i64));
-                Ok((lit(value), format!("INTERVAL '{text}' {lead}")))
+                Ok((lit(value), format!("INTERVAL '{shown}' {fields}")))
             }
-            _ => {
-                let _ = IntervalUnit::MonthDayNano;
-                Err(PlanError::Unsupported(format!(
-                    "interval literal '{text}' {lead} TO {}",
-                    last.unwrap_or_default()
-                )))
-            }
+            _ => Err(PlanError::Unsupported(format!(
+                "interval literal '{text}' {lead} TO {}",
+                last.unwrap_or_default()
+            ))),
         }
     }
 
@@ -730,4 +742,91 @@ fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<Expr>
         Ok(TreeNodeRecursion::Continue)
     });
     out
+}
+
+/// A day-time interval literal's text for its fields (`'1 2:03' DAY TO MINUTE`,
+/// `'-02:03:04.5' HOUR TO SECOND`, `'1.5' SECOND`): its microseconds and the text Spark
+/// shows (fields after the first two digits wide).
+fn day_time_literal(text: &str, lead: &str, last: &str) -> Option<(i64, String)> {
+    const UNITS: [(&str, i64); 4] = [
+        ("DAY", 86_400_000_000),
+        ("HOUR", 3_600_000_000),
+        ("MINUTE", 60_000_000),
+        ("SECOND", 1_000_000),
+    ];
+    let first = UNITS.iter().position(|(u, _)| *u == lead)?;
+    let end = UNITS.iter().position(|(u, _)| *u == last)?;
+    if end < first {
+        return None;
+    }
+    let negative = text.starts_with('-');
+    let body = text.trim_start_matches(['-', '+']);
+    // Days are separated by a space, the other fields by colons.
+    let parts: Vec<&str> = if lead == "DAY" && end > first {
+        let (days, rest) = body.split_once(' ')?;
+        std::iter::once(days).chain(rest.split(':')).collect()
+    } else {
+        body.split(':').collect()
+    };
+    if parts.len() != end - first + 1 {
+        return None;
+    }
+    let mut micros: i64 = 0;
+    let mut shown = Vec::with_capacity(parts.len());
+    for (part, (unit, size)) in parts.iter().zip(&UNITS[first..=end]) {
+        let (whole, fraction) = match part.split_once('.') {
+            Some((w, f)) if *unit == "SECOND" => (w, Some(f)),
+            Some(_) => return None,
+            None => (*part, None),
+        };
+        let n: i64 = whole.parse().ok()?;
+        micros = micros.checked_add(n.checked_mul(*size)?)?;
+        let mut text = if *unit == "DAY" {
+            n.to_string()
+        } else {
+            format!("{n:02}")
+        };
+        if let Some(f) = fraction {
+            let digits: String = f.chars().take(6).collect();
+            let scaled: i64 = format!("{digits:0<6}").parse().ok()?;
+            micros = micros.checked_add(scaled)?;
+            text = format!("{text}.{f}");
+        }
+        shown.push(text);
+    }
+    let joined = if lead == "DAY" && shown.len() > 1 {
+        format!("{} {}", shown[0], shown[1..].join(":"))
+    } else {
+        shown.join(":")
+    };
+    let sign = if negative { "-" } else { "" };
+    Some((
+        if negative { -micros } else { micros },
+        format!("{sign}{joined}"),
+    ))
+}
+
+/// How Spark names `+`/`-` of a date or timestamp: `ts + INTERVAL '01' HOUR` (no
+/// parentheses), `date_add(d, 1)` for days added to a date.
+fn datetime_arithmetic_name(op: &str, names: &[String], types: &[DataType]) -> Option<String> {
+    let ([l, r], [lt, rt]) = (names, types) else {
+        return None;
+    };
+    if !matches!(op, "+" | "-") {
+        return None;
+    }
+    let interval = matches!(rt, DataType::Duration(_) | DataType::Interval(_));
+    match lt {
+        DataType::Timestamp(..) if interval => Some(format!("{l} {op} {r}")),
+        DataType::Date32 if matches!(rt, DataType::Interval(_)) => Some(format!("{l} {op} {r}")),
+        DataType::Date32 if op == "+" && matches!(rt, DataType::Duration(_)) => {
+            Some(format!("date_add({l}, extractansiintervaldays({r}))"))
+        }
+        DataType::Date32 if rt.is_integer() => Some(if op == "+" {
+            format!("date_add({l}, {r})")
+        } else {
+            format!("date_sub({l}, {r})")
+        }),
+        _ => None,
+    }
 }
