@@ -79,6 +79,11 @@ QUERIES = {
     "correlated_scalar_in_select": "SELECT a.id, (SELECT count(*) FROM range(5) b WHERE b.id = a.id) AS c FROM range(3) a",
     "exists_as_value": "SELECT a.id, EXISTS (SELECT 1 FROM range(2) b WHERE b.id = a.id) AS e FROM range(3) a",
     "exists_uncorrelated_value": "SELECT EXISTS(SELECT 1), NOT EXISTS(SELECT 1 FROM range(0))",
+    # IN (subquery) as a value: Spark's existence join, never NULL (NOT IN is false for a
+    # NULL value or when the subquery has a NULL).
+    "in_as_value": "SELECT v, v IN (SELECT k FROM VALUES (1), (2) AS s(k)) i, v NOT IN (SELECT k FROM VALUES (1), (NULL) AS s(k)) n, "
+    "v IN (SELECT k FROM VALUES (1) AS s(k) WHERE k > 5) e FROM VALUES (1), (3), (NULL) AS t(v)",
+    "in_as_value_correlated": "SELECT a.id, a.id IN (SELECT b.id * 2 FROM range(4) b WHERE b.id = a.id) AS x FROM range(4) a",
     "not_exists": "SELECT a.id FROM range(5) a WHERE NOT EXISTS (SELECT 1 FROM range(2) b WHERE b.id = a.id)",
     # Literals and names
     "spark_literals": "SELECT 1L, 2Y, 3S, 4BD, X'1F', 'it\\'s', \"dq\", 'a' 'b'",

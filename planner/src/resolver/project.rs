@@ -93,7 +93,7 @@ impl Resolver<'_> {
         }
         let items = items
             .into_iter()
-            .map(|(e, n)| Ok((exists_as_value(e)?, n)))
+            .map(|(e, n)| Ok((subqueries_as_values(e, input.schema())?, n)))
             .collect::<PlanResult<Vec<_>>>()?;
         let (input, items) = self.apply_windows(input, items)?;
         self.project_items(input, items)
@@ -854,29 +854,91 @@ fn pivot_value_name(v: &ScalarValue) -> String {
     }
 }
 
-/// `EXISTS (subquery)` as a value (in a SELECT list) becomes `(SELECT count(1) > 0 FROM
-/// subquery)`: DataFusion turns correlated scalar subqueries into joins, but not EXISTS
-/// outside a filter.
-fn exists_as_value(e: Expr) -> PlanResult<Expr> {
-    use datafusion::logical_expr::expr::Exists;
+/// `EXISTS (subquery)` and `x IN (subquery)` as values (in a SELECT list): DataFusion turns
+/// correlated scalar subqueries into joins, but not EXISTS or IN outside a filter. EXISTS
+/// becomes `(SELECT count(1) > 0 FROM subquery)`; `x IN` whether a row equals `x`, and
+/// `x NOT IN` that no row equals `x`, is NULL, or meets a NULL `x` (Spark's existence join:
+/// neither is ever NULL).
+fn subqueries_as_values(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
+    use datafusion::logical_expr::expr::{Exists, InSubquery};
     use datafusion::logical_expr::{Subquery, lit};
-    Ok(e.transform_up(|e| {
-        let Expr::Exists(Exists { subquery, negated }) = e else {
-            return Ok(Transformed::no(e));
-        };
-        let counted = LogicalPlanBuilder::from(subquery.subquery.as_ref().clone())
+    let count_where = |plan: &LogicalPlan,
+                       condition: Option<Expr>,
+                       outer_refs: Vec<Expr>|
+     -> datafusion::common::Result<Expr> {
+        let mut b = LogicalPlanBuilder::from(plan.clone());
+        if let Some(c) = condition {
+            b = b.filter(c)?;
+        }
+        let counted = b
             .aggregate(
                 Vec::<Expr>::new(),
                 vec![datafusion::functions_aggregate::count::count(lit(1)).alias("n")],
             )?
-            .project(vec![Expr::Column(Column::from_name("n")).gt(lit(0i64))])?
             .build()?;
         let scalar = Expr::ScalarSubquery(Subquery {
             subquery: std::sync::Arc::new(counted),
-            outer_ref_columns: subquery.outer_ref_columns.clone(),
+            outer_ref_columns: outer_refs,
             spans: Default::default(),
         });
-        Ok(Transformed::yes(if negated { !scalar } else { scalar }))
+        Ok(datafusion::functions::expr_fn::coalesce(vec![
+            scalar,
+            lit(0i64),
+        ]))
+    };
+    Ok(e.transform_up(|e| match e {
+        Expr::Exists(Exists { subquery, negated }) => {
+            let found = count_where(&subquery.subquery, None, subquery.outer_ref_columns.clone())?
+                .gt(lit(0i64));
+            Ok(Transformed::yes(if negated { !found } else { found }))
+        }
+        Expr::InSubquery(InSubquery {
+            expr,
+            subquery,
+            negated,
+        }) => {
+            let plan = subquery.subquery.as_ref();
+            let fields = plan.schema().fields();
+            let (Some(field), 1) = (fields.first(), fields.len()) else {
+                return datafusion::common::plan_err!("IN (subquery) of more than one column");
+            };
+            let column = Expr::Column(Column::from_name(field.name()));
+            // The value, as the subquery sees it: outer references.
+            let mut refs = subquery.outer_ref_columns.clone();
+            let outer_value = expr
+                .as_ref()
+                .clone()
+                .transform_up(|x| match x {
+                    Expr::Column(c) => {
+                        let f = outer.qualified_field_from_column(&c)?.1.clone();
+                        let r = Expr::OuterReferenceColumn(f, c);
+                        if !refs.contains(&r) {
+                            refs.push(r.clone());
+                        }
+                        Ok(Transformed::yes(r))
+                    }
+                    other => Ok(Transformed::no(other)),
+                })?
+                .data;
+            let rows = count_where(plan, None, subquery.outer_ref_columns.clone())?;
+            let nulls = count_where(
+                plan,
+                Some(column.clone().is_null()),
+                subquery.outer_ref_columns.clone(),
+            )?;
+            let matches = count_where(plan, Some(column.eq(outer_value)), refs)?;
+            let found = matches.gt(lit(0i64));
+            // Spark's existence join: NOT IN also fails for a NULL value (of a non-empty
+            // subquery) and for a NULL row; both answers are never NULL.
+            Ok(Transformed::yes(if negated {
+                !(found
+                    .or(rows.gt(lit(0i64)).and(expr.is_null()))
+                    .or(nulls.gt(lit(0i64))))
+            } else {
+                found
+            }))
+        }
+        other => Ok(Transformed::no(other)),
     })?
     .data)
 }
