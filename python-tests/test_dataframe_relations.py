@@ -221,3 +221,15 @@ def test_checkpoint_keeps_rows_in_the_session(spark):
     df = spark.range(3).checkpoint()
     assert [r.id for r in df.orderBy("id").collect()] == [0, 1, 2]
     assert df.schema.simpleString() == "struct<id:bigint>"
+
+
+def test_lateral_join(spark, expected):
+    from pyspark.sql import functions as F
+
+    t = spark.range(3)
+    u = spark.createDataFrame([(1, 10), (2, 20), (2, 21)], "k INT, v INT")
+    matching = u.where(F.col("k") == F.col("id").outer())
+    expected.check(t.lateralJoin(matching.select("v")), name="inner_projected")
+    expected.check(t.lateralJoin(matching), name="inner")
+    expected.check(t.lateralJoin(matching.select("v"), how="left"), name="left")
+    expected.check(t.lateralJoin(u.where(F.col("k") >= F.col("id").outer()), F.col("v") > 15), name="with_condition")

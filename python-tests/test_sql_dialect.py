@@ -83,6 +83,9 @@ QUERIES = {
     # NULL value or when the subquery has a NULL).
     "in_as_value": "SELECT v, v IN (SELECT k FROM VALUES (1), (2) AS s(k)) i, v NOT IN (SELECT k FROM VALUES (1), (NULL) AS s(k)) n, "
     "v IN (SELECT k FROM VALUES (1) AS s(k) WHERE k > 5) e FROM VALUES (1), (3), (NULL) AS t(v)",
+    "lateral": "SELECT a.id, s.v FROM range(4) a, LATERAL (SELECT b.id * 10 AS v FROM range(3) b WHERE b.id <= a.id) s",
+    "lateral_aggregate": "SELECT a.id, s.m FROM range(4) a, LATERAL (SELECT max(b.id * 2) AS m FROM range(3) b WHERE b.id = a.id) s",
+    "lateral_left_join": "SELECT a.id, s.v FROM range(4) a LEFT JOIN LATERAL (SELECT b.id AS v FROM range(3) b WHERE b.id = a.id + 1) s ON true",
     "in_as_value_correlated": "SELECT a.id, a.id IN (SELECT b.id * 2 FROM range(4) b WHERE b.id = a.id) AS x FROM range(4) a",
     "not_exists": "SELECT a.id FROM range(5) a WHERE NOT EXISTS (SELECT 1 FROM range(2) b WHERE b.id = a.id)",
     # Literals and names

@@ -108,6 +108,30 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                     .transpose()?,
                 using: j.using_columns.clone(),
                 natural: false,
+                lateral: false,
+            })
+        }
+        // `df.lateralJoin(other, on, how)`: `other` reads `df`'s columns (`col.outer()`).
+        RelType::LateralJoin(j) => {
+            use pb::join::JoinType as T;
+            let join_type = match T::try_from(j.join_type).unwrap_or(T::Unspecified) {
+                T::Inner | T::Unspecified => JoinType::Inner,
+                T::LeftOuter => JoinType::LeftOuter,
+                T::Cross => JoinType::Cross,
+                other => return unsupported(format!("lateralJoin of type {other:?}")),
+            };
+            PlanNode::Join(Join {
+                left: input(ctx, &j.left)?,
+                right: input(ctx, &j.right)?,
+                join_type,
+                condition: j
+                    .join_condition
+                    .as_ref()
+                    .map(|c| expr(ctx, c))
+                    .transpose()?,
+                using: vec![],
+                natural: false,
+                lateral: true,
             })
         }
         RelType::SetOp(s) => {

@@ -725,7 +725,7 @@ pub(crate) fn sort_name(expr_name: &str, o: &spec::SortOrder) -> String {
 }
 
 /// Outer columns a resolved subquery references.
-fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<Expr> {
+pub(super) fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -> Vec<Expr> {
     use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
     let mut out = Vec::new();
     let _ = plan.apply_with_subqueries(|p| {

@@ -16,8 +16,31 @@ use crate::spec::{Join, JoinType, SetOpKind, SetOperation};
 
 impl Resolver<'_> {
     pub(crate) fn resolve_join(&mut self, j: &Join) -> PlanResult<LogicalPlan> {
+        let plan = self.join_of(j)?;
+        if !j.lateral {
+            return Ok(plan);
+        }
+        // DataFusion's lateral rewrite adds the correlated columns to the join's output:
+        // a projection keeps the join's own.
+        let columns: Vec<Expr> = plan
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
+        Ok(LogicalPlanBuilder::from(plan).project(columns)?.build()?)
+    }
+
+    fn join_of(&mut self, j: &Join) -> PlanResult<LogicalPlan> {
         let left = self.resolve(&j.left)?;
-        let mut right = self.resolve(&j.right)?;
+        let mut right = if j.lateral {
+            self.push_outer(left.schema().clone());
+            let right = self.resolve(&j.right);
+            self.pop_outer();
+            right?
+        } else {
+            self.resolve(&j.right)?
+        };
         let left_names: HashSet<&String> =
             left.schema().fields().iter().map(|f| f.name()).collect();
         if right
@@ -27,6 +50,33 @@ impl Resolver<'_> {
             .any(|f| left_names.contains(f.name()))
         {
             right = self.reassign(right, None)?;
+        }
+        if j.lateral {
+            // A right side reading the left's columns is a subquery DataFusion's lateral
+            // join rewrite decorrelates.
+            let outer_refs = super::expr::collect_outer_refs(&right);
+            if !outer_refs.is_empty() {
+                if !matches!(
+                    j.join_type,
+                    JoinType::Inner | JoinType::Cross | JoinType::LeftOuter
+                ) {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "LATERAL joins other than inner, cross and left outer".into(),
+                    ));
+                }
+                let subquery = LogicalPlan::Subquery(datafusion::logical_expr::Subquery {
+                    subquery: std::sync::Arc::new(right),
+                    outer_ref_columns: outer_refs,
+                    spans: Default::default(),
+                });
+                // Under an alias, as SQL plans it: the rewrite then keeps the subquery's
+                // own columns (without, a projected subquery's schema changes under it).
+                right =
+                    LogicalPlan::SubqueryAlias(datafusion::logical_expr::SubqueryAlias::try_new(
+                        std::sync::Arc::new(subquery),
+                        "__lateral",
+                    )?);
+            }
         }
         if j.natural {
             // The columns both sides have, in the left side's order.

@@ -102,6 +102,8 @@ pub struct Join {
     pub using: Vec<String>,
     /// NATURAL JOIN: USING the columns both sides have.
     pub natural: bool,
+    /// `LATERAL` / `lateralJoin`: the right side may reference the left side's columns.
+    pub lateral: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -216,6 +216,7 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
             .ok_or_else(|| PlanError::InvalidPlan("empty FROM".into()))?;
         let mut plan = lower_table_with_joins(l, first)?;
         for r in relations {
+            let lateral = is_lateral(&r.relation);
             plan = Plan::new(PlanNode::Join(Join {
                 left: Box::new(plan),
                 right: Box::new(lower_table_with_joins(l, r)?),
@@ -223,6 +224,7 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
                 condition: None,
                 using: vec![],
                 natural: false,
+                lateral,
             }));
         }
         plan
@@ -471,6 +473,7 @@ fn reject_wildcard_options(opts: &ast::WildcardAdditionalOptions) -> PlanResult<
 fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Plan> {
     let mut plan = lower_table_factor(l, t.relation)?;
     for j in t.joins {
+        let lateral = is_lateral(&j.relation);
         let right = lower_table_factor(l, j.relation)?;
         let (join_type, constraint) = match j.join_operator {
             JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinType::Inner, c),
@@ -505,9 +508,15 @@ fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Pl
             condition,
             using,
             natural,
+            lateral,
         }));
     }
     Ok(plan)
+}
+
+/// `LATERAL (subquery)`: it may reference the columns of the relations before it.
+fn is_lateral(t: &TableFactor) -> bool {
+    matches!(t, TableFactor::Derived { lateral: true, .. })
 }
 
 enum Constraint {
@@ -568,15 +577,10 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             };
             Ok(with_alias(plan, alias))
         }
+        // LATERAL makes the join that has this factor on its right lateral.
         TableFactor::Derived {
-            lateral,
-            subquery,
-            alias,
-            ..
+            subquery, alias, ..
         } => {
-            if lateral {
-                return unsupported("LATERAL subquery");
-            }
             let plan = lower_query(l, *subquery)?;
             Ok(match alias {
                 Some(_) => with_alias(plan, alias),
