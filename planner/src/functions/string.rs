@@ -1,6 +1,7 @@
 //! String functions (1-based positions, Spark's null handling).
 
 use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::native::{Native, NativeUdf};
@@ -77,17 +78,27 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["mask"], 1, 5, || Native::Mask);
     b.scalar(&["format_number"], |f| {
         f.arity(2, 2)?;
-        let decimals = match &f.args[1] {
+        let format = match &f.args[1] {
+            // A negative number of decimals gives NULL, as in Spark.
             Expr::Literal(v, _) if v.data_type().is_integer() => {
-                v.to_string().parse::<i32>().unwrap_or(-1)
+                match v.to_string().parse::<usize>() {
+                    Ok(d) => super::native::NumberFormat::decimals(d),
+                    Err(_) => return Ok(lit(ScalarValue::Utf8(None))),
+                }
             }
+            Expr::Literal(ScalarValue::Utf8(Some(p)), _) => super::native::NumberFormat::pattern(p)
+                .ok_or_else(|| {
+                    crate::error::PlanError::Unsupported(format!(
+                        "format_number with the pattern '{p}'"
+                    ))
+                })?,
             _ => {
                 return Err(crate::error::PlanError::Unsupported(
-                    "format_number with a pattern".into(),
+                    "format_number with a computed format".into(),
                 ));
             }
         };
-        Ok(NativeUdf::udf(Native::FormatNumber { decimals }).call(vec![f.args[0].clone()]))
+        Ok(NativeUdf::udf(Native::FormatNumber { format }).call(vec![f.args[0].clone()]))
     });
     native(b, &["get_json_object"], 2, 2, || Native::GetJsonObject);
     native(b, &["json_array_length"], 1, 1, || Native::JsonArrayLength);

@@ -7,6 +7,7 @@ pub use datetime::unit_micros;
 mod hash;
 mod json;
 mod numbers;
+pub use numbers::NumberFormat;
 mod regex;
 
 use std::sync::Arc;
@@ -82,9 +83,10 @@ pub enum Native {
     Initcap,
     /// `conv(num, from_base, to_base)`.
     Conv,
-    /// `format_number(x, d)`.
+    /// `format_number(x, d)` or `format_number(x, pattern)` (a DecimalFormat pattern of
+    /// `#`, `0`, `,` and `.`).
     FormatNumber {
-        decimals: i32,
+        format: numbers::NumberFormat,
     },
     /// `mask(str, upper, lower, digit, other)`.
     Mask,
@@ -360,7 +362,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToJson => json::to_json(&arrays)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
-            Native::FormatNumber { decimals } => numbers::format_number(&arrays, *decimals)?,
+            Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
             Native::Mask => regex::mask(&arrays)?,
             Native::RenameFields { names } => numbers::rename_fields(&arrays, names)?,
             Native::FromJson { schema, time_zone } => {

@@ -110,6 +110,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn decimal_format_patterns() {
+        let f = |p: &str, x: f64| NumberFormat::pattern(p).unwrap().format(x);
+        assert_eq!(f("#,###.#", 1234.5), "1,234.5");
+        assert_eq!(f("#.#", 0.5), "0.5");
+        assert_eq!(f("0.00", 0.125), "0.12");
+        assert_eq!(f("#,##0.00##", 1234567.891), "1,234,567.891");
+        assert_eq!(f("0", -7.5), "-8");
+        assert_eq!(f("##,##", 12345.0), "1,23,45");
+        assert_eq!(f("000.000", 1.5), "001.500");
+        assert_eq!(
+            NumberFormat::decimals(2).format(1234567.891),
+            "1,234,567.89"
+        );
+        assert!(NumberFormat::pattern("$#.#").is_none());
+    }
+
+    #[test]
     fn half_even() {
         assert_eq!(half_even_i128(25, 10), 20);
         assert_eq!(half_even_i128(35, 10), 40);
@@ -193,38 +210,91 @@ fn conv_one(s: &str, from: i64, to: i64) -> Option<String> {
 }
 
 /// Spark's `format_number(x, d)`: rounded half-even to `d` decimals, thousands grouped.
-pub(super) fn format_number(arrays: &[ArrayRef], decimals: i32) -> Result<ArrayRef> {
-    let Some(a) = arrays.first() else {
-        return internal_err!("format_number without a value");
-    };
-    let x = arrow::compute::cast(a, &DataType::Float64)?;
-    let x = x.as_primitive::<Float64Type>();
-    let mut out = arrow::array::StringBuilder::new();
-    for i in 0..x.len() {
-        if x.is_null(i) || decimals < 0 {
-            out.append_null();
-            continue;
+/// How `format_number` spells numbers: Java's DecimalFormat for a pattern of `#`, `0`, `,`
+/// and `.` (what `format_number(x, d)` is too: `#,##0.00..`). Rounds half to even.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct NumberFormat {
+    min_integer: usize,
+    min_fraction: usize,
+    max_fraction: usize,
+    /// Digits between grouping separators.
+    grouping: Option<usize>,
+}
+
+impl NumberFormat {
+    /// `format_number(x, d)`: grouped by thousands, exactly `d` decimals.
+    pub fn decimals(d: usize) -> Self {
+        Self {
+            min_integer: 1,
+            min_fraction: d,
+            max_fraction: d,
+            grouping: Some(3),
         }
-        let v = half_even_f64(x.value(i), decimals);
-        let text = format!("{:.*}", decimals as usize, v.abs());
-        let (int_part, frac) = match text.split_once('.') {
-            Some((a, b)) => (a.to_string(), Some(b.to_string())),
-            None => (text.clone(), None),
+    }
+
+    /// A DecimalFormat pattern, or None for what this subset does not spell.
+    pub fn pattern(pattern: &str) -> Option<Self> {
+        if pattern.is_empty() || pattern.chars().any(|c| !matches!(c, '#' | '0' | ',' | '.')) {
+            return None;
+        }
+        let (integer, fraction) = match pattern.split_once('.') {
+            Some((i, f)) if !f.contains(['.', ',']) => (i, f),
+            Some(_) => return None,
+            None => (pattern, ""),
         };
+        // As DecimalFormat: with no `0` digit at all, the last `#` before the point is one.
+        let zeros = integer.chars().filter(|c| *c == '0').count();
+        let min_integer = if zeros == 0 && !fraction.contains('0') && integer.contains('#') {
+            1
+        } else {
+            zeros
+        };
+        Some(Self {
+            min_integer,
+            min_fraction: fraction.chars().filter(|c| *c == '0').count(),
+            max_fraction: fraction.len(),
+            grouping: integer
+                .rfind(',')
+                .map(|at| integer.len() - at - 1)
+                .filter(|n| *n > 0),
+        })
+    }
+
+    fn format(&self, x: f64) -> String {
+        let v = half_even_f64(x, self.max_fraction as i32);
+        let text = format!("{:.*}", self.max_fraction, v.abs());
+        let (int_part, frac) = text.split_once('.').unwrap_or((&text, ""));
+        let frac = frac.trim_end_matches('0');
+        let frac = format!("{frac:0<width$}", width = self.min_fraction);
+        let int_part = int_part.trim_start_matches('0');
+        let int_part = format!("{int_part:0>width$}", width = self.min_integer);
         let mut grouped = String::new();
         for (n, c) in int_part.chars().enumerate() {
-            if n > 0 && (int_part.len() - n) % 3 == 0 {
+            if let Some(g) = self.grouping
+                && n > 0
+                && (int_part.len() - n) % g == 0
+            {
                 grouped.push(',');
             }
             grouped.push(c);
         }
         let sign = if v < 0.0 { "-" } else { "" };
-        match frac {
-            Some(f) => out.append_value(format!("{sign}{grouped}.{f}")),
-            None => out.append_value(format!("{sign}{grouped}")),
+        if frac.is_empty() {
+            format!("{sign}{grouped}")
+        } else {
+            format!("{sign}{grouped}.{frac}")
         }
     }
-    Ok(Arc::new(out.finish()))
+}
+
+pub(super) fn format_number(arrays: &[ArrayRef], format: &NumberFormat) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("format_number without a value");
+    };
+    let x = arrow::compute::cast(a, &DataType::Float64)?;
+    let x = x.as_primitive::<Float64Type>();
+    let out: arrow::array::StringArray = x.iter().map(|v| v.map(|v| format.format(v))).collect();
+    Ok(Arc::new(out))
 }
 
 /// List-of-struct values with their struct fields renamed (by position).
