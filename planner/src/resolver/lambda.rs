@@ -231,20 +231,20 @@ impl Resolver<'_> {
             // its value in either map (NULL where it has none).
             ("map_zip_with", 2, 3) => {
                 let (left, right) = (resolved[0].0.clone(), resolved[1].0.clone());
-                let key_type = match (left.get_type(schema)?, right.get_type(schema)?) {
-                    (DataType::Map(l, _), DataType::Map(r, _)) => {
-                        match (l.data_type(), r.data_type()) {
-                            (DataType::Struct(lf), DataType::Struct(rf))
-                                if lf[0].data_type() == rf[0].data_type() =>
-                            {
-                                lf[0].data_type().clone()
-                            }
-                            _ => {
-                                return Err(PlanError::Unsupported(
-                                    "map_zip_with of maps with different key types".into(),
-                                ));
-                            }
-                        }
+                let key_of = |t: &DataType| match t {
+                    DataType::Map(entries, _) => match entries.data_type() {
+                        DataType::Struct(fields) => fields.first().map(|k| k.data_type().clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let types = (left.get_type(schema)?, right.get_type(schema)?);
+                let key_type = match (key_of(&types.0), key_of(&types.1)) {
+                    (Some(l), Some(r)) if l == r => l,
+                    (Some(_), Some(_)) => {
+                        return Err(PlanError::Unsupported(
+                            "map_zip_with of maps with different key types".into(),
+                        ));
                     }
                     _ => {
                         return Err(SparkError::analysis(
