@@ -233,3 +233,17 @@ def test_lateral_join(spark, expected):
     expected.check(t.lateralJoin(matching), name="inner")
     expected.check(t.lateralJoin(matching.select("v"), how="left"), name="left")
     expected.check(t.lateralJoin(u.where(F.col("k") >= F.col("id").outer()), F.col("v") > 15), name="with_condition")
+
+
+def test_html_string(spark, expected):
+    """A notebook's `_repr_html_` (eager evaluation): an HTML table of the cells `show()` prints."""
+    spark.conf.set("spark.sql.repl.eagerEval.enabled", True)
+    try:
+        df = spark.createDataFrame([(1, "a<b", None), (2, "x" * 30, 1.5)], "id INT, s STRING, d DOUBLE")
+        expected.check_value(df._repr_html_(), name="table")
+        spark.conf.set("spark.sql.repl.eagerEval.maxNumRows", 1)
+        expected.check_value(df._repr_html_(), name="top_rows")
+        expected.check_value(spark.range(0)._repr_html_(), name="empty")
+    finally:
+        spark.conf.unset("spark.sql.repl.eagerEval.maxNumRows")
+        spark.conf.unset("spark.sql.repl.eagerEval.enabled")

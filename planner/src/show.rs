@@ -223,22 +223,18 @@ fn format_timestamp(us: i64, zone: Option<&str>) -> String {
     }
 }
 
-/// Render rows the way `Dataset.showString(numRows, truncate, vertical)` does.
-pub fn show_string(
+/// The first `num_rows` rows as (truncated) cells, and whether there are more.
+fn cells(
     batches: &[RecordBatch],
-    names: &[String],
     num_rows: usize,
     truncate: usize,
-    vertical: bool,
     time_zone: &str,
-) -> String {
+) -> (Vec<Vec<String>>, bool) {
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut has_more = false;
-    'outer: for b in batches {
+    for b in batches {
         for r in 0..b.num_rows() {
             if rows.len() == num_rows {
-                has_more = true;
-                break 'outer;
+                return (rows, true);
             }
             rows.push(
                 b.columns()
@@ -248,6 +244,60 @@ pub fn show_string(
             );
         }
     }
+    (rows, false)
+}
+
+fn showing_top(num_rows: usize) -> String {
+    let noun = if num_rows == 1 { "row" } else { "rows" };
+    format!("only showing top {num_rows} {noun}")
+}
+
+/// Render rows the way `Dataset.htmlString(numRows, truncate)` does (a notebook's
+/// `_repr_html_`): an HTML table of the cells `show()` prints, escaped.
+pub fn html_string(
+    batches: &[RecordBatch],
+    names: &[String],
+    num_rows: usize,
+    truncate: usize,
+    time_zone: &str,
+) -> String {
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let (rows, has_more) = cells(batches, num_rows, truncate, time_zone);
+    let mut out = String::from("<table border='1'>\n<tr>");
+    for n in names {
+        out.push_str(&format!("<th>{}</th>", escape(&cell(n.clone(), truncate))));
+    }
+    out.push_str("</tr>\n");
+    for row in &rows {
+        out.push_str("<tr>");
+        for v in row {
+            out.push_str(&format!("<td>{}</td>", escape(v)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    if has_more {
+        out.push_str(&showing_top(num_rows));
+        out.push('\n');
+    }
+    out
+}
+
+/// Render rows the way `Dataset.showString(numRows, truncate, vertical)` does.
+pub fn show_string(
+    batches: &[RecordBatch],
+    names: &[String],
+    num_rows: usize,
+    truncate: usize,
+    vertical: bool,
+    time_zone: &str,
+) -> String {
+    let (rows, has_more) = cells(batches, num_rows, truncate, time_zone);
     let header: Vec<String> = names.iter().map(|n| cell(n.clone(), truncate)).collect();
     let mut out = String::new();
     if vertical {
@@ -317,8 +367,7 @@ pub fn show_string(
         out.push_str(&sep);
     }
     if has_more {
-        let noun = if num_rows == 1 { "row" } else { "rows" };
-        out.push_str(&format!("only showing top {num_rows} {noun}"));
+        out.push_str(&showing_top(num_rows));
     }
     out
 }

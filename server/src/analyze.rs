@@ -158,6 +158,13 @@ fn output_schema(q: &ember_planner::ResolvedQuery) -> arrow::datatypes::Schema {
                 false,
             )])
         }
+        ember_planner::PostProcess::HtmlString { .. } => {
+            arrow::datatypes::Schema::new(vec![arrow::datatypes::Field::new(
+                "html_string",
+                DataType::Utf8,
+                false,
+            )])
+        }
         _ => q.plan.schema().as_arrow().clone(),
     }
 }

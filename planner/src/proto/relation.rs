@@ -412,6 +412,11 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 }
             }
         }
+        RelType::HtmlString(s) => PlanNode::HtmlString {
+            input: input(ctx, &s.input)?,
+            num_rows: s.num_rows.max(0) as usize,
+            truncate: s.truncate.max(0) as usize,
+        },
         RelType::ShowString(s) => PlanNode::ShowString {
             input: input(ctx, &s.input)?,
             num_rows: s.num_rows.max(0) as usize,

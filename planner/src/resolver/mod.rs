@@ -79,6 +79,11 @@ pub enum PostProcess {
     },
     /// `df.tail(n)`: keep the last `n` rows.
     Tail(usize),
+    /// `_repr_html_`: the rows as an HTML table in one string column.
+    HtmlString {
+        num_rows: usize,
+        truncate: usize,
+    },
 }
 
 /// A resolved query: a DataFusion plan and the names Spark shows for its columns.
@@ -189,6 +194,23 @@ impl<'a> Resolver<'a> {
                         num_rows: *num_rows,
                         truncate: *truncate,
                         vertical: *vertical,
+                    },
+                )
+            }
+            PlanNode::HtmlString {
+                input,
+                num_rows,
+                truncate,
+            } => {
+                let inner = self.resolve(input)?;
+                let limited = LogicalPlanBuilder::from(inner)
+                    .limit(0, Some(num_rows.saturating_add(1)))?
+                    .build()?;
+                (
+                    limited,
+                    PostProcess::HtmlString {
+                        num_rows: *num_rows,
+                        truncate: *truncate,
                     },
                 )
             }
@@ -371,7 +393,7 @@ impl<'a> Resolver<'a> {
                 let input = self.resolve(input)?;
                 self.resolve_transpose(input, index.as_ref())?
             }
-            PlanNode::ShowString { .. } => {
+            PlanNode::ShowString { .. } | PlanNode::HtmlString { .. } => {
                 return Err(crate::error::PlanError::Unsupported(
                     "show() inside another relation".into(),
                 ));

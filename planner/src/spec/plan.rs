@@ -290,6 +290,12 @@ pub enum PlanNode {
         truncate: usize,
         vertical: bool,
     },
+    /// A notebook's `_repr_html_`: one string column holding an HTML table.
+    HtmlString {
+        input: Box<Plan>,
+        num_rows: usize,
+        truncate: usize,
+    },
     Repartition {
         input: Box<Plan>,
         num_partitions: Option<usize>,
@@ -372,6 +378,7 @@ impl PlanNode {
             | PlanNode::SampleBy { input, .. }
             | PlanNode::ApproxQuantile { input, .. }
             | PlanNode::ShowString { input, .. }
+            | PlanNode::HtmlString { input, .. }
             | PlanNode::FreqItems { input, .. }
             | PlanNode::CollectMetrics { input, .. }
             | PlanNode::Transpose { input, .. }

@@ -291,20 +291,18 @@ async fn send_rows(
                 vertical,
                 &ctx.session.conf.time_zone(),
             );
-            let schema = Arc::new(Schema::new(vec![Field::new(
-                "show_string",
-                DataType::Utf8,
-                false,
-            )]));
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![Arc::new(StringArray::from(vec![text]))],
-            )
-            .map_err(datafusion::error::DataFusionError::from)?;
-            let encoder = ResultEncoder::new(&schema, &["show_string".to_string()]);
-            send_schema(op, responder, &encoder).await?;
-            send_batch(op, responder, &encoder, &batch, 0).await?;
-            Ok(())
+            send_text(op, responder, "show_string", text).await
+        }
+        PostProcess::HtmlString { num_rows, truncate } => {
+            let batches = ctx.collect(query).await?;
+            let html = show::html_string(
+                &batches,
+                &query.names,
+                num_rows,
+                truncate,
+                &ctx.session.conf.time_zone(),
+            );
+            send_text(op, responder, "html_string", html).await
         }
         PostProcess::Tail(n) => {
             let batches = ctx.collect(query).await?;
@@ -363,6 +361,25 @@ async fn send_observed_metrics(
     let mut response = responder.response(None);
     response.observed_metrics = metrics;
     push(op, response).await
+}
+
+/// One row of one string column (`show()`'s and `_repr_html_`'s answers).
+async fn send_text(
+    op: &Operation,
+    responder: &Responder,
+    column: &str,
+    text: String,
+) -> ServerResult<()> {
+    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, false)]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(StringArray::from(vec![text]))],
+    )
+    .map_err(datafusion::error::DataFusionError::from)?;
+    let encoder = ResultEncoder::new(&schema, &[column.to_string()]);
+    send_schema(op, responder, &encoder).await?;
+    send_batch(op, responder, &encoder, &batch, 0).await?;
+    Ok(())
 }
 
 async fn send_schema(
