@@ -245,3 +245,20 @@ def test_avro_files_ember_wrote(utc, tmp_path):
         records, _, codecs = avro_records(tmp_path / codec)
         assert sorted(r["id"] for r in records) == [0, 1, 2]
         assert codecs == {"null" if codec == "uncompressed" else codec}
+
+
+PARSE = {
+    "csv_header_infer": lambda s, d: s.read.csv(d, header=True, inferSchema=True),
+    "csv_strings": lambda s, d: s.read.csv(d),
+    "csv_schema": lambda s, d: s.read.schema("x INT, y STRING").csv(d),
+    "json_inferred": lambda s, d: s.read.json(d.selectExpr("'{\"a\": ' || value || '}' AS value")),
+    "json_malformed": lambda s, d: s.read.json(d),
+    "json_schema": lambda s, d: s.read.schema("a INT").json(s.createDataFrame([('{"a": 1}',), ("bad",)], "value STRING")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARSE))
+def test_parse_dataframe_of_strings(spark, expected, case):
+    """`spark.read.csv/json` of a DataFrame of strings (Spark Connect's Parse)."""
+    strings = spark.createDataFrame([("a,b",), ("1,x",), ("2,",)], "value STRING")
+    expected.check(PARSE[case](spark, strings), name=case)

@@ -156,6 +156,22 @@ impl Inferred {
     }
 }
 
+/// The type Spark infers for a CSV column of these (non-NULL) values.
+pub fn infer_column_type<'a>(
+    values: impl Iterator<Item = &'a str>,
+    formats: &Formats,
+    timestamp: &DataType,
+) -> DataType {
+    let mut t = Inferred::Null;
+    for v in values {
+        t = t.merge(t.infer(v, formats), formats);
+        if t == Inferred::String {
+            break;
+        }
+    }
+    t.data_type(timestamp)
+}
+
 /// Read every row of `urls` with the file columns of `strings` (all strings) and return
 /// the schema Spark infers for them.
 pub fn infer_csv_schema(

@@ -18,7 +18,7 @@ use datafusion::execution::SessionState;
 use datafusion::logical_expr::{Expr, lit};
 
 pub mod discover;
-mod infer;
+pub(crate) mod infer;
 mod json_text;
 pub mod orc;
 pub(crate) mod whole;

@@ -341,15 +341,57 @@ pub(super) fn read_whole_json(
             _ => rows.push(record(&text)),
         }
     }
+    let given = match &ds.schema {
+        Some(s) if !s.trim().is_empty() => Some(Arc::new(types::parse_schema(s, time_zone)?)),
+        _ => None,
+    };
+    let (schema, batches) = json_records_to_batches(rows, given, mode, &corrupt_column)?;
+    Ok(FileRead {
+        provider: Arc::new(datafusion::datasource::MemTable::try_new(
+            schema,
+            vec![batches],
+        )?),
+        partitions: vec![],
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
+
+/// JSON lines (`spark.read.json` of a DataFrame of strings): each a record.
+pub(crate) fn json_lines_to_batches(
+    lines: impl Iterator<Item = String>,
+    schema: Option<SchemaRef>,
+    mode: MalformedMode,
+    corrupt_column: &str,
+) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
+    let rows = lines
+        .map(|text| JsonRecord {
+            value: serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .filter(|v| v.is_object()),
+            text: Some(text),
+        })
+        .collect();
+    json_records_to_batches(rows, schema, mode, corrupt_column)
+}
+
+/// JSON records as batches of the given schema or of the one Spark infers (fields by
+/// name, the corrupt-record column when malformed records were met), as `mode` says.
+fn json_records_to_batches(
+    mut rows: Vec<JsonRecord>,
+    schema: Option<SchemaRef>,
+    mode: MalformedMode,
+    corrupt_column: &str,
+) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
     let malformed_found = rows.iter().any(|r| r.value.is_none());
     match mode {
         MalformedMode::FailFast if malformed_found => return Err(malformed_record().into()),
         MalformedMode::DropMalformed => rows.retain(|r| r.value.is_some()),
         _ => {}
     }
-    let schema: SchemaRef = match &ds.schema {
-        Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
-        _ => {
+    let schema: SchemaRef = match schema {
+        Some(s) => s,
+        None => {
             if rows.is_empty() {
                 return Err(unable_to_infer("json"));
             }
@@ -370,22 +412,14 @@ pub(super) fn read_whole_json(
                 .collect();
             // Spark adds the corrupt-record column when it met malformed records.
             if malformed_found && mode == MalformedMode::Permissive {
-                fields.push(Field::new(&corrupt_column, DataType::Utf8, true));
+                fields.push(Field::new(corrupt_column, DataType::Utf8, true));
             }
             fields.sort_by(|a, b| a.name().cmp(b.name()));
             Arc::new(Schema::new(fields))
         }
     };
-    let batches = decode_json_rows(&schema, &rows, &corrupt_column, mode)?;
-    Ok(FileRead {
-        provider: Arc::new(datafusion::datasource::MemTable::try_new(
-            schema,
-            vec![batches],
-        )?),
-        partitions: vec![],
-        parse: vec![],
-        drop_malformed: false,
-    })
+    let batches = decode_json_rows(&schema, &rows, corrupt_column, mode)?;
+    Ok((schema, batches))
 }
 
 /// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition

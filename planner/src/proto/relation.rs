@@ -412,6 +412,36 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 }
             }
         }
+        RelType::Parse(p) => {
+            use pb::parse::ParseFormat as F;
+            let format = match F::try_from(p.format).unwrap_or(F::Unspecified) {
+                F::Csv => "csv",
+                F::Json => "json",
+                F::Xml => return unsupported("XML"),
+                F::Unspecified => return invalid("parse without a format"),
+            };
+            let schema = match &p.schema {
+                Some(dt) => match crate::types::from_proto(dt, &ctx.time_zone)? {
+                    arrow::datatypes::DataType::Struct(fields) => {
+                        Some(Arc::new(arrow::datatypes::Schema::new(fields)))
+                    }
+                    other => return invalid(format!("parse schema of type {other}")),
+                },
+                None => None,
+            };
+            let mut options: Vec<(String, String)> = p
+                .options
+                .iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                .collect();
+            options.sort();
+            PlanNode::Parse {
+                input: input(ctx, &p.input)?,
+                format: format.to_string(),
+                schema,
+                options,
+            }
+        }
         RelType::HtmlString(s) => PlanNode::HtmlString {
             input: input(ctx, &s.input)?,
             num_rows: s.num_rows.max(0) as usize,

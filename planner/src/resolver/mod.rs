@@ -16,6 +16,7 @@ mod lambda;
 mod na;
 mod names;
 mod observe;
+mod parse;
 pub use observe::Observation;
 mod project;
 mod relation;
@@ -389,6 +390,15 @@ impl<'a> Resolver<'a> {
                 cols,
                 support,
             } => self.resolve_freq_items(input, cols, *support)?,
+            PlanNode::Parse {
+                input,
+                format,
+                schema,
+                options,
+            } => {
+                let input = self.resolve(input)?;
+                self.resolve_parse(input, format, schema.clone(), options)?
+            }
             PlanNode::Transpose { input, index } => {
                 let input = self.resolve(input)?;
                 self.resolve_transpose(input, index.as_ref())?

@@ -290,6 +290,14 @@ pub enum PlanNode {
         truncate: usize,
         vertical: bool,
     },
+    /// `spark.read.csv/json(df)`: the strings of a one-column relation parsed as records.
+    Parse {
+        input: Box<Plan>,
+        /// `csv` or `json`.
+        format: String,
+        schema: Option<arrow::datatypes::SchemaRef>,
+        options: Vec<(String, String)>,
+    },
     /// A notebook's `_repr_html_`: one string column holding an HTML table.
     HtmlString {
         input: Box<Plan>,
@@ -379,6 +387,7 @@ impl PlanNode {
             | PlanNode::ApproxQuantile { input, .. }
             | PlanNode::ShowString { input, .. }
             | PlanNode::HtmlString { input, .. }
+            | PlanNode::Parse { input, .. }
             | PlanNode::FreqItems { input, .. }
             | PlanNode::CollectMetrics { input, .. }
             | PlanNode::Transpose { input, .. }
