@@ -247,3 +247,38 @@ def test_html_string(spark, expected):
     finally:
         spark.conf.unset("spark.sql.repl.eagerEval.maxNumRows")
         spark.conf.unset("spark.sql.repl.eagerEval.enabled")
+
+
+AS_OF = {
+    "backward_no_keys": lambda l, r, F: l._joinAsOf(r, "a", "a"),
+    "backward": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k"),
+    "left": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k", how="left"),
+    "forward": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k", direction="forward"),
+    "nearest": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k", direction="nearest"),
+    "no_exact_matches": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k", allowExactMatches=False),
+    "tolerance": lambda l, r, F: l._joinAsOf(r, "a", "a", on="k", tolerance=F.lit(1), how="left"),
+    "condition": lambda l, r, F: l._joinAsOf(r, l.a, r.a, on=l.k == r.k),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AS_OF))
+def test_as_of_join(spark, expected, case):
+    from pyspark.sql import functions as F
+
+    left = spark.createDataFrame([(1, "a", 1), (5, "b", 1), (10, "c", 2), (7, "d", 3)], "a INT, lv STRING, k INT")
+    right = spark.createDataFrame(
+        [(1, 1, "x"), (2, 1, "y"), (3, 1, "z"), (6, 1, "w"), (7, 2, "q"), (11, 2, "p")], "a INT, k INT, rv STRING"
+    )
+    expected.check(AS_OF[case](left, right, F), name=case)
+
+
+def test_as_of_join_of_timestamps(spark, expected):
+    from pyspark.sql import functions as F
+
+    trades = spark.createDataFrame([("2024-01-01 10:00:05", "A"), ("2024-01-01 10:01:00", "A")], "t STRING, s STRING").select(
+        F.to_timestamp("t").alias("t"), "s"
+    )
+    quotes = spark.createDataFrame([("2024-01-01 10:00:00", "A", 1.5), ("2024-01-01 10:00:50", "A", 2.5)], "qt STRING, s STRING, p DOUBLE").select(
+        F.to_timestamp("qt").alias("qt"), "s", "p"
+    )
+    expected.check(trades._joinAsOf(quotes, "t", "qt", on="s", tolerance=F.expr("INTERVAL 30 SECONDS"), how="left"))

@@ -442,6 +442,24 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 options,
             }
         }
+        RelType::AsOfJoin(j) => {
+            let required = |e: &Option<pb::Expression>, what: &str| match e {
+                Some(e) => expr(ctx, e),
+                None => invalid(format!("as-of join without {what}")),
+            };
+            PlanNode::AsOfJoin(Box::new(spec::AsOfJoin {
+                left: input(ctx, &j.left)?,
+                right: input(ctx, &j.right)?,
+                left_as_of: required(&j.left_as_of, "a left as-of column")?,
+                right_as_of: required(&j.right_as_of, "a right as-of column")?,
+                condition: j.join_expr.as_ref().map(|e| expr(ctx, e)).transpose()?,
+                using: j.using_columns.clone(),
+                join_type: j.join_type.to_ascii_lowercase(),
+                tolerance: j.tolerance.as_ref().map(|e| expr(ctx, e)).transpose()?,
+                allow_exact_matches: j.allow_exact_matches,
+                direction: j.direction.to_ascii_lowercase(),
+            }))
+        }
         RelType::HtmlString(s) => PlanNode::HtmlString {
             input: input(ctx, &s.input)?,
             num_rows: s.num_rows.max(0) as usize,

@@ -11,6 +11,7 @@ mod calls;
 mod expr;
 mod generate;
 pub use generate::GENERATORS;
+mod as_of_join;
 mod join;
 mod lambda;
 mod na;
@@ -312,6 +313,7 @@ impl<'a> Resolver<'a> {
                 all_columns,
             } => self.resolve_deduplicate(input, columns, *all_columns)?,
             PlanNode::Join(j) => self.resolve_join(j)?,
+            PlanNode::AsOfJoin(j) => self.resolve_as_of_join(j)?,
             PlanNode::SetOperation(s) => self.resolve_set_operation(s)?,
             PlanNode::SubqueryAlias {
                 input,

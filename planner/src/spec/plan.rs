@@ -93,6 +93,25 @@ pub struct Aggregate {
     pub output_grouping: bool,
 }
 
+/// `df._joinAsOf(other, leftAsOf, rightAsOf, on, how, tolerance, allowExactMatches,
+/// direction)`: each left row with the right row of equal keys whose as-of value is the
+/// closest in `direction`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsOfJoin {
+    pub left: Box<Plan>,
+    pub right: Box<Plan>,
+    pub left_as_of: Expr,
+    pub right_as_of: Expr,
+    pub condition: Option<Expr>,
+    pub using: Vec<String>,
+    /// `inner` or `left`.
+    pub join_type: String,
+    pub tolerance: Option<Expr>,
+    pub allow_exact_matches: bool,
+    /// `backward`, `forward` or `nearest`.
+    pub direction: String,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Join {
     pub left: Box<Plan>,
@@ -298,6 +317,7 @@ pub enum PlanNode {
         schema: Option<arrow::datatypes::SchemaRef>,
         options: Vec<(String, String)>,
     },
+    AsOfJoin(Box<AsOfJoin>),
     /// A notebook's `_repr_html_`: one string column holding an HTML table.
     HtmlString {
         input: Box<Plan>,
@@ -397,6 +417,10 @@ impl PlanNode {
             | PlanNode::Unpivot { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
+                f(&mut j.left);
+                f(&mut j.right);
+            }
+            PlanNode::AsOfJoin(j) => {
                 f(&mut j.left);
                 f(&mut j.right);
             }
