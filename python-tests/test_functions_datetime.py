@@ -131,3 +131,18 @@ ERRORS_GAPS = {
 @pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
 def test_errors(la, expected, case):
     expected.check_error(lambda: la.sql(ERRORS[case]).collect(), name=case)
+
+
+def test_time_windows(la, expected):
+    """`window(ts, duration[, slide, start])`: tumbling windows aligned to the epoch (shifted
+    by the start time), as the struct Spark gives; grouping by them."""
+    df = la.createDataFrame(
+        [("2024-01-01 10:03:00", 1), ("2024-01-01 10:07:00", 2), ("2024-01-01 10:12:00", 3), ("1969-12-31 23:58:00", 4)],
+        "t STRING, v INT",
+    ).select(F.to_timestamp("t").alias("t"), "v")
+    expected.check(df.groupBy(F.window("t", "10 minutes")).agg(F.sum("v").alias("s")), name="grouped")
+    expected.check(df.select(F.window("t", "1 hour", startTime="15 minutes").alias("w"), "v"), name="start_time")
+    expected.check(df.select(F.window("t", "1 hour 30 minutes"), "v"), name="compound_duration")
+    expected.check(
+        la.sql("SELECT make_timestamp_ntz(2024, 1, 2, 3, 4, 5.5) n, make_timestamp_ltz(2024, 1, 2, 3, 4, 5) l"), name="make"
+    )

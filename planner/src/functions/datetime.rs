@@ -172,31 +172,105 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["from_utc_timestamp"], "from_utc_timestamp", 2, 2);
     add_spark(b, &["to_utc_timestamp"], "to_utc_timestamp", 2, 2);
     // make_timestamp(y, mo, d, h, mi, s): a local time of the session time zone.
-    b.scalar(&["make_timestamp", "try_make_timestamp"], |f| {
-        f.arity(6, 6)?;
-        let fail = f.name == "make_timestamp" && f.config.ansi;
-        let tz = f.config.time_zone.clone();
-        let text = |e: Expr| cast(e, DataType::Utf8);
-        let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
-            Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
-        };
-        let a = f.args;
-        let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
-        let local = super::df_udf("concat")?.call(vec![
-            text(a[0].clone()),
-            lit("-"),
-            pad(a[1].clone(), 2)?,
-            lit("-"),
-            pad(a[2].clone(), 2)?,
-            lit(" "),
-            pad(a[3].clone(), 2)?,
-            lit(":"),
-            pad(a[4].clone(), 2)?,
-            lit(":"),
-            pad(seconds, 9)?,
-        ]);
-        Ok(text_to_instant(local, &tz, fail))
-    });
+    for (names, local) in [
+        (
+            &[
+                "make_timestamp",
+                "try_make_timestamp",
+                "make_timestamp_ltz",
+                "try_make_timestamp_ltz",
+            ][..],
+            false,
+        ),
+        (&["make_timestamp_ntz", "try_make_timestamp_ntz"][..], true),
+    ] {
+        b.scalar(names, move |f| {
+            f.arity(6, 6)?;
+            let fail = !f.name.starts_with("try_") && f.config.ansi;
+            // A local date-time is the UTC date-time of the instant read in UTC.
+            let tz = if local {
+                "UTC".to_string()
+            } else {
+                f.config.time_zone.clone()
+            };
+            let text = |e: Expr| cast(e, DataType::Utf8);
+            let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
+                Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
+            };
+            let a = f.args;
+            let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
+            let date_time = super::df_udf("concat")?.call(vec![
+                text(a[0].clone()),
+                lit("-"),
+                pad(a[1].clone(), 2)?,
+                lit("-"),
+                pad(a[2].clone(), 2)?,
+                lit(" "),
+                pad(a[3].clone(), 2)?,
+                lit(":"),
+                pad(a[4].clone(), 2)?,
+                lit(":"),
+                pad(seconds, 9)?,
+            ]);
+            let instant = text_to_instant(date_time, &tz, fail);
+            Ok(if local {
+                NativeUdf::udf(Native::ShiftZone {
+                    time_zone: tz,
+                    to_local: true,
+                })
+                .call(vec![instant])
+            } else {
+                instant
+            })
+        });
+    }
+    // window(ts, duration[, slide[, start]]): the tumbling window holding ts, as Spark's
+    // struct<start, end>; windows are aligned to the epoch shifted by `start`.
+    b.scalar_named(
+        &["window"],
+        super::Naming::Custom(|_, _, _| "window".to_string()),
+        |f| {
+            f.arity(2, 4)?;
+            let duration_of = |e: &Expr, what: &str| match e {
+                Expr::Literal(ScalarValue::Utf8(Some(text)), _) => {
+                    window_micros(text).ok_or_else(|| {
+                        crate::error::PlanError::from(crate::error::SparkError::illegal_argument(
+                            "",
+                            format!("The provided interval ({text}) did not correspond to a valid interval string."),
+                        ))
+                    })
+                }
+                _ => Err(crate::error::PlanError::Unsupported(format!(
+                    "window with a computed {what}"
+                ))),
+            };
+            let width = duration_of(&f.args[1], "duration")?;
+            if let Some(slide) = f.args.get(2)
+                && duration_of(slide, "slide")? != width
+            {
+                return Err(crate::error::PlanError::Unsupported(
+                    "sliding windows (a slide other than the window's duration)".into(),
+                ));
+            }
+            let start = match f.args.get(3) {
+                Some(s) => duration_of(s, "start time")?,
+                None => 0,
+            };
+            let ts = cast(f.args[0].clone(), crate::types::timestamp_type(&f.config.time_zone));
+            let stride = |micros: i64| {
+                lit(ScalarValue::IntervalMonthDayNano(Some(
+                    arrow::datatypes::IntervalMonthDayNano::new(0, 0, micros.saturating_mul(1000)),
+                )))
+            };
+            let origin = lit(ScalarValue::TimestampMicrosecond(
+                Some(start),
+                Some(f.config.time_zone.clone().into()),
+            ));
+            let begin = super::df_udf("date_bin")?.call(vec![stride(width), ts, origin]);
+            let end = begin.clone() + stride(width);
+            Ok(super::df_udf("named_struct")?.call(vec![lit("start"), begin, lit("end"), end]))
+        },
+    );
     // timestampadd(unit, n, ts) / timestampdiff(unit, start, end), the unit a literal.
     for (name, add) in [("timestampadd", true), ("timestampdiff", false)] {
         b.scalar(&[name], move |f| {
@@ -522,4 +596,33 @@ fn chrono_pattern(spark: &str) -> crate::error::PlanResult<String> {
             e
         }
     })
+}
+
+/// Microseconds of a window duration (`10 minutes`, `1 hour 30 minutes`, `2 days`).
+fn window_micros(text: &str) -> Option<i64> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let words = match words.first() {
+        Some(w) if w.eq_ignore_ascii_case("interval") => &words[1..],
+        _ => &words[..],
+    };
+    if words.is_empty() || words.len() % 2 != 0 {
+        return None;
+    }
+    let mut total: i64 = 0;
+    for pair in words.chunks(2) {
+        let n: i64 = pair[0].parse().ok()?;
+        let unit = pair[1].to_ascii_lowercase();
+        let size = match unit.trim_end_matches('s') {
+            "microsecond" => 1,
+            "millisecond" => 1_000,
+            "second" => 1_000_000,
+            "minute" => 60_000_000,
+            "hour" => 3_600_000_000,
+            "day" => 86_400_000_000,
+            "week" => 604_800_000_000,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(size)?)?;
+    }
+    (total > 0).then_some(total)
 }
