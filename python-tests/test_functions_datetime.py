@@ -143,6 +143,8 @@ def test_time_windows(la, expected):
     expected.check(df.groupBy(F.window("t", "10 minutes")).agg(F.sum("v").alias("s")), name="grouped")
     expected.check(df.select(F.window("t", "1 hour", startTime="15 minutes").alias("w"), "v"), name="start_time")
     expected.check(df.select(F.window("t", "1 hour 30 minutes"), "v"), name="compound_duration")
+    expected.check(df.groupBy(F.window("t", "5 minutes")).count().select(F.window_time("window")), name="window_time")
+    expected.check(la.sql("SELECT typeof(localtimestamp()) t"), name="localtimestamp")
     expected.check(
         la.sql("SELECT make_timestamp_ntz(2024, 1, 2, 3, 4, 5.5) n, make_timestamp_ltz(2024, 1, 2, 3, 4, 5) l"), name="make"
     )

@@ -38,6 +38,8 @@ SQL = {
     "format_string": "SELECT format_string('%s-%d-%.2f', 'a', 5, 3.14159D) a, printf('%05d', 42) b, format_string('%x', 255) c",
     "format_number": "SELECT format_number(1234567.891, 2) a, format_number(0.5, 0) b, format_number(-1234.5, 4) c, "
     "format_number(1234.5, '#,###.#') d",
+    "to_binary": "SELECT to_binary('abc', 'utf-8') a, to_binary('616263', 'hex') b, to_binary('YWJj', 'base64') c, to_binary('414243') d, "
+    "validate_utf8('abc') e, try_validate_utf8('x') f",
     "format_number_patterns": "SELECT format_number(0.5, '#.#') e, format_number(0.125, '0.00') f, format_number(1234567.891, '#,##0.00##') g, "
     "format_number(-7.5, '0') h, format_number(12345, '##,##') i, format_number(1.5, '000.000') j, format_number(3, -1) l",
     "ascii_chr": "SELECT ascii('A') a, ascii('') b, chr(65) c, char(256 + 66) d",

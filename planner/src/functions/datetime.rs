@@ -224,6 +224,28 @@ pub fn register(b: &mut RegistryBuilder) {
             })
         });
     }
+    // window_time(window): the last instant of a time window.
+    b.scalar(&["window_time"], |f| {
+        let w = one(f)?;
+        let end = datafusion::functions::core::expr_fn::get_field(w, "end");
+        Ok(end
+            - lit(ScalarValue::IntervalMonthDayNano(Some(
+                arrow::datatypes::IntervalMonthDayNano::new(0, 0, 1000),
+            ))))
+    });
+    // localtimestamp(): the current time as a local date-time of the session time zone.
+    b.scalar(&["localtimestamp"], |f| {
+        f.arity(0, 0)?;
+        let now = cast(
+            super::df_udf("now")?.call(vec![]),
+            crate::types::timestamp_type(&f.config.time_zone),
+        );
+        Ok(NativeUdf::udf(Native::ShiftZone {
+            time_zone: f.config.time_zone.clone(),
+            to_local: true,
+        })
+        .call(vec![now]))
+    });
     // window(ts, duration[, slide[, start]]): the tumbling window holding ts, as Spark's
     // struct<start, end>; windows are aligned to the epoch shifted by `start`.
     b.scalar_named(

@@ -273,6 +273,37 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(crate::exec::partition_ids::spark_partition_id())
         },
     );
+    // Arrow strings are valid UTF-8 already.
+    b.scalar(
+        &["validate_utf8", "try_validate_utf8"],
+        super::operators::one,
+    );
+    // to_binary(str[, format]): hex (the default), base64 or the UTF-8 bytes.
+    b.scalar(&["to_binary"], |f| {
+        f.arity(1, 2)?;
+        let format = match f.args.get(1) {
+            None => "hex".to_string(),
+            Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => v.to_ascii_lowercase(),
+            Some(_) => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "to_binary with a computed format".into(),
+                ));
+            }
+        };
+        let s = f.args[0].clone();
+        match format.as_str() {
+            "utf-8" | "utf8" => Ok(cast(s, DataType::Binary)),
+            "hex" | "base64" => Ok(cast(
+                super::df_udf("decode")?.call(vec![s, lit(format)]),
+                DataType::Binary,
+            )),
+            other => Err(crate::error::SparkError::illegal_argument(
+                "INVALID_PARAMETER_VALUE.BINARY_FORMAT",
+                format!("The value of parameter(s) `format` in `to_binary` is invalid: expects one of binary formats 'base64', 'hex', 'utf-8', but got '{other}'."),
+            )
+            .into()),
+        }
+    });
     b.scalar(&["monotonically_increasing_id"], |f| {
         f.arity(0, 0)?;
         Ok(crate::exec::partition_ids::monotonically_increasing_id())
