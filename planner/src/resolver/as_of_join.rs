@@ -4,8 +4,6 @@
 //! and the direction's inequality, then the best match of each left row (numbered by a
 //! PartitionIds node) kept by a window's `row_number()`.
 
-use std::collections::HashSet;
-
 use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{
     Expr, ExprFunctionExt, JoinType, LogicalPlan, LogicalPlanBuilder, lit,
@@ -19,17 +17,8 @@ use crate::spec::AsOfJoin;
 impl Resolver<'_> {
     pub(crate) fn resolve_as_of_join(&mut self, j: &AsOfJoin) -> PlanResult<LogicalPlan> {
         let left = self.resolve(&j.left)?;
-        let mut right = self.resolve(&j.right)?;
-        let left_names: HashSet<&String> =
-            left.schema().fields().iter().map(|f| f.name()).collect();
-        if right
-            .schema()
-            .fields()
-            .iter()
-            .any(|f| left_names.contains(f.name()))
-        {
-            right = self.reassign(right, None)?;
-        }
+        let right = self.resolve(&j.right)?;
+        let right = self.distinct_from(&left, right)?;
         let (left_as_of, _) = self.resolve_expr(&j.left_as_of, left.schema())?;
         let (right_as_of, _) = self.resolve_expr(&j.right_as_of, right.schema())?;
         let outputs: Vec<Expr> = left

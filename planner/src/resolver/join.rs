@@ -41,16 +41,7 @@ impl Resolver<'_> {
         } else {
             self.resolve(&j.right)?
         };
-        let left_names: HashSet<&String> =
-            left.schema().fields().iter().map(|f| f.name()).collect();
-        if right
-            .schema()
-            .fields()
-            .iter()
-            .any(|f| left_names.contains(f.name()))
-        {
-            right = self.reassign(right, None)?;
-        }
+        right = self.distinct_from(&left, right)?;
         if j.lateral {
             // A right side reading the left's columns is a subquery DataFusion's lateral
             // join rewrite decorrelates.

@@ -180,42 +180,31 @@ impl<'a> Resolver<'a> {
     /// Resolve a top-level query.
     pub fn resolve_query(&mut self, plan: &Plan) -> PlanResult<ResolvedQuery> {
         let (inner, post) = match &plan.node {
+            // One row more than shown tells whether there are more.
             PlanNode::ShowString {
                 input,
                 num_rows,
                 truncate,
                 vertical,
-            } => {
-                let inner = self.resolve(input)?;
-                let limited = LogicalPlanBuilder::from(inner)
-                    .limit(0, Some(num_rows.saturating_add(1)))?
-                    .build()?;
-                (
-                    limited,
-                    PostProcess::ShowString {
-                        num_rows: *num_rows,
-                        truncate: *truncate,
-                        vertical: *vertical,
-                    },
-                )
-            }
+            } => (
+                self.resolve_limited(input, *num_rows)?,
+                PostProcess::ShowString {
+                    num_rows: *num_rows,
+                    truncate: *truncate,
+                    vertical: *vertical,
+                },
+            ),
             PlanNode::HtmlString {
                 input,
                 num_rows,
                 truncate,
-            } => {
-                let inner = self.resolve(input)?;
-                let limited = LogicalPlanBuilder::from(inner)
-                    .limit(0, Some(num_rows.saturating_add(1)))?
-                    .build()?;
-                (
-                    limited,
-                    PostProcess::HtmlString {
-                        num_rows: *num_rows,
-                        truncate: *truncate,
-                    },
-                )
-            }
+            } => (
+                self.resolve_limited(input, *num_rows)?,
+                PostProcess::HtmlString {
+                    num_rows: *num_rows,
+                    truncate: *truncate,
+                },
+            ),
             PlanNode::Tail { input, limit } => (self.resolve(input)?, PostProcess::Tail(*limit)),
             _ => (self.resolve(plan)?, PostProcess::None),
         };
@@ -226,6 +215,35 @@ impl<'a> Resolver<'a> {
             post,
             observations: std::mem::take(&mut self.observations),
         })
+    }
+
+    /// `plan` limited to one row more than `num_rows`.
+    fn resolve_limited(&mut self, plan: &Plan, num_rows: usize) -> PlanResult<LogicalPlan> {
+        let inner = self.resolve(plan)?;
+        Ok(LogicalPlanBuilder::from(inner)
+            .limit(0, Some(num_rows.saturating_add(1)))?
+            .build()?)
+    }
+
+    /// `right` with fresh internal names when it shares one with `left` (a relation joined
+    /// with itself), so that the join's columns stay distinct.
+    pub(crate) fn distinct_from(
+        &mut self,
+        left: &LogicalPlan,
+        right: LogicalPlan,
+    ) -> PlanResult<LogicalPlan> {
+        let left_names: std::collections::HashSet<&String> =
+            left.schema().fields().iter().map(|f| f.name()).collect();
+        if right
+            .schema()
+            .fields()
+            .iter()
+            .any(|f| left_names.contains(f.name()))
+        {
+            self.reassign(right, None)
+        } else {
+            Ok(right)
+        }
     }
 
     /// Resolve an expression string against a plan (used by `DESCRIBE QUERY` and tests).
