@@ -26,6 +26,7 @@ SERVER_NAME = {
     "shiftLeft": "shiftleft", "shiftRight": "shiftright",
     "shiftRightUnsigned": "shiftrightunsigned", "posexplode_outer": "posexplode_outer",
     "timestamp_add": "timestampadd", "timestamp_diff": "timestampdiff",
+    "listagg_distinct": "listagg", "string_agg_distinct": "string_agg",
 }
 
 

@@ -99,6 +99,8 @@ AGG = {
     "sum_distinct": lambda df: df.agg(F.sum_distinct("v")),
     "median_mode": lambda df: df.groupBy("k").agg(F.median("i")),
     "product": lambda df: df.groupBy("k").agg(F.product("v")),
+    # One distinct value per group, so that the joined order does not matter.
+    "listagg_distinct": lambda df: df.groupBy("k").agg(F.listagg_distinct("k"), F.string_agg_distinct("k", "-")),
 }
 
 

@@ -173,16 +173,19 @@ pub fn register(b: &mut RegistryBuilder) {
             )
         },
     );
-    // Spark names both listagg, the omitted delimiter NULL.
+    // Spark names both listagg, the omitted delimiter NULL; with DISTINCT, as written.
     b.add_named_aggregate(
         &["string_agg", "listagg"],
-        Naming::Custom(|_, a, d| {
-            let d = if d { "DISTINCT " } else { "" };
+        Naming::Custom(|w, a, d| {
             let mut args = a.to_vec();
             if args.len() == 1 {
                 args.push("NULL".into());
             }
-            format!("listagg({d}{})", args.join(", "))
+            if d {
+                format!("{}(DISTINCT {})", w.to_ascii_lowercase(), args.join(", "))
+            } else {
+                format!("listagg({})", args.join(", "))
+            }
         }),
         |mut f| {
             f.arity(1, 2)?;
