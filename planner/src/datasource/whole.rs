@@ -2,6 +2,7 @@
 //! DataFusion listing table: JSON read whole (multi-line files, comments, primitives as
 //! strings) and text.
 
+use std::borrow::Cow;
 use std::io::Read as _;
 use std::sync::Arc;
 
@@ -207,9 +208,10 @@ fn decode_json_rows(
     let empty = serde_json::Value::Object(Default::default());
     let mut batches = vec![];
     for chunk in rows.chunks(8192) {
-        let mut values: Vec<serde_json::Value> = chunk
+        // Borrowed as read; only records that do not fit are rebuilt.
+        let mut values: Vec<Cow<serde_json::Value>> = chunk
             .iter()
-            .map(|r| r.value.clone().unwrap_or_else(|| empty.clone()))
+            .map(|r| Cow::Borrowed(r.value.as_ref().unwrap_or(&empty)))
             .collect();
         let mut corrupt: Vec<Option<String>> = chunk
             .iter()
@@ -233,7 +235,7 @@ fn decode_json_rows(
                         MalformedMode::Permissive => corrupt[i] = Some(chunk[i].text()),
                     }
                     let mut partial = serde_json::Map::new();
-                    if let serde_json::Value::Object(fields) = v {
+                    if let serde_json::Value::Object(fields) = v.as_ref() {
                         for (k, field) in fields.iter() {
                             let one = serde_json::Value::Object(
                                 [(k.clone(), field.clone())].into_iter().collect(),
@@ -243,7 +245,7 @@ fn decode_json_rows(
                             }
                         }
                     }
-                    *v = serde_json::Value::Object(partial);
+                    *v = Cow::Owned(serde_json::Value::Object(partial));
                 }
                 let mut d = decoder()?;
                 d.serialize(&values)

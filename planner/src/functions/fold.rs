@@ -106,20 +106,23 @@ impl HigherOrderUDFImpl for ArrayFold {
         };
         let mut acc = zero.to_array(rows)?;
         let offsets = list.value_offsets();
-        let length = |row: usize| {
-            if list.is_null(row) {
-                0
-            } else {
-                (offsets[row + 1] - offsets[row]) as usize
+        let lengths: Vec<usize> = (0..rows)
+            .map(|row| {
+                if list.is_null(row) {
+                    0
+                } else {
+                    (offsets[row + 1] - offsets[row]) as usize
+                }
+            })
+            .collect();
+        // The rows still folding: those with a k-th element (fewer at every step).
+        let mut folding: Vec<u32> = (0..rows as u32).collect();
+        for k in 0.. {
+            folding.retain(|&row| lengths[row as usize] > k);
+            if folding.is_empty() {
+                break;
             }
-        };
-        let longest = (0..rows).map(length).max().unwrap_or(0);
-        for k in 0..longest {
-            let active: Vec<u32> = (0..rows)
-                .filter(|&row| length(row) > k)
-                .map(|row| row as u32)
-                .collect();
-            let active = UInt32Array::from(active);
+            let active = UInt32Array::from(folding.clone());
             let elements = UInt32Array::from_iter_values(
                 active
                     .values()
