@@ -14,6 +14,7 @@ use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
 use ember_execution::plan::codec::ExecutionCodec;
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
+use ember_planner::datasource::csv::{CsvOptions, CsvSource};
 use ember_planner::datasource::orc::OrcSource;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
@@ -92,9 +93,19 @@ impl CodecPart for PlannerCodec {
         if let Some(config) = node
             .downcast_ref::<DataSourceExec>()
             .and_then(|d| d.data_source().downcast_ref::<FileScanConfig>())
-            && config.file_source().downcast_ref::<OrcSource>().is_some()
         {
-            let v = json!({"node": "orc", "scan": hex(&encoder.file_scan(config)?)});
+            let source = config.file_source();
+            let v = if source.downcast_ref::<OrcSource>().is_some() {
+                json!({"node": "orc", "scan": hex(&encoder.file_scan(config)?)})
+            } else if let Some(csv) = source.downcast_ref::<CsvSource>() {
+                json!({
+                    "node": "csv",
+                    "scan": hex(&encoder.file_scan(config)?),
+                    "options": csv.reader().options(),
+                })
+            } else {
+                return Ok(None);
+            };
             return Ok(Some(v.to_string().into_bytes()));
         }
         let Some(range) = node.downcast_ref::<RangeExec>() else {
@@ -118,14 +129,27 @@ impl CodecPart for PlannerCodec {
             };
             return Ok(Arc::new(PartitionIdsExec::new(input.clone())));
         }
-        if v.get("node").and_then(Value::as_str) == Some("orc") {
-            let scan = v
-                .get("scan")
+        let scan = || {
+            v.get("scan")
                 .and_then(Value::as_str)
                 .and_then(unhex)
-                .ok_or_else(|| bad("orc scan"))?;
-            let config = decoder.file_scan(&scan, |schema| Arc::new(OrcSource::new(schema)))?;
-            return Ok(DataSourceExec::from_data_source(config));
+                .ok_or_else(|| bad("file scan"))
+        };
+        match v.get("node").and_then(Value::as_str) {
+            Some("orc") => {
+                let config =
+                    decoder.file_scan(&scan()?, |schema| Arc::new(OrcSource::new(schema)))?;
+                return Ok(DataSourceExec::from_data_source(config));
+            }
+            Some("csv") => {
+                let options: CsvOptions =
+                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
+                        .map_err(|_| bad("csv options"))?;
+                let config = decoder
+                    .file_scan(&scan()?, |schema| Arc::new(CsvSource::new(schema, options)))?;
+                return Ok(DataSourceExec::from_data_source(config));
+            }
+            _ => {}
         }
         if v.get("node").and_then(Value::as_str) == Some("text") {
             let scan = serde_json::from_value(v.get("scan").cloned().unwrap_or_default())

@@ -7,7 +7,6 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::catalog::TableProvider;
 use datafusion::datasource::empty::EmptyTable;
 use datafusion::datasource::file_format::FileFormat;
-use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::json::JsonFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
@@ -17,10 +16,12 @@ use datafusion::datasource::listing::{
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::{Expr, lit};
 
+pub mod csv;
 pub mod discover;
 pub(crate) mod infer;
 mod json_text;
 pub mod orc;
+pub mod source;
 pub(crate) mod whole;
 pub mod write;
 
@@ -105,8 +106,6 @@ pub struct ParsedColumn {
     pub format: Option<String>,
     /// The column's type.
     pub data_type: DataType,
-    /// A CSV `nullValue` other than the empty string: the value that reads as NULL.
-    pub null_value: Option<String>,
     /// A value that does not convert is NULL (else the read fails).
     pub lenient: bool,
 }
@@ -117,10 +116,6 @@ impl ParsedColumn {
     /// as Spark does), or the string converted to the column's type.
     pub fn parse(&self, column: Expr) -> Expr {
         use datafusion::functions::datetime::{to_date, to_timestamp_micros};
-        let column = match &self.null_value {
-            Some(null) => datafusion::functions::core::expr_fn::nullif(column, lit(null.clone())),
-            None => column,
-        };
         if self.data_type == DataType::Utf8 {
             return column;
         }
@@ -143,7 +138,7 @@ impl ParsedColumn {
 }
 
 /// How a CSV read treats values that do not fit their column's type (`mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MalformedMode {
     /// NULL for the value.
     Permissive,
@@ -445,7 +440,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         ),
         // The column names are the first file's header (Spark's too); `inferSchema` reads
         // every row for their types.
-        "csv" => (Arc::new(csv_format(state, ds, compression)?), false),
+        "csv" => (Arc::new(csv_format(ds, compression)?), false),
         "json" => (
             Arc::new(JsonFormat::default().with_file_compression_type(compression)),
             true,
@@ -570,17 +565,13 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 let csv = format_name == "csv";
                 let lenient =
                     csv && mode != MalformedMode::FailFast && f.data_type() != &DataType::Utf8;
-                let null_value = option(ds, "nullValue")
-                    .filter(|v| csv && !v.is_empty())
-                    .map(str::to_string);
-                if format.is_none() && !lenient && null_value.is_none() {
+                if format.is_none() && !lenient {
                     return f.clone();
                 }
                 parse.push(ParsedColumn {
                     name: f.name().clone(),
                     format: format.cloned(),
                     data_type: f.data_type().clone(),
-                    null_value,
                     lenient,
                 });
                 Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8))
@@ -655,52 +646,31 @@ fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<O
 }
 
 /// The CSV reader for Spark's options.
-fn csv_format(
-    state: &SessionState,
-    ds: &DataSource,
-    compression: FileCompressionType,
-) -> PlanResult<CsvFormat> {
+fn csv_format(ds: &DataSource, compression: FileCompressionType) -> PlanResult<csv::CsvFormat> {
     if let Some(encoding) = option(ds, "encoding").or_else(|| option(ds, "charset"))
         && !matches!(encoding.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
     {
         return Err(PlanError::Unsupported(format!("CSV encoding {encoding}")));
     }
-    // The reader cannot tell `""` from an empty field: both are NULL, as with Spark's
-    // default `emptyValue`.
-    if let Some(empty) = option(ds, "emptyValue")
-        && !empty.is_empty()
-    {
-        return Err(PlanError::Unsupported(format!(
-            "CSV read option emptyValue {empty:?}"
-        )));
-    }
-    // Short rows have NULLs for their missing values, except when they must fail.
-    let lenient = malformed_mode(ds) != MalformedMode::FailFast;
-    // The session's CSV options first: they replace every setting, the header flag too.
-    let mut f = CsvFormat::default()
-        .with_options(state.table_options().csv.clone())
-        .with_has_header(flag(ds, "header", false))
-        .with_file_compression_type(compression)
-        .with_newlines_in_values(flag(ds, "multiLine", false))
-        .with_truncated_rows(lenient);
-    if let Some(sep) = csv_char(ds, &["sep", "delimiter"], Some(b','))? {
-        f = f.with_delimiter(sep);
-    }
-    // Spark's quote is `"` and its escape `\`; an empty quote means no quoting.
-    f = f.with_quote(csv_char(ds, &["quote"], Some(b'"'))?.unwrap_or(0));
-    f = f.with_escape(csv_char(ds, &["escape"], Some(b'\\'))?);
-    f = f.with_comment(csv_char(ds, &["comment"], None)?);
-    if let Some(sep) = option(ds, "lineSep") {
-        match sep {
-            "\n" | "\r\n" => {}
-            s if s.len() == 1 => f = f.with_terminator(Some(s.as_bytes()[0])),
-            s => return Err(PlanError::Unsupported(format!("CSV lineSep {s:?}"))),
-        }
-    }
-    // Spark's nullValue (default: the empty string) reads as NULL, quoted or not.
-    let null_value = option(ds, "nullValue").unwrap_or("");
-    f = f.with_null_regex(Some(format!("^{}$", regex::escape(null_value))));
-    Ok(f)
+    let terminator = match option(ds, "lineSep") {
+        None | Some("\n" | "\r\n") => None,
+        Some(s) if s.len() == 1 => Some(s.as_bytes()[0]),
+        Some(s) => return Err(PlanError::Unsupported(format!("CSV lineSep {s:?}"))),
+    };
+    Ok(csv::CsvFormat::new(csv::CsvOptions {
+        header: flag(ds, "header", false),
+        delimiter: csv_char(ds, &["sep", "delimiter"], Some(b','))?.unwrap_or(b','),
+        // Spark's quote is `"` and its escape `\`; an empty quote means no quoting.
+        quote: csv_char(ds, &["quote"], Some(b'"'))?,
+        escape: csv_char(ds, &["escape"], Some(b'\\'))?,
+        comment: csv_char(ds, &["comment"], None)?,
+        terminator,
+        null_value: option(ds, "nullValue").unwrap_or("").to_string(),
+        empty_value: option(ds, "emptyValue").unwrap_or("").to_string(),
+        mode: malformed_mode(ds),
+        multi_line: flag(ds, "multiLine", false),
+        compression: compression.get_variant().to_string(),
+    }))
 }
 
 /// Spark's view of an inferred schema: nullable columns, Spark's types; CSV without

@@ -14,7 +14,6 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use async_trait::async_trait;
 use bytes::Bytes;
 use datafusion::catalog::Session;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
@@ -22,19 +21,17 @@ use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
-use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
-use datafusion::physical_plan::projection::ProjectionExprs;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use orc_rust::reader::AsyncChunkReader;
 use orc_rust::reader::metadata::read_metadata_async;
 use orc_rust::{ArrowReaderBuilder, ArrowSchemaOptions, TimestampPrecision};
+
+use super::source::{FileReader, ReaderSource};
 
 fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
@@ -156,83 +153,33 @@ impl FileFormat for OrcFormat {
     }
 }
 
-/// Scans ORC files: the file columns of the projection from each file, the rest (partition
-/// columns, expressions) by DataFusion's [`ProjectionOpener`].
-#[derive(Debug, Clone)]
-pub struct OrcSource {
-    table_schema: TableSchema,
-    projection: SplitProjection,
-    batch_size: Option<usize>,
-    metrics: ExecutionPlanMetricsSet,
-}
+/// Scans ORC files through orc-rust.
+pub type OrcSource = ReaderSource<OrcFiles>;
 
 impl OrcSource {
     pub fn new(table_schema: TableSchema) -> Self {
-        Self {
-            projection: SplitProjection::unprojected(&table_schema),
-            table_schema,
-            batch_size: None,
-            metrics: ExecutionPlanMetricsSet::new(),
-        }
+        Self::with_reader(table_schema, OrcFiles)
     }
 }
 
-impl FileSource for OrcSource {
-    fn create_file_opener(
+/// Ember's ORC reader.
+#[derive(Debug, Clone, Copy)]
+pub struct OrcFiles;
+
+impl FileReader for OrcFiles {
+    const FILE_TYPE: &'static str = "orc";
+
+    fn opener(
         &self,
-        object_store: Arc<dyn ObjectStore>,
-        config: &FileScanConfig,
-        _partition: usize,
-    ) -> Result<Arc<dyn FileOpener>> {
-        let file_schema = self.table_schema.file_schema();
-        let output = Arc::new(file_schema.project(&self.projection.file_indices)?);
-        let opener = Arc::new(OrcOpener {
-            store: object_store,
+        store: Arc<dyn ObjectStore>,
+        output: SchemaRef,
+        batch_size: usize,
+    ) -> Arc<dyn FileOpener> {
+        Arc::new(OrcOpener {
+            store,
             output,
-            batch_size: config.batch_size.or(self.batch_size).unwrap_or(8192),
-        });
-        ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
-    }
-
-    fn table_schema(&self) -> &TableSchema {
-        &self.table_schema
-    }
-
-    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
-        Arc::new(Self {
-            batch_size: Some(batch_size),
-            ..self.clone()
+            batch_size,
         })
-    }
-
-    fn projection(&self) -> Option<&ProjectionExprs> {
-        Some(&self.projection.source)
-    }
-
-    fn metrics(&self) -> &ExecutionPlanMetricsSet {
-        &self.metrics
-    }
-
-    fn file_type(&self) -> &str {
-        "orc"
-    }
-
-    fn try_pushdown_projection(
-        &self,
-        projection: &ProjectionExprs,
-    ) -> Result<Option<Arc<dyn FileSource>>> {
-        let merged = self.projection.source.try_merge(projection)?;
-        Ok(Some(Arc::new(Self {
-            projection: SplitProjection::new(self.table_schema.file_schema(), &merged),
-            ..self.clone()
-        })))
-    }
-
-    fn apply_expressions(
-        &self,
-        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
-    ) -> Result<TreeNodeRecursion> {
-        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
     }
 }
 
