@@ -62,6 +62,50 @@ def test_csv_modes(utc, expected, case):
     expected.check(CSV_MODES[case](utc.read), name=case)
 
 
+def quoting(reader, **options):
+    return reader.csv(path("quoting.csv"), header=True, **options)
+
+
+CSV_QUOTING = {
+    # An unquoted empty value is NULL; a quoted one (`""`) is emptyValue, NULL when that is
+    # nullValue (both default to the empty string); a value equal to nullValue is NULL, quoted
+    # or not. A longer record loses its extra values, a shorter one gets NULLs.
+    "default": lambda r: quoting(r),
+    "null_value": lambda r: quoting(r, nullValue="x"),
+    "empty_value": lambda r: quoting(r, emptyValue="E"),
+    "empty_value_is_null_value": lambda r: quoting(r, emptyValue="E", nullValue="E"),
+    "both": lambda r: quoting(r, emptyValue="E", nullValue="x"),
+    # DROPMALFORMED skips records of the wrong length when every column is read, not when
+    # some are (Spark reads only the columns it needs).
+    "dropmalformed": lambda r: quoting(r, mode="DROPMALFORMED"),
+    "dropmalformed_one_column": lambda r: quoting(r, mode="DROPMALFORMED").select("a"),
+    "dropmalformed_count": lambda r: quoting(r, mode="DROPMALFORMED").groupBy().count(),
+    "schema_typed": lambda r: r.schema("a INT, b STRING, c STRING").csv(path("quoting.csv"), header=True),
+    "schema_typed_dropmalformed": lambda r: r.schema("a INT, b STRING, c STRING").csv(
+        path("quoting.csv"), header=True, mode="DROPMALFORMED"
+    ),
+    "schema_shorter_dropmalformed": lambda r: r.schema("a INT, b STRING").csv(
+        path("quoting.csv"), header=True, mode="DROPMALFORMED"
+    ),
+    "schema_longer": lambda r: r.schema("a INT, b STRING, c STRING, d STRING, e STRING").csv(
+        path("quoting.csv"), header=True
+    ),
+    "inferred": lambda r: quoting(r, inferSchema=True),
+    "headerless": lambda r: r.csv(path("quoting.csv")),
+    # Empty header names are `_c<i>`, duplicates (ignoring case) numbered by position.
+    "header_names": lambda r: r.csv(path("header.csv"), header=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_QUOTING))
+def test_csv_quoting(utc, expected, case):
+    expected.check(CSV_QUOTING[case](utc.read), name=case)
+
+
+def test_csv_failfast_record_length(utc, expected):
+    expected.check_error(lambda: quoting(utc.read, mode="FAILFAST").collect(), name="long_record")
+
+
 def test_csv_failfast(utc, expected):
     reader = utc.read.schema("id INT, v INT, d DATE").option("header", True).option("mode", "FAILFAST")
     expected.check_error(lambda: reader.csv(path("malformed.csv")).collect(), name="short_row")

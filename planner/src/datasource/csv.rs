@@ -211,6 +211,27 @@ impl Records {
         }
     }
 
+    /// Reads `input` (empty: the end of the text) to the end of the first record that is not
+    /// blank, and gives its values.
+    fn first_record(&mut self, input: &[u8]) -> Option<Vec<Option<String>>> {
+        let mut at = 0;
+        loop {
+            let (read, ended) = self.read(&input[at..]);
+            at += read;
+            if !ended {
+                return None;
+            }
+            if !self.is_blank() {
+                return Some(
+                    (0..self.fields.len())
+                        .map(|i| self.field(i).map(|t| t.into_owned()))
+                        .collect(),
+                );
+            }
+            self.clear();
+        }
+    }
+
     /// A line with nothing on it, which Spark skips.
     fn is_blank(&self) -> bool {
         matches!(self.fields.as_slice(), [(0, Written::Nothing)])
@@ -490,33 +511,54 @@ impl CsvFormat {
             .boxed();
         let mut input = self.options.compression()?.convert_stream(bytes)?;
         let mut records = Records::new(Arc::new(self.options.clone()));
-        let fields = |records: &Records| {
-            (0..records.fields.len())
-                .map(|i| records.field(i).map(|t| t.into_owned()))
-                .collect()
-        };
         while let Some(chunk) = input.next().await {
-            let chunk = chunk?;
-            let mut at = 0;
-            while at < chunk.len() {
-                let (read, ended) = records.read(&chunk[at..]);
-                at += read;
-                if ended && !records.is_blank() {
-                    return Ok(fields(&records));
-                }
-                if ended {
-                    records.clear();
-                }
+            if let Some(first) = records.first_record(&chunk?) {
+                return Ok(first);
             }
         }
-        while records.read(&[]).1 {
-            if !records.is_blank() {
-                return Ok(fields(&records));
-            }
-            records.clear();
-        }
-        Ok(vec![])
+        Ok(records.first_record(&[]).unwrap_or_default())
     }
+}
+
+/// The column names of CSV text: its header's, else `_c0`, `_c1`, ...
+fn column_names(options: &CsvOptions, first: &[Option<String>]) -> Vec<String> {
+    if options.header {
+        header_names(first)
+    } else {
+        (0..first.len()).map(|i| format!("_c{i}")).collect()
+    }
+}
+
+/// CSV text held in memory (`spark.read.csv` of a DataFrame of strings): its rows, every
+/// column a string.
+pub(crate) fn read_text(options: CsvOptions, text: &[u8]) -> Result<RecordBatch> {
+    let options = Arc::new(options);
+    let mut records = Records::new(options.clone());
+    let first = match records.first_record(text) {
+        Some(first) => first,
+        None => records.first_record(&[]).unwrap_or_default(),
+    };
+    let schema = Arc::new(Schema::new(
+        column_names(&options, &first)
+            .into_iter()
+            .map(|n| Field::new(n, DataType::Utf8, true))
+            .collect::<Vec<_>>(),
+    ));
+    let columns = schema.fields().len();
+    let header = options.header;
+    let mut decoder = CsvDecoder::new(
+        options,
+        schema.clone(),
+        (0..columns).collect(),
+        columns,
+        usize::MAX,
+        header,
+    );
+    decoder.decode(text)?;
+    decoder.decode(&[])?;
+    Ok(decoder
+        .flush()?
+        .unwrap_or_else(|| RecordBatch::new_empty(schema)))
 }
 
 /// Spark's names for the columns of a header: `_c<i>` for empty names, and duplicates
@@ -565,12 +607,7 @@ impl FileFormat for CsvFormat {
             return Ok(Arc::new(Schema::empty()));
         };
         let record = self.first_record(store, first).await?;
-        let names = if self.options.header {
-            header_names(&record)
-        } else {
-            (0..record.len()).map(|i| format!("_c{i}")).collect()
-        };
-        let fields: Vec<Field> = names
+        let fields: Vec<Field> = column_names(&self.options, &record)
             .into_iter()
             .map(|n| Field::new(n, DataType::Utf8, true))
             .collect();

@@ -49,14 +49,14 @@ pub fn block_on<F: std::future::Future>(f: F) -> PlanResult<F::Output> {
     }
 }
 
-fn option<'a>(ds: &'a DataSource, key: &str) -> Option<&'a str> {
+pub(crate) fn option<'a>(ds: &'a DataSource, key: &str) -> Option<&'a str> {
     ds.options
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(key))
         .map(|(_, v)| v.as_str())
 }
 
-fn flag(ds: &DataSource, key: &str, default: bool) -> bool {
+pub(crate) fn flag(ds: &DataSource, key: &str, default: bool) -> bool {
     option(ds, key)
         .map(|v| v.eq_ignore_ascii_case("true"))
         .unwrap_or(default)
@@ -149,7 +149,7 @@ pub enum MalformedMode {
 }
 
 /// The `mode` of a read; Spark takes an unknown mode for PERMISSIVE.
-fn malformed_mode(ds: &DataSource) -> MalformedMode {
+pub(crate) fn malformed_mode(ds: &DataSource) -> MalformedMode {
     match option(ds, "mode").map(str::to_ascii_uppercase).as_deref() {
         Some("DROPMALFORMED") => MalformedMode::DropMalformed,
         Some("FAILFAST") => MalformedMode::FailFast,
@@ -440,7 +440,10 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         ),
         // The column names are the first file's header (Spark's too); `inferSchema` reads
         // every row for their types.
-        "csv" => (Arc::new(csv_format(ds, compression)?), false),
+        "csv" => (
+            Arc::new(csv::CsvFormat::new(csv_options(ds, compression)?)),
+            false,
+        ),
         "json" => (
             Arc::new(JsonFormat::default().with_file_compression_type(compression)),
             true,
@@ -645,8 +648,11 @@ fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<O
     }
 }
 
-/// The CSV reader for Spark's options.
-fn csv_format(ds: &DataSource, compression: FileCompressionType) -> PlanResult<csv::CsvFormat> {
+/// The CSV reader of Spark's options for files of `compression`.
+pub(crate) fn csv_options(
+    ds: &DataSource,
+    compression: FileCompressionType,
+) -> PlanResult<csv::CsvOptions> {
     if let Some(encoding) = option(ds, "encoding").or_else(|| option(ds, "charset"))
         && !matches!(encoding.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
     {
@@ -657,7 +663,7 @@ fn csv_format(ds: &DataSource, compression: FileCompressionType) -> PlanResult<c
         Some(s) if s.len() == 1 => Some(s.as_bytes()[0]),
         Some(s) => return Err(PlanError::Unsupported(format!("CSV lineSep {s:?}"))),
     };
-    Ok(csv::CsvFormat::new(csv::CsvOptions {
+    Ok(csv::CsvOptions {
         header: flag(ds, "header", false),
         delimiter: csv_char(ds, &["sep", "delimiter"], Some(b','))?.unwrap_or(b','),
         // Spark's quote is `"` and its escape `\`; an empty quote means no quoting.
@@ -670,7 +676,7 @@ fn csv_format(ds: &DataSource, compression: FileCompressionType) -> PlanResult<c
         mode: malformed_mode(ds),
         multi_line: flag(ds, "multiLine", false),
         compression: compression.get_variant().to_string(),
-    }))
+    })
 }
 
 /// Spark's view of an inferred schema: nullable columns, Spark's types; CSV without

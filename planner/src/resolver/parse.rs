@@ -4,26 +4,16 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
 
 use super::Resolver;
-use crate::datasource::MalformedMode;
+use crate::datasource;
 use crate::datasource::infer::{Formats, infer_column_type};
 use crate::error::{PlanError, PlanResult};
-use crate::spec::LocalData;
-
-fn option<'a>(options: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    options
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v.as_str())
-}
-
-fn flag(options: &[(String, String)], key: &str) -> bool {
-    option(options, key).is_some_and(|v| v.eq_ignore_ascii_case("true"))
-}
+use crate::spec::{DataSource, LocalData};
 
 impl Resolver<'_> {
     pub(crate) fn resolve_parse(
@@ -53,100 +43,43 @@ impl Resolver<'_> {
                     .map(String::from),
             );
         }
-        let mode = match option(options, "mode")
-            .map(str::to_ascii_uppercase)
-            .as_deref()
-        {
-            Some("DROPMALFORMED") => MalformedMode::DropMalformed,
-            Some("FAILFAST") => MalformedMode::FailFast,
-            _ => MalformedMode::Permissive,
+        let source = DataSource {
+            format: Some(format.into()),
+            schema: None,
+            options: options.iter().cloned().collect(),
+            paths: vec![],
         };
+        let mode = datasource::malformed_mode(&source);
         let (schema, batches) = match format {
             "json" => {
-                let corrupt =
-                    option(options, "columnNameOfCorruptRecord").unwrap_or("_corrupt_record");
-                crate::datasource::whole::json_lines_to_batches(
-                    lines.into_iter(),
-                    schema,
-                    mode,
-                    corrupt,
-                )?
+                let corrupt = datasource::option(&source, "columnNameOfCorruptRecord")
+                    .unwrap_or("_corrupt_record");
+                datasource::whole::json_lines_to_batches(lines.into_iter(), schema, mode, corrupt)?
             }
-            _ => csv_records(&lines, schema, options, &self.config.time_zone)?,
+            _ => csv_records(&lines, schema, &source, &self.config.time_zone)?,
         };
         self.resolve_local_relation(Some(&LocalData { schema, batches }), None)
     }
 }
 
-/// CSV records (one per string): the header and `sep`/`quote` options, empty values NULL,
-/// types from the given schema or inferred (`inferSchema`) or strings; a value that does not
-/// convert is NULL.
+/// CSV records (one per string) read as files are, with the same options; types from the
+/// given schema or inferred (`inferSchema`) or strings; a value that does not convert is NULL.
 fn csv_records(
     lines: &[String],
     schema: Option<SchemaRef>,
-    options: &[(String, String)],
+    source: &DataSource,
     time_zone: &str,
 ) -> PlanResult<(SchemaRef, Vec<RecordBatch>)> {
-    let byte = |key: &str, default: u8| match option(options, key) {
-        Some(v) if v.len() == 1 => Ok(v.as_bytes()[0]),
-        None => Ok(default),
-        Some(v) => Err(PlanError::Unsupported(format!("CSV {key} '{v}'"))),
-    };
-    let sep = match option(options, "sep") {
-        Some(_) => byte("sep", b',')?,
-        None => byte("delimiter", b',')?,
-    };
-    let quote = byte("quote", b'"')?;
-    let header = flag(options, "header");
+    let csv = datasource::csv_options(source, FileCompressionType::UNCOMPRESSED)?;
     let mut text = lines.join("\n");
     text.push('\n');
-    let format = arrow::csv::reader::Format::default()
-        .with_header(header)
-        .with_delimiter(sep)
-        .with_quote(quote);
-    let (found, _) = format
-        .infer_schema(std::io::Cursor::new(text.as_bytes()), None)
-        .map_err(datafusion::error::DataFusionError::from)?;
-    let names: Vec<String> = if header {
-        found.fields().iter().map(|f| f.name().clone()).collect()
-    } else {
-        (0..found.fields().len())
-            .map(|i| format!("_c{i}"))
-            .collect()
-    };
-    let strings = Arc::new(Schema::new(
-        names
-            .iter()
-            .map(|n| Field::new(n, DataType::Utf8, true))
-            .collect::<Vec<_>>(),
-    ));
-    let reader = arrow::csv::ReaderBuilder::new(strings.clone())
-        .with_header(header)
-        .with_delimiter(sep)
-        .with_quote(quote)
-        .build(std::io::Cursor::new(text.into_bytes()))
-        .map_err(datafusion::error::DataFusionError::from)?;
-    let read: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(datafusion::error::DataFusionError::from)?;
-    let read = arrow::compute::concat_batches(&strings, &read)
-        .map_err(datafusion::error::DataFusionError::from)?;
-    // Empty values are NULL.
-    let columns: Vec<ArrayRef> = read
-        .columns()
-        .iter()
-        .map(|c| {
-            let s = c.as_string::<i32>();
-            Arc::new(
-                s.iter()
-                    .map(|v| v.filter(|v| !v.is_empty()))
-                    .collect::<StringArray>(),
-            ) as ArrayRef
-        })
-        .collect();
+    let read = datasource::csv::read_text(csv, text.as_bytes())?;
+    let strings = read.schema();
+    let names: Vec<&String> = strings.fields().iter().map(|f| f.name()).collect();
+    let columns = read.columns();
     let target: SchemaRef = match schema {
         Some(s) => s,
-        None if flag(options, "inferSchema") => {
+        None if datasource::flag(source, "inferSchema", false) => {
             let formats = Formats {
                 date: None,
                 timestamp: None,
@@ -158,7 +91,7 @@ fn csv_records(
                     .zip(&names)
                     .map(|(c, n)| {
                         let values = c.as_string::<i32>().iter().flatten();
-                        Field::new(n, infer_column_type(values, &formats, &timestamp), true)
+                        Field::new(*n, infer_column_type(values, &formats, &timestamp), true)
                     })
                     .collect::<Vec<_>>(),
             ))
