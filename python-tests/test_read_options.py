@@ -106,6 +106,28 @@ def test_csv_failfast_record_length(utc, expected):
     expected.check_error(lambda: quoting(utc.read, mode="FAILFAST").collect(), name="long_record")
 
 
+CSV_ENCODINGS = {
+    "latin1": lambda r: r.csv(path("latin1.csv"), header=True, encoding="ISO-8859-1"),
+    # Bytes that are not UTF-8 read as U+FFFD.
+    "latin1_as_utf8": lambda r: r.csv(path("latin1.csv"), header=True),
+    "ascii": lambda r: r.csv(path("latin1.csv"), header=True, encoding="us-ascii"),
+    # A byte order mark picks the order (Spark splits UTF-16 lines wrongly without multiLine).
+    "utf16": lambda r: r.csv(path("utf16.csv"), header=True, encoding="UTF-16", multiLine=True),
+    "utf16le": lambda r: r.csv(path("utf16.csv"), header=True, encoding="UTF-16LE", multiLine=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_ENCODINGS))
+def test_csv_encoding(utc, expected, case):
+    expected.check(CSV_ENCODINGS[case](utc.read), name=case)
+
+
+def test_csv_unknown_encoding(utc, expected):
+    # Spark takes only the names on its list (not `latin1` or `UTF8`).
+    for name in ["latin1", "UTF8"]:
+        expected.check_error(lambda: utc.read.csv(path("latin1.csv"), encoding=name).collect(), name=name)
+
+
 def test_csv_failfast(utc, expected):
     reader = utc.read.schema("id INT, v INT, d DATE").option("header", True).option("mode", "FAILFAST")
     expected.check_error(lambda: reader.csv(path("malformed.csv")).collect(), name="short_row")

@@ -57,6 +57,8 @@ pub struct CsvOptions {
     pub multi_line: bool,
     /// The files' compression, as DataFusion spells it (`GZIP`, `UNCOMPRESSED`, ...).
     pub compression: String,
+    /// The files' character set (`encoding`).
+    pub charset: Charset,
 }
 
 impl CsvOptions {
@@ -80,6 +82,18 @@ impl CsvOptions {
         self.compression.parse()
     }
 
+    /// The text of a file's bytes: decompressed, and in UTF-8.
+    fn text(
+        &self,
+        bytes: BoxStream<'static, Result<Bytes>>,
+    ) -> Result<BoxStream<'static, Result<Bytes>>> {
+        let text = self.compression()?.convert_stream(bytes)?;
+        Ok(match Transcoder::new(self.charset)? {
+            Some(transcoder) => to_utf8(text, transcoder),
+            None => text,
+        })
+    }
+
     fn is_terminator(&self, b: u8) -> bool {
         match self.terminator {
             Some(t) => b == t,
@@ -91,6 +105,114 @@ impl CsvOptions {
     fn value<'a>(&self, text: &'a str) -> Option<&'a str> {
         (text != self.null_value).then_some(text)
     }
+}
+
+/// The character sets Spark reads CSV files in (`encoding`, `charset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Charset {
+    Utf8,
+    Latin1,
+    Ascii,
+    /// Big-endian unless a byte order mark says otherwise, as Java's `UTF-16`.
+    Utf16,
+    Utf16Be,
+    Utf16Le,
+    Utf32,
+}
+
+impl Charset {
+    /// The character set Spark names `name` (its list, ignoring case).
+    pub fn named(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "utf-8" => Self::Utf8,
+            "iso-8859-1" => Self::Latin1,
+            "us-ascii" => Self::Ascii,
+            "utf-16" => Self::Utf16,
+            "utf-16be" => Self::Utf16Be,
+            "utf-16le" => Self::Utf16Le,
+            "utf-32" => Self::Utf32,
+            _ => return None,
+        })
+    }
+
+    /// Whether a line end is a `\n` byte, so files split into byte ranges at line ends.
+    fn byte_lines(self) -> bool {
+        matches!(self, Self::Utf8 | Self::Latin1 | Self::Ascii)
+    }
+}
+
+/// Turns text in another character set into UTF-8, chunk by chunk.
+enum Transcoder {
+    Latin1,
+    /// Bytes above 127 are not ASCII: U+FFFD, as Java decodes them.
+    Ascii,
+    Utf16(encoding_rs::Decoder),
+}
+
+impl Transcoder {
+    fn new(charset: Charset) -> Result<Option<Self>> {
+        Ok(Some(match charset {
+            Charset::Utf8 => return Ok(None),
+            Charset::Latin1 => Self::Latin1,
+            Charset::Ascii => Self::Ascii,
+            Charset::Utf16 => Self::Utf16(encoding_rs::UTF_16BE.new_decoder()),
+            Charset::Utf16Be => Self::Utf16(encoding_rs::UTF_16BE.new_decoder_with_bom_removal()),
+            Charset::Utf16Le => Self::Utf16(encoding_rs::UTF_16LE.new_decoder_with_bom_removal()),
+            Charset::Utf32 => {
+                return Err(DataFusionError::NotImplemented(
+                    "CSV files in UTF-32".into(),
+                ));
+            }
+        }))
+    }
+
+    fn to_utf8(&mut self, chunk: &[u8], last: bool) -> Bytes {
+        match self {
+            Self::Latin1 => {
+                let mut out = vec![0; chunk.len() * 2];
+                let n = encoding_rs::mem::convert_latin1_to_utf8(chunk, &mut out);
+                out.truncate(n);
+                out.into()
+            }
+            Self::Ascii => {
+                let mut out = String::with_capacity(chunk.len());
+                out.extend(chunk.iter().map(|&b| {
+                    if b.is_ascii() {
+                        b as char
+                    } else {
+                        char::REPLACEMENT_CHARACTER
+                    }
+                }));
+                out.into_bytes().into()
+            }
+            Self::Utf16(decoder) => {
+                let room = decoder
+                    .max_utf8_buffer_length(chunk.len())
+                    .unwrap_or(chunk.len() * 3 + 16);
+                let mut out = String::with_capacity(room);
+                let _ = decoder.decode_to_string(chunk, &mut out, last);
+                out.into_bytes().into()
+            }
+        }
+    }
+}
+
+/// Text in another character set as UTF-8.
+fn to_utf8(
+    input: BoxStream<'static, Result<Bytes>>,
+    transcoder: Transcoder,
+) -> BoxStream<'static, Result<Bytes>> {
+    futures::stream::unfold(Some((input, transcoder)), |state| async move {
+        let (mut input, mut transcoder) = state?;
+        let (chunk, last) = match input.next().await {
+            Some(Err(e)) => return Some((Err(e), None)),
+            Some(Ok(chunk)) => (chunk, false),
+            None => (Bytes::new(), true),
+        };
+        let text = transcoder.to_utf8(&chunk, last);
+        Some((Ok(text), (!last).then_some((input, transcoder))))
+    })
+    .boxed()
 }
 
 /// How a field was written.
@@ -429,7 +551,8 @@ impl FileReader for CsvFiles {
     }
 
     fn splittable(&self) -> bool {
-        !self.options.multi_line
+        // Byte ranges start after a line end, which other character sets may spell otherwise.
+        !self.options.multi_line && self.options.charset.byte_lines()
     }
 }
 
@@ -444,7 +567,6 @@ struct CsvOpener {
 impl FileOpener for CsvOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
         let options = self.files.options.clone();
-        let compression = options.compression()?;
         let store = self.store.clone();
         // A byte range after a file's start begins after a line end: no header there.
         let at_start = file.range.as_ref().is_none_or(|r| r.start == 0);
@@ -477,7 +599,7 @@ impl FileOpener for CsvOpener {
                     .map_err(DataFusionError::from)
                     .boxed(),
             };
-            let input = compression.convert_stream(bytes)?.fuse();
+            let input = options.text(bytes)?.fuse();
             let batches = deserialize_stream(input, DecoderDeserializer::new(decoder));
             Ok(batches.map_err(DataFusionError::from).boxed())
         }
@@ -509,7 +631,7 @@ impl CsvFormat {
             .into_stream()
             .map_err(DataFusionError::from)
             .boxed();
-        let mut input = self.options.compression()?.convert_stream(bytes)?;
+        let mut input = self.options.text(bytes)?;
         let mut records = Records::new(Arc::new(self.options.clone()));
         while let Some(chunk) = input.next().await {
             if let Some(first) = records.first_record(&chunk?) {
@@ -655,6 +777,7 @@ mod tests {
             mode: MalformedMode::Permissive,
             multi_line: false,
             compression: "UNCOMPRESSED".into(),
+            charset: Charset::Utf8,
         }
     }
 

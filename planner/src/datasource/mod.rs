@@ -653,10 +653,21 @@ pub(crate) fn csv_options(
     ds: &DataSource,
     compression: FileCompressionType,
 ) -> PlanResult<csv::CsvOptions> {
-    if let Some(encoding) = option(ds, "encoding").or_else(|| option(ds, "charset"))
-        && !matches!(encoding.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
-    {
-        return Err(PlanError::Unsupported(format!("CSV encoding {encoding}")));
+    let charset = match option(ds, "encoding").or_else(|| option(ds, "charset")) {
+        None => csv::Charset::Utf8,
+        Some(name) => csv::Charset::named(name).ok_or_else(|| {
+            SparkError::illegal_argument(
+                "INVALID_PARAMETER_VALUE.CHARSET",
+                format!(
+                    "The value of parameter(s) `charset` in `CSVOptions` is invalid: expects \
+                     one of the iso-8859-1, us-ascii, utf-16, utf-16be, utf-16le, utf-32, \
+                     utf-8, but got {name}."
+                ),
+            )
+        })?,
+    };
+    if charset == csv::Charset::Utf32 {
+        return Err(PlanError::Unsupported("CSV files in UTF-32".into()));
     }
     let terminator = match option(ds, "lineSep") {
         None | Some("\n" | "\r\n") => None,
@@ -676,6 +687,7 @@ pub(crate) fn csv_options(
         mode: malformed_mode(ds),
         multi_line: flag(ds, "multiLine", false),
         compression: compression.get_variant().to_string(),
+        charset,
     })
 }
 
