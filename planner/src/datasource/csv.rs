@@ -166,7 +166,7 @@ impl Transcoder {
         }))
     }
 
-    fn to_utf8(&mut self, chunk: &[u8], last: bool) -> Bytes {
+    fn transcode(&mut self, chunk: &[u8], last: bool) -> Bytes {
         match self {
             Self::Latin1 => {
                 let mut out = vec![0; chunk.len() * 2];
@@ -209,7 +209,7 @@ fn to_utf8(
             Some(Ok(chunk)) => (chunk, false),
             None => (Bytes::new(), true),
         };
-        let text = transcoder.to_utf8(&chunk, last);
+        let text = transcoder.transcode(&chunk, last);
         Some((Ok(text), (!last).then_some((input, transcoder))))
     })
     .boxed()
