@@ -106,6 +106,23 @@ def test_csv_failfast_record_length(utc, expected):
     expected.check_error(lambda: quoting(utc.read, mode="FAILFAST").collect(), name="long_record")
 
 
+CSV_SYNTAX = {
+    "sep": lambda r: r.csv(path("semicolon.csv"), header=True, sep=";"),
+    "delimiter": lambda r: r.option("delimiter", ";").csv(path("semicolon.csv"), header=True),
+    "tab": lambda r: r.csv(path("tabs.csv"), header=True, sep="\\t"),
+    "quote_escape": lambda r: r.csv(path("single-quote.csv"), header=True, quote="'", escape="\\"),
+    "comment": lambda r: r.csv(path("comments.csv"), header=True, comment="#"),
+    "line_sep": lambda r: r.csv(path("line-sep.csv"), header=True, lineSep=";"),
+    "multiline": lambda r: r.csv(path("multiline.csv"), header=True, multiLine=True),
+    "multiline_count": lambda r: r.csv(path("multiline.csv"), header=True, multiLine=True).groupBy().count(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_SYNTAX))
+def test_csv_syntax(utc, expected, case):
+    expected.check(CSV_SYNTAX[case](utc.read), name=case)
+
+
 CSV_ENCODINGS = {
     "latin1": lambda r: r.csv(path("latin1.csv"), header=True, encoding="ISO-8859-1"),
     # Bytes that are not UTF-8 read as U+FFFD.
