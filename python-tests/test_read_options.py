@@ -210,6 +210,43 @@ def write_avro(path):
         writer(f, schema, rows, codec="deflate")
 
 
+JSON_WHOLE_FILES = {
+    # Files Ember parses itself (multiLine here) list, partition and filter like the others.
+    "partitioned": lambda r: r.json(path("json-parts"), multiLine=True),
+    "partition_filter": lambda r: r.json(path("json-parts"), multiLine=True).where("k = 2"),
+    "glob": lambda r: r.json(path("json-parts/k=*/*.json"), multiLine=True),
+    "date_format": lambda r: r.schema("id INT, d DATE").json(
+        path("json-parts/k=1"), multiLine=True, dateFormat="dd/MM/yyyy"
+    ),
+    "comments_partitioned": lambda r: r.json(path("json-parts"), multiLine=True, allowComments=True),
+    "count": lambda r: r.json(path("json-parts/k=1"), multiLine=True).groupBy().count(),
+}
+
+
+GLOBS = {
+    # Globs across directories; the matches are read as if named, so no partition columns.
+    "text": lambda r: r.text(path("parts/*/*.txt")),
+    "text_partition_glob": lambda r: r.text(path("parts/k=*/*")),
+    "csv_of_json_files": lambda r: r.csv(path("json-parts/k=*/*.json")),
+    "json_lines_malformed": lambda r: r.json(path("json-parts/k=*/*.json")),
+    "csv": lambda r: r.csv(path("mult?/*.csv"), header=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GLOBS))
+def test_globs(utc, expected, case):
+    expected.check(GLOBS[case](utc.read), name=case)
+
+
+def test_glob_without_matches(utc, expected):
+    expected.check_error(lambda: utc.read.text(path("parts/*/*.nothing")).collect(), name="text")
+
+
+@pytest.mark.parametrize("case", sorted(JSON_WHOLE_FILES))
+def test_json_whole_files(utc, expected, case):
+    expected.check(JSON_WHOLE_FILES[case](utc.read), name=case)
+
+
 JSON_OPTIONS = {
     # Numbers and booleans as strings of their literal text, nested ones too; all-NULL as string.
     "primitives": lambda r: r.json(path("primitives.json"), primitivesAsString=True),

@@ -15,6 +15,7 @@ use ember_execution::plan::codec::ExecutionCodec;
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
 use ember_planner::datasource::csv::{CsvOptions, CsvSource};
+use ember_planner::datasource::json::{JsonOptions, JsonSource};
 use ember_planner::datasource::orc::OrcSource;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
@@ -103,6 +104,12 @@ impl CodecPart for PlannerCodec {
                     "scan": hex(&encoder.file_scan(config)?),
                     "options": csv.reader().options(),
                 })
+            } else if let Some(json) = source.downcast_ref::<JsonSource>() {
+                json!({
+                    "node": "json",
+                    "scan": hex(&encoder.file_scan(config)?),
+                    "options": json.reader().options(),
+                })
             } else {
                 return Ok(None);
             };
@@ -147,6 +154,15 @@ impl CodecPart for PlannerCodec {
                         .map_err(|_| bad("csv options"))?;
                 let config = decoder
                     .file_scan(&scan()?, |schema| Arc::new(CsvSource::new(schema, options)))?;
+                return Ok(DataSourceExec::from_data_source(config));
+            }
+            Some("json") => {
+                let options: JsonOptions =
+                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
+                        .map_err(|_| bad("json options"))?;
+                let config = decoder.file_scan(&scan()?, |schema| {
+                    Arc::new(JsonSource::new(schema, options))
+                })?;
                 return Ok(DataSourceExec::from_data_source(config));
             }
             _ => {}

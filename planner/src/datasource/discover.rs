@@ -23,7 +23,7 @@ pub struct Listing {
     pub partitions: Vec<(String, Vec<Option<String>>)>,
 }
 
-fn hidden(name: &str) -> bool {
+pub(super) fn hidden(name: &str) -> bool {
     name.starts_with('_') || name.starts_with('.')
 }
 

@@ -19,6 +19,7 @@ use datafusion::logical_expr::{Expr, lit};
 pub mod csv;
 pub mod discover;
 pub(crate) mod infer;
+pub mod json;
 mod json_text;
 pub mod orc;
 pub mod source;
@@ -277,7 +278,27 @@ impl Sources {
     fn add_local_path(&mut self, path: &str) -> PlanResult<()> {
         let local = local_part(path)?;
         if local.contains(['*', '?', '[']) {
-            self.urls.push(ListingTableUrl::parse(local)?);
+            // Each visible match as if named: a file, or a directory listed (as Spark's
+            // globs, partition columns come only from directories below a match).
+            let matches = glob::glob(local)
+                .map_err(|e| PlanError::InvalidPlan(format!("bad glob {path}: {e}")))?;
+            let mut found = false;
+            for m in matches {
+                let m =
+                    m.map_err(|e| PlanError::InvalidPlan(format!("cannot list {path}: {e}")))?;
+                if m.file_name()
+                    .is_some_and(|n| discover::hidden(&n.to_string_lossy()))
+                {
+                    continue;
+                }
+                found = true;
+                self.add_local_path(&m.to_string_lossy())?;
+            }
+            if !found {
+                let absolute = std::path::absolute(local)
+                    .map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+                return Err(path_not_found(&format!("file:{}", absolute.display())));
+            }
             return Ok(());
         }
         let plain = std::path::Path::new(local);
@@ -357,19 +378,14 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     if format_name == "text" {
         return whole::read_text(state, ds, time_zone);
     }
+    // JSON that DataFusion's reader cannot read as Spark does is read by Ember's.
+    let mut own_json = false;
     if format_name == "json" {
         if flag(ds, "prefersDecimal", false) {
             return Err(PlanError::Unsupported(
                 "JSON read option prefersDecimal".into(),
             ));
         }
-        let text = json_text::JsonTextOptions {
-            comments: flag(ds, "allowComments", false),
-            primitives_as_strings: flag(ds, "primitivesAsString", false),
-        };
-        let multi_line = flag(ds, "multiLine", false);
-        // Malformed records (kept as corrupt records, dropped, or failing the read as
-        // `mode` says) are handled by the whole-file path.
         let corrupt_column = option(ds, "columnNameOfCorruptRecord").unwrap_or("_corrupt_record");
         let user_schema = ds.schema.as_deref().filter(|s| !s.trim().is_empty());
         let lenient = malformed_mode(ds) != MalformedMode::Permissive
@@ -381,9 +397,10 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 None => false,
             }
             || whole::json_head_is_malformed(state, ds);
-        if multi_line || text.any() || lenient {
-            return whole::read_whole_json(state, ds, time_zone, multi_line, text);
-        }
+        own_json = lenient
+            || ["multiLine", "allowComments", "primitivesAsString"]
+                .iter()
+                .any(|k| flag(ds, k, false));
     }
     // Directories are listed the way Spark lists them: visible files only, whatever their
     // names end with, and `col=value` directories as partition columns.
@@ -444,6 +461,19 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             Arc::new(csv::CsvFormat::new(csv_options(ds, compression)?)),
             false,
         ),
+        "json" if own_json => (
+            Arc::new(json::JsonFormat::new(json::JsonOptions {
+                multi_line: flag(ds, "multiLine", false),
+                allow_comments: flag(ds, "allowComments", false),
+                primitives_as_string: flag(ds, "primitivesAsString", false),
+                mode: malformed_mode(ds),
+                corrupt_column: option(ds, "columnNameOfCorruptRecord")
+                    .unwrap_or("_corrupt_record")
+                    .to_string(),
+                compression: compression.get_variant().to_string(),
+            })),
+            true,
+        ),
         "json" => (
             Arc::new(JsonFormat::default().with_file_compression_type(compression)),
             true,
@@ -488,7 +518,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     Some(f) => file_url(f)?,
                     None => urls[0].clone(),
                 };
-                let single = ListingOptions::new(options.format.clone());
+                let single = ListingOptions::new(options.format.clone())
+                    .with_file_extension(options.file_extension.clone());
                 block_on(single.infer_schema(state, &first))??
                     .as_ref()
                     .clone()

@@ -8,27 +8,28 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
-use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::execution::SessionState;
 
 use super::json_text::{JsonTextOptions, rewrite};
 use super::{
-    FileRead, MalformedMode, Sources, block_on, compression_of, discover, flag, option,
-    spark_schema, unable_to_infer,
+    FileRead, MalformedMode, Sources, compression_of, discover, flag, option, spark_schema,
+    unable_to_infer,
 };
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
 use crate::types;
 
 /// The paths of a read listed as parquet/CSV/JSON reads list them (local paths and
-/// objects), each file with its partition values; globs are not supported here.
+/// objects), each file with its partition values; globs of objects are not supported here.
 fn list_paths(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Sources> {
     let mut sources = Sources::default();
     for p in &ds.paths {
-        if p.contains(['*', '?', '[']) {
-            return Err(PlanError::Unsupported(format!("globs in paths of {what}")));
-        }
         if ember_execution::storage::is_object_store_path(p) {
+            if p.contains(['*', '?', '[']) {
+                return Err(PlanError::Unsupported(format!(
+                    "globs in object paths of {what}"
+                )));
+            }
             sources.add_object_path(state, p)?;
         } else {
             sources.add_local_path(p)?;
@@ -46,20 +47,6 @@ fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<
         )));
     }
     Ok(sources.files)
-}
-
-/// The bytes of a local file or an object.
-fn file_bytes(state: &SessionState, file: &str) -> PlanResult<Vec<u8>> {
-    if !ember_execution::storage::is_object_store_path(file) {
-        return std::fs::read(file)
-            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")));
-    }
-    use object_store::ObjectStoreExt as _;
-    let url = ListingTableUrl::parse(file)?;
-    let store = state.runtime_env().object_store(url.object_store())?;
-    let bytes = block_on(async { store.get(url.prefix()).await?.bytes().await })?
-        .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
-    Ok(bytes.to_vec())
 }
 
 /// The type Spark infers for one JSON value (`schema_of_json`).
@@ -107,12 +94,8 @@ fn spark_json_type(data_type: &DataType) -> DataType {
     }
 }
 
-/// JSON read in Ember's own code, files whole: `multiLine` files (each one JSON object or an
-/// array of them, one row each, as Spark reads them), and JSON lines with `allowComments` or
-/// `primitivesAsString`, which DataFusion's reader has no settings for. The rows are parsed
-/// while planning and held in memory.
 /// One JSON record of a read: its object (None: malformed) and, for JSON lines, its text.
-struct JsonRecord {
+pub(super) struct JsonRecord {
     value: Option<serde_json::Value>,
     text: Option<String>,
 }
@@ -155,7 +138,21 @@ pub(super) fn json_head_is_malformed(state: &SessionState, ds: &DataSource) -> b
     lines
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .any(|l| !serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.is_object()))
+        .any(|l| json_object(l).is_none())
+}
+
+/// The first JSON value of a record's text: like Spark's parser, what follows it (a
+/// trailing comma, say) is not read.
+fn first_json_value(text: &str) -> Option<serde_json::Value> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .next()?
+        .ok()
+}
+
+/// The JSON object a record's text starts with (None: a malformed record).
+fn json_object(text: &str) -> Option<serde_json::Value> {
+    first_json_value(text).filter(|v| v.is_object())
 }
 
 /// Spark's error for a malformed record under FAILFAST.
@@ -259,8 +256,13 @@ fn decode_json_rows(
         if let Some(at) = corrupt_at {
             columns.insert(at, Arc::new(StringArray::from(corrupt)));
         }
-        let batch = RecordBatch::try_new(schema.clone(), columns)
-            .map_err(datafusion::error::DataFusionError::from)?;
+        // Without columns (`count()`), a batch still has its rows.
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(chunk.len())),
+        )
+        .map_err(datafusion::error::DataFusionError::from)?;
         let batch = if keep.iter().all(|k| *k) {
             batch
         } else {
@@ -272,91 +274,47 @@ fn decode_json_rows(
     Ok(batches)
 }
 
-pub(super) fn read_whole_json(
-    state: &SessionState,
-    ds: &DataSource,
-    time_zone: &str,
+/// The records of one JSON file's text: its lines, or with `multiLine` its object or the
+/// items of its array. A record that is not a JSON object is malformed (no value).
+pub(super) fn json_file_records(
+    mut text: String,
     multi_line: bool,
     text_options: JsonTextOptions,
-) -> PlanResult<FileRead> {
-    for key in [
-        "dateFormat",
-        "timestampFormat",
-        "timestampNTZFormat",
-        "locale",
-    ] {
-        if option(ds, key).is_some() {
-            let with = if multi_line {
-                "multiLine"
-            } else {
-                "allowComments or primitivesAsString"
-            };
-            return Err(PlanError::Unsupported(format!("JSON {with} with {key}")));
-        }
+) -> Result<Vec<JsonRecord>, String> {
+    if text_options.any() {
+        text = rewrite(&text, text_options)?;
     }
-    let mode = super::malformed_mode(ds);
-    let corrupt_column = option(ds, "columnNameOfCorruptRecord")
-        .unwrap_or("_corrupt_record")
-        .to_string();
-    // Each record: its JSON object, or its text when it is not one (malformed).
-    let mut rows: Vec<JsonRecord> = vec![];
-    for file in whole_files(state, ds, "multi-line JSON files")? {
-        let mut text = String::new();
-        let bytes = file_bytes(state, &file)?;
-        compression_of(&file)
-            .convert_read(std::io::Cursor::new(bytes))?
-            .read_to_string(&mut text)
-            .map_err(|e| PlanError::InvalidPlan(format!("cannot read {file}: {e}")))?;
-        if text_options.any() {
-            text = rewrite(&text, text_options)
-                .map_err(|e| PlanError::Unsupported(format!("malformed JSON in {file} ({e})")))?;
-        }
-        if text.trim().is_empty() {
-            continue;
-        }
-        let record = |text: &str| JsonRecord {
-            value: serde_json::from_str::<serde_json::Value>(text)
-                .ok()
-                .filter(|v| v.is_object()),
-            text: Some(text.to_string()),
-        };
-        if !multi_line {
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                rows.push(record(line));
-            }
-            continue;
-        }
-        match serde_json::from_str::<serde_json::Value>(&text) {
-            Ok(serde_json::Value::Array(items)) => rows.extend(items.into_iter().map(|v| {
-                if v.is_object() {
-                    JsonRecord {
-                        value: Some(v),
-                        text: None,
-                    }
-                } else {
-                    JsonRecord {
-                        text: Some(v.to_string()),
-                        value: None,
-                    }
-                }
-            })),
-            _ => rows.push(record(&text)),
-        }
+    let mut rows = vec![];
+    if text.trim().is_empty() {
+        return Ok(rows);
     }
-    let given = match &ds.schema {
-        Some(s) if !s.trim().is_empty() => Some(Arc::new(types::parse_schema(s, time_zone)?)),
-        _ => None,
+    let record = |text: &str| JsonRecord {
+        value: json_object(text),
+        text: Some(text.to_string()),
     };
-    let (schema, batches) = json_records_to_batches(rows, given, mode, &corrupt_column)?;
-    Ok(FileRead {
-        provider: Arc::new(datafusion::datasource::MemTable::try_new(
-            schema,
-            vec![batches],
-        )?),
-        partitions: vec![],
-        parse: vec![],
-        drop_malformed: false,
-    })
+    if !multi_line {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            rows.push(record(line));
+        }
+        return Ok(rows);
+    }
+    match first_json_value(&text) {
+        Some(serde_json::Value::Array(items)) => rows.extend(items.into_iter().map(|v| {
+            if v.is_object() {
+                JsonRecord {
+                    value: Some(v),
+                    text: None,
+                }
+            } else {
+                JsonRecord {
+                    text: Some(v.to_string()),
+                    value: None,
+                }
+            }
+        })),
+        _ => rows.push(record(&text)),
+    }
+    Ok(rows)
 }
 
 /// JSON lines (`spark.read.json` of a DataFrame of strings): each a record.
@@ -368,60 +326,76 @@ pub(crate) fn json_lines_to_batches(
 ) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
     let rows = lines
         .map(|text| JsonRecord {
-            value: serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .filter(|v| v.is_object()),
+            value: json_object(&text),
             text: Some(text),
         })
         .collect();
     json_records_to_batches(rows, schema, mode, corrupt_column)
 }
 
-/// JSON records as batches of the given schema or of the one Spark infers (fields by
-/// name, the corrupt-record column when malformed records were met), as `mode` says.
+/// JSON records as batches of the given schema or of the one Spark infers, as `mode` says.
 fn json_records_to_batches(
-    mut rows: Vec<JsonRecord>,
+    rows: Vec<JsonRecord>,
     schema: Option<SchemaRef>,
     mode: MalformedMode,
     corrupt_column: &str,
 ) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
-    let malformed_found = rows.iter().any(|r| r.value.is_none());
+    let schema = match schema {
+        Some(s) => s,
+        None => infer_json_records_schema(&rows, mode, corrupt_column)?,
+    };
+    let batches = json_records_in_mode(&schema, rows, mode, corrupt_column)?;
+    Ok((schema, batches))
+}
+
+/// The schema Spark infers from JSON records: fields by name, all-NULL ones as strings, and
+/// under PERMISSIVE the corrupt-record column when malformed records were met.
+pub(super) fn infer_json_records_schema(
+    rows: &[JsonRecord],
+    mode: MalformedMode,
+    corrupt_column: &str,
+) -> PlanResult<SchemaRef> {
+    if rows.is_empty() {
+        return Err(unable_to_infer("json"));
+    }
+    let inferred = arrow::json::reader::infer_json_schema_from_iterator(
+        rows.iter()
+            .filter_map(|r| r.value.as_ref())
+            .map(Ok::<_, arrow::error::ArrowError>),
+    )
+    .map_err(datafusion::error::DataFusionError::from)?;
+    let mut fields: Vec<Field> = spark_schema(&inferred, false)
+        .fields()
+        .iter()
+        .map(|f| {
+            f.as_ref()
+                .clone()
+                .with_data_type(spark_json_type(f.data_type()))
+        })
+        .collect();
+    if rows.iter().any(|r| r.value.is_none()) && mode == MalformedMode::Permissive {
+        fields.push(Field::new(corrupt_column, DataType::Utf8, true));
+    }
+    fields.sort_by(|a, b| a.name().cmp(b.name()));
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// JSON records as batches of `schema`: records that are not objects fail the read
+/// (FAILFAST), are skipped (DROPMALFORMED) or keep their text in the corrupt-record column.
+pub(super) fn json_records_in_mode(
+    schema: &SchemaRef,
+    mut rows: Vec<JsonRecord>,
+    mode: MalformedMode,
+    corrupt_column: &str,
+) -> PlanResult<Vec<arrow::array::RecordBatch>> {
     match mode {
-        MalformedMode::FailFast if malformed_found => return Err(malformed_record().into()),
+        MalformedMode::FailFast if rows.iter().any(|r| r.value.is_none()) => {
+            return Err(malformed_record().into());
+        }
         MalformedMode::DropMalformed => rows.retain(|r| r.value.is_some()),
         _ => {}
     }
-    let schema: SchemaRef = match schema {
-        Some(s) => s,
-        None => {
-            if rows.is_empty() {
-                return Err(unable_to_infer("json"));
-            }
-            let inferred = arrow::json::reader::infer_json_schema_from_iterator(
-                rows.iter()
-                    .filter_map(|r| r.value.as_ref())
-                    .map(Ok::<_, arrow::error::ArrowError>),
-            )
-            .map_err(datafusion::error::DataFusionError::from)?;
-            let mut fields: Vec<Field> = spark_schema(&inferred, false)
-                .fields()
-                .iter()
-                .map(|f| {
-                    f.as_ref()
-                        .clone()
-                        .with_data_type(spark_json_type(f.data_type()))
-                })
-                .collect();
-            // Spark adds the corrupt-record column when it met malformed records.
-            if malformed_found && mode == MalformedMode::Permissive {
-                fields.push(Field::new(corrupt_column, DataType::Utf8, true));
-            }
-            fields.sort_by(|a, b| a.name().cmp(b.name()));
-            Arc::new(Schema::new(fields))
-        }
-    };
-    let batches = decode_json_rows(&schema, &rows, corrupt_column, mode)?;
-    Ok((schema, batches))
+    decode_json_rows(schema, &rows, corrupt_column, mode)
 }
 
 /// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
