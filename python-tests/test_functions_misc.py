@@ -22,6 +22,14 @@ SQL = {
     "from_json": """SELECT from_json('{"a": 1, "b": "x"}', 'a INT, b STRING') a, from_json('[1, 2]', 'ARRAY<INT>') b, """
     """from_json('{"a": "notint"}', 'a INT') c, from_json('{"m": {"k": 1}}', 'm MAP<STRING, INT>') d""",
     "schema_of_json": """SELECT schema_of_json('{"a": 1, "b": [1.5], "c": {"d": "x"}}') a""",
+    # A string is its first CSV record: missing values NULL, extra ones dropped, values that
+    # do not convert NULL (' 2' is no INT), '' a struct of NULLs.
+    "from_csv": """SELECT from_csv(s, 'a INT, b STRING') r FROM VALUES ('1,abc'), ('x,"q,r"'), """
+    """(NULL), (''), ('2'), ('3,d,e'), (' 2,x') AS t(s)""",
+    "from_csv_typed": """SELECT from_csv('2020-01-02,1.5,true,', 'd DATE, x DOUBLE, b BOOLEAN, n INT') r""",
+    "from_csv_options": """SELECT from_csv('1;"";x', 'a INT, b STRING, c STRING', map('sep', ';', 'nullValue', 'x', 'emptyValue', 'E')) r""",
+    "schema_of_csv": "SELECT schema_of_csv('1,abc,2.5,true,2020-01-01') a, schema_of_csv('a,1') b, "
+    "schema_of_csv('1|x', map('sep', '|')) c, schema_of_csv('12345678901,,2020-01-01 10:00:00') d",
     "json_array_length": "SELECT json_array_length('[1, 2, [3]]') a, json_object_keys('{\"a\": 1, \"b\": 2}') b",
     "case_when": "SELECT CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' END a, CASE 3 WHEN 1 THEN 'x' ELSE 'y' END b, "
     "if(NULL, 1, 2) c",
@@ -91,6 +99,9 @@ FRAME = {
     "crc32": lambda: F.crc32("name"),
     "to_json": lambda: F.to_json(F.struct("id", "name", "age")),
     "from_json": lambda: F.from_json(F.lit('{"x": 1}'), "x INT"),
+    "from_csv": lambda: F.from_csv(F.concat_ws(",", "id", "name", "age"), "i INT, n STRING, a INT"),
+    "from_csv_options": lambda: F.from_csv(F.concat_ws(";", "id", "name"), "i INT, n STRING", {"sep": ";"}),
+    "schema_of_csv": lambda: F.schema_of_csv(F.lit("1,abc")),
     "when": lambda: F.when(F.col("age") > 18, "adult").otherwise("unknown"),
     "coalesce": lambda: F.coalesce("age", F.lit(0)),
     "isin": lambda: F.col("name").isin("ann", "zed"),

@@ -40,7 +40,7 @@ use super::MalformedMode;
 use super::source::{FileReader, ReaderSource};
 
 /// Spark's CSV read options, as the reader applies them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CsvOptions {
     pub header: bool,
     pub delimiter: u8,
@@ -108,7 +108,7 @@ impl CsvOptions {
 }
 
 /// The character sets Spark reads CSV files in (`encoding`, `charset`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Charset {
     Utf8,
     Latin1,
@@ -649,6 +649,20 @@ fn column_names(options: &CsvOptions, first: &[Option<String>]) -> Vec<String> {
     } else {
         (0..first.len()).map(|i| format!("_c{i}")).collect()
     }
+}
+
+/// The values of the first record of `text` (`from_csv`, `schema_of_csv`): NULL for
+/// nothing and for `nullValue`.
+pub fn record_values(options: &CsvOptions, text: &str) -> Vec<Option<String>> {
+    let mut records = Records::new(Arc::new(options.clone()));
+    let first = match records.first_record(text.as_bytes()) {
+        Some(first) => first,
+        None => records.first_record(&[]).unwrap_or_default(),
+    };
+    first
+        .into_iter()
+        .map(|v| v.filter(|t| options.value(t).is_some()))
+        .collect()
 }
 
 /// CSV text held in memory (`spark.read.csv` of a DataFrame of strings): its rows, every

@@ -139,7 +139,7 @@ impl ParsedColumn {
 }
 
 /// How a CSV read treats values that do not fit their column's type (`mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MalformedMode {
     /// NULL for the value.
     Permissive,

@@ -1,12 +1,13 @@
 //! String functions (1-based positions, Spark's null handling).
 
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Field};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::native::{Native, NativeUdf};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
+use crate::error::PlanResult;
 
 pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["upper", "ucase"], "upper", 1, 1);
@@ -136,6 +137,78 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
         },
     );
+    // from_csv(text, schema[, options]): named after the text only, as from_json.
+    b.scalar_named(
+        &["from_csv"],
+        Naming::Custom(|w, a, _| {
+            format!(
+                "{}({})",
+                w.to_lowercase(),
+                a.first().cloned().unwrap_or_default()
+            )
+        }),
+        |f| {
+            f.arity(2, 3)?;
+            let schema = match &f.args[1] {
+                Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "from_csv with a schema that is not a literal string".into(),
+                    ));
+                }
+            };
+            let target =
+                crate::types::parse_data_type(&schema, &f.config.time_zone).map_err(|e| {
+                    let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
+                    e.kind = crate::error::ErrorKind::Analysis;
+                    e
+                })?;
+            if !matches!(target, DataType::Struct(_)) {
+                return Err(crate::error::PlanError::Unsupported(format!(
+                    "from_csv into {schema} (a struct schema is needed)"
+                )));
+            }
+            let kind = Native::FromCsv {
+                schema,
+                time_zone: f.config.time_zone.clone(),
+                options: Box::new(csv_function_options(f.args.get(2), "from_csv")?),
+            };
+            Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+        },
+    );
+    // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
+    b.scalar(&["schema_of_csv"], |f| {
+        f.arity(1, 2)?;
+        let text = match &f.args[0] {
+            Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "schema_of_csv of a value that is not a literal string".into(),
+                ));
+            }
+        };
+        let options = csv_function_options(f.args.get(1), "schema_of_csv")?;
+        let formats = crate::datasource::infer::Formats {
+            date: None,
+            timestamp: None,
+        };
+        let timestamp = crate::types::timestamp_type(&f.config.time_zone);
+        let fields: Vec<Field> = crate::datasource::csv::record_values(&options, &text)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let t = crate::datasource::infer::infer_column_type(
+                    v.as_deref().into_iter(),
+                    &formats,
+                    &timestamp,
+                );
+                Field::new(format!("_c{i}"), t, true)
+            })
+            .collect();
+        Ok(lit(crate::types::sql_name(&DataType::Struct(
+            fields.into(),
+        ))))
+    });
     // schema_of_json(literal): Spark's inferred type, in DDL.
     b.scalar(&["schema_of_json"], |f| {
         f.arity(1, 2)?;
@@ -368,4 +441,47 @@ fn native(
         f.arity(min, max)?;
         Ok(NativeUdf::udf(kind()).call(f.args))
     });
+}
+
+/// The CSV options of `from_csv`/`schema_of_csv`: a map of literal strings (PySpark sends
+/// `map(...)` of its dict), read as `spark.read.csv`'s options.
+fn csv_function_options(
+    arg: Option<&Expr>,
+    function: &str,
+) -> PlanResult<crate::datasource::csv::CsvOptions> {
+    let mut options = std::collections::HashMap::new();
+    if let Some(arg) = arg {
+        let literal = |e: &Expr| match e {
+            Expr::Literal(ScalarValue::Utf8(Some(s)), _) => Some(s.clone()),
+            _ => None,
+        };
+        let pairs = match arg {
+            Expr::ScalarFunction(map) if map.name() == "map" => match map.args.as_slice() {
+                [Expr::ScalarFunction(keys), Expr::ScalarFunction(values)] => keys
+                    .args
+                    .iter()
+                    .map(literal)
+                    .zip(values.args.iter().map(literal))
+                    .map(|(k, v)| Some((k?, v?)))
+                    .collect::<Option<Vec<_>>>(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(pairs) = pairs else {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "{function} options that are not a map of literal strings"
+            )));
+        };
+        options.extend(pairs);
+    }
+    crate::datasource::csv_options(
+        &crate::spec::DataSource {
+            format: Some("csv".into()),
+            schema: None,
+            options,
+            paths: vec![],
+        },
+        datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
+    )
 }

@@ -2,6 +2,7 @@
 //! what Spark does: one UDF type whose [`Native`] kind says what it computes. The kind is
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
+mod csv;
 mod datetime;
 pub use datetime::unit_micros;
 mod hash;
@@ -102,6 +103,12 @@ pub enum Native {
     FromJson {
         schema: String,
         time_zone: String,
+    },
+    /// `from_csv(text, schema, options)`: `schema` a DDL struct, read in `time_zone`.
+    FromCsv {
+        schema: String,
+        time_zone: String,
+        options: Box<crate::datasource::csv::CsvOptions>,
     },
     /// `get_json_object(json, path)`.
     GetJsonObject,
@@ -241,6 +248,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Mask => "ember_mask",
             Native::RenameFields { .. } => "ember_rename_fields",
             Native::FromJson { .. } => "ember_from_json",
+            Native::FromCsv { .. } => "ember_from_csv",
             Native::GetJsonObject => "ember_get_json_object",
             Native::JsonArrayLength => "ember_json_array_length",
             Native::JsonObjectKeys => "ember_json_object_keys",
@@ -283,6 +291,9 @@ impl ScalarUDFImpl for NativeUdf {
                 other => return internal_err!("rename_fields of {other:?}"),
             },
             Native::FromJson { schema, time_zone } => json::schema_type(schema, time_zone)?,
+            Native::FromCsv {
+                schema, time_zone, ..
+            } => json::schema_type(schema, time_zone)?,
             Native::JsonArrayLength => DataType::Int32,
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
@@ -368,6 +379,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::FromJson { schema, time_zone } => {
                 json::from_json(&arrays, &json::schema_type(schema, time_zone)?)?
             }
+            Native::FromCsv {
+                schema,
+                time_zone,
+                options,
+            } => csv::from_csv(&arrays, &json::schema_type(schema, time_zone)?, options)?,
             Native::GetJsonObject => json::get_json_object(&arrays)?,
             Native::JsonArrayLength => json::json_array_length(&arrays)?,
             Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
