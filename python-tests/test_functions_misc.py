@@ -28,6 +28,10 @@ SQL = {
     """(NULL), (''), ('2'), ('3,d,e'), (' 2,x') AS t(s)""",
     "from_csv_typed": """SELECT from_csv('2020-01-02,1.5,true,', 'd DATE, x DOUBLE, b BOOLEAN, n INT') r""",
     "from_csv_options": """SELECT from_csv('1;"";x', 'a INT, b STRING, c STRING', map('sep', ';', 'nullValue', 'x', 'emptyValue', 'E')) r""",
+    "to_csv": """SELECT to_csv(named_struct('a', 1L, 'b', 1.5D, 'c', CAST(2.50 AS DECIMAL(5,2)), 'd', true, """
+    """'e', ' sp ', 'f', 'a\nb', 'g', CAST(NULL AS STRING), 'h', 1e10D, 'i', timestamp_ntz'2020-01-01 01:02:03', """
+    """'j', '', 'k', 'say "hi"', 'l', date'2020-01-02')) x, to_csv(CAST(NULL AS STRUCT<a: INT>)) y, """
+    """to_csv(named_struct('a', array(1, 2), 'b', 1)) z""",
     "schema_of_csv": "SELECT schema_of_csv('1,abc,2.5,true,2020-01-01') a, schema_of_csv('a,1') b, "
     "schema_of_csv('1|x', map('sep', '|')) c, schema_of_csv('12345678901,,2020-01-01 10:00:00') d",
     "json_array_length": "SELECT json_array_length('[1, 2, [3]]') a, json_object_keys('{\"a\": 1, \"b\": 2}') b",
@@ -102,6 +106,7 @@ FRAME = {
     "from_csv": lambda: F.from_csv(F.concat_ws(",", "id", "name", "age"), "i INT, n STRING, a INT"),
     "from_csv_options": lambda: F.from_csv(F.concat_ws(";", "id", "name"), "i INT, n STRING", {"sep": ";"}),
     "schema_of_csv": lambda: F.schema_of_csv(F.lit("1,abc")),
+    "to_csv": lambda: F.to_csv(F.struct("id", "name", "age")),
     "when": lambda: F.when(F.col("age") > 18, "adult").otherwise("unknown"),
     "coalesce": lambda: F.coalesce("age", F.lit(0)),
     "isin": lambda: F.col("name").isin("ann", "zed"),
@@ -119,6 +124,7 @@ def test_dataframe(people, expected, case):
 
 ERRORS = {
     "from_json_bad_schema": "SELECT from_json('{}', 'a NOTATYPE')",
+    "to_csv_not_struct": "SELECT to_csv(1)",
     "assert_false": "SELECT assert_true(1 > 2)",
     "raise_error": "SELECT raise_error('boom')",
     "sha2_bad_bits": "SELECT sha2('a', 7)",

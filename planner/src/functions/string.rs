@@ -67,6 +67,24 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["regexp_instr"], 2, 3, || Native::RegexpInstr);
     native(b, &["hash"], 1, usize::MAX, || Native::Murmur3);
     native(b, &["to_json"], 1, 2, || Native::ToJson);
+    b.scalar(&["to_csv"], |f| {
+        f.arity(1, 2)?;
+        if f.args.len() == 2 {
+            return Err(crate::error::PlanError::Unsupported("to_csv options".into()));
+        }
+        if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"to_csv\" due to data type mismatch: The input of `to_csv` can't be \"{}\" type data.",
+                    crate::types::sql_name(t)
+                ),
+            )
+            .into());
+        }
+        Ok(NativeUdf::udf(Native::ToCsv).call(f.args.clone()))
+    });
     native(b, &["conv"], 3, 3, || Native::Conv);
     b.scalar(&["current_user", "user", "session_user"], |f| {
         f.arity(0, 0)?;

@@ -67,3 +67,89 @@ pub(super) fn from_csv(
         valid.finish(),
     )?))
 }
+
+/// `to_csv(struct)`: the struct's fields as one CSV record, spelled as Spark's CSV writer
+/// spells values by default (quoted when needed, NULL as nothing, `""` for the empty string,
+/// ISO dates and timestamps, Java doubles).
+pub(super) fn to_csv(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    use ember_execution::write::values::{CsvStrings, TextValues};
+    let Some(DataType::Struct(_)) = arrays.first().map(|a| a.data_type()) else {
+        return internal_err!("to_csv of something other than a struct");
+    };
+    let value = arrays[0].as_struct();
+    let pattern = |p: &str| {
+        crate::datetime_pattern::to_chrono(p)
+            .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string()))
+    };
+    let spelling = TextValues {
+        date: Some(pattern("yyyy-MM-dd")?),
+        timestamp: Some(pattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX")?),
+        timestamp_ntz: Some(pattern("yyyy-MM-dd'T'HH:mm:ss.SSS")?),
+        java_doubles: true,
+        csv_strings: Some(CsvStrings {
+            sep: ',',
+            quote: '"',
+            escape: '\\',
+            trim_leading: true,
+            trim_trailing: true,
+            empty: None,
+        }),
+    };
+    // Nested values as Spark casts them to strings (`[1, 2]`).
+    let columns = value
+        .columns()
+        .iter()
+        .map(|c| match c.data_type() {
+            DataType::List(_) | DataType::Struct(_) | DataType::Map(..) => {
+                let mut nested = StringBuilder::new();
+                for row in 0..c.len() {
+                    if c.is_null(row) {
+                        nested.append_null();
+                    } else {
+                        nested.append_value(crate::show::cast_string(c.as_ref(), row, "UTC"));
+                    }
+                }
+                Arc::new(nested.finish()) as ArrayRef
+            }
+            _ => c.clone(),
+        })
+        .collect::<Vec<_>>();
+    let batch = arrow::array::RecordBatch::try_new_with_options(
+        Arc::new(arrow::datatypes::Schema::new(
+            value
+                .fields()
+                .iter()
+                .zip(&columns)
+                .map(|(f, c)| f.as_ref().clone().with_data_type(c.data_type().clone()))
+                .collect::<Vec<_>>(),
+        )),
+        columns,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(value.len())),
+    )?;
+    let spelled = spelling.convert(&batch, &spelling.schema(&batch.schema()))?;
+    let texts = spelled
+        .columns()
+        .iter()
+        .map(|c| Ok(arrow::compute::cast(c, &DataType::Utf8)?))
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = StringBuilder::with_capacity(value.len(), value.len() * 16);
+    let mut line = String::new();
+    for i in 0..value.len() {
+        if value.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        line.clear();
+        for (j, text) in texts.iter().enumerate() {
+            if j > 0 {
+                line.push(',');
+            }
+            let text = text.as_string::<i32>();
+            if text.is_valid(i) {
+                line.push_str(text.value(i));
+            }
+        }
+        out.append_value(&line);
+    }
+    Ok(Arc::new(out.finish()))
+}

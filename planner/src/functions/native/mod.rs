@@ -99,6 +99,8 @@ pub enum Native {
     ArrayMode,
     /// `to_json(value)`.
     ToJson,
+    /// `to_csv(struct)`.
+    ToCsv,
     /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
     FromJson {
         schema: String,
@@ -242,6 +244,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RoundHalfEven { .. } => "ember_bround",
             Native::CeilFloor { .. } => "ember_ceil_floor",
             Native::ToJson => "ember_to_json",
+            Native::ToCsv => "ember_to_csv",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -270,6 +273,7 @@ impl ScalarUDFImpl for NativeUdf {
                 _ => DataType::Null,
             },
             Native::ToJson
+            | Native::ToCsv
             | Native::GetJsonObject
             | Native::Conv
             | Native::FormatNumber { .. }
@@ -371,6 +375,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
             Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
             Native::ToJson => json::to_json(&arrays)?,
+            Native::ToCsv => csv::to_csv(&arrays)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
