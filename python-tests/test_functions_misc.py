@@ -35,6 +35,15 @@ SQL = {
     "schema_of_csv": "SELECT schema_of_csv('1,abc,2.5,true,2020-01-01') a, schema_of_csv('a,1') b, "
     "schema_of_csv('1|x', map('sep', '|')) c, schema_of_csv('12345678901,,2020-01-01 10:00:00') d",
     "json_array_length": "SELECT json_array_length('[1, 2, [3]]') a, json_object_keys('{\"a\": 1, \"b\": 2}') b",
+    "bitmap_positions": "SELECT bitmap_bit_position(1) a, bitmap_bit_position(32768) b, bitmap_bit_position(32769) c, "
+    "bitmap_bit_position(0) d, bitmap_bit_position(-1) e, bitmap_bit_position(-32769) f, bitmap_bit_position(NULL) g, "
+    "bitmap_bucket_number(1) h, bitmap_bucket_number(32769) i, bitmap_bucket_number(0) j, bitmap_bucket_number(-32769) k",
+    "bitmap_count": "SELECT bitmap_count(X'1010') a, bitmap_count(X'FFFF') b, bitmap_count(X'') c, bitmap_count(CAST(NULL AS BINARY)) d",
+    "bitmap_construct_agg": "SELECT k, substring(hex(bitmap_construct_agg(bitmap_bit_position(x))), 1, 8) h, "
+    "length(bitmap_construct_agg(bitmap_bit_position(x))) l, bitmap_count(bitmap_construct_agg(bitmap_bit_position(x))) n "
+    "FROM VALUES (1, 1), (1, 2), (1, 3), (1, 9), (2, 32768), (2, NULL) t(k, x) GROUP BY k",
+    "bitmap_or_and_agg": "SELECT substring(hex(bitmap_or_agg(b)), 1, 8) o, substring(hex(bitmap_and_agg(b)), 1, 8) a, "
+    "length(bitmap_or_agg(b)) l FROM VALUES (X'11'), (X'0102'), (NULL) t(b)",
     "case_when": "SELECT CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' END a, CASE 3 WHEN 1 THEN 'x' ELSE 'y' END b, "
     "if(NULL, 1, 2) c",
     "coalesce": "SELECT coalesce(NULL, NULL, 3) a, coalesce(NULL, 'x') b, nullif(1, 1) c, nullif(1, 2) d",
@@ -125,6 +134,7 @@ def test_dataframe(people, expected, case):
 ERRORS = {
     "from_json_bad_schema": "SELECT from_json('{}', 'a NOTATYPE')",
     "to_csv_not_struct": "SELECT to_csv(1)",
+    "bitmap_position_out_of_bounds": "SELECT bitmap_construct_agg(x) FROM VALUES (1), (32768) t(x)",
     "assert_false": "SELECT assert_true(1 > 2)",
     "raise_error": "SELECT raise_error('boom')",
     "sha2_bad_bits": "SELECT sha2('a', 7)",

@@ -128,6 +128,24 @@ pub fn register(b: &mut RegistryBuilder) {
         let values = present_values(f.args.remove(0), f.filter)?;
         Ok(super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]))
     });
+    // Bitmaps of a group: its positions' bits set, or its bitmaps ORed or ANDed.
+    for (name, op) in [
+        (
+            "bitmap_construct_agg",
+            super::native::BitmapOp::FromPositions,
+        ),
+        ("bitmap_or_agg", super::native::BitmapOp::Or),
+        ("bitmap_and_agg", super::native::BitmapOp::And),
+    ] {
+        b.aggregate(&[name], move |mut f| {
+            f.arity(1, 1)?;
+            let values = present_values(f.args.remove(0), f.filter)?;
+            Ok(
+                super::native::NativeUdf::udf(super::native::Native::Bitmap { op })
+                    .call(vec![values]),
+            )
+        });
+    }
     b.aggregate(&["skewness"], |f| moments(f, false));
     b.aggregate(&["kurtosis"], |f| moments(f, true));
     // percentile(x, p): exact, interpolated (a list of percentiles gives a list).

@@ -370,6 +370,32 @@ pub fn register(b: &mut RegistryBuilder) {
         super::operators::one,
     );
     // to_binary(str[, format]): hex (the default), base64 or the UTF-8 bytes.
+    // A bitmap position's bit (0 to 32767) and bucket (Spark's 32768-bit bitmaps).
+    b.scalar(&["bitmap_bit_position"], |f| {
+        f.arity(1, 1)?;
+        let x = cast(f.args[0].clone(), DataType::Int64);
+        let bits = lit(32768i64);
+        Ok(datafusion::logical_expr::when(
+            x.clone().gt(lit(0i64)),
+            (x.clone() - lit(1i64)) % bits.clone(),
+        )
+        .otherwise((-x) % bits)?)
+    });
+    b.scalar(&["bitmap_bucket_number"], |f| {
+        f.arity(1, 1)?;
+        let x = cast(f.args[0].clone(), DataType::Int64);
+        let bits = lit(32768i64);
+        Ok(datafusion::logical_expr::when(
+            x.clone().gt(lit(0i64)),
+            lit(1i64) + (x.clone() - lit(1i64)) / bits.clone(),
+        )
+        .otherwise(x / bits)?)
+    });
+    b.scalar(&["bitmap_count"], |f| {
+        f.arity(1, 1)?;
+        let op = super::native::BitmapOp::Count;
+        Ok(NativeUdf::udf(Native::Bitmap { op }).call(f.args.clone()))
+    });
     b.scalar(&["to_binary"], |f| {
         f.arity(1, 2)?;
         let format = match f.args.get(1) {

@@ -2,6 +2,8 @@
 //! what Spark does: one UDF type whose [`Native`] kind says what it computes. The kind is
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
+mod bitmap;
+pub use bitmap::BitmapOp;
 mod csv;
 mod datetime;
 pub use datetime::unit_micros;
@@ -101,6 +103,10 @@ pub enum Native {
     ToJson,
     /// `to_csv(struct)`.
     ToCsv,
+    /// Spark's bitmap functions.
+    Bitmap {
+        op: BitmapOp,
+    },
     /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
     FromJson {
         schema: String,
@@ -245,6 +251,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::CeilFloor { .. } => "ember_ceil_floor",
             Native::ToJson => "ember_to_json",
             Native::ToCsv => "ember_to_csv",
+            Native::Bitmap { .. } => "ember_bitmap",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -299,6 +306,7 @@ impl ScalarUDFImpl for NativeUdf {
                 schema, time_zone, ..
             } => json::schema_type(schema, time_zone)?,
             Native::JsonArrayLength => DataType::Int32,
+            Native::Bitmap { op } => op.return_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
             | Native::RegexpSubstr
@@ -376,6 +384,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
             Native::ToJson => json::to_json(&arrays)?,
             Native::ToCsv => csv::to_csv(&arrays)?,
+            Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
