@@ -44,6 +44,17 @@ SQL = {
     "FROM VALUES (1, 1), (1, 2), (1, 3), (1, 9), (2, 32768), (2, NULL) t(k, x) GROUP BY k",
     "bitmap_or_and_agg": "SELECT substring(hex(bitmap_or_agg(b)), 1, 8) o, substring(hex(bitmap_and_agg(b)), 1, 8) a, "
     "length(bitmap_or_agg(b)) l FROM VALUES (X'11'), (X'0102'), (NULL) t(b)",
+    # XPath 1.0 over XML strings: elements list as NULL, text and attributes as values.
+    "xpath": """SELECT xpath(x, 'a/b/text()') a, xpath(x, 'a/b/@id') b, xpath(x, 'a/x') c, xpath(NULL, 'a') d, """
+    """xpath(x, 'a/d') e, xpath(x, 'a/b') f FROM VALUES ('<a><b id="1">b1</b><b id="2">b2</b><c>3.5</c><d/></a>') t(x)""",
+    "xpath_string": """SELECT xpath_string(x, 'a/b') a, xpath_string(x, 'a/x') b, xpath_string(x, 'count(a/b)') c, """
+    """xpath_string(x, 'a/b[2]/@id') d FROM VALUES ('<a><b id="1">b1</b><b id="2">b2</b><c>3.5</c><d/></a>') t(x)""",
+    "xpath_numbers": """SELECT xpath_int(x, 'a/c') a, xpath_long(x, 'sum(a/b/@id)') b, xpath_double(x, 'a/c') c, """
+    """xpath_float(x, 'a/c') d, xpath_number(x, 'a/x') e, xpath_short(x, 'a/b/@id') f, xpath_int(x, 'a/b') g """
+    """FROM VALUES ('<a><b id="1">b1</b><b id="2">b2</b><c>3.5</c><d/></a>') t(x)""",
+    "xpath_boolean": """SELECT xpath_boolean(x, 'a/b') a, xpath_boolean(x, 'a/x') b, xpath_boolean(x, 'a/c > 3') c """
+    """FROM VALUES ('<a><b id="1">b1</b><b id="2">b2</b><c>3.5</c><d/></a>') t(x)""",
+    "collation": "SELECT collation('a') a, collation(collate('a', 'UTF8_BINARY')) b, collate('A', 'UTF8_BINARY') = 'a' c",
     "case_when": "SELECT CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' END a, CASE 3 WHEN 1 THEN 'x' ELSE 'y' END b, "
     "if(NULL, 1, 2) c",
     "coalesce": "SELECT coalesce(NULL, NULL, 3) a, coalesce(NULL, 'x') b, nullif(1, 1) c, nullif(1, 2) d",

@@ -4,7 +4,7 @@ use arrow::datatypes::{DataType, Field};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
-use super::native::{Native, NativeUdf};
+use super::native::{Native, NativeUdf, XpathResult};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
 use crate::error::PlanResult;
@@ -370,6 +370,38 @@ pub fn register(b: &mut RegistryBuilder) {
         super::operators::one,
     );
     // to_binary(str[, format]): hex (the default), base64 or the UTF-8 bytes.
+    for (name, result) in [
+        ("xpath", XpathResult::Strings),
+        ("xpath_string", XpathResult::String),
+        ("xpath_boolean", XpathResult::Boolean),
+        ("xpath_short", XpathResult::Short),
+        ("xpath_int", XpathResult::Int),
+        ("xpath_long", XpathResult::Long),
+        ("xpath_float", XpathResult::Float),
+        ("xpath_double", XpathResult::Double),
+        ("xpath_number", XpathResult::Double),
+    ] {
+        native(b, &[name], 2, 2, move || Native::Xpath { result });
+    }
+    // Strings have Spark's default collation; others are not supported.
+    b.scalar(&["collation"], |f| {
+        f.arity(1, 1)?;
+        Ok(lit("SYSTEM.BUILTIN.UTF8_BINARY"))
+    });
+    b.scalar(&["collate"], |f| {
+        f.arity(2, 2)?;
+        match &f.args[1] {
+            Expr::Literal(ScalarValue::Utf8(Some(c)), _)
+                if c.eq_ignore_ascii_case("UTF8_BINARY")
+                    || c.eq_ignore_ascii_case("SYSTEM.BUILTIN.UTF8_BINARY") =>
+            {
+                Ok(f.args[0].clone())
+            }
+            other => Err(crate::error::PlanError::Unsupported(format!(
+                "collation {other} (strings compare as UTF8_BINARY)"
+            ))),
+        }
+    });
     // A bitmap position's bit (0 to 32767) and bucket (Spark's 32768-bit bitmaps).
     b.scalar(&["bitmap_bit_position"], |f| {
         f.arity(1, 1)?;

@@ -12,6 +12,8 @@ mod json;
 mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
+mod xpath;
+pub use xpath::XpathResult;
 
 use std::sync::Arc;
 
@@ -106,6 +108,10 @@ pub enum Native {
     /// Spark's bitmap functions.
     Bitmap {
         op: BitmapOp,
+    },
+    /// `xpath(xml, path)` and its typed forms.
+    Xpath {
+        result: XpathResult,
     },
     /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
     FromJson {
@@ -252,6 +258,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToJson => "ember_to_json",
             Native::ToCsv => "ember_to_csv",
             Native::Bitmap { .. } => "ember_bitmap",
+            Native::Xpath { .. } => "ember_xpath",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -307,6 +314,7 @@ impl ScalarUDFImpl for NativeUdf {
             } => json::schema_type(schema, time_zone)?,
             Native::JsonArrayLength => DataType::Int32,
             Native::Bitmap { op } => op.return_type(),
+            Native::Xpath { result } => result.return_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
             | Native::RegexpSubstr
@@ -385,6 +393,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToJson => json::to_json(&arrays)?,
             Native::ToCsv => csv::to_csv(&arrays)?,
             Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
+            Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
