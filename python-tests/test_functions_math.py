@@ -42,6 +42,15 @@ SQL = {
     "random_shape": "SELECT rand(42) BETWEEN 0 AND 1 a, randn(1) IS NOT NULL b",
     "nullif_zero": "SELECT nullifzero(0) a, zeroifnull(NULL) b, nvl(NULL, 1) c, nvl2(1, 'x', 'y') d, ifnull(NULL, 2) e",
     "equal_null": "SELECT equal_null(1, 1) a, equal_null(NULL, NULL) b, equal_null(1, NULL) c, NULL <=> NULL d",
+    # Spark number formats: result DECIMAL(digits, fraction digits); try_ gives NULL.
+    "to_number": "SELECT to_number('454', '999') a, to_number('454.00', '000.00') b, to_number('12,454', '99,999') c, "
+    "to_number('$78.12', '$99.99') d, to_number('-12', 'S99') e, to_number('12-', '99MI') f, to_number('<12>', '99PR') g, "
+    "to_number('5', '999') h, to_number('0454', '0999') i, to_number('1.5', '9.99') j, to_number(' 12', '999') k, "
+    "to_number('.5', '9.9') l, to_number('12.', '99.99') m",
+    "try_to_number": "SELECT try_to_number('abc', '999') a, try_to_number('1234', '999') b, try_to_number('12', '999') c, "
+    "try_to_number('1234', '9,999') d, try_to_number('1,234', '9,999') e, try_to_number('234', '9,999') f, "
+    "try_to_number('12', '9909') g, try_to_number('012', '0999') h, try_to_number('78.12', '$99.99') i, "
+    "try_to_number(NULL, '9') j",
 }
 
 
@@ -103,6 +112,8 @@ ERRORS = {
     "cast_invalid": "SELECT CAST('abc' AS INT)",
     "decimal_overflow": "SELECT CAST(12345 AS DECIMAL(4,0))",
     "long_overflow": "SELECT 9223372036854775807L * 2",
+    "to_number_mismatch": "SELECT to_number(s, '999') FROM VALUES ('1234') t(s)",
+    "to_number_no_digits": "SELECT to_number('12', 'abc')",
 }
 
 

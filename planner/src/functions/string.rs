@@ -383,6 +383,23 @@ pub fn register(b: &mut RegistryBuilder) {
     ] {
         native(b, &[name], 2, 2, move || Native::Xpath { result });
     }
+    for (name, fail) in [("to_number", true), ("try_to_number", false)] {
+        b.scalar(&[name], move |f| {
+            f.arity(2, 2)?;
+            let pattern = match &f.args[1] {
+                Expr::Literal(ScalarValue::Utf8(Some(p)), _) => {
+                    super::native::NumberPattern::parse(p)?
+                }
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(format!(
+                        "{name} with a format that is not a literal string"
+                    )));
+                }
+            };
+            let kind = Native::ToNumber { pattern, fail };
+            Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+        });
+    }
     // Strings have Spark's default collation; others are not supported.
     b.scalar(&["collation"], |f| {
         f.arity(1, 1)?;

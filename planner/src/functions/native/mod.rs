@@ -12,6 +12,8 @@ mod json;
 mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
+mod to_number;
+pub use to_number::NumberPattern;
 mod xpath;
 pub use xpath::XpathResult;
 
@@ -108,6 +110,11 @@ pub enum Native {
     /// Spark's bitmap functions.
     Bitmap {
         op: BitmapOp,
+    },
+    /// `to_number(text, format)`; `fail`: to_number (else try_to_number, NULL).
+    ToNumber {
+        pattern: NumberPattern,
+        fail: bool,
     },
     /// `xpath(xml, path)` and its typed forms.
     Xpath {
@@ -259,6 +266,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToCsv => "ember_to_csv",
             Native::Bitmap { .. } => "ember_bitmap",
             Native::Xpath { .. } => "ember_xpath",
+            Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -315,6 +323,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::JsonArrayLength => DataType::Int32,
             Native::Bitmap { op } => op.return_type(),
             Native::Xpath { result } => result.return_type(),
+            Native::ToNumber { pattern, .. } => pattern.data_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
             | Native::RegexpSubstr
@@ -394,6 +403,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToCsv => csv::to_csv(&arrays)?,
             Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
             Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
+            Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
