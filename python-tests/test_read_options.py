@@ -114,6 +114,9 @@ CSV_SYNTAX = {
     "comment": lambda r: r.csv(path("comments.csv"), header=True, comment="#"),
     "line_sep": lambda r: r.csv(path("line-sep.csv"), header=True, lineSep=";"),
     "multiline": lambda r: r.csv(path("multiline.csv"), header=True, multiLine=True),
+    # Empty lines and (line by line) lines of white space are skipped; a quoted one is a value.
+    "blank_lines": lambda r: r.csv(path("blank-lines.csv"), header=True),
+    "blank_lines_multiline": lambda r: r.csv(path("blank-lines.csv"), header=True, multiLine=True),
     "multiline_count": lambda r: r.csv(path("multiline.csv"), header=True, multiLine=True).groupBy().count(),
 }
 

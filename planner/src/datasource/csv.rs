@@ -237,6 +237,8 @@ struct Records {
     fields: Vec<(usize, Written)>,
     /// The last byte of the current field's input other than its delimiter or line end.
     last_byte: Option<u8>,
+    /// That byte for the field read last (the quote when it was quoted).
+    last_quoted: Option<u8>,
 }
 
 impl Records {
@@ -248,6 +250,7 @@ impl Records {
             len: 0,
             fields: vec![],
             last_byte: None,
+            last_quoted: None,
         }
     }
 
@@ -286,7 +289,7 @@ impl Records {
                         Written::Nothing
                     };
                     self.fields.push((self.len, written));
-                    self.last_byte = None;
+                    self.last_quoted = self.last_byte.take();
                     if record_end {
                         return (consumed, true);
                     }
@@ -354,9 +357,18 @@ impl Records {
         }
     }
 
-    /// A line with nothing on it, which Spark skips.
+    /// A line with nothing on it, which Spark skips; line by line (not `multiLine`) Spark
+    /// also skips lines of white space only.
     fn is_blank(&self) -> bool {
-        matches!(self.fields.as_slice(), [(0, Written::Nothing)])
+        match self.fields.as_slice() {
+            [(0, Written::Nothing)] => true,
+            [(end, Written::Text)] => {
+                !self.options.multi_line
+                    && self.last_quoted != self.options.quote
+                    && self.data[..*end].iter().all(|b| *b <= b' ')
+            }
+            _ => false,
+        }
     }
 
     fn clear(&mut self) {
@@ -867,6 +879,18 @@ mod tests {
                 "chunks of {chunk}"
             );
         }
+    }
+
+    #[test]
+    fn lines_of_white_space_are_skipped() {
+        assert_eq!(
+            read(options(), 2, "1,2\n   \n\"  \"\n3,4", 1),
+            vec![
+                vec![s("1"), s("2")],
+                vec![s("  "), None],
+                vec![s("3"), s("4")]
+            ]
+        );
     }
 
     #[test]
