@@ -287,6 +287,22 @@ def test_json_modes(utc, expected, case):
 
 def test_json_failfast(utc, expected):
     expected.check_error(lambda: utc.read.option("mode", "FAILFAST").json(path("malformed.json")).collect(), name="failfast")
+    # With a schema there is no inference: the scan fails reading the file.
+    reader = utc.read.schema("a INT, b STRING").option("mode", "FAILFAST")
+    expected.check_error(lambda: reader.json(path("malformed.json")).collect(), name="failfast_schema")
+    expected.check_error(lambda: reader.json(path("malformed.json")).groupBy().count().collect(), name="failfast_count")
+
+
+JSON_COUNTS = {
+    # Counting parses the records: DROPMALFORMED leaves the malformed ones out.
+    "permissive": lambda r: r.schema("a INT, b STRING").json(path("malformed.json")).groupBy().count(),
+    "dropmalformed": lambda r: r.schema("a INT, b STRING").json(path("malformed.json"), mode="DROPMALFORMED").groupBy().count(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_COUNTS))
+def test_json_counts(utc, expected, case):
+    expected.check(JSON_COUNTS[case](utc.read), name=case)
 
 
 def avro_records(directory):

@@ -1,14 +1,21 @@
-//! JSON read in Ember's own code, a file at a time, for what DataFusion's reader has no
-//! settings for: `multiLine` files (one JSON object or an array of them, one row each, as
-//! Spark reads them), `allowComments`, `primitivesAsString`, and malformed records kept in
-//! the corrupt-record column, skipped or failing the read as `mode` says. A file source of
-//! Ember's, so these reads list, prune and partition like the others and run on workers.
-//! Each file is parsed whole; schema inference reads every file, as Spark's does.
+//! JSON read in Ember's own code, as Spark reads it: malformed records kept in the
+//! corrupt-record column, skipped or failing the read as `mode` says, wherever they are in
+//! the files. JSON lines stream in batches of lines (files split into byte ranges at line
+//! ends); a batch of lines goes through arrow's JSON decoder, and only a batch holding a
+//! malformed record is read record by record. `multiLine` files (one JSON object or an array
+//! of them, one row each), `allowComments` and `primitivesAsString` are parsed a file at a
+//! time. A file source of Ember's, so these reads list, prune and partition like the others
+//! and run on workers. Schema inference reads every record, as Spark's does, unless the read
+//! needs none of this (then DataFusion's inference from the first records).
 
 use std::sync::Arc;
 
+use arrow::array::{RecordBatch, RecordBatchOptions};
+use arrow::datatypes::DataType;
 use arrow::datatypes::{Schema, SchemaRef};
+use arrow::error::ArrowError;
 use async_trait::async_trait;
+use bytes::Bytes;
 use datafusion::catalog::Session;
 use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
 use datafusion::datasource::file_format::FileFormat;
@@ -20,7 +27,10 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_plan::ExecutionPlan;
-use futures::{FutureExt, StreamExt};
+use datafusion_datasource::boundary_stream::AlignedBoundaryStream;
+use datafusion_datasource::decoder::{Decoder, DecoderDeserializer, deserialize_stream};
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +39,7 @@ use super::json_text::JsonTextOptions;
 use super::source::{FileReader, ReaderSource};
 use super::whole::{
     JsonRecord, infer_json_records_schema, json_file_records, json_records_in_mode,
+    malformed_record,
 };
 use crate::error::{PlanError, to_datafusion};
 
@@ -40,8 +51,21 @@ pub struct JsonOptions {
     pub primitives_as_string: bool,
     pub mode: MalformedMode,
     pub corrupt_column: String,
+    /// Infer the schema from every record (else as DataFusion's reader does).
+    pub infer_all: bool,
     /// The files' compression, as DataFusion spells it (`GZIP`, `UNCOMPRESSED`, ...).
     pub compression: String,
+}
+
+/// A malformed record met by a scan under FAILFAST: the task fails reading the file
+/// (FAILED_READ_FILE), as Spark's executors do.
+fn scan_error(e: PlanError) -> ArrowError {
+    match e {
+        PlanError::Spark(e) if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") => {
+            ArrowError::JsonError(e.message.clone())
+        }
+        other => ArrowError::ExternalError(Box::new(datafusion_error(other))),
+    }
 }
 
 fn datafusion_error(e: PlanError) -> DataFusionError {
@@ -54,6 +78,11 @@ fn datafusion_error(e: PlanError) -> DataFusionError {
 impl JsonOptions {
     fn compression(&self) -> Result<FileCompressionType> {
         self.compression.parse()
+    }
+
+    /// Files are parsed whole rather than line by line.
+    fn whole_files(&self) -> bool {
+        self.multi_line || self.allow_comments || self.primitives_as_string
     }
 
     /// The records of one object.
@@ -113,17 +142,18 @@ impl FileReader for JsonFiles {
         &self,
         store: Arc<dyn ObjectStore>,
         output: SchemaRef,
-        _batch_size: usize,
+        batch_size: usize,
     ) -> Arc<dyn FileOpener> {
         Arc::new(JsonOpener {
             options: self.options.clone(),
             store,
             output,
+            batch_size,
         })
     }
 
     fn splittable(&self) -> bool {
-        false
+        !self.options.whole_files()
     }
 }
 
@@ -131,6 +161,7 @@ struct JsonOpener {
     options: Arc<JsonOptions>,
     store: Arc<dyn ObjectStore>,
     output: SchemaRef,
+    batch_size: usize,
 }
 
 impl FileOpener for JsonOpener {
@@ -138,14 +169,175 @@ impl FileOpener for JsonOpener {
         let options = self.options.clone();
         let store = self.store.clone();
         let output = self.output.clone();
+        let batch_size = self.batch_size;
         Ok(async move {
-            let records = options.records(store.as_ref(), &file.object_meta).await?;
-            let batches =
-                json_records_in_mode(&output, records, options.mode, &options.corrupt_column)
-                    .map_err(datafusion_error)?;
-            Ok(futures::stream::iter(batches.into_iter().map(Ok)).boxed())
+            if options.whole_files() {
+                let records = options.records(store.as_ref(), &file.object_meta).await?;
+                let batches =
+                    json_records_in_mode(&output, records, options.mode, &options.corrupt_column)
+                        .map_err(|e| DataFusionError::from(scan_error(e)))?;
+                return Ok(futures::stream::iter(batches.into_iter().map(Ok)).boxed());
+            }
+            let meta = file.object_meta;
+            let bytes: BoxStream<'static, Result<Bytes>> = match file.range {
+                Some(range) => AlignedBoundaryStream::new(
+                    store,
+                    meta.location,
+                    range.start as u64,
+                    range.end as u64,
+                    meta.size,
+                    b'\n',
+                )
+                .await?
+                .map_err(DataFusionError::from)
+                .boxed(),
+                None => store
+                    .get(&meta.location)
+                    .await?
+                    .into_stream()
+                    .map_err(DataFusionError::from)
+                    .boxed(),
+            };
+            let input = options.compression()?.convert_stream(bytes)?.fuse();
+            let decoder = LinesDecoder {
+                options,
+                output,
+                batch_size,
+                partial: vec![],
+                lines: vec![],
+            };
+            let batches = deserialize_stream(input, DecoderDeserializer::new(decoder));
+            Ok(batches.map_err(DataFusionError::from).boxed())
         }
         .boxed())
+    }
+}
+
+/// JSON lines in batches of `batch_size` lines.
+struct LinesDecoder {
+    options: Arc<JsonOptions>,
+    output: SchemaRef,
+    batch_size: usize,
+    /// The start of a line whose end has not arrived.
+    partial: Vec<u8>,
+    lines: Vec<String>,
+}
+
+impl std::fmt::Debug for LinesDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinesDecoder")
+            .field("lines", &self.lines.len())
+            .finish()
+    }
+}
+
+impl LinesDecoder {
+    fn end_line(&mut self) {
+        let line = std::mem::take(&mut self.partial);
+        let line = String::from_utf8_lossy(&line);
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        if !line.trim().is_empty() {
+            self.lines.push(line.to_string());
+        }
+    }
+
+    /// The lines as a batch: arrow's decoder when every line fits, else line by line.
+    fn batch(&self, lines: Vec<String>) -> Result<RecordBatch, ArrowError> {
+        let rows = lines.len();
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        if self.output.fields().is_empty() {
+            // No column is read (`count()`): records are still parsed for the mode.
+            let records: Vec<JsonRecord> = match self.options.mode {
+                MalformedMode::Permissive => vec![],
+                _ => lines.into_iter().map(JsonRecord::of_line).collect(),
+            };
+            let malformed = records.iter().filter(|r| r.is_malformed()).count();
+            if malformed > 0 && self.options.mode == MalformedMode::FailFast {
+                return Err(scan_error(malformed_record().into()));
+            }
+            let options = RecordBatchOptions::new().with_row_count(Some(rows - malformed));
+            return RecordBatch::try_new_with_options(self.output.clone(), vec![], &options);
+        }
+        let corrupt_at = self.output.index_of(&self.options.corrupt_column).ok();
+        let data = Arc::new(Schema::new(
+            self.output
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != corrupt_at)
+                .map(|(_, f)| f.as_ref().clone())
+                .collect::<Vec<_>>(),
+        ));
+        let fast = || -> Result<Option<RecordBatch>, ArrowError> {
+            let mut decoder = arrow::json::ReaderBuilder::new(data.clone())
+                .with_coerce_primitive(true)
+                .with_batch_size(rows.max(1))
+                .build_decoder()?;
+            for line in &lines {
+                // One value per line: arrow's decoder would read `{..} {..}` as two.
+                if !line.trim_start().starts_with('{') {
+                    return Ok(None);
+                }
+                decoder.decode(line.as_bytes())?;
+                decoder.decode(b"\n")?;
+            }
+            Ok(decoder.flush()?.filter(|b| b.num_rows() == rows))
+        };
+        if let Ok(Some(batch)) = fast() {
+            let mut columns = batch.columns().to_vec();
+            if let Some(at) = corrupt_at {
+                columns.insert(at, arrow::array::new_null_array(&DataType::Utf8, rows));
+            }
+            return RecordBatch::try_new_with_options(self.output.clone(), columns, &options);
+        }
+        let records = lines.into_iter().map(JsonRecord::of_line).collect();
+        let batches = json_records_in_mode(
+            &self.output,
+            records,
+            self.options.mode,
+            &self.options.corrupt_column,
+        )
+        .map_err(scan_error)?;
+        arrow::compute::concat_batches(&self.output, &batches)
+    }
+}
+
+impl Decoder for LinesDecoder {
+    fn decode(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
+        if buf.is_empty() {
+            if !self.partial.is_empty() {
+                self.end_line();
+            }
+            return Ok(0);
+        }
+        let mut consumed = 0;
+        while consumed < buf.len() && self.lines.len() < self.batch_size {
+            let rest = &buf[consumed..];
+            match rest.iter().position(|b| *b == b'\n') {
+                Some(at) => {
+                    self.partial.extend_from_slice(&rest[..at]);
+                    self.end_line();
+                    consumed += at + 1;
+                }
+                None => {
+                    self.partial.extend_from_slice(rest);
+                    consumed = buf.len();
+                }
+            }
+        }
+        Ok(consumed)
+    }
+
+    fn flush(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
+        if self.lines.is_empty() {
+            return Ok(None);
+        }
+        let lines = std::mem::take(&mut self.lines);
+        self.batch(lines).map(Some)
+    }
+
+    fn can_flush_early(&self) -> bool {
+        false
     }
 }
 
@@ -181,12 +373,25 @@ impl FileFormat for JsonFormat {
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
+        if !self.options.infer_all {
+            let compression = self.options.compression()?;
+            return datafusion::datasource::file_format::json::JsonFormat::default()
+                .with_file_compression_type(compression)
+                .infer_schema(_state, store, objects)
+                .await;
+        }
         let mut records = vec![];
         for meta in objects {
             records.extend(self.options.records(store.as_ref(), meta).await?);
         }
         if records.is_empty() {
             return Ok(Arc::new(Schema::empty()));
+        }
+        // Spark infers on the driver: a malformed record fails the read there.
+        if self.options.mode == MalformedMode::FailFast
+            && records.iter().any(JsonRecord::is_malformed)
+        {
+            return Err(datafusion_error(malformed_record().into()));
         }
         infer_json_records_schema(&records, self.options.mode, &self.options.corrupt_column)
             .map_err(datafusion_error)

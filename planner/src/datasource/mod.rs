@@ -8,7 +8,6 @@ use datafusion::catalog::TableProvider;
 use datafusion::datasource::empty::EmptyTable;
 use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
-use datafusion::datasource::file_format::json::JsonFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
@@ -378,29 +377,23 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     if format_name == "text" {
         return whole::read_text(state, ds, time_zone);
     }
-    // JSON that DataFusion's reader cannot read as Spark does is read by Ember's.
-    let mut own_json = false;
+    // JSON is read by Ember's reader; schemas are inferred from every record when malformed
+    // records may matter (else from the first ones, as DataFusion's reader does).
+    let mut infer_all_json = false;
     if format_name == "json" {
         if flag(ds, "prefersDecimal", false) {
             return Err(PlanError::Unsupported(
                 "JSON read option prefersDecimal".into(),
             ));
         }
-        let corrupt_column = option(ds, "columnNameOfCorruptRecord").unwrap_or("_corrupt_record");
         let user_schema = ds.schema.as_deref().filter(|s| !s.trim().is_empty());
-        let lenient = malformed_mode(ds) != MalformedMode::Permissive
-            || option(ds, "columnNameOfCorruptRecord").is_some()
-            || match user_schema {
-                Some(s) => types::parse_schema(s, time_zone)?
-                    .field_with_name(corrupt_column)
-                    .is_ok(),
-                None => false,
-            }
-            || whole::json_head_is_malformed(state, ds);
-        own_json = lenient
-            || ["multiLine", "allowComments", "primitivesAsString"]
-                .iter()
-                .any(|k| flag(ds, k, false));
+        infer_all_json = user_schema.is_none()
+            && (malformed_mode(ds) != MalformedMode::Permissive
+                || option(ds, "columnNameOfCorruptRecord").is_some()
+                || ["multiLine", "allowComments", "primitivesAsString"]
+                    .iter()
+                    .any(|k| flag(ds, k, false))
+                || whole::json_head_is_malformed(state, ds));
     }
     // Directories are listed the way Spark lists them: visible files only, whatever their
     // names end with, and `col=value` directories as partition columns.
@@ -461,7 +454,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             Arc::new(csv::CsvFormat::new(csv_options(ds, compression)?)),
             false,
         ),
-        "json" if own_json => (
+        "json" => (
             Arc::new(json::JsonFormat::new(json::JsonOptions {
                 multi_line: flag(ds, "multiLine", false),
                 allow_comments: flag(ds, "allowComments", false),
@@ -470,12 +463,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 corrupt_column: option(ds, "columnNameOfCorruptRecord")
                     .unwrap_or("_corrupt_record")
                     .to_string(),
+                infer_all: infer_all_json,
                 compression: compression.get_variant().to_string(),
             })),
-            true,
-        ),
-        "json" => (
-            Arc::new(JsonFormat::default().with_file_compression_type(compression)),
             true,
         ),
         // Avro through arrow-avro (the schema from the first file, as Spark's reader does).

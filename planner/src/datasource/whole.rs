@@ -101,6 +101,18 @@ pub(super) struct JsonRecord {
 }
 
 impl JsonRecord {
+    pub(super) fn is_malformed(&self) -> bool {
+        self.value.is_none()
+    }
+
+    /// A line of JSON lines: its object, or malformed.
+    pub(super) fn of_line(text: String) -> Self {
+        Self {
+            value: json_object(&text),
+            text: Some(text),
+        }
+    }
+
     fn text(&self) -> String {
         match (&self.text, &self.value) {
             (Some(t), _) => t.clone(),
@@ -156,7 +168,7 @@ fn json_object(text: &str) -> Option<serde_json::Value> {
 }
 
 /// Spark's error for a malformed record under FAILFAST.
-fn malformed_record() -> SparkError {
+pub(super) fn malformed_record() -> SparkError {
     SparkError::new(
         crate::error::ErrorKind::Spark,
         "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
@@ -288,10 +300,7 @@ pub(super) fn json_file_records(
     if text.trim().is_empty() {
         return Ok(rows);
     }
-    let record = |text: &str| JsonRecord {
-        value: json_object(text),
-        text: Some(text.to_string()),
-    };
+    let record = |text: &str| JsonRecord::of_line(text.to_string());
     if !multi_line {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             rows.push(record(line));
@@ -324,12 +333,7 @@ pub(crate) fn json_lines_to_batches(
     mode: MalformedMode,
     corrupt_column: &str,
 ) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
-    let rows = lines
-        .map(|text| JsonRecord {
-            value: json_object(&text),
-            text: Some(text),
-        })
-        .collect();
+    let rows = lines.map(JsonRecord::of_line).collect();
     json_records_to_batches(rows, schema, mode, corrupt_column)
 }
 
