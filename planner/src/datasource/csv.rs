@@ -29,7 +29,6 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion_datasource::boundary_stream::AlignedBoundaryStream;
 use datafusion_datasource::decoder::{Decoder, DecoderDeserializer, deserialize_stream};
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt, TryStreamExt};
@@ -37,7 +36,7 @@ use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
 use super::MalformedMode;
-use super::source::{FileReader, ReaderSource};
+use super::source::{FileReader, ReaderSource, file_bytes};
 
 /// Spark's CSV read options, as the reader applies them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -591,26 +590,7 @@ impl FileOpener for CsvOpener {
             options.header && at_start,
         );
         Ok(async move {
-            let meta = file.object_meta;
-            let bytes: BoxStream<'static, Result<Bytes>> = match file.range {
-                Some(range) => AlignedBoundaryStream::new(
-                    store,
-                    meta.location,
-                    range.start as u64,
-                    range.end as u64,
-                    meta.size,
-                    options.terminator.unwrap_or(b'\n'),
-                )
-                .await?
-                .map_err(DataFusionError::from)
-                .boxed(),
-                None => store
-                    .get(&meta.location)
-                    .await?
-                    .into_stream()
-                    .map_err(DataFusionError::from)
-                    .boxed(),
-            };
+            let bytes = file_bytes(store, file, options.terminator.unwrap_or(b'\n')).await?;
             let input = options.text(bytes)?.fuse();
             let batches = deserialize_stream(input, DecoderDeserializer::new(decoder));
             Ok(batches.map_err(DataFusionError::from).boxed())

@@ -15,7 +15,6 @@ use arrow::datatypes::DataType;
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::error::ArrowError;
 use async_trait::async_trait;
-use bytes::Bytes;
 use datafusion::catalog::Session;
 use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
 use datafusion::datasource::file_format::FileFormat;
@@ -27,19 +26,17 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion_datasource::boundary_stream::AlignedBoundaryStream;
 use datafusion_datasource::decoder::{Decoder, DecoderDeserializer, deserialize_stream};
-use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
 use super::MalformedMode;
 use super::json_text::JsonTextOptions;
-use super::source::{FileReader, ReaderSource};
+use super::source::{FileReader, ReaderSource, file_bytes};
 use super::whole::{
-    JsonRecord, infer_json_records_schema, json_file_records, json_records_in_mode,
-    malformed_record,
+    JsonRecord, infer_json_records_schema, json_data_schema, json_file_records,
+    json_records_in_mode, malformed_record,
 };
 use crate::error::{PlanError, to_datafusion};
 
@@ -178,26 +175,7 @@ impl FileOpener for JsonOpener {
                         .map_err(|e| DataFusionError::from(scan_error(e)))?;
                 return Ok(futures::stream::iter(batches.into_iter().map(Ok)).boxed());
             }
-            let meta = file.object_meta;
-            let bytes: BoxStream<'static, Result<Bytes>> = match file.range {
-                Some(range) => AlignedBoundaryStream::new(
-                    store,
-                    meta.location,
-                    range.start as u64,
-                    range.end as u64,
-                    meta.size,
-                    b'\n',
-                )
-                .await?
-                .map_err(DataFusionError::from)
-                .boxed(),
-                None => store
-                    .get(&meta.location)
-                    .await?
-                    .into_stream()
-                    .map_err(DataFusionError::from)
-                    .boxed(),
-            };
+            let bytes = file_bytes(store, file, b'\n').await?;
             let input = options.compression()?.convert_stream(bytes)?.fuse();
             let decoder = LinesDecoder {
                 options,
@@ -258,16 +236,7 @@ impl LinesDecoder {
             let options = RecordBatchOptions::new().with_row_count(Some(rows - malformed));
             return RecordBatch::try_new_with_options(self.output.clone(), vec![], &options);
         }
-        let corrupt_at = self.output.index_of(&self.options.corrupt_column).ok();
-        let data = Arc::new(Schema::new(
-            self.output
-                .fields()
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| Some(*i) != corrupt_at)
-                .map(|(_, f)| f.as_ref().clone())
-                .collect::<Vec<_>>(),
-        ));
+        let (corrupt_at, data) = json_data_schema(&self.output, &self.options.corrupt_column);
         let fast = || -> Result<Option<RecordBatch>, ArrowError> {
             let mut decoder = arrow::json::ReaderBuilder::new(data.clone())
                 .with_coerce_primitive(true)

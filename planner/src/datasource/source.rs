@@ -6,15 +6,20 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
-use datafusion::common::Result;
+use bytes::Bytes;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpener, FileScanConfig, FileSource};
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::projection::ProjectionExprs;
-use object_store::ObjectStore;
+use datafusion_datasource::boundary_stream::AlignedBoundaryStream;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use object_store::{ObjectStore, ObjectStoreExt};
 
 /// How one format opens its files.
 pub trait FileReader: Debug + Clone + Send + Sync + 'static {
@@ -120,4 +125,34 @@ impl<R: FileReader> FileSource for ReaderSource<R> {
     ) -> Result<TreeNodeRecursion> {
         datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
     }
+}
+
+/// The bytes of a file to read: the whole object, or for a byte range the lines that start
+/// in it (from the first line end at or after its start, through the line end at or after
+/// its end).
+pub async fn file_bytes(
+    store: Arc<dyn ObjectStore>,
+    file: PartitionedFile,
+    line_end: u8,
+) -> Result<BoxStream<'static, Result<Bytes>>> {
+    let meta = file.object_meta;
+    Ok(match file.range {
+        Some(range) => AlignedBoundaryStream::new(
+            store,
+            meta.location,
+            range.start as u64,
+            range.end as u64,
+            meta.size,
+            line_end,
+        )
+        .await?
+        .map_err(DataFusionError::from)
+        .boxed(),
+        None => store
+            .get(&meta.location)
+            .await?
+            .into_stream()
+            .map_err(DataFusionError::from)
+            .boxed(),
+    })
 }

@@ -178,6 +178,23 @@ pub(super) fn malformed_record() -> SparkError {
     )
 }
 
+/// Where `schema` has the corrupt-record column, and the schema of the other columns (the
+/// ones JSON values fill).
+pub(super) fn json_data_schema(
+    schema: &SchemaRef,
+    corrupt_column: &str,
+) -> (Option<usize>, SchemaRef) {
+    let corrupt_at = schema.index_of(corrupt_column).ok();
+    let data = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != corrupt_at)
+        .map(|(_, f)| f.as_ref().clone())
+        .collect::<Vec<_>>();
+    (corrupt_at, Arc::new(Schema::new(data)))
+}
+
 /// JSON records as batches of `schema`. A record that is not an object, or whose values do
 /// not fit their columns, is malformed: under PERMISSIVE its columns are NULL and its text
 /// goes to the corrupt-record column (when `schema` has one), DROPMALFORMED skips it,
@@ -189,16 +206,7 @@ fn decode_json_rows(
     mode: MalformedMode,
 ) -> PlanResult<Vec<arrow::array::RecordBatch>> {
     use arrow::array::{ArrayRef, RecordBatch, StringArray};
-    let corrupt_at = schema.index_of(corrupt_column).ok();
-    let data_schema: SchemaRef = Arc::new(Schema::new(
-        schema
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != corrupt_at)
-            .map(|(_, f)| f.as_ref().clone())
-            .collect::<Vec<_>>(),
-    ));
+    let (corrupt_at, data_schema) = json_data_schema(schema, corrupt_column);
     // Numbers and booleans read into string columns as their text (Spark's inference
     // makes a column of mixed types a string column).
     let decoder = || {

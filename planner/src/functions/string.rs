@@ -122,78 +122,31 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["get_json_object"], 2, 2, || Native::GetJsonObject);
     native(b, &["json_array_length"], 1, 1, || Native::JsonArrayLength);
     native(b, &["json_object_keys"], 1, 1, || Native::JsonObjectKeys);
-    // from_json(text, schema[, options]): Spark names it after the text only.
-    b.scalar_named(
-        &["from_json"],
-        Naming::Custom(|w, a, _| {
-            format!(
-                "{}({})",
-                w.to_lowercase(),
-                a.first().cloned().unwrap_or_default()
-            )
-        }),
-        |f| {
-            f.arity(2, 3)?;
-            let schema = match &f.args[1] {
-                Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
-                _ => {
-                    return Err(crate::error::PlanError::Unsupported(
-                        "from_json with a schema that is not a literal string".into(),
-                    ));
-                }
-            };
-            // A bad schema is the parse error Spark raises, when planned.
-            crate::types::parse_data_type(&schema, &f.config.time_zone).map_err(|e| {
-                let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
-                e.kind = crate::error::ErrorKind::Analysis;
-                e
-            })?;
-            let kind = Native::FromJson {
-                schema,
-                time_zone: f.config.time_zone.clone(),
-            };
-            Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
-        },
-    );
-    // from_csv(text, schema[, options]): named after the text only, as from_json.
-    b.scalar_named(
-        &["from_csv"],
-        Naming::Custom(|w, a, _| {
-            format!(
-                "{}({})",
-                w.to_lowercase(),
-                a.first().cloned().unwrap_or_default()
-            )
-        }),
-        |f| {
-            f.arity(2, 3)?;
-            let schema = match &f.args[1] {
-                Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
-                _ => {
-                    return Err(crate::error::PlanError::Unsupported(
-                        "from_csv with a schema that is not a literal string".into(),
-                    ));
-                }
-            };
-            let target =
-                crate::types::parse_data_type(&schema, &f.config.time_zone).map_err(|e| {
-                    let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
-                    e.kind = crate::error::ErrorKind::Analysis;
-                    e
-                })?;
-            if !matches!(target, DataType::Struct(_)) {
-                return Err(crate::error::PlanError::Unsupported(format!(
-                    "from_csv into {schema} (a struct schema is needed)"
-                )));
-            }
-            let kind = Native::FromCsv {
-                schema,
-                time_zone: f.config.time_zone.clone(),
-                options: Box::new(csv_function_options(f.args.get(2), "from_csv")?),
-            };
-            Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
-        },
-    );
+    // from_json/from_csv(text, schema[, options]): Spark names them after the text only.
+    b.scalar_named(&["from_json"], Naming::Custom(after_text), |f| {
+        f.arity(2, 3)?;
+        let (schema, _) = literal_schema(&f, "from_json")?;
+        let kind = Native::FromJson {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
+    b.scalar_named(&["from_csv"], Naming::Custom(after_text), |f| {
+        f.arity(2, 3)?;
+        let (schema, target) = literal_schema(&f, "from_csv")?;
+        if !matches!(target, DataType::Struct(_)) {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "from_csv into {schema} (a struct schema is needed)"
+            )));
+        }
+        let kind = Native::FromCsv {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+            options: Box::new(csv_function_options(f.args.get(2), "from_csv")?),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
     // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
     b.scalar(&["schema_of_csv"], |f| {
         f.arity(1, 2)?;
@@ -577,4 +530,29 @@ fn csv_function_options(
         },
         datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
     )
+}
+
+/// `name(text)`: the name of a parsing function (`from_json`, `from_csv`).
+fn after_text(written: &str, args: &[String], _distinct: bool) -> String {
+    format!(
+        "{}({})",
+        written.to_lowercase(),
+        args.first().cloned().unwrap_or_default()
+    )
+}
+
+/// The DDL schema a parsing function's second argument gives, with its type; a bad schema
+/// is the parse error Spark raises, when planned.
+fn literal_schema(f: &super::FunctionInput, function: &str) -> PlanResult<(String, DataType)> {
+    let Some(Expr::Literal(ScalarValue::Utf8(Some(schema)), _)) = f.args.get(1) else {
+        return Err(crate::error::PlanError::Unsupported(format!(
+            "{function} with a schema that is not a literal string"
+        )));
+    };
+    let target = crate::types::parse_data_type(schema, &f.config.time_zone).map_err(|e| {
+        let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
+        e.kind = crate::error::ErrorKind::Analysis;
+        e
+    })?;
+    Ok((schema.clone(), target))
 }
