@@ -126,6 +126,30 @@ def test_csv_syntax(utc, expected, case):
     expected.check(CSV_SYNTAX[case](utc.read), name=case)
 
 
+ZONED = {
+    # Offsets in timestampFormat (`X`: `Z` or +hh, +hhmm, +hh:mm) make the values instants.
+    "csv": lambda r: r.schema("id INT, ts TIMESTAMP").csv(
+        path("zoned.csv"), header=True, timestampFormat="yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
+    ),
+    "csv_x": lambda r: r.schema("id INT, ts TIMESTAMP").csv(
+        path("zoned.csv"), header=True, timestampFormat="yyyy-MM-dd'T'HH:mm:ss.SSSX"
+    ),
+    "json": lambda r: r.schema("id INT, ts TIMESTAMP").json(path("zoned.json"), timestampFormat="yyyy-MM-dd HH:mm:ssX"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ZONED))
+def test_zoned_timestamp_formats(spark, expected, case):
+    # Shown in a zone other than UTC, so that instants and wall-clock times differ.
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        df = ZONED[case](spark.read).selectExpr("id", "CAST(ts AS STRING) AS ts")
+        expected.check(df, name=case)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+
+
 CSV_ENCODINGS = {
     "latin1": lambda r: r.csv(path("latin1.csv"), header=True, encoding="ISO-8859-1"),
     # Bytes that are not UTF-8 read as U+FFFD.

@@ -101,8 +101,9 @@ pub struct FileRead {
 #[derive(Debug, Clone)]
 pub struct ParsedColumn {
     pub name: String,
-    /// A chrono format for a date or timestamp; without one, a value that does not convert
-    /// to the type is NULL (CSV's PERMISSIVE and DROPMALFORMED modes).
+    /// A chrono format for a date or timestamp (with a `%z`-style offset, timestamps are
+    /// instants); without one, a value that does not convert to the type is NULL (CSV's
+    /// PERMISSIVE and DROPMALFORMED modes).
     pub format: Option<String>,
     /// The column's type.
     pub data_type: DataType,
@@ -129,9 +130,42 @@ impl ParsedColumn {
                 datafusion::logical_expr::cast(column, self.data_type.clone())
             };
         };
-        let args = vec![column, lit(format.clone())];
+        use ember_execution::write::values::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
+        // Spark's `X`, `XX`, `XXX` at the end: `Z`, or an offset spelled as they say.
+        let (format, offset) = match format.chars().last() {
+            Some(OFFSET_X1) => (
+                format.replace(OFFSET_X1, "%#z"),
+                Some("[+-][0-9]{2}([0-9]{2})?"),
+            ),
+            Some(OFFSET_X2) => (format.replace(OFFSET_X2, "%#z"), Some("[+-][0-9]{4}")),
+            Some(OFFSET_X3) => (
+                format.replace(OFFSET_X3, "%#z"),
+                Some("[+-][0-9]{2}:[0-9]{2}"),
+            ),
+            _ => (format.clone(), None),
+        };
+        let zoned = offset.is_some() || ["%z", "%:z"].iter().any(|z| format.contains(z));
+        let args = vec![column.clone(), lit(format)];
         match self.data_type {
             DataType::Date32 => to_date().call(args),
+            // A time with its offset is an instant (in UTC), else a wall-clock time.
+            _ if zoned => {
+                let instant = datafusion::logical_expr::cast(
+                    to_timestamp_micros(&Default::default()).call(args),
+                    DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from("UTC"))),
+                );
+                let Some(offset) = offset else {
+                    return instant;
+                };
+                let spelled = datafusion::functions::regex::regexp_like()
+                    .call(vec![column, lit(format!("(Z|{offset})$"))]);
+                // Without an ELSE: NULL for an offset spelled otherwise.
+                Expr::Case(datafusion::logical_expr::Case::new(
+                    None,
+                    vec![(Box::new(spelled), Box::new(instant))],
+                    None,
+                ))
+            }
             _ => to_timestamp_micros(&Default::default()).call(args),
         }
     }
@@ -177,17 +211,21 @@ fn datetime_formats(
             continue;
         };
         let chrono = crate::datetime_pattern::to_chrono(pattern)?;
-        if chrono.contains("%z")
-            || chrono.contains("%:z")
-            || chrono.contains("%Z")
-            || chrono.contains([
-                ember_execution::write::values::OFFSET_X1,
-                ember_execution::write::values::OFFSET_X2,
-                ember_execution::write::values::OFFSET_X3,
-            ])
-        {
+        if chrono.contains("%Z") {
             return Err(PlanError::Unsupported(format!(
-                "zone offsets in {format_name} read option {key}"
+                "zone names in {format_name} read option {key}"
+            )));
+        }
+        // Spark's `X` offsets are read at the end of a pattern only (see ParsedColumn).
+        let markers = [
+            ember_execution::write::values::OFFSET_X1,
+            ember_execution::write::values::OFFSET_X2,
+            ember_execution::write::values::OFFSET_X3,
+        ];
+        let body = chrono.strip_suffix(markers).unwrap_or(&chrono);
+        if body.contains(markers) {
+            return Err(PlanError::Unsupported(format!(
+                "zone offsets before the end of {format_name} read option {key}"
             )));
         }
         out[i] = Some(chrono);
