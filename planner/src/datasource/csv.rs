@@ -426,7 +426,8 @@ impl CsvDecoder {
     /// Adds the record just read to the batch, unless it is skipped.
     fn end_record(&mut self) -> Result<(), ArrowError> {
         let records = &mut self.records;
-        if std::mem::take(&mut self.skip_header) || records.is_blank() {
+        // Blank lines first: the header is the first record that is not blank.
+        if records.is_blank() || std::mem::take(&mut self.skip_header) {
             records.clear();
             return Ok(());
         }
@@ -859,6 +860,26 @@ mod tests {
                 "chunks of {chunk}"
             );
         }
+    }
+
+    #[test]
+    fn the_header_is_the_first_record_that_is_not_blank() {
+        let fields: Vec<Field> = (0..2)
+            .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
+            .collect();
+        let mut decoder = CsvDecoder::new(
+            Arc::new(options()),
+            Arc::new(Schema::new(fields)),
+            vec![0, 1],
+            2,
+            8,
+            true,
+        );
+        decoder.decode(b"  \na,b\n1,2\n").unwrap();
+        decoder.decode(b"").unwrap();
+        let batch = decoder.flush().unwrap().unwrap();
+        assert_eq!(batch.num_rows(), 1);
+        assert_eq!(batch.column(0).as_string::<i32>().value(0), "1");
     }
 
     #[test]
