@@ -370,6 +370,14 @@ impl Records {
         }
     }
 
+    /// Ready for other text, from its start.
+    fn restart(&mut self) {
+        self.tokenizer.reset();
+        self.clear();
+        self.last_byte = None;
+        self.last_quoted = None;
+    }
+
     fn clear(&mut self) {
         self.len = 0;
         self.fields.clear();
@@ -644,18 +652,33 @@ fn column_names(options: &CsvOptions, first: &[Option<String>]) -> Vec<String> {
     }
 }
 
-/// The values of the first record of `text` (`from_csv`, `schema_of_csv`): NULL for
-/// nothing and for `nullValue`.
-pub fn record_values(options: &CsvOptions, text: &str) -> Vec<Option<String>> {
-    let mut records = Records::new(Arc::new(options.clone()));
-    let first = match records.first_record(text.as_bytes()) {
-        Some(first) => first,
-        None => records.first_record(&[]).unwrap_or_default(),
-    };
-    first
-        .into_iter()
-        .map(|v| v.filter(|t| options.value(t).is_some()))
-        .collect()
+/// Reads the first record of strings (`from_csv`, `schema_of_csv`), one after another with
+/// the same tokenizer and buffers.
+pub struct RecordReader {
+    records: Records,
+}
+
+impl RecordReader {
+    pub fn new(options: &CsvOptions) -> Self {
+        Self {
+            records: Records::new(Arc::new(options.clone())),
+        }
+    }
+
+    /// The values of the first record of `text`: NULL for nothing and for `nullValue`.
+    pub fn values(&mut self, text: &str) -> Vec<Option<String>> {
+        let records = &mut self.records;
+        records.restart();
+        let first = match records.first_record(text.as_bytes()) {
+            Some(first) => first,
+            None => records.first_record(&[]).unwrap_or_default(),
+        };
+        let options = &records.options;
+        first
+            .into_iter()
+            .map(|v| v.filter(|t| options.value(t).is_some()))
+            .collect()
+    }
 }
 
 /// CSV text held in memory (`spark.read.csv` of a DataFrame of strings): its rows, every

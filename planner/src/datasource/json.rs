@@ -85,13 +85,18 @@ impl JsonOptions {
     /// The records of one object.
     async fn records(&self, store: &dyn ObjectStore, meta: &ObjectMeta) -> Result<Vec<JsonRecord>> {
         let bytes = store.get(&meta.location).await?.bytes().await?;
-        let mut decompressed = self
-            .compression()?
-            .convert_stream(futures::stream::once(async { Ok(bytes) }).boxed())?;
-        let mut raw = Vec::with_capacity(meta.size as usize);
-        while let Some(chunk) = decompressed.next().await {
-            raw.extend_from_slice(&chunk?);
-        }
+        let compression = self.compression()?;
+        let raw: Vec<u8> = if compression.is_compressed() {
+            let mut decompressed =
+                compression.convert_stream(futures::stream::once(async { Ok(bytes) }).boxed())?;
+            let mut raw = Vec::with_capacity(meta.size as usize);
+            while let Some(chunk) = decompressed.next().await {
+                raw.extend_from_slice(&chunk?);
+            }
+            raw
+        } else {
+            bytes.into()
+        };
         let text = String::from_utf8(raw).map_err(|e| {
             DataFusionError::Execution(format!("{} is not UTF-8 text: {e}", meta.location))
         })?;
@@ -211,11 +216,15 @@ impl std::fmt::Debug for LinesDecoder {
 
 impl LinesDecoder {
     fn end_line(&mut self) {
-        let line = std::mem::take(&mut self.partial);
-        let line = String::from_utf8_lossy(&line);
-        let line = line.strip_suffix('\r').unwrap_or(&line);
+        let mut line = std::mem::take(&mut self.partial);
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        // Taken as it is when it is UTF-8 (no copy).
+        let line = String::from_utf8(line)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         if !line.trim().is_empty() {
-            self.lines.push(line.to_string());
+            self.lines.push(line);
         }
     }
 

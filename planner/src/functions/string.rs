@@ -164,7 +164,8 @@ pub fn register(b: &mut RegistryBuilder) {
             timestamp: None,
         };
         let timestamp = crate::types::timestamp_type(&f.config.time_zone);
-        let fields: Vec<Field> = crate::datasource::csv::record_values(&options, &text)
+        let fields: Vec<Field> = crate::datasource::csv::RecordReader::new(&options)
+            .values(&text)
             .iter()
             .enumerate()
             .map(|(i, v)| {

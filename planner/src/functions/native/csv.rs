@@ -11,7 +11,7 @@ use arrow::datatypes::DataType;
 use datafusion::common::{Result, internal_err};
 
 use super::strings;
-use crate::datasource::csv::{CsvOptions, record_values};
+use crate::datasource::csv::{CsvOptions, RecordReader};
 
 pub(super) fn from_csv(
     arrays: &[ArrayRef],
@@ -25,13 +25,14 @@ pub(super) fn from_csv(
     let text = text.as_string::<i32>();
     let mut builders: Vec<StringBuilder> = fields.iter().map(|_| StringBuilder::new()).collect();
     let mut valid = NullBufferBuilder::new(text.len());
+    let mut reader = RecordReader::new(options);
     for i in 0..text.len() {
         let values = if text.is_null(i) {
             valid.append_null();
             vec![]
         } else {
             valid.append_non_null();
-            record_values(options, text.value(i))
+            reader.values(text.value(i))
         };
         for ((builder, field), value) in builders.iter_mut().zip(fields.iter()).zip(
             values
