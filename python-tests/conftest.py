@@ -168,6 +168,11 @@ def _normalize(value):
         return {"map": sorted(([_normalize(k), _normalize(v)] for k, v in value.items()), key=repr)}
     if isinstance(value, (list, tuple)):
         return [_normalize(v) for v in value]
+    from pyspark.sql.types import VariantVal
+
+    if isinstance(value, VariantVal):
+        # The exact bytes: Ember writes variants as Spark does.
+        return {"variant": [value.value.hex(), value.metadata.hex()]}
     return {"repr": repr(value)}
 
 

@@ -137,6 +137,9 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
             let values = list.value(row);
             format_items(values.as_ref(), tz)
         }
+        d if crate::types::is_variant(d) => {
+            crate::functions::native::variant_json(array, row, tz).unwrap_or_default()
+        }
         DataType::Struct(_) => {
             let s = array.as_struct();
             let parts: Vec<String> = s

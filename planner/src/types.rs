@@ -39,6 +39,34 @@ pub fn map_type(key: DataType, value: DataType, value_contains_null: bool) -> Da
     DataType::Map(Arc::new(entries), false)
 }
 
+/// The field metadata that marks a struct `{value, metadata}` as Spark's VARIANT (PySpark
+/// reads such a struct as a `VariantVal`).
+pub const VARIANT_KEY: &str = "variant";
+
+/// Spark's VARIANT as Arrow: its binary value and metadata, the metadata field marked.
+pub fn variant_type() -> DataType {
+    let marker = std::collections::HashMap::from([(VARIANT_KEY.to_string(), "true".to_string())]);
+    DataType::Struct(Fields::from(vec![
+        Field::new("value", DataType::Binary, false),
+        Field::new("metadata", DataType::Binary, false).with_metadata(marker),
+    ]))
+}
+
+/// Whether `dt` is Spark's VARIANT (see [`variant_type`]).
+pub fn is_variant(dt: &DataType) -> bool {
+    match dt {
+        DataType::Struct(fields) => {
+            fields.len() == 2
+                && fields.iter().any(|f| f.name() == "value")
+                && fields.iter().any(|f| {
+                    f.name() == "metadata"
+                        && f.metadata().get(VARIANT_KEY).is_some_and(|v| v == "true")
+                })
+        }
+        _ => false,
+    }
+}
+
 /// Spark Connect `DataType` -> Arrow.
 pub fn from_proto(dt: &pb::DataType, time_zone: &str) -> PlanResult<DataType> {
     let kind = dt
@@ -93,7 +121,7 @@ pub fn from_proto(dt: &pb::DataType, time_zone: &str) -> PlanResult<DataType> {
                 )));
             }
         },
-        Kind::Variant(_) => return Err(PlanError::Unsupported("variant type".into())),
+        Kind::Variant(_) => variant_type(),
         Kind::Geometry(_) | Kind::Geography(_) => {
             return Err(PlanError::Unsupported("geospatial types".into()));
         }
@@ -200,6 +228,7 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
             contains_null: f.is_nullable(),
             type_variation_reference: 0,
         })),
+        d if is_variant(d) => Kind::Variant(t::Variant::default()),
         DataType::Struct(fields) => Kind::Struct(t::Struct {
             fields: fields
                 .iter()
@@ -270,6 +299,7 @@ pub fn schema_to_proto(schema: &Schema, names: &[String]) -> PlanResult<pb::Data
 pub fn to_spark_json(dt: &DataType) -> PlanResult<serde_json::Value> {
     use serde_json::{Value, json};
     Ok(match dt {
+        d if is_variant(d) => Value::String("variant".into()),
         DataType::Struct(fields) => json!({
             "type": "struct",
             "fields": fields
@@ -356,6 +386,7 @@ pub fn simple_string(dt: &DataType) -> String {
         | DataType::LargeListView(f) => {
             format!("array<{}>", simple_string(f.data_type()))
         }
+        d if is_variant(d) => "variant".into(),
         DataType::Struct(fields) => format!(
             "struct<{}>",
             fields
@@ -381,6 +412,7 @@ pub fn simple_string(dt: &DataType) -> String {
 /// Spark's SQL name of a type, upper case: `INT`, `ARRAY<STRING>`, `DECIMAL(10,2)`.
 pub fn sql_name(dt: &DataType) -> String {
     match dt {
+        d if is_variant(d) => "VARIANT".into(),
         DataType::Struct(fields) => format!(
             "STRUCT<{}>",
             fields
@@ -718,6 +750,7 @@ impl<'a> TypeParser<'a> {
             "timestamp" | "timestamp_ltz" => timestamp_type(self.time_zone),
             "timestamp_ntz" => DataType::Timestamp(TimeUnit::Microsecond, None),
             "binary" => DataType::Binary,
+            "variant" => variant_type(),
             "void" | "null" => DataType::Null,
             "string" => DataType::Utf8,
             "char" | "varchar" | "character" => {

@@ -414,7 +414,7 @@ fn and_filter(existing: Option<Expr>, more: Expr) -> Expr {
 }
 
 /// The list of a group's non-NULL values of `x` (rows passing `filter`).
-fn present_values(x: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
+pub(super) fn present_values(x: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
     let filter = and_filter(filter, x.clone().is_not_null());
     Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
         df("array_agg")?,

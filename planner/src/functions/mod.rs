@@ -14,6 +14,7 @@ pub(crate) use aggregate::exact_percentile;
 mod operators;
 mod string;
 pub mod udf;
+pub mod variant;
 mod window;
 
 use std::collections::HashMap;
@@ -171,6 +172,7 @@ pub fn registry() -> &'static Registry {
         datetime::register(&mut b);
         aggregate::register(&mut b);
         window::register(&mut b);
+        variant::register(&mut b);
         Registry {
             functions: b.functions,
         }

@@ -66,7 +66,16 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["regexp_substr"], 2, 2, || Native::RegexpSubstr);
     native(b, &["regexp_instr"], 2, 3, || Native::RegexpInstr);
     native(b, &["hash"], 1, usize::MAX, || Native::Murmur3);
-    native(b, &["to_json"], 1, 2, || Native::ToJson);
+    b.scalar(&["to_json"], |f| {
+        f.arity(1, 2)?;
+        if f.types.first().is_some_and(crate::types::is_variant) {
+            let v = f.args.into_iter().next();
+            return v
+                .map(|v| super::variant::variant_to_json(v, &f.config.time_zone))
+                .ok_or_else(|| crate::error::PlanError::InvalidPlan("to_json".into()));
+        }
+        Ok(NativeUdf::udf(Native::ToJson).call(f.args))
+    });
     b.scalar(&["to_csv"], |f| {
         f.arity(1, 2)?;
         if f.args.len() == 2 {

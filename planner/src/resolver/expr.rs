@@ -60,6 +60,8 @@ impl Resolver<'_> {
                 type_name,
             } => {
                 let (inner, inner_name) = self.resolve_expr(expr, schema)?;
+                // (Spark names a cast of a VARIANT to a nested type after the variant.)
+                let from_variant = types::is_variant(&inner.get_type(schema)?);
                 let out = self.cast_to(inner, to, *mode, schema)?;
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
@@ -72,7 +74,7 @@ impl Resolver<'_> {
                     &**expr,
                     SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
                 );
-                let name = if nested && named_child {
+                let name = if nested && (named_child || from_variant) {
                     inner_name
                 } else if matches!(mode, CastMode::Try) {
                     format!("TRY_CAST({inner_name} AS {type_name})")
@@ -531,6 +533,25 @@ impl Resolver<'_> {
         let to = self.in_session_zone(to.clone());
         let try_mode = matches!(mode, CastMode::Try)
             || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+        {
+            use crate::functions::variant;
+            let from = inner.get_type(schema)?;
+            let tz = &self.config.time_zone;
+            if types::is_variant(&to) {
+                return variant::to_variant(inner, &from, false);
+            }
+            if types::is_variant(&from) {
+                let path = datafusion::logical_expr::lit("$");
+                return Ok(variant::variant_get(
+                    inner,
+                    path,
+                    Some(&to),
+                    !try_mode,
+                    "variant_get",
+                    tz,
+                ));
+            }
+        }
         let spark_string = to == DataType::Utf8
             && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
         let from = inner.get_type(schema)?;

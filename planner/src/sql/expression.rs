@@ -58,6 +58,46 @@ pub(crate) fn lower_with_windows(
             }
             out
         }
+        // `v:a.b[0]`: variant_get(v, '$.a.b[0]') as a VARIANT, named after its last key.
+        ast::Expr::JsonAccess { value, path } => {
+            let mut text = String::from("$");
+            let mut name = None;
+            for elem in path.path {
+                let key = match elem {
+                    ast::JsonPathElem::Dot { key, .. } => ScalarValue::Utf8(Some(key)),
+                    ast::JsonPathElem::Bracket { key }
+                    | ast::JsonPathElem::ColonBracket { key } => match go(key)? {
+                        Expr::Literal(v) => v,
+                        other => return unsupported(format!("variant path step {other:?}")),
+                    },
+                };
+                match key {
+                    ScalarValue::Utf8(Some(k)) => {
+                        let quote = if k.contains('\'') { '"' } else { '\'' };
+                        text.push_str(&format!("[{quote}{k}{quote}]"));
+                        name = Some(k);
+                    }
+                    v if v.data_type().is_integer() => text.push_str(&format!("[{v}]")),
+                    other => return unsupported(format!("variant path step {other}")),
+                }
+            }
+            let call = Expr::Function(Box::new(FunctionCall {
+                name: "variant_get".into(),
+                args: vec![
+                    go(*value)?,
+                    Expr::Literal(ScalarValue::Utf8(Some(text.clone()))),
+                ],
+                distinct: false,
+                filter: None,
+                ignore_nulls: None,
+                is_operator: false,
+            }));
+            Expr::Alias {
+                expr: Box::new(call),
+                names: vec![name.unwrap_or(text)],
+                metadata: None,
+            }
+        }
         ast::Expr::IsNull(e) => Expr::operator("isnull", vec![go(*e)?]),
         ast::Expr::IsNotNull(e) => Expr::operator("isnotnull", vec![go(*e)?]),
         ast::Expr::IsTrue(e) => Expr::operator("<=>", vec![go(*e)?, bool_lit(true)]),

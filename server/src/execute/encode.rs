@@ -104,6 +104,10 @@ fn ipc_bytes(schema: &SchemaRef, batch: &RecordBatch) -> ServerResult<Vec<u8>> {
 }
 
 /// The Arrow type Spark would send for a value of this type.
+fn client_field(f: &Field) -> Field {
+    f.clone().with_data_type(client_type(f.data_type()))
+}
+
 pub fn client_type(dt: &DataType) -> DataType {
     match dt {
         DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
@@ -118,25 +122,12 @@ pub fn client_type(dt: &DataType) -> DataType {
         DataType::List(f)
         | DataType::LargeList(f)
         | DataType::ListView(f)
-        | DataType::LargeListView(f) => DataType::List(Arc::new(Field::new(
-            f.name(),
-            client_type(f.data_type()),
-            f.is_nullable(),
-        ))),
-        DataType::Struct(fields) => DataType::Struct(
-            fields
-                .iter()
-                .map(|f| Field::new(f.name(), client_type(f.data_type()), f.is_nullable()))
-                .collect::<Fields>(),
-        ),
-        DataType::Map(entries, sorted) => DataType::Map(
-            Arc::new(Field::new(
-                entries.name(),
-                client_type(entries.data_type()),
-                entries.is_nullable(),
-            )),
-            *sorted,
-        ),
+        | DataType::LargeListView(f) => DataType::List(Arc::new(client_field(f))),
+        // (Field metadata is kept: it marks a struct as a VARIANT.)
+        DataType::Struct(fields) => {
+            DataType::Struct(fields.iter().map(|f| client_field(f)).collect::<Fields>())
+        }
+        DataType::Map(entries, sorted) => DataType::Map(Arc::new(client_field(entries)), *sorted),
         DataType::Timestamp(unit, tz) if unit != &arrow::datatypes::TimeUnit::Microsecond => {
             DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, tz.clone())
         }

@@ -14,6 +14,8 @@ pub use numbers::NumberFormat;
 mod regex;
 mod to_number;
 pub use to_number::NumberPattern;
+mod variant;
+pub use variant::{VariantOp, variant_json};
 mod xpath;
 pub use xpath::XpathResult;
 
@@ -119,6 +121,10 @@ pub enum Native {
     /// `xpath(xml, path)` and its typed forms.
     Xpath {
         result: XpathResult,
+    },
+    /// Spark's VARIANT functions.
+    Variant {
+        op: VariantOp,
     },
     /// `from_json(text, schema)`: `schema` a DDL type, read in `time_zone`.
     FromJson {
@@ -266,6 +272,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToCsv => "ember_to_csv",
             Native::Bitmap { .. } => "ember_bitmap",
             Native::Xpath { .. } => "ember_xpath",
+            Native::Variant { .. } => "ember_variant",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
@@ -323,6 +330,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::JsonArrayLength => DataType::Int32,
             Native::Bitmap { op } => op.return_type(),
             Native::Xpath { result } => result.return_type(),
+            Native::Variant { op } => op.return_type()?,
             Native::ToNumber { pattern, .. } => pattern.data_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
@@ -403,6 +411,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToCsv => csv::to_csv(&arrays)?,
             Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
             Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
+            Native::Variant { op } => variant::evaluate(op, &arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
