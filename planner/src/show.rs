@@ -137,6 +137,11 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
             let values = list.value(row);
             format_items(values.as_ref(), tz)
         }
+        DataType::Time64(TimeUnit::Microsecond) => crate::functions::native::time_text(
+            array
+                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                .value(row),
+        ),
         d if crate::types::is_variant(d) => {
             crate::functions::native::variant_json(array, row, tz).unwrap_or_default()
         }

@@ -751,6 +751,13 @@ impl<'a> TypeParser<'a> {
             "timestamp_ntz" => DataType::Timestamp(TimeUnit::Microsecond, None),
             "binary" => DataType::Binary,
             "variant" => variant_type(),
+            "time" => {
+                if self.eat('(') {
+                    self.number()?;
+                    self.expect(')')?;
+                }
+                DataType::Time64(TimeUnit::Microsecond)
+            }
             "void" | "null" => DataType::Null,
             "string" => DataType::Utf8,
             "char" | "varchar" | "character" => {

@@ -466,7 +466,13 @@ fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static st
             f.types.first(),
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
         );
+        let time = matches!(f.types.first(), Some(DataType::Time64(_)));
         let x = one(f)?;
+        if time {
+            // The fields of a TIME.
+            let part = super::df_udf("date_part")?.call(vec![lit(spark_name), x]);
+            return Ok(cast(part, DataType::Int32));
+        }
         let x = if text {
             text_to_instant(x, &tz, true)
         } else {

@@ -13,6 +13,7 @@ pub mod native;
 pub(crate) use aggregate::exact_percentile;
 mod operators;
 mod string;
+pub mod time;
 pub mod udf;
 pub mod variant;
 mod window;
@@ -173,6 +174,7 @@ pub fn registry() -> &'static Registry {
         aggregate::register(&mut b);
         window::register(&mut b);
         variant::register(&mut b);
+        time::register(&mut b);
         Registry {
             functions: b.functions,
         }

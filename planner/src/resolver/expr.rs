@@ -540,6 +540,17 @@ impl Resolver<'_> {
             if types::is_variant(&to) {
                 return variant::to_variant(inner, &from, false);
             }
+            let time = DataType::Time64(arrow::datatypes::TimeUnit::Microsecond);
+            let text = matches!(
+                from,
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            );
+            if to == time && text {
+                return Ok(crate::functions::time::text_to_time(inner, !try_mode));
+            }
+            if matches!(from, DataType::Time64(_)) && to == DataType::Utf8 {
+                return Ok(crate::functions::time::time_to_text(inner));
+            }
             if types::is_variant(&from) {
                 let path = datafusion::logical_expr::lit("$");
                 return Ok(variant::variant_get(
@@ -618,6 +629,7 @@ impl Resolver<'_> {
         };
         let target = match kind.as_str() {
             "DATE" => DataType::Date32,
+            "TIME" => DataType::Time64(TimeUnit::Microsecond),
             "TIMESTAMP" => types::timestamp_type(&self.config.time_zone),
             _ => DataType::Timestamp(TimeUnit::Microsecond, None),
         };
@@ -639,7 +651,12 @@ impl Resolver<'_> {
         if value.is_null() {
             return Err(invalid());
         }
-        let display = literal::display(&value);
+        let display = match &value {
+            ScalarValue::Time64Microsecond(Some(t)) => {
+                format!("TIME '{}'", crate::functions::native::time_text(*t))
+            }
+            v => literal::display(v),
+        };
         Ok((lit(value), display))
     }
 

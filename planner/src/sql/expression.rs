@@ -755,6 +755,7 @@ fn typed_string(data_type: &ast::DataType, value: Value) -> PlanResult<Expr> {
     let to = types::parse_data_type(&type_text, types::DEFAULT_TIME_ZONE)?;
     let (name, to) = match &to {
         DataType::Date32 => ("DATE", to),
+        DataType::Time64(_) => ("TIME", to),
         DataType::Timestamp(_, Some(_)) => ("TIMESTAMP", to),
         DataType::Timestamp(_, None) => ("TIMESTAMP_NTZ", to),
         _ => {

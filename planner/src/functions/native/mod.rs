@@ -12,6 +12,8 @@ mod json;
 mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
+mod time;
+pub use time::{TimeField, TimeOp, time_text};
 mod to_number;
 pub use to_number::NumberPattern;
 mod variant;
@@ -121,6 +123,10 @@ pub enum Native {
     /// `xpath(xml, path)` and its typed forms.
     Xpath {
         result: XpathResult,
+    },
+    /// Spark's TIME functions.
+    Time {
+        op: TimeOp,
     },
     /// Spark's VARIANT functions.
     Variant {
@@ -273,6 +279,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Bitmap { .. } => "ember_bitmap",
             Native::Xpath { .. } => "ember_xpath",
             Native::Variant { .. } => "ember_variant",
+            Native::Time { .. } => "ember_time",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
@@ -331,6 +338,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Bitmap { op } => op.return_type(),
             Native::Xpath { result } => result.return_type(),
             Native::Variant { op } => op.return_type()?,
+            Native::Time { op } => op.return_type(),
             Native::ToNumber { pattern, .. } => pattern.data_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
@@ -412,6 +420,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
             Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
             Native::Variant { op } => variant::evaluate(op, &arrays)?,
+            Native::Time { op } => time::evaluate(op, &arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
