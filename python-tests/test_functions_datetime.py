@@ -60,6 +60,11 @@ SQL = {
     "unix_timestamp(TIMESTAMP_NTZ'2024-07-10 20:30:00') c",
     "to_timestamp_ntz": "SELECT to_timestamp_ntz('2024-07-10 20:30:00') a, to_timestamp_ntz('10/07/2024', 'dd/MM/yyyy') b",
     "make_interval": "SELECT CAST(make_interval(1, 2, 0, 3, 4, 5, 6.5) AS STRING) a",
+    "interval_strings": "SELECT CAST(make_interval(0,0,0,0,0,0,0) AS STRING) a, CAST(make_interval(0,0,0,0,-1,-30,-0.25) AS STRING) b, "
+    "CAST(INTERVAL '1-2' YEAR TO MONTH AS STRING) c",
+    "try_make_interval": "SELECT CAST(try_make_interval(1, 2, 3, 4, 5, 6, 7.5) AS STRING) a, try_make_interval(2147483647, 12) IS NULL b",
+    "make_ym_interval": "SELECT CAST(make_ym_interval(1, 2) AS STRING) a, CAST(make_ym_interval(-1) AS STRING) b, "
+    "CAST(make_ym_interval() AS STRING) c, typeof(make_ym_interval(1, 2)) d, make_ym_interval(NULL, 1) IS NULL e",
     "current_timezone": "SELECT current_timezone() a",
     "extract": f"SELECT extract(YEAR FROM {TS}) a, extract(DAYOFWEEK FROM {TS}) b, date_part('minute', {TS}) c",
     "timestampadd": f"SELECT timestampadd(HOUR, 2, {TS}) a, timestampdiff(MINUTE, {TS}, TIMESTAMP'2024-03-10 05:00:00') b",
@@ -74,9 +79,7 @@ SQL = {
 }
 
 
-SQL_GAPS = {
-    "make_interval": "intervals cast to strings are spelled as DataFusion does",
-}
+SQL_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(SQL, SQL_GAPS))
@@ -118,6 +121,7 @@ def test_dataframe(events, expected, case):
 
 
 ERRORS = {
+    "make_ym_interval_overflow": "SELECT make_ym_interval(178956970, 8)",
     "bad_timestamp": "SELECT to_timestamp('not a time')",
     "bad_format_letter": "SELECT date_format(TIMESTAMP'2024-01-01 00:00:00', 'yyyy-MM-dd qqqqq')",
     "make_date_invalid": "SELECT make_date(2023, 2, 29)",

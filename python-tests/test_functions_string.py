@@ -7,6 +7,11 @@ from pyspark.sql import functions as F
 from conftest import cases
 
 SQL = {
+    "try_to_binary": "SELECT to_binary('abc', 'hex') a, try_to_binary('abc', 'hex') b, try_to_binary('a b', 'hex') c, "
+    "to_binary('YWJ', 'base64') d, try_to_binary('Y!WJj', 'base64') e, try_to_binary(NULL, 'hex') f, try_to_binary('41') g, "
+    "to_binary('YW Jj', 'base64') h, try_to_binary('abc', 'nope') i",
+    "sentences": "SELECT sentences('Hi there! How are you? I am fine.') a, sentences('Hello, world. Second sentence', 'en', 'US') b, "
+    "sentences(NULL) c, sentences('') d, sentences('  a-b c''d e.f  g1 2,5 ') e, sentences('Ünïcode wörds, ok?') f",
     "case": "SELECT upper('aBc') a, lower('aBc') b, initcap('hello wORLD foo') c, ucase(NULL) d",
     "length": "SELECT length('héllo') a, char_length('') b, bit_length('ab') c, octet_length('é') d, length(X'0102') e",
     "trim": "SELECT trim('  a b  ') a, ltrim('  a') b, rtrim('a  ') c, trim(BOTH 'x' FROM 'xxaxx') d, "
@@ -106,6 +111,8 @@ def test_dataframe(words, expected, case):
 
 
 ERRORS = {
+    "to_binary_hex": "SELECT to_binary('zz', 'hex')",
+    "to_binary_base64": "SELECT to_binary('@@', 'base64')",
     "bad_regex": "SELECT regexp_extract('a', '(', 1)",
     "regex_group": "SELECT regexp_extract('a', '(a)', 3)",
     "wrong_arity": "SELECT upper('a', 'b')",

@@ -127,6 +127,12 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
                 .value(row);
             crate::literal::display(&datafusion::common::ScalarValue::IntervalYearMonth(Some(m)))
         }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            let i = array
+                .as_primitive::<arrow::datatypes::IntervalMonthDayNanoType>()
+                .value(row);
+            calendar_interval(i.months, i.days, i.nanoseconds / 1000)
+        }
         DataType::List(_) => {
             let list = array.as_list::<i32>();
             let values = list.value(row);
@@ -171,6 +177,31 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
         }
         _ => arrow::util::display::array_value_to_string(array, row).unwrap_or_default(),
     }
+}
+
+/// Spark's `CalendarInterval.toString`: `1 years 2 months 3 days 4 hours 5.5 seconds`.
+fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
+    if months == 0 && days == 0 && micros == 0 {
+        return "0 seconds".into();
+    }
+    let mut parts = Vec::new();
+    let mut unit = |v: i64, name: &str| {
+        if v != 0 {
+            parts.push(format!("{v} {name}"));
+        }
+    };
+    unit(i64::from(months / 12), "years");
+    unit(i64::from(months % 12), "months");
+    unit(i64::from(days), "days");
+    unit(micros / 3_600_000_000, "hours");
+    unit((micros % 3_600_000_000) / 60_000_000, "minutes");
+    let rest = micros % 60_000_000;
+    if rest != 0 {
+        let text = format_decimal(i128::from(rest), 6);
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        parts.push(format!("{text} seconds"));
+    }
+    parts.join(" ")
 }
 
 fn format_items(values: &dyn Array, tz: &str) -> String {

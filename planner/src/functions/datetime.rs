@@ -168,6 +168,8 @@ pub fn register(b: &mut RegistryBuilder) {
         });
     }
     add_spark(b, &["make_interval"], "make_interval", 0, 7);
+    // (datafusion-spark's make_interval is NULL on overflow: try_make_interval's answer.)
+    add_spark(b, &["try_make_interval"], "make_interval", 0, 7);
     add_spark(b, &["make_dt_interval"], "make_dt_interval", 0, 4);
     add_spark(b, &["from_utc_timestamp"], "from_utc_timestamp", 2, 2);
     add_spark(b, &["to_utc_timestamp"], "to_utc_timestamp", 2, 2);

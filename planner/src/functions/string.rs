@@ -408,30 +408,41 @@ pub fn register(b: &mut RegistryBuilder) {
         let op = super::native::BitmapOp::Count;
         Ok(NativeUdf::udf(Native::Bitmap { op }).call(f.args.clone()))
     });
-    b.scalar(&["to_binary"], |f| {
-        f.arity(1, 2)?;
-        let format = match f.args.get(1) {
-            None => "hex".to_string(),
-            Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => v.to_ascii_lowercase(),
-            Some(_) => {
-                return Err(crate::error::PlanError::Unsupported(
-                    "to_binary with a computed format".into(),
-                ));
-            }
-        };
-        let s = f.args[0].clone();
-        match format.as_str() {
-            "utf-8" | "utf8" => Ok(cast(s, DataType::Binary)),
-            "hex" | "base64" => Ok(cast(
-                super::df_udf("decode")?.call(vec![s, lit(format)]),
-                DataType::Binary,
-            )),
-            other => Err(crate::error::SparkError::illegal_argument(
-                "INVALID_PARAMETER_VALUE.BINARY_FORMAT",
-                format!("The value of parameter(s) `format` in `to_binary` is invalid: expects one of binary formats 'base64', 'hex', 'utf-8', but got '{other}'."),
-            )
-            .into()),
+    // to_binary(str[, format]): hex (the default), base64 or the UTF-8 bytes; try_to_binary
+    // reads malformed text (and an unknown format) as NULL.
+    for (name, fail) in [("to_binary", true), ("try_to_binary", false)] {
+        b.scalar(&[name], move |f| {
+            f.arity(1, 2)?;
+            let text = match f.args.get(1) {
+                None => "hex".to_string(),
+                Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => v.clone(),
+                Some(_) => {
+                    return Err(crate::error::PlanError::Unsupported(format!(
+                        "{name} with a computed format"
+                    )));
+                }
+            };
+            let Some(format) = super::native::BinaryFormat::parse(&text) else {
+                if !fail {
+                    return Ok(lit(ScalarValue::Binary(None)));
+                }
+                return Err(crate::error::SparkError::illegal_argument(
+                    "INVALID_PARAMETER_VALUE.BINARY_FORMAT",
+                    format!("The value of parameter(s) `format` in `to_binary` is invalid: expects one of binary formats 'base64', 'hex', 'utf-8', but got '{}'.", text.to_ascii_lowercase()),
+                )
+                .into());
+            };
+            Ok(NativeUdf::udf(Native::ToBinary { format, fail }).call(vec![f.args[0].clone()]))
+        });
+    }
+    native(b, &["sentences"], 1, 3, || Native::Sentences);
+    // make_ym_interval([years[, months]]).
+    b.scalar(&["make_ym_interval"], |mut f| {
+        f.arity(0, 2)?;
+        while f.args.len() < 2 {
+            f.args.push(lit(0));
         }
+        Ok(NativeUdf::udf(Native::MakeYmInterval).call(f.args))
     });
     b.scalar(&["monotonically_increasing_id"], |f| {
         f.arity(0, 0)?;

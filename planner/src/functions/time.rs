@@ -28,11 +28,6 @@ pub fn text_to_time(text: Expr, fail: bool) -> Expr {
     )
 }
 
-/// `CAST(time AS STRING)`.
-pub fn time_to_text(t: Expr) -> Expr {
-    call(TimeOp::ToText, vec![t])
-}
-
 fn unit_of(e: &Expr, function: &str) -> PlanResult<TimeField> {
     match e {
         Expr::Literal(ScalarValue::Utf8(Some(u)), _) => TimeField::parse(u, function),

@@ -508,6 +508,9 @@ impl CastToString {
                 | DataType::LargeList(_)
                 | DataType::Struct(_)
                 | DataType::Map(_, _)
+                | DataType::Interval(_)
+                | DataType::Duration(_)
+                | DataType::Time64(_)
         )
     }
 }

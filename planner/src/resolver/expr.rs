@@ -548,9 +548,6 @@ impl Resolver<'_> {
             if to == time && text {
                 return Ok(crate::functions::time::text_to_time(inner, !try_mode));
             }
-            if matches!(from, DataType::Time64(_)) && to == DataType::Utf8 {
-                return Ok(crate::functions::time::time_to_text(inner));
-            }
             if types::is_variant(&from) {
                 let path = datafusion::logical_expr::lit("$");
                 return Ok(variant::variant_get(

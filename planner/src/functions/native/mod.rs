@@ -2,6 +2,8 @@
 //! what Spark does: one UDF type whose [`Native`] kind says what it computes. The kind is
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
+mod binary;
+pub use binary::BinaryFormat;
 mod bitmap;
 pub use bitmap::BitmapOp;
 mod csv;
@@ -124,6 +126,15 @@ pub enum Native {
     Xpath {
         result: XpathResult,
     },
+    /// `to_binary(text, format)` (`fail`) or `try_to_binary`.
+    ToBinary {
+        format: BinaryFormat,
+        fail: bool,
+    },
+    /// `make_ym_interval(years, months)`.
+    MakeYmInterval,
+    /// `sentences(text)`: the words of each sentence.
+    Sentences,
     /// Spark's TIME functions.
     Time {
         op: TimeOp,
@@ -280,6 +291,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Xpath { .. } => "ember_xpath",
             Native::Variant { .. } => "ember_variant",
             Native::Time { .. } => "ember_time",
+            Native::ToBinary { .. } => "ember_to_binary",
+            Native::MakeYmInterval => "ember_make_ym_interval",
+            Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
@@ -339,6 +353,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Xpath { result } => result.return_type(),
             Native::Variant { op } => op.return_type()?,
             Native::Time { op } => op.return_type(),
+            Native::ToBinary { .. } => DataType::Binary,
+            Native::MakeYmInterval => DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth),
+            Native::Sentences => {
+                crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
+            }
             Native::ToNumber { pattern, .. } => pattern.data_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
@@ -421,6 +440,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
             Native::Variant { op } => variant::evaluate(op, &arrays)?,
             Native::Time { op } => time::evaluate(op, &arrays)?,
+            Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
+            Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
+            Native::Sentences => regex::sentences(&arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,

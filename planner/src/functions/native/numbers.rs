@@ -392,3 +392,41 @@ pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     }
     datafusion::common::ScalarValue::iter_to_array(out)
 }
+
+/// `make_ym_interval(years, months)`: `years * 12 + months` months, INTERVAL_ARITHMETIC_OVERFLOW
+/// past an int.
+pub(super) fn make_ym_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let [years, months] = arrays else {
+        return internal_err!("make_ym_interval takes years and months");
+    };
+    let years = arrow::compute::cast(years, &DataType::Int32)?;
+    let months = arrow::compute::cast(months, &DataType::Int32)?;
+    let (years, months) = (
+        years.as_primitive::<Int32Type>(),
+        months.as_primitive::<Int32Type>(),
+    );
+    let mut out = Vec::with_capacity(years.len());
+    for i in 0..years.len() {
+        if years.is_null(i) || months.is_null(i) {
+            out.push(None);
+            continue;
+        }
+        let total = years
+            .value(i)
+            .checked_mul(12)
+            .and_then(|m| m.checked_add(months.value(i)));
+        match total {
+            Some(t) => out.push(Some(t)),
+            None => {
+                return Err(crate::error::to_datafusion(crate::error::SparkError::new(
+                    crate::error::ErrorKind::Arithmetic,
+                    "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION",
+                    "22015",
+                    "Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.",
+                    vec![],
+                )));
+            }
+        }
+    }
+    Ok(Arc::new(arrow::array::IntervalYearMonthArray::from(out)))
+}

@@ -286,3 +286,107 @@ pub(super) fn mask(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     }
     Ok(Arc::new(out.finish()))
 }
+
+/// The sentences of a text as Java's sentence iterator splits them (after `.`, `!` or `?`
+/// and white space, a `.` only before a character that is not lower case).
+fn split_sentences(text: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let (_, c) = chars[i];
+        if matches!(c, '.' | '!' | '?') {
+            let mut j = i + 1;
+            while j < chars.len() && matches!(chars[j].1, '.' | '!' | '?') {
+                j += 1;
+            }
+            let mut k = j;
+            while k < chars.len() && chars[k].1.is_whitespace() {
+                k += 1;
+            }
+            let spaced = k > j || j == chars.len();
+            let next_lower = chars.get(k).is_some_and(|(_, n)| n.is_lowercase());
+            let terminal = chars[i..j].iter().any(|(_, t)| *t != '.');
+            if spaced && (terminal || !next_lower) {
+                let end = chars.get(k).map(|(b, _)| *b).unwrap_or(text.len());
+                out.push(&text[start..end]);
+                start = end;
+                i = k;
+                continue;
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// The words of a sentence: white-space separated, punctuation around them dropped (inner
+/// punctuation kept: `a-b`, `c'd`, `2,5`), only those starting with a letter or digit.
+fn sentence_words(sentence: &str) -> Vec<String> {
+    sentence
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().next().is_some_and(char::is_alphanumeric))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `sentences(text)`: each sentence's words.
+pub(super) fn sentences(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let text = text.as_string::<i32>();
+    let mut out = ListBuilder::new(ListBuilder::new(StringBuilder::new()));
+    for i in 0..text.len() {
+        if text.is_null(i) {
+            out.append(false);
+            continue;
+        }
+        for sentence in split_sentences(text.value(i)) {
+            let words = sentence_words(sentence);
+            if words.is_empty() {
+                continue;
+            }
+            for w in words {
+                out.values().values().append_value(w);
+            }
+            out.values().append(true);
+        }
+        out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+#[cfg(test)]
+mod sentence_tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_as_java() {
+        let words = |t: &str| -> Vec<Vec<String>> {
+            split_sentences(t)
+                .into_iter()
+                .map(sentence_words)
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        assert_eq!(
+            words("Hi there! How are you? I am fine."),
+            vec![
+                vec!["Hi", "there"],
+                vec!["How", "are", "you"],
+                vec!["I", "am", "fine"]
+            ]
+        );
+        assert_eq!(
+            words("  a-b c'd e.f  g1 2,5 "),
+            vec![vec!["a-b", "c'd", "e.f", "g1", "2,5"]]
+        );
+        assert!(words("").is_empty());
+    }
+}

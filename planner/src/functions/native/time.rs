@@ -81,8 +81,6 @@ pub enum TimeOp {
     To { unit: TimeField },
     /// `time_from_seconds` (any number), `time_from_millis`, `time_from_micros`.
     From { unit: TimeField },
-    /// `CAST(time AS STRING)`: `HH:mm:ss` and the fraction without trailing zeros.
-    ToText,
 }
 
 impl TimeOp {
@@ -93,7 +91,6 @@ impl TimeOp {
                 unit: TimeField::Second,
             } => DataType::Decimal128(14, 6),
             TimeOp::To { .. } => DataType::Int64,
-            TimeOp::ToText => DataType::Utf8,
             _ => DataType::Time64(TimeUnit::Microsecond),
         }
     }
@@ -323,11 +320,6 @@ pub(super) fn evaluate(op: &TimeOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
                 }
             }
             Arc::new(Time64MicrosecondArray::from(out))
-        }
-        TimeOp::ToText => {
-            let t = micros_of(first)?;
-            let out: arrow::array::StringArray = t.iter().map(|v| v.map(time_text)).collect();
-            Arc::new(out)
         }
     })
 }
