@@ -7,6 +7,21 @@ from pyspark.sql import functions as F
 from conftest import cases
 
 SQL = {
+    # Deterministic ciphertexts (ECB, given IVs) and round trips (random IVs).
+    "aes_encrypt": "SELECT hex(aes_encrypt('Spark', '0000111122223333', 'ECB')) a, hex(aes_encrypt('Spark', '0000111122223333', 'ECB', 'PKCS')) b, "
+    "hex(aes_encrypt('Spark SQL', '1234567890abcdef', 'CBC', 'DEFAULT', unhex('00000000000000000000000000000000'))) c, "
+    "hex(aes_encrypt('Spark', 'abcdefghijklmnop12345678ABCDEFGH', 'GCM', 'DEFAULT', unhex('000000000000000000000000'), 'This is an AAD mixed into the input')) d, "
+    "hex(aes_encrypt('Spark', 'abcdefghijklmnop12345678ABCDEFGH', 'GCM', 'DEFAULT', unhex('000000000000000000000000'))) e, "
+    "length(aes_encrypt('Spark', '0000111122223333')) f, length(aes_encrypt('Spark', '0000111122223333', 'CBC')) g, "
+    "length(aes_encrypt('Spark', '000011112222333344445555')) h, aes_encrypt(NULL, '0000111122223333') i",
+    "aes_decrypt": "SELECT CAST(aes_decrypt(unhex('83F16B2AA704794132802D248E6BFD4E380078182D1544813898AC97E709B28A94'), '0000111122223333') AS STRING) a, "
+    "CAST(aes_decrypt(aes_encrypt('Spark', '0000111122223333', 'CBC'), '0000111122223333', 'CBC') AS STRING) b, "
+    "CAST(aes_decrypt(aes_encrypt('x', 'abcdefghijklmnop12345678ABCDEFGH', 'GCM', 'DEFAULT', unhex('000000000000000000000000'), 'aad'), "
+    "'abcdefghijklmnop12345678ABCDEFGH', 'GCM', 'DEFAULT', 'aad') AS STRING) c, aes_decrypt(NULL, '0000111122223333') d, "
+    "CAST(aes_decrypt(unhex('348FF37EBDE05B7880BA339068FBDA5E'), '0000111122223333', 'ECB') AS STRING) e",
+    "try_aes_decrypt": "SELECT try_aes_decrypt(unhex('00'), '0000111122223333') a, "
+    "CAST(try_aes_decrypt(aes_encrypt('ok', '0000111122223333'), '0000111122223333') AS STRING) b, "
+    "try_aes_decrypt(aes_encrypt('Spark', '0000111122223333', 'GCM'), '0000111122223334', 'GCM') c",
     "try_to_binary": "SELECT to_binary('abc', 'hex') a, try_to_binary('abc', 'hex') b, try_to_binary('a b', 'hex') c, "
     "to_binary('YWJ', 'base64') d, try_to_binary('Y!WJj', 'base64') e, try_to_binary(NULL, 'hex') f, try_to_binary('41') g, "
     "to_binary('YW Jj', 'base64') h, try_to_binary('abc', 'nope') i",
@@ -111,6 +126,13 @@ def test_dataframe(words, expected, case):
 
 
 ERRORS = {
+    "aes_bad_buffer": "SELECT aes_decrypt(unhex('00'), '0000111122223333')",
+    "aes_key_length": "SELECT aes_encrypt('Spark', 'short')",
+    "aes_mode": "SELECT aes_encrypt('Spark', '0000111122223333', 'CTR')",
+    "aes_padding": "SELECT aes_encrypt('Spark', '0000111122223333', 'GCM', 'PKCS')",
+    "aes_ecb_iv": "SELECT aes_encrypt('Spark', '0000111122223333', 'ECB', 'DEFAULT', unhex('00'))",
+    "aes_iv_length": "SELECT aes_encrypt('Spark', '0000111122223333', 'CBC', 'DEFAULT', unhex('00'))",
+    "aes_tag_mismatch": "SELECT aes_decrypt(aes_encrypt('Spark', '0000111122223333', 'GCM'), '0000111122223334', 'GCM')",
     "to_binary_hex": "SELECT to_binary('zz', 'hex')",
     "to_binary_base64": "SELECT to_binary('@@', 'base64')",
     "bad_regex": "SELECT regexp_extract('a', '(', 1)",

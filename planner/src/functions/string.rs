@@ -436,6 +436,18 @@ pub fn register(b: &mut RegistryBuilder) {
         });
     }
     native(b, &["sentences"], 1, 3, || Native::Sentences);
+    native(b, &["aes_encrypt"], 2, 6, || Native::Aes {
+        encrypt: true,
+        fail: true,
+    });
+    native(b, &["aes_decrypt"], 2, 5, || Native::Aes {
+        encrypt: false,
+        fail: true,
+    });
+    native(b, &["try_aes_decrypt"], 2, 5, || Native::Aes {
+        encrypt: false,
+        fail: false,
+    });
     // make_ym_interval([years[, months]]).
     b.scalar(&["make_ym_interval"], |mut f| {
         f.arity(0, 2)?;

@@ -2,6 +2,7 @@
 //! what Spark does: one UDF type whose [`Native`] kind says what it computes. The kind is
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
+mod aes;
 mod binary;
 pub use binary::BinaryFormat;
 mod bitmap;
@@ -131,6 +132,11 @@ pub enum Native {
         format: BinaryFormat,
         fail: bool,
     },
+    /// `aes_encrypt` (`encrypt`), `aes_decrypt` and `try_aes_decrypt` (not `fail`).
+    Aes {
+        encrypt: bool,
+        fail: bool,
+    },
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
     /// `sentences(text)`: the words of each sentence.
@@ -253,6 +259,8 @@ impl NativeUdf {
         // A failure must never be folded while planning: only rows that reach it fail.
         let volatility = match kind {
             Native::Fail { .. } => Volatility::Volatile,
+            // Random IVs: every row, every run, its own ciphertext.
+            Native::Aes { encrypt: true, .. } => Volatility::Volatile,
             _ => Volatility::Immutable,
         };
         Arc::new(ScalarUDF::from(Self {
@@ -293,6 +301,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { .. } => "ember_time",
             Native::ToBinary { .. } => "ember_to_binary",
             Native::MakeYmInterval => "ember_make_ym_interval",
+            Native::Aes { .. } => "ember_aes",
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
@@ -353,7 +362,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Xpath { result } => result.return_type(),
             Native::Variant { op } => op.return_type()?,
             Native::Time { op } => op.return_type(),
-            Native::ToBinary { .. } => DataType::Binary,
+            Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
             Native::MakeYmInterval => DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth),
             Native::Sentences => {
                 crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
@@ -442,6 +451,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => time::evaluate(op, &arrays)?,
             Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
             Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
+            Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
             Native::Sentences => regex::sentences(&arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
