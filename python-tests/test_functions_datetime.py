@@ -152,3 +152,25 @@ def test_time_windows(la, expected):
     expected.check(
         la.sql("SELECT make_timestamp_ntz(2024, 1, 2, 3, 4, 5.5) n, make_timestamp_ltz(2024, 1, 2, 3, 4, 5) l"), name="make"
     )
+
+
+def test_sliding_windows(la, expected):
+    """`window(ts, duration, slide[, start])` with a slide shorter than the duration: each row
+    counts in every window holding it (rows without a time in none), in the session time zone
+    (America/Los_Angeles) and for TIMESTAMP_NTZ; windows before the epoch too."""
+    df = la.createDataFrame(
+        [("2024-01-01 10:03:00", 1), ("2024-01-01 10:07:30", 2), ("2024-01-01 10:12:00", 3), (None, 4),
+         ("1969-12-31 23:58:00", 5)],
+        "t STRING, v INT",
+    ).select(F.to_timestamp("t").alias("t"), "v")
+    grouped = df.groupBy(F.window("t", "10 minutes", "5 minutes")).agg(F.sum("v").alias("s"), F.count("*").alias("n"))
+    expected.check(grouped, name="grouped")
+    uneven = df.groupBy(F.window("t", "10 minutes", "3 minutes", "1 minute").alias("w")).agg(F.sum("v").alias("s"))
+    expected.check(uneven, name="uneven")
+    by_key = df.groupBy((F.col("v") % 2).alias("k"), F.window("t", "1 hour", "20 minutes")).count()
+    expected.check(by_key, name="with_key")
+    ntz = la.sql(
+        "SELECT sum(v) s, count(*) n FROM VALUES (TIMESTAMP_NTZ'2024-01-01 10:03:00', 1), "
+        "(TIMESTAMP_NTZ'2024-01-01 10:07:30', 2) t(ts, v) GROUP BY window(ts, '10 minutes', '5 minutes')"
+    )
+    expected.check(ntz, name="ntz")

@@ -269,17 +269,17 @@ pub fn register(b: &mut RegistryBuilder) {
                 ))),
             };
             let width = duration_of(&f.args[1], "duration")?;
-            if let Some(slide) = f.args.get(2)
-                && duration_of(slide, "slide")? != width
-            {
-                return Err(crate::error::PlanError::Unsupported(
-                    "sliding windows (a slide other than the window's duration)".into(),
-                ));
-            }
+            let slide = match f.args.get(2) {
+                Some(s) => duration_of(s, "slide")?,
+                None => width,
+            };
             let start = match f.args.get(3) {
                 Some(s) => duration_of(s, "start time")?,
                 None => 0,
             };
+            if slide != width {
+                return sliding_windows(&f, width, slide, start);
+            }
             let ts = cast(f.args[0].clone(), crate::types::timestamp_type(&f.config.time_zone));
             let stride = |micros: i64| {
                 lit(ScalarValue::IntervalMonthDayNano(Some(
@@ -629,6 +629,54 @@ fn chrono_pattern(spark: &str) -> crate::error::PlanResult<String> {
 }
 
 /// Microseconds of a window duration (`10 minutes`, `1 hour 30 minutes`, `2 days`).
+/// `window(ts, width, slide, start)` with a slide other than its width: the windows holding
+/// `ts` (latest first, as Spark's Expand lists them), a list that a GROUP BY unnests into one
+/// row per window (see `SlidingWindows`).
+fn sliding_windows(
+    f: &FunctionInput,
+    width: i64,
+    slide: i64,
+    start: i64,
+) -> crate::error::PlanResult<Expr> {
+    if slide <= 0 || width <= 0 {
+        return Err(crate::error::PlanError::Unsupported(
+            "window with a duration or slide that is not positive".into(),
+        ));
+    }
+    let zoned = !matches!(f.types.first(), Some(DataType::Timestamp(_, None)));
+    let ts_type = if zoned {
+        crate::types::timestamp_type(&f.config.time_zone)
+    } else {
+        DataType::Timestamp(TimeUnit::Microsecond, None)
+    };
+    let micros = cast(cast(f.args[0].clone(), ts_type.clone()), DataType::Int64);
+    // The last window start at or before ts: ts - ((ts - start) mod slide), mod non-negative.
+    let offset = (micros.clone() - lit(start)) % lit(slide);
+    let offset = (offset + lit(slide)) % lit(slide);
+    let last_start = micros.clone() - offset;
+    let count = (width + slide - 1) / slide;
+    let windows = (0..count)
+        .map(|i| {
+            let begin = last_start.clone() - lit(i * slide);
+            let end = begin.clone() + lit(width);
+            let holds = begin
+                .clone()
+                .lt_eq(micros.clone())
+                .and(micros.clone().lt(end.clone()));
+            let window = super::df_udf("named_struct")?.call(vec![
+                lit("start"),
+                cast(cast(begin, DataType::Int64), ts_type.clone()),
+                lit("end"),
+                cast(cast(end, DataType::Int64), ts_type.clone()),
+            ]);
+            Ok(super::when(holds, window, None))
+        })
+        .collect::<crate::error::PlanResult<Vec<_>>>()?;
+    let list = super::df_udf("make_array")?.call(windows);
+    let present = super::df_udf("array_compact")?.call(vec![list]);
+    Ok(NativeUdf::udf(Native::SlidingWindows).call(vec![present]))
+}
+
 fn window_micros(text: &str) -> Option<i64> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let words = match words.first() {

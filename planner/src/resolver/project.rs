@@ -168,9 +168,25 @@ impl Resolver<'_> {
         let mut replacements: Vec<(Expr, Expr)> = Vec::new();
         let mut pre = Vec::new();
         let mut key_columns = Vec::with_capacity(keys.len());
+        // Sliding windows: a row counts in each window holding it (the list unnested).
+        let mut unnest = Vec::new();
         for (e, name) in &keys {
             match e {
                 Expr::Column(_) => key_columns.push(e.clone()),
+                Expr::ScalarFunction(f)
+                    if f.func.name() == crate::functions::native::SLIDING_WINDOWS =>
+                {
+                    let internal = self.fresh(name, vec![]);
+                    let windows = f
+                        .args
+                        .first()
+                        .cloned()
+                        .unwrap_or(Expr::Literal(datafusion::common::ScalarValue::Null, None));
+                    pre.push(windows.alias(&internal));
+                    replacements.push((e.clone(), Self::column(&internal)));
+                    key_columns.push(Self::column(&internal));
+                    unnest.push(internal);
+                }
                 other => {
                     let internal = self.fresh(name, vec![]);
                     pre.push(other.clone().alias(&internal));
@@ -189,7 +205,12 @@ impl Resolver<'_> {
                 .map(|f| Self::column(f.name()))
                 .collect();
             all.extend(pre);
-            LogicalPlanBuilder::from(input).project(all)?.build()?
+            let mut plan = LogicalPlanBuilder::from(input).project(all)?;
+            let options = datafusion::common::UnnestOptions::new().with_preserve_nulls(false);
+            for column in unnest {
+                plan = plan.unnest_column_with_options(column.as_str(), options.clone())?;
+            }
+            plan.build()?
         };
         let key_of = |e: &Expr| -> Expr {
             replacements

@@ -34,6 +34,9 @@ use datafusion::logical_expr::{
 };
 use serde::{Deserialize, Serialize};
 
+/// The name of [`Native::SlidingWindows`].
+pub const SLIDING_WINDOWS: &str = "ember_sliding_windows";
+
 /// What a native function computes, with the settings fixed when it was planned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -137,6 +140,10 @@ pub enum Native {
         encrypt: bool,
         fail: bool,
     },
+    /// `window(ts, width, slide)` with a slide other than its width: marks the list of windows
+    /// holding a row, which GROUP BY unnests (its argument computed instead). Anywhere else a
+    /// row would have to become several rows: "not supported".
+    SlidingWindows,
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
     /// `sentences(text)`: the words of each sentence.
@@ -302,6 +309,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToBinary { .. } => "ember_to_binary",
             Native::MakeYmInterval => "ember_make_ym_interval",
             Native::Aes { .. } => "ember_aes",
+            Native::SlidingWindows => SLIDING_WINDOWS,
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
@@ -363,6 +371,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Variant { op } => op.return_type()?,
             Native::Time { op } => op.return_type(),
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
+            Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::MakeYmInterval => DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth),
             Native::Sentences => {
                 crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
@@ -452,6 +461,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
             Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
+            Native::SlidingWindows => {
+                return Err(datafusion::error::DataFusionError::Plan(
+                    "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),
+                ));
+            }
             Native::Sentences => regex::sentences(&arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
