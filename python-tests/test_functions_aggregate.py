@@ -10,6 +10,10 @@ from conftest import cases
 T = "FROM VALUES ('a', 1, 1.5), ('a', 2, NULL), ('a', 2, 3.0), ('b', 5, -1.0), ('b', NULL, 2.0), ('c', NULL, NULL) AS t(k, v, x)"
 
 SQL = {
+    "histogram_numeric": "SELECT histogram_numeric(x, 3) h FROM VALUES (1), (2), (3), (4), (5), (6), (10), (10), (20) t(x)",
+    "histogram_numeric_types": "SELECT histogram_numeric(x, 2) h FROM VALUES (1.5D), (2.5D), (100D) t(x)",
+    "histogram_numeric_small": "SELECT histogram_numeric(x, 10) h, typeof(histogram_numeric(CAST(x AS DECIMAL(2,1)), 2)) t FROM VALUES (3), (1), (2) t(x)",
+    "histogram_numeric_nulls": "SELECT k, histogram_numeric(x, 5) h FROM VALUES (1, CAST(NULL AS INT)), (2, 7) t(k, x) GROUP BY k",
     "count": f"SELECT k, count(*), count(v), count(DISTINCT v), count_if(v > 1) {T} GROUP BY k",
     "sum_avg": f"SELECT k, sum(v), avg(v), sum(x), avg(x), mean(v) {T} GROUP BY k",
     "sum_distinct": f"SELECT sum(DISTINCT v), avg(DISTINCT v) {T}",
@@ -140,6 +144,7 @@ def test_dataframe_windows(sales, expected, case):
 
 
 ERRORS = {
+    "histogram_numeric_bins": "SELECT histogram_numeric(x, 1) h FROM VALUES (1), (2) t(x)",
     "nested_aggregate": "SELECT sum(max(id)) FROM range(3)",
     "not_grouped": "SELECT id, count(*) FROM range(3)",
     "window_without_order": "SELECT row_number() OVER (PARTITION BY id) FROM range(3)",

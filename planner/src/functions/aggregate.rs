@@ -146,6 +146,35 @@ pub fn register(b: &mut RegistryBuilder) {
             )
         });
     }
+    // histogram_numeric(x, nb): nb a literal of at least 2.
+    b.aggregate(&["histogram_numeric"], |mut f| {
+        f.arity(2, 2)?;
+        let bins = match &f.args[1] {
+            Expr::Literal(v, _) if v.data_type().is_integer() => {
+                v.to_string().parse::<i64>().unwrap_or(0)
+            }
+            _ => {
+                return Err(PlanError::Unsupported(
+                    "histogram_numeric with a computed number of bins".into(),
+                ));
+            }
+        };
+        if bins < 2 {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"histogram_numeric\" due to data type mismatch: The nb must be between [2, 2147483647] (current value = {bins})."
+                ),
+            )
+            .into());
+        }
+        let values = present_values(f.args.remove(0), f.filter)?;
+        let kind = super::native::Native::HistogramNumeric {
+            bins: bins as usize,
+        };
+        Ok(super::native::NativeUdf::udf(kind).call(vec![values]))
+    });
     b.aggregate(&["skewness"], |f| moments(f, false));
     b.aggregate(&["kurtosis"], |f| moments(f, true));
     // percentile(x, p): exact, interpolated (a list of percentiles gives a list).

@@ -144,6 +144,10 @@ pub enum Native {
     /// holding a row, which GROUP BY unnests (its argument computed instead). Anywhere else a
     /// row would have to become several rows: "not supported".
     SlidingWindows,
+    /// `histogram_numeric(x, nb)` of a group's values (a list).
+    HistogramNumeric {
+        bins: usize,
+    },
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
     /// `sentences(text)`: the words of each sentence.
@@ -310,6 +314,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MakeYmInterval => "ember_make_ym_interval",
             Native::Aes { .. } => "ember_aes",
             Native::SlidingWindows => SLIDING_WINDOWS,
+            Native::HistogramNumeric { .. } => "ember_histogram_numeric",
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ArrayMode => "ember_array_mode",
@@ -372,6 +377,16 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => op.return_type(),
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
+            Native::HistogramNumeric { .. } => match arg_types.first() {
+                Some(DataType::List(item)) => crate::types::list_type(
+                    DataType::Struct(arrow::datatypes::Fields::from(vec![
+                        arrow::datatypes::Field::new("x", item.data_type().clone(), true),
+                        arrow::datatypes::Field::new("y", DataType::Float64, true),
+                    ])),
+                    true,
+                ),
+                other => return internal_err!("histogram_numeric of {other:?}"),
+            },
             Native::MakeYmInterval => DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth),
             Native::Sentences => {
                 crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
@@ -460,6 +475,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => time::evaluate(op, &arrays)?,
             Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
             Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
+            Native::HistogramNumeric { bins } => numbers::histogram_numeric(&arrays, *bins)?,
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
             Native::SlidingWindows => {
                 return Err(datafusion::error::DataFusionError::Plan(

@@ -430,3 +430,77 @@ pub(super) fn make_ym_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     }
     Ok(Arc::new(arrow::array::IntervalYearMonthArray::from(out)))
 }
+
+/// `histogram_numeric(x, nb)`'s answer for a group's values: Hive's streaming histogram as
+/// Spark builds it (each value added in turn; past `nb` bins the two closest bins, the first
+/// such pair, merge into their weighted mean), bin centres in the type of `x`.
+pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<ArrayRef> {
+    let Some(input) = arrays.first() else {
+        return internal_err!("histogram_numeric without values");
+    };
+    let DataType::List(item) = input.data_type() else {
+        return internal_err!("histogram_numeric of {}", input.data_type());
+    };
+    let groups = input.as_list::<i32>();
+    let mut centres: Vec<f64> = Vec::new();
+    let mut heights: Vec<f64> = Vec::new();
+    let mut offsets = vec![0i32];
+    let mut valid = Vec::with_capacity(groups.len());
+    for g in 0..groups.len() {
+        let values = groups.value(g);
+        let values = arrow::compute::cast(&values, &DataType::Float64)?;
+        let values = values.as_primitive::<Float64Type>();
+        let mut hist: Vec<(f64, f64)> = Vec::new();
+        for v in values.iter().flatten() {
+            match hist.binary_search_by(|(x, _)| x.total_cmp(&v)) {
+                Ok(i) => hist[i].1 += 1.0,
+                Err(i) => {
+                    hist.insert(i, (v, 1.0));
+                    if hist.len() > bins {
+                        let mut at = 0;
+                        let mut smallest = f64::INFINITY;
+                        for i in 1..hist.len() {
+                            let d = hist[i].0 - hist[i - 1].0;
+                            if d < smallest {
+                                smallest = d;
+                                at = i;
+                            }
+                        }
+                        let (a, b) = (hist[at - 1], hist[at]);
+                        let y = a.1 + b.1;
+                        hist[at - 1] = ((a.0 * a.1 + b.0 * b.1) / y, y);
+                        hist.remove(at);
+                    }
+                }
+            }
+        }
+        valid.push(!groups.is_null(g) && !hist.is_empty());
+        for (x, y) in hist {
+            centres.push(x);
+            heights.push(y);
+        }
+        offsets.push(centres.len() as i32);
+    }
+    let x = arrow::compute::cast(
+        &(Arc::new(arrow::array::Float64Array::from(centres)) as ArrayRef),
+        item.data_type(),
+    )?;
+    let fields = arrow::datatypes::Fields::from(vec![
+        arrow::datatypes::Field::new("x", item.data_type().clone(), true),
+        arrow::datatypes::Field::new("y", DataType::Float64, true),
+    ]);
+    let entries = arrow::array::StructArray::try_new(
+        fields.clone(),
+        vec![x, Arc::new(arrow::array::Float64Array::from(heights))],
+        None,
+    )?;
+    Ok(Arc::new(arrow::array::ListArray::try_new(
+        Arc::new(arrow::datatypes::Field::new_list_field(
+            DataType::Struct(fields),
+            true,
+        )),
+        arrow::buffer::OffsetBuffer::new(offsets.into()),
+        Arc::new(entries),
+        Some(arrow::buffer::NullBuffer::from(valid)),
+    )?))
+}
