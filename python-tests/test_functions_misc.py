@@ -7,6 +7,17 @@ from pyspark.sql import functions as F
 from conftest import cases
 
 SQL = {
+    # XML rows as Spark's XML source reads and writes them.
+    "from_xml": """SELECT from_xml('<p><a>1</a><b>0.8</b></p>', 'a INT, b DOUBLE') a, """
+    """from_xml('<p x="7"><a>1</a><a>2</a><c>t</c></p>', 'a ARRAY<INT>, _x INT, c STRING, d STRING') b, """
+    """from_xml('<p>bad', 'a INT') c, from_xml(NULL, 'a INT') d""",
+    "from_xml_values": """SELECT from_xml('<p><a>x</a></p>', 'a INT') a, from_xml('<p><a> 5 </a></p>', 'a INT') b, """
+    """from_xml('<p><n><m>2</m></n></p>', 'n STRUCT<m: INT>') c, from_xml('<p>text<a>1</a></p>', 'a INT, _VALUE STRING') d""",
+    "schema_of_xml": """SELECT schema_of_xml('<p><a>1</a><b>0.8</b><c>x</c><d>true</d><e>12345678901</e></p>') a, """
+    """schema_of_xml('<p x="1"><a>1</a><a>2</a><n><m>q</m></n></p>') b, schema_of_xml('<p><a y="z">t</a></p>') c, """
+    """schema_of_xml('<p><a>2020-01-01</a><c></c><d>1.0</d></p>') d""",
+    "to_xml": """SELECT to_xml(named_struct('a', 1, 'b', 'x<y', 'c', CAST(NULL AS INT))) a, """
+    """to_xml(named_struct('a', array(1, 2), 'n', named_struct('m', 1.5D))) b, to_xml(named_struct('_id', 3, 'v', true)) c""",
     "hash": "SELECT hash(1) a, hash('Spark') b, hash(1L) c, hash(1.5D) d, hash(NULL) e, hash(1, 'a') f, hash(true) g",
     "hash_more_types": "SELECT hash(CAST(1.5 AS FLOAT)) a, hash(DATE'2024-01-01') b, hash(TIMESTAMP'2024-01-01 00:00:00') c, "
     "hash(CAST(12.34 AS DECIMAL(10,2))) d, hash(X'0102') e, hash(array(1, 2)) f, hash('') g, hash(-0.0D) h",

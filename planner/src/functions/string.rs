@@ -156,6 +156,49 @@ pub fn register(b: &mut RegistryBuilder) {
         };
         Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
     });
+    // from_xml(text, schema[, options]), schema_of_xml(literal), to_xml(struct): the row as
+    // Spark's XML source reads and writes it (options are not supported).
+    b.scalar_named(&["from_xml"], Naming::Custom(after_text), |f| {
+        f.arity(2, 2)?;
+        let (schema, target) = literal_schema(&f, "from_xml")?;
+        if !matches!(target, DataType::Struct(_)) {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "from_xml into {schema} (a struct schema is needed)"
+            )));
+        }
+        let kind = Native::FromXml {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
+    b.scalar(&["schema_of_xml"], |f| {
+        f.arity(1, 1)?;
+        let Expr::Literal(ScalarValue::Utf8(Some(text)), _) = &f.args[0] else {
+            return Err(crate::error::PlanError::Unsupported(
+                "schema_of_xml of a value that is not a literal string".into(),
+            ));
+        };
+        Ok(lit(ScalarValue::Utf8(super::native::schema_of_xml(text))))
+    });
+    b.scalar(&["to_xml"], |f| {
+        f.arity(1, 1)?;
+        if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"to_xml\" due to data type mismatch: The first parameter requires the \"STRUCT\" type, however the input has the type \"{}\".",
+                    crate::types::sql_name(t)
+                ),
+            )
+            .into());
+        }
+        let kind = Native::ToXml {
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(f.args))
+    });
     // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
     b.scalar(&["schema_of_csv"], |f| {
         f.arity(1, 2)?;

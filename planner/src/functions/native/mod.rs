@@ -21,6 +21,8 @@ mod to_number;
 pub use to_number::NumberPattern;
 mod variant;
 pub use variant::{VariantOp, variant_json};
+mod xml;
+pub use xml::schema_of_xml;
 mod xpath;
 pub use xpath::XpathResult;
 
@@ -147,6 +149,15 @@ pub enum Native {
     /// `histogram_numeric(x, nb)` of a group's values (a list).
     HistogramNumeric {
         bins: usize,
+    },
+    /// `from_xml(text, schema)`: `schema` a DDL struct.
+    FromXml {
+        schema: String,
+        time_zone: String,
+    },
+    /// `to_xml(struct)`.
+    ToXml {
+        time_zone: String,
     },
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
@@ -314,6 +325,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MakeYmInterval => "ember_make_ym_interval",
             Native::Aes { .. } => "ember_aes",
             Native::SlidingWindows => SLIDING_WINDOWS,
+            Native::FromXml { .. } => "ember_from_xml",
+            Native::ToXml { .. } => "ember_to_xml",
             Native::HistogramNumeric { .. } => "ember_histogram_numeric",
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
@@ -377,6 +390,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => op.return_type(),
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
+            Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
+            Native::ToXml { .. } => DataType::Utf8,
             Native::HistogramNumeric { .. } => match arg_types.first() {
                 Some(DataType::List(item)) => crate::types::list_type(
                     DataType::Struct(arrow::datatypes::Fields::from(vec![
@@ -475,6 +490,10 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => time::evaluate(op, &arrays)?,
             Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
             Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
+            Native::FromXml { schema, time_zone } => {
+                xml::from_xml(&arrays, &json::schema_type(schema, time_zone)?)?
+            }
+            Native::ToXml { time_zone } => xml::to_xml(&arrays, time_zone)?,
             Native::HistogramNumeric { bins } => numbers::histogram_numeric(&arrays, *bins)?,
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
             Native::SlidingWindows => {
