@@ -1230,23 +1230,12 @@ impl Cast<'_> {
                 )?))
             }
             DataType::List(item) => {
-                let mut valid = Vec::with_capacity(values.len());
-                let mut offsets = vec![0i32];
-                let mut members = Vec::new();
-                for v in values {
-                    match v {
-                        Some(Variant::List(l)) => {
-                            members.extend(l.iter().map(Some));
-                            valid.push(true);
-                        }
-                        None | Some(Variant::Null) => valid.push(false),
-                        Some(v) => {
-                            self.reject::<()>(v, target)?;
-                            valid.push(false);
-                        }
-                    }
-                    offsets.push(members.len() as i32);
-                }
+                let (members, offsets, valid) = self.members(values, target, |v| match v {
+                    Variant::List(l) => Some(l.iter().map(|m| (None, m)).collect()),
+                    _ => None,
+                })?;
+                let members: Vec<Option<Variant>> =
+                    members.into_iter().map(|(_, m)| Some(m)).collect();
                 let child = self.column(&members, item.data_type())?;
                 let item = Arc::new(item.as_ref().clone().with_nullable(true));
                 Ok(Arc::new(ListArray::try_new(
@@ -1269,32 +1258,18 @@ impl Cast<'_> {
                         key.data_type()
                     )));
                 }
-                let mut valid = Vec::with_capacity(values.len());
-                let mut offsets = vec![0i32];
-                let mut keys = StringBuilder::new();
-                let mut members = Vec::new();
-                for v in values {
-                    match v {
-                        Some(Variant::Object(o)) => {
-                            for (k, m) in o.iter() {
-                                keys.append_value(k);
-                                members.push(Some(m));
-                            }
-                            valid.push(true);
-                        }
-                        None | Some(Variant::Null) => valid.push(false),
-                        Some(v) => {
-                            self.reject::<()>(v, target)?;
-                            valid.push(false);
-                        }
-                    }
-                    offsets.push(members.len() as i32);
-                }
+                let (members, offsets, valid) = self.members(values, target, |v| match v {
+                    Variant::Object(o) => Some(o.iter().map(|(k, m)| (Some(k), m)).collect()),
+                    _ => None,
+                })?;
+                let keys: StringArray = members.iter().map(|(k, _)| *k).collect();
+                let members: Vec<Option<Variant>> =
+                    members.into_iter().map(|(_, m)| Some(m)).collect();
                 let child = self.column(&members, value.data_type())?;
                 let value = Arc::new(value.as_ref().clone().with_nullable(true));
                 let kv_fields = Fields::from(vec![key.as_ref().clone(), value.as_ref().clone()]);
                 let entries_array =
-                    StructArray::try_new(kv_fields, vec![Arc::new(keys.finish()), child], None)?;
+                    StructArray::try_new(kv_fields, vec![Arc::new(keys), child], None)?;
                 Ok(Arc::new(MapArray::try_new(
                     entries.clone(),
                     OffsetBuffer::new(offsets.into()),
@@ -1338,6 +1313,38 @@ impl Cast<'_> {
                 ScalarValue::iter_to_array(scalars)
             }
         }
+    }
+
+    /// The members of each value (`members_of` lists those of a value of the target's kind:
+    /// a list's elements, an object's keys and values), with the list offsets and validity;
+    /// NULLs are NULL, values of another kind rejected.
+    #[allow(clippy::type_complexity)]
+    fn members<'m, 'v>(
+        &self,
+        values: &[Option<Variant<'m, 'v>>],
+        target: &DataType,
+        members_of: impl Fn(&Variant<'m, 'v>) -> Option<Vec<(Option<&'m str>, Variant<'m, 'v>)>>,
+    ) -> Result<(Vec<(Option<&'m str>, Variant<'m, 'v>)>, Vec<i32>, Vec<bool>)> {
+        let mut valid = Vec::with_capacity(values.len());
+        let mut offsets = vec![0i32];
+        let mut members = Vec::new();
+        for v in values {
+            match v {
+                None | Some(Variant::Null) => valid.push(false),
+                Some(v) => match members_of(v) {
+                    Some(m) => {
+                        members.extend(m);
+                        valid.push(true);
+                    }
+                    None => {
+                        self.reject::<()>(v, target)?;
+                        valid.push(false);
+                    }
+                },
+            }
+            offsets.push(members.len() as i32);
+        }
+        Ok((members, offsets, valid))
     }
 
     /// One primitive value as `target`.
