@@ -52,6 +52,7 @@ ERRORS = {
     "make_time_hour": "SELECT make_time(25, 0, 0)",
     "make_time_minute": "SELECT make_time(1, 60, 0)",
     "make_time_second": "SELECT make_time(1, 1, 60)",
+    "make_time_negative_second": "SELECT make_time(1, 1, -0.5)",
     "to_time": "SELECT to_time('xx')",
     "time_diff_unit": "SELECT time_diff('DAY', TIME'10:00:00', TIME'12:30:00')",
     "time_trunc_unit": "SELECT time_trunc('DAY', TIME'10:00:00')",

@@ -202,7 +202,7 @@ pub(super) fn evaluate(op: &TimeOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
                 };
                 check(h, 23, "HourOfDay")?;
                 check(m, 59, "MinuteOfHour")?;
-                let secs = (s / 1_000_000) as i64;
+                let secs = s.div_euclid(1_000_000) as i64;
                 check(secs, 59, "SecondOfMinute")?;
                 out.push(Some(h * 3_600_000_000 + m * 60_000_000 + s as i64));
             }
