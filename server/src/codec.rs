@@ -24,7 +24,7 @@ use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::fold::{FOLD_NAME, array_fold};
-use ember_planner::functions::native::{Native, NativeUdf};
+use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
@@ -268,12 +268,30 @@ impl CodecPart for PlannerCodec {
     }
 
     fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
+        let inner: &dyn Any = udaf.inner().as_ref();
+        if let Some(sketch) = inner.downcast_ref::<SketchAgg>() {
+            let kind = serde_json::to_value(sketch.kind()).ok()?;
+            return Some(
+                json!({"fn": "sketch", "kind": kind})
+                    .to_string()
+                    .into_bytes(),
+            );
+        }
         let spark = spark_aggregate(udaf.name())?;
         let inner: &dyn Any = udaf.inner().as_ref();
         same_impl(spark.inner().as_ref(), inner).then(|| b"spark".to_vec())
     }
 
-    fn decode_udaf(&self, name: &str, _payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+    fn decode_udaf(&self, name: &str, payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+        if payload.starts_with(b"{") {
+            let v: Value = serde_json::from_slice(payload).map_err(|_| bad("aggregate"))?;
+            let kind: SketchAggKind = v
+                .get("kind")
+                .cloned()
+                .and_then(|k| serde_json::from_value(k).ok())
+                .ok_or_else(|| bad("sketch aggregate"))?;
+            return Ok(SketchAgg::udaf(kind));
+        }
         spark_aggregate(name).ok_or_else(|| bad(name))
     }
 

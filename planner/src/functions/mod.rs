@@ -12,6 +12,7 @@ mod math;
 pub mod native;
 pub(crate) use aggregate::exact_percentile;
 mod operators;
+mod sketch;
 mod string;
 pub mod time;
 pub mod udf;
@@ -174,6 +175,7 @@ pub fn registry() -> &'static Registry {
         aggregate::register(&mut b);
         window::register(&mut b);
         variant::register(&mut b);
+        sketch::register(&mut b);
         time::register(&mut b);
         Registry {
             functions: b.functions,

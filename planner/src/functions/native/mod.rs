@@ -15,6 +15,8 @@ mod json;
 mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
+pub mod sketch;
+pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp};
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
 mod to_number;
@@ -136,6 +138,10 @@ pub enum Native {
     ToBinary {
         format: BinaryFormat,
         fail: bool,
+    },
+    /// A function of DataSketches sketch values (`hll_sketch_estimate`, `theta_union`, ...).
+    Sketch {
+        op: SketchOp,
     },
     /// `aes_encrypt` (`encrypt`), `aes_decrypt` and `try_aes_decrypt` (not `fail`).
     Aes {
@@ -324,6 +330,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToBinary { .. } => "ember_to_binary",
             Native::MakeYmInterval => "ember_make_ym_interval",
             Native::Aes { .. } => "ember_aes",
+            Native::Sketch { .. } => "ember_sketch",
             Native::SlidingWindows => SLIDING_WINDOWS,
             Native::FromXml { .. } => "ember_from_xml",
             Native::ToXml { .. } => "ember_to_xml",
@@ -389,6 +396,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Variant { op } => op.return_type()?,
             Native::Time { op } => op.return_type(),
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
+            Native::Sketch { op } => op.return_type(arg_types),
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
             Native::ToXml { .. } => DataType::Utf8,
@@ -496,6 +504,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToXml { time_zone } => xml::to_xml(&arrays, time_zone)?,
             Native::HistogramNumeric { bins } => numbers::histogram_numeric(&arrays, *bins)?,
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
+            Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
             Native::SlidingWindows => {
                 return Err(datafusion::error::DataFusionError::Plan(
                     "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),

@@ -21,7 +21,7 @@ use crate::types::variant_type;
 
 mod builder;
 mod parse;
-mod read;
+pub(crate) mod read;
 mod schema;
 
 use builder::{Builder, append_arrow};

@@ -140,7 +140,7 @@ pub(super) fn write_json(out: &mut String, v: &Variant, time_zone: &str) {
     }
 }
 
-pub(super) fn java_float(f: f32) -> String {
+pub(crate) fn java_float(f: f32) -> String {
     // Java's Float.toString: the shortest digits that read back as the same float.
     if f.is_finite() && f == f.trunc() && f.abs() < 1e7 {
         return format!("{f:.1}");

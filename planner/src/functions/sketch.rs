@@ -1,0 +1,424 @@
+//! Spark's DataSketches functions: HLL (`hll_*`), Theta (`theta_*`) and KLL (`kll_*`)
+//! sketches, built and read in `native::sketch`.
+
+use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::Expr;
+use datafusion::logical_expr::expr::AggregateFunction;
+
+use super::aggregate::default_arg;
+use super::native::{KllItem, Native, NativeUdf, SketchAgg, SketchAggKind, SketchOp};
+use super::{FunctionInput, Naming, RegistryBuilder};
+use crate::error::{ErrorKind, PlanResult, SparkError};
+use crate::types::sql_name;
+
+const DEFAULT_LG_K: i64 = 12;
+const DEFAULT_KLL_K: i64 = 200;
+
+fn aggregate(kind: SketchAggKind, f: &mut FunctionInput) -> Expr {
+    Expr::AggregateFunction(AggregateFunction::new_udf(
+        SketchAgg::udaf(kind),
+        vec![f.args.remove(0)],
+        false,
+        f.filter.take().map(Box::new),
+        vec![],
+        None,
+    ))
+}
+
+fn scalar(op: SketchOp, args: Vec<Expr>) -> Expr {
+    NativeUdf::udf(Native::Sketch { op }).call(args)
+}
+
+fn ordinal(i: usize) -> &'static str {
+    ["first", "second", "third", "fourth"]
+        .get(i)
+        .copied()
+        .unwrap_or("next")
+}
+
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types.
+fn check_type(
+    f: &FunctionInput,
+    i: usize,
+    accepted: &[&str],
+    ok: impl Fn(&DataType) -> bool,
+) -> PlanResult<()> {
+    let Some(t) = f.types.get(i) else {
+        return Ok(());
+    };
+    if *t == DataType::Null || ok(t) {
+        return Ok(());
+    }
+    let expected = if accepted.len() == 1 {
+        format!("\"{}\"", accepted[0])
+    } else {
+        format!(
+            "({})",
+            accepted
+                .iter()
+                .map(|a| format!("\"{a}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    };
+    let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
+    Err(SparkError::analysis(
+        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{arg}\" has the type \"{}\".",
+            f.name,
+            ordinal(i),
+            sql_name(t)
+        ),
+    )
+    .into())
+}
+
+fn literal<'a>(f: &'a FunctionInput, i: usize) -> Option<&'a ScalarValue> {
+    match f.args.get(i) {
+        Some(Expr::Literal(v, _)) => Some(v),
+        _ => None,
+    }
+}
+
+fn literal_int(f: &FunctionInput, i: usize) -> Option<i64> {
+    literal(f, i).and_then(|v| match v {
+        ScalarValue::Int8(Some(n)) => Some(*n as i64),
+        ScalarValue::Int16(Some(n)) => Some(*n as i64),
+        ScalarValue::Int32(Some(n)) => Some(*n as i64),
+        ScalarValue::Int64(Some(n)) => Some(*n),
+        _ => None,
+    })
+}
+
+fn runtime(class: &str, state: &str, message: String) -> crate::error::PlanError {
+    SparkError::new(ErrorKind::Runtime, class, state, message, vec![]).into()
+}
+
+/// `lgConfigK` (argument 1, default 12): a constant within 4..=21.
+fn hll_lg_k(f: &FunctionInput) -> PlanResult<u8> {
+    if f.args.len() < 2 {
+        return Ok(DEFAULT_LG_K as u8);
+    }
+    let Some(lg_k) = literal_int(f, 1) else {
+        return Err(runtime(
+            "HLL_K_MUST_BE_CONSTANT",
+            "42K0E",
+            format!(
+                "Invalid call to `{}`; the `K` value must be a constant value, but got a non-constant expression.",
+                f.name
+            ),
+        ));
+    };
+    if !(4..=21).contains(&lg_k) {
+        return Err(runtime(
+            "HLL_INVALID_LG_K",
+            "22546",
+            format!(
+                "Invalid call to `{}`; the `lgConfigK` value must be between 4 and 21, inclusive: {lg_k}.",
+                f.name
+            ),
+        ));
+    }
+    Ok(lg_k as u8)
+}
+
+/// `lgNomEntries` (argument `i`, default 12): a constant within 4..=26.
+fn theta_lg_nom(f: &FunctionInput, i: usize) -> PlanResult<u8> {
+    if f.args.len() <= i {
+        return Ok(DEFAULT_LG_K as u8);
+    }
+    let Some(lg_nom) = literal_int(f, i) else {
+        return Err(runtime(
+            "THETA_LG_NOM_ENTRIES_MUST_BE_CONSTANT",
+            "42K0E",
+            format!(
+                "Invalid call to `{}`; the `lgNomEntries` value must be a constant value, but got a non-constant expression.",
+                f.name
+            ),
+        ));
+    };
+    if !(4..=26).contains(&lg_nom) {
+        return Err(runtime(
+            "SKETCH_INVALID_LG_NOM_ENTRIES",
+            "22003",
+            format!(
+                "Invalid call to `{}`; the `lgNomEntries` value must be between 4 and 26, inclusive: {lg_nom}.",
+                f.name
+            ),
+        ));
+    }
+    Ok(lg_nom as u8)
+}
+
+/// `k` (argument 1, default 200): a constant within 8..=65535.
+fn kll_k(f: &FunctionInput) -> PlanResult<u16> {
+    if f.args.len() < 2 {
+        return Ok(DEFAULT_KLL_K as u16);
+    }
+    let Some(k) = literal_int(f, 1) else {
+        let arg = f.field_names.get(1).cloned().flatten().unwrap_or_default();
+        return Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: the input k should be a foldable int expression; however, got {arg}.",
+                f.name
+            ),
+        )
+        .into());
+    };
+    if !(8..=65535).contains(&k) {
+        return Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.TYPE_CHECK_FAILURE_WITH_HINT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: [KLL_SKETCH_K_OUT_OF_RANGE] For function `{}`, the k parameter must be between 8 and 65535 (inclusive), but got {k}. SQLSTATE: 22003.",
+                f.name, f.name
+            ),
+        )
+        .into());
+    }
+    Ok(k as u16)
+}
+
+/// A boolean constant argument (`allowDifferentLgConfigK`), default false.
+fn flag(f: &FunctionInput, i: usize) -> PlanResult<bool> {
+    match f.args.get(i) {
+        None => Ok(false),
+        Some(Expr::Literal(ScalarValue::Boolean(b), _)) => Ok(b.unwrap_or(false)),
+        Some(_) => Err(crate::error::PlanError::Unsupported(format!(
+            "{} with a computed allowDifferentLgConfigK",
+            f.name
+        ))),
+    }
+}
+
+fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn sketch_argument(f: &FunctionInput, i: usize) -> PlanResult<()> {
+    check_type(f, i, &["BINARY"], is_binary)
+}
+
+pub fn register(b: &mut RegistryBuilder) {
+    register_hll(b);
+    register_theta(b);
+    register_kll(b);
+}
+
+fn register_hll(b: &mut RegistryBuilder) {
+    b.add_named_aggregate(
+        &["hll_sketch_agg"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 1, "12")),
+        |mut f| {
+            f.arity(1, 2)?;
+            check_type(&f, 0, &["INT", "BIGINT", "STRING", "BINARY"], |t| {
+                matches!(
+                    t,
+                    DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+                ) || is_string(t)
+                    || is_binary(t)
+            })?;
+            let lg_k = hll_lg_k(&f)?;
+            Ok(aggregate(SketchAggKind::HllBuild { lg_k }, &mut f))
+        },
+    );
+    b.add_named_aggregate(
+        &["hll_union_agg"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 1, "false")),
+        |mut f| {
+            f.arity(1, 2)?;
+            sketch_argument(&f, 0)?;
+            let allow_different = flag(&f, 1)?;
+            Ok(aggregate(
+                SketchAggKind::HllUnion { allow_different },
+                &mut f,
+            ))
+        },
+    );
+    b.scalar(&["hll_sketch_estimate"], |f| {
+        f.arity(1, 1)?;
+        sketch_argument(&f, 0)?;
+        Ok(scalar(SketchOp::HllEstimate, f.args))
+    });
+    b.scalar_named(
+        &["hll_union"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 2, "false")),
+        |mut f| {
+            f.arity(2, 3)?;
+            sketch_argument(&f, 0)?;
+            sketch_argument(&f, 1)?;
+            let allow_different = flag(&f, 2)?;
+            f.args.truncate(2);
+            Ok(scalar(SketchOp::HllUnion { allow_different }, f.args))
+        },
+    );
+}
+
+fn register_theta(b: &mut RegistryBuilder) {
+    b.add_named_aggregate(
+        &["theta_sketch_agg"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 1, "12")),
+        |mut f| {
+            f.arity(1, 2)?;
+            check_type(
+                &f,
+                0,
+                &[
+                    "ARRAY<INT>",
+                    "ARRAY<BIGINT>",
+                    "BINARY",
+                    "DOUBLE",
+                    "FLOAT",
+                    "INT",
+                    "BIGINT",
+                    "STRING",
+                ],
+                |t| match t {
+                    DataType::List(item) => {
+                        matches!(item.data_type(), DataType::Int32 | DataType::Int64)
+                    }
+                    DataType::Int32 | DataType::Int64 | DataType::Float32 | DataType::Float64 => {
+                        true
+                    }
+                    t => is_string(t) || is_binary(t),
+                },
+            )?;
+            let lg_nom = theta_lg_nom(&f, 1)?;
+            Ok(aggregate(SketchAggKind::ThetaBuild { lg_nom }, &mut f))
+        },
+    );
+    b.add_named_aggregate(
+        &["theta_union_agg"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 1, "12")),
+        |mut f| {
+            f.arity(1, 2)?;
+            sketch_argument(&f, 0)?;
+            let lg_nom = theta_lg_nom(&f, 1)?;
+            Ok(aggregate(SketchAggKind::ThetaUnion { lg_nom }, &mut f))
+        },
+    );
+    b.aggregate(&["theta_intersection_agg"], |mut f| {
+        f.arity(1, 1)?;
+        sketch_argument(&f, 0)?;
+        Ok(aggregate(SketchAggKind::ThetaIntersection, &mut f))
+    });
+    b.scalar(&["theta_sketch_estimate"], |f| {
+        f.arity(1, 1)?;
+        sketch_argument(&f, 0)?;
+        Ok(scalar(SketchOp::ThetaEstimate, f.args))
+    });
+    b.scalar_named(
+        &["theta_union"],
+        Naming::Custom(|w, a, _| default_arg(w, a, 2, "12")),
+        |mut f| {
+            f.arity(2, 3)?;
+            sketch_argument(&f, 0)?;
+            sketch_argument(&f, 1)?;
+            let lg_nom = theta_lg_nom(&f, 2)?;
+            f.args.truncate(2);
+            Ok(scalar(SketchOp::ThetaUnion { lg_nom }, f.args))
+        },
+    );
+    for (name, op) in [
+        ("theta_intersection", SketchOp::ThetaIntersection),
+        ("theta_difference", SketchOp::ThetaDifference),
+    ] {
+        b.scalar(&[name], move |f| {
+            f.arity(2, 2)?;
+            sketch_argument(&f, 0)?;
+            sketch_argument(&f, 1)?;
+            Ok(scalar(op.clone(), f.args))
+        });
+    }
+}
+
+fn register_kll(b: &mut RegistryBuilder) {
+    for item in [KllItem::Bigint, KllItem::Float, KllItem::Double] {
+        let suffix = item.suffix();
+        let (accepted, takes): (&[&str], fn(&DataType) -> bool) = match item {
+            KllItem::Bigint => (&["TINYINT", "INT", "BIGINT", "SMALLINT"], |t| {
+                matches!(
+                    t,
+                    DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+                )
+            }),
+            KllItem::Float => (&["FLOAT"], |t| *t == DataType::Float32),
+            KllItem::Double => (&["FLOAT", "DOUBLE"], |t| {
+                matches!(t, DataType::Float32 | DataType::Float64)
+            }),
+        };
+        b.aggregate(
+            &[format!("kll_sketch_agg_{suffix}").as_str()],
+            move |mut f| {
+                f.arity(1, 2)?;
+                check_type(&f, 0, accepted, takes)?;
+                let k = kll_k(&f)?;
+                Ok(aggregate(SketchAggKind::KllBuild { item, k }, &mut f))
+            },
+        );
+        b.aggregate(
+            &[format!("kll_merge_agg_{suffix}").as_str()],
+            move |mut f| {
+                f.arity(1, 2)?;
+                sketch_argument(&f, 0)?;
+                let k = kll_k(&f)?;
+                Ok(aggregate(SketchAggKind::KllMerge { item, k }, &mut f))
+            },
+        );
+        b.scalar(&[format!("kll_sketch_get_n_{suffix}").as_str()], move |f| {
+            f.arity(1, 1)?;
+            sketch_argument(&f, 0)?;
+            Ok(scalar(SketchOp::KllN { item }, f.args))
+        });
+        b.scalar(
+            &[format!("kll_sketch_to_string_{suffix}").as_str()],
+            move |f| {
+                f.arity(1, 1)?;
+                sketch_argument(&f, 0)?;
+                Ok(scalar(SketchOp::KllToString { item }, f.args))
+            },
+        );
+        b.scalar(&[format!("kll_sketch_merge_{suffix}").as_str()], move |f| {
+            f.arity(2, 2)?;
+            sketch_argument(&f, 0)?;
+            sketch_argument(&f, 1)?;
+            Ok(scalar(SketchOp::KllMerge { item }, f.args))
+        });
+        b.scalar(
+            &[format!("kll_sketch_get_quantile_{suffix}").as_str()],
+            move |f| {
+                f.arity(2, 2)?;
+                sketch_argument(&f, 0)?;
+                check_type(&f, 1, &["DOUBLE", "ARRAY<DOUBLE>"], |t| match t {
+                    DataType::List(item) => numeric(item.data_type()),
+                    t => numeric(t),
+                })?;
+                Ok(scalar(SketchOp::KllQuantile { item }, f.args))
+            },
+        );
+        b.scalar(
+            &[format!("kll_sketch_get_rank_{suffix}").as_str()],
+            move |f| {
+                f.arity(2, 2)?;
+                sketch_argument(&f, 0)?;
+                Ok(scalar(SketchOp::KllRank { item }, f.args))
+            },
+        );
+    }
+}
+
+fn numeric(t: &DataType) -> bool {
+    t.is_numeric() || *t == DataType::Null
+}
