@@ -103,6 +103,58 @@ SQL = {
     f"kll_sketch_get_n_bigint(kll_sketch_merge_bigint(X'{SPARK_KLL}', kll_sketch_agg_bigint(col))) m FROM VALUES (7L) tab(col)",
 }
 
+TUPLES = "VALUES (1, 1.0D), (1, 2.0D), (2, 3.0D), (3, NULL), (NULL, 4.0D) tab(k, v)"
+PAIRS = "(SELECT tuple_sketch_agg_integer(k, v) a, tuple_sketch_agg_integer(k + 1, v) b, theta_sketch_agg(k + 1) t FROM VALUES (1, 1), (2, 3) tab(k, v))"
+SQL.update(
+    {
+        # Tuple
+        "tuple_estimate": f"SELECT tuple_sketch_estimate_double(tuple_sketch_agg_double(k, v)) e, "
+        f"tuple_sketch_theta_double(tuple_sketch_agg_double(k, v)) t FROM {TUPLES}",
+        "tuple_summary_modes": f"SELECT tuple_sketch_summary_double(tuple_sketch_agg_double(k, v)) s, "
+        f"tuple_sketch_summary_double(tuple_sketch_agg_double(k, v, 12, 'min')) mn, "
+        f"tuple_sketch_summary_double(tuple_sketch_agg_double(k, v, 12, 'max'), 'max') mx, "
+        f"tuple_sketch_summary_double(tuple_sketch_agg_double(k, v, 12, 'alwaysone'), 'sum') one, "
+        f"tuple_sketch_summary_double(tuple_sketch_agg_double(k, v), 'alwaysone') n FROM {TUPLES}",
+        "tuple_integer": "SELECT tuple_sketch_summary_integer(tuple_sketch_agg_integer(k, v)) s, "
+        "tuple_sketch_summary_integer(tuple_sketch_agg_integer(k, v, 12, 'min'), 'sum') mn, "
+        "tuple_sketch_estimate_integer(tuple_sketch_agg_integer(k, v)) e "
+        "FROM VALUES (1, 5), (1, 3), (2, 7), (2, CAST(1.9 AS DOUBLE)), (3, 4L) tab(k, v)",
+        "tuple_integer_wraps": "SELECT tuple_sketch_summary_integer(tuple_sketch_agg_integer(k, v)) s "
+        "FROM VALUES (1, 2147483647), (1, 1), (2, 2147483647) tab(k, v)",
+        "tuple_keys": "SELECT tuple_sketch_estimate_double(tuple_sketch_agg_double(k, 1.0D)) e FROM VALUES ('a'), ('b'), (''), ('a') tab(k)",
+        "tuple_double_keys": "SELECT tuple_sketch_estimate_double(tuple_sketch_agg_double(k, 1.0D)) e "
+        "FROM VALUES (1.5F), (-0.0D), (0.0D), (2.5D) tab(k)",
+        "tuple_empty": "SELECT tuple_sketch_summary_double(s) a, tuple_sketch_summary_double(s, 'min') b, "
+        "tuple_sketch_estimate_double(s) c, tuple_sketch_theta_double(s) d "
+        "FROM (SELECT tuple_sketch_agg_double(k, v) s FROM VALUES (1, 1.0D) tab(k, v) WHERE k > 4)",
+        "tuple_large": "SELECT tuple_sketch_estimate_double(s) e, tuple_sketch_theta_double(s) t, tuple_sketch_summary_double(s) n "
+        "FROM (SELECT tuple_sketch_agg_double(id, 1.0D, 8) s FROM range(1000))",
+        "tuple_set_operations": f"SELECT tuple_sketch_summary_integer(tuple_union_integer(a, b)) u, "
+        f"tuple_sketch_summary_integer(tuple_union_integer(a, b, 12, 'min')) umin, "
+        f"tuple_sketch_estimate_integer(tuple_union_integer(a, b)) ue, "
+        f"tuple_sketch_summary_integer(tuple_intersection_integer(a, b)) i, "
+        f"tuple_sketch_summary_integer(tuple_intersection_integer(a, b, 'max')) imax, "
+        f"tuple_sketch_summary_integer(tuple_difference_integer(a, b)) d FROM {PAIRS}",
+        "tuple_theta_operations": f"SELECT tuple_sketch_summary_integer(tuple_union_theta_integer(a, t)) u, "
+        f"tuple_sketch_estimate_integer(tuple_union_theta_integer(a, t)) ue, "
+        f"tuple_sketch_summary_integer(tuple_intersection_theta_integer(a, t)) i, "
+        f"tuple_sketch_summary_integer(tuple_difference_theta_integer(a, t)) d FROM {PAIRS}",
+        "tuple_union_null": "SELECT tuple_sketch_estimate_double(tuple_union_double(tuple_sketch_agg_double(k, v), NULL)) e FROM VALUES (1, 1.0D) tab(k, v)",
+        "tuple_union_agg": "SELECT tuple_sketch_summary_double(tuple_union_agg_double(s)) u, tuple_sketch_summary_double(tuple_union_agg_double(s, 12, 'max')) umax, "
+        "tuple_sketch_summary_double(tuple_intersection_agg_double(s)) i, tuple_sketch_summary_double(tuple_intersection_agg_double(s, 'max')) imax "
+        "FROM (SELECT tuple_sketch_agg_double(k, v) s FROM VALUES (1, 1.0D), (2, 3.0D) tab(k, v) "
+        "UNION ALL SELECT tuple_sketch_agg_double(k, v) s FROM VALUES (2, 1.0D), (3, 3.0D) tab(k, v))",
+        "tuple_intersection_agg_empty": "SELECT tuple_sketch_estimate_double(tuple_intersection_agg_double(s)) e "
+        "FROM (SELECT tuple_sketch_agg_double(id, 1.0D) s FROM range(10) WHERE id < 0)",
+        "tuple_grouped": "SELECT id % 3 g, tuple_sketch_summary_double(tuple_sketch_agg_double(id % 5, CAST(id AS DOUBLE))) s, "
+        "tuple_sketch_estimate_double(tuple_sketch_agg_double(id % 5, 1.0D)) e FROM range(30) GROUP BY id % 3 ORDER BY g",
+        "tuple_grouped_union": "SELECT tuple_sketch_summary_double(tuple_union_agg_double(s)) u, tuple_sketch_estimate_double(tuple_union_agg_double(s)) e "
+        "FROM (SELECT tuple_sketch_agg_double(id, 2.0D) s FROM range(40) GROUP BY id % 4)",
+        "tuple_spark_image": "SELECT tuple_sketch_summary_integer(X'02030901000ACC93020000000000000015F97DCBBD86A1050100000000C397FC1281709D1E0300000000') s, "
+        "tuple_sketch_estimate_integer(X'01030901000ACC9315F97DCBBD86A1050500000002') e, tuple_sketch_estimate_double(X'01030901000ECC93') z",
+    }
+)
+
 SQL_GAPS = {}
 
 
@@ -131,6 +183,12 @@ FRAME = {
         F.theta_sketch_estimate(F.theta_intersection(F.theta_sketch_agg("id"), F.theta_sketch_agg("id"))),
         F.theta_sketch_estimate(F.theta_difference(F.theta_sketch_agg("id"), F.theta_sketch_agg("id"))),
     ],
+    "tuple": lambda: [
+        F.tuple_sketch_estimate_double(F.tuple_sketch_agg_double("name", "x")),
+        F.tuple_sketch_summary_double(F.tuple_sketch_agg_double("id", "x", 12, "max"), "max"),
+        F.tuple_sketch_summary_integer(F.tuple_sketch_agg_integer("name", "id")),
+        F.tuple_sketch_theta_integer(F.tuple_sketch_agg_integer("name", "id")),
+    ],
     "kll": lambda: [
         F.kll_sketch_get_quantile_bigint(F.kll_sketch_agg_bigint("id"), F.lit(0.5)),
         F.kll_sketch_get_rank_double(F.kll_sketch_agg_double("x"), F.lit(2.5)),
@@ -150,13 +208,17 @@ def test_sketch_per_group(people, expected):
         F.hll_sketch_estimate(F.hll_sketch_agg("id")).alias("h"),
         F.theta_sketch_estimate(F.theta_sketch_agg("id")).alias("t"),
         F.kll_sketch_get_n_bigint(F.kll_sketch_agg_bigint("id")).alias("k"),
+        F.tuple_sketch_summary_double(F.tuple_sketch_agg_double("id", "x")).alias("u"),
     )
     expected.check(df.orderBy("name"))
 
 
 def test_union_aggregates(people, expected):
     sketches = people.groupBy("name").agg(
-        F.hll_sketch_agg("id").alias("h"), F.theta_sketch_agg("id").alias("t"), F.kll_sketch_agg_bigint("id").alias("k")
+        F.hll_sketch_agg("id").alias("h"),
+        F.theta_sketch_agg("id").alias("t"),
+        F.kll_sketch_agg_bigint("id").alias("k"),
+        F.tuple_sketch_agg_double("id", "x").alias("u"),
     )
     expected.check(
         sketches.agg(
@@ -164,6 +226,8 @@ def test_union_aggregates(people, expected):
             F.theta_sketch_estimate(F.theta_union_agg("t")),
             F.theta_sketch_estimate(F.theta_intersection_agg("t")),
             F.kll_sketch_get_n_bigint(F.kll_merge_agg_bigint("k")),
+            F.tuple_sketch_summary_double(F.tuple_union_agg_double("u")),
+            F.tuple_sketch_estimate_double(F.tuple_intersection_agg_double("u")),
         )
     )
 
@@ -198,6 +262,14 @@ ERRORS = {
     "kll_bad_buffer": "SELECT kll_sketch_get_quantile_bigint(X'0102', 0.5)",
     "kll_merge_bad_buffer": "SELECT kll_sketch_merge_bigint(kll_sketch_agg_bigint(id), X'01') FROM range(3)",
     "kll_merge_agg_bad_buffer": "SELECT kll_merge_agg_bigint(s) FROM (SELECT X'01' s)",
+    "tuple_mode": "SELECT tuple_sketch_agg_integer(k, v, 12, 'bogus') FROM VALUES (1, 1) tab(k, v)",
+    "tuple_summary_mode": "SELECT tuple_sketch_summary_integer(tuple_sketch_agg_integer(k, v), 'bogus') FROM VALUES (1, 1) tab(k, v)",
+    "tuple_lg_nom": "SELECT tuple_sketch_agg_integer(k, v, 3) FROM VALUES (1, 1) tab(k, v)",
+    "tuple_bad_summary": "SELECT tuple_sketch_agg_double(k, v) FROM VALUES (1, 'x') tab(k, v)",
+    "tuple_bad_buffer": "SELECT tuple_sketch_estimate_double(X'01')",
+    "tuple_union_bad_buffer": "SELECT tuple_union_double(tuple_sketch_agg_double(k, v), X'01') FROM VALUES (1, 1.0D) tab(k, v)",
+    "tuple_union_theta_bad_buffer": "SELECT tuple_union_theta_double(tuple_sketch_agg_double(k, v), X'01') FROM VALUES (1, 1.0D) tab(k, v)",
+    "tuple_union_agg_bad_buffer": "SELECT tuple_union_agg_double(s) FROM (SELECT X'01' s)",
     "kll_quantile_arity": "SELECT kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(id), 0.5, false) FROM range(3)",
 }
 

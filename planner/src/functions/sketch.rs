@@ -7,7 +7,10 @@ use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::expr::AggregateFunction;
 
 use super::aggregate::default_arg;
-use super::native::{KllItem, Native, NativeUdf, SketchAgg, SketchAggKind, SketchOp};
+use super::native::{
+    KllItem, Native, NativeUdf, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp,
+    TupleValue,
+};
 use super::{FunctionInput, Naming, RegistryBuilder};
 use crate::error::{ErrorKind, PlanResult, SparkError};
 use crate::types::sql_name;
@@ -153,6 +156,18 @@ fn theta_lg_nom(f: &FunctionInput, i: usize) -> PlanResult<u8> {
     Ok(lg_nom as u8)
 }
 
+/// DataSketches' Rust library builds theta and tuple sketches of at least 2^5 nominal entries;
+/// Spark's least, 2^4, answers "not supported" rather than a sketch of another size.
+fn buildable(f: &FunctionInput, lg_nom: u8) -> PlanResult<u8> {
+    if lg_nom < 5 {
+        return Err(crate::error::PlanError::Unsupported(format!(
+            "{} with lgNomEntries {lg_nom} (the least Ember builds is 5)",
+            f.name
+        )));
+    }
+    Ok(lg_nom)
+}
+
 /// `k` (argument 1, default 200): a constant within 8..=65535.
 fn kll_k(f: &FunctionInput) -> PlanResult<u16> {
     if f.args.len() < 2 {
@@ -215,6 +230,7 @@ pub fn register(b: &mut RegistryBuilder) {
     register_hll(b);
     register_theta(b);
     register_kll(b);
+    register_tuple(b);
 }
 
 fn register_hll(b: &mut RegistryBuilder) {
@@ -295,7 +311,7 @@ fn register_theta(b: &mut RegistryBuilder) {
                     t => is_string(t) || is_binary(t),
                 },
             )?;
-            let lg_nom = theta_lg_nom(&f, 1)?;
+            let lg_nom = buildable(&f, theta_lg_nom(&f, 1)?)?;
             Ok(aggregate(SketchAggKind::ThetaBuild { lg_nom }, &mut f))
         },
     );
@@ -305,7 +321,7 @@ fn register_theta(b: &mut RegistryBuilder) {
         |mut f| {
             f.arity(1, 2)?;
             sketch_argument(&f, 0)?;
-            let lg_nom = theta_lg_nom(&f, 1)?;
+            let lg_nom = buildable(&f, theta_lg_nom(&f, 1)?)?;
             Ok(aggregate(SketchAggKind::ThetaUnion { lg_nom }, &mut f))
         },
     );
@@ -326,7 +342,7 @@ fn register_theta(b: &mut RegistryBuilder) {
             f.arity(2, 3)?;
             sketch_argument(&f, 0)?;
             sketch_argument(&f, 1)?;
-            let lg_nom = theta_lg_nom(&f, 2)?;
+            let lg_nom = buildable(&f, theta_lg_nom(&f, 2)?)?;
             f.args.truncate(2);
             Ok(scalar(SketchOp::ThetaUnion { lg_nom }, f.args))
         },
@@ -421,4 +437,262 @@ fn register_kll(b: &mut RegistryBuilder) {
 
 fn numeric(t: &DataType) -> bool {
     t.is_numeric() || *t == DataType::Null
+}
+
+/// `name(a, ...)` with Spark's defaults for the arguments after the `given` first ones.
+fn with_defaults(w: &str, a: &[String], given: usize, defaults: &[&str]) -> String {
+    let mut args = a.to_vec();
+    for (i, d) in defaults.iter().enumerate() {
+        if args.len() == given + i {
+            args.push(d.to_string());
+        }
+    }
+    format!("{}({})", w.to_lowercase(), args.join(", "))
+}
+
+fn type_check_failure(
+    f: &FunctionInput,
+    class: &str,
+    state: &str,
+    message: String,
+) -> PlanResult<()> {
+    Err(SparkError::analysis(
+        "DATATYPE_MISMATCH.TYPE_CHECK_FAILURE_WITH_HINT",
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: [{class}] {message} SQLSTATE: {state}.",
+            f.name
+        ),
+    )
+    .into())
+}
+
+/// A tuple function's `lgNomEntries` (argument `i`, default 12).
+fn tuple_lg_nom(f: &FunctionInput, i: usize) -> PlanResult<u8> {
+    if f.args.len() <= i {
+        return Ok(DEFAULT_LG_K as u8);
+    }
+    match literal_int(f, i) {
+        Some(n) if (4..=26).contains(&n) => Ok(n as u8),
+        Some(n) => {
+            type_check_failure(
+                f,
+                "SKETCH_INVALID_LG_NOM_ENTRIES",
+                "22003",
+                format!(
+                    "Invalid call to `{}`; the `lgNomEntries` value must be between 4 and 26, inclusive: {n}.",
+                    f.name
+                ),
+            )?;
+            Ok(0)
+        }
+        None => Err(crate::error::PlanError::Unsupported(format!(
+            "{} with a computed lgNomEntries",
+            f.name
+        ))),
+    }
+}
+
+/// A tuple function's mode (argument `i`, default sum).
+fn tuple_mode(f: &FunctionInput, i: usize) -> PlanResult<SummaryMode> {
+    let text = match f.args.get(i) {
+        None => return Ok(SummaryMode::Sum),
+        Some(Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _)) => s,
+        Some(_) => {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "{} with a computed mode",
+                f.name
+            )));
+        }
+    };
+    match SummaryMode::parse(text) {
+        Some(mode) => Ok(mode),
+        None => {
+            type_check_failure(
+                f,
+                "TUPLE_INVALID_SKETCH_MODE",
+                "22023",
+                format!(
+                    "Invalid call to `{}`: mode '{text}' is not supported. Valid modes are: sum, min, max, alwaysone.",
+                    f.name
+                ),
+            )?;
+            Ok(SummaryMode::Sum)
+        }
+    }
+}
+
+fn tuple_call(tuple: TupleOp, value: TupleValue, mut args: Vec<Expr>, keep: usize) -> Expr {
+    args.truncate(keep);
+    scalar(SketchOp::Tuple { tuple, value }, args)
+}
+
+fn register_tuple(b: &mut RegistryBuilder) {
+    for value in [TupleValue::Double, TupleValue::Integer] {
+        let suffix = value.suffix();
+        b.add_named_aggregate(
+            &[format!("tuple_sketch_agg_{suffix}").as_str()],
+            Naming::Custom(|w, a, _| with_defaults(w, a, 2, &["12", "sum"])),
+            move |mut f| {
+                f.arity(2, 4)?;
+                check_type(
+                    &f,
+                    0,
+                    &[
+                        "ARRAY<INT>",
+                        "ARRAY<BIGINT>",
+                        "BINARY",
+                        "DOUBLE",
+                        "FLOAT",
+                        "INT",
+                        "BIGINT",
+                        "STRING",
+                    ],
+                    |t| match t {
+                        DataType::List(item) => {
+                            matches!(item.data_type(), DataType::Int32 | DataType::Int64)
+                        }
+                        t => t.is_numeric() || is_string(t) || is_binary(t),
+                    },
+                )?;
+                check_type(
+                    &f,
+                    1,
+                    &[if value == TupleValue::Double {
+                        "DOUBLE"
+                    } else {
+                        "INT"
+                    }],
+                    |t| t.is_numeric() || is_string(t),
+                )?;
+                let lg_nom = buildable(&f, tuple_lg_nom(&f, 2)?)?;
+                let mode = tuple_mode(&f, 3)?;
+                f.args.truncate(2);
+                // Summaries as Spark casts them (a malformed string fails the query).
+                let target = match value {
+                    TupleValue::Double => DataType::Float64,
+                    TupleValue::Integer => DataType::Int32,
+                };
+                if f.types.get(1).is_some_and(is_string) {
+                    f.args[1] = Expr::Cast(datafusion::logical_expr::Cast::new(
+                        Box::new(f.args[1].clone()),
+                        target,
+                    ));
+                }
+                Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
+                    SketchAgg::udaf(SketchAggKind::TupleBuild {
+                        value,
+                        lg_nom,
+                        mode,
+                    }),
+                    f.args,
+                    false,
+                    f.filter.map(Box::new),
+                    vec![],
+                    None,
+                )))
+            },
+        );
+        b.add_named_aggregate(
+            &[format!("tuple_union_agg_{suffix}").as_str()],
+            Naming::Custom(|w, a, _| with_defaults(w, a, 1, &["12", "sum"])),
+            move |mut f| {
+                f.arity(1, 3)?;
+                sketch_argument(&f, 0)?;
+                let lg_nom = buildable(&f, tuple_lg_nom(&f, 1)?)?;
+                let mode = tuple_mode(&f, 2)?;
+                Ok(aggregate(
+                    SketchAggKind::TupleUnion {
+                        value,
+                        lg_nom,
+                        mode,
+                    },
+                    &mut f,
+                ))
+            },
+        );
+        b.add_named_aggregate(
+            &[format!("tuple_intersection_agg_{suffix}").as_str()],
+            Naming::Custom(|w, a, _| with_defaults(w, a, 1, &["sum"])),
+            move |mut f| {
+                f.arity(1, 2)?;
+                sketch_argument(&f, 0)?;
+                let mode = tuple_mode(&f, 1)?;
+                Ok(aggregate(
+                    SketchAggKind::TupleIntersection { value, mode },
+                    &mut f,
+                ))
+            },
+        );
+        for (name, op) in [("estimate", TupleOp::Estimate), ("theta", TupleOp::Theta)] {
+            b.scalar(
+                &[format!("tuple_sketch_{name}_{suffix}").as_str()],
+                move |f| {
+                    f.arity(1, 1)?;
+                    sketch_argument(&f, 0)?;
+                    Ok(tuple_call(op.clone(), value, f.args, 1))
+                },
+            );
+        }
+        b.scalar_named(
+            &[format!("tuple_sketch_summary_{suffix}").as_str()],
+            Naming::Custom(|w, a, _| with_defaults(w, a, 1, &["sum"])),
+            move |f| {
+                f.arity(1, 2)?;
+                sketch_argument(&f, 0)?;
+                let mode = tuple_mode(&f, 1)?;
+                Ok(tuple_call(TupleOp::Summary { mode }, value, f.args, 1))
+            },
+        );
+        for theta in [false, true] {
+            let infix = if theta { "_theta" } else { "" };
+            b.scalar_named(
+                &[format!("tuple_union{infix}_{suffix}").as_str()],
+                Naming::Custom(|w, a, _| with_defaults(w, a, 2, &["12", "sum"])),
+                move |f| {
+                    f.arity(2, 4)?;
+                    sketch_argument(&f, 0)?;
+                    sketch_argument(&f, 1)?;
+                    let lg_nom = tuple_lg_nom(&f, 2)?;
+                    let mode = tuple_mode(&f, 3)?;
+                    let op = if theta {
+                        TupleOp::UnionTheta { lg_nom, mode }
+                    } else {
+                        TupleOp::Union { lg_nom, mode }
+                    };
+                    Ok(tuple_call(op, value, f.args, 2))
+                },
+            );
+            b.scalar_named(
+                &[format!("tuple_intersection{infix}_{suffix}").as_str()],
+                Naming::Custom(|w, a, _| with_defaults(w, a, 2, &["sum"])),
+                move |f| {
+                    f.arity(2, 3)?;
+                    sketch_argument(&f, 0)?;
+                    sketch_argument(&f, 1)?;
+                    let mode = tuple_mode(&f, 2)?;
+                    let op = if theta {
+                        TupleOp::IntersectionTheta
+                    } else {
+                        TupleOp::Intersection { mode }
+                    };
+                    Ok(tuple_call(op, value, f.args, 2))
+                },
+            );
+            b.scalar(
+                &[format!("tuple_difference{infix}_{suffix}").as_str()],
+                move |f| {
+                    f.arity(2, 2)?;
+                    sketch_argument(&f, 0)?;
+                    sketch_argument(&f, 1)?;
+                    let op = if theta {
+                        TupleOp::DifferenceTheta
+                    } else {
+                        TupleOp::Difference
+                    };
+                    Ok(tuple_call(op, value, f.args, 2))
+                },
+            );
+        }
+    }
 }

@@ -16,7 +16,7 @@ mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
 pub mod sketch;
-pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp};
+pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
 mod to_number;

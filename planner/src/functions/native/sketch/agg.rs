@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray};
+use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -17,6 +17,7 @@ use datasketches::theta::{ThetaIntersection, ThetaSketch, ThetaSketchBuilder, Th
 use serde::{Deserialize, Serialize};
 
 use super::kll::Item;
+use super::tuple::{SummaryMode, TupleAccumulator, TupleAggOp, TupleValue};
 use super::{Family, KllItem, binary_values, hll, invalid_buffer, kll, theta};
 
 /// What a sketch aggregate computes, with its settings fixed when it was planned.
@@ -37,6 +38,23 @@ pub enum SketchAggKind {
     KllBuild { item: KllItem, k: u16 },
     /// `kll_merge_agg_*(sketch, k)`.
     KllMerge { item: KllItem, k: u16 },
+    /// `tuple_sketch_agg_*(key, summary, lgNomEntries, mode)`.
+    TupleBuild {
+        value: TupleValue,
+        lg_nom: u8,
+        mode: SummaryMode,
+    },
+    /// `tuple_union_agg_*(sketch, lgNomEntries, mode)`.
+    TupleUnion {
+        value: TupleValue,
+        lg_nom: u8,
+        mode: SummaryMode,
+    },
+    /// `tuple_intersection_agg_*(sketch, mode)`.
+    TupleIntersection {
+        value: TupleValue,
+        mode: SummaryMode,
+    },
 }
 
 impl SketchAggKind {
@@ -49,6 +67,15 @@ impl SketchAggKind {
             SketchAggKind::ThetaIntersection => "theta_intersection_agg".into(),
             SketchAggKind::KllBuild { item, .. } => format!("kll_sketch_agg_{}", item.suffix()),
             SketchAggKind::KllMerge { item, .. } => format!("kll_merge_agg_{}", item.suffix()),
+            SketchAggKind::TupleBuild { value, .. } => {
+                format!("tuple_sketch_agg_{}", value.suffix())
+            }
+            SketchAggKind::TupleUnion { value, .. } => {
+                format!("tuple_union_agg_{}", value.suffix())
+            }
+            SketchAggKind::TupleIntersection { value, .. } => {
+                format!("tuple_intersection_agg_{}", value.suffix())
+            }
         }
     }
 }
@@ -65,7 +92,7 @@ impl SketchAgg {
         Arc::new(AggregateUDF::from(Self {
             kind,
             name: format!("ember_{}", kind.function()),
-            signature: Signature::any(1, Volatility::Immutable),
+            signature: Signature::variadic_any(Volatility::Immutable),
         }))
     }
 
@@ -101,6 +128,32 @@ impl AggregateUDFImpl for SketchAgg {
 
     fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         let function = self.kind.function();
+        let tuple = match self.kind {
+            SketchAggKind::TupleBuild {
+                value,
+                lg_nom,
+                mode,
+            } => Some((TupleAggOp::Build, value, lg_nom, mode)),
+            SketchAggKind::TupleUnion {
+                value,
+                lg_nom,
+                mode,
+            } => Some((TupleAggOp::Union, value, lg_nom, mode)),
+            SketchAggKind::TupleIntersection { value, mode } => {
+                Some((TupleAggOp::Intersection, value, 12, mode))
+            }
+            _ => None,
+        };
+        if let Some((op, value, lg_nom, mode)) = tuple {
+            return Ok(match value {
+                TupleValue::Double => {
+                    Box::new(TupleAccumulator::<f64>::new(op, lg_nom, mode, function)?)
+                }
+                TupleValue::Integer => {
+                    Box::new(TupleAccumulator::<i32>::new(op, lg_nom, mode, function)?)
+                }
+            });
+        }
         let state = match self.kind {
             SketchAggKind::HllBuild { lg_k } => State::Hll(hll::new_sketch(lg_k)?),
             SketchAggKind::HllUnion { .. } => State::HllUnion(None),
@@ -114,6 +167,11 @@ impl AggregateUDFImpl for SketchAgg {
             SketchAggKind::ThetaUnion { lg_nom } => State::ThetaUnion(theta::new_union(lg_nom)?),
             SketchAggKind::ThetaIntersection => {
                 State::ThetaIntersection(ThetaIntersection::default())
+            }
+            SketchAggKind::TupleBuild { .. }
+            | SketchAggKind::TupleUnion { .. }
+            | SketchAggKind::TupleIntersection { .. } => {
+                return datafusion::common::internal_err!("{function} without its accumulator");
             }
             SketchAggKind::KllBuild { item, k } | SketchAggKind::KllMerge { item, k } => match item
             {
@@ -293,6 +351,16 @@ impl Accumulator for SketchAccumulator {
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        // Nothing seen yet: no sketch (a union's lgConfigK comes from its first sketch, and an
+        // intersection of no sketches is not an empty one).
+        let nothing = match &self.state {
+            State::HllUnion(None) => true,
+            State::ThetaIntersection(i) => !i.has_result(),
+            _ => false,
+        };
+        if nothing {
+            return Ok(vec![ScalarValue::Binary(None)]);
+        }
         Ok(vec![ScalarValue::Binary(Some(self.image()?))])
     }
 
@@ -306,7 +374,7 @@ impl Accumulator for SketchAccumulator {
 
 /// Spark's HLL updates: INT as BIGINT, strings and binaries by their bytes (empty ones skipped).
 fn hll_update(sketch: &mut HllSketch, values: &ArrayRef) -> Result<()> {
-    each_key(values, |key| match key {
+    each_key(values, |_, key| match key {
         Key::Long(v) => sketch.update(v),
         Key::Bytes(b) => sketch.update(datasketches::hash::value::raw_bytes::from_slice(b)),
         Key::Double(_) => {}
@@ -316,7 +384,7 @@ fn hll_update(sketch: &mut HllSketch, values: &ArrayRef) -> Result<()> {
 /// Spark's theta updates: INT as BIGINT, FLOAT as DOUBLE, arrays of INT/BIGINT by their
 /// items' bytes, empty strings, binaries and arrays skipped.
 fn theta_update(sketch: &mut ThetaSketch, values: &ArrayRef) -> Result<()> {
-    each_key(values, |key| match key {
+    each_key(values, |_, key| match key {
         Key::Long(v) => sketch.update(v),
         Key::Double(v) => sketch.update(datasketches::hash::value::canonical_float::from_f64(v)),
         Key::Bytes(b) => sketch.update(datasketches::hash::value::raw_bytes::from_slice(b)),
@@ -331,46 +399,47 @@ pub(super) enum Key<'a> {
     Bytes(&'a [u8]),
 }
 
-/// Call `f` with the key of each non-NULL, non-empty value.
-pub(super) fn each_key(values: &ArrayRef, mut f: impl FnMut(Key)) -> Result<()> {
-    use arrow::datatypes::{Float32Type, Float64Type, Int32Type, Int64Type};
+/// Call `f` with the row and key of each non-NULL, non-empty value.
+pub(super) fn each_key(values: &ArrayRef, mut f: impl FnMut(usize, Key)) -> Result<()> {
+    use arrow::datatypes::{Float64Type, Int32Type, Int64Type};
+    let present = |row: usize| values.is_valid(row);
     match values.data_type() {
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
             let cast = arrow::compute::cast(values, &DataType::Int64)?;
-            cast.as_primitive::<Int64Type>()
-                .iter()
-                .flatten()
-                .for_each(|v| f(Key::Long(v)));
+            for (row, v) in cast.as_primitive::<Int64Type>().iter().enumerate() {
+                if let Some(v) = v {
+                    f(row, Key::Long(v));
+                }
+            }
         }
-        DataType::Float32 => values
-            .as_primitive::<Float32Type>()
-            .iter()
-            .flatten()
-            .for_each(|v| f(Key::Double(v as f64))),
-        DataType::Float64 => values
-            .as_primitive::<Float64Type>()
-            .iter()
-            .flatten()
-            .for_each(|v| f(Key::Double(v))),
+        DataType::Float32 | DataType::Float64 => {
+            let cast = arrow::compute::cast(values, &DataType::Float64)?;
+            for (row, v) in cast.as_primitive::<Float64Type>().iter().enumerate() {
+                if let Some(v) = v {
+                    f(row, Key::Double(v));
+                }
+            }
+        }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let cast = arrow::compute::cast(values, &DataType::Utf8)?;
-            for s in cast.as_string::<i32>().iter().flatten() {
-                if !s.is_empty() {
-                    f(Key::Bytes(s.as_bytes()));
+            for (row, s) in cast.as_string::<i32>().iter().enumerate() {
+                if let Some(s) = s.filter(|s| !s.is_empty()) {
+                    f(row, Key::Bytes(s.as_bytes()));
                 }
             }
         }
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-            for b in binary_values(values, "sketch")?.into_iter().flatten() {
-                if !b.is_empty() {
-                    f(Key::Bytes(b));
+            for (row, b) in binary_values(values, "sketch")?.into_iter().enumerate() {
+                if let Some(b) = b.filter(|b| !b.is_empty()) {
+                    f(row, Key::Bytes(b));
                 }
             }
         }
         DataType::List(item) => {
             let lists = values.as_list::<i32>();
             let mut bytes = Vec::new();
-            for list in lists.iter().flatten() {
+            for row in (0..lists.len()).filter(|r| present(*r)) {
+                let list = lists.value(row);
                 bytes.clear();
                 match item.data_type() {
                     DataType::Int32 => list
@@ -383,7 +452,7 @@ pub(super) fn each_key(values: &ArrayRef, mut f: impl FnMut(Key)) -> Result<()> 
                         .for_each(|v| bytes.extend(v.unwrap_or(0).to_le_bytes())),
                 }
                 if !bytes.is_empty() {
-                    f(Key::Bytes(&bytes));
+                    f(row, Key::Bytes(&bytes));
                 }
             }
         }

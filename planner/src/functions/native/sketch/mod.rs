@@ -9,8 +9,10 @@ mod agg;
 mod hll;
 mod kll;
 mod theta;
+mod tuple;
 
 pub use agg::{SketchAgg, SketchAggKind};
+pub use tuple::{SummaryMode, TupleOp, TupleValue};
 
 use std::sync::Arc;
 
@@ -75,6 +77,8 @@ pub enum SketchOp {
     KllMerge { item: KllItem },
     /// `kll_sketch_to_string_*(sketch)`.
     KllToString { item: KllItem },
+    /// A tuple-sketch function (`tuple_sketch_estimate_double`, `tuple_union_integer`, ...).
+    Tuple { tuple: TupleOp, value: TupleValue },
 }
 
 impl SketchOp {
@@ -94,6 +98,7 @@ impl SketchOp {
             SketchOp::KllRank { item } => format!("kll_sketch_get_rank_{}", item.suffix()),
             SketchOp::KllMerge { item } => format!("kll_sketch_merge_{}", item.suffix()),
             SketchOp::KllToString { item } => format!("kll_sketch_to_string_{}", item.suffix()),
+            SketchOp::Tuple { tuple, value } => tuple.function(*value),
         }
     }
 
@@ -117,6 +122,7 @@ impl SketchOp {
                 crate::types::list_type(DataType::Float64, true)
             }
             SketchOp::KllRank { .. } => DataType::Float64,
+            SketchOp::Tuple { tuple, value } => tuple.return_type(*value),
         }
     }
 }
@@ -151,6 +157,13 @@ pub fn evaluate(op: &SketchOp, args: &[ArrayRef]) -> Result<ArrayRef> {
             kll::merge(*item, &sketches, &other, &function)
         }
         SketchOp::KllToString { item } => kll::to_string(*item, &sketches, &function),
+        SketchOp::Tuple { tuple, value } => {
+            let other = match args.get(1) {
+                Some(b) => Some(binary_values(b, &function)?),
+                None => None,
+            };
+            tuple::evaluate(tuple, *value, &sketches, other.as_deref())
+        }
     }
 }
 
@@ -178,6 +191,11 @@ fn invalid_buffer(family: Family, function: &str) -> datafusion::error::DataFusi
         Family::Hll => ("HLL", "HLL", "the `hll_sketch_agg` function"),
         Family::Theta => ("THETA", "Theta", "the `theta_sketch_agg` function"),
         Family::Kll => ("KLL", "KLL", "the `kll_sketch_agg` function"),
+        Family::Tuple => (
+            "TUPLE",
+            "Tuple",
+            "the corresponding `tuple_sketch_agg_*` function",
+        ),
     };
     let state = if family == Family::Hll {
         "22546"
@@ -200,6 +218,7 @@ enum Family {
     Hll,
     Theta,
     Kll,
+    Tuple,
 }
 
 fn binary_array(values: Vec<Option<Vec<u8>>>) -> ArrayRef {
@@ -238,6 +257,28 @@ mod tests {
         assert_eq!(
             hex(&theta::image(&one.compact(true))),
             "01030300003ACC93C397FC1281709D1E"
+        );
+    }
+
+    /// Tuple images in Java's layout, as Spark 4.3 writes them.
+    #[test]
+    fn tuple_images_are_sparks() {
+        let mut doubles = tuple::new_sketch::<f64>(12, SummaryMode::Sum).unwrap();
+        doubles.update(1i64, 1.0);
+        doubles.update(2i64, 3.0);
+        assert_eq!(
+            hex(&tuple::Tuple::of_sketch(&doubles).image()),
+            "02030901000ACC93020000000000000015F97DCBBD86A105000000000000F03F00C397FC1281709D1E000000000000084000"
+        );
+        let mut ints = tuple::new_sketch::<i32>(12, SummaryMode::Max).unwrap();
+        ints.update(1i64, 5);
+        assert_eq!(
+            hex(&tuple::Tuple::of_sketch(&ints).image()),
+            "01030901000ACC9315F97DCBBD86A1050500000002"
+        );
+        assert_eq!(
+            hex(&tuple::Tuple::<f64>::empty().image()),
+            "01030901000ECC93"
         );
     }
 
