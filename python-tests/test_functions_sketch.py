@@ -155,6 +155,21 @@ SQL.update(
     }
 )
 
+SQL.update(
+    {
+        # count_min_sketch (Spark's own sketch; images byte for byte)
+        "count_min_longs": "SELECT hex(count_min_sketch(col, 0.5D, 0.5D, 1)) s FROM VALUES (1), (2), (1) tab(col)",
+        "count_min_strings": "SELECT hex(count_min_sketch(col, 0.5D, 0.7D, 42)) s FROM VALUES ('a'), ('bcdef'), (NULL) tab(col)",
+        "count_min_binary": "SELECT hex(count_min_sketch(col, 0.9D, 0.6D, 7)) s FROM VALUES (X'0102'), (X'') tab(col)",
+        "count_min_bigint_seed": "SELECT hex(count_min_sketch(col, 0.5D, 0.5D, 4294967297L)) a, "
+        "hex(count_min_sketch(col, 0.5D, 0.5D, 589585914548888381L)) b FROM VALUES (1) tab(col)",
+        "count_min_empty": "SELECT hex(count_min_sketch(col, 0.9D, 0.6D, 7)) s FROM VALUES (1) tab(col) WHERE col > 3",
+        "count_min_mixed_ints": "SELECT hex(count_min_sketch(col, 0.9D, 0.6D, 7)) s FROM VALUES (-5L), (CAST(3 AS TINYINT)) tab(col)",
+        "count_min_partitions": "SELECT hex(count_min_sketch(id, 0.1D, 0.9D, 3)) s, typeof(count_min_sketch(id, 0.1D, 0.9D, 3)) t FROM range(1000)",
+        "count_min_grouped": "SELECT id % 2 g, hex(count_min_sketch(CAST(id AS STRING), 0.5D, 0.5D, 9)) s FROM range(20) GROUP BY id % 2 ORDER BY g",
+    }
+)
+
 SQL_GAPS = {}
 
 
@@ -188,6 +203,10 @@ FRAME = {
         F.tuple_sketch_summary_double(F.tuple_sketch_agg_double("id", "x", 12, "max"), "max"),
         F.tuple_sketch_summary_integer(F.tuple_sketch_agg_integer("name", "id")),
         F.tuple_sketch_theta_integer(F.tuple_sketch_agg_integer("name", "id")),
+    ],
+    "count_min": lambda: [
+        F.hex(F.count_min_sketch("id", 0.5, 0.5, 11)),
+        F.hex(F.count_min_sketch("name", F.lit(0.2), F.lit(0.8), F.lit(5))),
     ],
     "kll": lambda: [
         F.kll_sketch_get_quantile_bigint(F.kll_sketch_agg_bigint("id"), F.lit(0.5)),
@@ -270,6 +289,11 @@ ERRORS = {
     "tuple_union_bad_buffer": "SELECT tuple_union_double(tuple_sketch_agg_double(k, v), X'01') FROM VALUES (1, 1.0D) tab(k, v)",
     "tuple_union_theta_bad_buffer": "SELECT tuple_union_theta_double(tuple_sketch_agg_double(k, v), X'01') FROM VALUES (1, 1.0D) tab(k, v)",
     "tuple_union_agg_bad_buffer": "SELECT tuple_union_agg_double(s) FROM (SELECT X'01' s)",
+    "count_min_double": "SELECT count_min_sketch(col, 0.9D, 0.6D, 7) FROM VALUES (1.5D) tab(col)",
+    "count_min_eps": "SELECT count_min_sketch(col, -0.9D, 0.6D, 7) FROM VALUES (1) tab(col)",
+    "count_min_confidence": "SELECT count_min_sketch(col, 0.9D, 1.6D, 7) FROM VALUES (1) tab(col)",
+    "count_min_eps_constant": "SELECT count_min_sketch(col, c, 0.6D, 7) FROM VALUES (1, 0.5D) tab(col, c)",
+    "count_min_decimal_eps": "SELECT count_min_sketch(col, 0.9, 0.6, 7) FROM VALUES (1) tab(col)",
     "kll_quantile_arity": "SELECT kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(id), 0.5, false) FROM range(3)",
 }
 

@@ -231,6 +231,82 @@ pub fn register(b: &mut RegistryBuilder) {
     register_theta(b);
     register_kll(b);
     register_tuple(b);
+    register_count_min(b);
+}
+
+fn out_of_range(f: &FunctionInput, what: &str, range: &str, value: f64) -> crate::error::PlanError {
+    SparkError::analysis(
+        "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: The {what} must be between {range} (current value = {}D).",
+            f.name,
+            crate::literal::format_double(value)
+        ),
+    )
+    .into()
+}
+
+/// A DOUBLE constant argument of `count_min_sketch`.
+fn double_constant(f: &FunctionInput, i: usize, what: &str) -> PlanResult<f64> {
+    check_type(f, i, &["DOUBLE"], |t| *t == DataType::Float64)?;
+    match literal(f, i) {
+        Some(ScalarValue::Float64(Some(v))) => Ok(*v),
+        _ => {
+            let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
+            Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{}\" due to data type mismatch: the input `{what}` should be a foldable \"DOUBLE\" expression; however, got \"{arg}\".",
+                    f.name
+                ),
+            )
+            .into())
+        }
+    }
+}
+
+fn register_count_min(b: &mut RegistryBuilder) {
+    b.aggregate(&["count_min_sketch"], |mut f| {
+        f.arity(4, 4)?;
+        check_type(&f, 0, &["INTEGRAL", "STRING", "BINARY"], |t| {
+            t.is_integer() || is_string(t) || is_binary(t)
+        })?;
+        let eps = double_constant(&f, 1, "eps")?;
+        let confidence = double_constant(&f, 2, "confidence")?;
+        // A BIGINT seed (PySpark's default is a random one) counts by its low 32 bits, as
+        // Spark's `toInt`.
+        check_type(&f, 3, &["INT"], |t| t.is_integer())?;
+        let Some(seed) = literal_int(&f, 3) else {
+            return Err(crate::error::PlanError::Unsupported(
+                "count_min_sketch with a computed seed".into(),
+            ));
+        };
+        if eps.is_nan() || eps <= 0.0 {
+            return Err(out_of_range(
+                &f,
+                "eps",
+                "(0.0, 1.7976931348623157E308]",
+                eps,
+            ));
+        }
+        if confidence.is_nan() || confidence <= 0.0 || confidence > 1.0 {
+            return Err(out_of_range(&f, "confidence", "(0.0, 1.0]", confidence));
+        }
+        let (depth, width) = super::native::sketch::countmin::dimensions(eps, confidence);
+        if depth.saturating_mul(width) > 1 << 26 {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "count_min_sketch of {depth} x {width} counters"
+            )));
+        }
+        let kind = SketchAggKind::CountMin {
+            depth: depth as u32,
+            width: width as u32,
+            seed: seed as i32,
+        };
+        Ok(aggregate(kind, &mut f))
+    });
 }
 
 fn register_hll(b: &mut RegistryBuilder) {

@@ -50,7 +50,7 @@ fn hash_long(v: i64, seed: i32) -> i32 {
 }
 
 /// Spark's `hashUnsafeBytes`: 4-byte little-endian words, then each remaining byte alone.
-fn hash_bytes(bytes: &[u8], seed: i32) -> i32 {
+pub(super) fn hash_bytes(bytes: &[u8], seed: i32) -> i32 {
     let aligned = bytes.len() - bytes.len() % 4;
     let mut h1 = seed;
     for word in bytes[..aligned].chunks_exact(4) {

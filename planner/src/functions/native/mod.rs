@@ -10,7 +10,7 @@ pub use bitmap::BitmapOp;
 mod csv;
 mod datetime;
 pub use datetime::unit_micros;
-mod hash;
+pub(crate) mod hash;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;

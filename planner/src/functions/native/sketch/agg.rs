@@ -16,6 +16,7 @@ use datasketches::kll::{KllFloat, KllSketch};
 use datasketches::theta::{ThetaIntersection, ThetaSketch, ThetaSketchBuilder, ThetaUnion};
 use serde::{Deserialize, Serialize};
 
+use super::countmin::CountMin;
 use super::kll::Item;
 use super::tuple::{SummaryMode, TupleAccumulator, TupleAggOp, TupleValue};
 use super::{Family, KllItem, binary_values, hll, invalid_buffer, kll, theta};
@@ -55,6 +56,8 @@ pub enum SketchAggKind {
         value: TupleValue,
         mode: SummaryMode,
     },
+    /// `count_min_sketch(x, eps, confidence, seed)` (Spark's own sketch).
+    CountMin { depth: u32, width: u32, seed: i32 },
 }
 
 impl SketchAggKind {
@@ -76,6 +79,7 @@ impl SketchAggKind {
             SketchAggKind::TupleIntersection { value, .. } => {
                 format!("tuple_intersection_agg_{}", value.suffix())
             }
+            SketchAggKind::CountMin { .. } => "count_min_sketch".into(),
         }
     }
 }
@@ -173,6 +177,9 @@ impl AggregateUDFImpl for SketchAgg {
             | SketchAggKind::TupleIntersection { .. } => {
                 return datafusion::common::internal_err!("{function} without its accumulator");
             }
+            SketchAggKind::CountMin { depth, width, seed } => {
+                State::CountMin(CountMin::new(depth, width, seed))
+            }
             SketchAggKind::KllBuild { item, k } | SketchAggKind::KllMerge { item, k } => match item
             {
                 KllItem::Bigint => State::KllBigint(kll::new_sketch(k)?),
@@ -199,6 +206,7 @@ enum State {
     KllBigint(KllSketch<i64>),
     KllFloat(KllSketch<KllFloat<f32>>),
     KllDouble(KllSketch<KllFloat<f64>>),
+    CountMin(CountMin),
 }
 
 #[derive(Debug)]
@@ -231,6 +239,7 @@ impl SketchAccumulator {
             State::KllBigint(sketch) => sketch.serialize(),
             State::KllFloat(sketch) => sketch.serialize(),
             State::KllDouble(sketch) => sketch.serialize(),
+            State::CountMin(sketch) => sketch.image(),
         })
     }
 
@@ -292,6 +301,7 @@ impl SketchAccumulator {
                 State::KllBigint(sketch) => merge_kll(sketch, image, &function)?,
                 State::KllFloat(sketch) => merge_kll(sketch, image, &function)?,
                 State::KllDouble(sketch) => merge_kll(sketch, image, &function)?,
+                State::CountMin(sketch) => sketch.merge(image)?,
             }
         }
         Ok(())
@@ -320,6 +330,7 @@ impl Accumulator for SketchAccumulator {
         match &mut self.state {
             State::Hll(sketch) => hll_update(sketch, values),
             State::ThetaBuild(sketch, _) => theta_update(sketch, values),
+            State::CountMin(sketch) => count_min_update(sketch, values),
             State::KllBigint(sketch) if matches!(self.kind, SketchAggKind::KllBuild { .. }) => {
                 update_kll(sketch, values)
             }
@@ -379,6 +390,34 @@ fn hll_update(sketch: &mut HllSketch, values: &ArrayRef) -> Result<()> {
         Key::Bytes(b) => sketch.update(datasketches::hash::value::raw_bytes::from_slice(b)),
         Key::Double(_) => {}
     })
+}
+
+/// Spark's count-min updates: integers as BIGINT, strings and binaries by their bytes (empty
+/// ones counted too).
+fn count_min_update(sketch: &mut CountMin, values: &ArrayRef) -> Result<()> {
+    if matches!(
+        values.data_type(),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    ) {
+        for b in binary_values(values, "count_min_sketch")?
+            .into_iter()
+            .flatten()
+        {
+            sketch.add(&Key::Bytes(b));
+        }
+        return Ok(());
+    }
+    if matches!(
+        values.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        let cast = arrow::compute::cast(values, &DataType::Utf8)?;
+        for s in cast.as_string::<i32>().iter().flatten() {
+            sketch.add(&Key::Bytes(s.as_bytes()));
+        }
+        return Ok(());
+    }
+    each_key(values, |_, key| sketch.add(&key))
 }
 
 /// Spark's theta updates: INT as BIGINT, FLOAT as DOUBLE, arrays of INT/BIGINT by their

@@ -6,6 +6,7 @@
 //! sketch values ([`SketchOp`]). Sketches are BINARY values.
 
 mod agg;
+pub mod countmin;
 mod hll;
 mod kll;
 mod theta;
