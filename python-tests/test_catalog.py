@@ -451,5 +451,6 @@ def test_cache_refresh_use_explain(spark, expected, db):
     expected.check_value([explained.columns, explained.count()], name="explain_extended")
     spark.sql(f"USE spark_catalog.{db}")
     expected.check(spark.sql("SELECT current_database()"), name="use_qualified")
+    expected.check(spark.sql("SELECT current_path()"), name="use_path")
     expected.check(spark.sql("SHOW NAMESPACES LIKE 'cat_cache_refresh*'"), name="namespaces")
     expected.check(spark.sql("SHOW SCHEMAS LIKE 'cat_cache_refresh*'"), name="schemas")

@@ -103,6 +103,7 @@ QUERIES = {
     "typeof": "SELECT typeof(1), typeof(1L), typeof(1.5), typeof('a'), typeof(array(1)), typeof(NULL), typeof(map('a', 1)), typeof(named_struct('x', 1)), typeof(DATE'2020-01-01'), typeof(current_timestamp()), typeof(1.5D), typeof(CAST(1 AS DECIMAL(5,2)))",
     "typeof_columns": "SELECT typeof(id), typeof(id + 1.5) FROM range(1)",
     "current_database": "SELECT current_database(), current_schema(), current_catalog()",
+    "current_path": "SELECT current_path(), current_path() = current_path() p",
     # Array subscripts (ANSI)
     "array_subscript": "SELECT array(1,2,3)[0], array(1,2,3)[2]",
     "element_at": "SELECT element_at(array(1,2,3), 1), element_at(array(1,2,3), -1), element_at(array(1, 2, 3), -3)",

@@ -104,7 +104,12 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     // Listed for the catalog; the resolver answers these from the session.
     b.scalar(
-        &["current_database", "current_schema", "current_catalog"],
+        &[
+            "current_database",
+            "current_schema",
+            "current_catalog",
+            "current_path",
+        ],
         |f| {
             Err(crate::error::PlanError::Unsupported(format!(
                 "{} with arguments",

@@ -381,6 +381,15 @@ impl Resolver<'_> {
                 let db = self.catalog().current_database();
                 return Ok((lit(db), "current_schema()".to_string()));
             }
+            // The SQL path: built-in functions, temporary ones, then the current schema.
+            "current_path" if call.args.is_empty() => {
+                let path = format!(
+                    "system.builtin,system.session,{}.{}",
+                    crate::catalog::SESSION_CATALOG,
+                    self.catalog().current_database()
+                );
+                return Ok((lit(path), "current_path()".to_string()));
+            }
             "current_catalog" if call.args.is_empty() => {
                 return Ok((
                     lit(crate::catalog::SESSION_CATALOG),
