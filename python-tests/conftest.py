@@ -173,6 +173,12 @@ def _normalize(value):
     if isinstance(value, VariantVal):
         # The exact bytes: Ember writes variants as Spark does.
         return {"variant": [value.value.hex(), value.metadata.hex()]}
+    try:
+        from pyspark.sql.types import Geography, Geometry
+    except ImportError:  # a client before spatial types
+        Geography = Geometry = ()
+    if isinstance(value, (Geometry, Geography)):
+        return {type(value).__name__.lower(): [bytes(value.getBytes()).hex(), value.getSrid()]}
     return {"repr": repr(value)}
 
 

@@ -52,6 +52,63 @@ pub fn variant_type() -> DataType {
     ]))
 }
 
+/// Spark's spatial type families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spatial {
+    Geometry,
+    Geography,
+}
+
+impl Spatial {
+    fn key(self) -> &'static str {
+        match self {
+            Spatial::Geometry => "geometry",
+            Spatial::Geography => "geography",
+        }
+    }
+}
+
+/// The SRID of a spatial type whose values may each have their own.
+pub const MIXED_SRID: i32 = -1;
+
+/// Spark's GEOMETRY(srid) and GEOGRAPHY(srid) as PySpark reads them: a struct of the SRID and
+/// the WKB, the WKB field tagged with the family and the type's SRID.
+pub fn spatial_type(family: Spatial, srid: i32) -> DataType {
+    let marker = std::collections::HashMap::from([
+        (family.key().to_string(), "true".to_string()),
+        ("srid".to_string(), srid.to_string()),
+    ]);
+    DataType::Struct(Fields::from(vec![
+        Field::new("srid", DataType::Int32, false),
+        Field::new("wkb", DataType::Binary, false).with_metadata(marker),
+    ]))
+}
+
+/// The family and SRID of a spatial type (see [`spatial_type`]).
+pub fn spatial_of(dt: &DataType) -> Option<(Spatial, i32)> {
+    let DataType::Struct(fields) = dt else {
+        return None;
+    };
+    if fields.len() != 2 || fields[0].name() != "srid" {
+        return None;
+    }
+    let wkb = &fields[1];
+    let family = [Spatial::Geometry, Spatial::Geography]
+        .into_iter()
+        .find(|f| wkb.metadata().get(f.key()).is_some_and(|v| v == "true"))?;
+    let srid = wkb.metadata().get("srid")?.parse().ok()?;
+    Some((family, srid))
+}
+
+fn spatial_name(family: Spatial, srid: i32) -> String {
+    if srid == MIXED_SRID {
+        format!("{}(any)", family.key())
+    } else {
+        format!("{}({srid})", family.key())
+    }
+}
+
 /// Whether `dt` is Spark's VARIANT (see [`variant_type`]).
 pub fn is_variant(dt: &DataType) -> bool {
     match dt {
@@ -122,9 +179,8 @@ pub fn from_proto(dt: &pb::DataType, time_zone: &str) -> PlanResult<DataType> {
             }
         },
         Kind::Variant(_) => variant_type(),
-        Kind::Geometry(_) | Kind::Geography(_) => {
-            return Err(PlanError::Unsupported("geospatial types".into()));
-        }
+        Kind::Geometry(g) => spatial_type(Spatial::Geometry, g.srid),
+        Kind::Geography(g) => spatial_type(Spatial::Geography, g.srid),
         Kind::Time(_) => DataType::Time64(TimeUnit::Microsecond),
         Kind::TimestampNtzNanos(_) => DataType::Timestamp(TimeUnit::Nanosecond, None),
         Kind::TimestampLtzNanos(_) => {
@@ -229,6 +285,16 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
             type_variation_reference: 0,
         })),
         d if is_variant(d) => Kind::Variant(t::Variant::default()),
+        d if spatial_of(d).is_some() => match spatial_of(d) {
+            Some((Spatial::Geography, srid)) => Kind::Geography(t::Geography {
+                srid,
+                type_variation_reference: 0,
+            }),
+            _ => Kind::Geometry(t::Geometry {
+                srid: spatial_of(d).map_or(0, |(_, srid)| srid),
+                type_variation_reference: 0,
+            }),
+        },
         DataType::Struct(fields) => Kind::Struct(t::Struct {
             fields: fields
                 .iter()
@@ -300,6 +366,9 @@ pub fn to_spark_json(dt: &DataType) -> PlanResult<serde_json::Value> {
     use serde_json::{Value, json};
     Ok(match dt {
         d if is_variant(d) => Value::String("variant".into()),
+        d if spatial_of(d).is_some() => {
+            Value::String(spatial_of(d).map_or_else(String::new, |(f, srid)| spatial_name(f, srid)))
+        }
         DataType::Struct(fields) => json!({
             "type": "struct",
             "fields": fields
@@ -387,6 +456,9 @@ pub fn simple_string(dt: &DataType) -> String {
             format!("array<{}>", simple_string(f.data_type()))
         }
         d if is_variant(d) => "variant".into(),
+        d if spatial_of(d).is_some() => {
+            spatial_of(d).map_or_else(String::new, |(f, srid)| spatial_name(f, srid))
+        }
         DataType::Struct(fields) => format!(
             "struct<{}>",
             fields
@@ -413,6 +485,9 @@ pub fn simple_string(dt: &DataType) -> String {
 pub fn sql_name(dt: &DataType) -> String {
     match dt {
         d if is_variant(d) => "VARIANT".into(),
+        d if spatial_of(d).is_some() => spatial_of(d).map_or_else(String::new, |(f, srid)| {
+            spatial_name(f, srid).to_uppercase()
+        }),
         DataType::Struct(fields) => format!(
             "STRUCT<{}>",
             fields

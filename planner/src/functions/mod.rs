@@ -13,6 +13,7 @@ pub mod native;
 pub(crate) use aggregate::exact_percentile;
 mod operators;
 mod sketch;
+mod spatial;
 mod string;
 pub mod time;
 pub mod udf;
@@ -176,6 +177,7 @@ pub fn registry() -> &'static Registry {
         window::register(&mut b);
         variant::register(&mut b);
         sketch::register(&mut b);
+        spatial::register(&mut b);
         time::register(&mut b);
         Registry {
             functions: b.functions,

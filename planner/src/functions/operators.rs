@@ -196,6 +196,24 @@ pub(crate) fn two(mut f: FunctionInput) -> PlanResult<(Expr, Expr)> {
 }
 
 fn binary(f: FunctionInput, op: Operator) -> PlanResult<Expr> {
+    // Spatial values have no order and no equality in Spark.
+    if let Some(t) = f
+        .types
+        .iter()
+        .find(|t| crate::types::spatial_of(t).is_some())
+    {
+        return Err(crate::error::SparkError::analysis(
+            "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: The `{}` does not support ordering on type \"{}\".",
+                f.name,
+                f.name,
+                crate::types::sql_name(t)
+            ),
+        )
+        .into());
+    }
     let (l, r) = two(f)?;
     Ok(binary_expr(l, op, r))
 }

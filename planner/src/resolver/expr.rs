@@ -557,6 +557,22 @@ impl Resolver<'_> {
             if to == time && text {
                 return Ok(crate::functions::time::text_to_time(inner, !try_mode));
             }
+            // Spatial values cast only to their own type, and nothing casts to them.
+            if types::spatial_of(&from).is_some() || types::spatial_of(&to).is_some() {
+                if from == to {
+                    return Ok(inner);
+                }
+                return Err(SparkError::analysis(
+                    "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+                    "42K09",
+                    format!(
+                        "Cannot resolve \"CAST\" due to data type mismatch: cannot cast \"{}\" to \"{}\".",
+                        types::sql_name(&from),
+                        types::sql_name(&to)
+                    ),
+                )
+                .into());
+            }
             if types::is_variant(&from) {
                 let path = datafusion::logical_expr::lit("$");
                 return Ok(variant::variant_get(

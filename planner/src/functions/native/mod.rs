@@ -16,6 +16,7 @@ mod numbers;
 pub use numbers::NumberFormat;
 mod regex;
 pub mod sketch;
+pub mod spatial;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
@@ -138,6 +139,10 @@ pub enum Native {
     ToBinary {
         format: BinaryFormat,
         fail: bool,
+    },
+    /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
+    Spatial {
+        op: spatial::SpatialOp,
     },
     /// A function of DataSketches sketch values (`hll_sketch_estimate`, `theta_union`, ...).
     Sketch {
@@ -331,6 +336,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::MakeYmInterval => "ember_make_ym_interval",
             Native::Aes { .. } => "ember_aes",
             Native::Sketch { .. } => "ember_sketch",
+            Native::Spatial { .. } => "ember_spatial",
             Native::SlidingWindows => SLIDING_WINDOWS,
             Native::FromXml { .. } => "ember_from_xml",
             Native::ToXml { .. } => "ember_to_xml",
@@ -397,6 +403,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Time { op } => op.return_type(),
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
             Native::Sketch { op } => op.return_type(arg_types),
+            Native::Spatial { op } => op.return_type(),
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
             Native::ToXml { .. } => DataType::Utf8,
@@ -505,6 +512,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::HistogramNumeric { bins } => numbers::histogram_numeric(&arrays, *bins)?,
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
             Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
+            Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
             Native::SlidingWindows => {
                 return Err(datafusion::error::DataFusionError::Plan(
                     "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),
