@@ -12,6 +12,7 @@ mod math;
 pub mod native;
 pub(crate) use aggregate::exact_percentile;
 mod operators;
+mod reflect;
 mod sketch;
 mod spatial;
 mod string;
@@ -178,6 +179,7 @@ pub fn registry() -> &'static Registry {
         variant::register(&mut b);
         sketch::register(&mut b);
         spatial::register(&mut b);
+        reflect::register(&mut b);
         time::register(&mut b);
         Registry {
             functions: b.functions,

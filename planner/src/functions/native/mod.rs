@@ -14,6 +14,7 @@ pub(crate) mod hash;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;
+pub mod reflect;
 mod regex;
 pub mod sketch;
 pub mod spatial;
@@ -139,6 +140,10 @@ pub enum Native {
     ToBinary {
         format: BinaryFormat,
         fail: bool,
+    },
+    /// `reflect`/`java_method`/`try_reflect` of a supported JDK method.
+    Reflect {
+        call: reflect::ReflectCall,
     },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
@@ -294,6 +299,8 @@ impl NativeUdf {
             Native::Fail { .. } => Volatility::Volatile,
             // Random IVs: every row, every run, its own ciphertext.
             Native::Aes { encrypt: true, .. } => Volatility::Volatile,
+            // randomUUID: every row its own.
+            Native::Reflect { .. } => Volatility::Volatile,
             _ => Volatility::Immutable,
         };
         Arc::new(ScalarUDF::from(Self {
@@ -337,6 +344,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Aes { .. } => "ember_aes",
             Native::Sketch { .. } => "ember_sketch",
             Native::Spatial { .. } => "ember_spatial",
+            Native::Reflect { .. } => "ember_reflect",
             Native::SlidingWindows => SLIDING_WINDOWS,
             Native::FromXml { .. } => "ember_from_xml",
             Native::ToXml { .. } => "ember_to_xml",
@@ -404,6 +412,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
             Native::Sketch { op } => op.return_type(arg_types),
             Native::Spatial { op } => op.return_type(),
+            Native::Reflect { .. } => DataType::Utf8,
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
             Native::ToXml { .. } => DataType::Utf8,
@@ -451,10 +460,14 @@ impl ScalarUDFImpl for NativeUdf {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = args
-            .args
-            .iter()
-            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        // A volatile call of constants (`reflect('java.util.UUID', 'randomUUID')`) still
+        // answers each row on its own.
+        let volatile = matches!(self.kind, Native::Reflect { .. });
+        let scalar = !volatile
+            && args
+                .args
+                .iter()
+                .all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let rows = if scalar { 1 } else { args.number_rows };
         let arrays = args
             .args
@@ -513,6 +526,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
             Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
             Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
+            Native::Reflect { call } => reflect::evaluate(call, &arrays, rows)?,
             Native::SlidingWindows => {
                 return Err(datafusion::error::DataFusionError::Plan(
                     "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),
