@@ -222,6 +222,26 @@ fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
+/// The key of a theta or tuple sketch: INT, BIGINT, FLOAT, DOUBLE, STRING, BINARY or an array of
+/// INT or BIGINT (`widen`: other numbers too, as Spark's implicit casts for tuple sketches).
+fn sketch_key(f: &FunctionInput, widen: bool) -> PlanResult<()> {
+    let accepted = [
+        "ARRAY<INT>",
+        "ARRAY<BIGINT>",
+        "BINARY",
+        "DOUBLE",
+        "FLOAT",
+        "INT",
+        "BIGINT",
+        "STRING",
+    ];
+    check_type(f, 0, &accepted, |t| match t {
+        DataType::List(item) => matches!(item.data_type(), DataType::Int32 | DataType::Int64),
+        DataType::Int32 | DataType::Int64 | DataType::Float32 | DataType::Float64 => true,
+        t => (widen && t.is_numeric()) || is_string(t) || is_binary(t),
+    })
+}
+
 fn sketch_argument(f: &FunctionInput, i: usize) -> PlanResult<()> {
     check_type(f, i, &["BINARY"], is_binary)
 }
@@ -364,29 +384,7 @@ fn register_theta(b: &mut RegistryBuilder) {
         Naming::Custom(|w, a, _| default_arg(w, a, 1, "12")),
         |mut f| {
             f.arity(1, 2)?;
-            check_type(
-                &f,
-                0,
-                &[
-                    "ARRAY<INT>",
-                    "ARRAY<BIGINT>",
-                    "BINARY",
-                    "DOUBLE",
-                    "FLOAT",
-                    "INT",
-                    "BIGINT",
-                    "STRING",
-                ],
-                |t| match t {
-                    DataType::List(item) => {
-                        matches!(item.data_type(), DataType::Int32 | DataType::Int64)
-                    }
-                    DataType::Int32 | DataType::Int64 | DataType::Float32 | DataType::Float64 => {
-                        true
-                    }
-                    t => is_string(t) || is_binary(t),
-                },
-            )?;
+            sketch_key(&f, false)?;
             let lg_nom = buildable(&f, theta_lg_nom(&f, 1)?)?;
             Ok(aggregate(SketchAggKind::ThetaBuild { lg_nom }, &mut f))
         },
@@ -611,26 +609,7 @@ fn register_tuple(b: &mut RegistryBuilder) {
             Naming::Custom(|w, a, _| with_defaults(w, a, 2, &["12", "sum"])),
             move |mut f| {
                 f.arity(2, 4)?;
-                check_type(
-                    &f,
-                    0,
-                    &[
-                        "ARRAY<INT>",
-                        "ARRAY<BIGINT>",
-                        "BINARY",
-                        "DOUBLE",
-                        "FLOAT",
-                        "INT",
-                        "BIGINT",
-                        "STRING",
-                    ],
-                    |t| match t {
-                        DataType::List(item) => {
-                            matches!(item.data_type(), DataType::Int32 | DataType::Int64)
-                        }
-                        t => t.is_numeric() || is_string(t) || is_binary(t),
-                    },
-                )?;
+                sketch_key(&f, true)?;
                 check_type(
                     &f,
                     1,

@@ -29,7 +29,8 @@ impl JavaType {
     pub fn of(t: &DataType) -> Option<Self> {
         Some(match t {
             DataType::Boolean => JavaType::Boolean,
-            DataType::Int32 => JavaType::Int,
+            // A byte or short widens to an int parameter, as Java's method lookup widens it.
+            DataType::Int8 | DataType::Int16 | DataType::Int32 => JavaType::Int,
             DataType::Int64 => JavaType::Long,
             DataType::Float32 => JavaType::Float,
             DataType::Float64 => JavaType::Double,

@@ -273,7 +273,7 @@ impl SketchAccumulator {
                         Some(u) => u,
                         None => union.insert(hll::new_union(input.lg_config_k())?),
                     };
-                    if !allow && !input.is_empty() {
+                    if !allow {
                         hll::same_lg_k(current.lg_config_k(), input.lg_config_k(), &function)?;
                     }
                     current.update(&input);

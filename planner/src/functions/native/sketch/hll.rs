@@ -1,9 +1,7 @@
 //! HyperLogLog sketches (`hll_sketch_agg`, `hll_union_agg`, `hll_sketch_estimate`,
 //! `hll_union`): HLL_8 registers, as Spark keeps them.
 
-use std::sync::Arc;
-
-use arrow::array::{ArrayRef, Int64Array};
+use arrow::array::ArrayRef;
 use datafusion::common::Result;
 use datasketches::hll::{HllSketch, HllType, HllUnion};
 
@@ -32,14 +30,9 @@ pub(super) fn image(sketch: &HllSketch) -> Vec<u8> {
 }
 
 pub(super) fn estimate(sketches: &[Option<&[u8]>], function: &str) -> Result<ArrayRef> {
-    let values = sketches
-        .iter()
-        .map(|s| {
-            s.map(|image| read(image, function).map(|h| h.estimate().round() as i64))
-                .transpose()
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Arc::new(Int64Array::from(values)))
+    super::per_sketch(sketches, |image| {
+        read(image, function).map(|h| h.estimate().round() as i64)
+    })
 }
 
 pub(super) fn union(

@@ -49,61 +49,57 @@ impl Item for i64 {
     }
 }
 
-impl Item for KllFloat<f32> {
-    const BYTES: usize = 4;
-    const CLASS: &'static str = "KllFloatsSketch";
+/// FLOAT and DOUBLE items: NaN is no item (Java's sketches ignore it).
+macro_rules! float_item {
+    ($float:ty, $arrow:expr, $primitive:ty, $array:ty, $bytes:expr, $class:expr, $text:expr) => {
+        impl Item for KllFloat<$float> {
+            const BYTES: usize = $bytes;
+            const CLASS: &'static str = $class;
 
-    fn values(array: &ArrayRef) -> Result<Vec<Option<Self>>> {
-        let cast = arrow::compute::cast(array, &DataType::Float32)?;
-        Ok(cast
-            .as_primitive::<Float32Type>()
-            .iter()
-            .map(|v| v.and_then(|v| KllFloat::<f32>::new(v).ok()))
-            .collect())
-    }
+            fn values(array: &ArrayRef) -> Result<Vec<Option<Self>>> {
+                let cast = arrow::compute::cast(array, &$arrow)?;
+                Ok(cast
+                    .as_primitive::<$primitive>()
+                    .iter()
+                    .map(|v| v.and_then(|v| KllFloat::<$float>::new(v).ok()))
+                    .collect())
+            }
 
-    fn to_array(values: Vec<Option<Self>>) -> ArrayRef {
-        Arc::new(Float32Array::from_iter(
-            values.into_iter().map(|v| v.map(KllFloat::into_inner)),
-        ))
-    }
+            fn to_array(values: Vec<Option<Self>>) -> ArrayRef {
+                Arc::new(<$array>::from_iter(
+                    values.into_iter().map(|v| v.map(KllFloat::into_inner)),
+                ))
+            }
 
-    fn arrow_type() -> DataType {
-        DataType::Float32
-    }
+            fn arrow_type() -> DataType {
+                $arrow
+            }
 
-    fn java_text(&self) -> String {
-        crate::functions::native::variant::read::java_float((*self).into_inner())
-    }
+            fn java_text(&self) -> String {
+                $text((*self).into_inner())
+            }
+        }
+    };
 }
 
-impl Item for KllFloat<f64> {
-    const BYTES: usize = 8;
-    const CLASS: &'static str = "KllDoublesSketch";
-
-    fn values(array: &ArrayRef) -> Result<Vec<Option<Self>>> {
-        let cast = arrow::compute::cast(array, &DataType::Float64)?;
-        Ok(cast
-            .as_primitive::<Float64Type>()
-            .iter()
-            .map(|v| v.and_then(|v| KllFloat::<f64>::new(v).ok()))
-            .collect())
-    }
-
-    fn to_array(values: Vec<Option<Self>>) -> ArrayRef {
-        Arc::new(Float64Array::from_iter(
-            values.into_iter().map(|v| v.map(KllFloat::into_inner)),
-        ))
-    }
-
-    fn arrow_type() -> DataType {
-        DataType::Float64
-    }
-
-    fn java_text(&self) -> String {
-        crate::literal::format_double((*self).into_inner())
-    }
-}
+float_item!(
+    f32,
+    DataType::Float32,
+    Float32Type,
+    Float32Array,
+    4,
+    "KllFloatsSketch",
+    crate::functions::native::variant::read::java_float
+);
+float_item!(
+    f64,
+    DataType::Float64,
+    Float64Type,
+    Float64Array,
+    8,
+    "KllDoublesSketch",
+    crate::literal::format_double
+);
 
 /// Run `$body` with `$t` the Rust item type of a [`KllItem`].
 macro_rules! with_item {
@@ -141,11 +137,7 @@ fn read_filled<T: Item>(image: &[u8], function: &str) -> Result<KllSketch<T>> {
 
 pub(super) fn n(item: KllItem, sketches: &[Option<&[u8]>], function: &str) -> Result<ArrayRef> {
     with_item!(item, T => {
-        let values = sketches
-            .iter()
-            .map(|s| s.map(|image| read::<T>(image, function).map(|k| k.n() as i64)).transpose())
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Arc::new(Int64Array::from(values)) as ArrayRef)
+        super::per_sketch(sketches, |image| read::<T>(image, function).map(|k| k.n() as i64))
     })
 }
 

@@ -222,6 +222,15 @@ enum Family {
     Tuple,
 }
 
+/// A BIGINT per sketch (NULL for NULL), read by `read`.
+fn per_sketch(sketches: &[Option<&[u8]>], read: impl Fn(&[u8]) -> Result<i64>) -> Result<ArrayRef> {
+    let values = sketches
+        .iter()
+        .map(|s| s.map(&read).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(arrow::array::Int64Array::from(values)))
+}
+
 fn binary_array(values: Vec<Option<Vec<u8>>>) -> ArrayRef {
     Arc::new(arrow::array::BinaryArray::from_iter(values))
 }

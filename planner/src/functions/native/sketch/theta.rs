@@ -2,9 +2,7 @@
 //! `theta_sketch_estimate`, `theta_union`, `theta_intersection`, `theta_difference`): compact
 //! images, compressed where DataSketches compresses them (as Spark writes them).
 
-use std::sync::Arc;
-
-use arrow::array::{ArrayRef, Int64Array};
+use arrow::array::ArrayRef;
 use datafusion::common::Result;
 use datasketches::theta::{
     CompactThetaSketch, ThetaANotB, ThetaIntersection, ThetaUnion, ThetaUnionBuilder,
@@ -43,14 +41,9 @@ fn failed(
 }
 
 pub(super) fn estimate(sketches: &[Option<&[u8]>], function: &str) -> Result<ArrayRef> {
-    let values = sketches
-        .iter()
-        .map(|s| {
-            s.map(|image| read(image, function).map(|t| t.estimate().round() as i64))
-                .transpose()
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Arc::new(Int64Array::from(values)))
+    super::per_sketch(sketches, |image| {
+        read(image, function).map(|t| t.estimate().round() as i64)
+    })
 }
 
 pub(super) fn combine(
