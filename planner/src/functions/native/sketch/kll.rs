@@ -247,41 +247,53 @@ fn quantile_out_of_range(function: &str) -> datafusion::error::DataFusionError {
     ))
 }
 
+/// For each row, `probe` of its sketch (which must hold items) and each of its probe values;
+/// a NULL sketch or probe argument is a NULL answer.
+fn probe_each<T: Item>(
+    sketches: &[Option<&[u8]>],
+    probes: Probes,
+    answer_type: DataType,
+    function: &str,
+    probe: impl Fn(&KllSketch<T>, &ArrayRef) -> Result<ArrayRef>,
+) -> Result<ArrayRef> {
+    let mut out = Vec::with_capacity(sketches.len());
+    for (sketch, row) in sketches.iter().zip(probes.rows) {
+        let (Some(image), Some(row)) = (sketch, row) else {
+            out.push(None);
+            continue;
+        };
+        let sketch = read_filled::<T>(image, function)?;
+        let answers = row
+            .iter()
+            .map(|value| probe(&sketch, value))
+            .collect::<Result<Vec<_>>>()?;
+        out.push(Some(answers));
+    }
+    answer(out, probes.list, answer_type)
+}
+
 pub(super) fn quantile(
     item: KllItem,
     sketches: &[Option<&[u8]>],
     ranks: &ArrayRef,
     function: &str,
 ) -> Result<ArrayRef> {
-    let probes = probes(ranks);
     with_item!(item, T => {
-        let mut out = Vec::with_capacity(sketches.len());
-        for (sketch, row) in sketches.iter().zip(probes.rows) {
-            let (Some(image), Some(row)) = (sketch, row) else {
-                out.push(None);
-                continue;
-            };
-            let sketch = read_filled::<T>(image, function)?;
-            let mut answers = Vec::with_capacity(row.len());
-            for rank in row {
-                let rank = arrow::compute::cast(&rank, &DataType::Float64)?;
-                let rank = rank.as_primitive::<Float64Type>();
-                if rank.is_null(0) {
-                    answers.push(arrow::array::new_null_array(&T::arrow_type(), 1));
-                    continue;
-                }
-                let rank = rank.value(0);
-                if !(0.0..=1.0).contains(&rank) {
-                    return Err(quantile_out_of_range(function));
-                }
-                let value = sketch
-                    .quantile(rank, SearchCriteria::Inclusive)
-                    .map_err(|_| quantile_out_of_range(function))?;
-                answers.push(T::to_array(vec![value]));
+        probe_each::<T>(sketches, probes(ranks), T::arrow_type(), function, |sketch, rank| {
+            let rank = arrow::compute::cast(rank, &DataType::Float64)?;
+            let rank = rank.as_primitive::<Float64Type>();
+            if rank.is_null(0) {
+                return Ok(arrow::array::new_null_array(&T::arrow_type(), 1));
             }
-            out.push(Some(answers));
-        }
-        answer(out, probes.list, T::arrow_type())
+            let rank = rank.value(0);
+            if !(0.0..=1.0).contains(&rank) {
+                return Err(quantile_out_of_range(function));
+            }
+            let value = sketch
+                .quantile(rank, SearchCriteria::Inclusive)
+                .map_err(|_| quantile_out_of_range(function))?;
+            Ok(T::to_array(vec![value]))
+        })
     })
 }
 
@@ -291,27 +303,15 @@ pub(super) fn rank(
     values: &ArrayRef,
     function: &str,
 ) -> Result<ArrayRef> {
-    let probes = probes(values);
     with_item!(item, T => {
-        let mut out = Vec::with_capacity(sketches.len());
-        for (sketch, row) in sketches.iter().zip(probes.rows) {
-            let (Some(image), Some(row)) = (sketch, row) else {
-                out.push(None);
-                continue;
+        probe_each::<T>(sketches, probes(values), DataType::Float64, function, |sketch, value| {
+            // A fraction probes a BIGINT sketch as its cast to BIGINT.
+            let rank = match T::values(value)?.pop().flatten() {
+                Some(v) => sketch.rank(&v, SearchCriteria::Inclusive),
+                None => None,
             };
-            let sketch = read_filled::<T>(image, function)?;
-            let mut answers: Vec<ArrayRef> = Vec::with_capacity(row.len());
-            for value in row {
-                // A fraction probes a BIGINT sketch as its cast to BIGINT.
-                let rank = match T::values(&value)?.pop().flatten() {
-                    Some(v) => sketch.rank(&v, SearchCriteria::Inclusive),
-                    None => None,
-                };
-                answers.push(Arc::new(Float64Array::from(vec![rank])));
-            }
-            out.push(Some(answers));
-        }
-        answer(out, probes.list, DataType::Float64)
+            Ok(Arc::new(Float64Array::from(vec![rank])) as ArrayRef)
+        })
     })
 }
 
