@@ -79,6 +79,8 @@ FRAME = {
     "create_map": lambda: F.create_map(F.lit("k"), "id"),
     "array_cols": lambda: F.array("id", F.lit(0)),
     "struct": lambda: F.struct("id", F.col("s.n").alias("n")),
+    "nested_field_in_call": lambda: F.concat(F.upper("s.n"), F.col("s.n"), F.lit("-")),
+    "nested_field_in_struct": lambda: F.struct("s.n", "s.v"),
     "with_field": lambda: F.col("s").withField("w", F.lit(1)),
     "drop_fields": lambda: F.col("s").dropFields("v"),
     "with_field_replace": lambda: F.col("s").withField("n", F.lit("new")),
@@ -95,7 +97,6 @@ FRAME = {
 
 FRAME_GAPS = {
     "with_field_nested": "a nested withField is named differently (its value is right)",
-    "struct": "an aliased struct field is named n, not s.n AS n",
 }
 
 

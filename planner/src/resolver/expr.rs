@@ -15,6 +15,18 @@ use crate::spec::{self, CastMode, Expr as SExpr};
 use crate::{literal, types};
 
 impl Resolver<'_> {
+    /// The name of a call's argument: a nested field by its path from the column (`upper(s.n)`),
+    /// where a top-level reference is named by its last part.
+    fn argument_name(&self, a: &SExpr, name: String, schema: &DFSchema) -> String {
+        match a {
+            SExpr::Attribute {
+                name: parts,
+                plan_id,
+            } if parts.len() > 1 => self.nested_path(parts, *plan_id, schema).unwrap_or(name),
+            _ => name,
+        }
+    }
+
     pub(crate) fn resolve_expr(&mut self, e: &SExpr, schema: &DFSchema) -> PlanResult<Named> {
         match e {
             SExpr::Literal(v) => Ok((lit(self.literal_in_zone(v.clone())), literal::display(v))),
@@ -467,17 +479,20 @@ impl Resolver<'_> {
                     && let [alias] = alias.as_slice()
                 {
                     let (e, inner_name) = self.resolve_expr(inner, schema)?;
+                    let inner_name = self.argument_name(inner, inner_name, schema);
                     field_names.push(Some(alias.clone()));
                     args.push(e);
                     names.push(format!("{inner_name} AS {alias}"));
                     continue;
                 }
                 let (e, n) = self.resolve_expr(a, schema)?;
+                let named_field = n.clone();
+                let n = self.argument_name(a, n, schema);
                 let named = matches!(
                     a,
                     SExpr::Attribute { .. } | SExpr::Alias { .. } | SExpr::ExtractValue { .. }
                 );
-                field_names.push(named.then(|| n.clone()));
+                field_names.push(named.then_some(named_field));
                 args.push(e);
                 names.push(n);
             }

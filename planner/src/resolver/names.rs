@@ -58,8 +58,28 @@ impl Resolver<'_> {
         plan_id: Option<i64>,
         schema: &DFSchema,
     ) -> PlanResult<Option<Named>> {
+        match self.locate_attribute(parts, plan_id, schema)? {
+            Some((internal, start)) => self
+                .nested(
+                    Self::column(&internal),
+                    &parts[start],
+                    &parts[start + 1..],
+                    schema,
+                )
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The column `parts` name (its internal name) and the index of its part: qualified
+    /// interpretations first (`t.a`, `db.t.a`), then `a` with nested fields.
+    fn locate_attribute(
+        &self,
+        parts: &[String],
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> PlanResult<Option<(String, usize)>> {
         let cands = self.candidates(schema, plan_id);
-        // Qualified interpretations first (`t.a`, `db.t.a`), then `a` with nested fields.
         for k in (1..parts.len()).rev() {
             let (qualifier, rest) = parts.split_at(k);
             let matches: Vec<&(String, FieldInfo)> = cands
@@ -71,11 +91,7 @@ impl Resolver<'_> {
                 .collect();
             match matches.as_slice() {
                 [] => continue,
-                [(internal, _)] => {
-                    return self
-                        .nested(Self::column(internal), &rest[0], &rest[1..], schema)
-                        .map(Some);
-                }
+                [(internal, _)] => return Ok(Some((internal.clone(), k))),
                 many => return Err(self.ambiguous(parts, many)),
             }
         }
@@ -94,11 +110,24 @@ impl Resolver<'_> {
         }
         match distinct.as_slice() {
             [] => Ok(None),
-            [(internal, _)] => self
-                .nested(Self::column(internal), first, &parts[1..], schema)
-                .map(Some),
+            [(internal, _)] => Ok(Some((internal.clone(), 0))),
             many => Err(self.ambiguous(parts, many)),
         }
+    }
+
+    /// How Spark names a nested field reference inside a call: its path from the column
+    /// (`s.n`, without a table qualifier); `None` for a column itself.
+    pub(crate) fn nested_path(
+        &self,
+        parts: &[String],
+        plan_id: Option<i64>,
+        schema: &DFSchema,
+    ) -> Option<String> {
+        let (_, start) = self
+            .locate_attribute(parts, plan_id, schema)
+            .ok()
+            .flatten()?;
+        (parts.len() - start > 1).then(|| parts[start..].join("."))
     }
 
     fn ambiguous(&self, parts: &[String], many: &[&(String, FieldInfo)]) -> PlanError {
