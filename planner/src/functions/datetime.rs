@@ -300,6 +300,37 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(super::df_udf("named_struct")?.call(vec![lit("start"), begin, lit("end"), end]))
         },
     );
+    // session_window(ts, gap): as a GROUP BY key, the sessions of rows at most `gap` apart
+    // (computed by the aggregate); the gap a literal duration.
+    b.scalar_named(
+        &["session_window"],
+        super::Naming::Custom(|_, _, _| "session_window".to_string()),
+        |f| {
+            f.arity(2, 2)?;
+            let gap = match &f.args[1] {
+                Expr::Literal(ScalarValue::Utf8(Some(text)), _) => window_micros(text)
+                    .filter(|g| *g > 0)
+                    .ok_or_else(|| {
+                        crate::error::PlanError::from(crate::error::SparkError::illegal_argument(
+                            "",
+                            format!("The provided interval ({text}) did not correspond to a valid interval string."),
+                        ))
+                    })?,
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "session_window with a computed gap duration".into(),
+                    ));
+                }
+            };
+            let time_zone = match f.types.first() {
+                Some(DataType::Timestamp(_, None)) => None,
+                _ => Some(f.config.time_zone.clone()),
+            };
+            let ts_type = DataType::Timestamp(TimeUnit::Microsecond, time_zone.clone().map(Into::into));
+            let micros = cast(cast(f.args[0].clone(), ts_type), DataType::Int64);
+            Ok(NativeUdf::udf(Native::SessionWindow { gap, time_zone }).call(vec![micros]))
+        },
+    );
     // timestampadd(unit, n, ts) / timestampdiff(unit, start, end), the unit a literal.
     for (name, add) in [("timestampadd", true), ("timestampdiff", false)] {
         b.scalar(&[name], move |f| {

@@ -170,9 +170,46 @@ impl Resolver<'_> {
         let mut key_columns = Vec::with_capacity(keys.len());
         // Sliding windows: a row counts in each window holding it (the list unnested).
         let mut unnest = Vec::new();
+        let mut session: Option<Session> = None;
         for (e, name) in &keys {
             match e {
                 Expr::Column(_) => key_columns.push(e.clone()),
+                Expr::ScalarFunction(f)
+                    if f.func.name() == crate::functions::native::SESSION_WINDOW =>
+                {
+                    let internal = self.fresh(name, vec![]);
+                    let time = self.fresh("session_time", vec![]);
+                    let micros = f
+                        .args
+                        .first()
+                        .cloned()
+                        .unwrap_or(Expr::Literal(datafusion::common::ScalarValue::Null, None));
+                    pre.push(micros.alias(&time));
+                    replacements.push((e.clone(), Self::column(&internal)));
+                    key_columns.push(Self::column(&internal));
+                    let inner: &dyn std::any::Any = f.func.inner().as_ref();
+                    let native = inner
+                        .downcast_ref::<crate::functions::native::NativeUdf>()
+                        .map(|n| n.kind().clone());
+                    let Some(crate::functions::native::Native::SessionWindow { gap, time_zone }) =
+                        native
+                    else {
+                        return Err(crate::error::PlanError::InvalidPlan(
+                            "session_window without its settings".into(),
+                        ));
+                    };
+                    if session.is_some() {
+                        return Err(crate::error::PlanError::Unsupported(
+                            "more than one session_window in a GROUP BY".into(),
+                        ));
+                    }
+                    session = Some(Session {
+                        key: internal,
+                        time,
+                        gap,
+                        time_zone,
+                    });
+                }
                 Expr::ScalarFunction(f)
                     if f.func.name() == crate::functions::native::SLIDING_WINDOWS =>
                 {
@@ -211,6 +248,17 @@ impl Resolver<'_> {
                 plan = plan.unnest_column_with_options(column.as_str(), options.clone())?;
             }
             plan.build()?
+        };
+        let input = match session {
+            Some(session) => {
+                let others: Vec<Expr> = key_columns
+                    .iter()
+                    .filter(|k| **k != Self::column(&session.key))
+                    .cloned()
+                    .collect();
+                self.sessions(input, &session, others)?
+            }
+            None => input,
         };
         let key_of = |e: &Expr| -> Expr {
             replacements
@@ -962,4 +1010,131 @@ fn subqueries_as_values(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
         other => Ok(Transformed::no(other)),
     })?
     .data)
+}
+
+/// A `session_window(ts, gap)` GROUP BY key: the column it becomes, the column of its time
+/// (microseconds), the gap and the zone of its bounds.
+struct Session {
+    key: String,
+    time: String,
+    gap: i64,
+    time_zone: Option<String>,
+}
+
+impl Resolver<'_> {
+    /// `input` with the session of each row as the column `session.key`, for each value of the
+    /// other keys: rows sorted by time, a row starts a new session when it comes after the
+    /// latest end (time + gap) of the rows before it (one at that end joins, as in Spark); a
+    /// session spans its first time to its latest end. Rows without a time are in no session (as Spark filters them).
+    fn sessions(
+        &mut self,
+        input: LogicalPlan,
+        session: &Session,
+        others: Vec<Expr>,
+    ) -> PlanResult<LogicalPlan> {
+        use std::sync::Arc;
+
+        use arrow::datatypes::DataType;
+        use datafusion::logical_expr::expr::WindowFunction;
+        use datafusion::logical_expr::{
+            ExprFunctionExt, WindowFrame, WindowFrameBound, WindowFrameUnits,
+            WindowFunctionDefinition, lit, when,
+        };
+        let time = Self::column(&session.time);
+        let end = self.fresh("session_end", vec![]);
+        let prev = self.fresh("session_prev", vec![]);
+        let id = self.fresh("session_id", vec![]);
+        let (low, high) = (
+            self.fresh("session_start", vec![]),
+            self.fresh("session_stop", vec![]),
+        );
+        let window = |f: Arc<datafusion::logical_expr::AggregateUDF>,
+                      arg: Expr,
+                      partition: Vec<Expr>,
+                      frame: Option<WindowFrame>|
+         -> PlanResult<Expr> {
+            let w = Expr::from(WindowFunction::new(
+                WindowFunctionDefinition::AggregateUDF(f),
+                vec![arg],
+            ))
+            .partition_by(partition);
+            Ok(match frame {
+                Some(frame) => w
+                    .order_by(vec![time.clone().sort(true, true)])
+                    .window_frame(frame)
+                    .build()?,
+                None => w.build()?,
+            })
+        };
+        let unbounded = WindowFrameBound::Preceding(datafusion::common::ScalarValue::UInt64(None));
+        let before = WindowFrame::new_bounds(
+            WindowFrameUnits::Rows,
+            unbounded.clone(),
+            WindowFrameBound::Preceding(datafusion::common::ScalarValue::UInt64(Some(1))),
+        );
+        let through = WindowFrame::new_bounds(
+            WindowFrameUnits::Rows,
+            unbounded,
+            WindowFrameBound::CurrentRow,
+        );
+        let columns = |plan: &LogicalPlan| -> Vec<Expr> {
+            plan.schema()
+                .fields()
+                .iter()
+                .map(|f| Self::column(f.name()))
+                .collect()
+        };
+        let max = datafusion::functions_aggregate::min_max::max_udaf();
+        let min = datafusion::functions_aggregate::min_max::min_udaf();
+        let sum = datafusion::functions_aggregate::sum::sum_udaf();
+        let plan = LogicalPlanBuilder::from(input)
+            .filter(time.clone().is_not_null())?
+            .build()?;
+        let mut with_end = columns(&plan);
+        with_end.push((time.clone() + lit(session.gap)).alias(&end));
+        let plan = LogicalPlanBuilder::from(plan)
+            .project(with_end)?
+            .window(vec![
+                window(
+                    max.clone(),
+                    Self::column(&end),
+                    others.clone(),
+                    Some(before),
+                )?
+                .alias(&prev),
+            ])?
+            .build()?;
+        let starts = when(
+            Self::column(&prev)
+                .is_null()
+                .or(time.clone().gt(Self::column(&prev))),
+            lit(1i64),
+        )
+        .otherwise(lit(0i64))?;
+        let plan = LogicalPlanBuilder::from(plan)
+            .window(vec![
+                window(sum, starts, others.clone(), Some(through))?.alias(&id),
+            ])?
+            .build()?;
+        let mut by_session = others;
+        by_session.push(Self::column(&id));
+        let plan = LogicalPlanBuilder::from(plan)
+            .window(vec![
+                window(min, time.clone(), by_session.clone(), None)?.alias(&low),
+                window(max, Self::column(&end), by_session, None)?.alias(&high),
+            ])?
+            .build()?;
+        let ts = DataType::Timestamp(
+            arrow::datatypes::TimeUnit::Microsecond,
+            session.time_zone.clone().map(Into::into),
+        );
+        let bound = |c: &str| datafusion::logical_expr::cast(Self::column(c), ts.clone());
+        let mut out = columns(&plan);
+        out.push(
+            crate::functions::df_udf("named_struct")?
+                .call(vec![lit("start"), bound(&low), lit("end"), bound(&high)])
+                .alias(&session.key),
+        );
+        Ok(LogicalPlanBuilder::from(plan).project(out)?.build()?)
+    }
 }

@@ -42,6 +42,20 @@ use serde::{Deserialize, Serialize};
 
 /// The name of [`Native::SlidingWindows`].
 pub const SLIDING_WINDOWS: &str = "ember_sliding_windows";
+/// The name of [`Native::SessionWindow`].
+pub const SESSION_WINDOW: &str = "ember_session_window";
+
+/// `struct<start, end>` of timestamps in `time_zone` (NTZ without one).
+pub fn session_window_type(time_zone: Option<&str>) -> DataType {
+    let ts = DataType::Timestamp(
+        arrow::datatypes::TimeUnit::Microsecond,
+        time_zone.map(Into::into),
+    );
+    DataType::Struct(arrow::datatypes::Fields::from(vec![
+        arrow::datatypes::Field::new("start", ts.clone(), true),
+        arrow::datatypes::Field::new("end", ts, true),
+    ]))
+}
 
 /// What a native function computes, with the settings fixed when it was planned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -144,6 +158,12 @@ pub enum Native {
     /// `reflect`/`java_method`/`try_reflect` of a supported JDK method.
     Reflect {
         call: reflect::ReflectCall,
+    },
+    /// `session_window(ts, gap)`: marks a GROUP BY key whose sessions the aggregate computes
+    /// (its argument: the time in microseconds); `time_zone` is the key's zone (none: NTZ).
+    SessionWindow {
+        gap: i64,
+        time_zone: Option<String>,
     },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
@@ -345,6 +365,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { .. } => "ember_sketch",
             Native::Spatial { .. } => "ember_spatial",
             Native::Reflect { .. } => "ember_reflect",
+            Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
             Native::FromXml { .. } => "ember_from_xml",
             Native::ToXml { .. } => "ember_to_xml",
@@ -413,6 +434,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => op.return_type(arg_types),
             Native::Spatial { op } => op.return_type(),
             Native::Reflect { .. } => DataType::Utf8,
+            Native::SessionWindow { time_zone, .. } => session_window_type(time_zone.as_deref()),
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
             Native::ToXml { .. } => DataType::Utf8,
@@ -527,6 +549,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
             Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
             Native::Reflect { call } => reflect::evaluate(call, &arrays, rows)?,
+            Native::SessionWindow { .. } => {
+                return Err(datafusion::error::DataFusionError::Plan(
+                    "not supported: session_window outside a GROUP BY key".into(),
+                ));
+            }
             Native::SlidingWindows => {
                 return Err(datafusion::error::DataFusionError::Plan(
                     "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),
