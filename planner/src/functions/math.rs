@@ -5,7 +5,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::operators::{one, two};
-use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark};
+use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_df_named, add_spark};
 use crate::error::PlanResult;
 
 pub fn register(b: &mut RegistryBuilder) {
@@ -140,16 +140,21 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(0, 0)?;
         Ok(datafusion::logical_expr::lit(std::f64::consts::E))
     });
-    // rand([seed]) (PySpark always sends a seed): uniform in [0, 1); the seed is not
-    // honoured, so the values differ from Spark's and between runs.
+    // rand([seed]) / randn([seed]): with a seed, over an input that numbers its rows by
+    // partition (a projection's), Spark's values (its per-partition XORShiftRandom); else
+    // (no seed, or in a filter) DataFusion's random values.
     b.scalar(&["rand", "random"], |f| {
         f.arity(0, 1)?;
+        if let Some(seeded) = seeded(&f, 0, super::native::random::RandomKind::Uniform)? {
+            return Ok(seeded);
+        }
         Ok(super::df_udf("random")?.call(vec![]))
     });
-    // randn([seed]): standard normal values from two uniform ones (Box-Muller); like rand,
-    // the seed is not honoured (the values differ from Spark's).
     b.scalar(&["randn"], |f| {
         f.arity(0, 1)?;
+        if let Some(seeded) = seeded(&f, 0, super::native::random::RandomKind::Gaussian)? {
+            return Ok(seeded);
+        }
         let random = super::df_udf("random")?;
         let (u1, u2) = (random.call(vec![]), random.call(vec![]));
         let radius = super::df_udf("sqrt")?.call(vec![
@@ -157,6 +162,73 @@ pub fn register(b: &mut RegistryBuilder) {
         ]);
         let angle = super::df_udf("cos")?.call(vec![lit(2.0 * std::f64::consts::PI) * u2]);
         Ok(radius * angle)
+    });
+    // uniform(min, max[, seed]): min + (max - min) * rand(seed), in the arguments' type.
+    b.scalar(&["uniform"], |f| {
+        f.arity(2, 3)?;
+        let numeric = |t: &DataType| {
+            matches!(
+                t,
+                DataType::Int16
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::Float32
+                    | DataType::Float64
+            )
+        };
+        for (i, what) in [(0, "min"), (1, "max")] {
+            if !f.args[i].column_refs().is_empty() {
+                return Err(random_argument(&f, "NON_FOLDABLE_INPUT", what, i));
+            }
+            if !numeric(&f.types[i]) {
+                return Err(random_argument(&f, "UNEXPECTED_INPUT_TYPE", what, i));
+            }
+        }
+        let (a, b) = (&f.types[0], &f.types[1]);
+        let result = if a.is_integer() && b.is_integer() {
+            if *a == DataType::Int64 || *b == DataType::Int64 {
+                DataType::Int64
+            } else if *a == DataType::Int32 || *b == DataType::Int32 {
+                DataType::Int32
+            } else {
+                DataType::Int16
+            }
+        } else if *a == DataType::Float64 || *b == DataType::Float64 {
+            DataType::Float64
+        } else {
+            DataType::Float32
+        };
+        let Some(random) = seeded(&f, 2, super::native::random::RandomKind::Uniform)? else {
+            return Err(crate::error::PlanError::Unsupported(
+                "uniform outside a projection (Spark's values are drawn per partition)".into(),
+            ));
+        };
+        let low = cast(f.args[0].clone(), DataType::Float64);
+        let high = cast(f.args[1].clone(), DataType::Float64);
+        Ok(cast(low.clone() + (high - low) * random, result))
+    });
+    // randstr(length[, seed]): characters of 0-9, a-z, A-Z drawn as Spark draws them.
+    b.scalar(&["randstr"], |f| {
+        f.arity(1, 2)?;
+        let length = match &f.args[0] {
+            Expr::Literal(ScalarValue::Int16(Some(n)), _) => *n as i64,
+            Expr::Literal(ScalarValue::Int32(Some(n)), _) => *n as i64,
+            _ => return Err(random_argument(&f, "UNEXPECTED_INPUT_TYPE", "length", 0)),
+        };
+        if length < 0 {
+            return Err(crate::error::PlanError::Unsupported(
+                "randstr of a negative length".into(),
+            ));
+        }
+        let kind = super::native::random::RandomKind::Text {
+            length: length as u32,
+        };
+        match seeded(&f, 1, kind)? {
+            Some(text) => Ok(text),
+            None => Err(crate::error::PlanError::Unsupported(
+                "randstr outside a projection (Spark's values are drawn per partition)".into(),
+            )),
+        }
     });
     double_fn(b, &["asinh"], Naming::Fixed("ASINH"), "asinh");
     double_fn(b, &["acosh"], Naming::Fixed("ACOSH"), "acosh");
@@ -329,4 +401,67 @@ fn double_fn(b: &mut RegistryBuilder, names: &[&str], naming: Naming, df_name: &
         let x = one(f)?;
         super::df_udf(df_name).map(|u| u.call(vec![cast(x, DataType::Float64)]))
     });
+}
+
+/// A seeded random call (argument `i` the seed; a random one when absent) over the row
+/// numbering of the input; `None` when the input has none.
+fn seeded(
+    f: &FunctionInput,
+    i: usize,
+    kind: super::native::random::RandomKind,
+) -> crate::error::PlanResult<Option<Expr>> {
+    let seed = match f.args.get(i) {
+        None => rand_seed(),
+        Some(Expr::Literal(v, _)) => match v {
+            ScalarValue::Int8(Some(n)) => i64::from(*n),
+            ScalarValue::Int16(Some(n)) => i64::from(*n),
+            ScalarValue::Int32(Some(n)) => i64::from(*n),
+            ScalarValue::Int64(Some(n)) => *n,
+            ScalarValue::Null | ScalarValue::Int32(None) | ScalarValue::Int64(None) => 0,
+            _ => return Err(random_argument(f, "UNEXPECTED_INPUT_TYPE", "seed", i)),
+        },
+        Some(_) => return Err(random_argument(f, "NON_FOLDABLE_INPUT", "seed", i)),
+    };
+    if !f.partition_ids {
+        return Ok(None);
+    }
+    use crate::exec::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
+    let native = super::native::Native::SeededRandom { draw: kind, seed };
+    Ok(Some(super::native::NativeUdf::udf(native).call(vec![
+        datafusion::logical_expr::col(PARTITION_ID),
+        datafusion::logical_expr::col(ROW_IN_PARTITION),
+    ])))
+}
+
+fn rand_seed() -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    );
+    h.finish() as i64
+}
+
+fn random_argument(
+    f: &FunctionInput,
+    class: &str,
+    what: &str,
+    i: usize,
+) -> crate::error::PlanError {
+    let ordinal = ["first", "second", "third"]
+        .get(i)
+        .copied()
+        .unwrap_or("next");
+    crate::error::SparkError::analysis(
+        &format!("DATATYPE_MISMATCH.{class}"),
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: the {ordinal} argument `{what}` is not a constant number.",
+            f.name
+        ),
+    )
+    .into()
 }

@@ -45,6 +45,9 @@ pub struct FunctionInput<'a> {
     pub field_names: Vec<Option<String>>,
     /// `WITHIN GROUP (ORDER BY ...)` of an aggregate.
     pub order_by: Vec<datafusion::logical_expr::expr::Sort>,
+    /// Whether the input carries each row's partition and position (see
+    /// `exec::partition_ids`), which seeded random functions draw by.
+    pub partition_ids: bool,
 }
 
 impl FunctionInput<'_> {

@@ -541,6 +541,8 @@ impl Resolver<'_> {
             config: self.config,
             field_names,
             order_by: within_group.into_iter().map(|(s, _)| s).collect(),
+            partition_ids: schema
+                .has_column_with_unqualified_name(crate::exec::partition_ids::PARTITION_ID),
         })?;
         Ok((expr, name))
     }

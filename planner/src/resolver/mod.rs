@@ -148,13 +148,23 @@ impl<'a> Resolver<'a> {
     }
 
     /// `input` with the partition of each row and its position in it when `exprs` call
-    /// `spark_partition_id()` or `monotonically_increasing_id()`.
+    /// `spark_partition_id()`, `monotonically_increasing_id()` or a seeded random function.
     pub(crate) fn with_partition_ids<'e>(
         &self,
         input: LogicalPlan,
         mut exprs: impl Iterator<Item = &'e spec::Expr>,
     ) -> PlanResult<LogicalPlan> {
-        if exprs.any(|e| e.calls("spark_partition_id") || e.calls("monotonically_increasing_id")) {
+        // Seeded random values are drawn per partition, in row order, as Spark draws them.
+        let by_partition = [
+            "spark_partition_id",
+            "monotonically_increasing_id",
+            "rand",
+            "random",
+            "randn",
+            "uniform",
+            "randstr",
+        ];
+        if exprs.any(|e| by_partition.iter().any(|f| e.calls(f))) {
             Ok(crate::exec::partition_ids::PartitionIdsNode::plan(input)?)
         } else {
             Ok(input)

@@ -14,6 +14,7 @@ pub(crate) mod hash;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;
+pub mod random;
 pub mod reflect;
 mod regex;
 pub mod sketch;
@@ -164,6 +165,12 @@ pub enum Native {
     SessionWindow {
         gap: i64,
         time_zone: Option<String>,
+    },
+    /// `rand`/`randn`/`randstr` with a seed: Spark's per-partition generator, over the
+    /// partition and position of each row.
+    SeededRandom {
+        draw: random::RandomKind,
+        seed: i64,
     },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
@@ -365,6 +372,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { .. } => "ember_sketch",
             Native::Spatial { .. } => "ember_spatial",
             Native::Reflect { .. } => "ember_reflect",
+            Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
             Native::FromXml { .. } => "ember_from_xml",
@@ -434,6 +442,10 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => op.return_type(arg_types),
             Native::Spatial { op } => op.return_type(),
             Native::Reflect { .. } => DataType::Utf8,
+            Native::SeededRandom { draw, .. } => match draw {
+                random::RandomKind::Text { .. } => DataType::Utf8,
+                _ => DataType::Float64,
+            },
             Native::SessionWindow { time_zone, .. } => session_window_type(time_zone.as_deref()),
             Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
@@ -549,6 +561,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
             Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
             Native::Reflect { call } => reflect::evaluate(call, &arrays, rows)?,
+            Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(
                     "not supported: session_window outside a GROUP BY key".into(),
