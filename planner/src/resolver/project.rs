@@ -407,8 +407,51 @@ impl Resolver<'_> {
         a: &spec::Aggregate,
     ) -> PlanResult<LogicalPlan> {
         let schema = input.schema().clone();
-        let items = self.resolve_items(&a.aggregates, &schema)?;
         let sql_semantics = !a.output_grouping;
+        // In SQL, `window.start` names a field of a `window(...)` (or `session_window(...)`)
+        // grouping key, as Spark resolves it.
+        let window_keys: Vec<(String, SExpr)> = a
+            .grouping
+            .iter()
+            .filter_map(|g| match g {
+                SExpr::Function(f)
+                    if ["window", "session_window"]
+                        .iter()
+                        .any(|n| f.name.eq_ignore_ascii_case(n))
+                        && !schema.has_column_with_unqualified_name(&f.name.to_lowercase()) =>
+                {
+                    Some((f.name.to_lowercase(), g.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let aggregates: Vec<SExpr> = if sql_semantics && !window_keys.is_empty() {
+            a.aggregates
+                .iter()
+                .map(|item| match item {
+                    // A top-level `window.start` is named by its last part.
+                    SExpr::Attribute {
+                        name,
+                        plan_id: None,
+                    } if name.len() > 1 => {
+                        let field = window_key_references(item, &window_keys);
+                        if &field == item {
+                            field
+                        } else {
+                            SExpr::Alias {
+                                expr: Box::new(field),
+                                names: vec![name[name.len() - 1].clone()],
+                                metadata: None,
+                            }
+                        }
+                    }
+                    other => window_key_references(other, &window_keys),
+                })
+                .collect()
+        } else {
+            a.aggregates.clone()
+        };
+        let items = self.resolve_items(&aggregates, &schema)?;
         let mut group = Vec::new();
         for g in &a.grouping {
             group.extend(self.resolve_group_key(
@@ -730,6 +773,53 @@ fn strip_alias(e: Expr) -> Expr {
 }
 
 /// In HAVING, replace `name` with the select item aliased `name`.
+/// `e` with references to window grouping keys by their names (`window`, `window.start`)
+/// replaced by the keys' fields.
+fn window_key_references(e: &SExpr, keys: &[(String, SExpr)]) -> SExpr {
+    match e {
+        SExpr::Attribute {
+            name,
+            plan_id: None,
+        } => {
+            let key = name
+                .first()
+                .and_then(|first| keys.iter().find(|(n, _)| first.eq_ignore_ascii_case(n)));
+            match key {
+                Some((_, key)) => {
+                    name[1..]
+                        .iter()
+                        .fold(key.clone(), |child, part| SExpr::ExtractValue {
+                            child: Box::new(child),
+                            extraction: Box::new(SExpr::Literal(ScalarValue::Utf8(Some(
+                                part.clone(),
+                            )))),
+                        })
+                }
+                None => e.clone(),
+            }
+        }
+        SExpr::Function(f) => {
+            let mut f = (**f).clone();
+            f.args = f
+                .args
+                .iter()
+                .map(|a| window_key_references(a, keys))
+                .collect();
+            SExpr::Function(Box::new(f))
+        }
+        SExpr::Alias {
+            expr,
+            names,
+            metadata,
+        } => SExpr::Alias {
+            expr: Box::new(window_key_references(expr, keys)),
+            names: names.clone(),
+            metadata: metadata.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
 pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
     match e {
         SExpr::Attribute {

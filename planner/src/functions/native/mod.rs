@@ -447,7 +447,11 @@ impl ScalarUDFImpl for NativeUdf {
                 _ => DataType::Float64,
             },
             Native::SessionWindow { time_zone, .. } => session_window_type(time_zone.as_deref()),
-            Native::SlidingWindows => arg_types.first().cloned().unwrap_or(DataType::Null),
+            // A GROUP BY key stands for one of the windows (the list is unnested).
+            Native::SlidingWindows => match arg_types.first() {
+                Some(DataType::List(item)) => item.data_type().clone(),
+                other => other.cloned().unwrap_or(DataType::Null),
+            },
             Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
             Native::ToXml { .. } => DataType::Utf8,
             Native::HistogramNumeric { .. } => match arg_types.first() {
