@@ -772,7 +772,6 @@ fn strip_alias(e: Expr) -> Expr {
     }
 }
 
-/// In HAVING, replace `name` with the select item aliased `name`.
 /// `e` with references to window grouping keys by their names (`window`, `window.start`)
 /// replaced by the keys' fields.
 fn window_key_references(e: &SExpr, keys: &[(String, SExpr)]) -> SExpr {
@@ -820,6 +819,7 @@ fn window_key_references(e: &SExpr, keys: &[(String, SExpr)]) -> SExpr {
     }
 }
 
+/// In HAVING, replace `name` with the select item aliased `name`.
 pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
     match e {
         SExpr::Attribute {
