@@ -19,10 +19,12 @@ mod names;
 mod observe;
 mod parse;
 pub use observe::Observation;
+mod pivot;
 mod project;
 mod relation;
 mod sort;
 mod stat;
+mod time_windows;
 mod transpose;
 mod window;
 

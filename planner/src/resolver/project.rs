@@ -8,6 +8,7 @@ use datafusion::logical_expr::{Expr, GroupingSet, LogicalPlan, LogicalPlanBuilde
 
 use super::Resolver;
 use super::names::Named;
+use super::time_windows::{Session, with_window_key_fields};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::exec::{ExchangeKind, ExchangeNode};
 use crate::spec::{self, Expr as SExpr, GroupType, Plan};
@@ -177,38 +178,15 @@ impl Resolver<'_> {
                 Expr::ScalarFunction(f)
                     if f.func.name() == crate::functions::native::SESSION_WINDOW =>
                 {
-                    let internal = self.fresh(name, vec![]);
-                    let time = self.fresh("session_time", vec![]);
-                    let micros = f
-                        .args
-                        .first()
-                        .cloned()
-                        .unwrap_or(Expr::Literal(datafusion::common::ScalarValue::Null, None));
-                    pre.push(micros.alias(&time));
-                    replacements.push((e.clone(), Self::column(&internal)));
-                    key_columns.push(Self::column(&internal));
-                    let inner: &dyn std::any::Any = f.func.inner().as_ref();
-                    let native = inner
-                        .downcast_ref::<crate::functions::native::NativeUdf>()
-                        .map(|n| n.kind().clone());
-                    let Some(crate::functions::native::Native::SessionWindow { gap, time_zone }) =
-                        native
-                    else {
-                        return Err(crate::error::PlanError::InvalidPlan(
-                            "session_window without its settings".into(),
-                        ));
-                    };
                     if session.is_some() {
-                        return Err(crate::error::PlanError::Unsupported(
+                        return Err(PlanError::Unsupported(
                             "more than one session_window in a GROUP BY".into(),
                         ));
                     }
-                    session = Some(Session {
-                        key: internal,
-                        time,
-                        gap,
-                        time_zone,
-                    });
+                    let key = self.session_key(f, name, &mut pre)?;
+                    replacements.push((e.clone(), Self::column(&key.key)));
+                    key_columns.push(Self::column(&key.key));
+                    session = Some(key);
                 }
                 Expr::ScalarFunction(f)
                     if f.func.name() == crate::functions::native::SLIDING_WINDOWS =>
@@ -408,46 +386,9 @@ impl Resolver<'_> {
     ) -> PlanResult<LogicalPlan> {
         let schema = input.schema().clone();
         let sql_semantics = !a.output_grouping;
-        // In SQL, `window.start` names a field of a `window(...)` (or `session_window(...)`)
-        // grouping key, as Spark resolves it.
-        let window_keys: Vec<(String, SExpr)> = a
-            .grouping
-            .iter()
-            .filter_map(|g| match g {
-                SExpr::Function(f)
-                    if ["window", "session_window"]
-                        .iter()
-                        .any(|n| f.name.eq_ignore_ascii_case(n))
-                        && !schema.has_column_with_unqualified_name(&f.name.to_lowercase()) =>
-                {
-                    Some((f.name.to_lowercase(), g.clone()))
-                }
-                _ => None,
-            })
-            .collect();
-        let aggregates: Vec<SExpr> = if sql_semantics && !window_keys.is_empty() {
-            a.aggregates
-                .iter()
-                .map(|item| match item {
-                    // A top-level `window.start` is named by its last part.
-                    SExpr::Attribute {
-                        name,
-                        plan_id: None,
-                    } if name.len() > 1 => {
-                        let field = window_key_references(item, &window_keys);
-                        if &field == item {
-                            field
-                        } else {
-                            SExpr::Alias {
-                                expr: Box::new(field),
-                                names: vec![name[name.len() - 1].clone()],
-                                metadata: None,
-                            }
-                        }
-                    }
-                    other => window_key_references(other, &window_keys),
-                })
-                .collect()
+        // In SQL, `window.start` names a field of a window grouping key.
+        let aggregates = if sql_semantics {
+            with_window_key_fields(a, &schema)
         } else {
             a.aggregates.clone()
         };
@@ -772,53 +713,6 @@ fn strip_alias(e: Expr) -> Expr {
     }
 }
 
-/// `e` with references to window grouping keys by their names (`window`, `window.start`)
-/// replaced by the keys' fields.
-fn window_key_references(e: &SExpr, keys: &[(String, SExpr)]) -> SExpr {
-    match e {
-        SExpr::Attribute {
-            name,
-            plan_id: None,
-        } => {
-            let key = name
-                .first()
-                .and_then(|first| keys.iter().find(|(n, _)| first.eq_ignore_ascii_case(n)));
-            match key {
-                Some((_, key)) => {
-                    name[1..]
-                        .iter()
-                        .fold(key.clone(), |child, part| SExpr::ExtractValue {
-                            child: Box::new(child),
-                            extraction: Box::new(SExpr::Literal(ScalarValue::Utf8(Some(
-                                part.clone(),
-                            )))),
-                        })
-                }
-                None => e.clone(),
-            }
-        }
-        SExpr::Function(f) => {
-            let mut f = (**f).clone();
-            f.args = f
-                .args
-                .iter()
-                .map(|a| window_key_references(a, keys))
-                .collect();
-            SExpr::Function(Box::new(f))
-        }
-        SExpr::Alias {
-            expr,
-            names,
-            metadata,
-        } => SExpr::Alias {
-            expr: Box::new(window_key_references(expr, keys)),
-            names: names.clone(),
-            metadata: metadata.clone(),
-        },
-        other => other.clone(),
-    }
-}
-
 /// In HAVING, replace `name` with the select item aliased `name`.
 pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
     match e {
@@ -852,165 +746,6 @@ pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
 #[allow(dead_code)]
 fn col(name: &str) -> Expr {
     Expr::Column(Column::from_name(name))
-}
-
-impl Resolver<'_> {
-    /// `pivot(col, values).agg(...)` / SQL PIVOT: one aggregate per (value, aggregate), each
-    /// over the rows whose pivot column is that value (`agg(...) FILTER (WHERE col <=> v)`),
-    /// named as Spark names them.
-    fn resolve_pivot(
-        &mut self,
-        input: LogicalPlan,
-        a: &spec::Aggregate,
-        column: &SExpr,
-        values: &[SExpr],
-    ) -> PlanResult<LogicalPlan> {
-        let schema = input.schema().clone();
-        let values: Vec<(SExpr, String)> = if values.is_empty() {
-            self.distinct_values(&input, column)?
-        } else {
-            values
-                .iter()
-                .map(|v| match v {
-                    SExpr::Alias { expr, names, .. } if names.len() == 1 => {
-                        Ok(((**expr).clone(), names[0].clone()))
-                    }
-                    SExpr::Literal(l) => Ok((v.clone(), pivot_value_name(l))),
-                    other => Ok((other.clone(), self.resolve_expr(other, &schema)?.1)),
-                })
-                .collect::<PlanResult<_>>()?
-        };
-        let named_aggregates: Vec<(spec::FunctionCall, String)> = a
-            .aggregates
-            .iter()
-            .map(|e| {
-                let name = self.resolve_expr(e, &schema)?.1;
-                match e {
-                    SExpr::Function(call) => Ok(((**call).clone(), name)),
-                    SExpr::Alias { expr, .. } => match expr.as_ref() {
-                        SExpr::Function(call) => Ok(((**call).clone(), name)),
-                        _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
-                    },
-                    _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
-                }
-            })
-            .collect::<PlanResult<_>>()?;
-        let grouping = if a.grouping.is_empty() && !a.output_grouping {
-            // SQL PIVOT: group by the input columns the clause does not use.
-            let mut used = std::collections::HashSet::new();
-            for e in a.aggregates.iter().chain(std::iter::once(column)) {
-                let (resolved, _) = self.resolve_expr(e, &schema)?;
-                for c in resolved.column_refs() {
-                    used.insert(c.name.clone());
-                }
-            }
-            schema
-                .fields()
-                .iter()
-                .filter(|f| !used.contains(f.name()))
-                .map(|f| SExpr::Attribute {
-                    name: vec![self.info(f.name()).name],
-                    plan_id: None,
-                })
-                .collect()
-        } else {
-            a.grouping.clone()
-        };
-        let single = named_aggregates.len() == 1;
-        let mut aggregates = vec![];
-        for (value, value_name) in &values {
-            for (call, agg_name) in &named_aggregates {
-                let matches = SExpr::operator("<=>", vec![column.clone(), value.clone()]);
-                let mut filtered = call.clone();
-                filtered.filter = Some(match filtered.filter.take() {
-                    Some(f) => SExpr::operator("and", vec![f, matches.clone()]),
-                    None => matches.clone(),
-                });
-                // A group without rows for the value gets NULL, whatever the aggregate (as
-                // Spark's pivot, which aggregates per value first).
-                let mut rows = spec::FunctionCall::new(
-                    "count",
-                    vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
-                );
-                rows.filter = Some(matches);
-                let value = SExpr::function(
-                    "if",
-                    vec![
-                        SExpr::operator(
-                            "==",
-                            vec![
-                                SExpr::Function(Box::new(rows)),
-                                SExpr::Literal(ScalarValue::Int64(Some(0))),
-                            ],
-                        ),
-                        SExpr::Literal(ScalarValue::Null),
-                        SExpr::Function(Box::new(filtered)),
-                    ],
-                );
-                let name = if single {
-                    value_name.clone()
-                } else {
-                    format!("{value_name}_{agg_name}")
-                };
-                aggregates.push(value.alias(&name));
-            }
-        }
-        let plain = spec::Aggregate {
-            input: a.input.clone(),
-            group_type: GroupType::GroupBy,
-            grouping,
-            aggregates,
-            grouping_sets: vec![],
-            pivot: None,
-            having: a.having.clone(),
-            output_grouping: true,
-        };
-        self.aggregate_resolved(input, &plain)
-    }
-
-    /// The distinct values of the pivot column, in order (Spark runs a job for them too).
-    fn distinct_values(
-        &mut self,
-        input: &LogicalPlan,
-        column: &SExpr,
-    ) -> PlanResult<Vec<(SExpr, String)>> {
-        let (e, _) = self.resolve_expr(column, input.schema())?;
-        let plan = LogicalPlanBuilder::from(input.clone())
-            .project(vec![e.alias("v")])?
-            .distinct()?
-            .sort(vec![
-                Expr::Column(datafusion::common::Column::from_name("v")).sort(true, true),
-            ])?
-            .limit(0, Some(10_001))?
-            .build()?;
-        let batches = self.collect_at_planning(&plan, "pivot without values")?;
-        let mut out = vec![];
-        for b in &batches {
-            for i in 0..b.num_rows() {
-                let v = datafusion::common::ScalarValue::try_from_array(b.column(0), i)?;
-                let name = pivot_value_name(&v);
-                out.push((SExpr::Literal(v), name));
-            }
-        }
-        if out.len() > 10_000 {
-            return Err(SparkError::analysis(
-                "_LEGACY_ERROR_TEMP_1324",
-                "",
-                "The pivot column has more than 10000 distinct values, this could indicate an error. If this was intended, set spark.sql.pivotMaxValues to at least the number of distinct values of the pivot column.",
-            )
-            .into());
-        }
-        Ok(out)
-    }
-}
-
-/// How Spark names the column of a pivot value: its text, `null` for NULL.
-fn pivot_value_name(v: &ScalarValue) -> String {
-    if v.is_null() {
-        "null".to_string()
-    } else {
-        crate::literal::display(v)
-    }
 }
 
 /// `EXISTS (subquery)` and `x IN (subquery)` as values (in a SELECT list): DataFusion turns
@@ -1100,131 +835,4 @@ fn subqueries_as_values(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
         other => Ok(Transformed::no(other)),
     })?
     .data)
-}
-
-/// A `session_window(ts, gap)` GROUP BY key: the column it becomes, the column of its time
-/// (microseconds), the gap and the zone of its bounds.
-struct Session {
-    key: String,
-    time: String,
-    gap: i64,
-    time_zone: Option<String>,
-}
-
-impl Resolver<'_> {
-    /// `input` with the session of each row as the column `session.key`, for each value of the
-    /// other keys: rows sorted by time, a row starts a new session when it comes after the
-    /// latest end (time + gap) of the rows before it (one at that end joins, as in Spark); a
-    /// session spans its first time to its latest end. Rows without a time are in no session (as Spark filters them).
-    fn sessions(
-        &mut self,
-        input: LogicalPlan,
-        session: &Session,
-        others: Vec<Expr>,
-    ) -> PlanResult<LogicalPlan> {
-        use std::sync::Arc;
-
-        use arrow::datatypes::DataType;
-        use datafusion::logical_expr::expr::WindowFunction;
-        use datafusion::logical_expr::{
-            ExprFunctionExt, WindowFrame, WindowFrameBound, WindowFrameUnits,
-            WindowFunctionDefinition, lit, when,
-        };
-        let time = Self::column(&session.time);
-        let end = self.fresh("session_end", vec![]);
-        let prev = self.fresh("session_prev", vec![]);
-        let id = self.fresh("session_id", vec![]);
-        let (low, high) = (
-            self.fresh("session_start", vec![]),
-            self.fresh("session_stop", vec![]),
-        );
-        let window = |f: Arc<datafusion::logical_expr::AggregateUDF>,
-                      arg: Expr,
-                      partition: Vec<Expr>,
-                      frame: Option<WindowFrame>|
-         -> PlanResult<Expr> {
-            let w = Expr::from(WindowFunction::new(
-                WindowFunctionDefinition::AggregateUDF(f),
-                vec![arg],
-            ))
-            .partition_by(partition);
-            Ok(match frame {
-                Some(frame) => w
-                    .order_by(vec![time.clone().sort(true, true)])
-                    .window_frame(frame)
-                    .build()?,
-                None => w.build()?,
-            })
-        };
-        let unbounded = WindowFrameBound::Preceding(datafusion::common::ScalarValue::UInt64(None));
-        let before = WindowFrame::new_bounds(
-            WindowFrameUnits::Rows,
-            unbounded.clone(),
-            WindowFrameBound::Preceding(datafusion::common::ScalarValue::UInt64(Some(1))),
-        );
-        let through = WindowFrame::new_bounds(
-            WindowFrameUnits::Rows,
-            unbounded,
-            WindowFrameBound::CurrentRow,
-        );
-        let columns = |plan: &LogicalPlan| -> Vec<Expr> {
-            plan.schema()
-                .fields()
-                .iter()
-                .map(|f| Self::column(f.name()))
-                .collect()
-        };
-        let max = datafusion::functions_aggregate::min_max::max_udaf();
-        let min = datafusion::functions_aggregate::min_max::min_udaf();
-        let sum = datafusion::functions_aggregate::sum::sum_udaf();
-        let plan = LogicalPlanBuilder::from(input)
-            .filter(time.clone().is_not_null())?
-            .build()?;
-        let mut with_end = columns(&plan);
-        with_end.push((time.clone() + lit(session.gap)).alias(&end));
-        let plan = LogicalPlanBuilder::from(plan)
-            .project(with_end)?
-            .window(vec![
-                window(
-                    max.clone(),
-                    Self::column(&end),
-                    others.clone(),
-                    Some(before),
-                )?
-                .alias(&prev),
-            ])?
-            .build()?;
-        let starts = when(
-            Self::column(&prev)
-                .is_null()
-                .or(time.clone().gt(Self::column(&prev))),
-            lit(1i64),
-        )
-        .otherwise(lit(0i64))?;
-        let plan = LogicalPlanBuilder::from(plan)
-            .window(vec![
-                window(sum, starts, others.clone(), Some(through))?.alias(&id),
-            ])?
-            .build()?;
-        let mut by_session = others;
-        by_session.push(Self::column(&id));
-        let plan = LogicalPlanBuilder::from(plan)
-            .window(vec![
-                window(min, time.clone(), by_session.clone(), None)?.alias(&low),
-                window(max, Self::column(&end), by_session, None)?.alias(&high),
-            ])?
-            .build()?;
-        let ts = DataType::Timestamp(
-            arrow::datatypes::TimeUnit::Microsecond,
-            session.time_zone.clone().map(Into::into),
-        );
-        let bound = |c: &str| datafusion::logical_expr::cast(Self::column(c), ts.clone());
-        let mut out = columns(&plan);
-        out.push(
-            crate::functions::df_udf("named_struct")?
-                .call(vec![lit("start"), bound(&low), lit("end"), bound(&high)])
-                .alias(&session.key),
-        );
-        Ok(LogicalPlanBuilder::from(plan).project(out)?.build()?)
-    }
 }

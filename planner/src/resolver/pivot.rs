@@ -1,0 +1,167 @@
+//! `pivot(col, values).agg(...)` and SQL PIVOT: one aggregate per (value, aggregate).
+
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
+
+use super::Resolver;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::{self, Expr as SExpr, GroupType};
+
+impl Resolver<'_> {
+    /// `pivot(col, values).agg(...)` / SQL PIVOT: one aggregate per (value, aggregate), each
+    /// over the rows whose pivot column is that value (`agg(...) FILTER (WHERE col <=> v)`),
+    /// named as Spark names them.
+    pub(super) fn resolve_pivot(
+        &mut self,
+        input: LogicalPlan,
+        a: &spec::Aggregate,
+        column: &SExpr,
+        values: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        let schema = input.schema().clone();
+        let values: Vec<(SExpr, String)> = if values.is_empty() {
+            self.distinct_values(&input, column)?
+        } else {
+            values
+                .iter()
+                .map(|v| match v {
+                    SExpr::Alias { expr, names, .. } if names.len() == 1 => {
+                        Ok(((**expr).clone(), names[0].clone()))
+                    }
+                    SExpr::Literal(l) => Ok((v.clone(), pivot_value_name(l))),
+                    other => Ok((other.clone(), self.resolve_expr(other, &schema)?.1)),
+                })
+                .collect::<PlanResult<_>>()?
+        };
+        let named_aggregates: Vec<(spec::FunctionCall, String)> = a
+            .aggregates
+            .iter()
+            .map(|e| {
+                let name = self.resolve_expr(e, &schema)?.1;
+                match e {
+                    SExpr::Function(call) => Ok(((**call).clone(), name)),
+                    SExpr::Alias { expr, .. } => match expr.as_ref() {
+                        SExpr::Function(call) => Ok(((**call).clone(), name)),
+                        _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
+                    },
+                    _ => Err(PlanError::Unsupported(format!("pivot of {name}"))),
+                }
+            })
+            .collect::<PlanResult<_>>()?;
+        let grouping = if a.grouping.is_empty() && !a.output_grouping {
+            // SQL PIVOT: group by the input columns the clause does not use.
+            let mut used = std::collections::HashSet::new();
+            for e in a.aggregates.iter().chain(std::iter::once(column)) {
+                let (resolved, _) = self.resolve_expr(e, &schema)?;
+                for c in resolved.column_refs() {
+                    used.insert(c.name.clone());
+                }
+            }
+            schema
+                .fields()
+                .iter()
+                .filter(|f| !used.contains(f.name()))
+                .map(|f| SExpr::Attribute {
+                    name: vec![self.info(f.name()).name],
+                    plan_id: None,
+                })
+                .collect()
+        } else {
+            a.grouping.clone()
+        };
+        let single = named_aggregates.len() == 1;
+        let mut aggregates = vec![];
+        for (value, value_name) in &values {
+            for (call, agg_name) in &named_aggregates {
+                let matches = SExpr::operator("<=>", vec![column.clone(), value.clone()]);
+                let mut filtered = call.clone();
+                filtered.filter = Some(match filtered.filter.take() {
+                    Some(f) => SExpr::operator("and", vec![f, matches.clone()]),
+                    None => matches.clone(),
+                });
+                // A group without rows for the value gets NULL, whatever the aggregate (as
+                // Spark's pivot, which aggregates per value first).
+                let mut rows = spec::FunctionCall::new(
+                    "count",
+                    vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
+                );
+                rows.filter = Some(matches);
+                let value = SExpr::function(
+                    "if",
+                    vec![
+                        SExpr::operator(
+                            "==",
+                            vec![
+                                SExpr::Function(Box::new(rows)),
+                                SExpr::Literal(ScalarValue::Int64(Some(0))),
+                            ],
+                        ),
+                        SExpr::Literal(ScalarValue::Null),
+                        SExpr::Function(Box::new(filtered)),
+                    ],
+                );
+                let name = if single {
+                    value_name.clone()
+                } else {
+                    format!("{value_name}_{agg_name}")
+                };
+                aggregates.push(value.alias(&name));
+            }
+        }
+        let plain = spec::Aggregate {
+            input: a.input.clone(),
+            group_type: GroupType::GroupBy,
+            grouping,
+            aggregates,
+            grouping_sets: vec![],
+            pivot: None,
+            having: a.having.clone(),
+            output_grouping: true,
+        };
+        self.aggregate_resolved(input, &plain)
+    }
+
+    /// The distinct values of the pivot column, in order (Spark runs a job for them too).
+    fn distinct_values(
+        &mut self,
+        input: &LogicalPlan,
+        column: &SExpr,
+    ) -> PlanResult<Vec<(SExpr, String)>> {
+        let (e, _) = self.resolve_expr(column, input.schema())?;
+        let plan = LogicalPlanBuilder::from(input.clone())
+            .project(vec![e.alias("v")])?
+            .distinct()?
+            .sort(vec![
+                Expr::Column(datafusion::common::Column::from_name("v")).sort(true, true),
+            ])?
+            .limit(0, Some(10_001))?
+            .build()?;
+        let batches = self.collect_at_planning(&plan, "pivot without values")?;
+        let mut out = vec![];
+        for b in &batches {
+            for i in 0..b.num_rows() {
+                let v = datafusion::common::ScalarValue::try_from_array(b.column(0), i)?;
+                let name = pivot_value_name(&v);
+                out.push((SExpr::Literal(v), name));
+            }
+        }
+        if out.len() > 10_000 {
+            return Err(SparkError::analysis(
+                "_LEGACY_ERROR_TEMP_1324",
+                "",
+                "The pivot column has more than 10000 distinct values, this could indicate an error. If this was intended, set spark.sql.pivotMaxValues to at least the number of distinct values of the pivot column.",
+            )
+            .into());
+        }
+        Ok(out)
+    }
+}
+
+/// How Spark names the column of a pivot value: its text, `null` for NULL.
+fn pivot_value_name(v: &ScalarValue) -> String {
+    if v.is_null() {
+        "null".to_string()
+    } else {
+        crate::literal::display(v)
+    }
+}
