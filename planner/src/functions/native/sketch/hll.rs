@@ -5,7 +5,7 @@ use arrow::array::ArrayRef;
 use datafusion::common::Result;
 use datasketches::hll::{HllSketch, HllType, HllUnion};
 
-use super::{Family, binary_array, invalid_buffer};
+use super::{Family, invalid_buffer};
 use crate::error::{ErrorKind, SparkError, to_datafusion};
 
 pub(super) fn read(image: &[u8], function: &str) -> Result<HllSketch> {
@@ -41,24 +41,16 @@ pub(super) fn union(
     allow_different: bool,
     function: &str,
 ) -> Result<ArrayRef> {
-    let values = left
-        .iter()
-        .zip(right)
-        .map(|(a, b)| match (a, b) {
-            (Some(a), Some(b)) => {
-                let (a, b) = (read(a, function)?, read(b, function)?);
-                if !allow_different {
-                    same_lg_k(a.lg_config_k(), b.lg_config_k(), function)?;
-                }
-                let mut union = new_union(a.lg_config_k().min(b.lg_config_k()))?;
-                union.update(&a);
-                union.update(&b);
-                Ok(Some(image(&union.to_sketch(HllType::Hll8))))
-            }
-            _ => Ok(None),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(binary_array(values))
+    super::per_pair(left, right, |a, b| {
+        let (a, b) = (read(a, function)?, read(b, function)?);
+        if !allow_different {
+            same_lg_k(a.lg_config_k(), b.lg_config_k(), function)?;
+        }
+        let mut union = new_union(a.lg_config_k().min(b.lg_config_k()))?;
+        union.update(&a);
+        union.update(&b);
+        Ok(image(&union.to_sketch(HllType::Hll8)))
+    })
 }
 
 pub(super) fn new_union(lg_k: u8) -> Result<HllUnion> {

@@ -13,7 +13,7 @@ use datafusion::common::Result;
 use datasketches::common::SearchCriteria;
 use datasketches::kll::{KllFloat, KllSketch, KllValue};
 
-use super::{Family, KllItem, binary_array, invalid_buffer};
+use super::{Family, KllItem, invalid_buffer};
 use crate::error::{ErrorKind, SparkError, to_datafusion};
 
 /// A KLL item type: how its values come from and go to Arrow, and how Java prints them.
@@ -148,20 +148,12 @@ pub(super) fn merge(
     function: &str,
 ) -> Result<ArrayRef> {
     with_item!(item, T => {
-        let values = left
-            .iter()
-            .zip(right)
-            .map(|(a, b)| match (a, b) {
-                (Some(a), Some(b)) => {
-                    let mut a = read::<T>(a, function)?;
-                    let b = read::<T>(b, function)?;
-                    a.merge(&b).map_err(|_| invalid_buffer(Family::Kll, function))?;
-                    Ok(Some(a.serialize()))
-                }
-                _ => Ok(None),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(binary_array(values))
+        super::per_pair(left, right, |a, b| {
+            let mut a = read::<T>(a, function)?;
+            let b = read::<T>(b, function)?;
+            a.merge(&b).map_err(|_| invalid_buffer(Family::Kll, function))?;
+            Ok(a.serialize())
+        })
     })
 }
 

@@ -231,8 +231,21 @@ fn per_sketch(sketches: &[Option<&[u8]>], read: impl Fn(&[u8]) -> Result<i64>) -
     Ok(Arc::new(arrow::array::Int64Array::from(values)))
 }
 
-fn binary_array(values: Vec<Option<Vec<u8>>>) -> ArrayRef {
-    Arc::new(arrow::array::BinaryArray::from_iter(values))
+/// The image `combine` makes of each row's two sketch images (NULL when either is NULL).
+fn per_pair(
+    left: &[Option<&[u8]>],
+    right: &[Option<&[u8]>],
+    combine: impl Fn(&[u8], &[u8]) -> Result<Vec<u8>>,
+) -> Result<ArrayRef> {
+    let values = left
+        .iter()
+        .zip(right)
+        .map(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => combine(a, b).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(arrow::array::BinaryArray::from_iter(values)))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use datasketches::theta::{
     CompactThetaSketch, ThetaANotB, ThetaIntersection, ThetaUnion, ThetaUnionBuilder,
 };
 
-use super::{Family, SketchOp, binary_array, invalid_buffer};
+use super::{Family, SketchOp, invalid_buffer};
 
 pub(super) fn read(image: &[u8], function: &str) -> Result<CompactThetaSketch> {
     CompactThetaSketch::deserialize(image).map_err(|_| invalid_buffer(Family::Theta, function))
@@ -52,30 +52,22 @@ pub(super) fn combine(
     right: &[Option<&[u8]>],
     function: &str,
 ) -> Result<ArrayRef> {
-    let values = left
-        .iter()
-        .zip(right)
-        .map(|(a, b)| match (a, b) {
-            (Some(a), Some(b)) => {
-                let (a, b) = (read(a, function)?, read(b, function)?);
-                let result = match op {
-                    SketchOp::ThetaUnion { lg_nom } => {
-                        let mut union = new_union(*lg_nom)?;
-                        union.update(&a).map_err(failed(function))?;
-                        union.update(&b).map_err(failed(function))?;
-                        union.to_sketch(true)
-                    }
-                    SketchOp::ThetaIntersection => intersect([&a, &b], function)?,
-                    _ => ThetaANotB::default()
-                        .compute(&a, &b, true)
-                        .map_err(failed(function))?,
-                };
-                Ok(Some(image(&result)))
+    super::per_pair(left, right, |a, b| {
+        let (a, b) = (read(a, function)?, read(b, function)?);
+        let result = match op {
+            SketchOp::ThetaUnion { lg_nom } => {
+                let mut union = new_union(*lg_nom)?;
+                union.update(&a).map_err(failed(function))?;
+                union.update(&b).map_err(failed(function))?;
+                union.to_sketch(true)
             }
-            _ => Ok(None),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(binary_array(values))
+            SketchOp::ThetaIntersection => intersect([&a, &b], function)?,
+            _ => ThetaANotB::default()
+                .compute(&a, &b, true)
+                .map_err(failed(function))?,
+        };
+        Ok(image(&result))
+    })
 }
 
 /// The intersection of sketches (of none: the empty sketch, as Spark answers).

@@ -17,7 +17,7 @@ use datasketches::tuple::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{Family, binary_array, invalid_buffer, theta};
+use super::{Family, invalid_buffer, theta};
 
 /// The summary type of a tuple sketch: `tuple_*_double` or `tuple_*_integer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -500,33 +500,22 @@ fn evaluate_as<V: Number>(
                     "{function} without a second sketch"
                 )));
             };
-            let out = left
-                .iter()
-                .zip(right)
-                .map(|(a, b)| match (a, b) {
-                    (Some(a), Some(b)) => {
-                        let a = read(a)?;
-                        let result = match op {
-                            TupleOp::Union { lg_nom, mode } => a.union(&read(b)?, *mode, *lg_nom),
-                            TupleOp::Intersection { mode } => a.intersect(&read(b)?, Some(*mode)),
-                            TupleOp::Difference => a.difference(&read(b)?),
-                            TupleOp::UnionTheta { lg_nom, mode } => {
-                                a.union(&Tuple::of_theta(b, *mode, &function)?, *mode, *lg_nom)
-                            }
-                            TupleOp::IntersectionTheta => a.intersect(
-                                &Tuple::<V>::of_theta(b, SummaryMode::Sum, &function)?,
-                                None,
-                            ),
-                            _ => {
-                                a.difference(&Tuple::<V>::of_theta(b, SummaryMode::Sum, &function)?)
-                            }
-                        };
-                        Ok(Some(result.image()))
+            super::per_pair(left, right, |a, b| {
+                let a = read(a)?;
+                let result = match op {
+                    TupleOp::Union { lg_nom, mode } => a.union(&read(b)?, *mode, *lg_nom),
+                    TupleOp::Intersection { mode } => a.intersect(&read(b)?, Some(*mode)),
+                    TupleOp::Difference => a.difference(&read(b)?),
+                    TupleOp::UnionTheta { lg_nom, mode } => {
+                        a.union(&Tuple::of_theta(b, *mode, &function)?, *mode, *lg_nom)
                     }
-                    _ => Ok(None),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok(binary_array(out))
+                    TupleOp::IntersectionTheta => {
+                        a.intersect(&Tuple::<V>::of_theta(b, SummaryMode::Sum, &function)?, None)
+                    }
+                    _ => a.difference(&Tuple::<V>::of_theta(b, SummaryMode::Sum, &function)?),
+                };
+                Ok(result.image())
+            })
         }
     }
 }
