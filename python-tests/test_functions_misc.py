@@ -94,7 +94,6 @@ SQL = {
 
 
 SQL_GAPS = {
-    "input_file_name": "input_file_name is not a function of Ember yet",
     "typeof": "an interval literal of days is typed as DAY TO SECOND",
 }
 

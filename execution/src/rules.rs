@@ -5,10 +5,16 @@ use std::sync::Arc;
 use datafusion::common::Result;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::functions::core::input_file_name::InputFileNameFunc;
+use datafusion::physical_expr::ScalarFunctionExpr;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::limit::GlobalLimitExec;
+use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::{Partitioning, PhysicalExpr};
 
 use crate::ordered::{LIMIT_BUFFER, OrderedCoalesceExec};
 
@@ -58,4 +64,64 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
     fn schema_check(&self) -> bool {
         true
     }
+}
+
+/// `input_file_name()` is known only inside the file scan that reads a row (DataFusion's scans
+/// replace it by each file's location): a projection computing it stays in the scan, even
+/// where DataFusion would compute it after spreading the scan's rows over more partitions
+/// (a round-robin repartition of a scan of fewer files than partitions).
+#[derive(Debug, Default)]
+pub struct InputFileInScan;
+
+impl PhysicalOptimizerRule for InputFileInScan {
+    fn optimize(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        _config: &ConfigOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        plan.transform_up(|node| {
+            let Some(projection) = node.downcast_ref::<ProjectionExec>() else {
+                return Ok(Transformed::no(node));
+            };
+            let Some(repartition) = projection.input().downcast_ref::<RepartitionExec>() else {
+                return Ok(Transformed::no(node));
+            };
+            let reads_file_name = projection
+                .expr()
+                .iter()
+                .any(|p| calls_input_file_name(&p.expr));
+            if !reads_file_name
+                || !matches!(repartition.partitioning(), Partitioning::RoundRobinBatch(_))
+                || !repartition.input().is::<DataSourceExec>()
+            {
+                return Ok(Transformed::no(node));
+            }
+            let below = ProjectionExec::try_new(
+                projection.expr().iter().cloned(),
+                repartition.input().clone(),
+            )?;
+            let Some(scan) = repartition.input().try_swapping_with_projection(&below)? else {
+                return Ok(Transformed::no(node));
+            };
+            let spread = RepartitionExec::try_new(scan, repartition.partitioning().clone())?;
+            Ok(Transformed::yes(Arc::new(spread) as Arc<dyn ExecutionPlan>))
+        })
+        .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "input_file_in_scan"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
+    }
+}
+
+fn calls_input_file_name(expr: &Arc<dyn PhysicalExpr>) -> bool {
+    expr.exists(|e| {
+        Ok(e.downcast_ref::<ScalarFunctionExpr>()
+            .is_some_and(|f| f.fun().inner().is::<InputFileNameFunc>()))
+    })
+    .unwrap_or(false)
 }

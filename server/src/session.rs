@@ -105,6 +105,7 @@ impl Session {
             .with_default_features()
             .with_query_planner(Arc::new(ember_planner::exec::EmberQueryPlanner))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
+            .with_physical_optimizer_rule(Arc::new(ember_execution::rules::InputFileInScan))
             .build();
         SessionContext::new_with_state(state)
     }

@@ -370,6 +370,16 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(crate::exec::partition_ids::spark_partition_id())
         },
     );
+    // The file each row was read from: the resolver replaces these (`resolver::input_file`).
+    for name in [
+        "input_file_name",
+        "input_file_block_start",
+        "input_file_block_length",
+    ] {
+        if let Some(field) = super::native::input_file::InputFileField::of(name) {
+            native(b, &[name], 0, 0, move || Native::InputFile { field });
+        }
+    }
     // Arrow strings are valid UTF-8 already.
     b.scalar(
         &["validate_utf8", "try_validate_utf8"],

@@ -531,6 +531,9 @@ impl Resolver<'_> {
             let order: Vec<String> = within_group.iter().map(|(_, n)| n.clone()).collect();
             name.push_str(&format!(" WITHIN GROUP (ORDER BY {})", order.join(", ")));
         }
+        if crate::functions::native::input_file::InputFileField::of(&lname).is_some() {
+            self.input_file_calls += 1;
+        }
         let expr = (def.build)(FunctionInput {
             name: &lname,
             args,

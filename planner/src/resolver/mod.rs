@@ -10,6 +10,7 @@
 mod calls;
 mod expr;
 mod generate;
+mod input_file;
 pub use generate::GENERATORS;
 mod as_of_join;
 mod join;
@@ -120,6 +121,9 @@ pub struct Resolver<'a> {
     lambda_variables: Vec<(String, datafusion::logical_expr::Expr)>,
     /// `observe` metrics met while resolving.
     observations: Vec<Observation>,
+    /// `input_file_name()` calls (and the block functions) not yet replaced by what their
+    /// input gives (see `input_file`).
+    input_file_calls: usize,
 }
 
 impl<'a> Resolver<'a> {
@@ -136,6 +140,7 @@ impl<'a> Resolver<'a> {
             state: None,
             lambda_variables: Vec::new(),
             observations: Vec::new(),
+            input_file_calls: 0,
         }
     }
 
@@ -472,6 +477,13 @@ impl<'a> Resolver<'a> {
                 })?;
                 self.resolve(&plan)?
             }
+        };
+        let out = if self.input_file_calls > 0 {
+            let (out, replaced) = input_file::resolve_input_files(out)?;
+            self.input_file_calls = self.input_file_calls.saturating_sub(replaced);
+            out
+        } else {
+            out
         };
         if let Some(id) = plan.plan_id {
             let names: Vec<String> = out

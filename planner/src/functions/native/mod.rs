@@ -11,6 +11,7 @@ mod csv;
 mod datetime;
 pub use datetime::unit_micros;
 pub(crate) mod hash;
+pub mod input_file;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;
@@ -172,6 +173,17 @@ pub enum Native {
         draw: random::RandomKind,
         seed: i64,
     },
+    /// `input_file_name()` and the block functions as called: the resolver replaces them by
+    /// what the input gives (`resolver::input_file`), so evaluating one is an error.
+    InputFile {
+        field: input_file::InputFileField,
+    },
+    /// The URI Spark names a file by, of its object store location (`prefix` the store's URL).
+    FileUri {
+        prefix: String,
+    },
+    /// The length of the local file at an object store location.
+    LocalFileSize,
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
         op: spatial::SpatialOp,
@@ -328,12 +340,15 @@ impl NativeUdf {
             Native::Aes { encrypt: true, .. } => Volatility::Volatile,
             // randomUUID: every row its own.
             Native::Reflect { .. } => Volatility::Volatile,
+            // Never folded while planning: the resolver replaces it.
+            Native::InputFile { .. } => Volatility::Volatile,
             _ => Volatility::Immutable,
         };
-        Arc::new(ScalarUDF::from(Self {
-            kind,
-            signature: Signature::variadic_any(volatility),
-        }))
+        let signature = match kind {
+            Native::InputFile { .. } => Signature::nullary(volatility),
+            _ => Signature::variadic_any(volatility),
+        };
+        Arc::new(ScalarUDF::from(Self { kind, signature }))
     }
 
     pub fn kind(&self) -> &Native {
@@ -372,6 +387,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { .. } => "ember_sketch",
             Native::Spatial { .. } => "ember_spatial",
             Native::Reflect { .. } => "ember_reflect",
+            Native::InputFile { .. } => "ember_input_file",
+            Native::FileUri { .. } => "ember_file_uri",
+            Native::LocalFileSize => "ember_local_file_size",
             Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
@@ -442,6 +460,12 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => op.return_type(arg_types),
             Native::Spatial { op } => op.return_type(),
             Native::Reflect { .. } => DataType::Utf8,
+            Native::InputFile { field } => match field {
+                input_file::InputFileField::Name => DataType::Utf8,
+                _ => DataType::Int64,
+            },
+            Native::FileUri { .. } => DataType::Utf8,
+            Native::LocalFileSize => DataType::Int64,
             Native::SeededRandom { draw, .. } => match draw {
                 random::RandomKind::Text { .. } => DataType::Utf8,
                 _ => DataType::Float64,
@@ -565,6 +589,14 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
             Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
             Native::Reflect { call } => reflect::evaluate(call, &arrays, rows)?,
+            Native::InputFile { field } => {
+                return Err(datafusion::error::DataFusionError::Plan(format!(
+                    "not supported: {}() here",
+                    field.name()
+                )));
+            }
+            Native::FileUri { prefix } => input_file::file_uri(&arrays, prefix)?,
+            Native::LocalFileSize => input_file::local_file_size(&arrays)?,
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(
