@@ -16,6 +16,10 @@ CLIENT_SIDE = {
     "asc", "asc_nulls_first", "asc_nulls_last", "desc", "desc_nulls_first", "desc_nulls_last",
     "broadcast", "call_function", "col", "column", "expr", "lit",
 }
+# Partition transforms: not functions but the transforms of `writeTo().partitionedBy()`, so
+# `SHOW FUNCTIONS` lists none of them (in Spark either). Ember answers them as Spark's session
+# catalog does (`test_bucketing.py`): `bucket` makes a bucketed table, the others are refused.
+TRANSFORMS = {"years", "months", "days", "hours", "bucket"}
 # Python UDFs and table functions, which need Python execution on the server.
 PYTHON = {"udf", "udtf", "pandas_udf", "arrow_udf", "arrow_udtf", "call_udf", "unwrap_udt"}
 # Client names that call a server function of another name.
@@ -48,6 +52,8 @@ def render(spark) -> str:
             status = "no (Python UDF)"
         elif name in CLIENT_SIDE:
             status = "yes (client side)"
+        elif name in TRANSFORMS:
+            status = "yes (partition transform)"
         else:
             status = "yes" if SERVER_NAME.get(name, name).lower() in known else "no"
         rows.append((name, status))

@@ -334,6 +334,46 @@ impl SparkError {
         )
     }
 
+    /// A number of buckets out of Spark's range (`kind`: SQL raises it as a parse error).
+    pub fn invalid_bucket_count(n: i64, kind: ErrorKind) -> Self {
+        Self::new(
+            kind,
+            "INVALID_BUCKET_COUNT",
+            "22003",
+            format!(
+                "Number of buckets should be greater than 0 but less than or equal to \
+                 bucketing.maxBuckets (`100000`). Got `{n}`."
+            ),
+            vec![],
+        )
+    }
+
+    /// A partition transform other than `bucket` (`years(ts)`), which Spark's session catalog
+    /// refuses.
+    pub fn unsupported_partition_transform(shown: &str) -> Self {
+        Self::new(
+            ErrorKind::Unsupported,
+            "UNSUPPORTED_PARTITION_TRANSFORM",
+            "0A000",
+            format!(
+                "Unsupported partition transform: `{shown}`. The supported transforms are \
+                 `identity`, `bucket`, and `clusterBy`. Ensure your transform expression uses \
+                 one of these."
+            ),
+            vec![],
+        )
+    }
+
+    pub fn multiple_bucket_transforms() -> Self {
+        Self::new(
+            ErrorKind::Unsupported,
+            "UNSUPPORTED_FEATURE.MULTIPLE_BUCKET_TRANSFORMS",
+            "0A000",
+            "The feature is not supported: Multiple bucket TRANSFORMs.",
+            vec![],
+        )
+    }
+
     pub fn invalid_plan(message: impl Into<String>) -> Self {
         Self::new(
             ErrorKind::InvalidPlanInput,

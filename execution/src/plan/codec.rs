@@ -63,6 +63,8 @@ struct WriteFilesNode {
     partition_columns: u32,
     #[prost(string, tag = "5")]
     extension: String,
+    #[prost(bool, tag = "6")]
+    bucketed: bool,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -145,6 +147,7 @@ impl CodecPart for ExecutionCodec {
                 staging: write.staging.clone(),
                 partition_columns: write.partition_columns as u32,
                 extension: write.extension.clone(),
+                bucketed: write.bucketed,
             })
         } else if let Some(c) = node.downcast_ref::<CompressedScanExec>() {
             NodeKind::CompressedScan(CompressedScanNode {
@@ -210,6 +213,7 @@ impl CodecPart for ExecutionCodec {
                     staging: w.staging,
                     partition_columns: w.partition_columns as usize,
                     extension: w.extension,
+                    bucketed: w.bucketed,
                 };
                 Ok(Arc::new(WriteFilesExec::try_new(
                     one_input(inputs)?,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch, UInt32Array, UInt64Array};
+use arrow::array::{ArrayRef, Int32Array, RecordBatch, UInt32Array, UInt64Array};
 use arrow::compute::take_record_batch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::config::{ConfigFileType, TableOptions};
@@ -88,14 +88,22 @@ pub struct FileWrite {
     pub options: Vec<(String, String)>,
     /// The job's staging directory: an absolute `file://` URL ending in `/`.
     pub staging: String,
-    /// How many of the input's trailing columns are partition columns: they become
-    /// `col=value` directories and are not stored in the files.
+    /// How many of the input's trailing columns (before the bucket column) are partition
+    /// columns: they become `col=value` directories and are not stored in the files.
     pub partition_columns: usize,
+    /// Whether the input's last column is each row's bucket (an INT): a bucketed table's rows
+    /// go to one file per bucket, named `part-..._00003...` as Spark names them.
+    pub bucketed: bool,
     /// Data file name suffix, e.g. `.snappy.parquet` or `.csv.gz`.
     pub extension: String,
 }
 
 impl FileWrite {
+    /// How many trailing columns of the input are not stored in the files.
+    fn key_columns(&self) -> usize {
+        self.partition_columns + usize::from(self.bucketed)
+    }
+
     fn table_options(&self) -> Result<TableOptions> {
         let mut options = TableOptions::new();
         match self.format {
@@ -141,17 +149,20 @@ pub fn write_output_schema() -> SchemaRef {
 impl WriteFilesExec {
     pub fn try_new(input: Arc<dyn ExecutionPlan>, write: FileWrite) -> Result<Self> {
         let columns = input.schema().fields().len();
-        if write.partition_columns >= columns && columns > 0 {
+        if write.key_columns() >= columns && columns > 0 {
             return plan_err!("Cannot use all columns for partition columns");
+        }
+        if write.bucketed && input.schema().field(columns - 1).data_type() != &DataType::Int32 {
+            return plan_err!("a bucketed write's last column is its bucket");
         }
         if write.format == WriteFormat::Orc {
             let schema = input.schema();
-            let data = &schema.fields()[..columns - write.partition_columns];
+            let data = &schema.fields()[..columns - write.key_columns()];
             super::encode::check_orc_columns(&Schema::new(data.to_vec()))?;
         }
         if write.format == WriteFormat::Text {
             let schema = input.schema();
-            let data = &schema.fields()[..columns - write.partition_columns];
+            let data = &schema.fields()[..columns - write.key_columns()];
             if data.len() != 1
                 || !matches!(
                     data[0].data_type(),
@@ -191,10 +202,11 @@ impl DisplayAs for WriteFilesExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         write!(
             f,
-            "WriteFilesExec: format={}, staging={}, partition_columns={}",
+            "WriteFilesExec: format={}, staging={}, partition_columns={}, bucketed={}",
             self.write.format.name(),
             self.write.staging,
-            self.write.partition_columns
+            self.write.partition_columns,
+            self.write.bucketed
         )
     }
 }
@@ -267,6 +279,7 @@ struct TaskFiles<'a> {
     store_url: ObjectStoreUrl,
     /// The task attempt's directory.
     root: Path,
+    /// The name of its files before their bucket and extension (`part-00000-<attempt>`).
     file_name: String,
     data_schema: SchemaRef,
     context: &'a Arc<TaskContext>,
@@ -290,13 +303,17 @@ impl TaskFiles<'_> {
     }
 
     /// Start writing one file under `dirs` (partition directories, possibly none).
-    fn open(&self, dirs: &[String]) -> Result<FileWriter> {
+    fn open(&self, key: &FileKey) -> Result<FileWriter> {
         self.check_live()?;
         let mut path = self.root.clone();
-        for d in dirs {
+        for d in &key.dirs {
             path = path.join(d.as_str());
         }
-        let path = path.join(self.file_name.as_str());
+        let bucket = key.bucket.map(|b| format!("_{b:05}")).unwrap_or_default();
+        let path = path.join(format!(
+            "{}{bucket}{}",
+            self.file_name, self.write.extension
+        ));
         // The object the DataFusion sinks write for this path (its URL decoded once, so that
         // `c%2Fd` stays the directory name on every store): the JSON and text writers too.
         let object_path = {
@@ -426,7 +443,7 @@ async fn write_partition(
     let attempt = uuid::Uuid::new_v4().simple().to_string();
     let root = task_attempt_dir(staging.prefix(), partition, &attempt);
     let schema = input.schema();
-    let data_columns = schema.fields().len() - write.partition_columns;
+    let data_columns = schema.fields().len() - write.key_columns();
     // Text formats get dates, timestamps and doubles as Spark spells them.
     let values = TextValues::from_options(|k| write.option(k).map(str::to_string));
     let data_schema = values.schema(&schema.project(&(0..data_columns).collect::<Vec<_>>())?);
@@ -436,12 +453,12 @@ async fn write_partition(
         store: store.clone(),
         store_url,
         root: root.clone(),
-        file_name: format!("part-{partition:05}-{attempt}{}", write.extension),
+        file_name: format!("part-{partition:05}-{attempt}"),
         data_schema: data_schema.clone(),
         context,
         local_staging: parse_url(&write.staging)?.to_file_path().ok(),
     };
-    let mut writers: HashMap<Vec<String>, FileWriter> = HashMap::new();
+    let mut writers: HashMap<FileKey, FileWriter> = HashMap::new();
     let outcome: Result<()> = async {
         while let Some(batch) = input.next().await {
             let batch = batch?;
@@ -452,19 +469,21 @@ async fn write_partition(
                 &batch.project(&(0..data_columns).collect::<Vec<_>>())?,
                 &data_schema,
             )?;
-            if write.partition_columns == 0 {
-                send(&mut writers, &files, vec![], data).await?;
+            if write.key_columns() == 0 {
+                send(&mut writers, &files, FileKey::default(), data).await?;
                 continue;
             }
-            for (dirs, rows) in group_by_partition(&batch, data_columns)? {
+            for (key, rows) in group_by_file(&batch, data_columns, write)? {
                 let part = take_record_batch(&data, &UInt32Array::from(rows))?;
-                send(&mut writers, &files, dirs, part).await?;
+                send(&mut writers, &files, key, part).await?;
             }
         }
         // A job whose input is empty still leaves one file, so that the schema can be read
         // back (as Spark does).
-        if writers.is_empty() && partition == 0 && write.partition_columns == 0 {
-            writers.insert(vec![], files.open(&[])?);
+        if writers.is_empty() && partition == 0 && write.key_columns() == 0 {
+            let key = FileKey::default();
+            let writer = files.open(&key)?;
+            writers.insert(key, writer);
         }
         Ok(())
     }
@@ -494,21 +513,21 @@ async fn write_partition(
 }
 
 async fn send(
-    writers: &mut HashMap<Vec<String>, FileWriter>,
+    writers: &mut HashMap<FileKey, FileWriter>,
     files: &TaskFiles<'_>,
-    dirs: Vec<String>,
+    key: FileKey,
     batch: RecordBatch,
 ) -> Result<()> {
-    if !writers.contains_key(&dirs) {
-        let writer = files.open(&dirs)?;
-        writers.insert(dirs.clone(), writer);
+    if !writers.contains_key(&key) {
+        let writer = files.open(&key)?;
+        writers.insert(key.clone(), writer);
     }
-    let Some(writer) = writers.get(&dirs) else {
+    let Some(writer) = writers.get(&key) else {
         return internal_err!("missing writer");
     };
     if writer.batches.send(batch).await.is_err() {
         // The writer stopped early: its error is reported when it is joined.
-        if let Some(w) = writers.remove(&dirs) {
+        if let Some(w) = writers.remove(&key) {
             return match w.done.join().await {
                 Ok(Ok(_)) => internal_err!("file writer stopped"),
                 Ok(Err(e)) => Err(e),
@@ -519,23 +538,45 @@ async fn send(
     Ok(())
 }
 
-/// The rows of `batch` grouped by their partition directories (trailing columns from
-/// `first`), in the order each directory first appears.
-fn group_by_partition(batch: &RecordBatch, first: usize) -> Result<Vec<(Vec<String>, Vec<u32>)>> {
-    let names: Vec<String> = batch.schema().fields()[first..]
+/// Which file of a task a row goes to: its partition directories and its bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+struct FileKey {
+    dirs: Vec<String>,
+    bucket: Option<i32>,
+}
+
+/// The rows of `batch` grouped by the file they go to (the trailing columns from `first`:
+/// partition columns, then the bucket), in the order each file first appears.
+fn group_by_file(
+    batch: &RecordBatch,
+    first: usize,
+    write: &FileWrite,
+) -> Result<Vec<(FileKey, Vec<u32>)>> {
+    let partitions = first..first + write.partition_columns;
+    let names: Vec<String> = batch.schema().fields()[partitions.clone()]
         .iter()
         .map(|f| f.name().clone())
         .collect();
-    let columns: Vec<&ArrayRef> = batch.columns()[first..].iter().collect();
+    let columns: Vec<&ArrayRef> = batch.columns()[partitions].iter().collect();
     let formatters = names
         .iter()
         .zip(columns)
         .map(|(n, c)| PartitionFormatter::try_new(n, c))
         .collect::<Result<Vec<_>>>()?;
-    let mut order: Vec<Vec<String>> = Vec::new();
-    let mut groups: HashMap<Vec<String>, Vec<u32>> = HashMap::new();
+    let buckets = match write.bucketed {
+        true => batch
+            .columns()
+            .last()
+            .and_then(|c| c.as_any().downcast_ref::<Int32Array>()),
+        false => None,
+    };
+    let mut order: Vec<FileKey> = Vec::new();
+    let mut groups: HashMap<FileKey, Vec<u32>> = HashMap::new();
     for row in 0..batch.num_rows() {
-        let key: Vec<String> = formatters.iter().map(|f| f.segment(row)).collect();
+        let key = FileKey {
+            dirs: formatters.iter().map(|f| f.segment(row)).collect(),
+            bucket: buckets.map(|b| b.value(row)),
+        };
         match groups.get_mut(&key) {
             Some(rows) => rows.push(row as u32),
             None => {

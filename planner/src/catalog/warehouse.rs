@@ -42,6 +42,8 @@ pub struct TableMeta {
     pub schema: serde_json::Value,
     #[serde(default)]
     pub partition_columns: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucketing: Option<crate::spec::Bucketing>,
     /// Absolute local path of the table's data.
     pub location: String,
     /// Managed tables own their data (DROP TABLE deletes it); external ones do not.
@@ -264,6 +266,7 @@ mod tests {
             format: "parquet".into(),
             schema: serde_json::json!({"type": "struct", "fields": []}),
             partition_columns: vec![],
+            bucketing: None,
             location: format!("/tmp/{name}"),
             managed: true,
             options: BTreeMap::new(),

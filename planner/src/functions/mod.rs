@@ -392,3 +392,10 @@ pub(crate) fn add_spark_named(
         b.udf_named(names, naming, udf, min, max);
     }
 }
+
+/// The bucket of a row of a bucketed table, as Spark's: `pmod(hash(columns), num_buckets)`.
+pub fn bucket_id(columns: Vec<Expr>, num_buckets: usize) -> Expr {
+    let n = datafusion::logical_expr::lit(i32::try_from(num_buckets).unwrap_or(i32::MAX));
+    let hash = native::NativeUdf::udf(native::Native::Murmur3).call(columns);
+    ((hash % n.clone()) + n.clone()) % n
+}

@@ -4,8 +4,12 @@ use ember_protos::spark::connect as pb;
 use ember_protos::spark::connect::command::CommandType;
 
 use super::{ProtoContext, relation};
-use crate::error::{PlanResult, invalid, unsupported};
-use crate::spec::{SaveMode, Statement, ViewKind, WriteSpec, WriteTarget, WriteV2, WriteV2Mode};
+use datafusion::common::ScalarValue;
+
+use crate::error::{ErrorKind, PlanResult, SparkError, invalid, unsupported};
+use crate::spec::{
+    Bucketing, SaveMode, Statement, ViewKind, WriteSpec, WriteTarget, WriteV2, WriteV2Mode,
+};
 use crate::sql;
 
 /// What a command asks for. `Sql` is returned separately because Spark answers a SQL command
@@ -129,13 +133,7 @@ fn write_v2(ctx: &ProtoContext, w: &pb::WriteOperationV2) -> PlanResult<WriteV2>
     if !w.clustering_columns.is_empty() {
         return unsupported("clusterBy");
     }
-    let mut partition_by = vec![];
-    for e in &w.partitioning_columns {
-        match super::convert_expression(ctx, e)? {
-            crate::spec::Expr::Attribute { name, .. } => partition_by.push(name.join(".")),
-            _ => return unsupported("partitionedBy with transforms (only columns)"),
-        }
-    }
+    let (partition_by, bucketing) = partitioning(ctx, &w.partitioning_columns)?;
     let mode = match w.mode() {
         Mode::Create => WriteV2Mode::Create,
         Mode::Replace => WriteV2Mode::Replace,
@@ -153,6 +151,7 @@ fn write_v2(ctx: &ProtoContext, w: &pb::WriteOperationV2) -> PlanResult<WriteV2>
         name: crate::sql::parse_identifier_parts(&w.table_name)?,
         provider: w.provider.clone(),
         partition_by,
+        bucketing,
         options: w.options.clone(),
         properties: w
             .table_properties
@@ -170,16 +169,44 @@ fn write_operation(ctx: &ProtoContext, w: &pb::WriteOperation) -> PlanResult<Wri
     let Some(input) = &w.input else {
         return invalid("write without input");
     };
-    if let Some(bucket) = &w.bucket_by
-        && !bucket.bucket_column_names.is_empty()
-    {
-        return unsupported("bucketBy");
-    }
-    if !w.sort_column_names.is_empty() {
-        return unsupported("sortBy");
-    }
+    let bucketing = match &w.bucket_by {
+        Some(b) if !b.bucket_column_names.is_empty() => Some(Bucketing {
+            num_buckets: bucket_count(i64::from(b.num_buckets), ErrorKind::Analysis)?,
+            columns: b.bucket_column_names.clone(),
+            sort_columns: w.sort_column_names.clone(),
+        }),
+        _ if !w.sort_column_names.is_empty() => {
+            return Err(SparkError::analysis(
+                "SORT_BY_WITHOUT_BUCKETING",
+                "42601",
+                "sortBy must be used together with bucketBy.",
+            )
+            .into());
+        }
+        _ => None,
+    };
     if !w.clustering_columns.is_empty() {
         return unsupported("clusterBy");
+    }
+    // Only `saveAsTable` writes bucketed tables.
+    let operation = match &w.save_type {
+        Some(SaveType::Table(t)) if t.save_method() == TableSaveMethod::InsertInto => {
+            Some("insertInto")
+        }
+        Some(SaveType::Table(_)) => None,
+        _ => Some("save"),
+    };
+    if let (Some(operation), Some(b)) = (operation, &bucketing) {
+        let (class, what) = match b.sort_columns.is_empty() {
+            true => ("_LEGACY_ERROR_TEMP_1312", "bucketBy"),
+            false => ("_LEGACY_ERROR_TEMP_1313", "bucketBy and sortBy"),
+        };
+        return Err(SparkError::analysis(
+            class,
+            "",
+            format!("'{operation}' does not support {what} right now."),
+        )
+        .into());
     }
     let target = match &w.save_type {
         Some(SaveType::Path(p)) => WriteTarget::Path(p.clone()),
@@ -204,8 +231,85 @@ fn write_operation(ctx: &ProtoContext, w: &pb::WriteOperation) -> PlanResult<Wri
         target,
         mode,
         partition_by: w.partitioning_columns.clone(),
+        bucketing,
         options: w.options.clone(),
     })
+}
+
+/// An argument of a partition transform as Spark shows it (`years(ts)`).
+fn transform_argument(e: &crate::spec::Expr) -> String {
+    match e {
+        crate::spec::Expr::Attribute { name, .. } => name.join("."),
+        crate::spec::Expr::Literal(v) => v.to_string(),
+        _ => "?".to_string(),
+    }
+}
+
+/// A table's number of buckets, checked as Spark checks it.
+pub(crate) fn bucket_count(n: i64, kind: crate::error::ErrorKind) -> PlanResult<usize> {
+    if n <= 0 || n > 100_000 {
+        return Err(SparkError::invalid_bucket_count(n, kind).into());
+    }
+    Ok(n as usize)
+}
+
+/// `partitionedBy(...)` of `writeTo`: columns, and at most one `bucket(n, cols)`; Spark's
+/// session catalog refuses the other transforms (`years`, `days`, ...).
+fn partitioning(
+    ctx: &ProtoContext,
+    exprs: &[pb::Expression],
+) -> PlanResult<(Vec<String>, Option<Bucketing>)> {
+    let mut columns = vec![];
+    let mut bucketing: Option<Bucketing> = None;
+    for e in exprs {
+        match super::convert_expression(ctx, e)? {
+            crate::spec::Expr::Attribute { name, .. } => columns.push(name.join(".")),
+            crate::spec::Expr::Function(f) => {
+                let Some(transform) = f.name.strip_prefix(crate::spec::PARTITION_TRANSFORM) else {
+                    return unsupported(
+                        "partitionedBy with expressions other than columns and transforms",
+                    );
+                };
+                if transform != "bucket" {
+                    let args: Vec<String> = f.args.iter().map(transform_argument).collect();
+                    let shown = format!("{transform}({})", args.join(", "));
+                    return Err(SparkError::unsupported_partition_transform(&shown).into());
+                }
+                if bucketing.is_some() {
+                    return Err(SparkError::multiple_bucket_transforms().into());
+                }
+                let (n, cols) = match f.args.split_first() {
+                    Some((crate::spec::Expr::Literal(n), cols)) => (n, cols),
+                    _ => return invalid("bucket() without a number of buckets"),
+                };
+                let n = match n {
+                    ScalarValue::Int32(Some(n)) => i64::from(*n),
+                    ScalarValue::Int64(Some(n)) => *n,
+                    _ => {
+                        return invalid("bucket() with a number of buckets that is not an integer");
+                    }
+                };
+                let mut names = vec![];
+                for c in cols {
+                    match c {
+                        crate::spec::Expr::Attribute { name, .. } => names.push(name.join(".")),
+                        _ => return unsupported("bucket() of expressions other than columns"),
+                    }
+                }
+                bucketing = Some(Bucketing {
+                    num_buckets: bucket_count(n, ErrorKind::Analysis)?,
+                    columns: names,
+                    sort_columns: vec![],
+                });
+            }
+            _ => {
+                return unsupported(
+                    "partitionedBy with expressions other than columns and transforms",
+                );
+            }
+        }
+    }
+    Ok((columns, bucketing))
 }
 
 pub fn sql_arguments(ctx: &ProtoContext, q: &pb::Sql) -> PlanResult<sql::Arguments> {

@@ -27,11 +27,16 @@ pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
         }
         ExprType::UnresolvedFunction(f) => {
             let args = convert_all(ctx, &f.arguments)?;
-            if f.is_user_defined_function {
-                // Functions registered in the session catalog resolve by name like builtins.
-            }
+            // Partition transforms (`F.years(col)`, `F.bucket(n, col)`) are calls of no function
+            // (Spark Connect makes them transforms): valid only in `writeTo().partitionedBy()`.
+            let name = match f.function_name.as_str() {
+                "years" | "months" | "days" | "hours" | "bucket" if !f.is_user_defined_function => {
+                    format!("{}{}", crate::spec::PARTITION_TRANSFORM, f.function_name)
+                }
+                name => name.to_string(),
+            };
             Expr::Function(Box::new(FunctionCall {
-                name: f.function_name.clone(),
+                name,
                 args,
                 distinct: f.is_distinct,
                 filter: None,

@@ -10,6 +10,7 @@ mod relation;
 
 use std::sync::Arc;
 
+pub(crate) use command::bucket_count;
 pub use command::{CommandSpec, convert_command};
 pub use expression::{as_sort_order, convert as convert_expression, is_operator_name};
 pub use relation::convert as convert_relation;

@@ -380,6 +380,22 @@ impl Resolver<'_> {
         match lname.as_str() {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),
+            name if name.starts_with(crate::spec::PARTITION_TRANSFORM) => {
+                let transform = &name[crate::spec::PARTITION_TRANSFORM.len()..];
+                let mut args = vec![];
+                for a in &call.args {
+                    args.push(self.resolve_expr(a, schema)?.1);
+                }
+                let shown = format!("{transform}({})", args.join(", "));
+                return Err(SparkError::new(
+                    crate::error::ErrorKind::Spark,
+                    "PARTITION_TRANSFORM_EXPRESSION_NOT_IN_PARTITIONED_BY",
+                    "42S23",
+                    format!("The expression \"{shown}\" must be inside 'partitionedBy'."),
+                    vec![("expression", format!("\"{shown}\""))],
+                )
+                .into());
+            }
             name if super::generate::is_generator(name) => {
                 return Err(SparkError::analysis(
                     "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",

@@ -105,6 +105,10 @@ pub enum Expr {
     Parameter(String),
 }
 
+/// The name prefix of a partition transform's call (`__partition_transform_years`): the
+/// transforms of `writeTo().partitionedBy()`, which are not functions.
+pub const PARTITION_TRANSFORM: &str = "__partition_transform_";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FunctionCall {
     /// The name as written; resolution is case-insensitive.

@@ -26,6 +26,18 @@ pub enum WriteTarget {
     },
 }
 
+/// A table's bucketing: its rows are written to one file per bucket (a row's bucket is
+/// `pmod(hash(columns), num_buckets)`, Spark's), sorted by `sort_columns` within a file.
+/// `bucketBy(n, cols).sortBy(...)`, `CLUSTERED BY (cols) SORTED BY (...) INTO n BUCKETS`,
+/// `partitionedBy(bucket(n, col))`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Bucketing {
+    pub num_buckets: usize,
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub sort_columns: Vec<String>,
+}
+
 /// `df.write...save(path)` and friends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriteSpec {
@@ -35,6 +47,7 @@ pub struct WriteSpec {
     pub target: WriteTarget,
     pub mode: SaveMode,
     pub partition_by: Vec<String>,
+    pub bucketing: Option<Bucketing>,
     /// Spark's writer options as given (keys are case-insensitive).
     pub options: HashMap<String, String>,
 }
@@ -65,6 +78,7 @@ pub struct CreateTableSpec {
     /// `USING ...`; `None`: `spark.sql.sources.default`.
     pub format: Option<String>,
     pub partition_by: Vec<String>,
+    pub bucketing: Option<Bucketing>,
     pub location: Option<String>,
     pub options: Vec<(String, String)>,
     pub comment: Option<String>,
@@ -94,6 +108,7 @@ pub struct WriteV2 {
     pub name: Vec<String>,
     pub provider: Option<String>,
     pub partition_by: Vec<String>,
+    pub bucketing: Option<Bucketing>,
     pub options: HashMap<String, String>,
     pub properties: Vec<(String, String)>,
     pub mode: WriteV2Mode,

@@ -9,8 +9,8 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use super::{Lowering, expression, object_name_parts, query};
-use crate::error::{PlanError, PlanResult, unsupported};
-use crate::spec::{AlterTable, CreateTableSpec, ExplainMode, Expr, Statement};
+use crate::error::{ErrorKind, PlanError, PlanResult, SparkError, unsupported};
+use crate::spec::{AlterTable, Bucketing, CreateTableSpec, ExplainMode, Expr, Statement};
 
 type Parsed<T> = Result<T, ParserError>;
 
@@ -123,6 +123,79 @@ fn parenthesized_text(p: &mut Parser) -> Parsed<String> {
             other => other.to_string(),
         });
     }
+}
+
+/// `SORTED BY (a, b DESC)`: the columns (Spark keeps only their names).
+fn sort_identifiers(p: &mut Parser) -> PlanResult<Vec<String>> {
+    p.expect_token(&Token::LParen)
+        .map_err(PlanError::from_parser)?;
+    let mut names = vec![];
+    loop {
+        names.push(p.parse_identifier().map_err(PlanError::from_parser)?.value);
+        if !word(p, "ASC") && word(p, "DESC") {
+            return Err(PlanError::Unsupported("SORTED BY ... DESC".into()));
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen)
+        .map_err(PlanError::from_parser)?;
+    Ok(names)
+}
+
+/// `PARTITIONED BY (a, bucket(4, b))`: the partition columns and a `bucket` transform;
+/// Spark's session catalog refuses the other transforms (`years(ts)`, ...).
+fn partition_items(p: &mut Parser) -> PlanResult<(Vec<String>, Option<Bucketing>)> {
+    let err = PlanError::from_parser;
+    p.expect_token(&Token::LParen).map_err(err)?;
+    let mut columns = vec![];
+    let mut bucketing = None;
+    loop {
+        let name = p.parse_identifier().map_err(err)?.value;
+        if p.consume_token(&Token::LParen) {
+            let mut args = vec![];
+            loop {
+                let arg = match &p.peek_token_ref().token {
+                    Token::Number(n, _) => n.clone(),
+                    _ => p.parse_identifier().map_err(err)?.value,
+                };
+                if matches!(&p.peek_token_ref().token, Token::Number(..)) {
+                    p.next_token();
+                }
+                args.push(arg);
+                if !p.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            p.expect_token(&Token::RParen).map_err(err)?;
+            if !name.eq_ignore_ascii_case("bucket") {
+                let shown = format!("{name}({})", args.join(", "));
+                return Err(SparkError::unsupported_partition_transform(&shown).into());
+            }
+            if bucketing.is_some() {
+                return Err(SparkError::multiple_bucket_transforms().into());
+            }
+            let Some((n, cols)) = args.split_first() else {
+                return Err(PlanError::InvalidPlan("bucket() without arguments".into()));
+            };
+            let n: i64 = n
+                .parse()
+                .map_err(|_| PlanError::InvalidPlan(format!("bucket({n}, ...)")))?;
+            bucketing = Some(Bucketing {
+                num_buckets: crate::proto::bucket_count(n, ErrorKind::Parse)?,
+                columns: cols.to_vec(),
+                sort_columns: vec![],
+            });
+        } else {
+            columns.push(name);
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen).map_err(err)?;
+    Ok((columns, bucketing))
 }
 
 fn identifiers(p: &mut Parser) -> Parsed<Vec<String>> {
@@ -316,7 +389,11 @@ fn create(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
                     "PARTITIONED BY with column types (Hive tables); name the columns of the table's column list",
                 );
             }
-            spec.partition_by = identifiers(p).map_err(perr)?;
+            let (columns, bucketing) = partition_items(p)?;
+            spec.partition_by = columns;
+            if bucketing.is_some() {
+                spec.bucketing = bucketing;
+            }
         } else if word(p, "LOCATION") {
             spec.location = Some(string(p).map_err(perr)?);
         } else if word(p, "OPTIONS") {
@@ -326,7 +403,30 @@ fn create(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
         } else if word(p, "TBLPROPERTIES") {
             spec.properties = properties(p).map_err(perr)?;
         } else if words(p, &["CLUSTERED", "BY"]) {
-            return unsupported("bucketed tables (CLUSTERED BY)");
+            let columns = identifiers(p).map_err(perr)?;
+            let sort_columns = match words(p, &["SORTED", "BY"]) {
+                true => sort_identifiers(p)?,
+                false => vec![],
+            };
+            if !word(p, "INTO") {
+                return Err(PlanError::from_parser(ParserError::ParserError(format!(
+                    "found: {}",
+                    p.peek_token_ref().token
+                ))));
+            }
+            let n = p.parse_literal_uint().map_err(perr)?;
+            if !word(p, "BUCKETS") {
+                return Err(PlanError::from_parser(ParserError::ParserError(format!(
+                    "found: {}",
+                    p.peek_token_ref().token
+                ))));
+            }
+            let n = i64::try_from(n).unwrap_or(i64::MAX);
+            spec.bucketing = Some(Bucketing {
+                num_buckets: crate::proto::bucket_count(n, ErrorKind::Parse)?,
+                columns,
+                sort_columns,
+            });
         } else if words(p, &["CLUSTER", "BY"]) {
             return unsupported("clustered tables (CLUSTER BY)");
         } else if word(p, "STORED") || words(p, &["ROW", "FORMAT"]) {

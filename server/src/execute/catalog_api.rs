@@ -319,6 +319,7 @@ fn list_columns(ctx: &RequestContext, name: &[String]) -> ServerResult<CatalogAn
     let mut data_types = vec![];
     let mut nullable = vec![];
     let mut partition = vec![];
+    let mut bucket = vec![];
     for (i, n) in query.names.iter().enumerate() {
         let f = schema.field(i);
         let declared = table_fields
@@ -340,6 +341,11 @@ fn list_columns(ctx: &RequestContext, name: &[String]) -> ServerResult<CatalogAn
             table
                 .as_ref()
                 .is_some_and(|t| t.partition_columns.contains(n)),
+        );
+        bucket.push(
+            table
+                .as_ref()
+                .is_some_and(|t| t.bucketing.as_ref().is_some_and(|b| b.columns.contains(n))),
         );
     }
     let n = names.len();
@@ -363,7 +369,7 @@ fn list_columns(ctx: &RequestContext, name: &[String]) -> ServerResult<CatalogAn
             "isBucket",
             DataType::Boolean,
             false,
-            Arc::new(BooleanArray::from(vec![false; n])),
+            Arc::new(BooleanArray::from(bucket)),
         ),
         (
             "isCluster",

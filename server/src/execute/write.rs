@@ -13,7 +13,7 @@ use ember_execution::write::object_commit::{self, ObjectStagedWrite};
 use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
 use ember_planner::datasource::write::{CodecDefaults, write_settings};
 use ember_planner::error::ErrorKind;
-use ember_planner::spec::{SaveMode, WriteSpec, WriteTarget};
+use ember_planner::spec::{Bucketing, SaveMode, WriteSpec, WriteTarget};
 use ember_planner::{ResolvedQuery, SparkError, types};
 use futures::StreamExt;
 use futures::TryStreamExt;
@@ -132,12 +132,17 @@ pub fn analysis(
     SparkError::new(ErrorKind::Analysis, class, state, message, params)
 }
 
+/// The column holding each row's bucket in a bucketed write.
+const BUCKET_COLUMN: &str = "__bucket";
+
 /// A query's rows written as files of one format under a directory.
 pub struct FileWriteSpec {
     pub target: WriteLocation,
     pub format: String,
     pub options: HashMap<String, String>,
     pub partition_by: Vec<String>,
+    /// The table's bucketing (its columns checked by the caller).
+    pub bucketing: Option<Bucketing>,
     /// Replace what the directory holds (else add to it).
     pub overwrite: bool,
     /// Replace only the partition directories written (when there are partition columns).
@@ -198,6 +203,7 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
             format,
             options: spec.options,
             partition_by: spec.partition_by,
+            bucketing: None,
             overwrite: spec.mode == SaveMode::Overwrite,
             dynamic_overwrite: super::catalog::dynamic_partition_overwrite(ctx),
         },
@@ -303,13 +309,43 @@ pub async fn write_files(
             }
         }
     }
-    let columns: Vec<_> = order
+    let column = |name: &str| {
+        query
+            .names
+            .iter()
+            .position(|n| same(n, name))
+            .map(|i| Expr::Column(schema.columns()[i].clone()))
+            .ok_or_else(|| SparkError::invalid_plan(format!("no column {name} to bucket by")))
+    };
+    let mut columns: Vec<_> = order
         .iter()
         .map(|&i| Expr::Column(schema.columns()[i].clone()).alias(&query.names[i]))
         .collect();
-    let plan = LogicalPlanBuilder::from(query.plan)
-        .project(columns)?
-        .build()?;
+    let mut sort = vec![];
+    if let Some(b) = &spec.bucketing {
+        let keys = b
+            .columns
+            .iter()
+            .map(|c| column(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let bucket = ember_planner::functions::bucket_id(keys, b.num_buckets);
+        // Spark sorts a bucketed write by partition, bucket and sort columns.
+        if !b.sort_columns.is_empty() {
+            for &i in &partition_indices {
+                sort.push(Expr::Column(schema.columns()[i].clone()).sort(true, true));
+            }
+            sort.push(bucket.clone().sort(true, true));
+            for c in &b.sort_columns {
+                sort.push(column(c)?.sort(true, true));
+            }
+        }
+        columns.push(bucket.alias(BUCKET_COLUMN));
+    }
+    let mut plan = LogicalPlanBuilder::from(query.plan);
+    if !sort.is_empty() {
+        plan = plan.sort(sort)?;
+    }
+    let plan = plan.project(columns)?.build()?;
     let df = ctx.datafusion_context();
     let physical = df.state().create_physical_plan(&plan).await?;
     let physical = ember_execution::write::without_parallelism_repartitions(physical)?;
@@ -328,6 +364,7 @@ pub async fn write_files(
             Staged::Object(s) => s.staging_url(),
         },
         partition_columns: partition_indices.len(),
+        bucketed: spec.bucketing.is_some(),
         extension: settings.extension,
     };
     let exec = Arc::new(WriteFilesExec::try_new(physical, write)?);

@@ -93,6 +93,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
     let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
     check_unique_columns(&names)?;
     let (fields, partition_columns) = partitioned_last(fields, &spec.partition_by, &db, &name)?;
+    let bucketing = checked_bucketing(spec.bucketing, &fields, &db, &name)?;
     if !external {
         check_new_location(&location)?;
     }
@@ -107,6 +108,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
                     format: format.clone(),
                     options: write_options,
                     partition_by: partition_columns.clone(),
+                    bucketing: bucketing.clone(),
                     overwrite: false,
                     dynamic_overwrite: false,
                 },
@@ -125,6 +127,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
             format,
             schema: schema_json(&fields)?,
             partition_columns,
+            bucketing,
             location: location.display().to_string(),
             managed: !external,
             options,

@@ -270,6 +270,7 @@ pub async fn insert(
                 .skip(static_values.len())
                 .cloned()
                 .collect(),
+            bucketing: table.bucketing.clone(),
             overwrite: overwrite != Overwrite::No,
             dynamic_overwrite: overwrite == Overwrite::Partitions
                 || (overwrite == Overwrite::Yes && dynamic_partition_overwrite(ctx)),
@@ -314,7 +315,24 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
     match (existing, spec.mode) {
         (Some(_), SaveMode::ErrorIfExists) => Err(table_exists_error(&db, &table).into()),
         (Some(_), SaveMode::Ignore) => Ok(()),
-        (Some(_), SaveMode::Append) => {
+        (Some(t), SaveMode::Append) => {
+            let fields: Vec<Field> = table_fields(ctx, &t)?
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            let given = checked_bucketing(spec.bucketing.clone(), &fields, &db, &table)?;
+            if given != t.bucketing {
+                return Err(analysis(
+                    "_LEGACY_ERROR_TEMP_1164",
+                    "",
+                    format!(
+                        "Specified bucketing does not match that of the existing table \
+                         spark_catalog.{db}.{table}."
+                    ),
+                    vec![],
+                )
+                .into());
+            }
             insert(
                 ctx,
                 name,
@@ -331,10 +349,13 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
                 ctx,
                 t,
                 &spec.input,
-                spec.format.as_deref(),
-                &spec.partition_by,
-                spec.options,
-                None,
+                NewLayout {
+                    format: spec.format,
+                    partition_by: spec.partition_by,
+                    bucketing: spec.bucketing,
+                    options: spec.options,
+                    properties: None,
+                },
             )
             .await
         }
@@ -347,6 +368,7 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
                     name: name.clone(),
                     format: spec.format,
                     partition_by: spec.partition_by,
+                    bucketing: spec.bucketing,
                     location,
                     options: options.into_iter().collect(),
                     query: Some(spec.input),
@@ -358,25 +380,40 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
     }
 }
 
+/// What a replaced table becomes: its format, partitioning, bucketing and options (its
+/// properties stay unless given).
+pub struct NewLayout {
+    pub format: Option<String>,
+    pub partition_by: Vec<String>,
+    pub bucketing: Option<Bucketing>,
+    pub options: HashMap<String, String>,
+    pub properties: Option<Vec<(String, String)>>,
+}
+
 /// Overwrite a table with a query's rows and the query's schema (`saveAsTable` in overwrite
 /// mode, `writeTo(...).replace()`): the data is replaced atomically, then the catalog entry.
 pub async fn replace_table(
     ctx: &RequestContext,
     old: TableMeta,
     input: &Plan,
-    format: Option<&str>,
-    partition_by: &[String],
-    options: HashMap<String, String>,
-    properties: Option<Vec<(String, String)>>,
+    layout: NewLayout,
 ) -> ServerResult<()> {
-    let format = format_or_default(ctx, format);
+    let NewLayout {
+        format,
+        partition_by,
+        bucketing,
+        options,
+        properties,
+    } = layout;
+    let format = format_or_default(ctx, format.as_deref());
     check_table_format(&format)?;
     let query = ctx.resolve(input)?;
     let fields = query_fields(&query);
     let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
     check_unique_columns(&names)?;
     let (fields, partition_columns) =
-        partitioned_last(fields, partition_by, &old.database, &old.name)?;
+        partitioned_last(fields, &partition_by, &old.database, &old.name)?;
+    let bucketing = checked_bucketing(bucketing, &fields, &old.database, &old.name)?;
     let location = PathBuf::from(&old.location);
     recover(&location)?;
     write_files(
@@ -387,6 +424,7 @@ pub async fn replace_table(
             format: format.clone(),
             options: options.clone(),
             partition_by: partition_columns.clone(),
+            bucketing: bucketing.clone(),
             overwrite: true,
             dynamic_overwrite: false,
         },
@@ -398,6 +436,7 @@ pub async fn replace_table(
         format,
         schema: schema_json(&fields)?,
         partition_columns,
+        bucketing,
         options: options.into_iter().collect(),
         properties: properties
             .map(|p| p.into_iter().collect())
@@ -424,6 +463,7 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()
         name: w.name,
         format: w.provider,
         partition_by: w.partition_by,
+        bucketing: w.bucketing,
         options: w.options.into_iter().collect(),
         properties: w.properties,
         query: Some(w.input),
@@ -438,10 +478,13 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()
                 ctx,
                 t,
                 &w.input,
-                w.provider.as_deref(),
-                &w.partition_by,
-                w.options,
-                properties,
+                NewLayout {
+                    format: w.provider,
+                    partition_by: w.partition_by,
+                    bucketing: w.bucketing,
+                    options: w.options,
+                    properties,
+                },
             )
             .await
         }

@@ -21,6 +21,7 @@ use std::path::Path;
 use arrow::datatypes::{DataType, Field, Fields};
 use ember_planner::catalog::{DatabaseMeta, TableMeta, schema_not_found};
 use ember_planner::error::ErrorKind;
+use ember_planner::spec::Bucketing;
 use ember_planner::{ResolvedQuery, SparkError, types};
 
 use super::write::analysis;
@@ -163,6 +164,51 @@ fn partitioned_last(
         .collect();
     ordered.extend(partitions);
     Ok((ordered, names))
+}
+
+/// A table's bucketing with its columns named as the table names them; each must be one of
+/// the table's columns.
+fn checked_bucketing(
+    bucketing: Option<Bucketing>,
+    fields: &[Field],
+    db: &str,
+    table: &str,
+) -> ServerResult<Option<Bucketing>> {
+    let Some(b) = bucketing else {
+        return Ok(None);
+    };
+    let name = |kind: &str, c: &String| match fields
+        .iter()
+        .find(|f| f.name().eq_ignore_ascii_case(c))
+    {
+        Some(f) => Ok(f.name().clone()),
+        None => {
+            let defined: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name())).collect();
+            Err(analysis(
+                "COLUMN_NOT_DEFINED_IN_TABLE",
+                "42703",
+                format!(
+                    "{kind} column `{c}` is not defined in table {}, defined table columns are: {}.",
+                    quoted(db, table),
+                    defined.join(", ")
+                ),
+                vec![],
+            ))
+        }
+    };
+    Ok(Some(Bucketing {
+        num_buckets: b.num_buckets,
+        columns: b
+            .columns
+            .iter()
+            .map(|c| name("bucket", c))
+            .collect::<Result<_, _>>()?,
+        sort_columns: b
+            .sort_columns
+            .iter()
+            .map(|c| name("sort", c))
+            .collect::<Result<_, _>>()?,
+    }))
 }
 
 /// Only file formats Ember reads and writes make tables.

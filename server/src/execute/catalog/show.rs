@@ -100,6 +100,15 @@ pub fn describe_table(
             if table.managed { "MANAGED" } else { "EXTERNAL" }.into(),
         ));
         rows.push(info("Provider", table.format.clone()));
+        if let Some(b) = &table.bucketing {
+            let quoted = |cs: &[String]| {
+                let cs: Vec<String> = cs.iter().map(|c| format!("`{c}`")).collect();
+                format!("[{}]", cs.join(", "))
+            };
+            rows.push(info("Num Buckets", b.num_buckets.to_string()));
+            rows.push(info("Bucket Columns", quoted(&b.columns)));
+            rows.push(info("Sort Columns", quoted(&b.sort_columns)));
+        }
         if let Some(c) = &table.comment {
             rows.push(info("Comment", c.clone()));
         }
@@ -461,6 +470,25 @@ pub fn show_create_table(
         text.push_str(&format!(
             "PARTITIONED BY ({})\n",
             table.partition_columns.join(", ")
+        ));
+    }
+    if let Some(b) = &table.bucketing {
+        text.push_str(&format!(
+            "CLUSTERED BY ({})
+",
+            b.columns.join(", ")
+        ));
+        if !b.sort_columns.is_empty() {
+            text.push_str(&format!(
+                "SORTED BY ({})
+",
+                b.sort_columns.join(", ")
+            ));
+        }
+        text.push_str(&format!(
+            "INTO {} BUCKETS
+",
+            b.num_buckets
         ));
     }
     if !table.managed {
