@@ -12,6 +12,61 @@ use crate::types;
 
 impl Resolver<'_> {
     /// `base` with the field at `path` set to `value` (added when missing) or dropped.
+    /// The name Spark gives `base.withField(path, value)` (`value` None: `dropFields`): a
+    /// chain of updates is one `update_fields(root, op, ...)` call, a later `withField` of a
+    /// field replacing the earlier one in place; a nested path updates the field's struct as
+    /// it is at that point (`update_fields(s, WithField(update_fields(s.w, WithField(5))))`).
+    pub(super) fn update_fields_name(
+        &mut self,
+        chained: bool,
+        base_name: String,
+        path: &[String],
+        value: Option<&str>,
+    ) -> String {
+        let fresh = || UpdateChain {
+            root: base_name.clone(),
+            ops: vec![],
+        };
+        let mut chain = match chained {
+            true => self
+                .update_names
+                .get(&base_name)
+                .cloned()
+                .unwrap_or_else(fresh),
+            false => fresh(),
+        };
+        let leaf = match value {
+            Some(v) => format!("WithField({v})"),
+            None => "dropfield()".to_string(),
+        };
+        let mut op = leaf;
+        for depth in (1..path.len()).rev() {
+            let prefix = std::iter::once(base_name.as_str())
+                .chain(path[..depth].iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(".");
+            op = format!("WithField(update_fields({prefix}, {op}))");
+        }
+        let field = path.first().cloned().unwrap_or_default();
+        let with = value.is_some() || path.len() > 1;
+        let replaced = chain
+            .ops
+            .iter_mut()
+            .find(|o| with && o.with && self.names_equal(&o.field, &field));
+        match replaced {
+            Some(existing) => existing.shown = op,
+            None => chain.ops.push(FieldOp {
+                field,
+                with,
+                shown: op,
+            }),
+        }
+        let shown: Vec<&str> = chain.ops.iter().map(|o| o.shown.as_str()).collect();
+        let name = format!("update_fields({}, {})", chain.root, shown.join(", "));
+        self.update_names.insert(name.clone(), chain);
+        name
+    }
+
     pub(super) fn update_fields(
         &self,
         base: Expr,
@@ -182,4 +237,21 @@ pub(super) fn positional_call(call: &spec::FunctionCall) -> PlanResult<spec::Fun
         args,
         ..call.clone()
     })
+}
+
+/// A chain of `withField`/`dropFields` as Spark names it: `update_fields(root, op, ...)`.
+#[derive(Debug, Clone)]
+pub(super) struct UpdateChain {
+    root: String,
+    ops: Vec<FieldOp>,
+}
+
+#[derive(Debug, Clone)]
+struct FieldOp {
+    /// The top-level field the operation changes.
+    field: String,
+    /// `withField` (else `dropFields`).
+    with: bool,
+    /// `WithField(...)` / `dropfield()`.
+    shown: String,
 }

@@ -184,15 +184,12 @@ impl Resolver<'_> {
                     field,
                     value.as_ref().map(|(e, _)| e.clone()),
                 )?;
-                let change = match &value {
-                    Some((_, n)) => format!("WithField({n})"),
-                    None => "dropfield()".to_string(),
-                };
-                // Spark shows a chain of updates as one call.
-                let name = match (expr.as_ref(), base_name.strip_suffix(')')) {
-                    (SExpr::UpdateFields { .. }, Some(open)) => format!("{open}, {change})"),
-                    _ => format!("update_fields({base_name}, {change})"),
-                };
+                let name = self.update_fields_name(
+                    matches!(expr.as_ref(), SExpr::UpdateFields { .. }),
+                    base_name,
+                    field,
+                    value.as_ref().map(|(_, n)| n.as_str()),
+                );
                 // withField/dropFields of a NULL struct is NULL.
                 Ok((crate::functions::null_if_null(base, updated), name))
             }

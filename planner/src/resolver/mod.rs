@@ -124,6 +124,9 @@ pub struct Resolver<'a> {
     /// `input_file_name()` calls (and the block functions) not yet replaced by what their
     /// input gives (see `input_file`).
     input_file_calls: usize,
+    /// The root and the operations of each `update_fields(...)` name made, by name (see
+    /// `update_fields_name`).
+    update_names: HashMap<String, calls::UpdateChain>,
 }
 
 impl<'a> Resolver<'a> {
@@ -141,6 +144,7 @@ impl<'a> Resolver<'a> {
             lambda_variables: Vec::new(),
             observations: Vec::new(),
             input_file_calls: 0,
+            update_names: HashMap::new(),
         }
     }
 
