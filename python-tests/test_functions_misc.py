@@ -90,6 +90,20 @@ SQL = {
     "input_file_name": "SELECT input_file_name() a",
     "assert_true": "SELECT assert_true(1 < 2) a",
     "named_args": "SELECT mask('AbC1', lowerChar => 'x') a",
+    # Spark's common types: dates and timestamps meet as timestamps (TIMESTAMP over
+    # TIMESTAMP_NTZ), strings take the date's or timestamp's type.
+    "common_type_array": "SELECT array(DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00') a, "
+    "array(DATE'2024-01-01', NULL, TIMESTAMP_NTZ'2024-01-01 10:00:00') b, "
+    "array(TIMESTAMP_NTZ'2024-01-01 10:00:00', TIMESTAMP'2024-01-01 10:00:00') c, "
+    "array('2024-01-01', DATE'2024-01-02') d, array('2024-01-01 10:00:00', TIMESTAMP'2024-01-01 10:00:00') e",
+    "common_type_functions": "SELECT coalesce(DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00') a, "
+    "greatest(DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00') b, least(DATE'2024-01-01', TIMESTAMP_NTZ'2024-01-01 10:00:00') c, "
+    "nvl(DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00') d, coalesce('2024-01-01', DATE'2024-01-02') e, "
+    "map(1, DATE'2024-01-01', 2, TIMESTAMP'2024-01-01 10:00:00') f, if(true, DATE'2024-01-01', TIMESTAMP_NTZ'2024-01-01 10:00:00') g",
+    "common_type_case": "SELECT CASE WHEN id = 0 THEN DATE'2024-01-01' ELSE TIMESTAMP'2024-01-01 10:00:00' END a, "
+    "CASE WHEN id = 0 THEN '2024-01-01' ELSE DATE'2024-01-02' END b FROM range(2)",
+    "common_type_union": "SELECT DATE'2024-01-01' a, '2024-01-01' b UNION ALL SELECT TIMESTAMP'2024-01-01 10:00:00', DATE'2024-01-02'",
+    "common_type_ntz_union": "SELECT TIMESTAMP_NTZ'2024-01-01 10:00:00' a UNION SELECT TIMESTAMP'2024-01-01 11:00:00'",
 }
 
 

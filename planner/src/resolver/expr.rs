@@ -104,7 +104,8 @@ impl Resolver<'_> {
                     Some(o) => Some(self.resolve_expr(o, schema)?),
                     None => None,
                 };
-                let mut when_then = Vec::with_capacity(branches.len());
+                let mut whens = Vec::with_capacity(branches.len());
+                let mut values = Vec::with_capacity(branches.len() + 1);
                 // Spark shows `CASE x WHEN v ...` as `CASE WHEN (x = v) ...`.
                 let mut name = String::from("CASE");
                 for (w, t) in branches {
@@ -114,16 +115,29 @@ impl Resolver<'_> {
                         Some((_, on)) => name.push_str(&format!(" WHEN ({on} = {wn}) THEN {tn}")),
                         None => name.push_str(&format!(" WHEN {wn} THEN {tn}")),
                     }
-                    when_then.push((Box::new(w), Box::new(t)));
+                    whens.push(w);
+                    values.push(t);
                 }
+                if let Some(o) = otherwise {
+                    let (o, on) = self.resolve_expr(o, schema)?;
+                    name.push_str(&format!(" ELSE {on}"));
+                    values.push(o);
+                }
+                // The branches' values share Spark's common type.
+                let mut types = values
+                    .iter()
+                    .map(|v| v.get_type(schema))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.coerce_together(&mut values, &mut types, schema)?;
                 let otherwise = match otherwise {
-                    Some(o) => {
-                        let (o, on) = self.resolve_expr(o, schema)?;
-                        name.push_str(&format!(" ELSE {on}"));
-                        Some(Box::new(o))
-                    }
+                    Some(_) => values.pop().map(Box::new),
                     None => None,
                 };
+                let when_then = whens
+                    .into_iter()
+                    .zip(values)
+                    .map(|(w, t)| (Box::new(w), Box::new(t)))
+                    .collect();
                 name.push_str(" END");
                 Ok((
                     Expr::Case(Case::new(
@@ -525,10 +539,11 @@ impl Resolver<'_> {
             )
             .into());
         }
-        let types = args
+        let mut types = args
             .iter()
             .map(|a| a.get_type(schema))
             .collect::<Result<Vec<_>, _>>()?;
+        self.coerce_arguments(&lname, &mut args, &mut types, schema)?;
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
             .unwrap_or_else(|| def.display(&call.name, &names, call.distinct));
         if let Some((_, fname)) = &filter {
@@ -565,7 +580,7 @@ impl Resolver<'_> {
 
     /// `CAST(inner AS to)` with Spark's rules: TRY semantics outside ANSI mode, the session's
     /// zone for timestamps, Spark's spelling of values cast to strings.
-    fn cast_to(
+    pub(super) fn cast_to(
         &self,
         inner: Expr,
         to: &DataType,

@@ -204,6 +204,7 @@ impl Resolver<'_> {
             )
             .into());
         }
+        let (left, right) = self.coerce_set_operands(left, right)?;
         let names = self.output_names(left.schema());
         let plan = match s.kind {
             SetOpKind::Union => {

@@ -8,6 +8,7 @@
 //! aliases. The final output names are applied to the Arrow schema when results are sent.
 
 mod calls;
+mod coercion;
 mod expr;
 mod generate;
 mod input_file;
