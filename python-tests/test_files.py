@@ -98,6 +98,27 @@ READS = {
 }
 
 
+# `SELECT ... FROM format.`path``: SQL on files, read with the format's defaults.
+SQL_ON_FILES = {
+    "parquet": f"SELECT * FROM parquet.`{SPARK_FILES / 'parquet'}`",
+    "partitioned": f"SELECT t.id, t.part, flag FROM PARQUET.`{SPARK_FILES / 'partitioned'}` t WHERE part = 'b'",
+    "csv": f"SELECT * FROM csv.`{SPARK_FILES / 'csv'}`",
+    "json_count": f"SELECT count(*) n FROM json.`{SPARK_FILES / 'json'}`",
+    "orc_join": f"SELECT a.id, b.name FROM orc.`{SPARK_FILES / 'orc'}` a JOIN parquet.`{SPARK_FILES / 'parquet'}` b ON a.id = b.id",
+    "text": f"SELECT value FROM text.`{SPARK_FILES / 'text'}`",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SQL_ON_FILES))
+def test_sql_on_files(utc, expected, name):
+    expected.check(utc.sql(SQL_ON_FILES[name]), name=name)
+
+
+def test_sql_on_files_errors(spark, expected, out):
+    expected.check_error(lambda: spark.sql(f"SELECT * FROM parquet.`{out / 'missing'}`").collect(), name="missing")
+    expected.check_error(lambda: spark.sql(f"SELECT * FROM nosuchformat.`{out}`").collect(), name="unknown_format")
+
+
 @pytest.mark.parametrize("name", sorted(READS))
 def test_read_files_spark_wrote(utc, expected, name):
     expected.check(READS[name](utc.read), name=name)

@@ -6,6 +6,7 @@ replaced in the query), so that the answers hold wherever the tests run."""
 from pathlib import Path
 
 import pytest
+from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from conftest import RECORD, cases
@@ -64,6 +65,10 @@ FRAMES = {
         parquet(s).createOrReplaceTempView("input_file_view"),
         s.sql("SELECT id, input_file_name() LIKE '%part=a%' a FROM input_file_view"),
     )[1],
+    "sql_on_files": lambda s: s.sql(
+        f"SELECT id, replace(input_file_name(), '{DATA.as_uri()}/', '') f, input_file_block_length() n "
+        f"FROM parquet.`{SPARK_FILES / 'partitioned'}`"
+    ),
     # After an exchange (an aggregation, a sort, a limit) or with no file read: '' and -1.
     "after_aggregate": lambda s: parquet(s).groupBy().count().select(NAME, START, LENGTH),
     "after_sort": lambda s: parquet(s).orderBy("id").select("id", NAME),
@@ -90,7 +95,8 @@ def test_sql(spark, expected, case):
 
 
 def test_not_supported(spark):
-    """Where Spark's answer depends on its join strategy or a union's sides, Ember says so."""
+    """Where Spark's answer depends on its join strategy or a union's sides, or where the call
+    would not reach the scan (a window function's arguments), Ember says so."""
     if RECORD:
         pytest.skip("Ember's own answer")
     files = parquet(spark)
@@ -98,6 +104,7 @@ def test_not_supported(spark):
         files.join(spark.range(3), "id").select(F.input_file_name()),
         files.select("id").union(spark.range(10, 11)).select(F.input_file_name()),
         spark.read.text(str(SPARK_FILES / "text")).select(F.input_file_name()),
+        files.select(F.first(F.input_file_name()).over(Window.orderBy("id"))),
     ]:
         with pytest.raises(Exception, match="not supported: input_file_name"):
             df.collect()

@@ -402,6 +402,13 @@ fn local_url(path: &std::path::Path, directory: bool) -> PlanResult<ListingTable
     Ok(ListingTableUrl::parse(text)?)
 }
 
+/// Whether `name` is a file format Ember reads (`SELECT * FROM parquet.\`/path\``).
+pub fn is_file_format(name: &str) -> bool {
+    ["parquet", "csv", "json", "orc", "text", "avro"]
+        .iter()
+        .any(|f| f.eq_ignore_ascii_case(name))
+}
+
 /// The table a `spark.read...load(paths)` reads.
 pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResult<FileRead> {
     let format_name = ds

@@ -106,6 +106,13 @@ fn replacement(field: InputFileField, files: &Files) -> PlanResult<Expr> {
 /// The files of the rows a node evaluates its expressions on.
 fn input_files(node: &LogicalPlan) -> Files {
     let inputs = node.inputs();
+    // DataFusion moves the call into the scan from projections, filters, sorts, aggregations
+    // and joins, not from a window function's arguments.
+    if matches!(node, LogicalPlan::Window(_))
+        && !matches!(union(inputs.iter().map(|i| files_of(i))), Files::None)
+    {
+        return Files::Unsupported("in a window function over files".into());
+    }
     if matches!(node, LogicalPlan::Join(_)) {
         return joined(&inputs);
     }

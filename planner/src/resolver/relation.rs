@@ -243,6 +243,19 @@ impl Resolver<'_> {
             let plan = self.resolve(&cte)?;
             return self.reassign(plan, Some(name.to_vec()));
         }
+        // `parquet.\`/path\``: the files at the path, read with the format's defaults.
+        if let [format, path] = name
+            && crate::datasource::is_file_format(format)
+        {
+            let ds = crate::spec::DataSource {
+                format: Some(format.to_ascii_lowercase()),
+                schema: None,
+                options: Default::default(),
+                paths: vec![path.clone()],
+            };
+            let plan = self.resolve_data_source(&ds)?;
+            return self.reassign(plan, Some(name.to_vec()));
+        }
         match self.catalog().lookup(name)? {
             Some(CatalogEntry::View(view)) => {
                 let plan = self.resolve(&view)?;
