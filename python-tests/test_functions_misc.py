@@ -117,6 +117,26 @@ def test_sql(spark, expected, case):
     expected.check(spark.sql(SQL[case]), name=case)
 
 
+# Schemas compared with their nullability: functions NULL only for NULL arguments are not
+# nullable over literals and non-null columns, as in Spark.
+NULLABILITY = {
+    "sketches": "SELECT hll_sketch_estimate(hll_sketch_agg(1)) a, hll_sketch_agg(1) b, theta_sketch_agg(1) c, "
+    "kll_sketch_agg_bigint(1L) d, theta_sketch_estimate(theta_sketch_agg(1)) e, kll_sketch_get_n_bigint(kll_sketch_agg_bigint(1L)) f",
+    "sketch_ops": "SELECT hll_union(hll_sketch_agg(1), hll_sketch_agg(2)) a, count_min_sketch(1, 0.5d, 0.5d, 1) b",
+    "sketch_of_column": "SELECT hll_sketch_estimate(s) c FROM (SELECT hll_sketch_agg(x) s FROM VALUES (1), (NULL) t(x))",
+    "spatial": "SELECT st_geomfromwkb(X'0101000000000000000000F03F0000000000000040') a, "
+    "st_srid(st_geomfromwkb(X'0101000000000000000000F03F0000000000000040')) b, "
+    "st_asbinary(st_geomfromwkb(X'0101000000000000000000F03F0000000000000040')) c, st_geomfromwkb(w) d "
+    "FROM VALUES (CAST(NULL AS BINARY)) t(w)",
+    "input_file": "SELECT input_file_name() a, input_file_block_start() b, input_file_block_length() c",
+}
+
+
+@pytest.mark.parametrize("case", sorted(NULLABILITY))
+def test_nullability(spark, expected, case):
+    expected.check(spark.sql(NULLABILITY[case]), name=case, nullability=True)
+
+
 SCHEMAS = {
     "ddl_nested": "a INT, b ARRAY<STRING>, c MAP<STRING, DECIMAL(10,2)>",
     "ddl_struct": "s STRUCT<x: INT, y: ARRAY<STRUCT<z: DOUBLE>>>, t TIMESTAMP, n TIMESTAMP_NTZ, d DATE",

@@ -56,7 +56,7 @@ pub(super) fn resolve_input_files(plan: LogicalPlan) -> PlanResult<(LogicalPlan,
             return Ok(Transformed::no(node));
         }
         let files = input_files(&node);
-        node.map_expressions(|e| {
+        let rewritten = node.map_expressions(|e| {
             e.transform_up(|e| {
                 let Some(field) = marker(&e) else {
                     return Ok(Transformed::no(e));
@@ -70,7 +70,9 @@ pub(super) fn resolve_input_files(plan: LogicalPlan) -> PlanResult<(LogicalPlan,
                     }
                 }
             })
-        })
+        })?;
+        // The node's schema follows its new expressions (their nullability).
+        rewritten.map_data(|p| p.recompute_schema())
     })?;
     match failure {
         Some(error) => Err(error),

@@ -325,6 +325,39 @@ pub enum ParseTarget {
     UnixSeconds,
 }
 
+/// Whether a kind's values may be NULL.
+enum Nullability {
+    Nullable,
+    /// NULL only where an argument is.
+    OfArguments,
+    Never,
+}
+
+impl Native {
+    fn nullability(&self) -> Nullability {
+        match self {
+            // A location always names its file.
+            Native::InputFile { .. } | Native::FileUri { .. } | Native::LocalFileSize => {
+                Nullability::Never
+            }
+            Native::Spatial { .. }
+            | Native::Sketch {
+                op:
+                    SketchOp::HllEstimate
+                    | SketchOp::HllUnion { .. }
+                    | SketchOp::ThetaEstimate
+                    | SketchOp::ThetaUnion { .. }
+                    | SketchOp::ThetaIntersection
+                    | SketchOp::ThetaDifference
+                    | SketchOp::KllN { .. }
+                    | SketchOp::KllMerge { .. }
+                    | SketchOp::KllToString { .. },
+            } => Nullability::OfArguments,
+            _ => Nullability::Nullable,
+        }
+    }
+}
+
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct NativeUdf {
     kind: Native,
@@ -414,6 +447,30 @@ impl ScalarUDFImpl for NativeUdf {
 
     fn signature(&self) -> &Signature {
         &self.signature
+    }
+
+    /// Nullable unless the kind is NULL only for NULL arguments and none may be NULL (Spark's
+    /// nullability of such functions of literals and non-null columns).
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<arrow::datatypes::FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let data_type = self.return_type(&types)?;
+        let nullable = match self.kind.nullability() {
+            Nullability::Nullable => true,
+            Nullability::OfArguments => args.arg_fields.iter().any(|f| f.is_nullable()),
+            Nullability::Never => false,
+        };
+        Ok(Arc::new(arrow::datatypes::Field::new(
+            self.name(),
+            data_type,
+            nullable,
+        )))
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
