@@ -151,11 +151,31 @@ ERRORS = {
     "lag_without_order": "SELECT lag(id) OVER (PARTITION BY id) FROM range(3)",
     "window_in_where": "SELECT id FROM range(3) WHERE row_number() OVER (ORDER BY id) = 1",
     "aggregate_in_where": "SELECT id FROM range(3) WHERE sum(id) > 1",
+    # Aggregates of non-deterministic values (outside windows) are refused.
+    "nondeterministic_rand": "SELECT sum(rand(42)) FROM range(3)",
+    "nondeterministic_uuid": "SELECT count(uuid()) FROM range(3)",
+    "nondeterministic_partition_id": "SELECT sum(spark_partition_id()) FROM range(3)",
+    "nondeterministic_shuffle": "SELECT count(shuffle(array(1, 2))) FROM range(3)",
+    "nondeterministic_input_file": "SELECT count(DISTINCT input_file_name()) FROM range(3)",
+    "nondeterministic_filter": "SELECT sum(id) FILTER (WHERE rand() > 2) FROM range(3)",
 }
 
 
 ERRORS_GAPS = {
 }
+
+
+# ... but allowed over windows, and over a projection of such values.
+NONDETERMINISTIC_ALLOWED = {
+    "window": "SELECT count(rand()) OVER () n FROM range(3)",
+    "projected": "SELECT count(x) n, sum(x) > 0 s FROM (SELECT rand(7) x FROM range(3))",
+    "aes_encrypt": "SELECT count(aes_encrypt('a', '0000111122223333')) n FROM range(3)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(NONDETERMINISTIC_ALLOWED))
+def test_nondeterministic_allowed(spark, expected, case):
+    expected.check(spark.sql(NONDETERMINISTIC_ALLOWED[case]), name=case)
 
 
 @pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))

@@ -546,6 +546,9 @@ impl Resolver<'_> {
         self.coerce_arguments(&lname, &mut args, &mut types, schema)?;
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
             .unwrap_or_else(|| def.display(&call.name, &names, call.distinct));
+        if def.kind == FunctionKind::Aggregate && !self.in_window {
+            check_deterministic_aggregate(call, &name, filter.as_ref().map(|(_, n)| n.as_str()))?;
+        }
         if let Some((_, fname)) = &filter {
             name.push_str(&format!(" FILTER (WHERE {fname})"));
         }
@@ -937,4 +940,56 @@ fn datetime_arithmetic_name(op: &str, names: &[String], types: &[DataType]) -> O
         }),
         _ => None,
     }
+}
+
+/// Spark's functions whose values are not determined by their arguments (random values,
+/// row positions, the file being read).
+const NONDETERMINISTIC: &[&str] = &[
+    "rand",
+    "random",
+    "randn",
+    "uniform",
+    "randstr",
+    "uuid",
+    "shuffle",
+    "reflect",
+    "java_method",
+    "try_reflect",
+    "monotonically_increasing_id",
+    "spark_partition_id",
+    "input_file_name",
+    "input_file_block_start",
+    "input_file_block_length",
+];
+
+/// Spark refuses an aggregate (outside a window) over such values, or filtered by them.
+fn check_deterministic_aggregate(
+    call: &spec::FunctionCall,
+    name: &str,
+    filter: Option<&str>,
+) -> PlanResult<()> {
+    let nondeterministic = |e: &SExpr| NONDETERMINISTIC.iter().any(|f| e.calls(f));
+    if call.args.iter().any(nondeterministic) {
+        return Err(SparkError::analysis(
+            "AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION",
+            "42845",
+            format!(
+                "Non-deterministic expression \"{name}\" should not appear in the arguments of an aggregate function."
+            ),
+        )
+        .into());
+    }
+    if let (Some(f), Some(shown)) = (&call.filter, filter)
+        && nondeterministic(f)
+    {
+        return Err(SparkError::analysis(
+            "INVALID_AGGREGATE_FILTER.NON_DETERMINISTIC",
+            "42903",
+            format!(
+                "The FILTER expression \"{shown}\" in an aggregate function is invalid. Expected a FILTER expression without non-deterministic expressions."
+            ),
+        )
+        .into());
+    }
+    Ok(())
 }

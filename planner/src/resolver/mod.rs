@@ -128,6 +128,9 @@ pub struct Resolver<'a> {
     /// The root and the operations of each `update_fields(...)` name made, by name (see
     /// `update_fields_name`).
     update_names: HashMap<String, calls::UpdateChain>,
+    /// Whether the function being resolved is a window function (Spark allows its
+    /// aggregates over non-deterministic values).
+    in_window: bool,
 }
 
 impl<'a> Resolver<'a> {
@@ -146,6 +149,7 @@ impl<'a> Resolver<'a> {
             observations: Vec::new(),
             input_file_calls: 0,
             update_names: HashMap::new(),
+            in_window: false,
         }
     }
 

@@ -49,7 +49,11 @@ impl Resolver<'_> {
             )
             .into());
         }
-        let (fexpr, fname) = self.resolve_function(call, schema)?;
+        // Spark allows window aggregates of non-deterministic values.
+        let outer = std::mem::replace(&mut self.in_window, true);
+        let resolved = self.resolve_function(call, schema);
+        self.in_window = outer;
+        let (fexpr, fname) = resolved?;
         let mut partition = Vec::new();
         let mut partition_names = Vec::new();
         for p in &w.partition_by {
