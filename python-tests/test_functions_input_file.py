@@ -69,6 +69,14 @@ FRAMES = {
         f"SELECT id, replace(input_file_name(), '{DATA.as_uri()}/', '') f, input_file_block_length() n "
         f"FROM parquet.`{SPARK_FILES / 'partitioned'}`"
     ),
+    "union_of_files": lambda s: READS["parquet"](s.read)
+    .select("id")
+    .union(READS["orc"](s.read).select("id"))
+    .select("id", NAME),
+    "union_filter": lambda s: READS["parquet"](s.read)
+    .select("id")
+    .unionByName(READS["json"](s.read).select("id"))
+    .where(F.input_file_name().contains("/json/")),
     # After an exchange (an aggregation, a sort, a limit) or with no file read: '' and -1.
     "after_aggregate": lambda s: parquet(s).groupBy().count().select(NAME, START, LENGTH),
     "after_sort": lambda s: parquet(s).orderBy("id").select("id", NAME),

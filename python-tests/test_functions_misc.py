@@ -104,6 +104,12 @@ SQL = {
     "CASE WHEN id = 0 THEN '2024-01-01' ELSE DATE'2024-01-02' END b FROM range(2)",
     "common_type_union": "SELECT DATE'2024-01-01' a, '2024-01-01' b UNION ALL SELECT TIMESTAMP'2024-01-01 10:00:00', DATE'2024-01-02'",
     "common_type_ntz_union": "SELECT TIMESTAMP_NTZ'2024-01-01 10:00:00' a UNION SELECT TIMESTAMP'2024-01-01 11:00:00'",
+    # Set operations widen each column to Spark's common type of both sides.
+    "union_numbers": "SELECT 1 a, 1 b, 1.5BD c, CAST(1 AS DECIMAL(5,2)) d, 1Y e, 1.5F f, array(1) g "
+    "UNION ALL SELECT 2L, 2.5D, 2, CAST(2 AS DECIMAL(10,1)), 300S, 2L, array(2L)",
+    "union_strings": "SELECT '7' a, '1.5' b, 'true' c UNION ALL SELECT 1, CAST(2 AS DECIMAL(5,2)), false",
+    "intersect_except": "SELECT typeof(a) t FROM (SELECT 1 a INTERSECT SELECT 1L) UNION ALL "
+    "SELECT typeof(a) FROM (SELECT 1S a EXCEPT SELECT 2.5D)",
 }
 
 
@@ -193,6 +199,8 @@ ERRORS = {
     "assert_false": "SELECT assert_true(1 > 2)",
     "raise_error": "SELECT raise_error('boom')",
     "sha2_bad_bits": "SELECT sha2('a', 7)",
+    "union_incompatible": "SELECT 1 a UNION ALL SELECT true",
+    "union_string_not_number": "SELECT 'x' a UNION ALL SELECT 1",
 }
 
 

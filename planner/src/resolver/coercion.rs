@@ -1,8 +1,10 @@
-//! Spark's common types where DataFusion's differ: values of a function's arguments that must
-//! share a type (`array`, `coalesce`, `greatest`, `if`, `map`'s keys and values, CASE's
-//! branches, the columns of a UNION). Dates and timestamps meet as timestamps, a zoned
-//! TIMESTAMP wins over a TIMESTAMP_NTZ, and strings take the date's or timestamp's type (ANSI
-//! string promotion); the values are cast by Spark's cast rules (the session time zone).
+//! Spark's common types (its wider types under ANSI rules), made explicit: values of a
+//! function's arguments that must share a type (`array`, `coalesce`, `greatest`, `if`, `map`'s
+//! keys and values, CASE's branches, the columns of a UNION) are cast to it, so that a plan's
+//! schema is the type its rows have. Integers widen to the wider integer, decimals to a decimal
+//! holding both, with floating point numbers to DOUBLE; dates and timestamps meet as timestamps
+//! (a zoned TIMESTAMP over a TIMESTAMP_NTZ); strings take the other side's type (BIGINT for
+//! integers, DOUBLE for fractions). The values are cast by Spark's cast rules.
 
 use arrow::datatypes::DataType;
 use datafusion::common::DFSchema;
@@ -11,18 +13,73 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 use super::Resolver;
 use crate::error::PlanResult;
 
-/// Spark's common type of `a` and `b` where DataFusion would choose another (or none);
-/// `None`: leave them to DataFusion.
-fn datetime_common(a: &DataType, b: &DataType) -> Option<DataType> {
+/// Spark's common type of `a` and `b` (its `findWiderTypeForTwo` under ANSI rules), for the
+/// types Ember knows; `None`: leave them to DataFusion.
+fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType::*;
-    match (a, b) {
-        (a, b) if a == b => Some(a.clone()),
-        (Null, t) | (t, Null) => Some(t.clone()),
-        (Date32, t @ Timestamp(..)) | (t @ Timestamp(..), Date32) => Some(t.clone()),
+    let is_string = |t: &DataType| matches!(t, Utf8 | LargeUtf8 | Utf8View);
+    let is_fractional = |t: &DataType| matches!(t, Float32 | Float64 | Decimal128(..));
+    Some(match (a, b) {
+        (a, b) if a == b => a.clone(),
+        (Null, t) | (t, Null) => t.clone(),
+        (a, b) if integral_rank(a).is_some() && integral_rank(b).is_some() => {
+            if integral_rank(a) >= integral_rank(b) {
+                a.clone()
+            } else {
+                b.clone()
+            }
+        }
+        (Float32 | Float64, t) | (t, Float32 | Float64)
+            if integral_rank(t).is_some() || is_fractional(t) =>
+        {
+            Float64
+        }
+        // Strings take the other side's type (ANSI string promotion).
+        (s, t) | (t, s) if is_string(s) && integral_rank(t).is_some() => Int64,
+        (s, t) | (t, s) if is_string(s) && is_fractional(t) => Float64,
+        (s, Boolean) | (Boolean, s) if is_string(s) => Boolean,
+        (s, t @ (Date32 | Timestamp(..))) | (t @ (Date32 | Timestamp(..)), s) if is_string(s) => {
+            t.clone()
+        }
+        (Decimal128(..), _) | (_, Decimal128(..)) => {
+            let (p1, s1) = decimal_of(a)?;
+            let (p2, s2) = decimal_of(b)?;
+            let scale = s1.max(s2);
+            let range = (i16::from(p1) - i16::from(s1)).max(i16::from(p2) - i16::from(s2));
+            let precision = (range + i16::from(scale)).min(38);
+            Decimal128(u8::try_from(precision).ok()?, scale)
+        }
+        // Dates and timestamps meet as timestamps; a zoned one wins over a local one.
+        (Date32, t @ Timestamp(..)) | (t @ Timestamp(..), Date32) => t.clone(),
         (Timestamp(_, None), t @ Timestamp(_, Some(_)))
-        | (t @ Timestamp(_, Some(_)), Timestamp(_, None)) => Some(t.clone()),
-        (Utf8 | LargeUtf8 | Utf8View, t @ (Date32 | Timestamp(..)))
-        | (t @ (Date32 | Timestamp(..)), Utf8 | LargeUtf8 | Utf8View) => Some(t.clone()),
+        | (t @ Timestamp(_, Some(_)), Timestamp(_, None)) => t.clone(),
+        (List(x), List(y)) => List(std::sync::Arc::new(arrow::datatypes::Field::new(
+            x.name(),
+            spark_wider(x.data_type(), y.data_type())?,
+            x.is_nullable() || y.is_nullable(),
+        ))),
+        _ => return None,
+    })
+}
+
+fn integral_rank(t: &DataType) -> Option<u8> {
+    match t {
+        DataType::Int8 => Some(1),
+        DataType::Int16 => Some(2),
+        DataType::Int32 => Some(3),
+        DataType::Int64 => Some(4),
+        _ => None,
+    }
+}
+
+/// A decimal's precision and scale, or those of the decimal an integer type widens to.
+fn decimal_of(t: &DataType) -> Option<(u8, i8)> {
+    match t {
+        DataType::Decimal128(p, s) => Some((*p, *s)),
+        DataType::Int8 => Some((3, 0)),
+        DataType::Int16 => Some((5, 0)),
+        DataType::Int32 => Some((10, 0)),
+        DataType::Int64 => Some((20, 0)),
         _ => None,
     }
 }
@@ -33,7 +90,7 @@ pub(super) fn common_type(types: &[DataType]) -> Option<DataType> {
     for t in types {
         out = Some(match &out {
             None => t.clone(),
-            Some(o) => datetime_common(o, t)?,
+            Some(o) => spark_wider(o, t)?,
         });
     }
     out.filter(|t| types.iter().any(|x| x != t && x != &DataType::Null))
@@ -80,16 +137,27 @@ impl Resolver<'_> {
     /// common type of each pair where it is not DataFusion's.
     pub(super) fn coerce_set_operands(
         &self,
+        operation: &str,
         left: LogicalPlan,
         right: LogicalPlan,
     ) -> PlanResult<(LogicalPlan, LogicalPlan)> {
-        let targets: Vec<Option<DataType>> = left
+        let mut targets = Vec::with_capacity(left.schema().fields().len());
+        for (i, (l, r)) in left
             .schema()
             .fields()
             .iter()
             .zip(right.schema().fields())
-            .map(|(l, r)| common_type(&[l.data_type().clone(), r.data_type().clone()]))
-            .collect();
+            .enumerate()
+        {
+            let (lt, rt) = (l.data_type(), r.data_type());
+            let numeric = |t: &DataType| t.is_numeric();
+            if (lt == &DataType::Boolean && numeric(rt))
+                || (rt == &DataType::Boolean && numeric(lt))
+            {
+                return Err(incompatible_column(operation, i, lt, rt).into());
+            }
+            targets.push(common_type(&[lt.clone(), rt.clone()]));
+        }
         if targets.iter().all(Option::is_none) {
             return Ok((left, right));
         }
@@ -148,6 +216,32 @@ impl Resolver<'_> {
     }
 }
 
+/// Spark's error for a set operation's columns of types it cannot widen to one.
+fn incompatible_column(
+    operation: &str,
+    index: usize,
+    left: &DataType,
+    right: &DataType,
+) -> crate::error::SparkError {
+    let ordinal = match index + 1 {
+        1 => "first".to_string(),
+        2 => "second".to_string(),
+        3 => "third".to_string(),
+        n => format!("{n}th"),
+    };
+    let (l, r) = (crate::types::sql_name(left), crate::types::sql_name(right));
+    crate::error::SparkError::analysis(
+        "INCOMPATIBLE_COLUMN_TYPE",
+        "42825",
+        format!(
+            "{operation} can only be performed on inputs with compatible column types. The \
+             {ordinal} column of the second table is \"{r}\" type which is not compatible with \
+             \"{l}\" at the same column of the first table. Consider casting the incompatible \
+             column to a compatible type."
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use arrow::datatypes::{DataType, TimeUnit};
@@ -171,9 +265,37 @@ mod tests {
             common_type(&[DataType::Utf8, DataType::Date32]),
             Some(DataType::Date32)
         );
-        // Same types, or types DataFusion unifies as Spark does, are left alone.
+        // Same types are left alone, and types Spark cannot widen to DataFusion.
         assert_eq!(common_type(&[ltz.clone(), ltz]), None);
-        assert_eq!(common_type(&[DataType::Int32, DataType::Int64]), None);
-        assert_eq!(common_type(&[DataType::Utf8, DataType::Int32]), None);
+        assert_eq!(common_type(&[DataType::Boolean, DataType::Int32]), None);
+        // Numbers, as Spark's UNION types them.
+        assert_eq!(
+            common_type(&[DataType::Int32, DataType::Int64]),
+            Some(DataType::Int64)
+        );
+        assert_eq!(
+            common_type(&[DataType::Int32, DataType::Float32]),
+            Some(DataType::Float64)
+        );
+        assert_eq!(
+            common_type(&[DataType::Utf8, DataType::Int32]),
+            Some(DataType::Int64)
+        );
+        assert_eq!(
+            common_type(&[DataType::Int16, DataType::Decimal128(5, 2)]),
+            Some(DataType::Decimal128(7, 2))
+        );
+        assert_eq!(
+            common_type(&[DataType::Decimal128(5, 2), DataType::Decimal128(20, 0)]),
+            Some(DataType::Decimal128(22, 2))
+        );
+        assert_eq!(
+            common_type(&[DataType::Int64, DataType::Decimal128(38, 10)]),
+            Some(DataType::Decimal128(38, 10))
+        );
+        assert_eq!(
+            common_type(&[DataType::Utf8, DataType::Decimal128(5, 2)]),
+            Some(DataType::Float64)
+        );
     }
 }

@@ -191,20 +191,20 @@ impl Resolver<'_> {
             (left, right) = self.align_by_name(left, right, s.allow_missing_columns)?;
         }
         let (ln, rn) = (left.schema().fields().len(), right.schema().fields().len());
+        let operation = match s.kind {
+            SetOpKind::Union => "UNION",
+            SetOpKind::Intersect => "INTERSECT",
+            SetOpKind::Except => "EXCEPT",
+        };
         if ln != rn {
-            let op = match s.kind {
-                SetOpKind::Union => "UNION",
-                SetOpKind::Intersect => "INTERSECT",
-                SetOpKind::Except => "EXCEPT",
-            };
             return Err(SparkError::analysis(
                 "NUM_COLUMNS_MISMATCH",
                 "42826",
-                format!("{op} can only be performed on inputs with the same number of columns, but the first input has {ln} columns and the second input has {rn} columns."),
+                format!("{operation} can only be performed on inputs with the same number of columns, but the first input has {ln} columns and the second input has {rn} columns."),
             )
             .into());
         }
-        let (left, right) = self.coerce_set_operands(left, right)?;
+        let (left, right) = self.coerce_set_operands(operation, left, right)?;
         let names = self.output_names(left.schema());
         let plan = match s.kind {
             SetOpKind::Union => {
