@@ -30,6 +30,11 @@ pub fn operand_decimal(dt: &DataType, expr: &Expr) -> Option<(u8, i8)> {
             _ => {}
         }
     }
+    type_decimal(dt)
+}
+
+/// The decimal type Spark gives values of a type: decimals as they are, integers by width.
+pub fn type_decimal(dt: &DataType) -> Option<(u8, i8)> {
     match dt {
         DataType::Decimal128(p, s) => Some((*p, *s)),
         DataType::Int8 => Some((3, 0)),

@@ -12,6 +12,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
 use crate::error::PlanResult;
+use crate::functions::decimal::type_decimal;
 
 /// Spark's common type of `a` and `b` (its `findWiderTypeForTwo` under ANSI rules), for the
 /// types Ember knows; `None`: leave them to DataFusion.
@@ -42,8 +43,8 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
             t.clone()
         }
         (Decimal128(..), _) | (_, Decimal128(..)) => {
-            let (p1, s1) = decimal_of(a)?;
-            let (p2, s2) = decimal_of(b)?;
+            let (p1, s1) = type_decimal(a)?;
+            let (p2, s2) = type_decimal(b)?;
             let scale = s1.max(s2);
             let range = (i16::from(p1) - i16::from(s1)).max(i16::from(p2) - i16::from(s2));
             let precision = (range + i16::from(scale)).min(38);
@@ -68,18 +69,6 @@ fn integral_rank(t: &DataType) -> Option<u8> {
         DataType::Int16 => Some(2),
         DataType::Int32 => Some(3),
         DataType::Int64 => Some(4),
-        _ => None,
-    }
-}
-
-/// A decimal's precision and scale, or those of the decimal an integer type widens to.
-fn decimal_of(t: &DataType) -> Option<(u8, i8)> {
-    match t {
-        DataType::Decimal128(p, s) => Some((*p, *s)),
-        DataType::Int8 => Some((3, 0)),
-        DataType::Int16 => Some((5, 0)),
-        DataType::Int32 => Some((10, 0)),
-        DataType::Int64 => Some((20, 0)),
         _ => None,
     }
 }
