@@ -174,9 +174,13 @@ impl SparkError {
 
     /// The full message the way Spark prints it: `[CLASS] message SQLSTATE: xxxxx`.
     pub fn full_message(&self) -> String {
-        if self.error_class.is_empty() {
-            // An exception of the JVM without an error class (`require` failures).
+        // An exception of the JVM without an error class (`require` failures), or one of
+        // Spark's legacy errors, whose messages are shown bare.
+        if self.error_class.is_empty() || self.error_class.starts_with("_LEGACY_ERROR_") {
             return self.message.clone();
+        }
+        if self.sql_state.is_empty() {
+            return format!("[{}] {}", self.error_class, self.message);
         }
         format!(
             "[{}] {} SQLSTATE: {}",

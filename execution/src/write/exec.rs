@@ -152,7 +152,10 @@ impl WriteFilesExec {
         if write.key_columns() >= columns && columns > 0 {
             return plan_err!("Cannot use all columns for partition columns");
         }
-        if write.bucketed && input.schema().field(columns - 1).data_type() != &DataType::Int32 {
+        let bucket_type = columns
+            .checked_sub(1)
+            .map(|last| input.schema().field(last).data_type().clone());
+        if write.bucketed && bucket_type != Some(DataType::Int32) {
             return plan_err!("a bucketed write's last column is its bucket");
         }
         if write.format == WriteFormat::Orc {
