@@ -73,7 +73,8 @@ fn integral_rank(t: &DataType) -> Option<u8> {
     }
 }
 
-/// The type values of `types` share under Spark's rules, when it is not DataFusion's.
+/// The type values of `types` share under Spark's rules, when some of them must be cast to it
+/// (`None`: all share one type already, or Spark's rules here do not cover them).
 pub(super) fn common_type(types: &[DataType]) -> Option<DataType> {
     let mut out: Option<DataType> = None;
     for t in types {
@@ -123,7 +124,7 @@ impl Resolver<'_> {
     }
 
     /// The two sides of a UNION, INTERSECT or EXCEPT with their columns cast to the Spark
-    /// common type of each pair where it is not DataFusion's.
+    /// common type of each pair where they differ.
     pub(super) fn coerce_set_operands(
         &self,
         operation: &str,
@@ -181,7 +182,7 @@ impl Resolver<'_> {
         Ok(LogicalPlanBuilder::from(plan).project(exprs)?.build()?)
     }
 
-    /// `exprs` (of `types`) cast to their Spark common type where it is not DataFusion's.
+    /// `exprs` (of `types`) cast to their Spark common type where they differ.
     pub(super) fn coerce_together(
         &self,
         exprs: &mut [Expr],
