@@ -407,6 +407,17 @@ impl fmt::Display for SparkError {
 
 impl std::error::Error for SparkError {}
 
+/// Spark's ordinal of the `i`-th (0-based) argument or column in messages: `first`, `second`,
+/// `third`, then `4th`, `5th`, ...
+pub fn ordinal_number(i: usize) -> String {
+    match i {
+        0 => "first".into(),
+        1 => "second".into(),
+        2 => "third".into(),
+        i => format!("{}th", i + 1),
+    }
+}
+
 /// Quote a single identifier the way Spark prints it: `` `name` ``.
 pub fn quote_identifier(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))

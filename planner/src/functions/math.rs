@@ -451,10 +451,7 @@ fn random_argument(
     what: &str,
     i: usize,
 ) -> crate::error::PlanError {
-    let ordinal = ["first", "second", "third"]
-        .get(i)
-        .copied()
-        .unwrap_or("next");
+    let ordinal = crate::error::ordinal_number(i);
     crate::error::SparkError::analysis(
         &format!("DATATYPE_MISMATCH.{class}"),
         "42K09",

@@ -33,13 +33,6 @@ fn scalar(op: SketchOp, args: Vec<Expr>) -> Expr {
     NativeUdf::udf(Native::Sketch { op }).call(args)
 }
 
-fn ordinal(i: usize) -> &'static str {
-    ["first", "second", "third", "fourth"]
-        .get(i)
-        .copied()
-        .unwrap_or("next")
-}
-
 /// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types.
 fn check_type(
     f: &FunctionInput,
@@ -72,7 +65,7 @@ fn check_type(
         format!(
             "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{arg}\" has the type \"{}\".",
             f.name,
-            ordinal(i),
+            crate::error::ordinal_number(i),
             sql_name(t)
         ),
     )

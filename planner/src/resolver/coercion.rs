@@ -213,12 +213,7 @@ fn incompatible_column(
     left: &DataType,
     right: &DataType,
 ) -> crate::error::SparkError {
-    let ordinal = match index + 1 {
-        1 => "first".to_string(),
-        2 => "second".to_string(),
-        3 => "third".to_string(),
-        n => format!("{n}th"),
-    };
+    let ordinal = crate::error::ordinal_number(index);
     let (l, r) = (crate::types::sql_name(left), crate::types::sql_name(right));
     crate::error::SparkError::analysis(
         "INCOMPATIBLE_COLUMN_TYPE",
