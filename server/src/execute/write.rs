@@ -309,12 +309,12 @@ pub async fn write_files(
             }
         }
     }
-    let column = |name: &str| {
+    // A column of the query by its Spark name (as written, or as projected below).
+    let position = |name: &str| {
         query
             .names
             .iter()
             .position(|n| same(n, name))
-            .map(|i| Expr::Column(schema.columns()[i].clone()))
             .ok_or_else(|| SparkError::invalid_plan(format!("no column {name} to bucket by")))
     };
     let mut columns: Vec<_> = order
@@ -326,26 +326,29 @@ pub async fn write_files(
         let keys = b
             .columns
             .iter()
-            .map(|c| column(c))
-            .collect::<Result<Vec<_>, _>>()?;
-        let bucket = ember_planner::functions::bucket_id(keys, b.num_buckets);
-        // Spark sorts a bucketed write by partition, bucket and sort columns.
+            .map(|c| Ok(Expr::Column(schema.columns()[position(c)?].clone())))
+            .collect::<Result<Vec<_>, SparkError>>()?;
+        columns.push(ember_planner::functions::bucket_id(keys, b.num_buckets).alias(BUCKET_COLUMN));
+        // Spark sorts a bucketed write by partition, bucket and sort columns (the projected
+        // ones: each row's bucket is computed once).
         if !b.sort_columns.is_empty() {
+            let projected = |name: &str| {
+                Expr::Column(datafusion::common::Column::new_unqualified(name)).sort(true, true)
+            };
             for &i in &partition_indices {
-                sort.push(Expr::Column(schema.columns()[i].clone()).sort(true, true));
+                sort.push(projected(&query.names[i]));
             }
-            sort.push(bucket.clone().sort(true, true));
+            sort.push(projected(BUCKET_COLUMN));
             for c in &b.sort_columns {
-                sort.push(column(c)?.sort(true, true));
+                sort.push(projected(&query.names[position(c)?]));
             }
         }
-        columns.push(bucket.alias(BUCKET_COLUMN));
     }
-    let mut plan = LogicalPlanBuilder::from(query.plan);
+    let mut plan = LogicalPlanBuilder::from(query.plan).project(columns)?;
     if !sort.is_empty() {
         plan = plan.sort(sort)?;
     }
-    let plan = plan.project(columns)?.build()?;
+    let plan = plan.build()?;
     let df = ctx.datafusion_context();
     let physical = df.state().create_physical_plan(&plan).await?;
     let physical = ember_execution::write::without_parallelism_repartitions(physical)?;
