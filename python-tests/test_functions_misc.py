@@ -113,9 +113,7 @@ SQL = {
 }
 
 
-SQL_GAPS = {
-    "typeof": "an interval literal of days is typed as DAY TO SECOND",
-}
+SQL_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(SQL, SQL_GAPS))

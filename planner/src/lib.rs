@@ -11,6 +11,7 @@ pub mod datetime_pattern;
 pub mod error;
 pub mod exec;
 pub mod functions;
+pub mod interval;
 pub mod literal;
 pub mod proto;
 pub mod resolver;

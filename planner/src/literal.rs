@@ -373,11 +373,11 @@ pub fn display(value: &ScalarValue) -> String {
             format!("array({})", items.join(", "))
         }
         ScalarValue::IntervalYearMonth(Some(m)) => {
-            let sign = if *m < 0 { "-" } else { "" };
-            let m = m.unsigned_abs();
-            format!("INTERVAL '{sign}{}-{}' YEAR TO MONTH", m / 12, m % 12)
+            crate::interval::IntervalFields::YEAR_TO_MONTH.year_month_string(*m)
         }
-        ScalarValue::DurationMicrosecond(Some(us)) => format_day_time(*us),
+        ScalarValue::DurationMicrosecond(Some(us)) => {
+            crate::interval::IntervalFields::DAY_TO_SECOND.day_time_string(*us)
+        }
         ScalarValue::Decimal128(Some(_), _, _) => value.to_string(),
         _ => value.to_string(),
     }
@@ -392,25 +392,6 @@ fn format_timestamp(t: chrono::NaiveDateTime) -> String {
         let frac = format!("{micros:06}");
         format!("{base}.{}", frac.trim_end_matches('0'))
     }
-}
-
-fn format_day_time(us: i64) -> String {
-    let sign = if us < 0 { "-" } else { "" };
-    let us = us.unsigned_abs();
-    let secs = us / 1_000_000;
-    let frac = us % 1_000_000;
-    let (d, h, m, s) = (
-        secs / 86_400,
-        (secs / 3600) % 24,
-        (secs / 60) % 60,
-        secs % 60,
-    );
-    let frac = if frac == 0 {
-        String::new()
-    } else {
-        format!(".{frac:06}")
-    };
-    format!("INTERVAL '{sign}{d} {h:02}:{m:02}:{s:02}{frac}' DAY TO SECOND")
 }
 
 /// Java's `Double.toString` (Spark prints doubles that way).

@@ -1,26 +1,45 @@
 //! `df.show()`: values printed the way Spark prints them, laid out as Spark's text table.
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use arrow::datatypes::{DataType, Field, IntervalUnit, TimeUnit};
 use chrono::{DateTime, NaiveDate};
 
+use crate::interval::IntervalFields;
 use crate::literal::format_double;
 
 /// Spark's string form of one value (`ToPrettyString`): NULL, `[1, 2]`, `{a -> 1}`, ...
-pub fn value_string(array: &ArrayRef, row: usize, time_zone: &str) -> String {
+pub fn value_string(array: &ArrayRef, field: &Field, row: usize, time_zone: &str) -> String {
     if array.is_null(row) {
         return "NULL".into();
     }
-    format_value(array.as_ref(), row, time_zone, false)
+    format_value(
+        array.as_ref(),
+        row,
+        time_zone,
+        false,
+        IntervalFields::of_field(field),
+    )
 }
 
 /// Spark's `CAST(value AS STRING)` of a value that is not NULL: timestamps in `time_zone`
-/// without trailing zeros, doubles as Java prints them, `[1, null]`, `{1, a}`, `{k -> v}`.
-pub fn cast_string(array: &dyn Array, row: usize, time_zone: &str) -> String {
-    format_value(array, row, time_zone, false)
+/// without trailing zeros, doubles as Java prints them, `[1, null]`, `{1, a}`, `{k -> v}`;
+/// an interval as a value of `interval` (its column's fields; Spark's defaults when None).
+pub fn cast_string(
+    array: &dyn Array,
+    row: usize,
+    time_zone: &str,
+    interval: Option<IntervalFields>,
+) -> String {
+    format_value(array, row, time_zone, false, interval)
 }
 
-fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String {
+fn format_value(
+    array: &dyn Array,
+    row: usize,
+    tz: &str,
+    nested: bool,
+    interval: Option<IntervalFields>,
+) -> String {
     if array.is_null(row) {
         return if nested { "null".into() } else { "NULL".into() };
     }
@@ -118,14 +137,17 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
             let us = array
                 .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
                 .value(row);
-            let v = datafusion::common::ScalarValue::DurationMicrosecond(Some(us));
-            crate::literal::display(&v)
+            interval
+                .unwrap_or(IntervalFields::DAY_TO_SECOND)
+                .day_time_string(us)
         }
         DataType::Interval(IntervalUnit::YearMonth) => {
             let m = array
                 .as_primitive::<arrow::datatypes::IntervalYearMonthType>()
                 .value(row);
-            crate::literal::display(&datafusion::common::ScalarValue::IntervalYearMonth(Some(m)))
+            interval
+                .unwrap_or(IntervalFields::YEAR_TO_MONTH)
+                .year_month_string(m)
         }
         DataType::Interval(IntervalUnit::MonthDayNano) => {
             let i = array
@@ -133,15 +155,15 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
                 .value(row);
             calendar_interval(i.months, i.days, i.nanoseconds / 1000)
         }
-        DataType::List(_) => {
+        DataType::List(f) => {
             let list = array.as_list::<i32>();
             let values = list.value(row);
-            format_items(values.as_ref(), tz)
+            format_items(values.as_ref(), tz, IntervalFields::of_field(f))
         }
-        DataType::LargeList(_) => {
+        DataType::LargeList(f) => {
             let list = array.as_list::<i64>();
             let values = list.value(row);
-            format_items(values.as_ref(), tz)
+            format_items(values.as_ref(), tz, IntervalFields::of_field(f))
         }
         DataType::Time64(TimeUnit::Microsecond) => crate::functions::native::time_text(
             array
@@ -156,7 +178,8 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
             let parts: Vec<String> = s
                 .columns()
                 .iter()
-                .map(|c| format_value(c.as_ref(), row, tz, true))
+                .zip(s.fields())
+                .map(|(c, f)| format_value(c.as_ref(), row, tz, true, IntervalFields::of_field(f)))
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }
@@ -164,12 +187,17 @@ fn format_value(array: &dyn Array, row: usize, tz: &str, nested: bool) -> String
             let m = array.as_map();
             let entries = m.value(row);
             let (keys, values) = (entries.column(0), entries.column(1));
+            let fields = entries.fields();
+            let (kf, vf) = (
+                IntervalFields::of_field(&fields[0]),
+                IntervalFields::of_field(&fields[1]),
+            );
             let parts: Vec<String> = (0..entries.len())
                 .map(|i| {
                     format!(
                         "{} -> {}",
-                        format_value(keys.as_ref(), i, tz, true),
-                        format_value(values.as_ref(), i, tz, true)
+                        format_value(keys.as_ref(), i, tz, true, kf),
+                        format_value(values.as_ref(), i, tz, true, vf)
                     )
                 })
                 .collect();
@@ -204,9 +232,9 @@ fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
     parts.join(" ")
 }
 
-fn format_items(values: &dyn Array, tz: &str) -> String {
+fn format_items(values: &dyn Array, tz: &str, interval: Option<IntervalFields>) -> String {
     let parts: Vec<String> = (0..values.len())
-        .map(|i| format_value(values, i, tz, true))
+        .map(|i| format_value(values, i, tz, true, interval))
         .collect();
     format!("[{}]", parts.join(", "))
 }
@@ -278,7 +306,8 @@ fn cells(
             rows.push(
                 b.columns()
                     .iter()
-                    .map(|c| cell(value_string(c, r, time_zone), truncate))
+                    .zip(b.schema_ref().fields())
+                    .map(|(c, f)| cell(value_string(c, f, r, time_zone), truncate))
                     .collect(),
             );
         }

@@ -15,6 +15,7 @@ use ember_protos::spark::connect as pb;
 use ember_protos::spark::connect::data_type::Kind;
 
 use crate::error::{PlanError, PlanResult, SparkError};
+use crate::interval::IntervalFields;
 
 /// The zone Ember stores in `Timestamp` types when no session zone is known.
 pub const DEFAULT_TIME_ZONE: &str = "UTC";
@@ -223,6 +224,26 @@ pub fn decimal_type(precision: i32, scale: i32) -> PlanResult<DataType> {
     Ok(DataType::Decimal128(precision as u8, scale as i8))
 }
 
+/// The Spark Connect type of a column: its type, with the fields of an interval type its
+/// metadata names (see [`crate::interval`]).
+pub fn field_to_proto(f: &Field) -> PlanResult<pb::DataType> {
+    use pb::data_type as t;
+    let kind = match IntervalFields::of_field(f) {
+        Some(q) if q.year_month => Kind::YearMonthInterval(t::YearMonthInterval {
+            start_field: Some(q.start as i32),
+            end_field: Some(q.end as i32),
+            type_variation_reference: 0,
+        }),
+        Some(q) => Kind::DayTimeInterval(t::DayTimeInterval {
+            start_field: Some(q.start as i32),
+            end_field: Some(q.end as i32),
+            type_variation_reference: 0,
+        }),
+        None => return to_proto(f.data_type()),
+    };
+    Ok(pb::DataType { kind: Some(kind) })
+}
+
 /// Arrow -> Spark Connect `DataType` (for schemas sent to the client).
 pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
     use pb::data_type as t;
@@ -280,7 +301,7 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
         | DataType::ListView(f)
         | DataType::LargeListView(f)
         | DataType::FixedSizeList(f, _) => Kind::Array(Box::new(t::Array {
-            element_type: Some(Box::new(to_proto(f.data_type())?)),
+            element_type: Some(Box::new(field_to_proto(f)?)),
             contains_null: f.is_nullable(),
             type_variation_reference: 0,
         })),
@@ -301,7 +322,7 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
                 .map(|f| {
                     Ok(t::StructField {
                         name: f.name().clone(),
-                        data_type: Some(to_proto(f.data_type())?),
+                        data_type: Some(field_to_proto(f)?),
                         nullable: f.is_nullable(),
                         metadata: None,
                     })
@@ -312,8 +333,8 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
         DataType::Map(entries, _) => {
             let (key, value) = map_key_value(entries.data_type())?;
             Kind::Map(Box::new(t::Map {
-                key_type: Some(Box::new(to_proto(key.data_type())?)),
-                value_type: Some(Box::new(to_proto(value.data_type())?)),
+                key_type: Some(Box::new(field_to_proto(key)?)),
+                value_type: Some(Box::new(field_to_proto(value)?)),
                 value_contains_null: value.is_nullable(),
                 type_variation_reference: 0,
             }))
@@ -346,7 +367,7 @@ pub fn schema_to_proto(schema: &Schema, names: &[String]) -> PlanResult<pb::Data
         .map(|(f, name)| {
             Ok(t::StructField {
                 name: name.clone(),
-                data_type: Some(to_proto(f.data_type())?),
+                data_type: Some(field_to_proto(f)?),
                 nullable: f.is_nullable(),
                 metadata: None,
             })
@@ -382,15 +403,15 @@ pub fn to_spark_json(dt: &DataType) -> PlanResult<serde_json::Value> {
         | DataType::LargeListView(f)
         | DataType::FixedSizeList(f, _) => json!({
             "type": "array",
-            "elementType": to_spark_json(f.data_type())?,
+            "elementType": field_spark_json(f)?,
             "containsNull": f.is_nullable(),
         }),
         DataType::Map(entries, _) => {
             let (key, value) = map_key_value(entries.data_type())?;
             json!({
                 "type": "map",
-                "keyType": to_spark_json(key.data_type())?,
-                "valueType": to_spark_json(value.data_type())?,
+                "keyType": field_spark_json(key)?,
+                "valueType": field_spark_json(value)?,
                 "valueContainsNull": value.is_nullable(),
             })
         }
@@ -405,7 +426,7 @@ fn field_json(f: &Field) -> PlanResult<serde_json::Value> {
     }
     Ok(serde_json::json!({
         "name": f.name(),
-        "type": to_spark_json(f.data_type())?,
+        "type": field_spark_json(f)?,
         "nullable": f.is_nullable(),
         "metadata": metadata,
     }))
@@ -419,6 +440,54 @@ pub fn with_comment(field: Field, comment: &str) -> Field {
     let mut metadata = field.metadata().clone();
     metadata.insert(COMMENT_KEY.into(), comment.to_string());
     field.with_metadata(metadata)
+}
+
+/// Spark's `simpleString` of a column's type (an interval's fields from its metadata).
+pub fn field_simple_string(f: &Field) -> String {
+    match IntervalFields::of_field(f) {
+        Some(q) => q.simple_string(),
+        None => simple_string(f.data_type()),
+    }
+}
+
+/// The fields of a Spark Connect interval type (DAY TO SECOND without them).
+pub fn proto_interval_fields(t: &pb::DataType) -> Option<IntervalFields> {
+    let field =
+        |f: Option<i32>, default: u8| f.and_then(|v| u8::try_from(v).ok()).unwrap_or(default);
+    match t.kind.as_ref()? {
+        Kind::DayTimeInterval(d) => Some(IntervalFields::day_time(
+            field(d.start_field, 0),
+            field(d.end_field, 3),
+        )),
+        Kind::YearMonthInterval(y) => Some(IntervalFields::year_month(
+            field(y.start_field, 0),
+            field(y.end_field, 1),
+        )),
+        _ => None,
+    }
+}
+
+/// Spark's SQL name of a cast's target type, an interval's with `fields`.
+pub fn cast_type_name(dt: &DataType, fields: Option<IntervalFields>) -> String {
+    match fields {
+        Some(q) if IntervalFields::default_of(dt).is_some() => q.sql_name(),
+        _ => sql_name(dt),
+    }
+}
+
+/// Spark's SQL name of a column's type (an interval's fields from its metadata).
+pub fn field_sql_name(f: &Field) -> String {
+    match IntervalFields::of_field(f) {
+        Some(q) => q.sql_name(),
+        None => sql_name(f.data_type()),
+    }
+}
+
+fn field_spark_json(f: &Field) -> PlanResult<serde_json::Value> {
+    match IntervalFields::of_field(f) {
+        Some(q) => Ok(serde_json::Value::String(q.simple_string())),
+        None => to_spark_json(f.data_type()),
+    }
 }
 
 /// Spark's `simpleString` of a type: `int`, `array<string>`, `struct<a:int,b:string>`.
@@ -453,7 +522,7 @@ pub fn simple_string(dt: &DataType) -> String {
         | DataType::FixedSizeList(f, _)
         | DataType::ListView(f)
         | DataType::LargeListView(f) => {
-            format!("array<{}>", simple_string(f.data_type()))
+            format!("array<{}>", field_simple_string(f))
         }
         d if is_variant(d) => "variant".into(),
         d if spatial_of(d).is_some() => {
@@ -463,16 +532,12 @@ pub fn simple_string(dt: &DataType) -> String {
             "struct<{}>",
             fields
                 .iter()
-                .map(|f| format!("{}:{}", f.name(), simple_string(f.data_type())))
+                .map(|f| format!("{}:{}", f.name(), field_simple_string(f)))
                 .collect::<Vec<_>>()
                 .join(",")
         ),
         DataType::Map(entries, _) => match map_key_value(entries.data_type()) {
-            Ok((k, v)) => format!(
-                "map<{},{}>",
-                simple_string(k.data_type()),
-                simple_string(v.data_type())
-            ),
+            Ok((k, v)) => format!("map<{},{}>", field_simple_string(k), field_simple_string(v)),
             Err(_) => "map".into(),
         },
         DataType::Dictionary(_, v) => simple_string(v),
@@ -492,19 +557,15 @@ pub fn sql_name(dt: &DataType) -> String {
             "STRUCT<{}>",
             fields
                 .iter()
-                .map(|f| format!("{}: {}", f.name(), sql_name(f.data_type())))
+                .map(|f| format!("{}: {}", f.name(), field_sql_name(f)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
         DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
-            format!("ARRAY<{}>", sql_name(f.data_type()))
+            format!("ARRAY<{}>", field_sql_name(f))
         }
         DataType::Map(entries, _) => match map_key_value(entries.data_type()) {
-            Ok((k, v)) => format!(
-                "MAP<{}, {}>",
-                sql_name(k.data_type()),
-                sql_name(v.data_type())
-            ),
+            Ok((k, v)) => format!("MAP<{}, {}>", field_sql_name(k), field_sql_name(v)),
             Err(_) => "MAP".into(),
         },
         DataType::Duration(_) => "INTERVAL DAY TO SECOND".into(),

@@ -25,9 +25,17 @@ pub fn register(b: &mut RegistryBuilder) {
         arithmetic(f, ArithOp::Subtract, Operator::Minus)
     });
     b.scalar_named(&["*"], Naming::Infix("*"), |f| {
+        if let Some(scaled) = interval_scale(&f, false)? {
+            return Ok(scaled);
+        }
         arithmetic(f, ArithOp::Multiply, Operator::Multiply)
     });
-    b.scalar_named(&["/"], Naming::Infix("/"), divide);
+    b.scalar_named(&["/"], Naming::Infix("/"), |f| {
+        if let Some(scaled) = interval_scale(&f, true)? {
+            return Ok(scaled);
+        }
+        divide(f)
+    });
     b.scalar_named(&["%"], Naming::Infix("%"), remainder);
     b.scalar(&["try_divide"], |f| divide_with(f, false));
     b.scalar(&["try_add"], |f| {
@@ -291,6 +299,19 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
         (Some(lt), Some(rt)) if is_numeric(lt) && is_string(rt) => {
             Ok(binary_expr(l, operator, cast(r, numeric_for_string(lt))))
         }
+        // date - date: Spark's INTERVAL DAY between them.
+        (Some(DataType::Date32), Some(DataType::Date32)) if operator == Operator::Minus => {
+            let days = |e: Expr| cast(cast(e, DataType::Int32), DataType::Int64);
+            let micros = (days(l) - days(r)) * datafusion::prelude::lit(86_400_000_000i64);
+            let day = crate::interval::IntervalFields::day_time(0, 0);
+            let to = DataType::Duration(arrow::datatypes::TimeUnit::Microsecond);
+            Ok(Expr::Cast(
+                datafusion::logical_expr::expr::Cast::new_from_field(
+                    Box::new(micros),
+                    std::sync::Arc::new(day.field("", to, true)),
+                ),
+            ))
+        }
         // date ± day-time interval: whole days keep a date, as `date_add` does.
         (Some(DataType::Date32), Some(DataType::Duration(_))) => {
             Ok(binary_expr(l, operator, day_interval(r)))
@@ -331,6 +352,26 @@ fn cast_if(e: Expr, from: &DataType, to: &DataType) -> Expr {
 }
 
 /// `/`: decimals divide as decimals; everything else as double.
+/// An ANSI interval times (or divided by) a number, either side for `*`: Spark's default
+/// interval type of the kind (DAY TO SECOND, YEAR TO MONTH), see `native::interval_scale`.
+fn interval_scale(f: &FunctionInput, divide: bool) -> PlanResult<Option<Expr>> {
+    let is_interval = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Duration(_) | DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
+        )
+    };
+    let (interval, number) = match (f.args.as_slice(), f.types.as_slice()) {
+        ([i, n], [it, nt]) if is_interval(it) && nt.is_numeric() => (i, n),
+        ([n, i], [nt, it]) if !divide && is_interval(it) && nt.is_numeric() => (i, n),
+        _ => return Ok(None),
+    };
+    Ok(Some(
+        super::native::NativeUdf::udf(super::native::Native::IntervalScale { divide })
+            .call(vec![interval.clone(), number.clone()]),
+    ))
+}
+
 fn divide(f: FunctionInput) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
     divide_with(f, ansi)

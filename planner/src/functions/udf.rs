@@ -533,6 +533,11 @@ impl ScalarUDFImpl for CastToString {
             return internal_err!("spark_cast_to_string takes one argument");
         };
         let array = arg.to_array(args.number_rows)?;
+        // (An interval is spelled with its type's fields, which its field carries.)
+        let interval = args
+            .arg_fields
+            .first()
+            .and_then(|f| crate::interval::IntervalFields::of_field(f));
         let mut out = arrow::array::StringBuilder::with_capacity(array.len(), array.len() * 16);
         for row in 0..array.len() {
             if array.is_null(row) {
@@ -542,6 +547,7 @@ impl ScalarUDFImpl for CastToString {
                     array.as_ref(),
                     row,
                     &self.time_zone,
+                    interval,
                 ));
             }
         }

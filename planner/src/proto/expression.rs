@@ -9,6 +9,7 @@ use ember_protos::spark::connect::expression::window::window_frame::{
 
 use super::ProtoContext;
 use crate::error::{PlanError, PlanResult, invalid, unsupported};
+use crate::interval::IntervalFields;
 use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
 use crate::{literal, sql, types};
 
@@ -81,12 +82,13 @@ pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
             let (to, type_name) = match &c.cast_to_type {
                 Some(CastToType::Type(t)) => {
                     let dt = types::from_proto(t, &ctx.time_zone)?;
-                    let name = types::sql_name(&dt);
+                    let name = types::cast_type_name(&dt, types::proto_interval_fields(t));
                     (dt, name)
                 }
                 Some(CastToType::TypeStr(s)) => {
                     let dt = types::parse_data_type(s, &ctx.time_zone)?;
-                    (dt.clone(), types::sql_name(&dt))
+                    let name = types::cast_type_name(&dt, IntervalFields::parse(s));
+                    (dt, name)
                 }
                 None => return invalid("cast without target type"),
             };

@@ -132,6 +132,7 @@ impl Resolver<'_> {
         right: LogicalPlan,
     ) -> PlanResult<(LogicalPlan, LogicalPlan)> {
         let mut targets = Vec::with_capacity(left.schema().fields().len());
+        let mut intervals = Vec::with_capacity(left.schema().fields().len());
         for (i, (l, r)) in left
             .schema()
             .fields()
@@ -147,13 +148,14 @@ impl Resolver<'_> {
                 return Err(incompatible_column(operation, i, lt, rt).into());
             }
             targets.push(common_type(&[lt.clone(), rt.clone()]));
+            intervals.push(super::intervals::wider_interval([l.as_ref(), r.as_ref()]));
         }
-        if targets.iter().all(Option::is_none) {
+        if targets.iter().all(Option::is_none) && intervals.iter().all(Option::is_none) {
             return Ok((left, right));
         }
         Ok((
-            self.cast_columns(left, &targets)?,
-            self.cast_columns(right, &targets)?,
+            self.cast_columns(left, &targets, &intervals)?,
+            self.cast_columns(right, &targets, &intervals)?,
         ))
     }
 
@@ -161,21 +163,27 @@ impl Resolver<'_> {
         &self,
         plan: LogicalPlan,
         targets: &[Option<DataType>],
+        intervals: &[Option<crate::interval::IntervalFields>],
     ) -> PlanResult<LogicalPlan> {
         let schema = plan.schema().clone();
         let mut exprs = Vec::with_capacity(targets.len());
-        for ((column, field), target) in schema
+        for (((column, field), target), interval) in schema
             .columns()
             .into_iter()
             .zip(schema.fields())
             .zip(targets)
+            .zip(intervals)
         {
             let name = column.name.clone();
             let e = Expr::Column(column);
-            exprs.push(match target {
-                Some(t) if field.data_type() != t && field.data_type() != &DataType::Null => self
-                    .cast_to(e, t, crate::spec::CastMode::Default, &schema)?
-                    .alias(name),
+            exprs.push(match (target, interval) {
+                (Some(t), _) if field.data_type() != t && field.data_type() != &DataType::Null => {
+                    self.cast_to(e, t, crate::spec::CastMode::Default, &schema)?
+                        .alias(name)
+                }
+                (_, Some(q)) => {
+                    super::intervals::retype_interval(e, field.data_type(), *q).alias(name)
+                }
                 _ => e,
             });
         }

@@ -11,6 +11,7 @@ use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::functions::{FunctionInput, FunctionKind, registry};
+use crate::interval::IntervalFields;
 use crate::spec::{self, CastMode, Expr as SExpr};
 use crate::{literal, types};
 
@@ -75,6 +76,7 @@ impl Resolver<'_> {
                 // (Spark names a cast of a VARIANT to a nested type after the variant.)
                 let from_variant = types::is_variant(&inner.get_type(schema)?);
                 let out = self.cast_to(inner, to, *mode, schema)?;
+                let out = self.cast_interval_fields(out, to, type_name, schema)?;
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
                 // Spark names them.)
@@ -129,6 +131,11 @@ impl Resolver<'_> {
                     .map(|v| v.get_type(schema))
                     .collect::<Result<Vec<_>, _>>()?;
                 self.coerce_together(&mut values, &mut types, schema)?;
+                let value_fields = values
+                    .iter()
+                    .map(|v| v.to_field(schema).map(|(_, f)| f))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let interval = super::intervals::call_interval("coalesce", &value_fields);
                 let otherwise = match otherwise {
                     Some(_) => values.pop().map(Box::new),
                     None => None,
@@ -139,14 +146,15 @@ impl Resolver<'_> {
                     .map(|(w, t)| (Box::new(w), Box::new(t)))
                     .collect();
                 name.push_str(" END");
-                Ok((
-                    Expr::Case(Case::new(
-                        operand.map(|(o, _)| Box::new(o)),
-                        when_then,
-                        otherwise,
-                    )),
-                    name,
-                ))
+                let case = Expr::Case(Case::new(
+                    operand.map(|(o, _)| Box::new(o)),
+                    when_then,
+                    otherwise,
+                ));
+                Ok(match (interval, types.first()) {
+                    (Some(q), Some(dt)) => (super::intervals::retype_interval(case, dt, q), name),
+                    _ => (case, name),
+                })
             }
             SExpr::SortOrder(_) => Err(SparkError::analysis(
                 "INVALID_SORT_ORDER",
@@ -391,6 +399,7 @@ impl Resolver<'_> {
         match lname.as_str() {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),
+            "__interval_units" => return self.interval_units(&call.args),
             name if name.starts_with(crate::spec::PARTITION_TRANSFORM) => {
                 let transform = &name[crate::spec::PARTITION_TRANSFORM.len()..];
                 let mut args = vec![];
@@ -562,9 +571,43 @@ impl Resolver<'_> {
             let order: Vec<String> = within_group.iter().map(|(_, n)| n.clone()).collect();
             name.push_str(&format!(" WITHIN GROUP (ORDER BY {})", order.join(", ")));
         }
+        // typeof names an interval's fields, which its argument's field carries.
+        if let ("typeof", [arg]) = (lname.as_str(), args.as_slice()) {
+            let (_, field) = arg.to_field(schema)?;
+            let t = lit(types::field_simple_string(&field));
+            // (The type of an aggregate keeps the aggregate in the plan: one row.)
+            let aggregate = datafusion::common::tree_node::TreeNode::exists(arg, |e| {
+                Ok(matches!(
+                    e,
+                    Expr::AggregateFunction(_) | Expr::WindowFunction(_)
+                ))
+            })?;
+            if aggregate {
+                let case = Case::new(
+                    None,
+                    vec![(Box::new(arg.clone().is_null()), Box::new(t.clone()))],
+                    Some(Box::new(t)),
+                );
+                return Ok((Expr::Case(case), name));
+            }
+            return Ok((t, name));
+        }
         if crate::functions::native::input_file::InputFileField::of(&lname).is_some() {
             self.input_file_calls += 1;
         }
+        // (An interval's fields, which the call's value may keep; see `call_interval`.)
+        let interval = if types
+            .iter()
+            .any(|t| IntervalFields::default_of(t).is_some())
+        {
+            let fields = args
+                .iter()
+                .map(|a| a.to_field(schema).map(|(_, f)| f))
+                .collect::<Result<Vec<_>, _>>()?;
+            super::intervals::call_interval(&lname, &fields)
+        } else {
+            None
+        };
         let expr = (def.build)(FunctionInput {
             name: &lname,
             args,
@@ -578,6 +621,12 @@ impl Resolver<'_> {
             partition_ids: schema
                 .has_column_with_unqualified_name(crate::exec::partition_ids::PARTITION_ID),
         })?;
+        if let Some(q) = interval {
+            let dt = expr.get_type(schema)?;
+            if IntervalFields::default_of(&dt).is_some_and(|d| d.year_month == q.year_month) {
+                return Ok((super::intervals::retype_interval(expr, &dt, q), name));
+            }
+        }
         Ok((expr, name))
     }
 
@@ -733,85 +782,6 @@ impl Resolver<'_> {
         Ok((lit(value), display))
     }
 
-    /// `INTERVAL '1' DAY`, `INTERVAL '1-2' YEAR TO MONTH`, `INTERVAL 3 HOURS`.
-    fn interval_literal(&mut self, args: &[SExpr], schema: &DFSchema) -> PlanResult<Named> {
-        let [value, leading, last] = args else {
-            return Err(PlanError::InvalidPlan("interval literal".into()));
-        };
-        let field = |e: &SExpr| match e {
-            SExpr::Literal(ScalarValue::Utf8(Some(s))) => Some(s.trim_end_matches('S').to_string()),
-            _ => None,
-        };
-        let (leading, last) = (field(leading), field(last));
-        let (v, _) = self.resolve_expr(value, schema)?;
-        let text = match &v {
-            Expr::Literal(s, _) if !s.is_null() => s.to_string(),
-            _ => {
-                return Err(PlanError::Unsupported(
-                    "interval with a non-literal value".into(),
-                ));
-            }
-        };
-        let text = text.trim().to_string();
-        let bad = || {
-            PlanError::from(SparkError::new(
-                crate::error::ErrorKind::Parse,
-                "INVALID_INTERVAL_FORMAT",
-                "22006",
-                format!("Error parsing interval '{text}'."),
-                vec![],
-            ))
-        };
-        let lead = leading.clone().unwrap_or_default();
-        match lead.as_str() {
-            "YEAR" | "MONTH" => {
-                let months = match (lead.as_str(), last.as_deref()) {
-                    ("YEAR", Some("MONTH")) => {
-                        let neg = text.starts_with('-');
-                        let t = text.trim_start_matches(['-', '+']);
-                        let (y, m) = t.split_once('-').ok_or_else(bad)?;
-                        let total = y.parse::<i32>().map_err(|_| bad())? * 12
-                            + m.parse::<i32>().map_err(|_| bad())?;
-                        if neg { -total } else { total }
-                    }
-                    ("YEAR", _) => text.parse::<i32>().map_err(|_| bad())? * 12,
-                    _ => text.parse::<i32>().map_err(|_| bad())?,
-                };
-                let value = ScalarValue::IntervalYearMonth(Some(months));
-                let field_name = match (lead.as_str(), last.as_deref()) {
-                    ("YEAR", Some("MONTH")) => "YEAR TO MONTH".to_string(),
-                    (l, _) => l.to_string(),
-                };
-                let shown = if field_name == "YEAR TO MONTH" {
-                    let sign = if months < 0 { "-" } else { "" };
-                    format!(
-                        "{sign}{}-{}",
-                        months.unsigned_abs() / 12,
-                        months.unsigned_abs() % 12
-                    )
-                } else {
-                    text.clone()
-                };
-                Ok((lit(value), format!("INTERVAL '{shown}' {field_name}")))
-            }
-            "DAY" | "HOUR" | "MINUTE" | "SECOND" => {
-                let last = last.unwrap_or_else(|| lead.clone());
-                let (micros, shown) = day_time_literal(&text, &lead, &last).ok_or_else(bad)?;
-                let value = ScalarValue::DurationMicrosecond(Some(micros));
-                let fields = if last == lead {
-                    lead
-                } else {
-                    format!("{lead} TO {last}")
-                };
-                Ok((lit(value), format!("INTERVAL '{shown}' {fields}")))
-            }
-            _ => Err(PlanError::Unsupported(format!(
-                "interval literal '{text}' {lead} TO {}",
-                last.unwrap_or_default()
-            ))),
-        }
-    }
-
     /// A sort order: `expr ASC NULLS FIRST` by Spark's defaults.
     pub(crate) fn resolve_sort_order(
         &mut self,
@@ -853,68 +823,6 @@ pub(super) fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -
         Ok(TreeNodeRecursion::Continue)
     });
     out
-}
-
-/// A day-time interval literal's text for its fields (`'1 2:03' DAY TO MINUTE`,
-/// `'-02:03:04.5' HOUR TO SECOND`, `'1.5' SECOND`): its microseconds and the text Spark
-/// shows (fields after the first two digits wide).
-fn day_time_literal(text: &str, lead: &str, last: &str) -> Option<(i64, String)> {
-    const UNITS: [(&str, i64); 4] = [
-        ("DAY", 86_400_000_000),
-        ("HOUR", 3_600_000_000),
-        ("MINUTE", 60_000_000),
-        ("SECOND", 1_000_000),
-    ];
-    let first = UNITS.iter().position(|(u, _)| *u == lead)?;
-    let end = UNITS.iter().position(|(u, _)| *u == last)?;
-    if end < first {
-        return None;
-    }
-    let negative = text.starts_with('-');
-    let body = text.trim_start_matches(['-', '+']);
-    // Days are separated by a space, the other fields by colons.
-    let parts: Vec<&str> = if lead == "DAY" && end > first {
-        let (days, rest) = body.split_once(' ')?;
-        std::iter::once(days).chain(rest.split(':')).collect()
-    } else {
-        body.split(':').collect()
-    };
-    if parts.len() != end - first + 1 {
-        return None;
-    }
-    let mut micros: i64 = 0;
-    let mut shown = Vec::with_capacity(parts.len());
-    for (part, (unit, size)) in parts.iter().zip(&UNITS[first..=end]) {
-        let (whole, fraction) = match part.split_once('.') {
-            Some((w, f)) if *unit == "SECOND" => (w, Some(f)),
-            Some(_) => return None,
-            None => (*part, None),
-        };
-        let n: i64 = whole.parse().ok()?;
-        micros = micros.checked_add(n.checked_mul(*size)?)?;
-        let mut text = if *unit == "DAY" {
-            n.to_string()
-        } else {
-            format!("{n:02}")
-        };
-        if let Some(f) = fraction {
-            let digits: String = f.chars().take(6).collect();
-            let scaled: i64 = format!("{digits:0<6}").parse().ok()?;
-            micros = micros.checked_add(scaled)?;
-            text = format!("{text}.{f}");
-        }
-        shown.push(text);
-    }
-    let joined = if lead == "DAY" && shown.len() > 1 {
-        format!("{} {}", shown[0], shown[1..].join(":"))
-    } else {
-        shown.join(":")
-    };
-    let sign = if negative { "-" } else { "" };
-    Some((
-        if negative { -micros } else { micros },
-        format!("{sign}{joined}"),
-    ))
 }
 
 /// How Spark names `+`/`-` of a date or timestamp: `ts + INTERVAL '01' HOUR` (no

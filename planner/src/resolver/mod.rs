@@ -12,6 +12,7 @@ mod coercion;
 mod expr;
 mod generate;
 mod input_file;
+mod intervals;
 pub use generate::GENERATORS;
 mod as_of_join;
 mod join;

@@ -224,6 +224,23 @@ impl Resolver<'_> {
                 }
             }
         }
+        // Intervals of different fields take the type holding them all.
+        if let Some(w) = width {
+            for c in 0..w {
+                let fields = values
+                    .iter()
+                    .map(|r| r[c].to_field(&empty).map(|(_, f)| f))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(q) = super::intervals::wider_interval(fields.iter().map(|f| f.as_ref()))
+                {
+                    for (r, f) in values.iter_mut().zip(&fields) {
+                        let e =
+                            std::mem::replace(&mut r[c], Expr::Literal(ScalarValue::Null, None));
+                        r[c] = super::intervals::retype_interval(e, f.data_type(), q);
+                    }
+                }
+            }
+        }
         let plan = LogicalPlanBuilder::values(values)?.build()?;
         let exprs = plan
             .schema()

@@ -59,6 +59,9 @@ impl Dialect for SparkDialect {
     fn require_interval_qualifier(&self) -> bool {
         true
     }
+    fn supports_interval_options(&self) -> bool {
+        true
+    }
     fn supports_bang_not_operator(&self) -> bool {
         true
     }
@@ -171,4 +174,111 @@ pub fn exists_functions(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         }
     }
     tokens
+}
+
+/// The units of Spark's multi-unit interval literals (`INTERVAL 1 DAY 2 HOURS`), singular,
+/// with the field each one counts in.
+const INTERVAL_UNITS: [&str; 9] = [
+    "YEAR",
+    "MONTH",
+    "WEEK",
+    "DAY",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MILLISECOND",
+    "MICROSECOND",
+];
+
+/// Spark's multi-unit interval literals (`INTERVAL 1 DAY 2 HOURS 3.5 SECONDS`,
+/// `INTERVAL '1' YEAR '2' MONTHS`), and the units sqlparser's single-unit literal has no
+/// field for (`INTERVAL 2 WEEKS`, `INTERVAL 5 MILLISECONDS`): sqlparser reads one value and
+/// one unit, so the literal becomes the call `__interval_units('1 DAY 2 HOURS')` the
+/// resolver reads.
+pub fn multi_unit_intervals(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let unit = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => {
+            let upper = w.value.to_ascii_uppercase();
+            let singular = upper.strip_suffix('S').unwrap_or(&upper).to_string();
+            INTERVAL_UNITS
+                .contains(&singular.as_str())
+                .then_some(singular)
+        }
+        _ => None,
+    };
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let is_interval = matches!(&tokens[i].token, Token::Word(w) if w.keyword == Keyword::INTERVAL && w.quote_style.is_none());
+        if !is_interval {
+            out.push(tokens[i].clone());
+            i += 1;
+            continue;
+        }
+        // (value unit)+ after the keyword, values a number, a string or a negated number.
+        let mut j = i + 1;
+        let mut parts: Vec<String> = Vec::new();
+        let mut end = i;
+        loop {
+            let mut k = j;
+            let mut next = || {
+                while k < tokens.len() && !significant(&tokens[k]) {
+                    k += 1;
+                }
+                k += 1;
+                tokens.get(k - 1).map(|t| &t.token)
+            };
+            let mut value = match next() {
+                Some(Token::Number(n, _)) => n.clone(),
+                Some(Token::SingleQuotedString(s)) => s.clone(),
+                Some(Token::Minus) => match next() {
+                    Some(Token::Number(n, _)) => format!("-{n}"),
+                    _ => break,
+                },
+                _ => break,
+            };
+            let word = match next() {
+                Some(Token::Word(w)) if unit(&Token::Word(w.clone())).is_some() => w.value.clone(),
+                _ => break,
+            };
+            value.push(' ');
+            value.push_str(&word);
+            parts.push(value);
+            j = k;
+            end = k;
+        }
+        let rare_unit = |p: &String| {
+            let u = p
+                .rsplit(' ')
+                .next()
+                .unwrap_or_default()
+                .to_ascii_uppercase();
+            ["WEEK", "MILLISECOND", "MICROSECOND"]
+                .iter()
+                .any(|r| u.strip_suffix('S').unwrap_or(&u) == *r)
+        };
+        // (One value and unit, followed by TO, is a unit-to-unit literal sqlparser reads.)
+        let followed_by_to = tokens[end..]
+            .iter()
+            .find(|t| significant(t))
+            .is_some_and(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::TO));
+        if parts.len() < 2 && !(parts.len() == 1 && rare_unit(&parts[0]) && !followed_by_to) {
+            out.push(tokens[i].clone());
+            i += 1;
+            continue;
+        }
+        let span = tokens[i].span;
+        let token = |token: Token| TokenWithSpan { token, span };
+        out.push(token(Token::Word(sqlparser::tokenizer::Word {
+            value: "__interval_units".into(),
+            quote_style: Some('`'),
+            keyword: Keyword::NoKeyword,
+        })));
+        out.push(token(Token::LParen));
+        out.push(token(Token::SingleQuotedString(parts.join(" "))));
+        out.push(token(Token::RParen));
+        i = end;
+    }
+    out
 }

@@ -9,6 +9,7 @@ use sqlparser::ast::{
 
 use super::{Lowering, ident_name, object_name_parts, query};
 use crate::error::{PlanError, PlanResult, SparkError, unsupported};
+use crate::interval::IntervalFields;
 use crate::literal;
 use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
 use crate::types;
@@ -287,7 +288,7 @@ pub(crate) fn lower_with_windows(
             };
             Expr::Cast {
                 expr: go_box(expr)?,
-                type_name: types::sql_name(&to),
+                type_name: types::cast_type_name(&to, IntervalFields::parse(&type_text)),
                 to,
                 mode,
             }

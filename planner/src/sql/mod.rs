@@ -173,9 +173,9 @@ fn tokenize(dialect: &SparkDialect, sql: &str) -> PlanResult<Vec<TokenWithSpan>>
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| PlanError::from(SparkError::parse_syntax(&format!("'{}'", e.message), "")))?;
-    Ok(dialect::exists_functions(
+    Ok(dialect::multi_unit_intervals(dialect::exists_functions(
         dialect::merge_typed_number_literals(tokens),
-    ))
+    )))
 }
 
 /// sqlparser's error -> Spark's PARSE_SYNTAX_ERROR, naming the token it failed at.

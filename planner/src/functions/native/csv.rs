@@ -107,7 +107,7 @@ pub(super) fn to_csv(arrays: &[ArrayRef]) -> Result<ArrayRef> {
                     if c.is_null(row) {
                         nested.append_null();
                     } else {
-                        nested.append_value(crate::show::cast_string(c.as_ref(), row, "UTC"));
+                        nested.append_value(crate::show::cast_string(c.as_ref(), row, "UTC", None));
                     }
                 }
                 Arc::new(nested.finish()) as ArrayRef

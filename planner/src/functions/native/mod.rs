@@ -12,6 +12,7 @@ mod datetime;
 pub use datetime::unit_micros;
 pub(crate) mod hash;
 pub mod input_file;
+mod interval_scale;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;
@@ -184,6 +185,15 @@ pub enum Native {
     },
     /// The length of the local file at an object store location.
     LocalFileSize,
+    /// An ANSI interval multiplied (divided) by a number.
+    IntervalScale {
+        divide: bool,
+    },
+    /// An ANSI interval's value without the fields past its type's last: whole multiples
+    /// of `unit` (microseconds, or months), toward zero.
+    IntervalTruncate {
+        unit: i64,
+    },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
         op: spatial::SpatialOp,
@@ -423,6 +433,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::InputFile { .. } => "ember_input_file",
             Native::FileUri { .. } => "ember_file_uri",
             Native::LocalFileSize => "ember_local_file_size",
+            Native::IntervalScale { .. } => "ember_interval_scale",
+            Native::IntervalTruncate { .. } => "ember_interval_truncate",
             Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
@@ -523,6 +535,14 @@ impl ScalarUDFImpl for NativeUdf {
             },
             Native::FileUri { .. } => DataType::Utf8,
             Native::LocalFileSize => DataType::Int64,
+            Native::IntervalScale { .. } | Native::IntervalTruncate { .. } => {
+                match arg_types.first() {
+                    Some(DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)) => {
+                        DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
+                    }
+                    _ => DataType::Duration(arrow::datatypes::TimeUnit::Microsecond),
+                }
+            }
             Native::SeededRandom { draw, .. } => match draw {
                 random::RandomKind::Text { .. } => DataType::Utf8,
                 _ => DataType::Float64,
@@ -654,6 +674,8 @@ impl ScalarUDFImpl for NativeUdf {
             }
             Native::FileUri { prefix } => input_file::file_uri(&arrays, prefix)?,
             Native::LocalFileSize => input_file::local_file_size(&arrays)?,
+            Native::IntervalScale { divide } => interval_scale::evaluate(&arrays, *divide)?,
+            Native::IntervalTruncate { unit } => interval_scale::truncate(&arrays, *unit)?,
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(

@@ -298,9 +298,9 @@ fn write_element(
                 }
                 let name = f.name();
                 if name == VALUE_TAG {
-                    text = Some(crate::show::cast_string(c.as_ref(), row, tz));
+                    text = Some(crate::show::cast_string(c.as_ref(), row, tz, None));
                 } else if let Some(attr) = name.strip_prefix(ATTRIBUTE_PREFIX) {
-                    let v = crate::show::cast_string(c.as_ref(), row, tz);
+                    let v = crate::show::cast_string(c.as_ref(), row, tz, None);
                     attributes.push_str(&format!(" {attr}=\"{}\"", escape(&v, true)));
                 } else {
                     write_element(&mut body, name, c.as_ref(), row, depth + 1, tz);
@@ -324,7 +324,7 @@ fn write_element(
             }
         }
         _ => {
-            let v = crate::show::cast_string(array, row, tz);
+            let v = crate::show::cast_string(array, row, tz, None);
             out.push_str(&format!("{indent}<{tag}>{}</{tag}>\n", escape(&v, false)));
         }
     }
