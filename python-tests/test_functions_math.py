@@ -54,6 +54,11 @@ SQL = {
 }
 
 
+SQL["narrowing_casts"] = (
+    "SELECT CAST(127 AS TINYINT) a, CAST(12345.6 AS INT) b, CAST(-1.9D AS BIGINT) c, try_cast(300 AS TINYINT) d, "
+    "CAST(CAST(-3e9 AS DECIMAL(12,0)) AS BIGINT) e"
+)
+
 SQL_GAPS = {
 }
 
@@ -114,6 +119,12 @@ ERRORS = {
     "long_overflow": "SELECT 9223372036854775807L * 2",
     "to_number_mismatch": "SELECT to_number(s, '999') FROM VALUES ('1234') t(s)",
     "to_number_no_digits": "SELECT to_number('12', 'abc')",
+    # A number beyond the integer type's range is CAST_OVERFLOW (an ArithmeticException).
+    "cast_overflow_int": "SELECT CAST(300 AS TINYINT)",
+    "cast_overflow_bigint": "SELECT CAST(3000000000L AS INT)",
+    "cast_overflow_double": "SELECT CAST(1e20D AS BIGINT)",
+    "cast_overflow_nan": "SELECT CAST(CAST('NaN' AS DOUBLE) AS INT)",
+    "cast_overflow_decimal": "SELECT CAST(CAST(1e12 AS DECIMAL(20,0)) AS INT)",
 }
 
 

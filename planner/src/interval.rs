@@ -18,7 +18,7 @@ const MICROS: [i64; 4] = [86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000];
 
 /// The first and last field of an ANSI interval type, numbered as Spark numbers them
 /// (DAY 0 .. SECOND 3; YEAR 0, MONTH 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct IntervalFields {
     pub year_month: bool,
     pub start: u8,
@@ -146,6 +146,16 @@ impl IntervalFields {
         }
     }
 
+    /// The size of the type's last field: microseconds (a day, hour, minute or second) or
+    /// months (a year or a month).
+    pub fn end_unit(&self) -> i64 {
+        if self.year_month {
+            if self.end == 0 { 12 } else { 1 }
+        } else {
+            MICROS[self.end as usize]
+        }
+    }
+
     /// A day-time value as a value of this type holds it: the fields after the last one
     /// dropped (`CAST(INTERVAL 30 HOURS AS INTERVAL DAY)` is one day).
     pub fn truncate_micros(&self, micros: i64) -> i64 {
@@ -220,8 +230,134 @@ impl IntervalFields {
         format!("INTERVAL '{text}' {}", self.fields_upper())
     }
 
+    /// A string cast to this type, as Spark's `castStringToDTInterval` /
+    /// `castStringToYMInterval` read it: the type's own form from its first field to its
+    /// last (`[+|-]d h:m:s.n`, `[+|-]h:m`, `[+|-]y-m`, spaces around allowed) or its ANSI
+    /// literal (`INTERVAL [+|-]'[+|-]d' DAY`). Microseconds or months.
+    pub fn parse_value(&self, text: &str) -> Result<i64, TextError> {
+        let t = text.trim();
+        let (outer_negative, body) = match strip_prefix_ignore_case(t, "interval") {
+            Some(rest) => {
+                let rest = rest.trim_start();
+                let (negative, rest) = split_sign(rest);
+                let rest = rest.strip_prefix('\'').ok_or(TextError::Format)?;
+                let (body, units) = rest.split_once('\'').ok_or(TextError::Format)?;
+                if !units.starts_with(char::is_whitespace)
+                    || IntervalFields::parse(units) != Some(*self)
+                {
+                    return Err(TextError::Format);
+                }
+                (negative, body)
+            }
+            None => (false, t),
+        };
+        let (negative, body) = split_sign(body);
+        let value = if self.year_month {
+            self.parse_year_month(body)?
+        } else {
+            self.parse_day_time(body)?
+        };
+        Ok(if negative != outer_negative {
+            -value
+        } else {
+            value
+        })
+    }
+
+    fn parse_year_month(&self, body: &str) -> Result<i64, TextError> {
+        let number = |s: &str| -> Result<i64, TextError> {
+            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(TextError::Format);
+            }
+            s.parse::<i64>().map_err(|_| TextError::Format)
+        };
+        let months = match (self.start, self.end) {
+            (0, 1) => {
+                let (y, m) = body.split_once('-').ok_or(TextError::Format)?;
+                let (y, m) = (number(y)?, number(m)?);
+                if m > 11 {
+                    return Err(TextError::Range(format!("month {m} outside range [0, 11]")));
+                }
+                y * 12 + m
+            }
+            (0, _) => number(body)? * 12,
+            _ => number(body)?,
+        };
+        if months > i64::from(i32::MAX) {
+            return Err(TextError::Range(format!("interval {body} out of range")));
+        }
+        Ok(months)
+    }
+
+    fn parse_day_time(&self, body: &str) -> Result<i64, TextError> {
+        let (start, end) = (self.start as usize, self.end as usize);
+        let parts: Vec<&str> = if start == 0 && end > 0 {
+            let (days, rest) = body.split_once(' ').ok_or(TextError::Format)?;
+            std::iter::once(days).chain(rest.split(':')).collect()
+        } else {
+            body.split(':').collect()
+        };
+        if parts.len() != end - start + 1 {
+            return Err(TextError::Format);
+        }
+        const LIMITS: [i64; 4] = [i64::MAX, 23, 59, 59];
+        let mut micros: i64 = 0;
+        for (i, part) in parts.iter().enumerate() {
+            let field = start + i;
+            let (whole, fraction) = match part.split_once('.') {
+                Some((w, f)) if field == 3 => (w, Some(f)),
+                Some(_) => return Err(TextError::Format),
+                None => (*part, None),
+            };
+            let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            if !digits(whole) || fraction.is_some_and(|f| !digits(f) || f.len() > 9) {
+                return Err(TextError::Format);
+            }
+            let n: i64 = whole.parse().map_err(|_| TextError::Format)?;
+            if i > 0 && n > LIMITS[field] {
+                return Err(TextError::Range(format!(
+                    "{} {n} outside range [0, {}]",
+                    DAY_TIME[field], LIMITS[field]
+                )));
+            }
+            let overflow = || TextError::Range(format!("interval {body} out of range"));
+            micros = n
+                .checked_mul(MICROS[field])
+                .and_then(|v| micros.checked_add(v))
+                .ok_or_else(overflow)?;
+            if let Some(f) = fraction {
+                let padded: String = f.chars().chain(std::iter::repeat('0')).take(6).collect();
+                micros += padded.parse::<i64>().map_err(|_| TextError::Format)?;
+            }
+        }
+        Ok(micros)
+    }
+
     fn fields_upper(&self) -> String {
         self.sql_name()["INTERVAL ".len()..].to_string()
+    }
+}
+
+/// Why a string is no value of an interval type.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TextError {
+    /// Not in the type's form (Spark's INVALID_INTERVAL_FORMAT).
+    Format,
+    /// A field beyond its range (Spark's `requirement failed: hour 25 outside range [0, 23]`).
+    Range(String),
+}
+
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+        .filter(|rest| rest.starts_with(char::is_whitespace))
+}
+
+fn split_sign(text: &str) -> (bool, &str) {
+    match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
     }
 }
 
@@ -268,5 +404,35 @@ mod tests {
         assert_eq!(IntervalFields::parse("hour to day"), None);
         assert!(IntervalFields::DAY_TO_SECOND.metadata().is_none());
         assert_eq!(day.truncate_micros(30 * 3_600_000_000), 86_400_000_000);
+    }
+
+    #[test]
+    fn reads_strings_as_spark_casts_them() {
+        let day = IntervalFields::day_time(0, 0);
+        assert_eq!(day.parse_value(" 1 "), Ok(86_400_000_000));
+        assert_eq!(day.parse_value("INTERVAL '2' DAY"), Ok(2 * 86_400_000_000));
+        assert_eq!(day.parse_value("x"), Err(TextError::Format));
+        assert_eq!(day.parse_value("INTERVAL '2' HOUR"), Err(TextError::Format));
+        let minute = IntervalFields::day_time(2, 2);
+        assert_eq!(minute.parse_value("interval -'5' minute"), Ok(-300_000_000));
+        assert_eq!(minute.parse_value("INTERVAL '-5' MINUTE"), Ok(-300_000_000));
+        let dts = IntervalFields::DAY_TO_SECOND;
+        assert_eq!(
+            dts.parse_value("-1 23:59:59.999"),
+            Ok(-(172_800_000_000 - 1_000))
+        );
+        assert!(matches!(
+            IntervalFields::day_time(0, 1).parse_value("1 25"),
+            Err(TextError::Range(_))
+        ));
+        let hm = IntervalFields::day_time(1, 2);
+        assert_eq!(hm.parse_value("-01:02"), Ok(-3_720_000_000));
+        assert_eq!(hm.parse_value("1"), Err(TextError::Format));
+        assert_eq!(IntervalFields::YEAR_TO_MONTH.parse_value("-1-11"), Ok(-23));
+        assert_eq!(
+            IntervalFields::year_month(0, 0).parse_value("1-2"),
+            Err(TextError::Format)
+        );
+        assert_eq!(IntervalFields::year_month(1, 1).parse_value("5"), Ok(5));
     }
 }

@@ -1,7 +1,7 @@
 //! `df.show()`: values printed the way Spark prints them, laid out as Spark's text table.
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, Field, IntervalUnit, TimeUnit};
+use arrow::datatypes::{DataType, Field, Fields, IntervalUnit, TimeUnit};
 use chrono::{DateTime, NaiveDate};
 
 use crate::interval::IntervalFields;
@@ -293,6 +293,7 @@ fn format_timestamp(us: i64, zone: Option<&str>) -> String {
 /// The first `num_rows` rows as (truncated) cells, and whether there are more.
 fn cells(
     batches: &[RecordBatch],
+    fields: &Fields,
     num_rows: usize,
     truncate: usize,
     time_zone: &str,
@@ -307,7 +308,12 @@ fn cells(
                 b.columns()
                     .iter()
                     .zip(b.schema_ref().fields())
-                    .map(|(c, f)| cell(value_string(c, f, r, time_zone), truncate))
+                    .enumerate()
+                    .map(|(i, (c, f))| {
+                        // (The plan's field: the batch's may have lost an interval's fields.)
+                        let f = fields.get(i).unwrap_or(f);
+                        cell(value_string(c, f, r, time_zone), truncate)
+                    })
                     .collect(),
             );
         }
@@ -325,6 +331,7 @@ fn showing_top(num_rows: usize) -> String {
 pub fn html_string(
     batches: &[RecordBatch],
     names: &[String],
+    fields: &Fields,
     num_rows: usize,
     truncate: usize,
     time_zone: &str,
@@ -335,7 +342,7 @@ pub fn html_string(
             .replace('>', "&gt;")
             .replace('"', "&quot;")
     };
-    let (rows, has_more) = cells(batches, num_rows, truncate, time_zone);
+    let (rows, has_more) = cells(batches, fields, num_rows, truncate, time_zone);
     let mut out = String::from("<table border='1'>\n<tr>");
     for n in names {
         out.push_str(&format!("<th>{}</th>", escape(&cell(n.clone(), truncate))));
@@ -360,12 +367,13 @@ pub fn html_string(
 pub fn show_string(
     batches: &[RecordBatch],
     names: &[String],
+    fields: &Fields,
     num_rows: usize,
     truncate: usize,
     vertical: bool,
     time_zone: &str,
 ) -> String {
-    let (rows, has_more) = cells(batches, num_rows, truncate, time_zone);
+    let (rows, has_more) = cells(batches, fields, num_rows, truncate, time_zone);
     let header: Vec<String> = names.iter().map(|n| cell(n.clone(), truncate)).collect();
     let mut out = String::new();
     if vertical {
@@ -479,9 +487,11 @@ mod tests {
             ],
         )
         .unwrap();
+        let fields = batch.schema().fields().clone();
         let s = show_string(
             std::slice::from_ref(&batch),
             &["id".into(), "name".into()],
+            &fields,
             20,
             20,
             false,
@@ -491,7 +501,8 @@ mod tests {
             s,
             "+---+----+\n| id|name|\n+---+----+\n|  1|   a|\n|  2|NULL|\n+---+----+\n"
         );
-        let s = show_string(&[batch], &["id".into(), "name".into()], 1, 20, false, "UTC");
+        let names = ["id".into(), "name".into()];
+        let s = show_string(&[batch], &names, &fields, 1, 20, false, "UTC");
         assert!(s.ends_with("only showing top 1 row"));
     }
 

@@ -201,7 +201,7 @@ impl CodecPart for PlannerCodec {
         } else if inner.downcast_ref::<RaiseError>().is_some() {
             json!({"fn": "raise_error"})
         } else if let Some(c) = inner.downcast_ref::<CastToString>() {
-            json!({"fn": "cast_to_string", "time_zone": c.time_zone()})
+            json!({"fn": "cast_to_string", "time_zone": c.time_zone(), "interval": c.interval()})
         } else if let Some(n) = inner.downcast_ref::<NativeUdf>() {
             json!({"fn": "native", "native": serde_json::to_value(n.kind()).ok()?})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
@@ -246,10 +246,14 @@ impl CodecPart for PlannerCodec {
                     .ok_or_else(|| bad("native function"))?;
                 Ok(NativeUdf::udf(kind))
             }
-            Some("cast_to_string") => Ok(CastToString::udf(
+            Some("cast_to_string") => Ok(CastToString::of_interval(
                 v.get("time_zone")
                     .and_then(Value::as_str)
                     .ok_or_else(|| bad("cast_to_string"))?,
+                v.get("interval")
+                    .cloned()
+                    .and_then(|i| serde_json::from_value(i).ok())
+                    .flatten(),
             )),
             Some("decimal_divide") => {
                 let p = v

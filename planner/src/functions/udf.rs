@@ -483,18 +483,33 @@ impl ScalarUDFImpl for ArrayIndex {
 pub struct CastToString {
     signature: Signature,
     time_zone: String,
+    /// The fields of the ANSI interval type of the value (when not its Arrow type's default).
+    interval: Option<crate::interval::IntervalFields>,
 }
 
 impl CastToString {
     pub fn udf(time_zone: &str) -> Arc<ScalarUDF> {
+        Self::of_interval(time_zone, None)
+    }
+
+    /// The cast of a value of an interval type with `interval` fields.
+    pub fn of_interval(
+        time_zone: &str,
+        interval: Option<crate::interval::IntervalFields>,
+    ) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             signature: Signature::any(1, Volatility::Immutable),
             time_zone: time_zone.to_string(),
+            interval,
         }))
     }
 
     pub fn time_zone(&self) -> &str {
         &self.time_zone
+    }
+
+    pub fn interval(&self) -> Option<crate::interval::IntervalFields> {
+        self.interval
     }
 
     /// Whether DataFusion's cast of `from` to a string differs from Spark's.
@@ -534,10 +549,11 @@ impl ScalarUDFImpl for CastToString {
         };
         let array = arg.to_array(args.number_rows)?;
         // (An interval is spelled with its type's fields, which its field carries.)
-        let interval = args
-            .arg_fields
-            .first()
-            .and_then(|f| crate::interval::IntervalFields::of_field(f));
+        let interval = self.interval.or_else(|| {
+            args.arg_fields
+                .first()
+                .and_then(|f| crate::interval::IntervalFields::of_field(f))
+        });
         let mut out = arrow::array::StringBuilder::with_capacity(array.len(), array.len() * 16);
         for row in 0..array.len() {
             if array.is_null(row) {

@@ -75,8 +75,15 @@ impl Resolver<'_> {
                 let (inner, inner_name) = self.resolve_expr(expr, schema)?;
                 // (Spark names a cast of a VARIANT to a nested type after the variant.)
                 let from_variant = types::is_variant(&inner.get_type(schema)?);
-                let out = self.cast_to(inner, to, *mode, schema)?;
-                let out = self.cast_interval_fields(out, to, type_name, schema)?;
+                let try_mode = matches!(mode, CastMode::Try)
+                    || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+                let out = match self.interval_cast(&inner, to, type_name, try_mode, schema)? {
+                    Some(out) => out,
+                    None => {
+                        let out = self.cast_to(inner, to, *mode, schema)?;
+                        self.cast_interval_fields(out, to, type_name, schema)?
+                    }
+                };
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
                 // Spark names them.)
@@ -706,7 +713,13 @@ impl Resolver<'_> {
             })
             .call(vec![inner])
         } else if spark_string {
-            crate::functions::udf::CastToString::udf(&self.config.time_zone).call(vec![inner])
+            // (An interval's fields are fixed here: a worker's plan may not carry them.)
+            let (_, field) = inner.to_field(schema)?;
+            crate::functions::udf::CastToString::of_interval(
+                &self.config.time_zone,
+                crate::interval::IntervalFields::of_field(&field),
+            )
+            .call(vec![inner])
         } else if text_to_instant {
             use crate::functions::native::{Native, NativeUdf};
             NativeUdf::udf(Native::TextToTimestamp {
@@ -716,6 +729,15 @@ impl Resolver<'_> {
             .call(vec![inner])
         } else if try_mode {
             try_cast(inner, to)
+        } else if narrowing_to_integer(&from, &to) {
+            // Spark's CAST_OVERFLOW for numbers out of the integer type's range.
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::CheckedIntegerCast {
+                from: types::sql_name(&from),
+                to: types::sql_name(&to),
+                unit: 1,
+            })
+            .call(vec![inner])
         } else {
             cast(inner, to)
         })
@@ -823,6 +845,28 @@ pub(super) fn collect_outer_refs(plan: &datafusion::logical_expr::LogicalPlan) -
         Ok(TreeNodeRecursion::Continue)
     });
     out
+}
+
+/// Whether a cast of a `from` number to `to` can overflow (to a narrower integer type, or
+/// from a fractional number to an integer).
+fn narrowing_to_integer(from: &DataType, to: &DataType) -> bool {
+    let rank = |t: &DataType| match t {
+        DataType::Int8 => Some(1),
+        DataType::Int16 => Some(2),
+        DataType::Int32 => Some(3),
+        DataType::Int64 => Some(4),
+        _ => None,
+    };
+    let Some(to_rank) = rank(to) else {
+        return false;
+    };
+    match rank(from) {
+        Some(from_rank) => from_rank > to_rank,
+        None => matches!(
+            from,
+            DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
+        ),
+    }
 }
 
 /// How Spark names `+`/`-` of a date or timestamp: `ts + INTERVAL '01' HOUR` (no

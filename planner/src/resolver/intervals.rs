@@ -30,6 +30,94 @@ impl Resolver<'_> {
         Ok((Expr::Literal(value, fields.field_metadata()), name))
     }
 
+    /// The casts Spark makes between ANSI intervals and other types: strings and exact
+    /// numbers to intervals (`CAST('1 02' AS INTERVAL DAY TO HOUR)`, `CAST(5 AS INTERVAL
+    /// HOUR)`, counted in the type's last field), intervals to integers (`CAST(INTERVAL 3
+    /// HOURS AS INT)` is 3); day-time and year-month intervals do not cast to each other.
+    /// None for the casts `cast_to` makes.
+    pub(super) fn interval_cast(
+        &self,
+        inner: &Expr,
+        to: &DataType,
+        type_name: &str,
+        try_mode: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<Option<Expr>> {
+        let (_, from_field) = inner.to_field(schema)?;
+        let from = from_field.data_type();
+        let source = IntervalFields::of_field(&from_field);
+        let target = IntervalFields::default_of(to).and_then(|d| {
+            IntervalFields::parse(type_name)
+                .filter(|f| f.year_month == d.year_month)
+                .or(Some(d))
+        });
+        let mismatch = || -> PlanResult<Option<Expr>> {
+            Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+                "42K09",
+                format!(
+                    "Cannot resolve \"CAST\" due to data type mismatch: cannot cast \"{}\" to \"{}\".",
+                    crate::types::field_sql_name(&from_field),
+                    crate::types::cast_type_name(to, target)
+                ),
+            )
+            .into())
+        };
+        match (source, target) {
+            (Some(s), Some(t)) if s.year_month != t.year_month => mismatch(),
+            (Some(s), None) if to.is_integer() => {
+                let unit = s.end_unit();
+                let count = |to: &DataType| {
+                    NativeUdf::udf(Native::CheckedIntegerCast {
+                        from: s.sql_name(),
+                        to: crate::types::sql_name(to),
+                        unit,
+                    })
+                    .call(vec![inner.clone()])
+                };
+                Ok(Some(if try_mode {
+                    Expr::TryCast(datafusion::logical_expr::TryCast::new(
+                        Box::new(count(&DataType::Int64)),
+                        to.clone(),
+                    ))
+                } else {
+                    count(to)
+                }))
+            }
+            (Some(s), None) if to.is_numeric() => Err(PlanError::Unsupported(format!(
+                "CAST({} AS {})",
+                s.sql_name(),
+                crate::types::sql_name(to)
+            ))),
+            (None, Some(t))
+                if matches!(
+                    from,
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                ) =>
+            {
+                let value = NativeUdf::udf(Native::TextToInterval {
+                    fields: t,
+                    fail: !try_mode,
+                })
+                .call(vec![inner.clone()]);
+                Ok(Some(retype_interval(value, to, t)))
+            }
+            (None, Some(t)) if from.is_integer() || matches!(from, DataType::Decimal128(..)) => {
+                let one = if t.year_month {
+                    ScalarValue::IntervalYearMonth(Some(t.end_unit() as i32))
+                } else {
+                    ScalarValue::DurationMicrosecond(Some(t.end_unit()))
+                };
+                let cast = (crate::types::sql_name(from), t.sql_name());
+                let value = NativeUdf::udf(Native::NumberToInterval { cast })
+                    .call(vec![Expr::Literal(one, None), inner.clone()]);
+                Ok(Some(retype_interval(value, to, t)))
+            }
+            (None, Some(_)) if from != &DataType::Null => mismatch(),
+            _ => Ok(None),
+        }
+    }
+
     /// A cast to an ANSI interval type as Spark casts: the value keeps the fields up to the
     /// type's last (`CAST(INTERVAL 30 HOURS AS INTERVAL DAY)` is one day) and is typed with
     /// the type's fields.

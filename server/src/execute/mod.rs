@@ -286,6 +286,7 @@ async fn send_rows(
             let text = show::show_string(
                 &batches,
                 &query.names,
+                query.plan.schema().inner().fields(),
                 num_rows,
                 truncate,
                 vertical,
@@ -298,6 +299,7 @@ async fn send_rows(
             let html = show::html_string(
                 &batches,
                 &query.names,
+                query.plan.schema().inner().fields(),
                 num_rows,
                 truncate,
                 &ctx.session.conf.time_zone(),

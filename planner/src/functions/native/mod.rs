@@ -12,7 +12,7 @@ mod datetime;
 pub use datetime::unit_micros;
 pub(crate) mod hash;
 pub mod input_file;
-mod interval_scale;
+mod interval;
 mod json;
 mod numbers;
 pub use numbers::NumberFormat;
@@ -189,9 +189,27 @@ pub enum Native {
     IntervalScale {
         divide: bool,
     },
+    /// A number cast to an interval type: the number times the literal interval of one
+    /// unit of the type's last field (`cast`: the Spark type names of the number and of
+    /// the interval, for CAST_OVERFLOW).
+    NumberToInterval {
+        cast: (String, String),
+    },
     /// An ANSI interval's value without the fields past its type's last: whole multiples
     /// of `unit` (microseconds, or months), toward zero.
     IntervalTruncate {
+        unit: i64,
+    },
+    /// `CAST(text AS INTERVAL ...)` (NULL for text of another form unless `fail`).
+    TextToInterval {
+        fields: crate::interval::IntervalFields,
+        fail: bool,
+    },
+    /// A number or an interval (counted in `unit`s) cast to the integer type `to` (Spark's
+    /// name) under ANSI: CAST_OVERFLOW for values out of its range.
+    CheckedIntegerCast {
+        from: String,
+        to: String,
         unit: i64,
     },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
@@ -434,7 +452,10 @@ impl ScalarUDFImpl for NativeUdf {
             Native::FileUri { .. } => "ember_file_uri",
             Native::LocalFileSize => "ember_local_file_size",
             Native::IntervalScale { .. } => "ember_interval_scale",
+            Native::NumberToInterval { .. } => "ember_number_to_interval",
             Native::IntervalTruncate { .. } => "ember_interval_truncate",
+            Native::TextToInterval { .. } => "ember_text_to_interval",
+            Native::CheckedIntegerCast { .. } => "ember_checked_integer_cast",
             Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
@@ -535,14 +556,22 @@ impl ScalarUDFImpl for NativeUdf {
             },
             Native::FileUri { .. } => DataType::Utf8,
             Native::LocalFileSize => DataType::Int64,
-            Native::IntervalScale { .. } | Native::IntervalTruncate { .. } => {
-                match arg_types.first() {
-                    Some(DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)) => {
-                        DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
-                    }
-                    _ => DataType::Duration(arrow::datatypes::TimeUnit::Microsecond),
+            Native::TextToInterval { fields, .. } => {
+                if fields.year_month {
+                    DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
+                } else {
+                    DataType::Duration(arrow::datatypes::TimeUnit::Microsecond)
                 }
             }
+            Native::CheckedIntegerCast { to, .. } => integer_type(to),
+            Native::IntervalScale { .. }
+            | Native::IntervalTruncate { .. }
+            | Native::NumberToInterval { .. } => match arg_types.first() {
+                Some(DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)) => {
+                    DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
+                }
+                _ => DataType::Duration(arrow::datatypes::TimeUnit::Microsecond),
+            },
             Native::SeededRandom { draw, .. } => match draw {
                 random::RandomKind::Text { .. } => DataType::Utf8,
                 _ => DataType::Float64,
@@ -674,8 +703,15 @@ impl ScalarUDFImpl for NativeUdf {
             }
             Native::FileUri { prefix } => input_file::file_uri(&arrays, prefix)?,
             Native::LocalFileSize => input_file::local_file_size(&arrays)?,
-            Native::IntervalScale { divide } => interval_scale::evaluate(&arrays, *divide)?,
-            Native::IntervalTruncate { unit } => interval_scale::truncate(&arrays, *unit)?,
+            Native::IntervalScale { divide } => interval::evaluate(&arrays, *divide)?,
+            Native::NumberToInterval { cast } => interval::evaluate_cast(&arrays, cast)?,
+            Native::IntervalTruncate { unit } => interval::truncate(&arrays, *unit)?,
+            Native::TextToInterval { fields, fail } => {
+                interval::from_text(&arrays, *fields, *fail)?
+            }
+            Native::CheckedIntegerCast { from, to, unit } => {
+                interval::checked_integer_cast(&arrays, from, &integer_type(to), *unit)?
+            }
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(
@@ -739,4 +775,14 @@ fn integers(arrays: &[ArrayRef], i: usize) -> Result<ArrayRef> {
 
 fn is_null_at(arrays: &[ArrayRef], row: usize) -> bool {
     arrays.iter().any(|a| a.is_null(row))
+}
+
+/// The Arrow type of Spark's integer type `name` (`TINYINT` .. `BIGINT`).
+fn integer_type(name: &str) -> DataType {
+    match name {
+        "TINYINT" => DataType::Int8,
+        "SMALLINT" => DataType::Int16,
+        "INT" => DataType::Int32,
+        _ => DataType::Int64,
+    }
 }
