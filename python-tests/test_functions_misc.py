@@ -199,6 +199,17 @@ ERRORS = {
     "sha2_bad_bits": "SELECT sha2('a', 7)",
     "union_incompatible": "SELECT 1 a UNION ALL SELECT true",
     "union_string_not_number": "SELECT 'x' a UNION ALL SELECT 1",
+    # Values that must share a type and have none (Spark's DATA_DIFF_TYPES).
+    "array_diff_types": "SELECT array(1, DATE'2024-01-01')",
+    "array_nested_diff_types": "SELECT array(array(1), 2)",
+    "array_boolean_number": "SELECT array(true, 1)",
+    "coalesce_diff_types": "SELECT coalesce(1, DATE'2024-01-01')",
+    "nvl_diff_types": "SELECT nvl(1, DATE'2024-01-01')",
+    "greatest_diff_types": "SELECT greatest(1, DATE'2024-01-01')",
+    "if_diff_types": "SELECT if(true, 1, DATE'2024-01-01')",
+    "case_diff_types": "SELECT CASE WHEN true THEN 1 ELSE DATE'2024-01-01' END",
+    "map_key_diff_types": "SELECT map(1, 'a', DATE'2024-01-01', 'b')",
+    "map_value_diff_types": "SELECT map('a', 1, 'b', DATE'2024-01-01')",
 }
 
 

@@ -107,13 +107,18 @@ impl Resolver<'_> {
     pub(super) fn coerce_arguments(
         &self,
         function: &str,
+        shown: &str,
         args: &mut [Expr],
         types: &mut [DataType],
         schema: &DFSchema,
     ) -> PlanResult<()> {
-        for group in same_type_groups(function, args.len()) {
+        for (index, group) in same_type_groups(function, args.len())
+            .into_iter()
+            .enumerate()
+        {
             let mut exprs: Vec<Expr> = group.iter().map(|&i| args[i].clone()).collect();
             let mut group_types: Vec<DataType> = group.iter().map(|&i| types[i].clone()).collect();
+            check_same_type(function, index, shown, &group_types)?;
             self.coerce_together(&mut exprs, &mut group_types, schema)?;
             for ((i, e), t) in group.iter().zip(exprs).zip(group_types) {
                 args[*i] = e;
@@ -212,6 +217,98 @@ impl Resolver<'_> {
         }
         Ok(())
     }
+}
+
+/// Spark's DATA_DIFF_TYPES (CREATE_MAP_KEY/VALUE_DIFF_TYPES for `map`'s keys and values,
+/// group 0 and 1) when values that must share a type have none: numbers, booleans, dates and
+/// timestamps that do not widen to one another (`array(1, DATE'2024-01-01')`, `if(c, true,
+/// 1)`). `shown` is how Spark shows the call.
+pub(super) fn check_same_type(
+    function: &str,
+    group: usize,
+    shown: &str,
+    types: &[DataType],
+) -> PlanResult<()> {
+    let nested = |t: &DataType| {
+        matches!(
+            t,
+            DataType::List(_) | DataType::Struct(_) | DataType::Map(..)
+        )
+    };
+    let checked = |t: &DataType| {
+        t.is_numeric()
+            || nested(t)
+            || matches!(
+                t,
+                DataType::Boolean | DataType::Date32 | DataType::Timestamp(..)
+            )
+    };
+    // (Structs and maps of different fields widen by rules DataFusion applies.)
+    let same_kind = |a: &DataType, b: &DataType| {
+        nested(a) && std::mem::discriminant(a) == std::mem::discriminant(b)
+    };
+    let distinct: Vec<&DataType> =
+        types
+            .iter()
+            .filter(|t| **t != DataType::Null)
+            .fold(Vec::new(), |mut seen, t| {
+                if !seen.contains(&t) {
+                    seen.push(t);
+                }
+                seen
+            });
+    let clash = distinct.iter().enumerate().any(|(i, a)| {
+        distinct[i + 1..]
+            .iter()
+            .any(|b| checked(a) && checked(b) && !same_kind(a, b) && spark_wider(a, b).is_none())
+    });
+    if !clash {
+        return Ok(());
+    }
+    let names: Vec<String> = distinct
+        .iter()
+        .map(|t| format!("\"{}\"", crate::types::sql_name(t)))
+        .collect();
+    let listed = format!("[{}]", names.join(", "));
+    let (class, detail) = match (function, group) {
+        ("map", 0) => (
+            "DATATYPE_MISMATCH.CREATE_MAP_KEY_DIFF_TYPES",
+            format!(
+                "The given keys of function `map` should all be the same type, but they are {listed}."
+            ),
+        ),
+        ("map", _) => (
+            "DATATYPE_MISMATCH.CREATE_MAP_VALUE_DIFF_TYPES",
+            format!(
+                "The given values of function `map` should all be the same type, but they are {listed}."
+            ),
+        ),
+        ("array" | "coalesce" | "nvl" | "ifnull", _) => (
+            "DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            format!(
+                "Input to `{}` should all be the same type, but it's ({}).",
+                if function == "array" {
+                    "array"
+                } else {
+                    "coalesce"
+                },
+                names.join(" or ")
+            ),
+        ),
+        (f, _) => (
+            "DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            format!(
+                "Input to `{}` should all be the same type, but it's {listed}.",
+                if f == "iff" { "if" } else { f }
+            ),
+        ),
+    };
+    Err(crate::error::SparkError::analysis(
+        class,
+        "42K09",
+        format!("Cannot resolve \"{shown}\" due to data type mismatch: {detail}"),
+    )
+    .into())
 }
 
 /// Spark's error for a set operation's columns of types it cannot widen to one.

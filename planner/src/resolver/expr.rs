@@ -137,6 +137,7 @@ impl Resolver<'_> {
                     .iter()
                     .map(|v| v.get_type(schema))
                     .collect::<Result<Vec<_>, _>>()?;
+                super::coercion::check_same_type("casewhen", 0, &format!("{name} END"), &types)?;
                 self.coerce_together(&mut values, &mut types, schema)?;
                 let value_fields = values
                     .iter()
@@ -559,7 +560,8 @@ impl Resolver<'_> {
             .iter()
             .map(|a| a.get_type(schema))
             .collect::<Result<Vec<_>, _>>()?;
-        self.coerce_arguments(&lname, &mut args, &mut types, schema)?;
+        let shown = def.display(&call.name, &names, call.distinct);
+        self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
             .unwrap_or_else(|| def.display(&call.name, &names, call.distinct));
         if def.kind == FunctionKind::Aggregate && !self.in_window {
