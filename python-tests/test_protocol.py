@@ -144,3 +144,41 @@ def test_large_values_and_plans(spark):
     got = df.repartition(4, "i").filter("i < 2").orderBy("i").collect()
     assert [r.i for r in got] == [0, 1]
     assert got[0].s == big
+
+
+def test_ml_cache_cleanup_answered_as_spark(spark, expected):
+    # PySpark's exit hook sends this command; Spark answers the count removed before
+    # ResultComplete (see test_script_without_stop_exits).
+    import pyspark.sql.connect.proto as pb2
+
+    command = pb2.Command()
+    command.ml_command.clean_cache.SetInParent()
+    _, properties, _ = spark.client.execute_command(command)
+    expected.check_value(str(properties["ml_command_result"]).split(), name="clean_cache")
+
+
+SCRIPT_WITHOUT_STOP = """
+import sys
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+spark.range(3).collect()
+"""
+
+
+def test_script_without_stop_exits(server_url, tmp_path, ember_mode):
+    # A script that ends without spark.stop() must exit: PySpark's exit hook runs an ML cache
+    # cleanup whose stream it stops reading after the first answer; answered by ResultComplete
+    # alone, the call completed while the interpreter shut down and grpcio deadlocked in about
+    # a third of the runs.
+    import subprocess
+    import sys
+
+    if ember_mode == "cluster":
+        pytest.skip("the session protocol is the same in every mode")
+    script = tmp_path / "no_stop.py"
+    script.write_text(SCRIPT_WITHOUT_STOP)
+    for _ in range(6):
+        done = subprocess.run(
+            [sys.executable, str(script), server_url], capture_output=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]

@@ -26,8 +26,9 @@ pub enum CommandSpec {
     Checkpoint(Box<crate::spec::Plan>),
     /// The client dropped a checkpointed DataFrame.
     RemoveCachedRelation(String),
-    /// Commands the client sends in the background that need no work (ML cache cleanup).
-    Ignored,
+    /// The ML cache cleanup PySpark sends when a script exits: nothing is cached, so it
+    /// removes nothing (answered as Spark answers: the count removed, 0).
+    MlCleanCache,
 }
 
 pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<CommandSpec> {
@@ -83,7 +84,7 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
             })
         }
         CommandType::MlCommand(m) => match &m.command {
-            Some(pb::ml_command::Command::CleanCache(_)) => CommandSpec::Ignored,
+            Some(pb::ml_command::Command::CleanCache(_)) => CommandSpec::MlCleanCache,
             _ => return unsupported("ML commands"),
         },
         CommandType::WriteOperation(w) => {

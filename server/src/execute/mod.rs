@@ -496,6 +496,19 @@ async fn run_command(
             ctx.session.checkpoints.lock().remove(&id);
             Ok(())
         }
-        CommandSpec::Ignored => Ok(()),
+        // (Its answer comes before ResultComplete as Spark's does: a client that stops reading
+        // after the first answer, as PySpark's exit hook does, leaves the call open rather
+        // than completing it while the interpreter shuts down, which can deadlock grpcio.)
+        CommandSpec::MlCleanCache => {
+            let removed = pb::expression::Literal {
+                literal_type: Some(pb::expression::literal::LiteralType::Integer(0)),
+                ..Default::default()
+            };
+            let response =
+                responder.response(Some(ResponseType::MlCommandResult(pb::MlCommandResult {
+                    result_type: Some(pb::ml_command_result::ResultType::Param(removed)),
+                })));
+            push(op, response).await
+        }
     }
 }
