@@ -110,6 +110,11 @@ SQL = {
     "union_strings": "SELECT '7' a, '1.5' b, 'true' c UNION ALL SELECT 1, CAST(2 AS DECIMAL(5,2)), false",
     "intersect_except": "SELECT typeof(a) t FROM (SELECT 1 a INTERSECT SELECT 1L) UNION ALL "
     "SELECT typeof(a) FROM (SELECT 1S a EXCEPT SELECT 2.5D)",
+    # A value whose cast fails is an error only where a row takes it.
+    "untaken_branches": "SELECT if(false, 'x', DATE'2024-01-01') a, typeof(if(false, 'x', DATE'2024-01-01')) b, "
+    "coalesce(DATE'2024-01-02', 'x') c, CASE WHEN false THEN CAST('x' AS DATE) ELSE DATE'2024-01-03' END d",
+    "untaken_branches_of_rows": "SELECT id, if(id > 100, 'x', DATE'2024-01-01') a, "
+    "CASE WHEN id > 100 THEN CAST('y' AS INT) ELSE 7 END b FROM range(3)",
 }
 
 
@@ -210,6 +215,10 @@ ERRORS = {
     "case_diff_types": "SELECT CASE WHEN true THEN 1 ELSE DATE'2024-01-01' END",
     "map_key_diff_types": "SELECT map(1, 'a', DATE'2024-01-01', 'b')",
     "map_value_diff_types": "SELECT map('a', 1, 'b', DATE'2024-01-01')",
+    "taken_branch_fails": "SELECT if(id > 0, 'x', DATE'2024-01-01') a FROM range(2)",
+    "taken_branch_fails_number": "SELECT CASE WHEN id = 0 THEN 'nope' ELSE 5 END a FROM range(2)",
+    "malformed_date": "SELECT CAST('x' AS DATE)",
+    "malformed_timestamp": "SELECT CAST('2024-13-45 10:00' AS TIMESTAMP)",
 }
 
 

@@ -612,6 +612,18 @@ fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
                 vec![],
             )
         }
+        // (Spark's malformed dates and timestamps are DateTimeExceptions.)
+        ArrowError::CastError(msg) | ArrowError::ParseError(msg)
+            if msg.contains(" of Date32 type") || msg.contains(" of Timestamp(") =>
+        {
+            SparkError::new(
+                ErrorKind::DateTime,
+                "CAST_INVALID_INPUT",
+                "22018",
+                msg.clone(),
+                vec![],
+            )
+        }
         ArrowError::CastError(msg) | ArrowError::ParseError(msg) => SparkError::new(
             ErrorKind::NumberFormat,
             "CAST_INVALID_INPUT",

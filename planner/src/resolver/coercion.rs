@@ -311,6 +311,28 @@ pub(super) fn check_same_type(
     .into())
 }
 
+/// A literal whose cast to `target` fails, kept from DataFusion's planning-time folding
+/// (which raises the cast's error): Spark raises it only if a row takes the value
+/// (`if(false, 'x', DATE'2024-01-01')` is a date).
+pub(super) fn deferred_if_failing(e: Expr, target: &DataType) -> Expr {
+    let fails = match &e {
+        Expr::Literal(v, _) if !v.is_null() => {
+            let options = arrow::compute::CastOptions {
+                safe: false,
+                ..Default::default()
+            };
+            v.cast_to_with_options(target, &options).is_err()
+        }
+        _ => false,
+    };
+    if fails {
+        use crate::functions::native::{Native, NativeUdf};
+        NativeUdf::udf(Native::Deferred).call(vec![e])
+    } else {
+        e
+    }
+}
+
 /// Spark's error for a set operation's columns of types it cannot widen to one.
 fn incompatible_column(
     operation: &str,

@@ -741,7 +741,7 @@ impl Resolver<'_> {
             })
             .call(vec![inner])
         } else {
-            cast(inner, to)
+            cast(super::coercion::deferred_if_failing(inner, &to), to)
         })
     }
 

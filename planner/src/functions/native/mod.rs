@@ -285,6 +285,9 @@ pub enum Native {
     Fail {
         failure: Failure,
     },
+    /// Its argument, evaluated row by row and never while planning: a literal whose cast
+    /// fails, in a branch (of CASE, `if`, `coalesce`) only some rows, or none, may take.
+    Deferred,
 }
 
 /// The errors [`Native::Fail`] raises.
@@ -396,7 +399,7 @@ impl NativeUdf {
     pub fn udf(kind: Native) -> Arc<ScalarUDF> {
         // A failure must never be folded while planning: only rows that reach it fail.
         let volatility = match kind {
-            Native::Fail { .. } => Volatility::Volatile,
+            Native::Fail { .. } | Native::Deferred => Volatility::Volatile,
             // Random IVs: every row, every run, its own ciphertext.
             Native::Aes { encrypt: true, .. } => Volatility::Volatile,
             // randomUUID: every row its own.
@@ -475,6 +478,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::JsonArrayLength => "ember_json_array_length",
             Native::JsonObjectKeys => "ember_json_object_keys",
             Native::Fail { .. } => "ember_fail",
+            Native::Deferred => "ember_deferred",
         }
     }
 
@@ -624,13 +628,14 @@ impl ScalarUDFImpl for NativeUdf {
             }
             Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
             Native::Fail { .. } => DataType::Null,
+            Native::Deferred => arg_types.first().cloned().unwrap_or(DataType::Null),
         })
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         // A volatile call of constants (`reflect('java.util.UUID', 'randomUUID')`) still
         // answers each row on its own.
-        let volatile = matches!(self.kind, Native::Reflect { .. });
+        let volatile = matches!(self.kind, Native::Reflect { .. } | Native::Deferred);
         let scalar = !volatile
             && args
                 .args
@@ -741,6 +746,10 @@ impl ScalarUDFImpl for NativeUdf {
             Native::GetJsonObject => json::get_json_object(&arrays)?,
             Native::JsonArrayLength => json::json_array_length(&arrays)?,
             Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
+            Native::Deferred => match arrays.first() {
+                Some(a) => Arc::clone(a),
+                None => return internal_err!("ember_deferred takes one argument"),
+            },
             Native::Fail { failure } => {
                 if args.number_rows == 0 {
                     arrow::array::new_null_array(&DataType::Null, 0)
