@@ -54,6 +54,10 @@ SQL = {
 }
 
 
+SQL["sums"] = (
+    "SELECT k, sum(x) s, sum(DISTINCT x) d, sum(x) FILTER (WHERE x > 1) f, typeof(sum(x)) t, try_sum(x) ts "
+    "FROM VALUES (1, 1L), (1, 2L), (2, NULL), (1, 2L), (3, 9223372036854775807L) t(k, x) GROUP BY k"
+)
 SQL["narrowing_casts"] = (
     "SELECT CAST(127 AS TINYINT) a, CAST(12345.6 AS INT) b, CAST(-1.9D AS BIGINT) c, try_cast(300 AS TINYINT) d, "
     "CAST(CAST(-3e9 AS DECIMAL(12,0)) AS BIGINT) e"
@@ -125,6 +129,11 @@ ERRORS = {
     "cast_overflow_double": "SELECT CAST(1e20D AS BIGINT)",
     "cast_overflow_nan": "SELECT CAST(CAST('NaN' AS DOUBLE) AS INT)",
     "cast_overflow_decimal": "SELECT CAST(CAST(1e12 AS DECIMAL(20,0)) AS INT)",
+    # A BIGINT sum beyond BIGINT's range (DataFusion's wraps around).
+    "sum_overflow": "SELECT sum(x) FROM VALUES (9223372036854775807L), (1L) t(x)",
+    "sum_overflow_window": "SELECT sum(x) OVER (ORDER BY x) FROM VALUES (9223372036854775807L), (1L) t(x)",
+    "sum_overflow_grouped": "SELECT k, sum(x) FROM VALUES (1, 9223372036854775807L), (1, 1L), (2, 1L) t(k, x) GROUP BY k",
+    "malformed_boolean": "SELECT CAST('x' AS BOOLEAN)",
 }
 
 

@@ -624,6 +624,18 @@ fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
                 vec![],
             )
         }
+        // (and malformed booleans SparkRuntimeExceptions).
+        ArrowError::CastError(msg) | ArrowError::ParseError(msg)
+            if msg.contains(" of Boolean type") =>
+        {
+            SparkError::new(
+                ErrorKind::Runtime,
+                "CAST_INVALID_INPUT",
+                "22018",
+                msg.clone(),
+                vec![],
+            )
+        }
         ArrowError::CastError(msg) | ArrowError::ParseError(msg) => SparkError::new(
             ErrorKind::NumberFormat,
             "CAST_INVALID_INPUT",

@@ -27,7 +27,7 @@ pub fn register(b: &mut RegistryBuilder) {
             agg(f, df("count"), 1, usize::MAX)
         }),
     );
-    b.aggregate(&["sum"], |f| agg(f, df("sum"), 1, 1));
+    b.aggregate(&["sum"], sum);
     b.aggregate(&["avg", "mean"], avg);
     b.aggregate(&["min"], |f| agg(f, df("min"), 1, 1));
     b.aggregate(&["max"], |f| agg(f, df("max"), 1, 1));
@@ -265,6 +265,28 @@ fn spark(name: &str) -> PlanResult<Arc<AggregateUDF>> {
 }
 
 /// An aggregate call with the common options (DISTINCT, FILTER, IGNORE NULLS).
+/// `sum(x)`; under ANSI a BIGINT sum out of BIGINT's range is Spark's ARITHMETIC_OVERFLOW
+/// (summed exactly, as a 38-digit decimal, and narrowed back) where DataFusion's wraps around.
+fn sum(mut f: FunctionInput) -> PlanResult<Expr> {
+    if !(f.config.ansi && f.types.first() == Some(&DataType::Int64)) {
+        return agg(f, df("sum"), 1, 1);
+    }
+    f.args = f
+        .args
+        .into_iter()
+        .map(|a| cast(a, DataType::Decimal128(38, 0)))
+        .collect();
+    let exact = agg(f, df("sum"), 1, 1)?;
+    use super::native::{Native, NativeUdf};
+    Ok(NativeUdf::udf(Native::CheckedIntegerCast {
+        from: "DECIMAL(38,0)".into(),
+        to: "BIGINT".into(),
+        unit: 1,
+        arithmetic: true,
+    })
+    .call(vec![exact]))
+}
+
 pub(crate) fn agg(
     f: FunctionInput,
     udaf: PlanResult<Arc<AggregateUDF>>,

@@ -738,6 +738,7 @@ impl Resolver<'_> {
                 from: types::sql_name(&from),
                 to: types::sql_name(&to),
                 unit: 1,
+                arithmetic: false,
             })
             .call(vec![inner])
         } else {

@@ -72,6 +72,7 @@ impl Resolver<'_> {
                         from: s.sql_name(),
                         to: crate::types::sql_name(to),
                         unit,
+                        arithmetic: false,
                     })
                     .call(vec![inner.clone()])
                 };

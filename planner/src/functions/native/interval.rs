@@ -314,6 +314,7 @@ pub(super) fn checked_integer_cast(
     from: &str,
     to: &DataType,
     unit: i64,
+    arithmetic: bool,
 ) -> Result<ArrayRef> {
     let [input] = arrays else {
         return internal_err!("a cast takes one value");
@@ -340,7 +341,16 @@ pub(super) fn checked_integer_cast(
         _ => Arc::clone(input),
     };
     let out = arrow::compute::cast(&numbers, to)?;
+    // (Values out of range are the NULLs the cast added.)
+    if out.null_count() == input.null_count() {
+        return Ok(out);
+    }
     for row in 0..out.len() {
+        if out.is_null(row) && !input.is_null(row) && arithmetic {
+            return Err(to_datafusion(SparkError::arithmetic_overflow(
+                "overflow", "try_add",
+            )));
+        }
         if out.is_null(row) && !input.is_null(row) {
             let value = match interval {
                 Some(f) => crate::show::cast_string(input.as_ref(), row, "UTC", Some(f)),

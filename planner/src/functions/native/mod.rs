@@ -211,6 +211,10 @@ pub enum Native {
         from: String,
         to: String,
         unit: i64,
+        /// An out-of-range value is an arithmetic result (ARITHMETIC_OVERFLOW, as a BIGINT
+        /// `sum` overflows under ANSI) rather than a cast's CAST_OVERFLOW.
+        #[serde(default)]
+        arithmetic: bool,
     },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
@@ -714,9 +718,18 @@ impl ScalarUDFImpl for NativeUdf {
             Native::TextToInterval { fields, fail } => {
                 interval::from_text(&arrays, *fields, *fail)?
             }
-            Native::CheckedIntegerCast { from, to, unit } => {
-                interval::checked_integer_cast(&arrays, from, &integer_type(to), *unit)?
-            }
+            Native::CheckedIntegerCast {
+                from,
+                to,
+                unit,
+                arithmetic,
+            } => interval::checked_integer_cast(
+                &arrays,
+                from,
+                &integer_type(to),
+                *unit,
+                *arithmetic,
+            )?,
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(
