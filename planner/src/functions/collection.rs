@@ -163,11 +163,22 @@ pub fn register(b: &mut RegistryBuilder) {
         let (m, k) = super::operators::two(f)?;
         Ok(df_udf("array_has")?.call(vec![df_udf("map_keys")?.call(vec![m]), k]))
     });
-    // array_sort(a): ascending, NULLs last (the comparator form is a lambda).
-    b.scalar(&["array_sort"], |f| {
-        let a = super::operators::one(f)?;
-        Ok(df_udf("array_sort")?.call(vec![a, lit("ASC"), lit("NULLS LAST")]))
-    });
+    // array_sort(a): ascending, NULLs last (the comparator form is a lambda). Spark names it
+    // with the default comparator its analyzer adds.
+    b.scalar_named(
+        &["array_sort"],
+        Naming::Custom(|w, a, _| {
+            format!(
+                "{}({}, {ARRAY_SORT_DEFAULT_COMPARATOR})",
+                w.to_lowercase(),
+                a.join(", ")
+            )
+        }),
+        |f| {
+            let a = super::operators::one(f)?;
+            Ok(df_udf("array_sort")?.call(vec![a, lit("ASC"), lit("NULLS LAST")]))
+        },
+    );
     // sequence(start, stop[, step]): the step defaults to 1 or -1 (a day for dates).
     b.scalar(&["sequence"], |f| {
         f.arity(2, 3)?;
@@ -284,3 +295,10 @@ fn build_struct(f: FunctionInput) -> PlanResult<Expr> {
     }
     Ok(df_udf("named_struct")?.call(args))
 }
+
+/// How Spark shows `array_sort`'s default comparator (NULLs last, then ascending).
+const ARRAY_SORT_DEFAULT_COMPARATOR: &str = "lambdafunction((IF(((namedlambdavariable() IS NULL) \
+AND (namedlambdavariable() IS NULL)), 0, (IF((namedlambdavariable() IS NULL), 1, \
+(IF((namedlambdavariable() IS NULL), -1, (IF((namedlambdavariable() < namedlambdavariable()), -1, \
+(IF((namedlambdavariable() > namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), \
+namedlambdavariable())";
