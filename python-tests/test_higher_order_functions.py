@@ -31,6 +31,10 @@ FRAME = {
     "aggregate_finish": lambda c: F.aggregate("a", F.lit(0), lambda acc, x: acc + x, lambda acc: acc * 2),
     "aggregate_column": lambda c: F.aggregate("a", c.id, lambda acc, x: acc + F.coalesce(x, c.id)),
     "reduce_strings": lambda c: F.reduce("s", F.lit(""), lambda acc, x: F.concat(acc, x.v)),
+    "array_sort_default": lambda c: F.array_sort("a"),
+    "array_sort_comparator": lambda c: F.array_sort(
+        "s", lambda l, r: F.when(l.v < r.v, 1).when(l.v > r.v, -1).otherwise(0)
+    ),
 }
 
 
@@ -68,6 +72,15 @@ SQL = {
     "map_zip_with_sum": "SELECT map_zip_with(map('a', 1), map('a', 2, 'b', 3), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0)) AS m",
     "map_zip_with_null": "SELECT map_zip_with(CAST(NULL AS MAP<INT, INT>), map(1, 2), (k, v1, v2) -> v2) m",
     "cast_to_map": "SELECT CAST(map(1, 2) AS MAP<INT,BIGINT>) m, CAST(NULL AS ARRAY<MAP<STRING, INT>>) a",
+    # A comparator: sorted as Java's sort with it sorts (even one that is no total order).
+    "array_sort_comparator": "SELECT array_sort(array(3, 1, NULL, 2), (l, r) -> CASE WHEN l < r THEN 1 WHEN l > r THEN -1 "
+    "ELSE 0 END) a, array_sort(array('bc', 'a', 'def', 'gh'), (l, r) -> length(l) - length(r)) b, "
+    "array_sort(array(5, 3, 9), (x, y) -> y - x) c",
+    "array_sort_comparator_rows": "SELECT array_sort(a, (l, r) -> l - r) s FROM VALUES (array(3, 1, 2)), (NULL), (array()), "
+    "(array(7)) t(a)",
+    "array_sort_structs": "SELECT array_sort(array(named_struct('k', 2, 'v', 'x'), named_struct('k', 1, 'v', 'y')), "
+    "(l, r) -> l.k - r.k) a",
+    "array_sort_long": "SELECT array_sort(sequence(1, 100), (l, r) -> (r % 7) - (l % 7)) a",
 }
 
 

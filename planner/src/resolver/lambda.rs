@@ -1,8 +1,9 @@
 //! Higher-order functions with lambda functions, onto DataFusion's `array_transform`,
 //! `array_filter` and `array_any_match`: `transform`, `filter` (also with the element's
 //! index, `(x, i) -> ...`), `exists`, `forall` (`NOT exists(a, NOT p)`, which keeps Spark's
-//! NULLs), `zip_with` (over the zipped arrays), `map_filter`, `transform_keys` and
-//! `transform_values` (over the map's entries). A lambda of several parameters becomes a
+//! NULLs), `zip_with` (over the zipped arrays), `array_sort` with a comparator (over every
+//! ordered pair), `map_filter`, `transform_keys` and `transform_values` (over the map's
+//! entries). A lambda of several parameters becomes a
 //! lambda of one DataFusion variable whose struct fields the parameters stand for. Lambda
 //! variables are in scope while their body is resolved and shadow columns of the same name,
 //! as in Spark.
@@ -152,6 +153,29 @@ impl Resolver<'_> {
                         first,
                     )
                 };
+                Ok((out, display(&body_name)))
+            }
+            // array_sort(a, (l, r) -> ...): the comparator over every ordered pair, then each
+            // array sorted by its answers (see `native::array_sort`).
+            ("array_sort", 1, 2) => {
+                use crate::functions::native::{Native, NativeUdf};
+                let (array, array_name) = resolved.remove(0);
+                self.element_type(name, &array, &array_name, schema)?;
+                let pairs = NativeUdf::udf(Native::ArrayPairs).call(vec![array.clone()]);
+                let element = self.element_type(name, &pairs, &array_name, schema)?;
+                let (lambda, body_name, _) = self.lambda(
+                    &element,
+                    params,
+                    Binding::Fields(vec!["1", "2"]),
+                    body,
+                    schema,
+                )?;
+                let answers = apply(
+                    array_transform::array_transform_higher_order_function(),
+                    pairs,
+                    lambda,
+                );
+                let out = NativeUdf::udf(Native::SortByComparisons).call(vec![array, answers]);
                 Ok((out, display(&body_name)))
             }
             ("zip_with", 2, 2) => {

@@ -3,6 +3,7 @@
 //! plain data (serde), so plans carrying these functions travel to workers as JSON.
 
 mod aes;
+mod array_sort;
 mod binary;
 pub use binary::BinaryFormat;
 mod bitmap;
@@ -289,6 +290,11 @@ pub enum Native {
     Fail {
         failure: Failure,
     },
+    /// Every ordered pair of an array's elements, `{1: a[i], 2: a[j]}` (for
+    /// `array_sort`'s comparator).
+    ArrayPairs,
+    /// An array sorted by its comparator's answers for `ArrayPairs`.
+    SortByComparisons,
     /// Its argument, evaluated row by row and never while planning: a literal whose cast
     /// fails, in a branch (of CASE, `if`, `coalesce`) only some rows, or none, may take.
     Deferred,
@@ -483,6 +489,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::JsonObjectKeys => "ember_json_object_keys",
             Native::Fail { .. } => "ember_fail",
             Native::Deferred => "ember_deferred",
+            Native::ArrayPairs => "ember_array_pairs",
+            Native::SortByComparisons => "ember_sort_by_comparisons",
         }
     }
 
@@ -632,7 +640,15 @@ impl ScalarUDFImpl for NativeUdf {
             }
             Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
             Native::Fail { .. } => DataType::Null,
-            Native::Deferred => arg_types.first().cloned().unwrap_or(DataType::Null),
+            Native::Deferred | Native::SortByComparisons => {
+                arg_types.first().cloned().unwrap_or(DataType::Null)
+            }
+            Native::ArrayPairs => match arg_types.first() {
+                Some(DataType::List(element)) => {
+                    DataType::new_list(array_sort::pair_type(element), true)
+                }
+                _ => DataType::Null,
+            },
         })
     }
 
@@ -759,6 +775,8 @@ impl ScalarUDFImpl for NativeUdf {
             Native::GetJsonObject => json::get_json_object(&arrays)?,
             Native::JsonArrayLength => json::json_array_length(&arrays)?,
             Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
+            Native::ArrayPairs => array_sort::pairs(&arrays)?,
+            Native::SortByComparisons => array_sort::sort_by(&arrays)?,
             Native::Deferred => match arrays.first() {
                 Some(a) => Arc::clone(a),
                 None => return internal_err!("ember_deferred takes one argument"),
