@@ -79,6 +79,12 @@ SQL = {
 }
 
 
+# An unknown format truncates to NULL.
+SQL["trunc_formats"] = (
+    "SELECT trunc('2024-05-17', 'Q') a, trunc('2024-05-17', 'QUARTER') b, trunc(DATE'2024-05-17', 'mon') c, "
+    "trunc('2024-05-17', 'week') d, trunc('2024-05-17', NULL) e, trunc('2024-05-17', 'yy') f"
+)
+
 SQL_GAPS = {}
 
 

@@ -58,6 +58,7 @@ SQL["sums"] = (
     "SELECT k, sum(x) s, sum(DISTINCT x) d, sum(x) FILTER (WHERE x > 1) f, typeof(sum(x)) t, try_sum(x) ts "
     "FROM VALUES (1, 1L), (1, 2L), (2, NULL), (1, 2L), (3, 9223372036854775807L) t(k, x) GROUP BY k"
 )
+SQL["abs_types"] = "SELECT abs(-5) a, abs(CAST(-5 AS SMALLINT)) b, abs(-2.5) c, abs(-1L) d, abs(-2147483647) e"
 SQL["narrowing_casts"] = (
     "SELECT CAST(127 AS TINYINT) a, CAST(12345.6 AS INT) b, CAST(-1.9D AS BIGINT) c, try_cast(300 AS TINYINT) d, "
     "CAST(CAST(-3e9 AS DECIMAL(12,0)) AS BIGINT) e"
@@ -134,6 +135,9 @@ ERRORS = {
     "sum_overflow_window": "SELECT sum(x) OVER (ORDER BY x) FROM VALUES (9223372036854775807L), (1L) t(x)",
     "sum_overflow_grouped": "SELECT k, sum(x) FROM VALUES (1, 9223372036854775807L), (1, 1L), (2, 1L) t(k, x) GROUP BY k",
     "malformed_boolean": "SELECT CAST('x' AS BOOLEAN)",
+    "abs_int_overflow": "SELECT abs(-2147483648)",
+    "abs_bigint_overflow": "SELECT abs(-9223372036854775808L)",
+    "abs_tinyint_overflow": "SELECT abs(CAST(-128 AS TINYINT))",
 }
 
 

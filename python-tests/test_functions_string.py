@@ -82,6 +82,16 @@ SQL = {
 }
 
 
+SQL["charsets"] = (
+    "SELECT encode('abc', 'UTF-16BE') a, encode('abc', 'UTF-16LE') b, encode('abc', 'UTF-32') c, "
+    "encode('abc', 'UTF-16') d, encode('é', 'ISO-8859-1') e, encode('abc', 'US-ASCII') f, encode('', 'UTF-16') g"
+)
+SQL["charsets_decode"] = (
+    "SELECT decode(X'0061', 'UTF-16BE') a, decode(X'6100', 'UTF-16LE') b, decode(X'00000061', 'UTF-32') c, "
+    "decode(X'0061', 'UTF-16') d, decode(X'FEFF00610062', 'UTF-16') e, decode(X'FFFE6100', 'UTF-16') f, "
+    "decode(X'E9', 'ISO-8859-1') g, decode(X'', 'UTF-16') h, encode(NULL, 'UTF-16') i"
+)
+
 SQL_GAPS = {
 }
 
@@ -143,6 +153,11 @@ ERRORS = {
     "unknown_function": "SELECT no_such_function('a')",
 }
 
+
+ERRORS["unknown_charset"] = "SELECT encode('a', 'EBCDIC')"
+ERRORS["not_ascii"] = "SELECT encode('é', 'US-ASCII')"
+ERRORS["malformed_utf8"] = "SELECT decode(X'FF', 'UTF-8')"
+ERRORS["malformed_ascii"] = "SELECT decode(X'80', 'US-ASCII')"
 
 ERRORS_GAPS = {
 }

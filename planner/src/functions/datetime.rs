@@ -82,7 +82,27 @@ pub fn register(b: &mut RegistryBuilder) {
     on_date(b, &["add_months"], "add_months", 2);
     on_date(b, &["last_day"], "last_day", 1);
     on_date(b, &["next_day"], "next_day", 2);
-    on_date(b, &["trunc"], "trunc", 2);
+    // trunc(date, fmt): NULL for a format Spark does not know (datafusion-spark's refuses it).
+    b.scalar(&["trunc"], |f| {
+        f.arity(2, 2)?;
+        if let Some(Expr::Literal(v, _)) = f.args.get(1)
+            && (v.is_null()
+                || !matches!(
+                    v.to_string().to_ascii_uppercase().as_str(),
+                    "YEAR" | "YYYY" | "YY" | "QUARTER" | "MONTH" | "MM" | "MON" | "WEEK"
+                ))
+        {
+            return Ok(Expr::Literal(ScalarValue::Date32(None), None));
+        }
+        let mut args = f.args;
+        if matches!(
+            f.types.first(),
+            Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        ) {
+            args[0] = to_date(args[0].clone());
+        }
+        Ok(super::sp_udf("trunc")?.call(args))
+    });
     on_date(b, &["weekday"], "weekday", 1);
     on_date(b, &["monthname"], "monthname", 1);
     on_date(b, &["unix_date"], "unix_date", 1);

@@ -9,7 +9,28 @@ use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_df_named, add_sp
 use crate::error::PlanResult;
 
 pub fn register(b: &mut RegistryBuilder) {
-    add_spark(b, &["abs"], "abs", 1, 1);
+    // abs of a signed integer type's least value overflows (an error under ANSI).
+    b.scalar(&["abs"], |f| {
+        let ansi = f.config.ansi;
+        let least = match f.types.first() {
+            Some(DataType::Int8) => Some(ScalarValue::Int8(Some(i8::MIN))),
+            Some(DataType::Int16) => Some(ScalarValue::Int16(Some(i16::MIN))),
+            Some(DataType::Int32) => Some(ScalarValue::Int32(Some(i32::MIN))),
+            Some(DataType::Int64) => Some(ScalarValue::Int64(Some(i64::MIN))),
+            _ => None,
+        };
+        let x = one(f)?;
+        let abs = super::sp_udf("abs")?.call(vec![x.clone()]);
+        Ok(match least {
+            Some(least) if ansi => super::native::fail_when(
+                x.clone().eq(Expr::Literal(least, None)),
+                super::native::Failure::ArithmeticOverflow,
+                vec![x.clone()],
+                abs,
+            ),
+            _ => abs,
+        })
+    });
     // sqrt of a negative number is NaN (DataFusion raises an error).
     b.scalar_named(&["sqrt"], Naming::Fixed("SQRT"), |f| {
         let x = cast(one(f)?, DataType::Float64);

@@ -4,10 +4,11 @@ use arrow::datatypes::{DataType, Field};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
+use super::native::charset::Charset;
 use super::native::{Native, NativeUdf, XpathResult};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
-use crate::error::PlanResult;
+use crate::error::{PlanResult, SparkError};
 
 pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["upper", "ucase"], "upper", 1, 1);
@@ -525,11 +526,18 @@ pub fn register(b: &mut RegistryBuilder) {
         3,
         4,
     );
-    // encode(str, charset) / decode(bin, charset): UTF-8 text as bytes and back.
+    // encode(str, charset) / decode(bin, charset): text as bytes in a charset and back
+    // (UTF-8 text is its bytes).
     b.scalar(&["encode"], |f| {
         let (s, charset) = two(f)?;
-        utf8_charset(&charset, "encode")?;
-        Ok(cast(s, DataType::Binary))
+        match known_charset(&charset, "encode")? {
+            Charset::Utf8 => Ok(cast(s, DataType::Binary)),
+            charset => Ok(NativeUdf::udf(Native::Charset {
+                charset,
+                encode: true,
+            })
+            .call(vec![s])),
+        }
     });
     b.scalar(&["decode"], |f| {
         if f.args.len() != 2 {
@@ -538,27 +546,42 @@ pub fn register(b: &mut RegistryBuilder) {
             ));
         }
         let (s, charset) = two(f)?;
-        utf8_charset(&charset, "decode")?;
-        Ok(cast(s, DataType::Utf8))
+        let charset = known_charset(&charset, "decode")?;
+        Ok(NativeUdf::udf(Native::Charset {
+            charset,
+            encode: false,
+        })
+        .call(vec![s]))
     });
     let _: fn(Expr) -> Expr = |e| e;
     let _ = lit(0);
 }
 
-fn utf8_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<()> {
-    match charset {
-        Expr::Literal(v, _)
-            if matches!(
-                v.to_string().to_ascii_uppercase().as_str(),
-                "UTF-8" | "UTF8" | "US-ASCII"
-            ) =>
-        {
-            Ok(())
-        }
-        other => Err(crate::error::PlanError::Unsupported(format!(
-            "{function} with the charset {other}"
-        ))),
-    }
+/// The charset a literal names (Spark's INVALID_PARAMETER_VALUE.CHARSET for others).
+fn known_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<Charset> {
+    let Expr::Literal(v, _) = charset else {
+        return Err(crate::error::PlanError::Unsupported(format!(
+            "{function} with a charset that is not a literal"
+        )));
+    };
+    let name = match v {
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => s.clone(),
+        other => other.to_string(),
+    };
+    Charset::named(&name).ok_or_else(|| {
+        SparkError::new(
+            crate::error::ErrorKind::IllegalArgument,
+            "INVALID_PARAMETER_VALUE.CHARSET",
+            "22023",
+            format!(
+                "The value of parameter(s) `charset` in `{function}` is invalid: expects one of the iso-8859-1, us-ascii, utf-16, utf-16be, utf-16le, utf-32, utf-8, but got {name}."
+            ),
+            vec![],
+        )
+        .into()
+    })
 }
 
 /// A function computed by one of Ember's native kinds.

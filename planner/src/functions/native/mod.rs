@@ -7,6 +7,7 @@ mod array_sort;
 mod binary;
 pub use binary::BinaryFormat;
 mod bitmap;
+pub mod charset;
 pub use bitmap::BitmapOp;
 mod csv;
 mod datetime;
@@ -290,6 +291,11 @@ pub enum Native {
     Fail {
         failure: Failure,
     },
+    /// `encode`/`decode` in a charset other than UTF-8 (see `charset`).
+    Charset {
+        charset: charset::Charset,
+        encode: bool,
+    },
     /// Every ordered pair of an array's elements, `{1: a[i], 2: a[j]}` (for
     /// `array_sort`'s comparator).
     ArrayPairs,
@@ -308,6 +314,8 @@ pub enum Failure {
     RemainderByZero,
     /// `elt(n, ...)` beyond its arguments under ANSI: arguments (index, count).
     InvalidArrayIndex,
+    /// An integer result beyond its type under ANSI (`abs` of the least INT).
+    ArithmeticOverflow,
 }
 
 impl Failure {
@@ -321,6 +329,7 @@ impl Failure {
                 "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
                 vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
             ),
+            Failure::ArithmeticOverflow => SparkError::arithmetic_overflow("overflow", ""),
             Failure::InvalidArrayIndex => {
                 let value = |i: usize| {
                     arrays
@@ -490,6 +499,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Fail { .. } => "ember_fail",
             Native::Deferred => "ember_deferred",
             Native::ArrayPairs => "ember_array_pairs",
+            Native::Charset { .. } => "ember_charset",
             Native::SortByComparisons => "ember_sort_by_comparisons",
         }
     }
@@ -643,6 +653,13 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Deferred | Native::SortByComparisons => {
                 arg_types.first().cloned().unwrap_or(DataType::Null)
             }
+            Native::Charset { encode, .. } => {
+                if *encode {
+                    DataType::Binary
+                } else {
+                    DataType::Utf8
+                }
+            }
             Native::ArrayPairs => match arg_types.first() {
                 Some(DataType::List(element)) => {
                     DataType::new_list(array_sort::pair_type(element), true)
@@ -776,6 +793,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::JsonArrayLength => json::json_array_length(&arrays)?,
             Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
             Native::ArrayPairs => array_sort::pairs(&arrays)?,
+            Native::Charset { charset, encode } => charset::evaluate(&arrays, *charset, *encode)?,
             Native::SortByComparisons => array_sort::sort_by(&arrays)?,
             Native::Deferred => match arrays.first() {
                 Some(a) => Arc::clone(a),
