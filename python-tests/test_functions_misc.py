@@ -25,6 +25,16 @@ SQL = {
     "digests": "SELECT md5('Spark') a, sha1('Spark') b, sha2('Spark', 256) c, sha2('Spark', 512) d, crc32('Spark') e, sha('x') f",
     "get_json_object": """SELECT get_json_object('{"a": {"b": [1, 2]}, "c": "x"}', '$.a.b[1]') a, """
     """get_json_object('{"a": {"b": 1}}', '$.a') b, get_json_object('{"c": "x"}', '$.c') c, get_json_object('bad', '$.a') d""",
+    # Wildcards as Spark (Hive) evaluates them: matches as an array, one match unwrapped (quoted
+    # if a string), NULLs skipped, a double wildcard flattened.
+    "get_json_object_wildcards": """SELECT get_json_object('{"a":[{"b":1},{"b":2}]}', '$.a[*].b') a, """
+    """get_json_object('{"a":[{"b":1}]}', '$.a[*].b') b, get_json_object('{"a":[1,2]}', '$.a[*]') c, """
+    """get_json_object('{"a":[{"b":"x"}]}', '$.a[*].b') d, get_json_object('{"a":[{"b":"x"},{"b":"y"}]}', '$.a[*].b') e, """
+    """get_json_object('{"a":[{"b":null},{"b":2}]}', '$.a[*].b') f, get_json_object('{"a":[]}', '$.a[*]') g""",
+    "get_json_object_nested_wildcards": """SELECT get_json_object('{"a":[[1,2],[3]]}', '$.a[*][*]') a, """
+    """get_json_object('{"a":[[1,2],[3]]}', '$.a[*][0]') b, get_json_object('{"a":[{"b":[1,2]},{"b":[3]}]}', '$.a[*].b[*]') c, """
+    """get_json_object('[[1,2]]', '$[0][*]') d, get_json_object('{"a":{"b":[1]}}', '$.*') e, """
+    """get_json_object('{"b":1,"a":{"z":1,"y":[3,{"q":"w","p":1}]}}', '$') f""",
     "json_tuple": """SELECT json_tuple('{"a": 1, "b": "x"}', 'a', 'b', 'z')""",
     "json_tuple_lateral": """SELECT id, t.* FROM VALUES (1, '{"k": "v", "n": [1]}'), (2, NULL) AS s(id, j) """
     """LATERAL VIEW json_tuple(j, 'k', 'n') t AS key, nums""",

@@ -117,8 +117,16 @@ pub(super) fn from_json(arrays: &[ArrayRef], target: &DataType) -> Result<ArrayR
     )?))
 }
 
-/// Steps of a JSON path: `$.a.b[1]`, `$['a']`.
-fn path_steps(path: &str) -> Option<Vec<Result<String, usize>>> {
+/// A step of a JSON path: `.a` / `['a']`, `[1]`, `[*]`.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Named(String),
+    Index(usize),
+    Wildcard,
+}
+
+/// Steps of a JSON path: `$.a.b[1]`, `$['a']`, `$.a[*].b`.
+fn path_steps(path: &str) -> Option<Vec<Step>> {
     let rest = path.strip_prefix('$')?;
     let chars: Vec<char> = rest.chars().collect();
     let mut steps = Vec::new();
@@ -131,19 +139,22 @@ fn path_steps(path: &str) -> Option<Vec<Result<String, usize>>> {
                 while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
                     i += 1;
                 }
-                if i == start {
+                let name: String = chars[start..i].iter().collect();
+                if name.is_empty() || name == "*" {
                     return None;
                 }
-                steps.push(Ok(chars[start..i].iter().collect()));
+                steps.push(Step::Named(name));
             }
             '[' => {
                 let close = chars[i..].iter().position(|&c| c == ']')? + i;
                 let inside: String = chars[i + 1..close].iter().collect();
                 let inside = inside.trim();
                 if let Some(name) = inside.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
-                    steps.push(Ok(name.to_string()));
+                    steps.push(Step::Named(name.to_string()));
+                } else if inside == "*" {
+                    steps.push(Step::Wildcard);
                 } else {
-                    steps.push(Err(inside.parse::<usize>().ok()?));
+                    steps.push(Step::Index(inside.parse::<usize>().ok()?));
                 }
                 i = close + 1;
             }
@@ -151,6 +162,124 @@ fn path_steps(path: &str) -> Option<Vec<Result<String, usize>>> {
         }
     }
     Some(steps)
+}
+
+/// How a match is written: strings bare (the path's own value), quoted (one of several
+/// matches), or arrays flattened into the enclosing one (Hive's double wildcard).
+#[derive(Clone, Copy, PartialEq)]
+enum Style {
+    Raw,
+    Quoted,
+    Flatten,
+}
+
+/// A JSON text being written, with the separators between array elements (as Jackson's
+/// generator writes them).
+#[derive(Default)]
+struct JsonOut {
+    text: String,
+    /// For each open array, whether it has an element yet.
+    open: Vec<bool>,
+}
+
+impl JsonOut {
+    fn separate(&mut self) {
+        if let Some(has) = self.open.last_mut() {
+            if *has {
+                self.text.push(',');
+            }
+            *has = true;
+        }
+    }
+    fn value(&mut self, json: &str) {
+        self.separate();
+        self.text.push_str(json);
+    }
+    fn start_array(&mut self) {
+        self.separate();
+        self.text.push('[');
+        self.open.push(false);
+    }
+    fn end_array(&mut self) {
+        self.text.push(']');
+        self.open.pop();
+    }
+}
+
+/// Spark's `get_json_object` path evaluation (Hive's: a wildcard's matches as a JSON array,
+/// one match unwrapped, NULL values skipped), over a parsed value; whether it wrote a match.
+fn evaluate_path(value: &Value, out: &mut JsonOut, style: Style, path: &[Step]) -> bool {
+    match (value, path) {
+        (Value::String(s), []) if style == Style::Raw => {
+            out.value(s);
+            true
+        }
+        (Value::Array(items), []) if style == Style::Flatten => {
+            let mut dirty = false;
+            for item in items {
+                dirty |= evaluate_path(item, out, style, &[]);
+            }
+            dirty
+        }
+        (v, []) => {
+            out.value(&v.to_string());
+            true
+        }
+        (Value::Object(fields), [Step::Named(name), rest @ ..]) => match fields.get(name) {
+            None | Some(Value::Null) => false,
+            Some(v) => evaluate_path(v, out, style, rest),
+        },
+        (Value::Array(items), [Step::Wildcard, Step::Wildcard, rest @ ..]) => {
+            let mut dirty = false;
+            out.start_array();
+            for item in items {
+                dirty |= evaluate_path(item, out, Style::Flatten, rest);
+            }
+            out.end_array();
+            dirty
+        }
+        (Value::Array(items), [Step::Wildcard, rest @ ..]) if style != Style::Quoted => {
+            let next = if style == Style::Raw {
+                Style::Quoted
+            } else {
+                Style::Flatten
+            };
+            let mut inner = JsonOut::default();
+            inner.start_array();
+            let mut matches = 0;
+            for item in items {
+                matches += usize::from(evaluate_path(item, &mut inner, next, rest));
+            }
+            inner.end_array();
+            let text = inner.text;
+            match matches {
+                0 => {}
+                1 => out.value(&text[1..text.len() - 1]),
+                _ => out.value(&text),
+            }
+            matches > 0
+        }
+        (Value::Array(items), [Step::Wildcard, rest @ ..]) => {
+            let mut dirty = false;
+            out.start_array();
+            for item in items {
+                dirty |= evaluate_path(item, out, Style::Quoted, rest);
+            }
+            out.end_array();
+            dirty
+        }
+        (Value::Array(items), [Step::Index(i), rest @ ..]) => {
+            let style = if matches!(rest.first(), Some(Step::Wildcard)) {
+                Style::Quoted
+            } else {
+                style
+            };
+            items
+                .get(*i)
+                .is_some_and(|item| evaluate_path(item, out, style, rest))
+        }
+        _ => false,
+    }
 }
 
 pub(super) fn get_json_object(arrays: &[ArrayRef]) -> Result<ArrayRef> {
@@ -165,19 +294,9 @@ pub(super) fn get_json_object(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         }
         let found = (|| {
             let steps = path_steps(paths.value(i))?;
-            let mut value: Value = serde_json::from_str(text.value(i)).ok()?;
-            for step in steps {
-                value = match (step, value) {
-                    (Ok(name), Value::Object(mut m)) => m.remove(&name)?,
-                    (Err(n), Value::Array(mut a)) if n < a.len() => a.swap_remove(n),
-                    _ => return None,
-                };
-            }
-            match value {
-                Value::Null => None,
-                Value::String(s) => Some(s),
-                other => Some(other.to_string()),
-            }
+            let value: Value = serde_json::from_str(text.value(i)).ok()?;
+            let mut written = JsonOut::default();
+            evaluate_path(&value, &mut written, Style::Raw, &steps).then_some(written.text)
         })();
         match found {
             Some(s) => out.append_value(s),
