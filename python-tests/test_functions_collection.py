@@ -50,6 +50,8 @@ SQL = {
 }
 
 
+SQL["concat_null_array"] = "SELECT concat(CAST(NULL AS ARRAY<INT>), array(9)) a, concat(array(1), array(2)) b"
+
 SQL_GAPS = {
 }
 

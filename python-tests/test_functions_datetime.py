@@ -85,6 +85,16 @@ SQL["trunc_formats"] = (
     "trunc('2024-05-17', 'week') d, trunc('2024-05-17', NULL) e, trunc('2024-05-17', 'yy') f"
 )
 
+# Spark's shorter timestamp forms.
+SQL["timestamp_short_forms"] = (
+    "SELECT CAST('2024-01-01 10:00' AS TIMESTAMP) a, CAST('2024-1-5 9:3' AS TIMESTAMP) b, CAST('2024' AS TIMESTAMP) c, "
+    "CAST('2024-02' AS TIMESTAMP) d, CAST('2024-01-01 10:00:01.5' AS TIMESTAMP) f, CAST('2024-01-01 10' AS TIMESTAMP) h"
+)
+SQL["timestamp_ntz_text"] = (
+    "SELECT CAST('2024-01-01 10:00' AS TIMESTAMP_NTZ) a, CAST('2024-03-10 02:30:00' AS TIMESTAMP_NTZ) b, "
+    "try_cast('x' AS TIMESTAMP_NTZ) c, to_timestamp('2024-01-01 10:00') d"
+)
+
 SQL_GAPS = {}
 
 
@@ -133,6 +143,9 @@ ERRORS = {
     "make_date_invalid": "SELECT make_date(2023, 2, 29)",
 }
 
+
+ERRORS["timestamp_bad_month"] = "SELECT CAST('2024-13-01 10:00' AS TIMESTAMP)"
+ERRORS["timestamp_ntz_malformed"] = "SELECT CAST('x' AS TIMESTAMP_NTZ)"
 
 ERRORS_GAPS = {
 }

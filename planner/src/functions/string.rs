@@ -30,7 +30,15 @@ pub fn register(b: &mut RegistryBuilder) {
                 .iter()
                 .all(|t| matches!(t, DataType::List(_) | DataType::LargeList(_)));
         if arrays {
-            return super::df_udf("array_concat").map(|u| u.call(f.args));
+            // NULL when any array is (DataFusion's skips NULL arrays).
+            let any_null = f
+                .args
+                .iter()
+                .map(|a| a.clone().is_null())
+                .reduce(Expr::or)
+                .unwrap_or_else(|| lit(false));
+            let joined = super::df_udf("array_concat")?.call(f.args);
+            return Ok(super::null_when(any_null, joined));
         }
         super::sp_udf("concat").map(|u| u.call(f.args))
     });

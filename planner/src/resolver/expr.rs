@@ -697,10 +697,13 @@ impl Resolver<'_> {
         let spark_string = to == DataType::Utf8
             && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
         let from = inner.get_type(schema)?;
-        let text_to_instant = matches!(
+        let text = matches!(
             from,
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-        ) && matches!(to, DataType::Timestamp(_, Some(_)));
+        );
+        let text_to_instant = text && matches!(to, DataType::Timestamp(_, Some(_)));
+        // (A local date-time is read as the instant it names in UTC, then the zone dropped.)
+        let text_to_local = text && matches!(to, DataType::Timestamp(_, None));
         // Between instants and local date-times: through the session time zone.
         let shift = match (&from, &to) {
             (DataType::Timestamp(_, Some(_)), DataType::Timestamp(_, None)) => Some(true),
@@ -722,13 +725,23 @@ impl Resolver<'_> {
                 crate::interval::IntervalFields::of_field(&field),
             )
             .call(vec![inner])
-        } else if text_to_instant {
+        } else if text_to_instant || text_to_local {
             use crate::functions::native::{Native, NativeUdf};
-            NativeUdf::udf(Native::TextToTimestamp {
-                time_zone: self.config.time_zone.clone(),
+            let time_zone = if text_to_local {
+                "UTC".to_string()
+            } else {
+                self.config.time_zone.clone()
+            };
+            let instant = NativeUdf::udf(Native::TextToTimestamp {
+                time_zone,
                 fail: !try_mode,
             })
-            .call(vec![inner])
+            .call(vec![inner]);
+            if text_to_local {
+                cast(instant, to)
+            } else {
+                instant
+            }
         } else if try_mode {
             try_cast(inner, to)
         } else if narrowing_to_integer(&from, &to) {

@@ -30,6 +30,8 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
     let numeric = t.is_numeric();
     Ok(match name {
         "count" => count(column),
+        // (A decimal's mean is a decimal, four digits finer, as Spark's average.)
+        "mean" if matches!(t, DataType::Decimal128(..)) => avg(column),
         "mean" if numeric || is_string(t) => avg(as_double(column)),
         "stddev" if numeric || is_string(t) => stddev(as_double(column)),
         "mean" | "stddev" => lit(datafusion::common::ScalarValue::Float64(None)),

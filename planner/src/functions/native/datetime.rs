@@ -197,6 +197,19 @@ pub(super) fn text_to_timestamp(
             continue;
         }
         let s = text.value(i).trim();
+        let original = s;
+        // (Spark's shorter forms, `2024-1-5 9:30`, spelled out for arrow's parser.)
+        let spelled;
+        let s = match arrow::compute::kernels::cast_utils::string_to_datetime(&tz, s) {
+            Ok(_) => s,
+            Err(_) => match spell_out_timestamp(s) {
+                Some(full) => {
+                    spelled = full;
+                    spelled.as_str()
+                }
+                None => s,
+            },
+        };
         let at = match arrow::compute::kernels::cast_utils::string_to_datetime(&tz, s) {
             Ok(t) => Some(t.timestamp_micros()),
             // No single instant for this local time: resolve it as java.time does.
@@ -208,7 +221,7 @@ pub(super) fn text_to_timestamp(
         match at {
             Some(v) => out.append_value(v),
             None if fail => {
-                let mut e = SparkError::cast_invalid_input(s, "STRING", "TIMESTAMP");
+                let mut e = SparkError::cast_invalid_input(original, "STRING", "TIMESTAMP");
                 e.kind = ErrorKind::DateTime;
                 return Err(to_datafusion(e));
             }
@@ -216,6 +229,65 @@ pub(super) fn text_to_timestamp(
         }
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// A timestamp in one of Spark's shorter forms (`yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, a time
+/// `[h]h:[m]m[:[s]s[.fraction]]` after a space or `T`, then a zone) spelled out in full
+/// (`2024-01-05T09:30:00` and the zone), or None when it is in none of them.
+fn spell_out_timestamp(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let number = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        while *i < bytes.len() && bytes[*i].is_ascii_digit() && *i - start < max {
+            *i += 1;
+        }
+        if *i - start < min {
+            return None;
+        }
+        s[start..*i].parse().ok()
+    };
+    let year = number(&mut i, 4, 6)?;
+    let (mut month, mut day) = (1, 1);
+    if bytes.get(i) == Some(&b'-') {
+        i += 1;
+        month = number(&mut i, 1, 2)?;
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+            day = number(&mut i, 1, 2)?;
+        }
+    }
+    let (mut hour, mut minute, mut second, mut fraction) = (0, 0, 0, String::new());
+    if matches!(bytes.get(i), Some(b' ' | b'T')) && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+    {
+        i += 1;
+        hour = number(&mut i, 1, 2)?;
+        if bytes.get(i) == Some(&b':') {
+            i += 1;
+            minute = number(&mut i, 1, 2)?;
+        }
+        if seconds_follow(bytes, i) {
+            i += 1;
+            second = number(&mut i, 1, 2)?;
+            if bytes.get(i) == Some(&b'.') {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                fraction = s[start..i].to_string();
+            }
+        }
+    }
+    let zone = &s[i..];
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}{fraction}{zone}"
+    ))
+}
+
+/// Whether seconds follow at `i` (`:ss`).
+fn seconds_follow(bytes: &[u8], i: usize) -> bool {
+    bytes.get(i) == Some(&b':') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
 }
 
 /// Microseconds of a fixed-length unit, or None for calendar units (DAY and up) and
