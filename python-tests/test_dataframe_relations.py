@@ -66,6 +66,8 @@ STATS = {
     "summary_mean": lambda df: df.select("id", "l").summary("mean", "stddev"),
     "summary_default": lambda df: df.summary(),
     "summary_percentiles": lambda df: df.select("id", "d", "l").summary("10%", "50%", "99.9%", "count_distinct"),
+    # A decimal's mean is a decimal (four digits finer), its stddev a double.
+    "describe_decimal": lambda df: df.select(df.d.cast("decimal(5,2)").alias("m")).describe(),
 }
 
 

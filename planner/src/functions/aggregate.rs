@@ -378,13 +378,17 @@ fn avg(f: FunctionInput) -> PlanResult<Expr> {
     };
     let count_input = FunctionInput { args: vec![x], ..f };
     let sum = agg(sum_input, df("sum"), 1, 1)?;
-    let count = cast(
-        agg(count_input, df("count"), 1, 1)?,
-        DataType::Decimal128(20, 0),
-    );
+    let count = agg(count_input, df("count"), 1, 1)?;
+    Ok(decimal_average(sum, count, p, s))
+}
+
+/// Spark's average of DECIMAL(p, s) values from their sum (a DECIMAL(p + 10, s)) and count:
+/// a DECIMAL(p + 4, s + 4), rounded half up.
+pub(crate) fn decimal_average(sum: Expr, count: Expr, p: u8, s: i8) -> Expr {
+    let count = cast(count, DataType::Decimal128(20, 0));
     let (rp, rs) = ((p + 4).min(38), (s + 4).min(38));
     // The count is never 0 where the sum is not NULL, so the division never fails.
-    Ok(super::decimal::DecimalDivide::udf(rp, rs, true).call(vec![sum, count]))
+    super::decimal::DecimalDivide::udf(rp, rs, true).call(vec![sum, count])
 }
 
 /// `CASE WHEN p THEN value END`.

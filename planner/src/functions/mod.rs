@@ -10,7 +10,7 @@ pub mod decimal;
 pub mod fold;
 mod math;
 pub mod native;
-pub(crate) use aggregate::exact_percentile;
+pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod reflect;
 mod sketch;

@@ -31,7 +31,16 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
     Ok(match name {
         "count" => count(column),
         // (A decimal's mean is a decimal, four digits finer, as Spark's average.)
-        "mean" if matches!(t, DataType::Decimal128(..)) => avg(column),
+        "mean" if matches!(t, DataType::Decimal128(..)) => {
+            let DataType::Decimal128(p, s) = *t else {
+                return Err(PlanError::InvalidPlan("a decimal mean".into()));
+            };
+            let wide = DataType::Decimal128((p + 10).min(38), s);
+            let total = datafusion::functions_aggregate::expr_fn::sum(
+                datafusion::logical_expr::cast(column.clone(), wide),
+            );
+            crate::functions::decimal_average(total, count(column), p, s)
+        }
         "mean" if numeric || is_string(t) => avg(as_double(column)),
         "stddev" if numeric || is_string(t) => stddev(as_double(column)),
         "mean" | "stddev" => lit(datafusion::common::ScalarValue::Float64(None)),
