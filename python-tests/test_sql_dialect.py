@@ -155,6 +155,19 @@ ERRORS = {
     "element_at_zero": "SELECT element_at(array(1,2,3), 0)",
 }
 
+# Lateral column aliases: an item refers to an earlier item's alias (an input column of the
+# same name wins); Spark names such a reference `lateralAliasReference(a)`.
+QUERIES.update(
+    {
+        "lateral_alias": "SELECT 1 AS a, a + 1 AS b",
+        "lateral_alias_chain": "SELECT 1 AS a, a + 1 AS b, b * 10 AS c, a + b + c",
+        "lateral_alias_columns": "SELECT id, id * 2 AS d, d + id AS e FROM range(3)",
+        "lateral_alias_input_wins": "SELECT id * 2 AS id, id + 1 AS x FROM range(2)",
+        "lateral_alias_unnamed": "SELECT upper(s) AS u, concat(u, '!') FROM VALUES ('a') t(s)",
+    }
+)
+ERRORS["lateral_alias_unknown"] = "SELECT 1 AS a, nope + 1"
+
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_query(spark, expected, name):

@@ -46,7 +46,15 @@ impl Resolver<'_> {
                     );
                     self.resolve_expr(&field, schema)
                 }
-                None => self.resolve_attribute(name, *plan_id, schema),
+                None => {
+                    let (e, shown) = self.resolve_attribute(name, *plan_id, schema)?;
+                    match &e {
+                        Expr::Column(c) if self.lateral_aliases.contains(&c.name) => {
+                            Ok((e, format!("lateralAliasReference({shown})")))
+                        }
+                        _ => Ok((e, shown)),
+                    }
+                }
             },
             SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. } => {
                 Err(SparkError::analysis(

@@ -132,6 +132,9 @@ pub struct Resolver<'a> {
     /// Whether the function being resolved is a window function (Spark allows its
     /// aggregates over non-deterministic values).
     in_window: bool,
+    /// The internal names of the columns lateral column aliases became while the items
+    /// over them are resolved (Spark names a reference `lateralAliasReference(a)`).
+    lateral_aliases: Vec<String>,
 }
 
 impl<'a> Resolver<'a> {
@@ -151,6 +154,7 @@ impl<'a> Resolver<'a> {
             input_file_calls: 0,
             update_names: HashMap::new(),
             in_window: false,
+            lateral_aliases: vec![],
         }
     }
 

@@ -78,8 +78,135 @@ impl Resolver<'_> {
         }
         let input = self.with_partition_ids(input, exprs.iter())?;
         let schema = input.schema().clone();
-        let items = self.resolve_items(exprs, &schema)?;
+        let items = match self.resolve_items(exprs, &schema) {
+            Ok(items) => items,
+            Err(PlanError::Spark(e)) if e.error_class.starts_with("UNRESOLVED_COLUMN") => {
+                // (A column no alias names either is the first error, as Spark reports it.)
+                return match self.lateral_aliases(&input, exprs) {
+                    Ok(Some((lower, items))) => self.finish_projection(lower, items),
+                    Ok(None) => Err(PlanError::Spark(e)),
+                    Err(PlanError::Spark(later))
+                        if later.error_class.starts_with("UNRESOLVED_COLUMN") =>
+                    {
+                        Err(PlanError::Spark(e))
+                    }
+                    Err(other) => Err(other),
+                };
+            }
+            Err(e) => return Err(e),
+        };
         self.finish_projection(input, items)
+    }
+
+    /// Spark's lateral column aliases (`SELECT x + 1 AS a, a * 2 AS b`): a select list whose
+    /// items refer to aliases of earlier items. The aliased values are computed in a
+    /// projection below (with every input column), the items over it. None when the list
+    /// does not read that way (an alias of an aggregate or window function, a star, an alias
+    /// that names an input column, which the input column wins).
+    fn lateral_aliases(
+        &mut self,
+        input: &LogicalPlan,
+        exprs: &[SExpr],
+    ) -> PlanResult<Option<(LogicalPlan, Vec<Named>)>> {
+        let schema = input.schema().clone();
+        if exprs.iter().any(|e| {
+            matches!(
+                e,
+                SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. }
+            )
+        }) {
+            return Ok(None);
+        }
+        let mut lower: Vec<Named> = schema
+            .columns()
+            .into_iter()
+            .map(|c| {
+                let name = self.info(&c.name).name.clone();
+                (Expr::Column(c), name)
+            })
+            .collect();
+        let mut upper = Vec::with_capacity(exprs.len());
+        // The positions of the items that became columns below, with their names.
+        let mut pushed: Vec<(usize, String)> = vec![];
+        for e in exprs {
+            let alias = match e {
+                SExpr::Alias {
+                    expr,
+                    names,
+                    metadata: None,
+                } if names.len() == 1 => Some((expr, &names[0])),
+                _ => None,
+            };
+            let Some((inner, name)) = alias else {
+                upper.push(e.clone());
+                continue;
+            };
+            let shadows = lower.iter().any(|(_, n)| n.eq_ignore_ascii_case(name));
+            let resolved = self.resolve_expr(inner, &schema);
+            match resolved {
+                Ok((value, _))
+                    if !shadows
+                        && !contains_aggregate(&value)
+                        && find_window_exprs([&value]).is_empty() =>
+                {
+                    lower.push((value, name.clone()));
+                    pushed.push((upper.len(), name.clone()));
+                    upper.push(SExpr::Attribute {
+                        name: vec![name.clone()],
+                        plan_id: None,
+                    });
+                }
+                // (An alias over earlier aliases, or one this does not handle: resolved
+                // over the lower projection with the rest, or refused there.)
+                _ => upper.push(e.clone()),
+            }
+        }
+        if lower.len() == schema.fields().len() {
+            return Ok(None);
+        }
+        let first_alias = schema.fields().len();
+        let lower = self.project_items(input.clone(), lower)?;
+        let lower_schema = lower.schema().clone();
+        let marked: Vec<String> = lower_schema
+            .columns()
+            .into_iter()
+            .skip(first_alias)
+            .map(|c| c.name)
+            .collect();
+        let before = self.lateral_aliases.len();
+        self.lateral_aliases.extend(marked);
+        let resolved = self.lateral_items(lower, &upper, pushed);
+        self.lateral_aliases.truncate(before);
+        resolved
+    }
+
+    /// The items over the projection of lateral aliases (`pushed`: the positions of the
+    /// aliased items, now references to its columns, with their names).
+    fn lateral_items(
+        &mut self,
+        lower: LogicalPlan,
+        upper: &[SExpr],
+        pushed: Vec<(usize, String)>,
+    ) -> PlanResult<Option<(LogicalPlan, Vec<Named>)>> {
+        let lower_schema = lower.schema().clone();
+        let (plan, mut items) = match self.resolve_items(upper, &lower_schema) {
+            Ok(items) => (lower, items),
+            // (Aliases of aliases: one more projection for each step of the chain.)
+            Err(PlanError::Spark(e)) if e.error_class.starts_with("UNRESOLVED_COLUMN") => {
+                match self.lateral_aliases(&lower, upper)? {
+                    Some(done) => done,
+                    None => return Err(PlanError::Spark(e)),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        // (The aliased items themselves keep their names.)
+        for (i, name) in pushed {
+            if let Some(item) = items.get_mut(i) {
+                item.1 = name;
+            }
+        }
+        Ok(Some((plan, items)))
     }
 
     /// A projection of resolved items; aggregates make it a global aggregation (Spark's
