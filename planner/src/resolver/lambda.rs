@@ -162,19 +162,8 @@ impl Resolver<'_> {
                 let (array, array_name) = resolved.remove(0);
                 self.element_type(name, &array, &array_name, schema)?;
                 let pairs = NativeUdf::udf(Native::ArrayPairs).call(vec![array.clone()]);
-                let element = self.element_type(name, &pairs, &array_name, schema)?;
-                let (lambda, body_name, _) = self.lambda(
-                    &element,
-                    params,
-                    Binding::Fields(vec!["1", "2"]),
-                    body,
-                    schema,
-                )?;
-                let answers = apply(
-                    array_transform::array_transform_higher_order_function(),
-                    pairs,
-                    lambda,
-                );
+                let (answers, body_name) =
+                    self.transform_pairs(name, pairs, &array_name, params, body, schema)?;
                 let out = NativeUdf::udf(Native::SortByComparisons).call(vec![array, answers]);
                 Ok((out, display(&body_name)))
             }
@@ -188,19 +177,8 @@ impl Resolver<'_> {
                     df_udf("arrays_zip")?.call(resolved.iter().map(|(e, _)| e.clone()).collect());
                 // NULL when either array is.
                 let zipped = crate::functions::null_when(any_null, zipped);
-                let element = self.element_type(name, &zipped, &input_names[0], schema)?;
-                let (lambda, body_name, _) = self.lambda(
-                    &element,
-                    params,
-                    Binding::Fields(vec!["1", "2"]),
-                    body,
-                    schema,
-                )?;
-                let out = apply(
-                    array_transform::array_transform_higher_order_function(),
-                    zipped,
-                    lambda,
-                );
+                let (out, body_name) =
+                    self.transform_pairs(name, zipped, &input_names[0], params, body, schema)?;
                 Ok((out, display(&body_name)))
             }
             ("map_filter" | "transform_keys" | "transform_values", 1, 2) => {
@@ -327,6 +305,33 @@ impl Resolver<'_> {
                 "the higher-order function {other} with a lambda function of {n} arguments"
             ))),
         }
+    }
+
+    /// `array_transform` of an array of `{1, 2}` structs by a lambda of two parameters that
+    /// stand for the fields; the lambda's body's name.
+    fn transform_pairs(
+        &mut self,
+        name: &str,
+        array: Expr,
+        array_name: &str,
+        params: &[String],
+        body: &SExpr,
+        schema: &DFSchema,
+    ) -> PlanResult<(Expr, String)> {
+        let element = self.element_type(name, &array, array_name, schema)?;
+        let (lambda, body_name, _) = self.lambda(
+            &element,
+            params,
+            Binding::Fields(vec!["1", "2"]),
+            body,
+            schema,
+        )?;
+        let out = apply(
+            array_transform::array_transform_higher_order_function(),
+            array,
+            lambda,
+        );
+        Ok((out, body_name))
     }
 
     /// `aggregate`/`reduce(array, zero, (acc, x) -> merge[, acc -> finish])`: DataFusion

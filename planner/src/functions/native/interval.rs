@@ -144,43 +144,54 @@ pub(super) fn evaluate(arrays: &[ArrayRef], divide: bool) -> Result<ArrayRef> {
                 .clone(),
         ),
     };
-    let null = |i: usize| interval.is_null(i) || arrays[1].is_null(i);
-    match interval.data_type() {
-        DataType::Interval(IntervalUnit::YearMonth) => {
-            let months = interval.as_primitive::<arrow::datatypes::IntervalYearMonthType>();
-            let mut out = Vec::with_capacity(months.len());
-            for i in 0..months.len() {
-                if null(i) {
-                    out.push(None);
-                    continue;
-                }
-                let v = scale(i64::from(months.value(i)), &factor, i, divide)?;
-                out.push(Some(
-                    i32::try_from(v).map_err(|_| arithmetic("integer overflow"))?,
-                ));
-            }
-            Ok(Arc::new(IntervalYearMonthArray::from(out)))
-        }
-        DataType::Duration(_) => {
-            let micros = arrow::compute::cast(
+    // Months or microseconds, each scaled (NULL where either side is).
+    let (values, year_month): (Vec<Option<i64>>, bool) = match interval.data_type() {
+        DataType::Interval(IntervalUnit::YearMonth) => (
+            interval
+                .as_primitive::<arrow::datatypes::IntervalYearMonthType>()
+                .iter()
+                .map(|m| m.map(i64::from))
+                .collect(),
+            true,
+        ),
+        DataType::Duration(_) => (
+            arrow::compute::cast(
                 interval,
                 &DataType::Duration(arrow::datatypes::TimeUnit::Microsecond),
-            )?;
-            let micros = micros.as_primitive::<arrow::datatypes::DurationMicrosecondType>();
-            let mut out = Vec::with_capacity(micros.len());
-            for i in 0..micros.len() {
-                if null(i) {
-                    out.push(None);
-                    continue;
-                }
-                let v = scale(micros.value(i), &factor, i, divide)?;
-                out.push(Some(
-                    i64::try_from(v).map_err(|_| arithmetic("long overflow"))?,
-                ));
-            }
-            Ok(Arc::new(DurationMicrosecondArray::from(out)))
-        }
-        other => internal_err!("interval arithmetic of {other}"),
+            )?
+            .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
+            .iter()
+            .collect(),
+            false,
+        ),
+        other => return internal_err!("interval arithmetic of {other}"),
+    };
+    let scaled = values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Some(v) if !arrays[1].is_null(i) => scale(v, &factor, i, divide).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<Vec<Option<i128>>>>()?;
+    if year_month {
+        let months = scaled
+            .into_iter()
+            .map(|v| {
+                v.map(|v| i32::try_from(v).map_err(|_| arithmetic("integer overflow")))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(IntervalYearMonthArray::from(months)))
+    } else {
+        let micros = scaled
+            .into_iter()
+            .map(|v| {
+                v.map(|v| i64::try_from(v).map_err(|_| arithmetic("long overflow")))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(DurationMicrosecondArray::from(micros)))
     }
 }
 
