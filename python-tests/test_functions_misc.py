@@ -251,6 +251,11 @@ def test_partition_ids_follow_the_partitions(spark):
         assert sorted(ids) == [(p << 33) + i for i in range(len(ids))]
     assert df.columns == ["id", "p", "m"]
     assert spark.range(10).repartition(3).select(F.spark_partition_id().alias("p")).distinct().count() == 3
+    # As a grouping key (was a schema error): one group per partition.
+    grouped = spark.range(0, 100, 1, 4).groupBy(F.spark_partition_id().alias("p")).count()
+    assert sorted(r.p for r in grouped.collect()) == [0, 1, 2, 3]
+    assert sum(r["count"] for r in grouped.collect()) == 100
+    assert spark.range(100).repartition(4, "id").groupBy(F.spark_partition_id()).count().count() == 4
 
 
 def test_day_time_interval_literals(spark, expected):

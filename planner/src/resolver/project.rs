@@ -511,6 +511,8 @@ impl Resolver<'_> {
         input: LogicalPlan,
         a: &spec::Aggregate,
     ) -> PlanResult<LogicalPlan> {
+        // (`groupBy(spark_partition_id())` reads each row's partition.)
+        let input = self.with_partition_ids(input, a.grouping.iter().chain(&a.aggregates))?;
         let schema = input.schema().clone();
         let sql_semantics = !a.output_grouping;
         // In SQL, `window.start` names a field of a window grouping key.
