@@ -99,12 +99,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // map_concat(m1, m2, ...): the entries of all, NULL when one map is.
     b.scalar(&["map_concat"], |f| {
         f.arity(1, usize::MAX)?;
-        let any_null = f
-            .args
-            .iter()
-            .map(|m| m.clone().is_null())
-            .reduce(Expr::or)
-            .unwrap_or_else(|| lit(false));
+        let any_null = super::any_null(&f.args);
         let entries = f
             .args
             .into_iter()

@@ -139,6 +139,15 @@ pub(crate) fn when(cond: Expr, then: Expr, otherwise: Option<Expr>) -> Expr {
     ))
 }
 
+/// Whether any of `exprs` is NULL (false for none).
+pub(crate) fn any_null<'e>(exprs: impl IntoIterator<Item = &'e Expr>) -> Expr {
+    exprs
+        .into_iter()
+        .map(|e| e.clone().is_null())
+        .reduce(Expr::or)
+        .unwrap_or_else(|| datafusion::logical_expr::lit(false))
+}
+
 /// `value`, NULL where `cond` holds.
 pub(crate) fn null_when(cond: Expr, value: Expr) -> Expr {
     when(

@@ -31,12 +31,7 @@ pub fn register(b: &mut RegistryBuilder) {
                 .all(|t| matches!(t, DataType::List(_) | DataType::LargeList(_)));
         if arrays {
             // NULL when any array is (DataFusion's skips NULL arrays).
-            let any_null = f
-                .args
-                .iter()
-                .map(|a| a.clone().is_null())
-                .reduce(Expr::or)
-                .unwrap_or_else(|| lit(false));
+            let any_null = super::any_null(&f.args);
             let joined = super::df_udf("array_concat")?.call(f.args);
             return Ok(super::null_when(any_null, joined));
         }

@@ -168,11 +168,7 @@ impl Resolver<'_> {
                 Ok((out, display(&body_name)))
             }
             ("zip_with", 2, 2) => {
-                let any_null = resolved
-                    .iter()
-                    .map(|(e, _)| e.clone().is_null())
-                    .reduce(Expr::or)
-                    .unwrap_or_else(|| lit(false));
+                let any_null = crate::functions::any_null(resolved.iter().map(|(e, _)| e));
                 let zipped =
                     df_udf("arrays_zip")?.call(resolved.iter().map(|(e, _)| e.clone()).collect());
                 // NULL when either array is.
