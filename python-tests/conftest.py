@@ -4,6 +4,11 @@ Every test runs once per execution mode (``--ember-modes``, default ``local``; t
 ``local,local-cluster``). The ``expected`` fixture compares a DataFrame's answer with the one
 real Spark gave, recorded under ``expected/``; with ``EMBER_RECORD=1`` the suite runs against
 real Spark instead (``../shared/tools/spark-reference start``) and rewrites the recordings.
+
+Answers are recorded through the client that runs the suite: ``expected/<module>.json`` holds
+what Spark answered the newest client (``NEWEST_CLIENT``); ``expected/pyspark-<version>/`` holds,
+for an older client, only the answers that differ from the newest client's (recording with an
+older client writes there). A test asks the answer of its own client version.
 """
 
 import json
@@ -16,10 +21,22 @@ from pathlib import Path
 
 import pytest
 
+# With the full `pyspark` package (not `pyspark-client`), functions build Spark Connect columns
+# only once a remote session exists, unless this is set; test modules build columns at import.
+os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_DIR = Path(__file__).resolve().parent / "expected"
 RECORD = os.environ.get("EMBER_RECORD") == "1"
 SPARK_REF_URL = os.environ.get("EMBER_SPARK_REF", "sc://127.0.0.1:15099")
+# The client whose answers the base recordings hold (`pip install pyspark` today).
+NEWEST_CLIENT = "4.3.0"
+
+
+def client_version() -> str:
+    import pyspark
+
+    return pyspark.__version__
 
 
 def pytest_addoption(parser):
@@ -212,25 +229,42 @@ class Expected:
         self.node = request.node
         module = Path(request.node.fspath).stem
         self.path = EXPECTED_DIR / f"{module}.json"
+        version = client_version()
+        # An older client's answers that differ from the newest client's.
+        self.overlay = None if version == NEWEST_CLIENT else EXPECTED_DIR / f"pyspark-{version}" / f"{module}.json"
         self.key = request.node.originalname
         self.count = 0
 
+    @staticmethod
+    def _read(path):
+        return json.loads(path.read_text()) if path is not None and path.exists() else {}
+
     def _load(self):
-        if self.path.exists():
-            return json.loads(self.path.read_text())
-        return {}
+        return {**self._read(self.path), **self._read(self.overlay)}
+
+    def _record(self, key, actual):
+        if self.overlay is None:
+            path, data = self.path, self._read(self.path)
+            data[key] = actual
+        else:
+            path, data = self.overlay, self._read(self.overlay)
+            if self._read(self.path).get(key) == actual:
+                data.pop(key, None)
+            else:
+                data[key] = actual
+        if data or path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
     def _entry_key(self, name):
         self.count += 1
         return f"{self.key}[{name or self.count}]"
 
     def _record_or_compare(self, key, actual, compare):
-        data = self._load()
         if RECORD:
-            data[key] = actual
-            EXPECTED_DIR.mkdir(exist_ok=True)
-            self.path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+            self._record(key, actual)
             return
+        data = self._load()
         if key not in data:
             pytest.fail(f"no recorded answer for {key} in {self.path.name}; record with EMBER_RECORD=1")
         compare(data[key], actual)

@@ -66,3 +66,39 @@ def test_release_session(server_url):
     s2 = new_session(server_url)
     assert s2.range(2).count() == 2
     s2.stop()
+
+
+def test_builder_options_reach_the_session(server_url, expected):
+    # The 4.3 client applies the builder's options with a silent Config set: Spark ignores the
+    # ones it refuses (a static warehouse dir) instead of failing the session's creation.
+    from pyspark.sql import SparkSession
+
+    s = (
+        SparkSession.builder.remote(server_url)
+        .appName("etl")
+        .config("spark.sql.shuffle.partitions", "7")
+        .config("spark.sql.warehouse.dir", "/tmp/ember-elsewhere")
+        .create()
+    )
+    try:
+        expected.check_value([s.conf.get("spark.sql.shuffle.partitions"), s.range(3).count()], name="options")
+    finally:
+        s.stop()
+
+
+def test_which_settings_a_session_may_change(spark, expected):
+    for key, value in [
+        ("spark.app.name", "renamed"),
+        ("spark.master", "local[3]"),
+        ("spark.executor.memory", "4g"),
+        ("spark.shuffle.compress", "false"),
+        ("spark.sql.warehouse.dir", "/tmp/x"),
+        ("spark.sql.globalTempDatabase", "gt"),
+        ("spark.default.parallelism", "3"),
+    ]:
+        expected.check_error(lambda: spark.conf.set(key, value), name=key)
+        expected.check_error(lambda: spark.sql(f"SET {key}={value}").collect(), name=f"sql_{key}")
+    expected.check_value(spark.conf.get("spark.app.name"), name="app_name")
+    spark.conf.unset("spark.app.name")
+    spark.conf.unset("spark.master")
+    spark.conf.unset("spark.default.parallelism")

@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
-# Run every test: build Ember, install the Python test dependencies into a venv, run the Rust
-# tests, clippy, and the PySpark suite in each execution mode.
+# Run every test: build Ember, install the Python test dependencies into a venv per client, run
+# the Rust tests, clippy, and the PySpark suite in each execution mode with each client.
 #
 #   scripts/test.sh [pytest arguments...]
 #
-# Environment: CARGO_TARGET_DIR (default ~/.cache/ember/target), EMBER_TEST_VENV (default
-# ~/.cache/ember/test-venv), EMBER_MODES (default "local,local-cluster,cluster").
+# Environment: CARGO_TARGET_DIR (default ~/.cache/ember/target), EMBER_VENVS (default
+# ~/.cache/ember: one venv per client beneath it), EMBER_CLIENTS (pip requirements of the
+# clients the suite runs with, space-separated; default "pyspark[connect]==4.3.0
+# pyspark-client==4.2.0": what `pip install pyspark` gives today, with the Spark Connect extra it
+# needs, and the previous Spark Connect client), EMBER_MODES
+# (default "local,local-cluster,cluster").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ember/target}"
-VENV="${EMBER_TEST_VENV:-$HOME/.cache/ember/test-venv}"
+VENVS="${EMBER_VENVS:-$HOME/.cache/ember}"
+CLIENTS="${EMBER_CLIENTS:-pyspark[connect]==4.3.0 pyspark-client==4.2.0}"
 export EMBER_MODES="${EMBER_MODES:-local,local-cluster,cluster}"
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "Python test environment ($VENV)"
-stamp="$VENV/.requirements.sha"
-want="$(sha256sum python-tests/requirements.txt | cut -d' ' -f1)"
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --upgrade pip
-  "$VENV/bin/pip" install -q -r python-tests/requirements.txt
-  echo "$want" > "$stamp"
-fi
+# The venv of one client (a pip requirement such as pyspark[connect]==4.3.0: venv-pyspark-4.3.0),
+# made or refreshed when the requirements change.
+venv_of() { local name="${1/\[*\]/}"; echo "$VENVS/venv-${name//==/-}"; }
+for client in $CLIENTS; do
+  venv="$(venv_of "$client")"
+  step "Python test environment for $client ($venv)"
+  stamp="$venv/.requirements.sha"
+  want="$( (cat python-tests/requirements.txt; echo "$client") | sha256sum | cut -d' ' -f1)"
+  if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --upgrade pip
+    "$venv/bin/pip" install -q -r python-tests/requirements.txt "$client"
+    echo "$want" > "$stamp"
+  fi
+done
 
 step "cargo build"
 cargo build --workspace --bins
@@ -33,5 +44,7 @@ cargo test --workspace
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "pytest (modes: $EMBER_MODES)"
-"$VENV/bin/python" -m pytest python-tests -p no:cacheprovider --timeout 300 "$@"
+for client in $CLIENTS; do
+  step "pytest with $client (modes: $EMBER_MODES)"
+  "$(venv_of "$client")/bin/python" -m pytest python-tests -p no:cacheprovider --timeout 300 "$@"
+done

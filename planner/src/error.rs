@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Spark,
     /// A class (e.g. a data source's) that is not there.
     ClassNotFound,
+    /// `org.apache.spark.SparkSQLException` (e.g. INVALID_HANDLE.SESSION_NOT_FOUND).
+    SparkSql,
     Internal,
 }
 
@@ -136,6 +138,13 @@ impl ErrorKind {
                 TAIL[2],
             ],
             ErrorKind::Internal => &["org.apache.spark.SparkException", TAIL[0], TAIL[1], TAIL[2]],
+            ErrorKind::SparkSql => &[
+                "org.apache.spark.SparkSQLException",
+                "java.sql.SQLException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
         }
     }
 }

@@ -331,6 +331,7 @@ fn kind_name(k: ErrorKind) -> &'static str {
         ErrorKind::Spark => "spark",
         ErrorKind::ClassNotFound => "class_not_found",
         ErrorKind::Internal => "internal",
+        ErrorKind::SparkSql => "spark_sql",
     }
 }
 
@@ -349,6 +350,7 @@ fn kind_of(name: &str) -> ErrorKind {
         "runtime" => ErrorKind::Runtime,
         "spark" => ErrorKind::Spark,
         "class_not_found" => ErrorKind::ClassNotFound,
+        "spark_sql" => ErrorKind::SparkSql,
         _ => ErrorKind::Internal,
     }
 }

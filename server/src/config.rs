@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use ember_planner::PlannerConfig;
+use ember_planner::SparkError;
+use ember_planner::error::ErrorKind;
 use parking_lot::RwLock;
 
 /// A known key: its default (None: unset unless given) and whether sessions may change it.
@@ -190,6 +192,81 @@ fn known(key: &str) -> Option<&'static ConfigEntry> {
     DEFAULTS.iter().find(|e| e.key == key)
 }
 
+/// Spark's static SQL settings: fixed when the server starts (CANNOT_MODIFY_STATIC_CONFIG).
+const STATIC_KEYS: &[&str] = &[
+    "spark.sql.warehouse.dir",
+    "spark.sql.globalTempDatabase",
+    "spark.sql.extensions",
+    "spark.sql.catalogImplementation",
+    "spark.sql.sources.schemaStringLengthThreshold",
+    "spark.sql.ui.retainedExecutions",
+    "spark.sql.cache.serializer",
+    "spark.sql.queryExecutionListeners",
+    "spark.sql.streaming.streamingQueryListeners",
+    "spark.sql.event.truncate.length",
+    "spark.sql.broadcastExchange.maxThreadThreshold",
+    "spark.sql.subquery.maxThreadThreshold",
+    "spark.sql.filesourceTableRelationCacheSize",
+    "spark.sql.codegen.cache.maxEntries",
+    "spark.sql.codegen.comments",
+    "spark.sql.metadataCacheTTLSeconds",
+    "spark.sql.legacy.sessionInitWithConfigDefaults",
+];
+const STATIC_PREFIXES: &[&str] = &["spark.connect.grpc."];
+
+/// Families of Spark's core (SparkConf) settings, which a session cannot change
+/// (CANNOT_MODIFY_CONFIG); `spark.app.name`, `spark.master` and other keys Spark registers no
+/// entry for may be set.
+const CORE_PREFIXES: &[&str] = &[
+    "spark.executor.",
+    "spark.driver.",
+    "spark.memory.",
+    "spark.shuffle.",
+    "spark.dynamicAllocation.",
+    "spark.task.",
+    "spark.network.",
+    "spark.rpc.",
+    "spark.locality.",
+    "spark.scheduler.",
+    "spark.speculation",
+    "spark.ui.",
+    "spark.eventLog.",
+    "spark.submit.",
+    "spark.kryo",
+    "spark.serializer",
+    "spark.cores.max",
+    "spark.files",
+    "spark.jars",
+];
+
+/// Why Spark refuses a session's `set` of `key` (`spark.conf.set`, SQL `SET`), if it does.
+pub fn set_refusal(key: &str) -> Option<SparkError> {
+    if STATIC_KEYS.contains(&key) || STATIC_PREFIXES.iter().any(|p| key.starts_with(p)) {
+        return Some(SparkError::new(
+            ErrorKind::Analysis,
+            "CANNOT_MODIFY_STATIC_CONFIG",
+            "46110",
+            format!("Cannot modify the value of the static Spark config: \"{key}\"."),
+            vec![("key", format!("\"{key}\""))],
+        ));
+    }
+    if CORE_PREFIXES.iter().any(|p| key.starts_with(p)) {
+        return Some(SparkError::new(
+            ErrorKind::Analysis,
+            "CANNOT_MODIFY_CONFIG",
+            "46110",
+            format!(
+                "Cannot modify the value of the Spark config: \"{key}\".\nSee also 'https://spark.apache.org/docs/latest/sql-migration-guide.html#ddl-statements'."
+            ),
+            vec![
+                ("key", format!("\"{key}\"")),
+                ("docroot", "https://spark.apache.org/docs/latest".to_string()),
+            ],
+        ));
+    }
+    None
+}
+
 /// Values fixed when the server starts (warehouse dir, time zone of the machine, ...).
 #[derive(Debug, Clone, Default)]
 pub struct ServerDefaults {
@@ -236,12 +313,6 @@ impl SessionConf {
 
     pub fn unset(&self, key: &str) {
         self.overrides.write().remove(key);
-    }
-
-    /// Whether `set` must refuse the key: only Spark's static and core settings are fixed;
-    /// unknown keys may be set freely (Spark stores them too).
-    pub fn is_static(&self, key: &str) -> bool {
-        known(key).is_some_and(|e| !e.modifiable)
     }
 
     pub fn is_modifiable(&self, key: &str) -> bool {
@@ -345,6 +416,9 @@ mod tests {
         assert_eq!(c.shuffle_partitions(), 200);
         assert!(c.get("no.such.key").is_none());
         assert!(!c.is_modifiable("spark.sql.warehouse.dir"));
+        assert!(set_refusal("spark.sql.warehouse.dir").is_some());
+        assert!(set_refusal("spark.executor.memory").is_some());
+        assert!(set_refusal("spark.app.name").is_none());
         assert!(c.is_modifiable("spark.sql.ansi.enabled"));
     }
 }

@@ -49,6 +49,23 @@ impl EmberService {
         })
     }
 
+    /// The context of a session that exists (SESSION_NOT_FOUND otherwise).
+    fn existing(
+        &self,
+        user: &Option<pb::UserContext>,
+        session_id: &str,
+        observed: Option<&str>,
+    ) -> Result<RequestContext, Status> {
+        let session = self
+            .state
+            .sessions
+            .existing(&Self::user(user), session_id, observed)?;
+        Ok(RequestContext {
+            state: self.state.clone(),
+            session,
+        })
+    }
+
     fn operation(
         session: &Session,
         operation_id: &str,
@@ -124,20 +141,28 @@ impl SparkConnectService for EmberService {
             .and_then(|o| o.op_type)
             .ok_or_else(|| Status::invalid_argument("Config without an operation"))?;
         let mut pairs = Vec::new();
+        let mut warnings = Vec::new();
         let kv = |key: String, value: Option<String>| pb::KeyValue { key, value };
         match op {
             OpType::Set(s) => {
+                // A silent set (how the 4.3 client applies the builder's options) skips what
+                // Spark refuses, with a warning each, as Spark does.
+                let silent = s.silent.unwrap_or(false);
                 for p in s.pairs {
-                    if conf.is_static(&p.key) {
-                        let e = ember_planner::SparkError::analysis(
-                            "CANNOT_MODIFY_STATIC_CONFIG",
-                            "46110",
-                            format!(
-                                "Cannot modify the value of the static Spark config: \"{}\".",
-                                p.key
-                            ),
-                        );
-                        return Err(status_of(&e, None));
+                    if let Some(e) = crate::config::set_refusal(&p.key) {
+                        if !silent {
+                            return Err(status_of(&e, None));
+                        }
+                        let value = match &p.value {
+                            Some(v) => format!("Some({v})"),
+                            None => "None".to_string(),
+                        };
+                        warnings.push(format!(
+                            "Failed to set {} to {value} due to {}",
+                            p.key,
+                            e.full_message()
+                        ));
+                        continue;
                     }
                     match p.value {
                         Some(v) => conf.set(&p.key, &v),
@@ -180,9 +205,10 @@ impl SparkConnectService for EmberService {
             }
             OpType::GetAll(g) => {
                 let prefix = g.prefix.unwrap_or_default();
+                // Spark answers the keys with the prefix taken off (`timeZone`).
                 for (k, v) in conf.all() {
-                    if k.starts_with(&prefix) {
-                        pairs.push(kv(k, Some(v)));
+                    if let Some(rest) = k.strip_prefix(&prefix) {
+                        pairs.push(kv(rest.to_string(), Some(v)));
                     }
                 }
             }
@@ -202,7 +228,7 @@ impl SparkConnectService for EmberService {
             session_id: ctx.session.session_id.clone(),
             server_side_session_id: ctx.session.server_side_session_id.clone(),
             pairs,
-            warnings: vec![],
+            warnings,
         }))
     }
 
@@ -444,15 +470,15 @@ impl SparkConnectService for EmberService {
             &req.session_id,
             req.client_observed_server_side_session_id.as_deref(),
         )?;
-        let (root_error_idx, errors) = match ctx.session.take_error(&req.error_id) {
-            Some(record) => (Some(0), error_details(&record)),
-            None => (None, vec![]),
+        // An unknown error id is answered with an empty message, as Spark answers it.
+        let Some(record) = ctx.session.take_error(&req.error_id) else {
+            return Ok(Response::new(pb::FetchErrorDetailsResponse::default()));
         };
         Ok(Response::new(pb::FetchErrorDetailsResponse {
             server_side_session_id: ctx.session.server_side_session_id.clone(),
             session_id: ctx.session.session_id.clone(),
-            root_error_idx,
-            errors,
+            root_error_idx: Some(0),
+            errors: error_details(&record),
         }))
     }
 
@@ -461,7 +487,8 @@ impl SparkConnectService for EmberService {
         request: Request<pb::CloneSessionRequest>,
     ) -> Result<Response<pb::CloneSessionResponse>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
+        // The source must exist: a missing one creates neither session.
+        let ctx = self.existing(
             &req.user_context,
             &req.session_id,
             req.client_observed_server_side_session_id.as_deref(),
@@ -489,7 +516,8 @@ impl SparkConnectService for EmberService {
     ) -> Result<Response<pb::GetStatusResponse>, Status> {
         use pb::get_status_response::operation_status::OperationState;
         let req = request.into_inner();
-        let ctx = self.context(
+        // Asking for the status of a session never creates it.
+        let ctx = self.existing(
             &req.user_context,
             &req.session_id,
             req.client_observed_server_side_session_id.as_deref(),

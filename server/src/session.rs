@@ -158,14 +158,7 @@ impl SessionManager {
         global: &Arc<ServerCatalog>,
         target_partitions: usize,
     ) -> Result<Arc<Session>, Status> {
-        validate_session_id(session_id)?;
-        let key = (user_id.to_string(), session_id.to_string());
-        if self.closed.lock().contains(&key) {
-            return Err(invalid_handle(
-                "INVALID_HANDLE.SESSION_CLOSED",
-                &format!("The handle {session_id} is invalid. Session was closed."),
-            ));
-        }
+        let key = self.open_key(user_id, session_id)?;
         let mut sessions = self.sessions.lock();
         let session = sessions
             .entry(key)
@@ -179,18 +172,46 @@ impl SessionManager {
                 ))
             })
             .clone();
-        if let Some(observed) = observed_server_side_id
-            && !observed.is_empty()
-            && observed != session.server_side_session_id
-        {
-            return Err(invalid_handle(
-                "INVALID_HANDLE.SESSION_CHANGED",
-                &format!(
-                    "The handle {session_id} is invalid. The existing Spark server driver instance has restarted. Please reconnect."
+        check_observed(&session, observed_server_side_id)?;
+        Ok(session)
+    }
+
+    /// The session if it exists, without creating it (`GetStatus`, the source of
+    /// `CloneSession`): INVALID_HANDLE.SESSION_NOT_FOUND otherwise, as Spark answers.
+    pub fn existing(
+        &self,
+        user_id: &str,
+        session_id: &str,
+        observed_server_side_id: Option<&str>,
+    ) -> Result<Arc<Session>, Status> {
+        let key = self.open_key(user_id, session_id)?;
+        let Some(session) = self.sessions.lock().get(&key).cloned() else {
+            return Err(crate::error::status_of(
+                &SparkError::new(
+                    ember_planner::error::ErrorKind::SparkSql,
+                    "INVALID_HANDLE.SESSION_NOT_FOUND",
+                    "08003",
+                    format!("The handle {session_id} is invalid. Session not found."),
+                    vec![("handle", session_id.to_string())],
                 ),
+                None,
+            ));
+        };
+        check_observed(&session, observed_server_side_id)?;
+        Ok(session)
+    }
+
+    /// The key of a well-formed session id that was not closed.
+    fn open_key(&self, user_id: &str, session_id: &str) -> Result<(String, String), Status> {
+        validate_session_id(session_id)?;
+        let key = (user_id.to_string(), session_id.to_string());
+        if self.closed.lock().contains(&key) {
+            return Err(invalid_handle(
+                "INVALID_HANDLE.SESSION_CLOSED",
+                &format!("The handle {session_id} is invalid. Session was closed."),
             ));
         }
-        Ok(session)
+        Ok(key)
     }
 
     /// Remove a session; its operations are cancelled. With `allow_reconnect`, the id may
@@ -206,7 +227,9 @@ impl SessionManager {
         if let Some(s) = &removed {
             s.interrupt_all();
         }
-        if !allow_reconnect {
+        // Only a session that existed leaves a tombstone (Spark's), so releasing an id never
+        // used keeps it usable.
+        if !allow_reconnect && removed.is_some() {
             self.closed.lock().insert(key);
         }
         removed
@@ -215,6 +238,23 @@ impl SessionManager {
     pub fn all(&self) -> Vec<Arc<Session>> {
         self.sessions.lock().values().cloned().collect()
     }
+}
+
+/// A session whose server-side id differs from the one the client saw was restarted.
+fn check_observed(session: &Session, observed: Option<&str>) -> Result<(), Status> {
+    if let Some(observed) = observed
+        && !observed.is_empty()
+        && observed != session.server_side_session_id
+    {
+        return Err(invalid_handle(
+            "INVALID_HANDLE.SESSION_CHANGED",
+            &format!(
+                "The handle {} is invalid. The existing Spark server driver instance has restarted. Please reconnect.",
+                session.session_id
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn validate_session_id(id: &str) -> Result<(), Status> {

@@ -10,8 +10,12 @@ use super::{
 use crate::error::{PlanError, PlanResult, SparkError};
 
 /// Parse a Spark type string: `int`, `decimal(10,2)`, `array<string>`, `map<string,int>`,
-/// `struct<a:int,b string>`, or a DDL field list `a INT, b STRING` (returned as a struct).
+/// `struct<a:int,b string>`, a DDL field list `a INT, b STRING` (returned as a struct), or
+/// Spark's JSON form of a type (what the 4.3 client sends for `from_json(c, StructType(..))`).
 pub fn parse_data_type(text: &str, time_zone: &str) -> PlanResult<DataType> {
+    if let Some(json) = json_value(text)? {
+        return json_type(&json, time_zone);
+    }
     let mut p = TypeParser::new(text, time_zone);
     let dt = p.parse_type_or_fields()?;
     p.expect_end()?;
@@ -22,9 +26,7 @@ pub fn parse_data_type(text: &str, time_zone: &str) -> PlanResult<DataType> {
 /// (`"int"`, which becomes a one-column `value` schema), or Spark's JSON schema form.
 pub fn parse_schema(text: &str, time_zone: &str) -> PlanResult<Schema> {
     let trimmed = text.trim();
-    if trimmed.starts_with('{') {
-        let json: serde_json::Value = serde_json::from_str(trimmed)
-            .map_err(|e| PlanError::InvalidPlan(format!("bad JSON schema: {e}")))?;
+    if let Some(json) = json_value(trimmed)? {
         return match json_type(&json, time_zone)? {
             DataType::Struct(fields) => Ok(Schema::new(fields)),
             other => Ok(Schema::new(vec![Field::new("value", other, true)])),
@@ -37,6 +39,17 @@ pub fn parse_schema(text: &str, time_zone: &str) -> PlanResult<Schema> {
         DataType::Struct(fields) => Schema::new(fields),
         other => Schema::new(vec![Field::new("value", other, true)]),
     })
+}
+
+/// A type string in Spark's JSON form (an object), parsed; None for DDL text.
+fn json_value(text: &str) -> PlanResult<Option<serde_json::Value>> {
+    let trimmed = text.trim();
+    if !trimmed.starts_with('{') {
+        return Ok(None);
+    }
+    serde_json::from_str(trimmed)
+        .map(Some)
+        .map_err(|e| PlanError::InvalidPlan(format!("bad JSON schema: {e}")))
 }
 
 /// Spark's JSON form of a data type (`DataType.json()` in PySpark).

@@ -90,13 +90,8 @@ pub async fn execute_statement(
             key: Some(key),
             value: Some(value),
         } => {
-            if conf.is_static(&key) {
-                return Err(SparkError::analysis(
-                    "CANNOT_MODIFY_STATIC_CONFIG",
-                    "46110",
-                    format!("Cannot modify the value of the static Spark config: \"{key}\"."),
-                )
-                .into());
+            if let Some(e) = crate::config::set_refusal(&key) {
+                return Err(e.into());
             }
             conf.set(&key, &value);
             key_values(vec![(key, value)])

@@ -1,0 +1,106 @@
+"""Spark Connect wire behaviour a client sees directly, as Spark 4.3 answers it: config
+operations, session handles (GetStatus, CloneSession, ReleaseSession, FetchErrorDetails) and
+relations built as protobuf. The draft Spark Connect specification's kit checks these
+(`scripts/conformance.sh` runs the kit itself); each answer here is recorded from Spark."""
+
+import uuid
+
+import grpc
+import pytest
+from pyspark.sql.connect.proto import base_pb2 as pb
+
+USER = pb.UserContext(user_id="ember-conformance")
+
+
+@pytest.fixture(scope="module")
+def stub(spark):
+    return spark.client._stub
+
+
+def error_class(err: grpc.RpcError):
+    """The Spark error class of a failed call (from its ErrorInfo), or None."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    status = rpc_status.from_call(err)
+    for detail in status.details if status else []:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info.metadata.get("errorClass")
+    return None
+
+
+def config(stub, sid, **op):
+    return stub.Config(pb.ConfigRequest(session_id=sid, user_context=USER, operation=pb.ConfigRequest.Operation(**op)))
+
+
+def outcome(fn):
+    """What a call answered: 'ok' or its error class."""
+    try:
+        fn()
+        return "ok"
+    except grpc.RpcError as e:
+        return error_class(e) or e.code().name
+
+
+def test_get_all_strips_the_prefix(stub, expected):
+    sid = str(uuid.uuid4())
+    config(stub, sid, set=pb.ConfigRequest.Set(pairs=[pb.KeyValue(key="spark.sql.session.timeZone", value="UTC")]))
+    got = config(stub, sid, get_all=pb.ConfigRequest.GetAll(prefix="spark.sql.session."))
+    expected.check_value(sorted([p.key, p.value] for p in got.pairs), name="pairs")
+
+
+def test_silent_set_skips_what_spark_refuses(stub, expected):
+    sid = str(uuid.uuid4())
+    pairs = [
+        pb.KeyValue(key="spark.sql.warehouse.dir", value="/tmp/elsewhere"),
+        pb.KeyValue(key="spark.executor.memory", value="3g"),
+        pb.KeyValue(key="spark.app.name", value="etl"),
+        pb.KeyValue(key="spark.sql.shuffle.partitions", value="7"),
+    ]
+    got = config(stub, sid, set=pb.ConfigRequest.Set(pairs=pairs, silent=True))
+    expected.check_value(list(got.warnings), name="warnings")
+    values = config(stub, sid, get=pb.ConfigRequest.Get(keys=["spark.app.name", "spark.sql.shuffle.partitions"]))
+    expected.check_value([[p.key, p.value] for p in values.pairs], name="values")
+    # The same set, not silent, fails at the first key Spark refuses.
+    expected.check_value(outcome(lambda: config(stub, sid, set=pb.ConfigRequest.Set(pairs=pairs))), name="loud")
+
+
+def test_get_status_of_an_unknown_session_creates_nothing(stub, expected):
+    sid = str(uuid.uuid4())
+    expected.check_value(
+        outcome(lambda: stub.GetStatus(pb.GetStatusRequest(session_id=sid, user_context=USER, operation_status=pb.GetStatusRequest.OperationStatusRequest()))),
+        name="status",
+    )
+    released = stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))
+    expected.check_value(released.server_side_session_id, name="nothing_to_release")
+
+
+def test_release_of_an_unused_session_leaves_it_usable(stub, expected):
+    sid = str(uuid.uuid4())
+    released = stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER, allow_reconnect=False))
+    expected.check_value(released.server_side_session_id, name="release")
+    expected.check_value(outcome(lambda: config(stub, sid, get=pb.ConfigRequest.Get(keys=["spark.sql.ansi.enabled"]))), name="later_use")
+    # A session that existed stays closed after its release.
+    stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER, allow_reconnect=False))
+    expected.check_value(outcome(lambda: config(stub, sid, get=pb.ConfigRequest.Get(keys=["spark.sql.ansi.enabled"]))), name="after_close")
+
+
+def test_fetch_unknown_error_details_is_empty(stub, expected):
+    sid = str(uuid.uuid4())
+    got = stub.FetchErrorDetails(pb.FetchErrorDetailsRequest(session_id=sid, user_context=USER, error_id=str(uuid.uuid4())))
+    expected.check_value([got.session_id, got.server_side_session_id, got.HasField("root_error_idx"), len(got.errors)], name="response")
+    released = stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))
+    expected.check_value(len(released.server_side_session_id) > 0, name="session_was_created")
+
+
+def test_clone_of_a_missing_session_creates_neither(stub, expected):
+    source, target = str(uuid.uuid4()), str(uuid.uuid4())
+    expected.check_value(
+        outcome(lambda: stub.CloneSession(pb.CloneSessionRequest(session_id=source, new_session_id=target, user_context=USER))),
+        name="clone",
+    )
+    for name, sid in (("source", source), ("target", target)):
+        released = stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))
+        expected.check_value(released.server_side_session_id, name=name)
