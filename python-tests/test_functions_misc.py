@@ -3,6 +3,7 @@ reports them; answers recorded from real Spark."""
 
 import pytest
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from conftest import cases
 
@@ -186,6 +187,11 @@ FRAME = {
     "crc32": lambda: F.crc32("name"),
     "to_json": lambda: F.to_json(F.struct("id", "name", "age")),
     "from_json": lambda: F.from_json(F.lit('{"x": 1}'), "x INT"),
+    # The 4.3 client sends a DataType schema as JSON, older ones as DDL.
+    "from_json_struct_type": lambda: F.from_json(F.lit('{"x": 1, "y": "a"}'), T.StructType([T.StructField("x", T.IntegerType()), T.StructField("y", T.StringType())])),
+    "from_json_map_type": lambda: F.from_json(F.lit('{"x": 1, "y": 2}'), T.MapType(T.StringType(), T.LongType())),
+    "from_json_array_type": lambda: F.from_json(F.lit('[{"x": 1}]'), T.ArrayType(T.StructType([T.StructField("x", T.IntegerType())]))),
+    "from_json_map_ddl": lambda: F.from_json(F.lit('{"x": 1}'), "map<string, int>"),
     "from_csv": lambda: F.from_csv(F.concat_ws(",", "id", "name", "age"), "i INT, n STRING, a INT"),
     "from_csv_options": lambda: F.from_csv(F.concat_ws(";", "id", "name"), "i INT, n STRING", {"sep": ";"}),
     "schema_of_csv": lambda: F.schema_of_csv(F.lit("1,abc")),

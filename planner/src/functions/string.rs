@@ -136,7 +136,7 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["json_array_length"], 1, 1, || Native::JsonArrayLength);
     native(b, &["json_object_keys"], 1, 1, || Native::JsonObjectKeys);
     // from_json/from_csv(text, schema[, options]): Spark names them after the text only.
-    b.scalar_named(&["from_json"], Naming::Custom(after_text), |f| {
+    b.scalar_named(&["from_json"], Naming::Custom(from_json_name), |f| {
         f.arity(2, 3)?;
         let (schema, _) = literal_schema(&f, "from_json")?;
         let kind = Native::FromJson {
@@ -651,6 +651,15 @@ fn after_text(written: &str, args: &[String], _distinct: bool) -> String {
         written.to_lowercase(),
         args.first().cloned().unwrap_or_default()
     )
+}
+
+/// `from_json(text)`, or `entries` for a map schema (Spark names the map's column so).
+fn from_json_name(written: &str, args: &[String], distinct: bool) -> String {
+    let schema = args.get(1).map(|s| crate::types::parse_data_type(s, "UTC"));
+    if let Some(Ok(DataType::Map(..))) = schema {
+        return "entries".to_string();
+    }
+    after_text(written, args, distinct)
 }
 
 /// The DDL schema a parsing function's second argument gives, with its type; a bad schema
