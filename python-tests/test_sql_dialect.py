@@ -283,3 +283,50 @@ STACK = {
 @pytest.mark.parametrize("case", sorted(STACK))
 def test_stack(spark, expected, case):
     expected.check(spark.sql(STACK[case]), name=case)
+
+
+# LIKE with an escape character other than the backslash, as Spark reads the pattern.
+QUERIES.update(
+    {
+        "like_escape": "SELECT 'a_c' LIKE 'a#_c' ESCAPE '#' AS a, 'abc' LIKE 'a#_c' ESCAPE '#' AS b, "
+        "'a%' LIKE 'a!%' ESCAPE '!' AS c, 'a!' LIKE 'a!!' ESCAPE '!' AS d, 'a\\\\b' LIKE 'a\\\\b' ESCAPE '#' AS e, "
+        "'xyz' NOT LIKE 'x/%' ESCAPE '/' AS f, CAST(NULL AS STRING) LIKE 'a' ESCAPE '/' AS g, "
+        "'a_b' LIKE 'a__b' ESCAPE '_' AS h, 'ab' LIKE 'a%%b' ESCAPE '%' AS i, 'A_C' ILIKE 'a/_c' ESCAPE '/' AS j",
+        "like_escape_rows": "SELECT s FROM VALUES ('10%'), ('100'), ('1_0'), ('x') t(s) WHERE s LIKE '1%!%' ESCAPE '!' OR s LIKE '1!_0' ESCAPE '!'",
+        "like_escape_names": "SELECT 'a_c' LIKE 'a#_c' ESCAPE '#', 'xyz' NOT LIKE 'x/%' ESCAPE '/'",
+    }
+)
+ERRORS.update(
+    {
+        "like_escape_in_the_middle": "SELECT 'ab' LIKE 'a#b' ESCAPE '#'",
+        "like_escape_at_the_end": "SELECT 'a#' LIKE 'a#' ESCAPE '#'",
+    }
+)
+
+# Spark's grammar applies a predicate to a value expression only: chained predicates are
+# syntax errors unless parenthesized; chained comparisons are not.
+PREDICATE_CHAINS = [
+    "1 IS NULL IS NULL",
+    "1 IS NULL IS NOT NULL",
+    "(1 IS NULL) IS NULL",
+    "1 IS NULL = TRUE",
+    "1 = 1 IS NULL",
+    "1 BETWEEN 0 AND 2 IS NULL",
+    "1 IN (1) IS NULL",
+    "'a' LIKE 'a' IS NULL",
+    "1 IS NULL IS TRUE",
+    "TRUE IS TRUE IS TRUE",
+    "NOT 1 IS NULL",
+    "1 IS DISTINCT FROM 2 IS NULL",
+    "1 = 1 = TRUE",
+    "1 <=> 1 <=> TRUE",
+    "1 < 2 = TRUE",
+    "1 IN (1) = TRUE",
+    "1 IS NULL OR 2 IS NULL IS NULL",
+]
+
+
+@pytest.mark.parametrize("text", PREDICATE_CHAINS)
+def test_predicate_chains(spark, expected, text):
+    expected.check_error(lambda: spark.sql(f"SELECT {text} AS v").collect(), name=f"sql {text}")
+    expected.check_error(lambda: spark.range(1).selectExpr(f"{text} AS v").collect(), name=f"expression {text}")

@@ -2,6 +2,7 @@
 //! null tests, LIKE/RLIKE, IN and bitwise operators.
 
 use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{
     Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like, try_cast,
 };
@@ -248,7 +249,24 @@ fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
         None => None,
     };
     f.args.truncate(2);
-    let (l, r) = two(f)?;
+    let (l, mut r) = two(f)?;
+    let mut escape = escape;
+    // DataFusion's LIKE escapes with a backslash only: a literal pattern with another escape
+    // character is rewritten to the backslash form, with Spark's checks of where it may stand.
+    if let Some(c) = escape.filter(|c| *c != '\\') {
+        match &r {
+            Expr::Literal(ScalarValue::Utf8(Some(p)), _) => {
+                r = datafusion::logical_expr::lit(backslash_pattern(p, c)?);
+                escape = None;
+            }
+            Expr::Literal(v, _) if v.is_null() => escape = None,
+            _ => {
+                return Err(PlanError::Unsupported(format!(
+                    "LIKE with a pattern that is not a literal and the escape character '{c}'"
+                )));
+            }
+        }
+    }
     Ok(Expr::Like(Like::new(
         false,
         Box::new(l),
@@ -256,6 +274,51 @@ fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
         escape,
         case_insensitive,
     )))
+}
+
+/// A LIKE pattern with escape character `escape` in the form that escapes with a backslash.
+/// As Spark: the escape character may only precede `_`, `%` or itself, and not end the pattern.
+fn backslash_pattern(pattern: &str, escape: char) -> PlanResult<String> {
+    let invalid = |sub: &str, reason: String| -> PlanError {
+        SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            &format!("INVALID_FORMAT.{sub}"),
+            "42601",
+            format!("The format is invalid: '{pattern}'. {reason}"),
+            vec![("format", format!("'{pattern}'"))],
+        )
+        .into()
+    };
+    let mut out = String::with_capacity(pattern.len() + 2);
+    let mut chars = pattern.chars();
+    while let Some(ch) = chars.next() {
+        if ch == escape {
+            match chars.next() {
+                Some(n @ ('_' | '%')) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                Some(n) if n == escape => out.push(n),
+                Some(n) => {
+                    return Err(invalid(
+                        "ESC_IN_THE_MIDDLE",
+                        format!("The escape character is not allowed to precede '{n}'."),
+                    ));
+                }
+                None => {
+                    return Err(invalid(
+                        "ESC_AT_THE_END",
+                        "The escape character is not allowed to end with.".into(),
+                    ));
+                }
+            }
+        } else if ch == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(ch);
+        }
+    }
+    Ok(out)
 }
 
 pub(crate) fn is_integral(t: &DataType) -> bool {

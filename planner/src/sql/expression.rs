@@ -14,6 +14,70 @@ use crate::literal;
 use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
 use crate::types;
 
+/// Whether `e` is one of Spark's predicates (`IS [NOT] NULL`, `IS TRUE`, `IS DISTINCT FROM`,
+/// `BETWEEN`, `IN`, `LIKE`, ...) written without parentheses.
+fn is_predicate(e: &ast::Expr) -> bool {
+    matches!(
+        e,
+        ast::Expr::IsNull(_)
+            | ast::Expr::IsNotNull(_)
+            | ast::Expr::IsTrue(_)
+            | ast::Expr::IsFalse(_)
+            | ast::Expr::IsNotTrue(_)
+            | ast::Expr::IsNotFalse(_)
+            | ast::Expr::IsUnknown(_)
+            | ast::Expr::IsNotUnknown(_)
+            | ast::Expr::IsDistinctFrom(..)
+            | ast::Expr::IsNotDistinctFrom(..)
+            | ast::Expr::InList { .. }
+            | ast::Expr::InSubquery { .. }
+            | ast::Expr::Between { .. }
+            | ast::Expr::Like { .. }
+            | ast::Expr::ILike { .. }
+            | ast::Expr::RLike { .. }
+            | ast::Expr::SimilarTo { .. }
+    )
+}
+
+/// Spark's grammar applies a predicate (and a comparison or arithmetic) to a value expression
+/// only: `x IS NULL IS NULL`, `x IN (1) = TRUE` or `x BETWEEN 0 AND 2 IS NULL` are syntax errors
+/// (parenthesized, `(x IS NULL) IS NULL`, they are not). sqlparser accepts them.
+fn check_predicate_operands(e: &ast::Expr) -> PlanResult<()> {
+    let (operands, near): (Vec<&ast::Expr>, &str) = match e {
+        ast::Expr::IsNull(x) | ast::Expr::IsNotNull(x) => (vec![x], "'NULL'"),
+        ast::Expr::IsTrue(x) | ast::Expr::IsNotTrue(x) => (vec![x], "'TRUE'"),
+        ast::Expr::IsFalse(x) | ast::Expr::IsNotFalse(x) => (vec![x], "'FALSE'"),
+        ast::Expr::IsUnknown(x) | ast::Expr::IsNotUnknown(x) => (vec![x], "'UNKNOWN'"),
+        ast::Expr::IsDistinctFrom(a, b) | ast::Expr::IsNotDistinctFrom(a, b) => {
+            (vec![a, b], "'DISTINCT'")
+        }
+        ast::Expr::InList { expr, .. } | ast::Expr::InSubquery { expr, .. } => {
+            (vec![expr], "'IN'")
+        }
+        ast::Expr::Between { expr, .. } => (vec![expr], "'BETWEEN'"),
+        ast::Expr::Like { expr, .. } | ast::Expr::ILike { expr, .. } => (vec![expr], "'LIKE'"),
+        ast::Expr::RLike { expr, .. } => (vec![expr], "'RLIKE'"),
+        ast::Expr::BinaryOp { left, op, right }
+            if !matches!(op, BinaryOperator::And | BinaryOperator::Or) =>
+        {
+            (vec![left, right], "")
+        }
+        _ => return Ok(()),
+    };
+    if operands.into_iter().any(is_predicate) {
+        let near = if near.is_empty() {
+            match e {
+                ast::Expr::BinaryOp { op, .. } => format!("'{op}'"),
+                _ => String::new(),
+            }
+        } else {
+            near.to_string()
+        };
+        return Err(SparkError::parse_syntax(&near, "").into());
+    }
+    Ok(())
+}
+
 /// Named windows of the enclosing SELECT (`WINDOW w AS (...)`).
 pub(crate) type NamedWindows = Vec<(String, ast::WindowSpec)>;
 
@@ -26,6 +90,7 @@ pub(crate) fn lower_with_windows(
     e: ast::Expr,
     windows: &NamedWindows,
 ) -> PlanResult<Expr> {
+    check_predicate_operands(&e)?;
     let go = |e: ast::Expr| lower_with_windows(l, e, windows);
     let go_box = |e: Box<ast::Expr>| lower_with_windows(l, *e, windows).map(Box::new);
     Ok(match e {
