@@ -621,6 +621,13 @@ mod tests {
     }
 
     #[test]
+    fn parses_names_beyond_ascii() {
+        let schema = parse_schema("`a` STRING, `ｉｄ` INT, é BIGINT", "UTC").unwrap();
+        let names: Vec<_> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        assert_eq!(names, ["a", "ｉｄ", "é"]);
+    }
+
+    #[test]
     fn parses_json_schemas() {
         let json = r#"{"type":"struct","fields":[{"name":"id","type":"integer","nullable":true,"metadata":{}},
             {"name":"xs","type":{"type":"array","elementType":"string","containsNull":false},"nullable":false,"metadata":{}}]}"#;

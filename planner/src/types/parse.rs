@@ -211,8 +211,10 @@ impl<'a> TypeParser<'a> {
     fn keyword(&mut self, kw: &str) -> bool {
         self.skip_ws();
         let rest = &self.text[self.pos..];
-        if rest.len() >= kw.len()
-            && rest[..kw.len()].eq_ignore_ascii_case(kw)
+        // (`get`: the text may hold letters of several bytes where the keyword would end.)
+        if rest
+            .get(..kw.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(kw))
             && !rest[kw.len()..]
                 .chars()
                 .next()
