@@ -104,3 +104,22 @@ def test_clone_of_a_missing_session_creates_neither(stub, expected):
     for name, sid in (("source", source), ("target", target)):
         released = stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))
         expected.check_value(released.server_side_session_id, name=name)
+
+
+def test_sql_with_named_references(stub, expected):
+    # WithRelations whose root is SQL and whose references are SubqueryAliases without plan
+    # ids: the query reads each reference under its alias.
+    import pyarrow as pa
+    from pyspark.sql.connect.proto import relations_pb2 as rel
+
+    sid = str(uuid.uuid4())
+    numbers = rel.Relation(subquery_alias=rel.SubqueryAlias(alias="numbers", input=rel.Relation(range=rel.Range(start=0, end=3, step=1))))
+    root = rel.Relation(sql=rel.SQL(query="SELECT id + 1 AS id FROM numbers ORDER BY id"))
+    plan = pb.Plan(root=rel.Relation(with_relations=rel.WithRelations(root=root, references=[numbers])))
+    responses = stub.ExecutePlan(pb.ExecutePlanRequest(session_id=sid, user_context=USER, operation_id=str(uuid.uuid4()), plan=plan))
+    rows = []
+    for r in responses:
+        if r.HasField("arrow_batch"):
+            rows += pa.ipc.open_stream(r.arrow_batch.data).read_all().to_pylist()
+    expected.check_value(rows, name="rows")
+    stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))

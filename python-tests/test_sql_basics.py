@@ -86,3 +86,15 @@ def test_set_command_returns_rows(spark, expected):
     assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
     spark.sql("RESET spark.sql.shuffle.partitions")
     assert spark.conf.get("spark.sql.shuffle.partitions") == "200"
+
+
+def test_sql_over_dataframe_arguments(spark, expected):
+    # spark.sql("... {df}", df=df): the client sends the query with each DataFrame as a named
+    # reference, which the query reads as a view.
+    from pyspark.sql import functions as F
+
+    mydf = spark.range(10)
+    expected.check(spark.sql("SELECT {col} FROM {mydf} WHERE id IN {x}", col=mydf.id, mydf=mydf, x=(0, 1, 2, 3)), name="formatted")
+    a, b = spark.range(3), spark.range(2).select("id", (F.col("id") * 10).alias("v"))
+    expected.check(spark.sql("SELECT a.id, b.v FROM {a} a JOIN {b} b ON a.id = b.id", a=a, b=b), name="join")
+    expected.check(spark.sql("SELECT * FROM {df} WHERE id > :m", args={"m": 5}, df=mydf), name="with_args")

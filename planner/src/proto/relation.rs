@@ -671,6 +671,20 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             input: input(ctx, &h.input)?,
             name: h.name.clone(),
         },
+        // SQL over named DataFrames (`spark.sql("... {df}", df=df)`): each reference is a
+        // SubqueryAlias the query names, as a temporary view would be (Spark's SQL with refs).
+        RelType::WithRelations(w) if sql_with_named_references(w) => PlanNode::With {
+            ctes: w
+                .references
+                .iter()
+                .filter_map(|r| match &r.rel_type {
+                    Some(RelType::SubqueryAlias(a)) => Some((a.alias.clone(), &a.input)),
+                    _ => None,
+                })
+                .map(|(alias, plan)| Ok((alias, *input(ctx, plan)?)))
+                .collect::<PlanResult<_>>()?,
+            body: input(ctx, &w.root)?,
+        },
         RelType::WithRelations(w) => PlanNode::WithRelations {
             root: input(ctx, &w.root)?,
             references: w
@@ -743,3 +757,18 @@ fn _assert_expr_used(e: Expr) -> Expr {
 
 #[allow(dead_code)]
 fn _spec(_: spec::PlanNode) {}
+
+/// Whether a `WithRelations` is SQL whose references are all named (SubqueryAlias): Spark
+/// then makes each reference visible to the query under its alias.
+fn sql_with_named_references(w: &pb::WithRelations) -> bool {
+    let is_sql = w
+        .root
+        .as_ref()
+        .is_some_and(|r| matches!(r.rel_type, Some(RelType::Sql(_))));
+    is_sql
+        && !w.references.is_empty()
+        && w
+            .references
+            .iter()
+            .all(|r| matches!(r.rel_type, Some(RelType::SubqueryAlias(_))))
+}
