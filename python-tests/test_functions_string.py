@@ -166,3 +166,16 @@ ERRORS_GAPS = {
 @pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
 def test_errors(spark, expected, case):
     expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
+
+
+def test_decode_case_form(spark, expected):
+    # decode(expr, search, result, ..., [default]): the result of the first search value equal
+    # to expr (NULL matching NULL), else the default or NULL.
+    expected.check(
+        spark.sql(
+            "SELECT decode(2, 1, 'one', 2, 'two', 'other') AS a, decode(5, 1, 'one', 'other') AS b, "
+            "decode(NULL, NULL, 'n', 'x') AS c, decode(3, 1, 'one') AS d, decode(id, 0, 'zero', 1, 'one') AS e FROM range(3)"
+        ),
+        name="values",
+    )
+    expected.check(spark.sql("SELECT decode(2, 1, 'one', 2, 'two')"), name="name")

@@ -543,10 +543,8 @@ pub fn register(b: &mut RegistryBuilder) {
         }
     });
     b.scalar(&["decode"], |f| {
-        if f.args.len() != 2 {
-            return Err(crate::error::PlanError::Unsupported(
-                "decode(expr, search, result, ...) (the CASE-like form)".into(),
-            ));
+        if f.args.len() > 2 {
+            return decode_case(f);
         }
         let (s, charset) = two(f)?;
         let charset = known_charset(&charset, "decode")?;
@@ -651,6 +649,37 @@ fn after_text(written: &str, args: &[String], _distinct: bool) -> String {
         written.to_lowercase(),
         args.first().cloned().unwrap_or_default()
     )
+}
+
+/// `decode(expr, search, result [, search, result]... [, default])`: the result of the first
+/// search value equal to `expr` (NULL matching NULL), else the default or NULL.
+fn decode_case(f: super::FunctionInput) -> PlanResult<Expr> {
+    let mut args = f.args.into_iter();
+    let Some(value) = args.next() else {
+        return Err(crate::error::PlanError::InvalidPlan("decode without arguments".into()));
+    };
+    let rest: Vec<Expr> = args.collect();
+    let mut pairs = rest.chunks_exact(2);
+    let mut case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
+    for pair in pairs.by_ref() {
+        let matches = Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
+            Box::new(value.clone()),
+            datafusion::logical_expr::Operator::IsNotDistinctFrom,
+            Box::new(pair[0].clone()),
+        ));
+        case = Some(match case {
+            None => datafusion::logical_expr::when(matches, pair[1].clone()),
+            Some(mut c) => c.when(matches, pair[1].clone()),
+        });
+    }
+    let default = pairs.remainder().first().cloned();
+    let Some(mut case) = case else {
+        return Err(crate::error::PlanError::InvalidPlan("decode without a search value".into()));
+    };
+    Ok(match default {
+        Some(d) => case.otherwise(d)?,
+        None => case.end()?,
+    })
 }
 
 /// `from_json(text)`, or `entries` for a map schema (Spark names the map's column so).
