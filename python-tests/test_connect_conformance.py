@@ -123,3 +123,57 @@ def test_sql_with_named_references(stub, expected):
             rows += pa.ipc.open_stream(r.arrow_batch.data).read_all().to_pylist()
     expected.check_value(rows, name="rows")
     stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))
+
+
+def arrow_kinds(t):
+    """An Arrow type's kinds at every depth (without child names and nullability)."""
+    import pyarrow as pa
+
+    if pa.types.is_map(t):
+        return ["map", arrow_kinds(t.key_type), arrow_kinds(t.item_type)]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [str(t).split("<")[0], arrow_kinds(t.value_type)]
+    if pa.types.is_struct(t):
+        return ["struct", [[f.name, arrow_kinds(f.type)] for f in t]]
+    return str(t)
+
+
+def execute(stub, sid, relation):
+    """The Arrow types and rows a relation's ExecutePlan answers, as they arrive."""
+    import pyarrow as pa
+
+    request = pb.ExecutePlanRequest(session_id=sid, user_context=USER, operation_id=str(uuid.uuid4()), plan=pb.Plan(root=relation))
+    tables = [pa.ipc.open_stream(r.arrow_batch.data).read_all() for r in stub.ExecutePlan(request) if r.HasField("arrow_batch")]
+    kinds = [[f.name, arrow_kinds(f.type)] for f in tables[0].schema]
+    return kinds, [row for t in tables for row in t.to_pylist()]
+
+
+def test_large_var_types(stub, expected):
+    # spark.sql.execution.arrow.useLargeVarTypes: strings and binaries are sent as Arrow's
+    # large types, top level and nested (PySpark's toArrow() normalises them, so the wire is
+    # read directly).
+    import pyarrow as pa
+    from pyspark.sql.connect.proto import relations_pb2 as rel
+
+    sid = str(uuid.uuid4())
+    query = rel.Relation(
+        sql=rel.SQL(
+            query="SELECT 'x' AS s, X'01' AS b, array('y') AS a, map('k', X'02') AS m, named_struct('t', 'z', 'n', 1) AS st, CAST(NULL AS STRING) AS ns"
+        )
+    )
+    table = pa.table(
+        {
+            "s": pa.array(["a", None], pa.large_string()),
+            "b": pa.array([b"\x01", b""], pa.large_binary()),
+            "l": pa.array([["p", None], []], pa.list_(pa.large_string())),
+        }
+    )
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    local = rel.Relation(local_relation=rel.LocalRelation(data=sink.getvalue().to_pybytes()))
+    expected.check_value(execute(stub, sid, query), name="default")
+    config(stub, sid, set=pb.ConfigRequest.Set(pairs=[pb.KeyValue(key="spark.sql.execution.arrow.useLargeVarTypes", value="true")]))
+    expected.check_value(execute(stub, sid, query), name="large_sql")
+    expected.check_value(execute(stub, sid, local), name="large_local")
+    stub.ReleaseSession(pb.ReleaseSessionRequest(session_id=sid, user_context=USER))

@@ -39,6 +39,20 @@ impl RequestContext {
         self.session.conf.planner_config(self.state.parallelism)
     }
 
+    /// The encoder of a result's batches, with the session's Arrow settings.
+    pub fn result_encoder(
+        &self,
+        schema: &arrow::datatypes::Schema,
+        names: &[String],
+    ) -> crate::execute::encode::ResultEncoder {
+        let large = self
+            .session
+            .conf
+            .get("spark.sql.execution.arrow.useLargeVarTypes")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        crate::execute::encode::ResultEncoder::with_var_types(schema, names, large)
+    }
+
     /// DataFusion's context for this request, as the session and the job runner need it.
     pub fn datafusion_context(&self) -> SessionContext {
         self.session

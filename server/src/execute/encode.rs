@@ -21,6 +21,12 @@ pub struct ResultEncoder {
 
 impl ResultEncoder {
     pub fn new(input: &Schema, names: &[String]) -> Self {
+        Self::with_var_types(input, names, false)
+    }
+
+    /// With `large_var_types` (`spark.sql.execution.arrow.useLargeVarTypes`), strings and
+    /// binaries go out as Arrow's large types, at every depth, as Spark sends them.
+    pub fn with_var_types(input: &Schema, names: &[String], large_var_types: bool) -> Self {
         let fields: Vec<Field> = input
             .fields()
             .iter()
@@ -31,7 +37,9 @@ impl ResultEncoder {
                 } else {
                     name.clone()
                 };
-                Field::new(name, client_type(f.data_type()), f.is_nullable())
+                let dt = client_type(f.data_type());
+                let dt = if large_var_types { large_type(&dt) } else { dt };
+                Field::new(name, dt, f.is_nullable())
             })
             .collect();
         Self {
@@ -106,6 +114,19 @@ fn ipc_bytes(schema: &SchemaRef, batch: &RecordBatch) -> ServerResult<Vec<u8>> {
 /// The Arrow type Spark would send for a value of this type.
 fn client_field(f: &Field) -> Field {
     f.clone().with_data_type(client_type(f.data_type()))
+}
+
+/// A client type with strings and binaries as Arrow's large types, at every depth.
+fn large_type(dt: &DataType) -> DataType {
+    let field = |f: &Field| f.clone().with_data_type(large_type(f.data_type()));
+    match dt {
+        DataType::Utf8 => DataType::LargeUtf8,
+        DataType::Binary => DataType::LargeBinary,
+        DataType::List(f) => DataType::List(Arc::new(field(f))),
+        DataType::Struct(fields) => DataType::Struct(fields.iter().map(|f| field(f)).collect()),
+        DataType::Map(entries, sorted) => DataType::Map(Arc::new(field(entries)), *sorted),
+        other => other.clone(),
+    }
 }
 
 pub fn client_type(dt: &DataType) -> DataType {

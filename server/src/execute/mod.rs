@@ -230,7 +230,7 @@ async fn stream_relation(
                     .iter()
                     .map(|f| f.name().clone())
                     .collect();
-                let encoder = ResultEncoder::new(&batch.schema(), &names);
+                let encoder = ctx.result_encoder(&batch.schema(), &names);
                 send_schema(op, responder, &encoder).await?;
                 send_batch(op, responder, &encoder, &batch, 0).await?;
                 return Ok(());
@@ -259,7 +259,7 @@ async fn send_rows(
     match query.post {
         PostProcess::None => {
             let mut stream = ctx.execute(query).await?;
-            let encoder = ResultEncoder::new(&stream.schema(), &query.names);
+            let encoder = ctx.result_encoder(&stream.schema(), &query.names);
             send_schema(op, responder, &encoder).await?;
             let mut offset = 0i64;
             let mut sent = false;
@@ -316,7 +316,7 @@ async fn send_rows(
                 .map_err(datafusion::error::DataFusionError::from)?;
             let start = all.num_rows().saturating_sub(n);
             let tail = all.slice(start, all.num_rows() - start);
-            let encoder = ResultEncoder::new(&schema, &query.names);
+            let encoder = ctx.result_encoder(&schema, &query.names);
             send_schema(op, responder, &encoder).await?;
             send_batch(op, responder, &encoder, &tail, 0).await?;
             Ok(())
