@@ -24,6 +24,7 @@ use ember_planner::exec::range::RangeSpec;
 use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::fold::{FOLD_NAME, array_fold};
+use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
 use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
@@ -273,6 +274,9 @@ impl CodecPart for PlannerCodec {
 
     fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
         let inner: &dyn Any = udaf.inner().as_ref();
+        if inner.downcast_ref::<CounterDiff>().is_some() {
+            return Some(COUNTER_DIFF.as_bytes().to_vec());
+        }
         if let Some(sketch) = inner.downcast_ref::<SketchAgg>() {
             let kind = serde_json::to_value(sketch.kind()).ok()?;
             return Some(
@@ -287,6 +291,9 @@ impl CodecPart for PlannerCodec {
     }
 
     fn decode_udaf(&self, name: &str, payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+        if payload == COUNTER_DIFF.as_bytes() {
+            return Ok(CounterDiff::udaf());
+        }
         if payload.starts_with(b"{") {
             let v: Value = serde_json::from_slice(payload).map_err(|_| bad("aggregate"))?;
             let kind: SketchAggKind = v

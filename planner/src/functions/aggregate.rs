@@ -481,6 +481,21 @@ pub(super) fn present_values(x: Expr, filter: Option<Expr>) -> PlanResult<Expr> 
     )))
 }
 
+/// The list of a group's non-NULL values of a call's argument (its DISTINCT ones for a
+/// DISTINCT call; rows passing its FILTER).
+pub(super) fn call_values(mut f: FunctionInput) -> PlanResult<Expr> {
+    let x = f.args.remove(0);
+    let filter = and_filter(f.filter.take(), x.clone().is_not_null());
+    Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
+        df("array_agg")?,
+        vec![x],
+        f.distinct,
+        Some(Box::new(filter)),
+        vec![],
+        None,
+    )))
+}
+
 /// The smallest value with at least a fraction `p` of the non-NULL values at or below it:
 /// what Spark's `percentile_approx` answers within its accuracy (exactly, from the sorted
 /// values of the group).

@@ -275,6 +275,28 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(df_udf("array_sort")?.call(args))
         },
     );
+    // collect_union(arrays): the distinct elements of a group's arrays.
+    b.aggregate(&["collect_union"], |f| {
+        f.arity(1, 1)?;
+        super::check_type(&f, 0, &["ARRAY"], |t| matches!(t, DataType::List(_)))?;
+        if let Some(DataType::List(element)) = f.types.first()
+            && matches!(element.data_type(), DataType::Map(..))
+        {
+            return Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"collect_union({})\" due to data type mismatch: The input of `collect_union` can't be \"MAP\" or \"COLLATED STRING\" type data.",
+                    f.field_names.first().cloned().flatten().unwrap_or_default()
+                ),
+            )
+            .into());
+        }
+        let respect_nulls = f.ignore_nulls == Some(false);
+        let arrays = super::aggregate::call_values(f)?;
+        Ok(super::native::NativeUdf::udf(super::native::Native::CollectUnion { respect_nulls })
+            .call(vec![arrays]))
+    });
 }
 
 /// `struct(a, b)`: fields named after the columns they come from, else `colN`.

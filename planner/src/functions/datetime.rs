@@ -6,6 +6,7 @@ use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::FunctionInput;
 use super::native::{Native, NativeUdf, ParseTarget};
+use super::pattern::{chrono_pattern, chrono_pattern_for};
 
 use super::operators::one;
 use super::{RegistryBuilder, add_spark};
@@ -571,14 +572,26 @@ fn parse_datetime(
         f.types[0],
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
     );
+    let x = f.args[0].clone();
+    // A pattern of each row: read by the native function row by row.
+    if let (Some(p), true) = (f.args.get(1), is_text)
+        && literal_text(p, "to_timestamp").is_err()
+    {
+        return Ok(NativeUdf::udf(Native::ParseDatetime {
+            time_zone: tz,
+            pattern: String::new(),
+            target,
+            fail,
+        })
+        .call(vec![x, cast(p.clone(), DataType::Utf8)]));
+    }
     let spark_pattern = match (f.args.get(1), target) {
         (Some(p), _) => Some(literal_text(p, "to_timestamp")?),
         (None, ParseTarget::UnixSeconds) if is_text => Some("yyyy-MM-dd HH:mm:ss".to_string()),
         (None, _) => None,
     };
-    let x = f.args[0].clone();
     if let (Some(spark_pattern), true) = (spark_pattern, is_text) {
-        let pattern = chrono_pattern(&spark_pattern)?;
+        let pattern = chrono_pattern_for(&spark_pattern, true)?;
         return Ok(NativeUdf::udf(Native::ParseDatetime {
             time_zone: tz,
             pattern,
@@ -653,35 +666,6 @@ fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
             "{function} with a pattern that is not a literal"
         ))),
     }
-}
-
-/// A Spark datetime pattern as chrono's; letters repeated more than Spark allows are
-/// INVALID_DATETIME_PATTERN as in Spark.
-fn chrono_pattern(spark: &str) -> crate::error::PlanResult<String> {
-    crate::datetime_pattern::to_chrono(spark).map_err(|e| {
-        let mut longest = 0;
-        let mut run = 0;
-        let mut prev = None;
-        for c in spark.chars() {
-            run = if Some(c) == prev { run + 1 } else { 1 };
-            prev = Some(c);
-            if c.is_ascii_alphabetic() {
-                longest = longest.max(run);
-            }
-        }
-        if longest >= 5 {
-            crate::error::SparkError::new(
-                crate::error::ErrorKind::IllegalArgument,
-                "INVALID_DATETIME_PATTERN.LENGTH",
-                "22007",
-                format!("Too many letters in datetime pattern: {spark}."),
-                vec![("pattern", spark.to_string())],
-            )
-            .into()
-        } else {
-            e
-        }
-    })
 }
 
 /// Microseconds of a window duration (`10 minutes`, `1 hour 30 minutes`, `2 days`).

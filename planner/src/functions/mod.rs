@@ -12,14 +12,19 @@ mod math;
 pub mod native;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
+mod pattern;
 mod reflect;
 mod sketch;
 mod spatial;
 mod string;
+mod text;
 pub mod time;
+mod to_char;
 pub mod udf;
 pub mod variant;
+mod vector;
 mod window;
+pub use window::DISTRIBUTED_SEQUENCE_ID;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
@@ -106,6 +111,9 @@ pub enum Naming {
     /// `(op a)`.
     Prefix(&'static str),
     Custom(fn(&str, &[String], bool) -> String),
+    /// By the arguments' types after coercion (`to_char` of a date is `date_format(..)`);
+    /// `name(a, b)` where the types are not known yet.
+    Typed(fn(&str, &[String], &[DataType]) -> String),
 }
 
 #[derive(Clone)]
@@ -126,8 +134,62 @@ impl FunctionDef {
             Naming::Infix(op) => format!("({})", args.join(&format!(" {op} "))),
             Naming::Prefix(op) => format!("({op} {})", args.join(", ")),
             Naming::Custom(f) => f(written_name, args, distinct),
+            Naming::Typed(_) => format!("{}({})", written_name.to_lowercase(), args.join(", ")),
         }
     }
+
+    /// The column name of a call whose arguments have `types`.
+    pub fn display_typed(
+        &self,
+        written_name: &str,
+        args: &[String],
+        types: &[DataType],
+        distinct: bool,
+    ) -> String {
+        match &self.naming {
+            Naming::Typed(f) => f(written_name, args, types),
+            _ => self.display(written_name, args, distinct),
+        }
+    }
+}
+
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types.
+pub(crate) fn check_type(
+    f: &FunctionInput,
+    i: usize,
+    accepted: &[&str],
+    ok: impl Fn(&DataType) -> bool,
+) -> PlanResult<()> {
+    let Some(t) = f.types.get(i) else {
+        return Ok(());
+    };
+    if *t == DataType::Null || ok(t) {
+        return Ok(());
+    }
+    let expected = if accepted.len() == 1 {
+        format!("\"{}\"", accepted[0])
+    } else {
+        format!(
+            "({})",
+            accepted
+                .iter()
+                .map(|a| format!("\"{a}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    };
+    let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
+    Err(crate::error::SparkError::analysis(
+        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{arg}\" has the type \"{}\".",
+            f.name,
+            crate::error::ordinal_number(i),
+            crate::types::sql_name(t)
+        ),
+    )
+    .into())
 }
 
 /// `CASE WHEN cond THEN then [ELSE otherwise] END`.
@@ -193,6 +255,9 @@ pub fn registry() -> &'static Registry {
         spatial::register(&mut b);
         reflect::register(&mut b);
         time::register(&mut b);
+        to_char::register(&mut b);
+        text::register(&mut b);
+        vector::register(&mut b);
         Registry {
             functions: b.functions,
         }

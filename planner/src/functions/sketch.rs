@@ -11,9 +11,8 @@ use super::native::{
     KllItem, Native, NativeUdf, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp,
     TupleValue,
 };
-use super::{FunctionInput, Naming, RegistryBuilder};
+use super::{FunctionInput, Naming, RegistryBuilder, check_type};
 use crate::error::{ErrorKind, PlanResult, SparkError};
-use crate::types::sql_name;
 
 const DEFAULT_LG_K: i64 = 12;
 const DEFAULT_KLL_K: i64 = 200;
@@ -31,45 +30,6 @@ fn aggregate(kind: SketchAggKind, f: &mut FunctionInput) -> Expr {
 
 fn scalar(op: SketchOp, args: Vec<Expr>) -> Expr {
     NativeUdf::udf(Native::Sketch { op }).call(args)
-}
-
-/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types.
-fn check_type(
-    f: &FunctionInput,
-    i: usize,
-    accepted: &[&str],
-    ok: impl Fn(&DataType) -> bool,
-) -> PlanResult<()> {
-    let Some(t) = f.types.get(i) else {
-        return Ok(());
-    };
-    if *t == DataType::Null || ok(t) {
-        return Ok(());
-    }
-    let expected = if accepted.len() == 1 {
-        format!("\"{}\"", accepted[0])
-    } else {
-        format!(
-            "({})",
-            accepted
-                .iter()
-                .map(|a| format!("\"{a}\""))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )
-    };
-    let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
-    Err(SparkError::analysis(
-        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-        "42K09",
-        format!(
-            "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{arg}\" has the type \"{}\".",
-            f.name,
-            crate::error::ordinal_number(i),
-            sql_name(t)
-        ),
-    )
-    .into())
 }
 
 fn literal<'a>(f: &'a FunctionInput, i: usize) -> Option<&'a ScalarValue> {

@@ -5,8 +5,8 @@ use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Expr;
 
-use super::native::{Native, NativeUdf, VariantOp};
-use super::{Naming, RegistryBuilder};
+use super::native::{EditKind, Native, NativeUdf, VariantOp};
+use super::{FunctionInput, Naming, RegistryBuilder, check_type};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::types::is_variant;
 
@@ -158,6 +158,7 @@ pub fn register(b: &mut RegistryBuilder) {
             .ok_or_else(|| PlanError::InvalidPlan("to_variant_object".into()))?;
         to_variant(x, &from, true)
     });
+    register_edits(b);
     b.aggregate(&["schema_of_variant_agg"], |mut f| {
         f.arity(1, 1)?;
         variant_argument(&f)?;
@@ -174,4 +175,119 @@ pub fn variant_to_json(v: Expr, time_zone: &str) -> Expr {
         },
         vec![v],
     )
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// `variant_set(v, path, value)` and `variant_strip_nulls(v)` are named with their default
+/// flag.
+fn with_flag(written: &str, args: &[String], _distinct: bool) -> String {
+    let arity = match written.to_ascii_lowercase().as_str() {
+        "variant_strip_nulls" => 2,
+        _ => 4,
+    };
+    let mut args = args.to_vec();
+    if args.len() < arity {
+        args.push("true".to_string());
+    }
+    format!("{}({})", written.to_lowercase(), args.join(", "))
+}
+
+/// The constant BOOLEAN argument `i` named `what` (true when absent; None for NULL).
+fn flag(f: &FunctionInput, i: usize, what: &str) -> PlanResult<Option<bool>> {
+    let Some(arg) = f.args.get(i) else {
+        return Ok(Some(true));
+    };
+    check_type(f, i, &["BOOLEAN"], |t| *t == DataType::Boolean)?;
+    match arg {
+        Expr::Literal(ScalarValue::Boolean(b), _) => Ok(*b),
+        Expr::Literal(ScalarValue::Null, _) => Ok(None),
+        other => Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: the input `{what}` should be a foldable \"BOOLEAN\" expression; however, got \"{}\".",
+                f.name,
+                f.field_names.get(i).cloned().flatten().unwrap_or_else(|| other.to_string())
+            ),
+        )
+        .into()),
+    }
+}
+
+/// Spark 4.3's edits of a variant at a path (see `native::variant::edit`).
+fn register_edits(b: &mut RegistryBuilder) {
+    for (name, kind, fail) in [
+        ("variant_insert", EditKind::Insert, true),
+        ("try_variant_insert", EditKind::Insert, false),
+        ("variant_set", EditKind::Set { create: true }, true),
+        ("try_variant_set", EditKind::Set { create: true }, false),
+        ("variant_array_append", EditKind::Append, true),
+        ("try_variant_array_append", EditKind::Append, false),
+    ] {
+        let naming = match kind {
+            EditKind::Set { .. } => Naming::Custom(with_flag),
+            _ => Naming::Call,
+        };
+        b.scalar_named(&[name], naming, move |f| {
+            let settable = matches!(kind, EditKind::Set { .. });
+            f.arity(3, if settable { 4 } else { 3 })?;
+            variant_argument(&f)?;
+            check_type(&f, 1, &["STRING"], is_text)?;
+            let kind = match (kind, flag(&f, 3, "create_if_missing")?) {
+                (EditKind::Set { .. }, Some(create)) => EditKind::Set { create },
+                (_, None) => return null_variant(),
+                (other, _) => other,
+            };
+            let from = f.types.get(2).cloned().unwrap_or(DataType::Null);
+            let mut args = f.args.into_iter();
+            let (Some(v), Some(path), Some(value)) = (args.next(), args.next(), args.next()) else {
+                return Err(PlanError::InvalidPlan(name.into()));
+            };
+            let value = to_variant(value, &from, false)?;
+            Ok(edit(kind, fail, name, vec![v, path, value]))
+        });
+    }
+    b.scalar(&["variant_delete"], |f| {
+        f.arity(2, usize::MAX)?;
+        variant_argument(&f)?;
+        for i in 1..f.args.len() {
+            check_type(&f, i, &["STRING"], is_text)?;
+        }
+        Ok(edit(EditKind::Delete, true, "variant_delete", f.args))
+    });
+    b.scalar_named(
+        &["variant_strip_nulls"],
+        Naming::Custom(with_flag),
+        |mut f| {
+            f.arity(1, 2)?;
+            variant_argument(&f)?;
+            let Some(arrays) = flag(&f, 1, "include_arrays")? else {
+                return null_variant();
+            };
+            f.args.truncate(1);
+            Ok(call(VariantOp::StripNulls { arrays }, f.args))
+        },
+    );
+}
+
+fn edit(kind: EditKind, fail: bool, function: &str, args: Vec<Expr>) -> Expr {
+    call(
+        VariantOp::Edit {
+            kind,
+            fail,
+            function: function.to_string(),
+        },
+        args,
+    )
+}
+
+/// A NULL of the VARIANT type (a NULL flag makes the call NULL).
+fn null_variant() -> PlanResult<Expr> {
+    Ok(datafusion::logical_expr::cast(
+        Expr::Literal(ScalarValue::Null, None),
+        crate::types::variant_type(),
+    ))
 }

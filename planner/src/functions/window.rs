@@ -8,8 +8,13 @@ use datafusion::logical_expr::{Expr, WindowFunctionDefinition, WindowUDF};
 use arrow::datatypes::DataType;
 use datafusion::logical_expr::cast;
 
-use super::{FunctionInput, FunctionKind, Naming, RegistryBuilder, datafusion_window};
+use super::native::counter_diff::CounterDiff;
+use super::{FunctionInput, FunctionKind, Naming, RegistryBuilder, check_type, datafusion_window};
 use crate::error::{PlanError, PlanResult};
+
+/// The name Spark Connect's `distributed_sequence_id` (which SQL does not know) is looked up
+/// by (`proto::expression`).
+pub const DISTRIBUTED_SEQUENCE_ID: &str = "__distributed_sequence_id";
 
 pub fn register(b: &mut RegistryBuilder) {
     let int = |e: Expr| cast(e, DataType::Int32);
@@ -63,6 +68,58 @@ pub fn register(b: &mut RegistryBuilder) {
                 }
             }
             win(f, "nth_value", 2, 2)
+        },
+    );
+    register_spark43(b);
+}
+
+/// Spark 4.3's `counter_diff` and the row index of Spark Connect's `zipWithIndex`.
+fn register_spark43(b: &mut RegistryBuilder) {
+    // counter_diff(value[, startTime]): over the running frame (see `native::counter_diff`).
+    add(b, "counter_diff", Naming::Call, |f| {
+        f.arity(1, 2)?;
+        check_type(&f, 0, &["NUMERIC"], |t| {
+            t.is_integer() || t.is_floating() || matches!(t, DataType::Decimal128(..))
+        })?;
+        check_type(&f, 1, &["TIMESTAMP", "TIMESTAMP_NTZ"], |t| {
+            matches!(t, DataType::Timestamp(..))
+        })?;
+        Ok(Expr::AggregateFunction(
+            datafusion::logical_expr::expr::AggregateFunction::new_udf(
+                CounterDiff::udaf(),
+                f.args,
+                false,
+                None,
+                vec![],
+                None,
+            ),
+        ))
+    });
+    // distributed_sequence_id([persist]): each row's 0-based index in the order of the input's
+    // partitions (their rows in order), from the partition ids the resolver adds.
+    b.scalar_named(
+        &[DISTRIBUTED_SEQUENCE_ID],
+        Naming::Custom(|_, args, _| {
+            let flag = args.first().map_or("false", String::as_str);
+            format!("distributed_sequence_id({flag})")
+        }),
+        |f| {
+            f.arity(0, 1)?;
+            if !f.partition_ids {
+                return Err(PlanError::InvalidPlan(
+                    "distributed_sequence_id without the rows' partitions".into(),
+                ));
+            }
+            use crate::exec::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
+            use datafusion::logical_expr::{ExprFunctionExt, col, lit};
+            let fun = WindowFunctionDefinition::WindowUDF(udwf("row_number")?);
+            let number = Expr::WindowFunction(Box::new(WindowFunction::new(fun, vec![])))
+                .order_by(vec![
+                    col(PARTITION_ID).sort(true, false),
+                    col(ROW_IN_PARTITION).sort(true, false),
+                ])
+                .build()?;
+            Ok(cast(number, DataType::Int64) - lit(1i64))
         },
     );
 }

@@ -34,6 +34,10 @@ pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
                 "years" | "months" | "days" | "hours" | "bucket" if !f.is_user_defined_function => {
                     format!("{}{}", crate::spec::PARTITION_TRANSFORM, f.function_name)
                 }
+                // The row index of `zipWithIndex`, which Spark Connect knows and SQL does not.
+                "distributed_sequence_id" if !f.is_user_defined_function => {
+                    crate::functions::DISTRIBUTED_SEQUENCE_ID.to_string()
+                }
                 name => name.to_string(),
             };
             Expr::Function(Box::new(FunctionCall {

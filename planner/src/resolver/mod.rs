@@ -184,6 +184,7 @@ impl<'a> Resolver<'a> {
             "randn",
             "uniform",
             "randstr",
+            crate::functions::DISTRIBUTED_SEQUENCE_ID,
         ];
         if exprs.any(|e| by_partition.iter().any(|f| e.calls(f))) {
             Ok(crate::exec::partition_ids::PartitionIdsNode::plan(input)?)

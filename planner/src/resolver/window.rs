@@ -80,12 +80,28 @@ impl Resolver<'_> {
                     | "ntile"
                     | "lag"
                     | "lead"
+                    | "counter_diff"
             )
         {
             return Err(SparkError::analysis(
                 "WINDOW_FUNCTION_FRAME_NOT_ORDERED",
                 "42601",
                 format!("Window function {lname} requires the window to be ordered. You need to add an ORDER BY clause. For example: SELECT {lname}(...) OVER (PARTITION BY ... ORDER BY ...) FROM ..."),
+            )
+            .into());
+        }
+        // counter_diff runs over the rows up to the current one only.
+        if lname == "counter_diff"
+            && w.frame.as_ref().is_some_and(|f| {
+                !(f.rows
+                    && matches!(f.lower, FrameBound::UnboundedPreceding)
+                    && matches!(f.upper, FrameBound::CurrentRow))
+            })
+        {
+            return Err(SparkError::analysis(
+                "_LEGACY_ERROR_TEMP_1036",
+                "",
+                "Window Frame must match the required frame specifiedwindowframe(RowFrame, unboundedpreceding$(), currentrow$()).",
             )
             .into());
         }

@@ -71,14 +71,44 @@ pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -
     Ok(Arc::new(out.finish()))
 }
 
-/// Local date-time of `text` read with a chrono pattern; dates alone read as midnight.
+/// Local date-time of `text` read with a chrono pattern; fields the pattern lacks are as
+/// Spark fills them (year 1970, month and day 1, midnight).
 fn parse_local(text: &str, pattern: &str) -> Option<NaiveDateTime> {
     if let Ok(t) = NaiveDateTime::parse_from_str(text, pattern) {
         return Some(t);
     }
-    NaiveDate::parse_from_str(text, pattern)
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
+    if let Ok(d) = NaiveDate::parse_from_str(text, pattern) {
+        return d.and_hms_opt(0, 0, 0);
+    }
+    let mut parsed = chrono::format::Parsed::new();
+    chrono::format::parse(
+        &mut parsed,
+        text,
+        chrono::format::StrftimeItems::new(pattern),
+    )
+    .ok()?;
+    let dated = parsed.year().is_some()
+        || parsed.year_div_100().is_some()
+        || parsed.year_mod_100().is_some()
+        || parsed.isoyear().is_some();
+    if !dated {
+        parsed.set_year(1970).ok()?;
+    }
+    if parsed.month().is_none() && parsed.ordinal().is_none() && parsed.isoweek().is_none() {
+        parsed.set_month(1).ok()?;
+    }
+    if parsed.day().is_none() && parsed.ordinal().is_none() && parsed.weekday().is_none() {
+        parsed.set_day(1).ok()?;
+    }
+    if parsed.hour_div_12().is_none() && parsed.hour_mod_12().is_none() {
+        parsed.set_hour(0).ok()?;
+    }
+    if parsed.minute().is_none() {
+        parsed.set_minute(0).ok()?;
+    }
+    let date = parsed.to_naive_date().ok()?;
+    let time = parsed.to_naive_time().ok()?;
+    Some(date.and_time(time))
 }
 
 /// The instant of a local date-time in `tz`: the earlier of two in an overlap, shifted
@@ -108,6 +138,19 @@ fn cannot_parse(text: &str, function: &str) -> datafusion::error::DataFusionErro
     ))
 }
 
+/// The instant and local date of `s` read with a chrono pattern in `tz`.
+fn read_with(s: &str, pattern: &str, tz: Tz) -> Option<(i64, NaiveDate)> {
+    let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%Z");
+    if zoned && let Ok(t) = DateTime::parse_from_str(s, pattern) {
+        let local = t.with_timezone(&tz).date_naive();
+        return Some((t.with_timezone(&Utc).timestamp_micros(), local));
+    }
+    let local = parse_local(s, pattern)?;
+    Some((resolve(tz, local)?.timestamp_micros(), local.date()))
+}
+
+/// Each row's text read with `pattern`, or with the row's Spark pattern of a second
+/// argument (NULL where it is NULL; a pattern Spark refuses fails the query).
 pub(super) fn parse(
     arrays: &[ArrayRef],
     time_zone: &str,
@@ -118,33 +161,45 @@ pub(super) fn parse(
     let text = strings(arrays, 0)?;
     let text = text.as_string::<i32>();
     let tz = zone(time_zone)?;
-    let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%Z");
-    let read = |s: &str| -> Option<(i64, NaiveDate)> {
-        if zoned && let Ok(t) = DateTime::parse_from_str(s, pattern) {
-            let local = t.with_timezone(&tz).date_naive();
-            return Some((t.with_timezone(&Utc).timestamp_micros(), local));
-        }
-        let local = parse_local(s, pattern)?;
-        Some((resolve(tz, local)?.timestamp_micros(), local.date()))
+    let row_patterns = match arrays.get(1) {
+        Some(_) => Some(strings(arrays, 1)?),
+        None => None,
     };
+    let row_patterns = row_patterns.as_ref().map(|p| p.as_string::<i32>());
+    let mut chrono_of: std::collections::HashMap<String, String> = Default::default();
     let try_function = match target {
         ParseTarget::Date => "try_to_date",
         _ => "try_to_timestamp",
+    };
+    // Per row: NULL, or what the text reads as (None where it does not match).
+    let mut read = |i: usize| -> Result<Option<Option<(i64, NaiveDate)>>> {
+        if text.is_null(i) {
+            return Ok(None);
+        }
+        let pattern = match row_patterns {
+            None => pattern,
+            Some(p) if p.is_null(i) => return Ok(None),
+            Some(p) => {
+                let spark = p.value(i);
+                if !chrono_of.contains_key(spark) {
+                    let chrono = crate::functions::pattern::chrono_pattern_for(spark, true)
+                        .map_err(|e| to_datafusion(e.into_spark()))?;
+                    chrono_of.insert(spark.to_string(), chrono);
+                }
+                chrono_of.get(spark).map(String::as_str).unwrap_or_default()
+            }
+        };
+        match read_with(text.value(i), pattern, tz) {
+            None if fail => Err(cannot_parse(text.value(i), try_function)),
+            read => Ok(Some(read)),
+        }
     };
     match target {
         ParseTarget::Timestamp => {
             let mut out =
                 TimestampMicrosecondBuilder::with_capacity(text.len()).with_timezone(time_zone);
             for i in 0..text.len() {
-                if text.is_null(i) {
-                    out.append_null();
-                    continue;
-                }
-                match read(text.value(i)) {
-                    Some((micros, _)) => out.append_value(micros),
-                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
-                    None => out.append_null(),
-                }
+                out.append_option(read(i)?.flatten().map(|(micros, _)| micros));
             }
             Ok(Arc::new(out.finish()))
         }
@@ -152,30 +207,22 @@ pub(super) fn parse(
             let mut out = Date32Builder::with_capacity(text.len());
             let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
             for i in 0..text.len() {
-                if text.is_null(i) {
-                    out.append_null();
-                    continue;
-                }
-                match read(text.value(i)) {
-                    Some((_, date)) => out.append_value((date - epoch).num_days() as i32),
-                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
-                    None => out.append_null(),
-                }
+                out.append_option(
+                    read(i)?
+                        .flatten()
+                        .map(|(_, date)| (date - epoch).num_days() as i32),
+                );
             }
             Ok(Arc::new(out.finish()))
         }
         ParseTarget::UnixSeconds => {
             let mut out = Int64Builder::with_capacity(text.len());
             for i in 0..text.len() {
-                if text.is_null(i) {
-                    out.append_null();
-                    continue;
-                }
-                match read(text.value(i)) {
-                    Some((micros, _)) => out.append_value(micros.div_euclid(1_000_000)),
-                    None if fail => return Err(cannot_parse(text.value(i), try_function)),
-                    None => out.append_null(),
-                }
+                out.append_option(
+                    read(i)?
+                        .flatten()
+                        .map(|(micros, _)| micros.div_euclid(1_000_000)),
+                );
             }
             Ok(Arc::new(out.finish()))
         }

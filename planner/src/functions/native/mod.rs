@@ -4,15 +4,19 @@
 
 mod aes;
 mod array_sort;
+mod base32;
 mod binary;
 pub use binary::BinaryFormat;
 mod bitmap;
 pub mod charset;
+mod collect_union;
+pub mod counter_diff;
 pub use bitmap::BitmapOp;
 mod csv;
 mod datetime;
 pub use datetime::unit_micros;
 pub(crate) mod hash;
+mod hmac;
 pub mod input_file;
 mod interval;
 mod json;
@@ -21,15 +25,19 @@ pub use numbers::NumberFormat;
 pub mod random;
 pub mod reflect;
 mod regex;
+mod similarity;
 pub mod sketch;
 pub mod spatial;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
+mod return_type;
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
 mod to_number;
 pub use to_number::NumberPattern;
 mod variant;
-pub use variant::{VariantOp, variant_json};
+pub use variant::{EditKind, VariantOp, variant_json};
+mod vector;
+pub use vector::VectorOp;
 mod xml;
 pub use xml::schema_of_xml;
 mod xpath;
@@ -72,7 +80,8 @@ pub enum Native {
         pattern: String,
     },
     /// Text read with a Spark datetime pattern (`to_timestamp`, `to_date`,
-    /// `unix_timestamp`), failing (ANSI) or NULL on text that does not match.
+    /// `unix_timestamp`), failing (ANSI) or NULL on text that does not match. With a second
+    /// argument, each row's Spark pattern is read from it (and `pattern` is unused).
     ParseDatetime {
         time_zone: String,
         pattern: String,
@@ -304,6 +313,22 @@ pub enum Native {
     /// Its argument, evaluated row by row and never while planning: a literal whose cast
     /// fails, in a branch (of CASE, `if`, `coalesce`) only some rows, or none, may take.
     Deferred,
+    /// `to_base32(bin)` (`encode`) or `from_base32(text)`.
+    Base32 {
+        encode: bool,
+    },
+    /// `hmac(key, message[, algorithm])`.
+    Hmac,
+    /// `jaro_winkler_similarity(a, b)`.
+    JaroWinkler,
+    /// Spark's vector functions of `ARRAY<FLOAT>`.
+    Vector {
+        op: VectorOp,
+    },
+    /// `collect_union` of a group's arrays (a list of them).
+    CollectUnion {
+        respect_nulls: bool,
+    },
 }
 
 /// The errors [`Native::Fail`] raises.
@@ -380,6 +405,8 @@ enum Nullability {
     Nullable,
     /// NULL only where an argument is.
     OfArguments,
+    /// NULL only where the first argument is.
+    OfFirstArgument,
     Never,
 }
 
@@ -390,6 +417,27 @@ impl Native {
             Native::InputFile { .. } | Native::FileUri { .. } | Native::LocalFileSize => {
                 Nullability::Never
             }
+            Native::CollectUnion { .. } => Nullability::Never,
+            Native::Base32 { .. }
+            | Native::Variant {
+                op:
+                    VariantOp::Edit {
+                        fail: true,
+                        kind: EditKind::Insert | EditKind::Set { .. } | EditKind::Append,
+                        ..
+                    }
+                    | VariantOp::StripNulls { .. }
+                    | VariantOp::Parse { fail: true }
+                    | VariantOp::From,
+            } => Nullability::OfArguments,
+            // NULL paths are skipped.
+            Native::Variant {
+                op:
+                    VariantOp::Edit {
+                        kind: EditKind::Delete,
+                        ..
+                    },
+            } => Nullability::OfFirstArgument,
             Native::Spatial { .. }
             | Native::Sketch {
                 op:
@@ -501,6 +549,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ArrayPairs => "ember_array_pairs",
             Native::Charset { .. } => "ember_charset",
             Native::SortByComparisons => "ember_sort_by_comparisons",
+            Native::Base32 { .. } => "ember_base32",
+            Native::Hmac => "ember_hmac",
+            Native::JaroWinkler => "ember_jaro_winkler",
+            Native::Vector { .. } => "ember_vector",
+            Native::CollectUnion { .. } => "ember_collect_union",
         }
     }
 
@@ -523,6 +576,9 @@ impl ScalarUDFImpl for NativeUdf {
         let nullable = match self.kind.nullability() {
             Nullability::Nullable => true,
             Nullability::OfArguments => args.arg_fields.iter().any(|f| f.is_nullable()),
+            Nullability::OfFirstArgument => {
+                args.arg_fields.first().is_some_and(|f| f.is_nullable())
+            }
             Nullability::Never => false,
         };
         Ok(Arc::new(arrow::datatypes::Field::new(
@@ -533,140 +589,7 @@ impl ScalarUDFImpl for NativeUdf {
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-        Ok(match &self.kind {
-            Native::RoundHalfEven { .. } | Native::CeilFloor { .. } => {
-                arg_types.first().cloned().unwrap_or(DataType::Float64)
-            }
-            Native::ArrayMode => match arg_types.first() {
-                Some(DataType::List(item)) => item.data_type().clone(),
-                _ => DataType::Null,
-            },
-            Native::ToJson
-            | Native::ToCsv
-            | Native::GetJsonObject
-            | Native::Conv
-            | Native::FormatNumber { .. }
-            | Native::Mask => DataType::Utf8,
-            Native::RenameFields { names } => match arg_types.first() {
-                Some(DataType::List(item)) => match item.data_type() {
-                    DataType::Struct(fields) => crate::types::list_type(
-                        DataType::Struct(
-                            fields
-                                .iter()
-                                .zip(names)
-                                .map(|(f, n)| f.as_ref().clone().with_name(n))
-                                .collect(),
-                        ),
-                        true,
-                    ),
-                    other => return internal_err!("rename_fields of a list of {other}"),
-                },
-                other => return internal_err!("rename_fields of {other:?}"),
-            },
-            Native::FromJson { schema, time_zone } => json::schema_type(schema, time_zone)?,
-            Native::FromCsv {
-                schema, time_zone, ..
-            } => json::schema_type(schema, time_zone)?,
-            Native::JsonArrayLength => DataType::Int32,
-            Native::Bitmap { op } => op.return_type(),
-            Native::Xpath { result } => result.return_type(),
-            Native::Variant { op } => op.return_type()?,
-            Native::Time { op } => op.return_type(),
-            Native::ToBinary { .. } | Native::Aes { .. } => DataType::Binary,
-            Native::Sketch { op } => op.return_type(arg_types),
-            Native::Spatial { op } => op.return_type(),
-            Native::Reflect { .. } => DataType::Utf8,
-            Native::InputFile { field } => match field {
-                input_file::InputFileField::Name => DataType::Utf8,
-                _ => DataType::Int64,
-            },
-            Native::FileUri { .. } => DataType::Utf8,
-            Native::LocalFileSize => DataType::Int64,
-            Native::TextToInterval { fields, .. } => {
-                if fields.year_month {
-                    DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
-                } else {
-                    DataType::Duration(arrow::datatypes::TimeUnit::Microsecond)
-                }
-            }
-            Native::CheckedIntegerCast { to, .. } => integer_type(to),
-            Native::IntervalScale { .. }
-            | Native::IntervalTruncate { .. }
-            | Native::NumberToInterval { .. } => match arg_types.first() {
-                Some(DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)) => {
-                    DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth)
-                }
-                _ => DataType::Duration(arrow::datatypes::TimeUnit::Microsecond),
-            },
-            Native::SeededRandom { draw, .. } => match draw {
-                random::RandomKind::Text { .. } => DataType::Utf8,
-                _ => DataType::Float64,
-            },
-            Native::SessionWindow { time_zone, .. } => session_window_type(time_zone.as_deref()),
-            // A GROUP BY key stands for one of the windows (the list is unnested).
-            Native::SlidingWindows => match arg_types.first() {
-                Some(DataType::List(item)) => item.data_type().clone(),
-                other => other.cloned().unwrap_or(DataType::Null),
-            },
-            Native::FromXml { schema, time_zone } => json::schema_type(schema, time_zone)?,
-            Native::ToXml { .. } => DataType::Utf8,
-            Native::HistogramNumeric { .. } => match arg_types.first() {
-                Some(DataType::List(item)) => crate::types::list_type(
-                    DataType::Struct(arrow::datatypes::Fields::from(vec![
-                        arrow::datatypes::Field::new("x", item.data_type().clone(), true),
-                        arrow::datatypes::Field::new("y", DataType::Float64, true),
-                    ])),
-                    true,
-                ),
-                other => return internal_err!("histogram_numeric of {other:?}"),
-            },
-            Native::MakeYmInterval => DataType::Interval(arrow::datatypes::IntervalUnit::YearMonth),
-            Native::Sentences => {
-                crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
-            }
-            Native::ToNumber { pattern, .. } => pattern.data_type(),
-            Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
-            Native::DateFormat { .. }
-            | Native::RegexpSubstr
-            | Native::Initcap
-            | Native::RegexpExtract { all: false } => DataType::Utf8,
-            Native::TextToTimestamp { time_zone, .. } => crate::types::timestamp_type(time_zone),
-            Native::ParseDatetime {
-                target, time_zone, ..
-            } => match target {
-                ParseTarget::Timestamp => crate::types::timestamp_type(time_zone),
-                ParseTarget::Date => DataType::Date32,
-                ParseTarget::UnixSeconds => DataType::Int64,
-            },
-            Native::MonthsBetween { .. } => DataType::Float64,
-            Native::TimestampAdd { time_zone, .. } => crate::types::timestamp_type(time_zone),
-            Native::TimestampDiff { .. } => DataType::Int64,
-            Native::ConvertTimezone | Native::ShiftZone { to_local: true, .. } => {
-                DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None)
-            }
-            Native::ShiftZone { time_zone, .. } => crate::types::timestamp_type(time_zone),
-            Native::Split | Native::RegexpExtract { all: true } => {
-                crate::types::list_type(DataType::Utf8, true)
-            }
-            Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
-            Native::Fail { .. } => DataType::Null,
-            Native::Deferred | Native::SortByComparisons => {
-                arg_types.first().cloned().unwrap_or(DataType::Null)
-            }
-            Native::Charset { encode, .. } => {
-                if *encode {
-                    DataType::Binary
-                } else {
-                    DataType::Utf8
-                }
-            }
-            Native::ArrayPairs => match arg_types.first() {
-                Some(DataType::List(element)) => {
-                    DataType::new_list(array_sort::pair_type(element), true)
-                }
-                _ => DataType::Null,
-            },
-        })
+        self.kind.return_type(arg_types)
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -795,6 +718,13 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ArrayPairs => array_sort::pairs(&arrays)?,
             Native::Charset { charset, encode } => charset::evaluate(&arrays, *charset, *encode)?,
             Native::SortByComparisons => array_sort::sort_by(&arrays)?,
+            Native::Base32 { encode } => base32::evaluate(&arrays, *encode)?,
+            Native::Hmac => hmac::evaluate(&arrays)?,
+            Native::JaroWinkler => similarity::evaluate(&arrays)?,
+            Native::Vector { op } => vector::evaluate(*op, &arrays)?,
+            Native::CollectUnion { respect_nulls } => {
+                collect_union::evaluate(&arrays, *respect_nulls)?
+            }
             Native::Deferred => match arrays.first() {
                 Some(a) => Arc::clone(a),
                 None => return internal_err!("ember_deferred takes one argument"),

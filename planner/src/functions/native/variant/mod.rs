@@ -20,11 +20,13 @@ use crate::error::{ErrorKind, SparkError, to_datafusion};
 use crate::types::variant_type;
 
 mod builder;
+mod edit;
 mod parse;
 pub(crate) mod read;
 mod schema;
 
 use builder::{Builder, append_arrow};
+pub use edit::EditKind;
 use parse::parse_json_column;
 use read::{Cast, Step, invalid_path, parse_path, walk, write_json};
 use schema::{Schema, merge, schema_of};
@@ -55,12 +57,25 @@ pub enum VariantOp {
     From,
     /// `to_json(v)`, `CAST(v AS STRING)` of a variant that is not a string.
     ToJson { time_zone: String },
+    /// `variant_insert`/`variant_set`/`variant_array_append`/`variant_delete(v, path,
+    /// value)` (`fail`; else the `try_` forms). A delete takes any number of paths (NULL
+    /// paths skipped) and no value.
+    Edit {
+        kind: EditKind,
+        fail: bool,
+        function: String,
+    },
+    /// `variant_strip_nulls(v, include_arrays)`.
+    StripNulls { arrays: bool },
 }
 
 impl VariantOp {
     pub(super) fn return_type(&self) -> Result<DataType> {
         Ok(match self {
-            VariantOp::Parse { .. } | VariantOp::From => variant_type(),
+            VariantOp::Parse { .. }
+            | VariantOp::From
+            | VariantOp::Edit { .. }
+            | VariantOp::StripNulls { .. } => variant_type(),
             VariantOp::Get {
                 target, time_zone, ..
             } => match target {
@@ -163,6 +178,22 @@ pub(super) fn evaluate(op: &VariantOp, arrays: &[ArrayRef]) -> Result<ArrayRef> 
                 }
             }
             Ok(Arc::new(out.finish()))
+        }
+        VariantOp::Edit {
+            kind,
+            fail,
+            function,
+        } => edit::edit_column(arrays, *kind, *fail, function),
+        VariantOp::StripNulls { arrays: in_arrays } => {
+            let values = Variants::of(input)?;
+            let mut out = VariantColumn::new(input.len());
+            for row in 0..input.len() {
+                match values.get(row)? {
+                    Some(v) => out.append(edit::strip_nulls(&v, *in_arrays)),
+                    None => out.append_null(),
+                }
+            }
+            out.finish()
         }
         VariantOp::Get {
             target: _,
