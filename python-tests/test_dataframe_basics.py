@@ -154,3 +154,19 @@ def test_subquery_alias_qualifiers(spark, expected):
     df = spark.range(3).alias("t")
     expected.check(df.select("t.id"), name="qualified")
     expected.check(df.select(F.col("t.*")), name="qualified_star")
+
+
+def test_column_metadata(spark, expected):
+    # alias(metadata=...) and withMetadata give a column Spark's metadata (a JSON object), kept
+    # through later projections, filters and re-aliasing.
+    from pyspark.sql import functions as F
+
+    df = spark.range(2)
+    expected.check_value(df.withMetadata("id", {"comment": "c1", "k": 3}).schema["id"].metadata, name="with_metadata")
+    aliased = df.select(F.col("id").alias("x", metadata={"m": "v"}))
+    expected.check_value(aliased.schema["x"].metadata, name="alias")
+    expected.check_value(aliased.select("x").schema["x"].metadata, name="kept")
+    expected.check_value(aliased.select(F.col("x").alias("y")).schema["y"].metadata, name="realiased")
+    expected.check_value(df.select((F.col("id") + 1).alias("x", metadata={"m": [1, 2]})).filter("x > 0").schema["x"].metadata, name="expression")
+    expected.check_value(df.select("id").schema["id"].metadata, name="none")
+    expected.check(aliased, name="rows")

@@ -660,7 +660,16 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 let [name] = a.name.as_slice() else {
                     return invalid("withColumns needs exactly one name per column");
                 };
-                columns.push((name.clone(), expr(ctx, e)?));
+                let mut column = expr(ctx, e)?;
+                // (`withMetadata`: the column's new metadata.)
+                if a.metadata.is_some() {
+                    column = Expr::Alias {
+                        expr: Box::new(column),
+                        names: vec![name.clone()],
+                        metadata: a.metadata.clone(),
+                    };
+                }
+                columns.push((name.clone(), column));
             }
             PlanNode::WithColumns {
                 input: input(ctx, &w.input)?,

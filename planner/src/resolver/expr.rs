@@ -65,9 +65,28 @@ impl Resolver<'_> {
                 .into())
             }
             SExpr::Function(call) => self.resolve_function(call, schema),
-            SExpr::Alias { expr, names, .. } => {
+            SExpr::Alias {
+                expr,
+                names,
+                metadata,
+            } => {
                 let (resolved, _) = self.resolve_expr(expr, schema)?;
                 match names.as_slice() {
+                    // `alias(name, metadata=...)`/`withMetadata`: Spark's column metadata (a
+                    // JSON object) rides in the field's metadata.
+                    [name] if metadata.as_deref().is_some_and(|m| !m.is_empty()) => {
+                        let json = metadata.clone().unwrap_or_default();
+                        let field_metadata = datafusion::common::metadata::FieldMetadata::from(
+                            std::collections::BTreeMap::from([(
+                                types::SPARK_METADATA_KEY.to_string(),
+                                json,
+                            )]),
+                        );
+                        Ok((
+                            resolved.alias_with_metadata(name.clone(), Some(field_metadata)),
+                            name.clone(),
+                        ))
+                    }
                     [name] => Ok((resolved, name.clone())),
                     _ => Err(PlanError::Unsupported(
                         "multi-name alias outside a generator".into(),
@@ -571,7 +590,7 @@ impl Resolver<'_> {
         let shown = def.display(&call.name, &names, call.distinct);
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
-            .unwrap_or_else(|| def.display(&call.name, &names, call.distinct));
+            .unwrap_or_else(|| def.display_typed(&call.name, &names, &types, call.distinct));
         if def.kind == FunctionKind::Aggregate && !self.in_window {
             check_deterministic_aggregate(call, &name, filter.as_ref().map(|(_, n)| n.as_str()))?;
         }

@@ -245,7 +245,12 @@ impl Resolver<'_> {
             }
             let internal = self.fresh(&name, vec![]);
             used.insert(internal.clone());
-            exprs.push(strip_alias(e).alias(internal));
+            // (An alias's own metadata, Spark's column metadata, stays with the column.)
+            let (e, metadata) = match e {
+                Expr::Alias(a) => (*a.expr, a.metadata),
+                other => (other, None),
+            };
+            exprs.push(e.alias_with_metadata(internal, metadata));
         }
         Ok(LogicalPlanBuilder::from(input).project(exprs)?.build()?)
     }
@@ -833,13 +838,6 @@ pub(crate) fn replace_exprs(e: Expr, replacements: &[(Expr, Expr)]) -> PlanResul
         Ok(Transformed::no(x))
     })?
     .data)
-}
-
-fn strip_alias(e: Expr) -> Expr {
-    match e {
-        Expr::Alias(a) => *a.expr,
-        other => other,
-    }
 }
 
 /// In HAVING, replace `name` with the select item aliased `name`.

@@ -327,7 +327,7 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
                         name: f.name().clone(),
                         data_type: Some(field_to_proto(f)?),
                         nullable: f.is_nullable(),
-                        metadata: None,
+                        metadata: proto_metadata(f),
                     })
                 })
                 .collect::<PlanResult<Vec<_>>>()?,
@@ -372,7 +372,7 @@ pub fn schema_to_proto(schema: &Schema, names: &[String]) -> PlanResult<pb::Data
                 name: name.clone(),
                 data_type: Some(field_to_proto(f)?),
                 nullable: f.is_nullable(),
-                metadata: None,
+                metadata: proto_metadata(f),
             })
         })
         .collect::<PlanResult<Vec<_>>>()?;
@@ -423,10 +423,7 @@ pub fn to_spark_json(dt: &DataType) -> PlanResult<serde_json::Value> {
 }
 
 fn field_json(f: &Field) -> PlanResult<serde_json::Value> {
-    let mut metadata = serde_json::Map::new();
-    if let Some(c) = f.metadata().get(COMMENT_KEY) {
-        metadata.insert(COMMENT_KEY.into(), serde_json::Value::String(c.clone()));
-    }
+    let metadata = spark_metadata(f);
     Ok(serde_json::json!({
         "name": f.name(),
         "type": field_spark_json(f)?,
@@ -437,6 +434,34 @@ fn field_json(f: &Field) -> PlanResult<serde_json::Value> {
 
 /// The field metadata key of a column's comment (`COMMENT '...'` in DDL), as in Spark.
 pub const COMMENT_KEY: &str = "comment";
+
+/// The field metadata key holding a column's Spark metadata (`alias(metadata=...)`,
+/// `withMetadata`) as Spark's JSON object.
+pub const SPARK_METADATA_KEY: &str = "spark.metadata";
+
+/// A field's Spark metadata as a JSON object: what `alias(metadata=...)` gave it, and its
+/// comment.
+pub fn spark_metadata(f: &Field) -> serde_json::Map<String, serde_json::Value> {
+    let mut metadata = f
+        .metadata()
+        .get(SPARK_METADATA_KEY)
+        .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
+        .and_then(|v| match v {
+            serde_json::Value::Object(o) => Some(o),
+            _ => None,
+        })
+        .unwrap_or_default();
+    if let Some(c) = f.metadata().get(COMMENT_KEY) {
+        metadata.insert(COMMENT_KEY.into(), serde_json::Value::String(c.clone()));
+    }
+    metadata
+}
+
+/// A field's Spark metadata as the JSON text of a proto `StructField` (None when empty).
+fn proto_metadata(f: &Field) -> Option<String> {
+    let metadata = spark_metadata(f);
+    (!metadata.is_empty()).then(|| serde_json::Value::Object(metadata).to_string())
+}
 
 /// A field with a column comment.
 pub fn with_comment(field: Field, comment: &str) -> Field {
