@@ -284,3 +284,221 @@ def test_as_of_join_of_timestamps(spark, expected):
         F.to_timestamp("qt").alias("qt"), "s", "p"
     )
     expected.check(trades._joinAsOf(quotes, "t", "qt", on="s", tolerance=F.expr("INTERVAL 30 SECONDS"), how="left"))
+
+
+# An as-of join's every direction, with and without exact matches and a tolerance (Spark's
+# bound is strict when exact matches are not allowed), inner and left; a NULL as-of value is
+# never matched; of equally close rows the last one wins (Spark's `min_by`).
+AS_OF_SEMANTICS = {
+    f"{direction}_{'exact' if exact else 'inexact'}_{'tolerance' if tolerance else 'unbounded'}_{how}": (
+        direction,
+        exact,
+        tolerance,
+        how,
+    )
+    for direction in ("backward", "forward", "nearest")
+    for exact in (True, False)
+    for tolerance in (False, True)
+    for how in ("inner", "left")
+}
+
+
+@pytest.mark.parametrize("case", sorted(AS_OF_SEMANTICS))
+def test_as_of_join_semantics(spark, expected, case):
+    from pyspark.sql import functions as F
+
+    direction, exact, tolerance, how = AS_OF_SEMANTICS[case]
+    left = spark.createDataFrame([(10, "q", 1), (4, "r", 1), (None, "n", 1), (7, "s", 2)], "lk INT, ll STRING, g INT")
+    right = spark.createDataFrame(
+        [(8, "prev", 1), (10, "exact", 1), (12, "next", 1), (None, "null", 1), (3, "far", 1), (6, "other", 2)], "rk INT, rl STRING, g INT"
+    )
+    extra = {"tolerance": F.lit(2)} if tolerance else {}
+    joined = left._joinAsOf(right, "lk", "rk", on="g", how=how, allowExactMatches=exact, direction=direction, **extra)
+    expected.check(joined, name=case)
+
+
+def test_as_of_join_arguments(spark, expected):
+    from pyspark.sql import functions as F
+
+    left = spark.createDataFrame([(10, "q"), (4, "r")], "lk INT, ll STRING")
+    right = spark.createDataFrame([(8, "prev"), (12, "next"), (3, "far")], "rk INT, rl STRING")
+
+    def join(**kw):
+        return left._joinAsOf(right, "lk", "rk", **kw).select("lk", "rl")
+
+    expected.check(join(how="LEFT_OUTER", direction="Nearest"), name="spellings")
+    expected.check(join(tolerance=F.lit(1.5), direction="nearest"), name="fractional_tolerance")
+    expected.check(left._joinAsOf(right.selectExpr("CAST(rk AS BIGINT) rk", "rl"), "lk", "rk", direction="forward", tolerance=F.lit(2)), name="wider_right")
+    dates = left.selectExpr("date_add(DATE'2024-01-01', lk) AS lk", "ll")
+    expected.check(dates._joinAsOf(right.selectExpr("date_add(DATE'2024-01-01', rk) AS rk", "rl"), "lk", "rk", tolerance=F.lit(1)), name="dates")
+    expected.check_error(lambda: join(how="full").collect(), name="full_join")
+    expected.check_error(lambda: join(how="sideways").collect(), name="unknown_join_type")
+    expected.check_error(lambda: join(direction="sideways").collect(), name="unknown_direction")
+    expected.check_error(lambda: join(tolerance=F.lit(-1)).collect(), name="negative_tolerance")
+    expected.check_error(lambda: join(tolerance=F.lit(None).cast("int")).collect(), name="null_tolerance")
+    expected.check_error(lambda: join(tolerance=F.col("lk")).collect(), name="column_tolerance")
+
+
+@pytest.fixture(scope="module")
+def rows_to_convert(spark):
+    return spark.createDataFrame([("a", 1, 2), ("b", 3, None)], "category STRING, first INT, second INT")
+
+
+def _schema(ddl):
+    from pyspark.sql.types import _parse_datatype_string
+
+    return _parse_datatype_string(ddl)
+
+
+def _fields(*fields):
+    from pyspark.sql.types import StructField, StructType
+
+    return StructType([StructField(*f) for f in fields])
+
+
+def _types():
+    import pyspark.sql.types as T
+
+    return T
+
+
+# `df.to(schema)`: columns matched by name, reordered, cast where Spark's ANSI store assignment
+# allows (narrowing too, failing on overflow), missing nullable columns NULL, others dropped.
+TO_SCHEMA = {
+    "widen": lambda df, s: df.to(_schema("category STRING, first BIGINT, second BIGINT")),
+    "reorder_and_drop": lambda df, s: df.to(_schema("second BIGINT, category STRING")),
+    "missing_nullable": lambda df, s: df.to(_schema("first INT, nope INT")),
+    "case_insensitive": lambda df, s: df.to(_schema("FIRST INT, Category STRING")),
+    "narrow": lambda df, s: df.to(_schema("first SMALLINT")),
+    "to_string": lambda df, s: df.to(_schema("first STRING, second STRING")),
+    "to_fractional": lambda df, s: df.to(_schema("first DOUBLE, second DECIMAL(5, 2)")),
+    "empty": lambda df, s: df.to(_schema("struct<>")),
+    "struct_reorder": lambda df, s: s.sql("SELECT named_struct('x', 1, 'y', 'a') AS s").to(_schema("s STRUCT<y: STRING, x: BIGINT>")),
+    "struct_fields": lambda df, s: s.sql("SELECT named_struct('x', 1, 'y', 'a') AS s").to(_schema("s STRUCT<x: BIGINT, z: INT>")),
+    "null_struct": lambda df, s: s.sql("SELECT CAST(NULL AS STRUCT<x: INT>) AS s").to(_schema("s STRUCT<x: BIGINT, q: INT>")),
+    "array_of_structs": lambda df, s: s.sql("SELECT array(named_struct('x', 1, 'y', 'a'), NULL) AS a").to(_schema("a ARRAY<STRUCT<y: STRING, x: BIGINT>>")),
+    "map_values": lambda df, s: s.sql("SELECT map('k', named_struct('x', 1, 'y', 'a')) AS m").to(_schema("m MAP<STRING, STRUCT<y: STRING, q: INT>>")),
+    "array_widen": lambda df, s: s.sql("SELECT array(1, 2) AS a").to(_schema("a ARRAY<BIGINT>")),
+    "datetimes": lambda df, s: s.sql("SELECT DATE'2024-01-02' AS d, TIMESTAMP_NTZ'2024-01-02 03:04:05' AS t").to(_schema("t DATE, d TIMESTAMP_NTZ")),
+    "other_values_to_string": lambda df, s: s.sql("SELECT true AS b, DATE'2024-01-02' AS d, 1.50 AS n").to(_schema("b STRING, d STRING, n STRING")),
+}
+
+TO_SCHEMA_ERRORS = {
+    "string_to_int": lambda df, s: df.to(_schema("category INT")),
+    "boolean_to_int": lambda df, s: s.sql("SELECT true AS b").to(_schema("b INT")),
+    "string_to_date": lambda df, s: df.to(_schema("category DATE")),
+    "struct_field_type": lambda df, s: s.sql("SELECT named_struct('x', 1) AS s").to(_schema("s STRUCT<x: BOOLEAN>")),
+    "array_element_type": lambda df, s: s.sql("SELECT array(1) AS a").to(_schema("a ARRAY<BOOLEAN>")),
+    "array_to_string": lambda df, s: s.sql("SELECT array(1) AS a").to(_schema("a STRING")),
+    "nullable_into_non_nullable": lambda df, s: df.to(_fields(("first", _types().IntegerType(), False))),
+    "missing_non_nullable": lambda df, s: df.to(_fields(("nope", _types().IntegerType(), False))),
+    "missing_non_nullable_field": lambda df, s: s.sql("SELECT named_struct('x', 1) AS s").to(
+        _fields(("s", _fields(("z", _types().IntegerType(), False)), True))
+    ),
+    "null_elements_into_non_nullable": lambda df, s: s.sql("SELECT array(1, NULL) AS a").to(
+        _fields(("a", _types().ArrayType(_types().IntegerType(), False), True))
+    ),
+    "ambiguous": lambda df, s: s.sql("SELECT 1 AS a, 2 AS A").to(_schema("a INT")),
+    "char": lambda df, s: df.to(_fields(("category", _types().CharType(3), True))),
+    "overflow": lambda df, s: s.sql("SELECT 3000000000 AS x").to(_schema("x INT")),
+    "decimal_overflow": lambda df, s: s.sql("SELECT 12.5 AS d").to(_schema("d DECIMAL(2, 1)")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TO_SCHEMA))
+def test_to_schema(spark, rows_to_convert, expected, case):
+    # (The client answers `schema` of `df.to(...)` itself: `select("*")` asks the server.)
+    expected.check(TO_SCHEMA[case](rows_to_convert, spark).select("*"), name=case)
+
+
+@pytest.mark.parametrize("case", sorted(TO_SCHEMA_ERRORS))
+def test_to_schema_errors(spark, rows_to_convert, expected, case):
+    expected.check_error(lambda: TO_SCHEMA_ERRORS[case](rows_to_convert, spark).collect(), name=case)
+
+
+def test_to_schema_case_sensitive(spark, rows_to_convert, expected):
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        expected.check(rows_to_convert.to(_schema("first BIGINT, Second BIGINT")).select("*"), name="case_sensitive")
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+
+
+def _nearest_by_join_inputs(spark):
+    users = spark.createDataFrame([(1, 10.0), (2, 20.0), (3, 30.0), (4, None)], "user_id INT, score DOUBLE")
+    products = spark.createDataFrame([("A", 11.0), ("B", 22.0), ("C", 5.0), ("D", None)], "product STRING, pscore DOUBLE")
+    return users, products
+
+
+# `df.nearestByJoin`: each left row with its k best right rows; a NULL ranking is no match, a
+# left row without one is dropped (inner) or kept once with NULLs (left outer).
+NEAREST_BY_JOIN = {
+    "distance": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 1, "exact", "distance"),
+    "distance_two": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", "distance"),
+    "similarity_two": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", "similarity"),
+    "approx": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "approx", "distance"),
+    "more_than_there_are": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 100, "exact", "distance"),
+    "left_outer": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", "distance", joinType="leftouter"),
+    "left_spellings": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 1, "EXACT", "Similarity", joinType="LEFT_OUTER"),
+    "empty_right_inner": lambda u, p, F: u.nearestByJoin(p.filter("false"), F.abs(u.score - p.pscore), 1, "exact", "distance"),
+    "empty_right_left_outer": lambda u, p, F: u.nearestByJoin(p.filter("false"), F.abs(u.score - p.pscore), 1, "exact", "distance", joinType="left"),
+    "all_null_left_outer": lambda u, p, F: u.nearestByJoin(p, F.lit(None).cast("double"), 1, "exact", "distance", joinType="leftouter"),
+    "string_ranking": lambda u, p, F: u.nearestByJoin(p, F.concat(p.product, F.col("user_id").cast("string")), 1, "exact", "similarity"),
+    "names_by_string": lambda u, p, F: u.nearestByJoin(p, F.abs(F.col("score") - F.col("pscore")), 1, "exact", "distance").select("user_id", "product"),
+    "same_names": lambda u, p, F: u.nearestByJoin(u.select("user_id", F.col("score").alias("other")), F.abs(F.col("score") - F.col("other") - 9), 1, "exact", "distance"),
+    "then_filtered": lambda u, p, F: u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", "distance").filter("pscore > 10"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEAREST_BY_JOIN))
+def test_nearest_by_join(spark, expected, case):
+    from pyspark.sql import functions as F
+
+    users, products = _nearest_by_join_inputs(spark)
+    expected.check(NEAREST_BY_JOIN[case](users, products, F), name=case)
+
+
+def _raw_nearest_by_join(frame, **fields):
+    """`frame` (a nearestByJoin) with fields of its relation replaced, as a client that does not
+    check them first sends it."""
+    from pyspark.sql.connect import plan
+    from pyspark.sql.connect.dataframe import DataFrame
+
+    class Raw(plan.LogicalPlan):
+        def __init__(self, base):
+            super().__init__(None)
+            self.base = base
+
+        def plan(self, session):
+            relation = self.base.plan(session)
+            for name, value in fields.items():
+                setattr(relation.nearest_by_join, name, value)
+            return relation
+
+    return DataFrame(Raw(frame._plan), session=frame._session)
+
+
+def test_nearest_by_join_errors(spark, expected):
+    from pyspark.sql import functions as F
+
+    users, products = _nearest_by_join_inputs(spark)
+    good = users.nearestByJoin(products, F.abs(users.score - products.pscore), 1, "exact", "distance")
+    for name, fields in {
+        "no_results": {"num_results": 0},
+        "too_many_results": {"num_results": 100001},
+        "full_join": {"join_type": "full"},
+        "unknown_join_type": {"join_type": "left outer"},
+        "unknown_mode": {"mode": "fast"},
+        "unknown_direction": {"direction": "ascending"},
+        "join_type_before_the_rest": {"num_results": 0, "join_type": "cross", "mode": "x", "direction": "y"},
+        "mode_before_direction": {"num_results": 0, "mode": "x", "direction": "y"},
+        "missing_join_type": {"join_type": ""},
+        "missing_direction": {"direction": ""},
+    }.items():
+        expected.check_error(lambda: _raw_nearest_by_join(good, **fields).collect(), name=name)
+    expected.check(_raw_nearest_by_join(good, num_results=100000, join_type="Left_Outer"), name="largest_k")
+    expected.check_error(
+        lambda: users.nearestByJoin(products, F.create_map(users.score, products.pscore), 1, "exact", "distance").collect(), name="map_ranking"
+    )
+    expected.check_error(lambda: users.nearestByJoin(products, F.sum(products.pscore), 1, "exact", "distance").collect(), name="aggregate_ranking")
+    expected.check_error(lambda: users.nearestByJoin(products, F.col("nope"), 1, "exact", "distance").collect(), name="unknown_column")

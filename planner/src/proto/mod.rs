@@ -6,6 +6,7 @@
 
 mod command;
 mod expression;
+mod joins;
 mod relation;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 pub(crate) use command::bucket_count;
 pub use command::{CommandSpec, convert_command};
 pub use expression::{as_sort_order, convert as convert_expression, is_operator_name};
+pub(crate) use joins::nearest_error;
 pub use relation::convert as convert_relation;
 
 /// Looks up bytes stored through `AddArtifacts` (for `CachedLocalRelation`).

@@ -24,7 +24,10 @@ pub fn convert(ctx: &ProtoContext, rel: &pb::Relation) -> PlanResult<Plan> {
     Ok(Plan { plan_id, node })
 }
 
-fn input(ctx: &ProtoContext, rel: &Option<Box<pb::Relation>>) -> PlanResult<Box<Plan>> {
+pub(super) fn input(
+    ctx: &ProtoContext,
+    rel: &Option<Box<pb::Relation>>,
+) -> PlanResult<Box<Plan>> {
     match rel {
         Some(r) => Ok(Box::new(convert(ctx, r)?)),
         None => invalid("relation without input"),
@@ -442,23 +445,29 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 options,
             }
         }
-        RelType::AsOfJoin(j) => {
-            let required = |e: &Option<pb::Expression>, what: &str| match e {
-                Some(e) => expr(ctx, e),
-                None => invalid(format!("as-of join without {what}")),
+        RelType::AsOfJoin(j) => super::joins::as_of_join(ctx, j)?,
+        RelType::NearestByJoin(j) => super::joins::nearest_by_join(ctx, j)?,
+        RelType::ToSchema(t) => {
+            let Some(dt) = &t.schema else {
+                return invalid("toSchema without a schema");
             };
-            PlanNode::AsOfJoin(Box::new(spec::AsOfJoin {
-                left: input(ctx, &j.left)?,
-                right: input(ctx, &j.right)?,
-                left_as_of: required(&j.left_as_of, "a left as-of column")?,
-                right_as_of: required(&j.right_as_of, "a right as-of column")?,
-                condition: j.join_expr.as_ref().map(|e| expr(ctx, e)).transpose()?,
-                using: j.using_columns.clone(),
-                join_type: j.join_type.to_ascii_lowercase(),
-                tolerance: j.tolerance.as_ref().map(|e| expr(ctx, e)).transpose()?,
-                allow_exact_matches: j.allow_exact_matches,
-                direction: j.direction.to_ascii_lowercase(),
-            }))
+            if has_char_or_varchar(dt) {
+                return Err(crate::error::SparkError::analysis(
+                    "UNSUPPORTED_CHAR_OR_VARCHAR_AS_STRING",
+                    "",
+                    "The char/varchar type can't be used in the table schema.",
+                )
+                .into());
+            }
+            let arrow::datatypes::DataType::Struct(schema) =
+                crate::types::from_proto(dt, &ctx.time_zone)?
+            else {
+                return invalid("toSchema with a schema that is not a struct");
+            };
+            PlanNode::ToSchema {
+                input: input(ctx, &t.input)?,
+                schema,
+            }
         }
         RelType::HtmlString(s) => PlanNode::HtmlString {
             input: input(ctx, &s.input)?,
@@ -750,6 +759,23 @@ pub fn decode_arrow(bytes: &[u8]) -> PlanResult<LocalData> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
     Ok(LocalData { schema, batches })
+}
+
+/// Whether a type is or holds CHAR/VARCHAR, which `df.to(schema)` refuses.
+fn has_char_or_varchar(dt: &pb::DataType) -> bool {
+    use pb::data_type::Kind;
+    match &dt.kind {
+        Some(Kind::Char(_) | Kind::VarChar(_)) => true,
+        Some(Kind::Array(a)) => a.element_type.as_deref().is_some_and(has_char_or_varchar),
+        Some(Kind::Map(m)) => [&m.key_type, &m.value_type]
+            .into_iter()
+            .any(|t| t.as_deref().is_some_and(has_char_or_varchar)),
+        Some(Kind::Struct(s)) => s
+            .fields
+            .iter()
+            .any(|f| f.data_type.as_ref().is_some_and(has_char_or_varchar)),
+        _ => false,
+    }
 }
 
 /// The Spark Connect name of a relation, for "not supported" messages.

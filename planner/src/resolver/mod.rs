@@ -19,6 +19,7 @@ mod join;
 mod lambda;
 mod na;
 mod names;
+mod nearest_by_join;
 mod observe;
 mod parse;
 pub use observe::Observation;
@@ -28,6 +29,7 @@ mod relation;
 mod sort;
 mod stat;
 mod time_windows;
+mod to_schema;
 mod transpose;
 mod window;
 
@@ -364,6 +366,8 @@ impl<'a> Resolver<'a> {
             } => self.resolve_deduplicate(input, columns, *all_columns)?,
             PlanNode::Join(j) => self.resolve_join(j)?,
             PlanNode::AsOfJoin(j) => self.resolve_as_of_join(j)?,
+            PlanNode::NearestByJoin(j) => self.resolve_nearest_by_join(j)?,
+            PlanNode::ToSchema { input, schema } => self.resolve_to_schema(input, schema)?,
             PlanNode::SetOperation(s) => self.resolve_set_operation(s)?,
             PlanNode::SubqueryAlias {
                 input,

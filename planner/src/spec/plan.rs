@@ -112,6 +112,21 @@ pub struct AsOfJoin {
     pub direction: String,
 }
 
+/// `df.nearestByJoin(other, rankingExpression, numResults, mode, direction, joinType)`: each
+/// left row with the (at most) `num_results` right rows its ranking ranks best; right rows
+/// ranked NULL are never matched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearestByJoin {
+    pub left: Box<Plan>,
+    pub right: Box<Plan>,
+    pub ranking: Expr,
+    pub num_results: usize,
+    /// `leftouter`: a left row without a match is kept once, the right columns NULL.
+    pub left_outer: bool,
+    /// `similarity`: the largest ranks are best; `distance`: the smallest.
+    pub similarity: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Join {
     pub left: Box<Plan>,
@@ -318,6 +333,13 @@ pub enum PlanNode {
         options: Vec<(String, String)>,
     },
     AsOfJoin(Box<AsOfJoin>),
+    NearestByJoin(Box<NearestByJoin>),
+    /// `df.to(schema)`: the input's columns matched to the schema's fields by name, in the
+    /// schema's order, cast to its types where Spark's store assignment allows.
+    ToSchema {
+        input: Box<Plan>,
+        schema: arrow::datatypes::Fields,
+    },
     /// A notebook's `_repr_html_`: one string column holding an HTML table.
     HtmlString {
         input: Box<Plan>,
@@ -414,13 +436,18 @@ impl PlanNode {
             | PlanNode::Repartition { input, .. }
             | PlanNode::Hint { input, .. }
             | PlanNode::Generate { input, .. }
-            | PlanNode::Unpivot { input, .. } => f(input),
+            | PlanNode::Unpivot { input, .. }
+            | PlanNode::ToSchema { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
                 f(&mut j.left);
                 f(&mut j.right);
             }
             PlanNode::AsOfJoin(j) => {
+                f(&mut j.left);
+                f(&mut j.right);
+            }
+            PlanNode::NearestByJoin(j) => {
                 f(&mut j.left);
                 f(&mut j.right);
             }
