@@ -64,6 +64,16 @@ SQL["narrowing_casts"] = (
     "CAST(CAST(-3e9 AS DECIMAL(12,0)) AS BIGINT) e"
 )
 
+# Spark's reading of number formats: every token optional in the text but a `$` before
+# other characters, spaces inside digit groups, runs that start with 0 exact.
+SQL["to_number_tokens"] = (
+    "SELECT try_to_number('-5', 'S$99') a, try_to_number('5', '$99') b, try_to_number('<5', '99PR') c, "
+    "try_to_number('5>', '99PR') d, try_to_number('1,234', '0,999') e, try_to_number('234', '0,999') f, "
+    "try_to_number('1.2.', '9.9') g, try_to_number(' 1 2 ', '999') h, try_to_number('$', '$9') i, "
+    "try_to_number('-5', 'S99PR') j, try_to_number('<-5>', 'S99PR') k, try_to_number('+5', 's9') l, "
+    "try_to_number('12,454.8-', '99G999D9S') m, try_to_number('5', '9MI') n"
+)
+
 SQL_GAPS = {
 }
 
@@ -140,6 +150,11 @@ ERRORS = {
     "abs_tinyint_overflow": "SELECT abs(CAST(-128 AS TINYINT))",
 }
 
+
+ERRORS["to_number_too_many_digits"] = "SELECT to_number('1', '9999999999999999999999999999999999999999')"
+ERRORS["to_number_two_signs"] = "SELECT to_number('1', 'S9S')"
+ERRORS["to_number_empty"] = "SELECT to_number('1', '')"
+ERRORS["to_number_currency_after_digits"] = "SELECT to_number('1', '9$')"
 
 ERRORS_GAPS = {
 }

@@ -92,6 +92,40 @@ SQL["charsets_decode"] = (
     "decode(X'E9', 'ISO-8859-1') g, decode(X'', 'UTF-16') h, encode(NULL, 'UTF-16') i"
 )
 
+# to_char/to_varchar of numbers: Spark's number format (the value as a decimal); of dates,
+# timestamps and binary: date_format, base64/hex/decode.
+SQL["to_char_numbers"] = (
+    "SELECT to_char(454.00, '000D00') a, to_char(12454.8, '99,999.9') b, to_char(78.12, '$99.99') c, "
+    "to_char(5, '999') d, to_char(5, '000') e, to_char(12345, '99') f, to_char(5.678, '9.99') g, "
+    "to_char(12, '9,999') h, to_char(12, '0,999') i, to_char(0, '9') j, to_char(0.5, '9.9') k, "
+    "to_char(123, '9G999') l, to_char(1000, '9G999') m, to_char(100, '0G999') n, to_char(12345678, '9,9,9') o, "
+    "to_char(5, '9.') p, to_char(5.5, '9.') q, to_char(5, '.9') r, to_char(0, '.99') s, to_char(0, '$9') t"
+)
+SQL["to_char_signs"] = (
+    "SELECT to_char(-5, 'S99') a, to_char(5, 'S99') b, to_char(-5, '99MI') c, to_char(5, '99MI') d, "
+    "to_char(-5, '99PR') e, to_char(5, '99PR') f, to_char(-12.5, 'S999.99') g, to_char(-0.1, 'S9.9') h, "
+    "to_char(7, '99S') i, to_char(-5, 'S$99') j, to_char(-5, '$99PR') k, to_char(5, 'S99PR') l, "
+    "to_char(-5, 'S99PR') m, to_char(5, 'MI99') n, to_char(5, 'S9MI') o, to_char(0, 'S9') p, to_char(-0.5, 'S9') q, "
+    "to_char(-0.5, '9MI') r, to_char(-0.05, '9.99MI') s, to_char(0.05, '9.99PR') t, to_char(-100, 'S0G999') u, "
+    "to_char(-12454.8, '99G999D9S') v, to_char(5, '999s') w, to_char(-5, 'mi99') x, to_char(-1234.5, '$9,999.99PR') y"
+)
+SQL["to_char_types"] = (
+    "SELECT to_char(CAST(5 AS DECIMAL(10,2)), '999.99') a, to_char(1.5D, '99.99') b, to_char(CAST(1.5 AS FLOAT), '9.9') c, "
+    "to_char(CAST(0.1 AS FLOAT), '9.9999999999') d, to_char(0.1D, '9.9999999999999999999') e, "
+    "to_char(1.23456789012345678D, '9.99999999999999999999') f, to_char(CAST(5 AS TINYINT), '99') g, "
+    "to_char(CAST(5 AS SMALLINT), '99') h, to_char(5L, '99') i, to_char('5.5', '9.9') j, to_char(NULL, '999') k, "
+    "to_char(5, NULL) l, to_char(CAST('NaN' AS DOUBLE), '999') m, to_char(CAST('Infinity' AS DOUBLE), '999') n, "
+    "to_char(123456789012345678901234567890.12345678BD, '999999999999999999999999999999.99999999') o, "
+    "to_char(1, '9999999999999999999999999999999999999999') p, typeof(to_char(5, '9')) q"
+)
+SQL["to_char_dispatch"] = (
+    "SELECT to_char(DATE'2016-04-08', 'y'), to_varchar(TIMESTAMP'2016-04-08 10:00:00', 'yyyy-MM HH'), "
+    "to_char(X'537061726b', 'hex'), to_char(X'537061726b', 'Base64'), to_char(X'537061726b', 'utf-8'), "
+    "to_varchar(X'537061726b', 'HEX'), to_varchar(X'537061726b', 'base64'), to_varchar(X'537061726b', 'utf-8'), "
+    "to_char(5, '999'), to_varchar(5, '999'), to_varchar(-5, 'S9')"
+)
+SQL["to_char_columns"] = "SELECT id, to_char(id, '9,999') a, to_varchar(id * 1.5 - 1, 'S9.9') b FROM range(4)"
+
 SQL_GAPS = {
 }
 
@@ -127,6 +161,8 @@ FRAME = {
     "like": lambda: F.col("s").like("%o%"),
     "substr_col": lambda: F.col("s").substr(1, 4),
     "startswith": lambda: F.col("s").startswith("He"),
+    "to_char": lambda: F.to_char(F.length("s") - 3, F.lit("S9,999PR")),
+    "to_varchar": lambda: F.to_varchar(F.length("s") * 1.25, F.lit("$00.00")),
 }
 
 
@@ -158,6 +194,24 @@ ERRORS["unknown_charset"] = "SELECT encode('a', 'EBCDIC')"
 ERRORS["not_ascii"] = "SELECT encode('é', 'US-ASCII')"
 ERRORS["malformed_utf8"] = "SELECT decode(X'FF', 'UTF-8')"
 ERRORS["malformed_ascii"] = "SELECT decode(X'80', 'US-ASCII')"
+
+ERRORS["to_char_no_digit"] = "SELECT to_char(5, 'xyz')"
+ERRORS["to_char_two_points"] = "SELECT to_char(5, '99.99.9')"
+ERRORS["to_char_empty"] = "SELECT to_char(5, '')"
+ERRORS["to_char_currency_after_digits"] = "SELECT to_char(5, '99$')"
+ERRORS["to_char_currency_after_point"] = "SELECT to_char(5, '.$9')"
+ERRORS["to_char_lone_separator"] = "SELECT to_char(5, ',99')"
+ERRORS["to_char_separator_after_point"] = "SELECT to_char(5, '9.9,9')"
+ERRORS["to_char_unexpected_token"] = "SELECT to_char(5, '9S9')"
+ERRORS["to_char_unexpected_character"] = "SELECT to_char(5, '9 9')"
+ERRORS["to_char_non_foldable"] = "SELECT to_char(id, CAST(id AS STRING)) FROM range(3)"
+ERRORS["to_char_boolean"] = "SELECT to_char(true, '9')"
+ERRORS["to_char_interval"] = "SELECT to_char(INTERVAL 1 DAY, '9')"
+ERRORS["to_char_binary_format"] = "SELECT to_char(X'537061726b', 'foo')"
+ERRORS["to_char_binary_null_format"] = "SELECT to_char(X'537061726b', NULL)"
+ERRORS["to_char_double_overflow"] = "SELECT to_char(1e20D, '999')"
+ERRORS["to_char_malformed_text"] = "SELECT to_char('abc', '999')"
+ERRORS["try_to_char"] = "SELECT try_to_char(5, '999')"
 
 ERRORS_GAPS = {
 }

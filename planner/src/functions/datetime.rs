@@ -448,7 +448,7 @@ pub fn register(b: &mut RegistryBuilder) {
         }
         parse_datetime(f, ParseTarget::UnixSeconds, true)
     });
-    b.scalar(&["date_format", "to_char", "to_varchar"], |f| {
+    b.scalar(&["date_format"], |f| {
         f.arity(2, 2)?;
         let spark_pattern = literal_text(&f.args[1], "date_format")?;
         let (x, time_zone) = as_instant(f.args[0].clone(), &f.types[0], &f.config.time_zone);

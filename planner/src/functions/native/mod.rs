@@ -32,6 +32,7 @@ pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, Tuple
 mod return_type;
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
+mod to_char;
 mod to_number;
 pub use to_number::NumberPattern;
 mod variant;
@@ -159,6 +160,10 @@ pub enum Native {
     ToNumber {
         pattern: NumberPattern,
         fail: bool,
+    },
+    /// `to_char(number, format)`: the number as text in Spark's number format.
+    ToChar {
+        pattern: NumberPattern,
     },
     /// `xpath(xml, path)` and its typed forms.
     Xpath {
@@ -419,6 +424,7 @@ impl Native {
             }
             Native::CollectUnion { .. } => Nullability::Never,
             Native::Base32 { .. }
+            | Native::ToChar { .. }
             | Native::Variant {
                 op:
                     VariantOp::Edit {
@@ -534,6 +540,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::HistogramNumeric { .. } => "ember_histogram_numeric",
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
+            Native::ToChar { .. } => "ember_to_char",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -699,6 +706,7 @@ impl ScalarUDFImpl for NativeUdf {
             }
             Native::Sentences => regex::sentences(&arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
+            Native::ToChar { pattern } => to_char::to_char(&arrays, pattern)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,

@@ -98,6 +98,7 @@ impl Native {
             Native::ToNumber { pattern, .. } => pattern.data_type(),
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
+            | Native::ToChar { .. }
             | Native::RegexpSubstr
             | Native::Initcap
             | Native::RegexpExtract { all: false } => DataType::Utf8,
