@@ -454,3 +454,37 @@ def test_cache_refresh_use_explain(spark, expected, db):
     expected.check(spark.sql("SELECT current_path()"), name="use_path")
     expected.check(spark.sql("SHOW NAMESPACES LIKE 'cat_cache_refresh*'"), name="namespaces")
     expected.check(spark.sql("SHOW SCHEMAS LIKE 'cat_cache_refresh*'"), name="schemas")
+
+
+def test_cache_state(spark, expected):
+    # What a session cached, and at which level, as Spark reports it (isCached, storageLevel).
+    from pyspark import StorageLevel
+
+    spark.sql("CREATE OR REPLACE TEMP VIEW cached_v AS SELECT 1 AS a")
+    state = []
+    level = lambda df: str(df.storageLevel)  # noqa: E731
+    try:
+        state.append(spark.catalog.isCached("cached_v"))
+        spark.sql("CACHE TABLE cached_v")
+        state += [spark.catalog.isCached("cached_v"), level(spark.table("cached_v"))]
+        spark.sql("UNCACHE TABLE cached_v")
+        state.append(spark.catalog.isCached("cached_v"))
+        spark.catalog.cacheTable("cached_v", StorageLevel.DISK_ONLY)
+        state += [spark.catalog.isCached("cached_v"), level(spark.table("cached_v"))]
+        spark.catalog.clearCache()
+        state.append(spark.catalog.isCached("cached_v"))
+        spark.sql("CACHE LAZY TABLE cached_v2 AS SELECT 2 AS b")
+        state.append(spark.catalog.isCached("cached_v2"))
+        spark.sql("CLEAR CACHE")
+        state.append(spark.catalog.isCached("cached_v2"))
+        df = spark.range(10)
+        state += [level(df), level(df.cache()), level(spark.range(10)), level(df.unpersist())]
+        state += [level(df.persist(StorageLevel.MEMORY_ONLY)), df.count()]
+        spark.table("cached_v").cache()
+        state.append(spark.catalog.isCached("cached_v"))
+        expected.check_value(state, name="state")
+        expected.check_error(lambda: spark.catalog.isCached("no_such_view"), name="missing")
+    finally:
+        spark.catalog.clearCache()
+        spark.sql("DROP VIEW IF EXISTS cached_v")
+        spark.sql("DROP VIEW IF EXISTS cached_v2")

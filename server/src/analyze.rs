@@ -91,25 +91,23 @@ pub async fn analyze(ctx: &RequestContext, analyze: Analyze) -> ServerResult<R> 
                 result: hasher.finish() as i32,
             })
         }
+        // Cached relations are recomputed on use (caching changes no answer); the session
+        // remembers what was cached at which level, as Spark reports it.
         Analyze::Persist(p) => {
-            // Results are recomputed on use; caching changes no answer.
-            relation_of(ctx, p.relation)?;
+            let plan = relation_of(ctx, p.relation)?;
+            ctx.resolve(&plan)?;
+            ctx.session.cache.cache(&plan, p.storage_level);
             R::Persist(resp::Persist {})
         }
         Analyze::Unpersist(u) => {
-            relation_of(ctx, u.relation)?;
+            let plan = relation_of(ctx, u.relation)?;
+            ctx.session.cache.uncache(&plan);
             R::Unpersist(resp::Unpersist {})
         }
         Analyze::GetStorageLevel(g) => {
-            relation_of(ctx, g.relation)?;
+            let plan = relation_of(ctx, g.relation)?;
             R::GetStorageLevel(resp::GetStorageLevel {
-                storage_level: Some(pb::StorageLevel {
-                    use_disk: false,
-                    use_memory: false,
-                    use_off_heap: false,
-                    deserialized: false,
-                    replication: 1,
-                }),
+                storage_level: Some(ctx.session.cache.level(&plan)),
             })
         }
         Analyze::JsonToDdl(j) => {

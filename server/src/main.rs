@@ -3,6 +3,7 @@
 //! `ember server` serves Spark Connect; `ember worker` joins a cluster driver.
 
 mod analyze;
+mod cache;
 mod cli;
 mod codec;
 mod config;

@@ -37,6 +37,8 @@ pub struct Session {
     pub created_by_plan: Mutex<HashSet<i64>>,
     /// Rows of checkpointed DataFrames, by the relation id the client holds.
     pub checkpoints: Mutex<HashMap<String, Arc<ember_planner::spec::LocalData>>>,
+    /// The tables and DataFrames the session cached, with their storage levels.
+    pub cache: crate::cache::CacheRegistry,
 }
 
 impl Session {
@@ -59,6 +61,7 @@ impl Session {
             target_partitions,
             created_by_plan: Mutex::new(HashSet::new()),
             checkpoints: Mutex::new(HashMap::new()),
+            cache: Default::default(),
         }
     }
 

@@ -554,14 +554,19 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
         }
         CatType::IsCached(t) => {
             must_exist(ctx, &t.table_name)?;
-            value_bool(false)
+            let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
+            value_bool(ctx.session.cache.is_cached(&plan))
         }
         CatType::CacheTable(t) => {
             must_exist(ctx, &t.table_name)?;
+            let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
+            ctx.session.cache.cache(&plan, t.storage_level);
             nothing()
         }
         CatType::UncacheTable(t) => {
             must_exist(ctx, &t.table_name)?;
+            let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
+            ctx.session.cache.uncache(&plan);
             nothing()
         }
         CatType::RefreshTable(t) => {
@@ -573,7 +578,11 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
             must_exist(ctx, &t.table_name)?;
             nothing()
         }
-        CatType::ClearCache(_) | CatType::RefreshByPath(_) => nothing(),
+        CatType::ClearCache(_) => {
+            ctx.session.cache.clear();
+            nothing()
+        }
+        CatType::RefreshByPath(_) => nothing(),
         CatType::AnalyzeTable(t) => {
             must_exist(ctx, &t.table_name)?;
             nothing()

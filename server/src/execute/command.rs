@@ -268,8 +268,8 @@ pub async fn execute_statement(
             ctx.session.catalog.set_current_database(&database)?;
             Ok(None)
         }
-        // Nothing is cached (every query reads its sources afresh); the statements check
-        // their table as Spark does, and CACHE TABLE ... AS creates its temporary view.
+        // Cached tables are read afresh (caching changes no answer); the session remembers
+        // them for isCached/storageLevel, and CACHE TABLE ... AS creates its temporary view.
         Statement::Cache {
             table,
             plan: Some(plan),
@@ -292,19 +292,34 @@ pub async fn execute_statement(
             ctx.session
                 .catalog
                 .create_temp_view(name, plan, false, false)?;
+            ctx.session
+                .cache
+                .cache(&crate::cache::table_plan(table), None);
             Ok(None)
         }
-        Statement::Cache { table, .. } | Statement::RefreshTable { table } => {
+        Statement::Cache { table, .. } => {
+            let plan = crate::cache::table_plan(table);
+            ctx.resolve(&plan)?;
+            ctx.session.cache.cache(&plan, None);
+            Ok(None)
+        }
+        Statement::RefreshTable { table } => {
             ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
             Ok(None)
         }
         Statement::Uncache { table, if_exists } => {
+            let plan = crate::cache::table_plan(table);
             if !if_exists {
-                ctx.resolve(&Plan::new(PlanNode::Table { name: table }))?;
+                ctx.resolve(&plan)?;
             }
+            ctx.session.cache.uncache(&plan);
             Ok(None)
         }
-        Statement::ClearCache | Statement::Noop => Ok(None),
+        Statement::ClearCache => {
+            ctx.session.cache.clear();
+            Ok(None)
+        }
+        Statement::Noop => Ok(None),
         Statement::Evaluate(_) => Err(ember_planner::PlanError::Unsupported(
             "evaluating a standalone expression".into(),
         )
