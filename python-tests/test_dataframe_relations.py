@@ -424,6 +424,24 @@ def test_to_schema_case_sensitive(spark, rows_to_convert, expected):
         spark.conf.unset("spark.sql.caseSensitive")
 
 
+def test_to_schema_metadata(spark, expected):
+    """A column keeps its metadata, updated by the schema field's."""
+    from pyspark.sql import functions as F
+
+    T = _types()
+    df = spark.createDataFrame([("a", 1, 2)], "category STRING, n INT, m INT")
+    tagged = df.select(F.col("n").alias("n", metadata={"a": 1}), "m")
+    cases = {
+        "from_the_schema": df.to(_fields(("n", T.LongType(), True, {"comment": "hi"}))),
+        "merged": tagged.to(_fields(("n", T.LongType(), True, {"b": 2}))),
+        "overridden": tagged.to(_fields(("n", T.IntegerType(), True, {"a": 5}))),
+        "kept": tagged.to(_fields(("n", T.IntegerType(), True))),
+        "missing_column": df.to(_fields(("zz", T.IntegerType(), True, {"c": 3}))),
+    }
+    for name, frame in cases.items():
+        expected.check_value([[f.name, f.metadata] for f in frame.select("*").schema.fields], name=name)
+
+
 def _nearest_by_join_inputs(spark):
     users = spark.createDataFrame([(1, 10.0), (2, 20.0), (3, 30.0), (4, None)], "user_id INT, score DOUBLE")
     products = spark.createDataFrame([("A", 11.0), ("B", 22.0), ("C", 5.0), ("D", None)], "product STRING, pscore DOUBLE")

@@ -24,10 +24,7 @@ pub fn convert(ctx: &ProtoContext, rel: &pb::Relation) -> PlanResult<Plan> {
     Ok(Plan { plan_id, node })
 }
 
-pub(super) fn input(
-    ctx: &ProtoContext,
-    rel: &Option<Box<pb::Relation>>,
-) -> PlanResult<Box<Plan>> {
+pub(super) fn input(ctx: &ProtoContext, rel: &Option<Box<pb::Relation>>) -> PlanResult<Box<Plan>> {
     match rel {
         Some(r) => Ok(Box::new(convert(ctx, r)?)),
         None => invalid("relation without input"),
@@ -459,11 +456,24 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 )
                 .into());
             }
-            let arrow::datatypes::DataType::Struct(schema) =
-                crate::types::from_proto(dt, &ctx.time_zone)?
+            let (
+                arrow::datatypes::DataType::Struct(schema),
+                Some(pb::data_type::Kind::Struct(proto)),
+            ) = (crate::types::from_proto(dt, &ctx.time_zone)?, &dt.kind)
             else {
                 return invalid("toSchema with a schema that is not a struct");
             };
+            // (The fields' Spark metadata, which the columns take.)
+            let schema = schema
+                .iter()
+                .zip(&proto.fields)
+                .map(|(f, p)| match p.metadata.as_deref() {
+                    Some(m) if !m.is_empty() => Arc::new(f.as_ref().clone().with_metadata(
+                        [(crate::types::SPARK_METADATA_KEY.to_string(), m.to_string())].into(),
+                    )),
+                    _ => f.clone(),
+                })
+                .collect();
             PlanNode::ToSchema {
                 input: input(ctx, &t.input)?,
                 schema,

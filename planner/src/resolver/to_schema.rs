@@ -6,8 +6,11 @@
 //! (ANSI casts: a value out of range fails), and a nullable value never fills a
 //! non-nullable field. The result is one projection, built as Spark expressions.
 
+use std::collections::BTreeMap;
+
 use arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::ScalarValue;
+use datafusion::common::metadata::FieldMetadata;
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
@@ -49,14 +52,33 @@ impl Resolver<'_> {
             });
         }
         let fields = self.schema_fields(&sources, schema, &[])?;
+        // Each column's Spark metadata: its source's, updated by the schema field's.
+        let metadata: Vec<_> = schema
+            .iter()
+            .map(|f| {
+                let mut merged = sources
+                    .iter()
+                    .find(|s| self.names_equal(&s.name, f.name()))
+                    .map(|s| types::spark_metadata(&s.field))
+                    .unwrap_or_default();
+                merged.extend(types::spark_metadata(f));
+                (!merged.is_empty()).then(|| {
+                    FieldMetadata::from(BTreeMap::from([(
+                        types::SPARK_METADATA_KEY.to_string(),
+                        serde_json::Value::Object(merged).to_string(),
+                    )]))
+                })
+            })
+            .collect();
         let scope = self.lambda_variables.len();
         self.lambda_variables.extend(variables);
         let resolved = fields
             .into_iter()
-            .map(|(name, e)| {
+            .zip(metadata)
+            .map(|((name, e), metadata)| {
                 let (e, _) = self.resolve_expr(&e, input.schema())?;
                 let fresh = self.fresh(&name, vec![]);
-                Ok(e.alias(fresh))
+                Ok(e.alias_with_metadata(fresh, metadata))
             })
             .collect::<PlanResult<Vec<_>>>();
         self.lambda_variables.truncate(scope);
