@@ -170,3 +170,15 @@ def test_column_metadata(spark, expected):
     expected.check_value(df.select((F.col("id") + 1).alias("x", metadata={"m": [1, 2]})).filter("x > 0").schema["x"].metadata, name="expression")
     expected.check_value(df.select("id").schema["id"].metadata, name="none")
     expected.check(aliased, name="rows")
+
+
+def test_rows_after_a_limit_keep_its_order(spark, expected):
+    # What follows a limit runs over the limit's rows in their order, as in Spark (a spread over
+    # more partitions would interleave batches once there is more than one).
+    from pyspark.sql import functions as F
+
+    ids = [r.id for r in spark.range(0, 100000, 1, 2).limit(60000).withColumn("x", F.col("id") * 2).collect()]
+    expected.check_value([len(ids), ids == sorted(ids), ids[8190:8195]], name="projection")
+    ids = [r.id for r in spark.range(0, 100000, 1, 2).limit(60000).filter("id % 3 = 0").collect()]
+    expected.check_value([len(ids), ids == sorted(ids)], name="filter")
+    expected.check_value(spark.range(25).withColumn("x", F.col("id") * 2)._show_string(), name="show")

@@ -14,7 +14,7 @@ use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::limit::GlobalLimitExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
-use datafusion::physical_plan::{Partitioning, PhysicalExpr};
+use datafusion::physical_plan::{ExecutionPlanProperties, Partitioning, PhysicalExpr};
 
 use crate::ordered::{LIMIT_BUFFER, OrderedCoalesceExec};
 
@@ -53,6 +53,21 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
                 return Ok(Transformed::yes(ordered as Arc<dyn ExecutionPlan>));
             }
             Ok(Transformed::no(node))
+        })?
+        .data
+        // A round-robin spread of a limit's output (DataFusion adds it for parallelism) would
+        // interleave its batches: as in Spark, what follows a limit keeps the limit's order.
+        .transform_up(|node| {
+            if let Some(repartition) = node.downcast_ref::<RepartitionExec>()
+                && matches!(
+                    repartition.partitioning(),
+                    Partitioning::RoundRobinBatch(_)
+                )
+                && ordered_single_partition(repartition.input())
+            {
+                return Ok(Transformed::yes(repartition.input().clone()));
+            }
+            Ok(Transformed::no(node))
         })
         .map(|t| t.data)
     }
@@ -63,6 +78,24 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
 
     fn schema_check(&self) -> bool {
         true
+    }
+}
+
+/// Whether `plan` is one partition whose rows come in partition order from an
+/// [`OrderedCoalesceExec`] (through nodes of one input and one partition, e.g. a limit).
+fn ordered_single_partition(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    let mut node = plan;
+    loop {
+        if node.output_partitioning().partition_count() != 1 {
+            return false;
+        }
+        if node.downcast_ref::<OrderedCoalesceExec>().is_some() {
+            return true;
+        }
+        match node.children().as_slice() {
+            [child] => node = child,
+            _ => return false,
+        }
     }
 }
 
