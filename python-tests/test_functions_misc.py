@@ -149,6 +149,8 @@ NULLABILITY = {
     "st_asbinary(st_geomfromwkb(X'0101000000000000000000F03F0000000000000040')) c, st_geomfromwkb(w) d "
     "FROM VALUES (CAST(NULL AS BINARY)) t(w)",
     "input_file": "SELECT input_file_name() a, input_file_block_start() b, input_file_block_length() c",
+    "integer_arithmetic": "SELECT id + 1 AS a, id * 2 AS b, id - 1 AS c, x + 1 AS d, id + x AS e, id / 2 AS f, id % 2 AS g "
+    "FROM range(2) JOIN VALUES (CAST(NULL AS BIGINT)) t(x)",
 }
 
 

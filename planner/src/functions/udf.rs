@@ -83,6 +83,24 @@ impl ScalarUDFImpl for CheckedArithmetic {
         Ok(arg_types.first().cloned().unwrap_or(DataType::Int64))
     }
 
+    /// NULL only for a NULL argument (an overflow raises or wraps), as Spark's `+`, `-`, `*`.
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<arrow::datatypes::FieldRef> {
+        let data_type = args
+            .arg_fields
+            .first()
+            .map(|f| f.data_type().clone())
+            .unwrap_or(DataType::Int64);
+        let nullable = args.arg_fields.iter().any(|f| f.is_nullable());
+        Ok(Arc::new(arrow::datatypes::Field::new(
+            self.name(),
+            data_type,
+            nullable,
+        )))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let [a, b] = args.args.as_slice() else {
             return exec_err!("{} expects two arguments", self.name());
