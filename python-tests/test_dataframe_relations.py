@@ -337,6 +337,14 @@ def test_as_of_join_arguments(spark, expected):
     expected.check_error(lambda: join(tolerance=F.lit(-1)).collect(), name="negative_tolerance")
     expected.check_error(lambda: join(tolerance=F.lit(None).cast("int")).collect(), name="null_tolerance")
     expected.check_error(lambda: join(tolerance=F.col("lk")).collect(), name="column_tolerance")
+    strings = left.selectExpr("CAST(lk AS STRING) AS lk", "ll")
+    expected.check(strings._joinAsOf(right, "lk", "rk", direction="nearest"), name="string_and_number")
+    expected.check_error(
+        lambda: strings._joinAsOf(right.selectExpr("CAST(rk AS STRING) AS rk", "rl"), "lk", "rk").collect(), name="strings"
+    )
+    expected.check_error(
+        lambda: left.selectExpr("lk > 5 AS lk")._joinAsOf(right.selectExpr("rk > 5 AS rk"), "lk", "rk").collect(), name="booleans"
+    )
 
 
 @pytest.fixture(scope="module")

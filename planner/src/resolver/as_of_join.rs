@@ -7,10 +7,11 @@
 //! kept by a window's `row_number()`. Among equally close rows the last one wins, as Spark's
 //! `min_by` keeps the last of equal values.
 
+use arrow::datatypes::DataType;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::functions_window::expr_fn::row_number;
 use datafusion::logical_expr::{
-    Expr, ExprFunctionExt, JoinType, LogicalPlan, LogicalPlanBuilder, lit,
+    Expr, ExprFunctionExt, ExprSchemable, JoinType, LogicalPlan, LogicalPlanBuilder, lit,
 };
 
 use super::Resolver;
@@ -86,8 +87,21 @@ impl Resolver<'_> {
             )
             .into());
         }
-        let (l, _) = self.resolve_expr(&j.left_as_of, left.schema())?;
-        let (r, _) = self.resolve_expr(&j.right_as_of, right.schema())?;
+        let (l, l_name) = self.resolve_expr(&j.left_as_of, left.schema())?;
+        let (r, r_name) = self.resolve_expr(&j.right_as_of, right.schema())?;
+        // Spark orders the candidates by `l - r`: values without a difference fail there.
+        let (lt, rt) = (l.get_type(left.schema())?, r.get_type(right.schema())?);
+        if !subtractable(&lt) && !subtractable(&rt) {
+            return Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"({l_name} - {r_name})\" due to data type mismatch: the binary operator requires the input type (\"NUMERIC\" or \"INTERVAL DAY TO SECOND\" or \"INTERVAL YEAR TO MONTH\" or \"INTERVAL\"), not \"{}\".",
+                    crate::types::sql_name(&lt)
+                ),
+            )
+            .into());
+        }
         let mut condition = vec![];
         for name in &j.using {
             let lc = self.existing_column(left.schema(), name)?;
@@ -284,6 +298,18 @@ fn spark_join_type(name: &str) -> PlanResult<&'static str> {
             .into());
         }
     })
+}
+
+/// Whether values of a type have a difference (numbers, dates, timestamps, intervals).
+fn subtractable(t: &DataType) -> bool {
+    t.is_numeric()
+        || matches!(
+            t,
+            DataType::Date32
+                | DataType::Timestamp(..)
+                | DataType::Duration(_)
+                | DataType::Interval(_)
+        )
 }
 
 /// What Spark answers for a tolerance that is not a constant.
