@@ -20,6 +20,9 @@ def test_version_and_analyze(spark, expected):
     assert not df.sameSemantics(spark.range(4))
     assert isinstance(df.semanticHash(), int)
     expected.check_value(spark.client._analyze(method="ddl_parse", ddl_string="a INT, b ARRAY<STRING>").parsed.simpleString(), name="ddl")
+    # A single type parses as that type (what @pandas_udf('int') asks), not a struct.
+    for ddl in ["int", "array<string>", "map<string, bigint>", "struct<a: int>", "a int", "decimal(10, 2)"]:
+        expected.check_value(spark.client._analyze(method="ddl_parse", ddl_string=ddl).parsed.simpleString(), name=f"ddl {ddl}")
 
 
 def test_explain_shows_plans(spark, capsys, ember_mode):

@@ -114,3 +114,121 @@ mod tests {
         assert!(to_chrono("yyyy G").is_err());
     }
 }
+
+/// Java's `ZoneId.SHORT_IDS`, which Spark's zone arguments accept (`from_utc_timestamp(ts,
+/// 'PST')`).
+const SHORT_IDS: &[(&str, &str)] = &[
+    ("ACT", "Australia/Darwin"),
+    ("AET", "Australia/Sydney"),
+    ("AGT", "America/Argentina/Buenos_Aires"),
+    ("ART", "Africa/Cairo"),
+    ("AST", "America/Anchorage"),
+    ("BET", "America/Sao_Paulo"),
+    ("BST", "Asia/Dhaka"),
+    ("CAT", "Africa/Harare"),
+    ("CNT", "America/St_Johns"),
+    ("CST", "America/Chicago"),
+    ("CTT", "Asia/Shanghai"),
+    ("EAT", "Africa/Addis_Ababa"),
+    ("ECT", "Europe/Paris"),
+    ("IET", "America/Indiana/Indianapolis"),
+    ("IST", "Asia/Kolkata"),
+    ("JST", "Asia/Tokyo"),
+    ("MIT", "Pacific/Apia"),
+    ("NET", "Asia/Yerevan"),
+    ("NST", "Pacific/Auckland"),
+    ("PLT", "Asia/Karachi"),
+    ("PNT", "America/Phoenix"),
+    ("PRT", "America/Puerto_Rico"),
+    ("PST", "America/Los_Angeles"),
+    ("SST", "Pacific/Guadalcanal"),
+    ("VST", "Asia/Ho_Chi_Minh"),
+    ("EST", "-05:00"),
+    ("MST", "-07:00"),
+    ("HST", "-10:00"),
+];
+
+/// A zone name as Java's `ZoneId.of(name, SHORT_IDS)` reads it, in the form Arrow's time zones
+/// take (a region name or `+HH:MM`); None for a name Java refuses.
+pub fn java_zone_id(name: &str) -> Option<String> {
+    if let Some((_, id)) = SHORT_IDS.iter().find(|(short, _)| *short == name) {
+        return Some((*id).to_string());
+    }
+    if name == "Z" {
+        return Some("UTC".into());
+    }
+    // `GMT+1`, `UTC+08:00`, `UT-3`: a prefix and an offset; a bare prefix is UTC.
+    for prefix in ["GMT", "UTC", "UT"] {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            if rest.is_empty() {
+                return Some("UTC".into());
+            }
+            if rest.starts_with(['+', '-']) {
+                return offset(rest);
+            }
+        }
+    }
+    if name.starts_with(['+', '-']) {
+        return offset(name);
+    }
+    name.parse::<chrono_tz::Tz>().ok().map(|_| name.to_string())
+}
+
+/// A Java zone offset (`+h`, `+hh`, `+hh:mm`, `+hhmm`, `+hh:mm:ss`) as `+HH:MM[:SS]`.
+fn offset(text: &str) -> Option<String> {
+    let (sign, digits) = text.split_at(1);
+    let parts: Vec<&str> = if digits.contains(':') {
+        digits.split(':').collect()
+    } else if digits.len() <= 2 {
+        vec![digits]
+    } else if digits.len() == 4 || digits.len() == 6 {
+        digits
+            .as_bytes()
+            .chunks(2)
+            .filter_map(|c| std::str::from_utf8(c).ok())
+            .collect()
+    } else {
+        return None;
+    };
+    let numbers: Vec<u32> = parts
+        .iter()
+        .map(|p| {
+            (!p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.parse().ok())
+                .flatten()
+        })
+        .collect::<Option<_>>()?;
+    let (h, m, s) = match numbers.as_slice() {
+        [h] => (*h, 0, 0),
+        [h, m] => (*h, *m, 0),
+        [h, m, s] => (*h, *m, *s),
+        _ => return None,
+    };
+    if h > 18 || m > 59 || s > 59 || (h == 18 && (m > 0 || s > 0)) {
+        return None;
+    }
+    Some(if s > 0 {
+        format!("{sign}{h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{sign}{h:02}:{m:02}")
+    })
+}
+
+#[cfg(test)]
+mod zone_tests {
+    use super::java_zone_id;
+
+    #[test]
+    fn zone_ids_as_java_reads_them() {
+        assert_eq!(java_zone_id("PST").as_deref(), Some("America/Los_Angeles"));
+        assert_eq!(java_zone_id("EST").as_deref(), Some("-05:00"));
+        assert_eq!(java_zone_id("GMT+1").as_deref(), Some("+01:00"));
+        assert_eq!(java_zone_id("UTC+8").as_deref(), Some("+08:00"));
+        assert_eq!(java_zone_id("+0530").as_deref(), Some("+05:30"));
+        assert_eq!(java_zone_id("Europe/Paris").as_deref(), Some("Europe/Paris"));
+        assert_eq!(java_zone_id("UTC").as_deref(), Some("UTC"));
+        assert_eq!(java_zone_id("pst"), None);
+        assert_eq!(java_zone_id("XYZ"), None);
+        assert_eq!(java_zone_id("+19"), None);
+    }
+}

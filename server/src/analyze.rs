@@ -69,11 +69,11 @@ pub async fn analyze(ctx: &RequestContext, analyze: Analyze) -> ServerResult<R> 
             relation(ctx, f.plan)?;
             R::InputFiles(resp::InputFiles { files: vec![] })
         }
+        // Spark's DataType.fromDDL: a type (`int` is IntegerType), else a field list (a struct).
         Analyze::DdlParse(d) => {
-            let schema = types::parse_schema(&d.ddl_string, &ctx.session.conf.time_zone())?;
-            let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            let parsed = types::parse_data_type(&d.ddl_string, &ctx.session.conf.time_zone())?;
             R::DdlParse(resp::DdlParse {
-                parsed: Some(types::schema_to_proto(&schema, &names)?),
+                parsed: Some(types::to_proto(&parsed)?),
             })
         }
         Analyze::SameSemantics(s) => {

@@ -10,6 +10,7 @@ use super::pattern::{chrono_pattern, chrono_pattern_for};
 
 use super::operators::one;
 use super::{RegistryBuilder, add_spark};
+use crate::error::{PlanResult, SparkError};
 
 pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["current_date", "curdate"], |f| {
@@ -197,8 +198,14 @@ pub fn register(b: &mut RegistryBuilder) {
     // (datafusion-spark's make_interval is NULL on overflow: try_make_interval's answer.)
     add_spark(b, &["try_make_interval"], "make_interval", 0, 7);
     add_spark(b, &["make_dt_interval"], "make_dt_interval", 0, 4);
-    add_spark(b, &["from_utc_timestamp"], "from_utc_timestamp", 2, 2);
-    add_spark(b, &["to_utc_timestamp"], "to_utc_timestamp", 2, 2);
+    // A literal zone as Java reads it (`PST`, `GMT+1`); INVALID_TIMEZONE for one it refuses.
+    for name in ["from_utc_timestamp", "to_utc_timestamp"] {
+        b.scalar(&[name], move |mut f| {
+            f.arity(2, 2)?;
+            java_zone_literal(&mut f.args[1])?;
+            Ok(super::sp_udf(name)?.call(f.args))
+        });
+    }
     // make_timestamp(y, mo, d, h, mi, s): a local time of the session time zone.
     for (names, local) in [
         (
@@ -401,6 +408,9 @@ pub fn register(b: &mut RegistryBuilder) {
         let mut args = f.args;
         if args.len() == 2 {
             args.insert(0, lit(f.config.time_zone.clone()));
+        }
+        for zone in args.iter_mut().take(2) {
+            java_zone_literal(zone)?;
         }
         Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
     });
@@ -743,4 +753,25 @@ fn window_micros(text: &str) -> Option<i64> {
         total = total.checked_add(n.checked_mul(size)?)?;
     }
     (total > 0).then_some(total)
+}
+
+/// Replace a literal zone name by the zone Java's `ZoneId.of` reads from it (Spark's short
+/// ids, `GMT+1`, offsets); INVALID_TIMEZONE for a name Java refuses. Other arguments are left.
+pub(crate) fn java_zone_literal(arg: &mut Expr) -> PlanResult<()> {
+    if let Expr::Literal(ScalarValue::Utf8(Some(name)), _) = arg {
+        let Some(id) = crate::datetime_pattern::java_zone_id(name) else {
+            return Err(SparkError::new(
+                crate::error::ErrorKind::DateTime,
+                "INVALID_TIMEZONE",
+                "22009",
+                format!(
+                    "The timezone: {name} is invalid. The timezone must be either a region-based zone ID or a zone offset. Region IDs must have the form 'area/city', such as 'America/Los_Angeles'. Zone offsets must be in the format '(+|-)HH', '(+|-)HH:mm\u{2019} or '(+|-)HH:mm:ss', e.g '-08' , '+01:00' or '-13:33:33', and must be in the range from -18:00 to +18:00. 'Z' and 'UTC' are accepted as synonyms for '+00:00'."
+                ),
+                vec![("timeZone", name.clone())],
+            )
+            .into());
+        };
+        *arg = datafusion::logical_expr::lit(id);
+    }
+    Ok(())
 }
