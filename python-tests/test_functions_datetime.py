@@ -95,6 +95,76 @@ SQL["timestamp_ntz_text"] = (
     "try_cast('x' AS TIMESTAMP_NTZ) c, to_timestamp('2024-01-01 10:00') d"
 )
 
+# Timestamp arithmetic across daylight-saving changes, in local time as Spark does it: days
+# (and day-time intervals of whole days: INTERVAL 24 HOURS too) and months move the local
+# date-time, keeping its offset where still valid (else the earlier offset of an overlap, or
+# forward by a gap's length); hours and smaller move the instant; ts - ts is the difference of
+# the local date-times.
+SQL["dst_add_day_time"] = (
+    "SELECT TIMESTAMP'2024-03-09 12:00:00' + INTERVAL 1 DAY a, TIMESTAMP'2024-03-09 12:00:00' + INTERVAL 24 HOURS b, "
+    "TIMESTAMP'2024-03-10 01:30:00' + INTERVAL '1' HOUR c, TIMESTAMP'2024-11-03 00:30:00' + INTERVAL 1 DAY d, "
+    "TIMESTAMP'2024-03-09 12:00:00' + INTERVAL 90000 SECONDS e, TIMESTAMP'2024-03-09 12:00:00' + INTERVAL '1 2:03' DAY TO MINUTE f, "
+    "TIMESTAMP'2024-03-09 02:30:00' + INTERVAL '1 00:30:00' DAY TO SECOND g, INTERVAL 1 DAY + TIMESTAMP'2024-03-09 12:00:00' h, "
+    "CAST(TIMESTAMP'2024-03-09 12:00:00' + INTERVAL 24 HOURS AS STRING) i, typeof(TIMESTAMP'2024-03-09 12:00:00' + INTERVAL 1 DAY) j"
+)
+SQL["dst_subtract_interval"] = (
+    "SELECT TIMESTAMP'2024-03-11 12:00:00' - INTERVAL 1 DAY a, TIMESTAMP'2024-03-11 12:00:00' - INTERVAL 48 HOURS b, "
+    "TIMESTAMP'2024-03-11 02:30:00' - INTERVAL '1 00:30:00' DAY TO SECOND c, "
+    "TIMESTAMP'2024-03-11 02:30:00' + INTERVAL '-1 00:30:00' DAY TO SECOND d, TIMESTAMP'2024-11-04 01:30:00' - INTERVAL 1 DAY e"
+)
+SQL["dst_overlap"] = (
+    "SELECT TIMESTAMP'2024-11-02 01:30:00' + INTERVAL 1 DAY a, TIMESTAMP'2024-11-03 01:30:00 -08:00' + INTERVAL 1 DAY b, "
+    "TIMESTAMP'2024-11-03 01:30:00 -08:00' - INTERVAL 1 DAY c, TIMESTAMP'2024-11-03 01:30:00 -07:00' + INTERVAL 0 DAY d, "
+    "TIMESTAMP'2024-11-03 01:30:00 -08:00' + INTERVAL 1 SECOND e, TIMESTAMP'2024-11-03 01:30:00 -07:00' + INTERVAL 1 HOUR f, "
+    "TIMESTAMP'2024-11-03 01:30:00' g, TIMESTAMP'2024-03-10 02:30:00' h"
+)
+SQL["dst_months"] = (
+    "SELECT TIMESTAMP'2024-02-10 02:30:00' + INTERVAL 1 MONTH a, TIMESTAMP'2024-11-03 01:30:00 -08:00' + INTERVAL 1 MONTH b, "
+    "TIMESTAMP'2024-10-03 01:30:00' + INTERVAL 1 MONTH c, TIMESTAMP'2024-12-03 01:30:00' - INTERVAL 1 MONTH d, "
+    "TIMESTAMP'2024-01-31 10:00:00' + INTERVAL 1 MONTH e, INTERVAL 1 MONTH + TIMESTAMP'2024-02-10 02:30:00' f, "
+    "TIMESTAMP'2024-03-09 12:00:00' - INTERVAL '1-1' YEAR TO MONTH g"
+)
+SQL["dst_calendar_interval"] = (
+    "SELECT TIMESTAMP'2024-03-09 12:00:00' + make_interval(0, 0, 0, 1, 0, 0, 0) a, "
+    "TIMESTAMP'2024-03-09 12:00:00' + make_interval(0, 1, 0, 1, 1, 0, 0) b, TIMESTAMP'2024-02-10 02:30:00' + make_interval(0, 1, 0, 0, 0, 0, 0) c, "
+    "TIMESTAMP'2024-03-10 12:00:00' - make_interval(0, 0, 0, 1, 0, 0, 0) d, TIMESTAMP'2024-11-02 01:30:00' + make_interval(0, 0, 0, 1, 0, 0, 0) e, "
+    "make_interval(0, 0, 0, 1, 0, 0, 0) + TIMESTAMP'2024-03-09 12:00:00' f, timestampadd(DAY, 1, TIMESTAMP'2024-03-09 12:00:00') g, "
+    "timestampadd(HOUR, 24, TIMESTAMP'2024-03-09 12:00:00') h"
+)
+SQL["dst_timestamp_difference"] = (
+    "SELECT TIMESTAMP'2024-03-11 12:00:00' - TIMESTAMP'2024-03-09 12:00:00' a, TIMESTAMP'2024-03-09 12:00:00' - TIMESTAMP'2024-03-11 12:00:00' b, "
+    "TIMESTAMP'2024-11-04 00:00:00' - TIMESTAMP'2024-11-03 00:00:00' c, TIMESTAMP'2024-03-10 03:00:00' - TIMESTAMP'2024-03-10 01:59:59' d, "
+    "TIMESTAMP'2024-11-03 01:30:00 -08:00' - TIMESTAMP'2024-11-03 01:30:00 -07:00' e, DATE'2024-03-11' - TIMESTAMP'2024-03-09 12:00:00' f, "
+    "TIMESTAMP'2024-03-11 12:00:00' - DATE'2024-03-09' g, TIMESTAMP_NTZ'2024-03-11 12:00:00' - TIMESTAMP'2024-03-09 12:00:00' h"
+)
+SQL["dst_timestamp_ntz"] = (
+    "SELECT TIMESTAMP_NTZ'2024-03-10 02:30:00' + INTERVAL 1 HOUR a, TIMESTAMP_NTZ'2024-02-10 02:30:00' + INTERVAL 1 MONTH b, "
+    "TIMESTAMP_NTZ'2024-03-09 02:30:00' + make_interval(0, 0, 0, 1, 0, 0, 0) c, TIMESTAMP_NTZ'2024-03-09 12:00:00' + INTERVAL 1 DAY d, "
+    "TIMESTAMP_NTZ'2024-03-11 12:00:00' - TIMESTAMP_NTZ'2024-03-09 12:00:00' e, INTERVAL 1 HOUR + TIMESTAMP_NTZ'2024-03-11 12:00:00' f"
+)
+SQL["dst_date_functions_of_timestamps"] = (
+    "SELECT date_add(TIMESTAMP'2024-03-09 12:00:00', 1) a, date_sub(TIMESTAMP'2024-03-09 23:30:00', 1) b, "
+    "date_add(TIMESTAMP_NTZ'2024-03-09 23:30:00', 1) c, datediff(TIMESTAMP'2024-03-10 23:30:00', TIMESTAMP'2024-03-09 00:30:00') d, "
+    "dateadd(TIMESTAMP'2024-03-09 23:30:00', 2) e, date_add('2024-03-09 23:30:00', 1) f"
+)
+SQL["dst_date_plus_time"] = (
+    "SELECT DATE'2024-03-09' + INTERVAL 24 HOURS a, DATE'2024-03-09' + INTERVAL '1 2' DAY TO HOUR b, DATE'2024-03-09' + INTERVAL 1 DAY c, "
+    "DATE'2024-03-11' - INTERVAL 36 HOURS d, INTERVAL 3 HOURS + DATE'2024-03-10' e, INTERVAL 1 MONTH + DATE'2024-03-09' f"
+)
+SQL["dst_rows"] = (
+    "SELECT ts + INTERVAL 1 DAY a, ts - INTERVAL 36 HOURS b, ts + INTERVAL 1 MONTH c, ts2 - ts d, date_add(ts, 1) e FROM VALUES "
+    "(TIMESTAMP'2024-03-09 12:00:00', TIMESTAMP'2024-03-11 12:00:00'), (TIMESTAMP'2024-11-02 01:30:00', TIMESTAMP'2024-11-03 01:30:00'), "
+    "(NULL, NULL) t(ts, ts2)"
+)
+
+# Zone names as Java's ZoneId reads them: short ids (PST, JST, EST), GMT+h, offsets.
+SQL["java_zone_ids"] = (
+    "SELECT from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'PST') a, to_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'JST') b, "
+    "from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'EST') c, from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'UTC+8') d, "
+    "from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'GMT+1') e, from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', '+05:30') f, "
+    "convert_timezone('PST', 'JST', TIMESTAMP_NTZ'1997-02-28 10:30:00') g"
+)
+
 SQL_GAPS = {}
 
 
@@ -127,6 +197,11 @@ FRAME = {
 }
 
 
+FRAME["plus_day"] = lambda: F.to_timestamp("ts") + F.expr("INTERVAL 1 DAY")
+FRAME["minus_hours"] = lambda: F.to_timestamp("ts") - F.expr("INTERVAL 24 HOURS")
+FRAME["between_timestamps"] = lambda: F.to_timestamp("ts") - F.to_timestamp(F.lit("2024-03-09 01:30:00"))
+FRAME["date_add_timestamp"] = lambda: F.date_add(F.to_timestamp("ts"), 1)
+
 FRAME_GAPS = {
 }
 
@@ -146,6 +221,12 @@ ERRORS = {
 
 ERRORS["timestamp_bad_month"] = "SELECT CAST('2024-13-01 10:00' AS TIMESTAMP)"
 ERRORS["timestamp_ntz_malformed"] = "SELECT CAST('x' AS TIMESTAMP_NTZ)"
+
+ERRORS["timestamp_plus_days_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 106751990 DAYS"
+ERRORS["timestamp_plus_years_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 178000000 YEARS"
+
+ERRORS["zone_lower_case_short_id"] = "SELECT from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'pst')"
+ERRORS["zone_unknown"] = "SELECT to_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'XYZ')"
 
 ERRORS_GAPS = {
 }

@@ -517,8 +517,10 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
         let mut args = f.args;
         for (i, t) in f.types.iter().enumerate() {
             let is_text = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+            // (Timestamps as their dates in the session time zone, as Spark casts them.)
+            let is_time = matches!(t, DataType::Timestamp(..));
             // datediff takes two dates; the others one date and a number or text.
-            if is_text && (i == 0 || spark_name == "date_diff") {
+            if (is_text || is_time) && (i == 0 || spark_name == "date_diff") {
                 args[i] = to_date(args[i].clone());
             }
         }

@@ -341,11 +341,20 @@ fn integral_rank(t: &DataType) -> u8 {
 /// operand type); others use DataFusion's operator with its coercion.
 fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<Expr> {
     let ansi = f.config.ansi;
+    let time_zone = f.config.time_zone.clone();
     let types = f.types.clone();
     let decimals = decimal_operands(&f);
     let (l, r) = two(f)?;
     if let Some((lt, rt)) = decimals {
         return Ok(decimal::decimal_arithmetic(operator, l, lt, r, rt, ansi));
+    }
+    // Timestamps and intervals in the session time zone's local time, as Spark.
+    if let (Some(lt), Some(rt)) = (types.first(), types.get(1))
+        && let Some((op, swap)) = super::native::ZonedOp::of(lt, rt, operator == Operator::Minus)
+    {
+        let args = if swap { vec![r, l] } else { vec![l, r] };
+        let kind = super::native::Native::Zoned { op, time_zone };
+        return Ok(super::native::NativeUdf::udf(kind).call(args));
     }
     match (types.first(), types.get(1)) {
         (Some(lt), Some(rt)) if is_integral(lt) && is_integral(rt) => {

@@ -589,6 +589,7 @@ impl Resolver<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let shown = def.display(&call.name, &names, call.distinct);
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
+        self.date_plus_time_as_timestamp(&lname, &mut args, &mut types, schema)?;
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
             .unwrap_or_else(|| def.display_typed(&call.name, &names, &types, call.distinct));
         if def.kind == FunctionKind::Aggregate && !self.in_window {
@@ -832,9 +833,16 @@ impl Resolver<'_> {
                 ],
             ))
         };
-        let value = ScalarValue::Utf8(Some(text.trim().to_string()))
-            .cast_to(&target)
-            .map_err(|_| invalid())?;
+        let text_value = ScalarValue::Utf8(Some(text.trim().to_string()));
+        let value = match text_value.cast_to(&target) {
+            Ok(value) => value,
+            // A local time that a daylight-saving change skips or repeats.
+            Err(_) if kind == "TIMESTAMP" => {
+                let zone = &self.config.time_zone;
+                crate::functions::native::zoned_literal(&text_value, zone).ok_or_else(invalid)?
+            }
+            Err(_) => return Err(invalid()),
+        };
         if value.is_null() {
             return Err(invalid());
         }
@@ -922,6 +930,12 @@ fn datetime_arithmetic_name(op: &str, names: &[String], types: &[DataType]) -> O
         return None;
     }
     let interval = matches!(rt, DataType::Duration(_) | DataType::Interval(_));
+    // Spark names `interval + date` as `date + interval`.
+    let datetime = matches!(rt, DataType::Timestamp(..) | DataType::Date32);
+    if op == "+" && datetime && matches!(lt, DataType::Duration(_) | DataType::Interval(_)) {
+        let swapped = [r.clone(), l.clone()];
+        return datetime_arithmetic_name(op, &swapped, &[rt.clone(), lt.clone()]);
+    }
     match lt {
         DataType::Timestamp(..) if interval => Some(format!("{l} {op} {r}")),
         DataType::Date32 if matches!(rt, DataType::Interval(_)) => Some(format!("{l} {op} {r}")),

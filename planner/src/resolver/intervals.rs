@@ -30,6 +30,31 @@ impl Resolver<'_> {
         Ok((Expr::Literal(value, fields.field_metadata()), name))
     }
 
+    /// `date ± interval` (either order for `+`) with a day-time interval of hours or smaller:
+    /// Spark adds it to the date's midnight as a TIMESTAMP, so the date is cast to one.
+    pub(super) fn date_plus_time_as_timestamp(
+        &self,
+        function: &str,
+        args: &mut [Expr],
+        types: &mut [DataType],
+        schema: &DFSchema,
+    ) -> PlanResult<()> {
+        let date = match (function, &*types) {
+            ("+" | "-", [DataType::Date32, DataType::Duration(_)]) => 0,
+            ("+", [DataType::Duration(_), DataType::Date32]) => 1,
+            _ => return Ok(()),
+        };
+        let (_, field) = args[1 - date].to_field(schema)?;
+        if IntervalFields::of_field(&field) == Some(IntervalFields::day_time(0, 0)) {
+            return Ok(());
+        }
+        let timestamp = crate::types::timestamp_type(&self.config.time_zone);
+        let mode = crate::spec::CastMode::Default;
+        args[date] = self.cast_to(args[date].clone(), &timestamp, mode, schema)?;
+        types[date] = timestamp;
+        Ok(())
+    }
+
     /// The casts Spark makes between ANSI intervals and other types: strings and exact
     /// numbers to intervals (`CAST('1 02' AS INTERVAL DAY TO HOUR)`, `CAST(5 AS INTERVAL
     /// HOUR)`, counted in the type's last field), intervals to integers (`CAST(INTERVAL 3

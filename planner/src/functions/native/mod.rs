@@ -43,6 +43,8 @@ mod xml;
 pub use xml::schema_of_xml;
 mod xpath;
 pub use xpath::XpathResult;
+mod zoned;
+pub use zoned::{ZonedOp, zoned_literal};
 
 use std::sync::Arc;
 
@@ -164,6 +166,11 @@ pub enum Native {
     /// `to_char(number, format)`: the number as text in Spark's number format.
     ToChar {
         pattern: NumberPattern,
+    },
+    /// `timestamp ± interval`, `timestamp - timestamp` in the local time of `time_zone`.
+    Zoned {
+        op: ZonedOp,
+        time_zone: String,
     },
     /// `xpath(xml, path)` and its typed forms.
     Xpath {
@@ -425,6 +432,7 @@ impl Native {
             Native::CollectUnion { .. } => Nullability::Never,
             Native::Base32 { .. }
             | Native::ToChar { .. }
+            | Native::Zoned { .. }
             | Native::Variant {
                 op:
                     VariantOp::Edit {
@@ -541,6 +549,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sentences => "ember_sentences",
             Native::ToNumber { .. } => "ember_to_number",
             Native::ToChar { .. } => "ember_to_char",
+            Native::Zoned { .. } => "ember_zoned_arithmetic",
             Native::ArrayMode => "ember_array_mode",
             Native::Conv => "ember_conv",
             Native::FormatNumber { .. } => "ember_format_number",
@@ -707,6 +716,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Sentences => regex::sentences(&arrays)?,
             Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
             Native::ToChar { pattern } => to_char::to_char(&arrays, pattern)?,
+            Native::Zoned { op, time_zone } => zoned::evaluate(&arrays, time_zone, *op)?,
             Native::ArrayMode => numbers::array_mode(&arrays)?,
             Native::Conv => numbers::conv(&arrays)?,
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,

@@ -96,6 +96,7 @@ impl Native {
                 crate::types::list_type(crate::types::list_type(DataType::Utf8, true), true)
             }
             Native::ToNumber { pattern, .. } => pattern.data_type(),
+            Native::Zoned { op, .. } => op.return_type(arg_types)?,
             Native::JsonObjectKeys => crate::types::list_type(DataType::Utf8, true),
             Native::DateFormat { .. }
             | Native::ToChar { .. }
