@@ -296,6 +296,7 @@ QUERIES.update(
         "like_escape_names": "SELECT 'a_c' LIKE 'a#_c' ESCAPE '#', 'xyz' NOT LIKE 'x/%' ESCAPE '/'",
     }
 )
+ERRORS["values_string_and_int"] = "SELECT * FROM VALUES ('1'), (2) AS t(v)"
 ERRORS.update(
     {
         "like_escape_in_the_middle": "SELECT 'ab' LIKE 'a#b' ESCAPE '#'",
@@ -330,3 +331,21 @@ PREDICATE_CHAINS = [
 def test_predicate_chains(spark, expected, text):
     expected.check_error(lambda: spark.sql(f"SELECT {text} AS v").collect(), name=f"sql {text}")
     expected.check_error(lambda: spark.range(1).selectExpr(f"{text} AS v").collect(), name=f"expression {text}")
+
+
+# VALUES columns take Spark's common type of their rows' values.
+VALUES_TYPES = {
+    "decimal_and_double": "SELECT * FROM VALUES (0.0), (PI()) AS t(v)",
+    "integer_and_decimal": "SELECT * FROM VALUES (1), (2.5) AS t(v)",
+    "decimal_and_float": "SELECT * FROM VALUES (1.5), (CAST(2 AS FLOAT)) AS t(v)",
+    "int_and_bigint": "SELECT * FROM VALUES (1), (2L) AS t(v)",
+    "decimals": "SELECT * FROM VALUES (0.1), (1.25) AS t(v)",
+    "nan_and_decimal": "SELECT * FROM VALUES (float('NaN')), (0.5) AS t(v)",
+    "nulls": "SELECT * FROM VALUES (1, 'a'), (NULL, NULL) AS t(v, s)",
+    "date_and_timestamp": "SELECT * FROM VALUES (DATE'2024-01-01'), (TIMESTAMP'2024-01-02 03:04:05') AS t(v)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUES_TYPES))
+def test_values_types(spark, expected, case):
+    expected.check(spark.sql(VALUES_TYPES[case]), name=case)

@@ -224,6 +224,37 @@ impl Resolver<'_> {
                 }
             }
         }
+        // Each column's values take Spark's common type (0.0 with a DOUBLE is a DOUBLE).
+        if let Some(w) = width {
+            for c in 0..w {
+                let mut column: Vec<Expr> = values.iter().map(|r| r[c].clone()).collect();
+                let mut types = column
+                    .iter()
+                    .map(|e| e.get_type(&empty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                // (Without promoting strings, as Spark's inline tables.)
+                let is_string = |t: &DataType| matches!(t, DataType::Utf8 | DataType::Utf8View);
+                if types.iter().any(is_string)
+                    && types.iter().any(|t| !is_string(t) && t != &DataType::Null)
+                {
+                    return Err(SparkError::new(
+                        crate::error::ErrorKind::Parse,
+                        "INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE",
+                        "42000",
+                        format!(
+                            "Invalid inline table. Found incompatible types in the column `col{}` for inline table.",
+                            c + 1
+                        ),
+                        vec![("colName", format!("`col{}`", c + 1))],
+                    )
+                    .into());
+                }
+                self.coerce_together(&mut column, &mut types, &empty)?;
+                for (r, e) in values.iter_mut().zip(column) {
+                    r[c] = e;
+                }
+            }
+        }
         // Intervals of different fields take the type holding them all.
         if let Some(w) = width {
             for c in 0..w {
