@@ -8,6 +8,7 @@ mod command;
 mod expression;
 mod joins;
 mod relation;
+mod to_schema;
 
 use std::sync::Arc;
 

@@ -444,41 +444,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
         }
         RelType::AsOfJoin(j) => super::joins::as_of_join(ctx, j)?,
         RelType::NearestByJoin(j) => super::joins::nearest_by_join(ctx, j)?,
-        RelType::ToSchema(t) => {
-            let Some(dt) = &t.schema else {
-                return invalid("toSchema without a schema");
-            };
-            if has_char_or_varchar(dt) {
-                return Err(crate::error::SparkError::analysis(
-                    "UNSUPPORTED_CHAR_OR_VARCHAR_AS_STRING",
-                    "",
-                    "The char/varchar type can't be used in the table schema.",
-                )
-                .into());
-            }
-            let (
-                arrow::datatypes::DataType::Struct(schema),
-                Some(pb::data_type::Kind::Struct(proto)),
-            ) = (crate::types::from_proto(dt, &ctx.time_zone)?, &dt.kind)
-            else {
-                return invalid("toSchema with a schema that is not a struct");
-            };
-            // (The fields' Spark metadata, which the columns take.)
-            let schema = schema
-                .iter()
-                .zip(&proto.fields)
-                .map(|(f, p)| match p.metadata.as_deref() {
-                    Some(m) if !m.is_empty() => Arc::new(f.as_ref().clone().with_metadata(
-                        [(crate::types::SPARK_METADATA_KEY.to_string(), m.to_string())].into(),
-                    )),
-                    _ => f.clone(),
-                })
-                .collect();
-            PlanNode::ToSchema {
-                input: input(ctx, &t.input)?,
-                schema,
-            }
-        }
+        RelType::ToSchema(t) => super::to_schema::convert(ctx, t)?,
         RelType::HtmlString(s) => PlanNode::HtmlString {
             input: input(ctx, &s.input)?,
             num_rows: s.num_rows.max(0) as usize,
@@ -769,23 +735,6 @@ pub fn decode_arrow(bytes: &[u8]) -> PlanResult<LocalData> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
     Ok(LocalData { schema, batches })
-}
-
-/// Whether a type is or holds CHAR/VARCHAR, which `df.to(schema)` refuses.
-fn has_char_or_varchar(dt: &pb::DataType) -> bool {
-    use pb::data_type::Kind;
-    match &dt.kind {
-        Some(Kind::Char(_) | Kind::VarChar(_)) => true,
-        Some(Kind::Array(a)) => a.element_type.as_deref().is_some_and(has_char_or_varchar),
-        Some(Kind::Map(m)) => [&m.key_type, &m.value_type]
-            .into_iter()
-            .any(|t| t.as_deref().is_some_and(has_char_or_varchar)),
-        Some(Kind::Struct(s)) => s
-            .fields
-            .iter()
-            .any(|f| f.data_type.as_ref().is_some_and(has_char_or_varchar)),
-        _ => false,
-    }
 }
 
 /// The Spark Connect name of a relation, for "not supported" messages.
