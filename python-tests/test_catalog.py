@@ -488,3 +488,24 @@ def test_cache_state(spark, expected):
         spark.catalog.clearCache()
         spark.sql("DROP VIEW IF EXISTS cached_v")
         spark.sql("DROP VIEW IF EXISTS cached_v2")
+
+
+def test_database_names_with_the_catalog(spark, expected):
+    # spark.catalog takes a database as `db`, `` `db` `` or `spark_catalog.db`.
+    spark.sql("CREATE DATABASE IF NOT EXISTS qualified_names_db")
+    try:
+        expected.check_value(
+            [
+                spark.catalog.databaseExists("spark_catalog.qualified_names_db"),
+                spark.catalog.databaseExists("qualified_names_db"),
+                spark.catalog.databaseExists("spark_catalog.no_such_db"),
+                spark.catalog.databaseExists("other_catalog.qualified_names_db"),
+                spark.catalog.getDatabase("spark_catalog.default").name,
+                spark.catalog.getDatabase("SPARK_CATALOG.default").name,
+                spark.catalog.getDatabase("`qualified_names_db`").name,
+            ],
+            name="answers",
+        )
+        expected.check_error(lambda: spark.catalog.getDatabase("spark_catalog.no_such_db"), name="missing")
+    finally:
+        spark.sql("DROP DATABASE IF EXISTS qualified_names_db")

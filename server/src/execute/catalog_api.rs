@@ -58,6 +58,16 @@ fn name_parts(name: &str) -> ServerResult<Vec<String>> {
     Ok(ember_planner::sql::parse_identifier_parts(name)?)
 }
 
+/// A database name as `spark.catalog` takes it (`db`, `` `db` ``, `spark_catalog.db`); None
+/// for a database of another catalog (there is none).
+fn database_name(text: &str) -> ServerResult<Option<String>> {
+    Ok(match name_parts(text)?.as_slice() {
+        [db] => Some(db.clone()),
+        [catalog, db] if catalog.eq_ignore_ascii_case(SESSION_CATALOG) => Some(db.clone()),
+        _ => None,
+    })
+}
+
 /// `table` in `db` (when given), else `table` as written.
 fn qualified(table: &str, db: Option<&str>) -> ServerResult<Vec<String>> {
     let mut parts = name_parts(table)?;
@@ -419,15 +429,19 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
             database_rows(dbs)
         }
         CatType::GetDatabase(g) => {
-            let db = catalog
-                .warehouse()
-                .database(&g.db_name)
-                .ok_or_else(|| ember_planner::catalog::schema_not_found(&g.db_name))?;
+            let name = database_name(&g.db_name)?;
+            let db = name
+                .as_deref()
+                .and_then(|n| catalog.warehouse().database(n))
+                .ok_or_else(|| {
+                    ember_planner::catalog::schema_not_found(name.as_deref().unwrap_or(&g.db_name))
+                })?;
             database_rows(vec![db])
         }
-        CatType::DatabaseExists(d) => {
-            value_bool(catalog.warehouse().database(&d.db_name).is_some())
-        }
+        CatType::DatabaseExists(d) => value_bool(
+            database_name(&d.db_name)?
+                .is_some_and(|n| catalog.warehouse().database(&n).is_some()),
+        ),
         CatType::ListTables(l) => {
             list_tables(ctx, l.db_name.as_deref(), l.pattern.as_deref(), false)
         }
