@@ -74,6 +74,8 @@ SQL["to_number_tokens"] = (
     "try_to_number('12,454.8-', '99G999D9S') m, try_to_number('5', '9MI') n"
 )
 
+SQL["to_number_null_format"] = "SELECT to_number('5', NULL) a, try_to_number('5', NULL) b"
+
 SQL_GAPS = {
 }
 
@@ -154,6 +156,7 @@ ERRORS = {
 ERRORS["to_number_too_many_digits"] = "SELECT to_number('1', '9999999999999999999999999999999999999999')"
 ERRORS["to_number_two_signs"] = "SELECT to_number('1', 'S9S')"
 ERRORS["to_number_empty"] = "SELECT to_number('1', '')"
+ERRORS["to_number_non_foldable"] = "SELECT to_number(s, s) FROM VALUES ('1') t(s)"
 ERRORS["to_number_currency_after_digits"] = "SELECT to_number('1', '9$')"
 
 ERRORS_GAPS = {

@@ -406,15 +406,10 @@ pub fn register(b: &mut RegistryBuilder) {
     for (name, fail) in [("to_number", true), ("try_to_number", false)] {
         b.scalar(&[name], move |f| {
             f.arity(2, 2)?;
-            let pattern = match &f.args[1] {
-                Expr::Literal(ScalarValue::Utf8(Some(p)), _) => {
-                    super::native::NumberPattern::parse(p)?
-                }
-                _ => {
-                    return Err(crate::error::PlanError::Unsupported(format!(
-                        "{name} with a format that is not a literal string"
-                    )));
-                }
+            let pattern = match super::to_char::number_format(&f)? {
+                Some(p) => super::native::NumberPattern::parse(&p)?,
+                // (A NULL format: NULL, of Spark's default decimal type.)
+                None => return Ok(cast(lit(ScalarValue::Null), DataType::Decimal128(10, 0))),
             };
             let kind = Native::ToNumber { pattern, fail };
             Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))

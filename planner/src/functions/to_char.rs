@@ -66,6 +66,26 @@ fn literal_text(e: &Expr) -> Option<Option<String>> {
     }
 }
 
+/// The number format (argument 1) of `to_char` or `to_number`: None for NULL; one that is
+/// not a constant is DATATYPE_MISMATCH.NON_FOLDABLE_INPUT.
+pub(super) fn number_format(f: &FunctionInput) -> PlanResult<Option<String>> {
+    match f.args.get(1).and_then(literal_text) {
+        Some(format) => Ok(format),
+        None => {
+            let arg = f.field_names.get(1).cloned().flatten().unwrap_or_default();
+            Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{}\" due to data type mismatch: the input `format` should be a foldable \"STRING\" expression; however, got \"{arg}\".",
+                    f.name
+                ),
+            )
+            .into())
+        }
+    }
+}
+
 fn to_char(f: FunctionInput) -> PlanResult<Expr> {
     f.arity(2, 2)?;
     let value_type = f.types[0].clone();
@@ -139,21 +159,9 @@ fn to_char(f: FunctionInput) -> PlanResult<Expr> {
             None
         }
     };
-    let pattern = match format {
-        Some(Some(format)) => NumberPattern::new(&format)?,
-        Some(None) => return Ok(lit(ScalarValue::Utf8(None))),
-        None => {
-            let arg = f.field_names.get(1).cloned().flatten().unwrap_or_default();
-            return Err(SparkError::analysis(
-                "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
-                "42K09",
-                format!(
-                    "Cannot resolve \"{}\" due to data type mismatch: the input `format` should be a foldable \"STRING\" expression; however, got \"{arg}\".",
-                    f.name
-                ),
-            )
-            .into());
-        }
+    let pattern = match number_format(&f)? {
+        Some(format) => NumberPattern::new(&format)?,
+        None => return Ok(lit(ScalarValue::Utf8(None))),
     };
     let value = f.args[0].clone();
     let value = match (decimal, &value_type) {
