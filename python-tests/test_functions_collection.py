@@ -131,3 +131,27 @@ ERRORS_GAPS = {
 @pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
 def test_errors(spark, expected, case):
     expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
+
+
+def test_map_key_dedup_policy(spark, expected):
+    # spark.sql.mapKeyDedupPolicy: duplicate map keys are an error (EXCEPTION, the default) or
+    # the last one wins (LAST_WIN), in map, map_concat, map_from_arrays, map_from_entries and
+    # str_to_map.
+    from pyspark.sql import functions as F
+
+    query = (
+        "SELECT map(1, 'a', 1, 'b') m, map_concat(map(1, 'a', 2, 'b'), map(2, 'c', 3, 'd')) c, "
+        "map_from_arrays(array(1, 1), array('x', 'y')) fa, map_from_entries(array(struct(1, 'a'), struct(1, 'b'))) fe, "
+        "str_to_map('a:1,a:2') sm"
+    )
+    expected.check_value(spark.conf.get("spark.sql.mapKeyDedupPolicy"), name="default")
+    expected.check_error(lambda: spark.sql("SELECT map(1, 'a', 1, 'b')").collect(), name="map")
+    expected.check_error(lambda: spark.sql("SELECT map_concat(map(1, 'a', 2, 'b'), map(2, 'c', 3, 'd'))").collect(), name="map_concat")
+    expected.check_error(lambda: spark.conf.set("spark.sql.mapKeyDedupPolicy", "whatever"), name="bad_value")
+    spark.conf.set("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+    try:
+        expected.check(spark.sql(query), name="last_win")
+        expected.check(spark.sql("SELECT map_keys(map(1, 'a', 1, 'b')), map_values(map(1, 'a', 1, 'b'))"), name="keys")
+        expected.check(spark.range(2).select(F.create_map(F.lit(1), "id", F.lit(1), F.lit(9))), name="create_map")
+    finally:
+        spark.conf.unset("spark.sql.mapKeyDedupPolicy")

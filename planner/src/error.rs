@@ -532,13 +532,19 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
             } else if let Some(key) = msg
                 .split("map key must be unique, duplicate key found: ")
                 .nth(1)
+                .or_else(|| {
+                    // (datafusion-spark's map functions.)
+                    msg.split("[DUPLICATED_MAP_KEY] Duplicate map key ")
+                        .nth(1)
+                        .and_then(|rest| rest.split(" was found").next())
+                })
             {
                 SparkError::new(
                     ErrorKind::Runtime,
                     "DUPLICATED_MAP_KEY",
                     "23505",
                     format!(
-                        "Duplicate map key {key} was found, please check the input data. If you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
+                        "Duplicate map key {key} was found, please check the input data.\nIf you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
                     ),
                     vec![
                         ("key", key.to_string()),

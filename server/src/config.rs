@@ -120,6 +120,7 @@ pub const DEFAULTS: &[ConfigEntry] = &[
         true,
     ),
     entry("spark.sql.leafNodeDefaultParallelism", None, true),
+    entry("spark.sql.mapKeyDedupPolicy", Some("EXCEPTION"), true),
     entry("spark.sql.legacy.timeParserPolicy", Some("CORRECTED"), true),
     entry("spark.sql.maxMetadataStringLength", Some("100"), true),
     entry(
@@ -238,6 +239,36 @@ const CORE_PREFIXES: &[&str] = &[
     "spark.files",
     "spark.jars",
 ];
+
+/// Settings whose value is one of a few options (case-insensitive), as Spark checks them.
+const OPTIONS: &[(&str, &[&str])] = &[("spark.sql.mapKeyDedupPolicy", &["EXCEPTION", "LAST_WIN"])];
+
+/// Why Spark refuses to set `key` to `value`, if it does: the key's (see [`set_refusal`]) or
+/// a value out of the key's options.
+pub fn value_refusal(key: &str, value: Option<&str>) -> Option<SparkError> {
+    if let Some(e) = set_refusal(key) {
+        return Some(e);
+    }
+    let (name, options) = OPTIONS.iter().find(|(k, _)| *k == key)?;
+    let value = value?;
+    if options.iter().any(|o| o.eq_ignore_ascii_case(value.trim())) {
+        return None;
+    }
+    let listed = options.join(", ");
+    Some(SparkError::new(
+        ErrorKind::IllegalArgument,
+        "INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS",
+        "22022",
+        format!(
+            "The value '{value}' in the config \"{name}\" is invalid. It should be one of '{listed}'."
+        ),
+        vec![
+            ("confValue", value.to_string()),
+            ("confName", name.to_string()),
+            ("confOptions", listed.clone()),
+        ],
+    ))
+}
 
 /// Why Spark refuses a session's `set` of `key` (`spark.conf.set`, SQL `SET`), if it does.
 pub fn set_refusal(key: &str) -> Option<SparkError> {
@@ -369,6 +400,9 @@ impl SessionConf {
                 .unwrap_or(default_parallelism)
                 .max(1),
             shuffle_partitions: self.shuffle_partitions(),
+            map_key_last_win: self
+                .get("spark.sql.mapKeyDedupPolicy")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("LAST_WIN")),
         }
     }
 }

@@ -149,7 +149,7 @@ impl SparkConnectService for EmberService {
                 // Spark refuses, with a warning each, as Spark does.
                 let silent = s.silent.unwrap_or(false);
                 for p in s.pairs {
-                    if let Some(e) = crate::config::set_refusal(&p.key) {
+                    if let Some(e) = crate::config::value_refusal(&p.key, p.value.as_deref()) {
                         if !silent {
                             return Err(status_of(&e, None));
                         }

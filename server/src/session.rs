@@ -88,6 +88,11 @@ impl Session {
             .optimizer
             .enable_physical_uncorrelated_scalar_subquery = false;
         options.sql_parser.enable_ident_normalization = false;
+        // Duplicate map keys: an error, or the last one wins (datafusion-spark's map functions
+        // read this; the planner builds `map(...)` on them for LAST_WIN).
+        if self.conf.planner_config(1).map_key_last_win {
+            let _ = options.set("datafusion.spark.map_key_dedup_policy", "LAST_WIN");
+        }
         configure(&mut config);
         // Object stores (`s3a://...`) come from the session's `spark.hadoop.fs.*` settings,
         // which travel with the job's tasks.

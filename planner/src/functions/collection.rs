@@ -66,7 +66,14 @@ pub fn register(b: &mut RegistryBuilder) {
             .map(|kv| (kv[0].clone(), kv[1].clone()))
             .unzip();
         let make = df_udf("make_array")?;
-        Ok(df_udf("map")?.call(vec![make.call(keys), make.call(values)]))
+        // (datafusion-spark's map_from_arrays keeps the last of duplicate keys when the
+        // session's policy is LAST_WIN; DataFusion's map raises DUPLICATED_MAP_KEY.)
+        let build = if f.config.map_key_last_win {
+            super::sp_udf("map_from_arrays")?
+        } else {
+            df_udf("map")?
+        };
+        Ok(build.call(vec![make.call(keys), make.call(values)]))
     });
     b.scalar(&["named_struct"], |f| {
         Ok(df_udf("named_struct")?.call(f.args))

@@ -62,6 +62,8 @@ pub struct PlannerConfig {
     pub default_parallelism: usize,
     /// `spark.sql.shuffle.partitions`: partitions of repartition-by-expression.
     pub shuffle_partitions: usize,
+    /// `spark.sql.mapKeyDedupPolicy` is LAST_WIN: a map's duplicate keys keep the last value.
+    pub map_key_last_win: bool,
 }
 
 impl Default for PlannerConfig {
@@ -72,6 +74,7 @@ impl Default for PlannerConfig {
             time_zone: crate::types::DEFAULT_TIME_ZONE.to_string(),
             default_parallelism: 1,
             shuffle_partitions: 200,
+            map_key_last_win: false,
         }
     }
 }

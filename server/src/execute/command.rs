@@ -90,7 +90,7 @@ pub async fn execute_statement(
             key: Some(key),
             value: Some(value),
         } => {
-            if let Some(e) = crate::config::set_refusal(&key) {
+            if let Some(e) = crate::config::value_refusal(&key, Some(&value)) {
                 return Err(e.into());
             }
             conf.set(&key, &value);
