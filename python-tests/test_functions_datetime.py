@@ -151,6 +151,11 @@ SQL["dst_date_plus_time"] = (
     "SELECT DATE'2024-03-09' + INTERVAL 24 HOURS a, DATE'2024-03-09' + INTERVAL '1 2' DAY TO HOUR b, DATE'2024-03-09' + INTERVAL 1 DAY c, "
     "DATE'2024-03-11' - INTERVAL 36 HOURS d, INTERVAL 3 HOURS + DATE'2024-03-10' e, INTERVAL 1 MONTH + DATE'2024-03-09' f"
 )
+SQL["date_calendar_interval"] = (
+    "SELECT DATE'2024-03-09' + make_interval(0, 0, 0, 1, 0, 0, 0) a, DATE'2024-01-31' + make_interval(0, 1, 0, 1, 0, 0, 0) b, "
+    "DATE'2024-03-31' - make_interval(0, 1, 0, 1, 0, 0, 0) c, make_interval(1, 0, 0, 0, 0, 0, 0) + DATE'2024-02-29' d, "
+    "DATE'2024-03-09' - make_interval(0, 0, 1, 0, 0, 0, 0) e"
+)
 SQL["dst_rows"] = (
     "SELECT ts + INTERVAL 1 DAY a, ts - INTERVAL 36 HOURS b, ts + INTERVAL 1 MONTH c, ts2 - ts d, date_add(ts, 1) e FROM VALUES "
     "(TIMESTAMP'2024-03-09 12:00:00', TIMESTAMP'2024-03-11 12:00:00'), (TIMESTAMP'2024-11-02 01:30:00', TIMESTAMP'2024-11-03 01:30:00'), "
@@ -222,6 +227,7 @@ ERRORS = {
 ERRORS["timestamp_bad_month"] = "SELECT CAST('2024-13-01 10:00' AS TIMESTAMP)"
 ERRORS["timestamp_ntz_malformed"] = "SELECT CAST('x' AS TIMESTAMP_NTZ)"
 
+ERRORS["date_plus_microseconds"] = "SELECT DATE'2024-03-09' + make_interval(0, 0, 0, 1, 1, 0, 0)"
 ERRORS["timestamp_plus_days_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 106751990 DAYS"
 ERRORS["timestamp_plus_years_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 178000000 YEARS"
 

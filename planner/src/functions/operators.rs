@@ -350,7 +350,8 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
     }
     // Timestamps and intervals in the session time zone's local time, as Spark.
     if let (Some(lt), Some(rt)) = (types.first(), types.get(1))
-        && let Some((op, swap)) = super::native::ZonedOp::of(lt, rt, operator == Operator::Minus)
+        && let Some((op, swap)) =
+            super::native::ZonedOp::of(lt, rt, operator == Operator::Minus, ansi)
     {
         let args = if swap { vec![r, l] } else { vec![l, r] };
         let kind = super::native::Native::Zoned { op, time_zone };

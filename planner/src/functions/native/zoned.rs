@@ -9,7 +9,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use arrow::array::timezone::Tz;
-use arrow::array::{Array, ArrayRef, AsArray, DurationMicrosecondArray, TimestampMicrosecondArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, Date32Array, DurationMicrosecondArray, TimestampMicrosecondArray,
+};
 use arrow::datatypes::{
     DataType, Date32Type, DurationMicrosecondType, IntervalMonthDayNanoType, IntervalUnit,
     IntervalYearMonthType, TimeUnit, TimestampMicrosecondType,
@@ -31,12 +33,30 @@ pub enum ZonedOp {
     Subtract,
     /// `timestamp - timestamp` (either may be a date): an INTERVAL DAY TO SECOND.
     Between,
+    /// `date ± interval` of months, days and microseconds: microseconds other than 0 fail
+    /// in ANSI mode, else count from the date's midnight.
+    DatePlus { subtract: bool, ansi: bool },
 }
 
 impl ZonedOp {
     /// The operation Spark does in local time for `left op right`, and whether the operands
     /// are to be swapped (`interval + timestamp`); None where the zone plays no part.
-    pub fn of(left: &DataType, right: &DataType, minus: bool) -> Option<(ZonedOp, bool)> {
+    pub fn of(
+        left: &DataType,
+        right: &DataType,
+        minus: bool,
+        ansi: bool,
+    ) -> Option<(ZonedOp, bool)> {
+        let calendar = |t: &DataType| *t == DataType::Interval(IntervalUnit::MonthDayNano);
+        let date_plus = ZonedOp::DatePlus {
+            subtract: minus,
+            ansi,
+        };
+        match (left, right) {
+            (DataType::Date32, r) if calendar(r) => return Some((date_plus, false)),
+            (l, DataType::Date32) if calendar(l) && !minus => return Some((date_plus, true)),
+            _ => {}
+        }
         let zoned = |t: &DataType| matches!(t, DataType::Timestamp(_, Some(_)));
         let interval = |t: &DataType| matches!(t, DataType::Duration(_) | DataType::Interval(_));
         let datetime = |t: &DataType| matches!(t, DataType::Timestamp(..) | DataType::Date32);
@@ -61,6 +81,7 @@ impl ZonedOp {
     pub fn return_type(self, arg_types: &[DataType]) -> Result<DataType> {
         match (self, arg_types.first()) {
             (ZonedOp::Between, _) => Ok(DataType::Duration(TimeUnit::Microsecond)),
+            (ZonedOp::DatePlus { .. }, _) => Ok(DataType::Date32),
             (_, Some(t)) => Ok(t.clone()),
             (_, None) => internal_err!("timestamp arithmetic without a timestamp"),
         }
@@ -221,11 +242,73 @@ fn locals(array: &ArrayRef, tz: &Tz) -> Result<Vec<Option<NaiveDateTime>>> {
         .collect())
 }
 
+fn micros_added_to_date() -> DataFusionError {
+    to_datafusion(SparkError::new(
+        ErrorKind::IllegalArgument,
+        "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION",
+        "22006",
+        "Cannot add an interval to a date because its microseconds part is not 0. To resolve this, cast the input date to a timestamp, which supports the addition of intervals with non-zero microseconds.",
+        vec![],
+    ))
+}
+
+/// `date ± interval` as Spark's `DateAddInterval`.
+fn date_plus(
+    dates: &ArrayRef,
+    interval: &ArrayRef,
+    tz: &Tz,
+    subtract: bool,
+    ansi: bool,
+) -> Result<ArrayRef> {
+    let dates = arrow::compute::cast(dates, &DataType::Date32)?;
+    let parts = interval_parts(interval, subtract)?;
+    let epoch = chrono::NaiveDate::default();
+    let out: Date32Array = dates
+        .as_primitive::<Date32Type>()
+        .iter()
+        .zip(parts)
+        .map(|(d, p)| {
+            let (Some(d), Some((months, days, micros))) = (d, p) else {
+                return Ok(None);
+            };
+            let date = epoch + TimeDelta::days(i64::from(d));
+            let moved = if micros == 0 {
+                let n = chrono::Months::new(
+                    u32::try_from(months.unsigned_abs()).map_err(|_| long_overflow())?,
+                );
+                let date = if months >= 0 {
+                    date.checked_add_months(n)
+                } else {
+                    date.checked_sub_months(n)
+                };
+                date.and_then(|d| d.checked_add_signed(TimeDelta::try_days(days)?))
+                    .ok_or_else(long_overflow)?
+            } else if ansi {
+                return Err(micros_added_to_date());
+            } else {
+                let midnight = date.and_time(chrono::NaiveTime::MIN);
+                let (local, offset) = of_local(tz, midnight, None);
+                let t = plus(tz, instant_micros(local, offset), months, days, micros)?;
+                tz.timestamp_micros(t)
+                    .single()
+                    .ok_or_else(long_overflow)?
+                    .date_naive()
+            };
+            let days = (moved - epoch).num_days();
+            i32::try_from(days).map(Some).map_err(|_| long_overflow())
+        })
+        .collect::<Result<_>>()?;
+    Ok(Arc::new(out))
+}
+
 pub(super) fn evaluate(arrays: &[ArrayRef], time_zone: &str, op: ZonedOp) -> Result<ArrayRef> {
     let (Some(left), Some(right)) = (arrays.first(), arrays.get(1)) else {
         return internal_err!("timestamp arithmetic takes two arguments");
     };
     let tz = Tz::from_str(time_zone)?;
+    if let ZonedOp::DatePlus { subtract, ansi } = op {
+        return date_plus(left, right, &tz, subtract, ansi);
+    }
     if op == ZonedOp::Between {
         let (ends, starts) = (locals(left, &tz)?, locals(right, &tz)?);
         let out: DurationMicrosecondArray = ends
