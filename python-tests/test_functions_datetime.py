@@ -280,3 +280,19 @@ def test_sliding_windows(la, expected):
         "(TIMESTAMP_NTZ'2024-01-01 10:07:30', 2) t(ts, v) GROUP BY window(ts, '10 minutes', '5 minutes')"
     )
     expected.check(ntz, name="ntz")
+
+
+def test_half_hour_gap(la, expected):
+    """A local time in a daylight-saving gap moves forward by the gap's length (30 minutes on
+    Lord Howe Island), in every path that reads or computes a local time."""
+    la.conf.set("spark.sql.session.timeZone", "Australia/Lord_Howe")
+    try:
+        df = la.sql(
+            "SELECT CAST(CAST('2024-10-06 02:15:00' AS TIMESTAMP) AS STRING) a, CAST(TIMESTAMP'2024-10-06 02:15:00' AS STRING) b, "
+            "CAST(make_timestamp(2024, 10, 6, 2, 15, 0) AS STRING) c, CAST(to_timestamp('2024-10-06 02:15', 'yyyy-MM-dd HH:mm') AS STRING) d, "
+            "CAST(TIMESTAMP'2024-10-05 02:15:00' + INTERVAL 1 DAY AS STRING) e, CAST(CAST(TIMESTAMP_NTZ'2024-10-06 02:15:00' AS TIMESTAMP) AS STRING) f, "
+            "TIMESTAMP'2024-10-06 03:00:00' - TIMESTAMP'2024-10-06 01:45:00' g"
+        )
+        expected.check(df, name="lord_howe")
+    finally:
+        la.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")

@@ -10,7 +10,7 @@ use arrow::array::{
     TimestampMicrosecondArray, TimestampMicrosecondBuilder,
 };
 use arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
-use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use datafusion::common::{Result, internal_err};
 use ember_execution::write::values::format_instant;
 
@@ -114,13 +114,7 @@ fn parse_local(text: &str, pattern: &str) -> Option<NaiveDateTime> {
 /// The instant of a local date-time in `tz`: the earlier of two in an overlap, shifted
 /// forward by the gap in a gap (as java.time does).
 fn resolve(tz: Tz, local: NaiveDateTime) -> Option<DateTime<Tz>> {
-    match tz.from_local_datetime(&local) {
-        LocalResult::Single(t) => Some(t),
-        LocalResult::Ambiguous(a, _) => Some(a),
-        LocalResult::None => tz
-            .from_local_datetime(&(local + chrono::Duration::hours(1)))
-            .earliest(),
-    }
+    super::zoned::resolve_local(&tz, local)
 }
 
 fn cannot_parse(text: &str, function: &str) -> datafusion::error::DataFusionError {

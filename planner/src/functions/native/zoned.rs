@@ -16,7 +16,7 @@ use arrow::datatypes::{
     DataType, Date32Type, DurationMicrosecondType, IntervalMonthDayNanoType, IntervalUnit,
     IntervalYearMonthType, TimeUnit, TimestampMicrosecondType,
 };
-use chrono::{FixedOffset, LocalResult, NaiveDateTime, Offset, TimeDelta, TimeZone};
+use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, Offset, TimeDelta, TimeZone};
 use datafusion::common::{DataFusionError, Result, ScalarValue, internal_err};
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +137,13 @@ fn local_to_instant(local_micros: i64, time_zone: &str) -> Option<i64> {
     let local = arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(local_micros)?;
     let (local, offset) = of_local(&tz, local, None);
     Some(instant_micros(local, offset))
+}
+
+/// The instant of a local date-time in `tz` (the earlier of an overlap's two, a gap's time
+/// moved forward by the gap's length).
+pub(super) fn resolve_local(tz: &Tz, local: NaiveDateTime) -> Option<DateTime<Tz>> {
+    let (local, offset) = of_local(tz, local, None);
+    tz.timestamp_micros(instant_micros(local, offset)).single()
 }
 
 /// A `TIMESTAMP '...'` literal whose local time a daylight-saving change in `time_zone` skips
