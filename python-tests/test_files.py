@@ -418,3 +418,20 @@ def test_orc_round_trip(utc, expected, out):
         with pytest.raises(Exception, match="not supported: writing DECIMAL\\(10,2\\) columns to ORC"):
             frame(utc).write.orc(str(out / "decimal"))
         assert not (out / "decimal").exists()
+
+
+def test_text_with_a_schema(spark, expected, out):
+    # A schema for text files: one string column, which names the lines' column.
+    df = spark.createDataFrame([("a",), ("b",), ("c",)], schema=["alphabets"])
+    df.write.mode("overwrite").format("text").save(str(out / "letters"))
+    expected.check(spark.read.schema(df.schema).text(str(out / "letters")), name="read")
+    expected.check(spark.read.schema("line STRING NOT NULL").format("text").load(str(out / "letters")), name="load", nullability=True)
+    expected.check_error(lambda: spark.read.schema("a STRING, b STRING").text(str(out / "letters")).collect(), name="two_columns")
+    expected.check_error(lambda: spark.read.schema("a INT").text(str(out / "letters")).collect(), name="not_a_string")
+    spark.sql("DROP TABLE IF EXISTS text_table_with_column")
+    spark.sql(f"CREATE TABLE text_table_with_column (col STRING) USING TEXT LOCATION '{out / 'table'}'")
+    try:
+        spark.sql("INSERT INTO text_table_with_column SELECT 'abc'")
+        expected.check(spark.table("text_table_with_column"), name="table")
+    finally:
+        spark.sql("DROP TABLE text_table_with_column")

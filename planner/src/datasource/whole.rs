@@ -410,6 +410,41 @@ pub(super) fn json_records_in_mode(
     decode_json_rows(schema, &rows, corrupt_column, mode)
 }
 
+/// The column a schema gives text files: a single string column, as Spark's text source allows.
+fn text_column(schema: &str, time_zone: &str) -> PlanResult<String> {
+    let schema = types::parse_schema(schema, time_zone)?;
+    let [field] = schema.fields().iter().collect::<Vec<_>>()[..] else {
+        return Err(SparkError::analysis(
+            "_LEGACY_ERROR_TEMP_1290",
+            "",
+            format!(
+                "Text data source supports only a single column, and you have {} columns.",
+                schema.fields().len()
+            ),
+        )
+        .into());
+    };
+    if !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
+        return Err(SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
+            "0A000",
+            format!(
+                "The Text datasource doesn't support the column `{}` of the type \"{}\".",
+                field.name(),
+                types::sql_name(field.data_type()).to_uppercase()
+            ),
+            vec![
+                ("format", "Text".into()),
+                ("columnName", format!("`{}`", field.name())),
+                ("columnType", format!("\"{}\"", types::sql_name(field.data_type()).to_uppercase())),
+            ],
+        )
+        .into());
+    }
+    Ok(field.name().clone())
+}
+
 /// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
 /// columns of partitioned directories.
 pub(super) fn read_text(
@@ -418,9 +453,10 @@ pub(super) fn read_text(
     time_zone: &str,
 ) -> PlanResult<FileRead> {
     use crate::exec::text::{TextFile, TextOptions, TextTable};
-    if ds.schema.as_ref().is_some_and(|s| !s.trim().is_empty()) {
-        return Err(PlanError::Unsupported("a schema for text files".into()));
-    }
+    let column = match ds.schema.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => Some(text_column(text, time_zone)?),
+        _ => None,
+    };
     let line_sep = match option(ds, "lineSep") {
         None | Some("\n") | Some("\r\n") => None,
         Some("") => {
@@ -435,6 +471,7 @@ pub(super) fn read_text(
     let options = TextOptions {
         wholetext: flag(ds, "wholetext", false),
         line_sep,
+        column,
     };
     let sources = list_paths(state, ds, "text files")?;
     if !sources.partitions.is_empty() && sources.file_partitions.iter().any(Vec::is_empty) {

@@ -27,10 +27,10 @@ use datafusion_common_runtime::SpawnedTask;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-/// `value`, then the partition columns.
-fn table_schema(partition_columns: &[String]) -> SchemaRef {
+/// The text column (`value`, or the one a given schema names), then the partition columns.
+fn table_schema(options: &TextOptions, partition_columns: &[String]) -> SchemaRef {
     Arc::new(Schema::new(
-        std::iter::once("value")
+        std::iter::once(options.column.as_deref().unwrap_or("value"))
             .chain(partition_columns.iter().map(String::as_str))
             .map(|name| Field::new(name, DataType::Utf8, true))
             .collect::<Vec<_>>(),
@@ -51,6 +51,9 @@ pub struct TextOptions {
     pub wholetext: bool,
     /// The line separator (default: `\n`, `\r\n`).
     pub line_sep: Option<String>,
+    /// The text column's name when a schema gives one (default `value`).
+    #[serde(default)]
+    pub column: Option<String>,
 }
 
 /// The text files a read covers.
@@ -74,7 +77,7 @@ impl TextTable {
 #[async_trait]
 impl TableProvider for TextTable {
     fn schema(&self) -> SchemaRef {
-        table_schema(&self.partition_columns)
+        table_schema(&self.options, &self.partition_columns)
     }
 
     fn table_type(&self) -> TableType {
@@ -126,7 +129,7 @@ pub struct TextScanExec {
 
 impl TextScanExec {
     pub fn new(scan: TextScan) -> Self {
-        let all = table_schema(&scan.partition_columns);
+        let all = table_schema(&scan.options, &scan.partition_columns);
         let schema = Arc::new(Schema::new(
             scan.projection
                 .iter()
