@@ -151,6 +151,11 @@ SQL["dst_date_plus_time"] = (
     "SELECT DATE'2024-03-09' + INTERVAL 24 HOURS a, DATE'2024-03-09' + INTERVAL '1 2' DAY TO HOUR b, DATE'2024-03-09' + INTERVAL 1 DAY c, "
     "DATE'2024-03-11' - INTERVAL 36 HOURS d, INTERVAL 3 HOURS + DATE'2024-03-10' e, INTERVAL 1 MONTH + DATE'2024-03-09' f"
 )
+SQL["dst_timestampadd_overlap"] = (
+    "SELECT timestampadd(DAY, -1, TIMESTAMP'2024-11-04 01:30:00') a, timestampadd(MONTH, -1, TIMESTAMP'2024-12-03 01:30:00') b, "
+    "timestampadd(WEEK, 1, TIMESTAMP'2024-10-27 01:30:00') c, timestampadd(DAY, 1, TIMESTAMP'2024-11-03 01:30:00 -08:00') d, "
+    "timestampadd(YEAR, 1, TIMESTAMP'2023-03-12 02:30:00') e"
+)
 SQL["date_calendar_interval"] = (
     "SELECT DATE'2024-03-09' + make_interval(0, 0, 0, 1, 0, 0, 0) a, DATE'2024-01-31' + make_interval(0, 1, 0, 1, 0, 0, 0) b, "
     "DATE'2024-03-31' - make_interval(0, 1, 0, 1, 0, 0, 0) c, make_interval(1, 0, 0, 0, 0, 0, 0) + DATE'2024-02-29' d, "

@@ -375,20 +375,11 @@ pub(super) fn timestamp_add(arrays: &[ArrayRef], unit: &str, time_zone: &str) ->
         let value = if let Some(per) = unit_micros(unit) {
             k.checked_mul(per).and_then(|d| t.checked_add(d))
         } else if let Some((months, days)) = calendar(unit) {
-            tz.timestamp_micros(t).single().and_then(|zoned| {
-                let local = zoned.naive_local();
-                let moved = if months != 0 {
-                    let m = k.checked_mul(months)?;
-                    if m >= 0 {
-                        local.checked_add_months(chrono::Months::new(u32::try_from(m).ok()?))
-                    } else {
-                        local.checked_sub_months(chrono::Months::new(u32::try_from(-m).ok()?))
-                    }
-                } else {
-                    local.checked_add_signed(chrono::Duration::days(k.checked_mul(days)?))
-                }?;
-                resolve(tz, moved).map(|r| r.timestamp_micros())
-            })
+            // In local time, keeping the offset where still valid (as `ts + interval`).
+            match (k.checked_mul(months), k.checked_mul(days)) {
+                (Some(m), Some(d)) => super::zoned::plus(&tz, t, m, d, 0).ok(),
+                _ => None,
+            }
         } else {
             return internal_err!("timestampadd unit {unit}");
         };

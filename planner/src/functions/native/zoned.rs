@@ -163,7 +163,7 @@ pub fn zoned_literal(text: &ScalarValue, time_zone: &str) -> Option<ScalarValue>
 }
 
 /// `t` plus `months` and `days` in local time, then `micros` (overflow an error).
-fn plus(tz: &Tz, t: i64, months: i64, days: i64, micros: i64) -> Result<i64> {
+pub(super) fn plus(tz: &Tz, t: i64, months: i64, days: i64, micros: i64) -> Result<i64> {
     let mut t = t;
     if months != 0 || days != 0 {
         let zoned = match tz.timestamp_micros(t) {
