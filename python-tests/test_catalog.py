@@ -509,3 +509,26 @@ def test_database_names_with_the_catalog(spark, expected):
         expected.check_error(lambda: spark.catalog.getDatabase("spark_catalog.no_such_db"), name="missing")
     finally:
         spark.sql("DROP DATABASE IF EXISTS qualified_names_db")
+
+
+def test_cached_table_names(spark, expected):
+    # A cached table is cached under every name that means it.
+    spark.sql("DROP TABLE IF EXISTS cached_names_t")
+    spark.sql("CREATE TABLE cached_names_t (id INT) USING parquet")
+    try:
+        spark.catalog.cacheTable("cached_names_t")
+        answers = [
+            spark.catalog.isCached("cached_names_t"),
+            spark.catalog.isCached("default.cached_names_t"),
+            spark.catalog.isCached("spark_catalog.default.cached_names_t"),
+            spark.catalog.isCached("CACHED_NAMES_T"),
+            str(spark.table("default.cached_names_t").storageLevel),
+        ]
+        spark.catalog.uncacheTable("spark_catalog.default.cached_names_t")
+        answers.append(spark.catalog.isCached("cached_names_t"))
+        spark.table("cached_names_t").cache()
+        answers.append(spark.catalog.isCached("default.cached_names_t"))
+        expected.check_value(answers, name="answers")
+    finally:
+        spark.catalog.clearCache()
+        spark.sql("DROP TABLE IF EXISTS cached_names_t")

@@ -96,18 +96,18 @@ pub async fn analyze(ctx: &RequestContext, analyze: Analyze) -> ServerResult<R> 
         Analyze::Persist(p) => {
             let plan = relation_of(ctx, p.relation)?;
             ctx.resolve(&plan)?;
-            ctx.session.cache.cache(&plan, p.storage_level);
+            ctx.session.cache.cache(&ctx.session.catalog, &plan, p.storage_level);
             R::Persist(resp::Persist {})
         }
         Analyze::Unpersist(u) => {
             let plan = relation_of(ctx, u.relation)?;
-            ctx.session.cache.uncache(&plan);
+            ctx.session.cache.uncache(&ctx.session.catalog, &plan);
             R::Unpersist(resp::Unpersist {})
         }
         Analyze::GetStorageLevel(g) => {
             let plan = relation_of(ctx, g.relation)?;
             R::GetStorageLevel(resp::GetStorageLevel {
-                storage_level: Some(ctx.session.cache.level(&plan)),
+                storage_level: Some(ctx.session.cache.level(&ctx.session.catalog, &plan)),
             })
         }
         Analyze::JsonToDdl(j) => {

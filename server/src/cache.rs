@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use ember_planner::catalog::SessionCatalog;
 use ember_planner::spec::{Plan, PlanNode};
 use ember_protos::spark::connect as pb;
 use parking_lot::Mutex;
@@ -38,14 +39,14 @@ pub struct CacheRegistry {
 }
 
 impl CacheRegistry {
-    pub fn cache(&self, plan: &Plan, level: Option<pb::StorageLevel>) {
+    pub fn cache(&self, catalog: &SessionCatalog, plan: &Plan, level: Option<pb::StorageLevel>) {
         self.entries
             .lock()
-            .insert(key(plan), level.unwrap_or_else(memory_and_disk));
+            .insert(key(catalog, plan), level.unwrap_or_else(memory_and_disk));
     }
 
-    pub fn uncache(&self, plan: &Plan) {
-        self.entries.lock().remove(&key(plan));
+    pub fn uncache(&self, catalog: &SessionCatalog, plan: &Plan) {
+        self.entries.lock().remove(&key(catalog, plan));
     }
 
     pub fn clear(&self) {
@@ -53,16 +54,16 @@ impl CacheRegistry {
     }
 
     /// The storage level of a plan: `none()` unless it was cached.
-    pub fn level(&self, plan: &Plan) -> pb::StorageLevel {
+    pub fn level(&self, catalog: &SessionCatalog, plan: &Plan) -> pb::StorageLevel {
         self.entries
             .lock()
-            .get(&key(plan))
+            .get(&key(catalog, plan))
             .cloned()
             .unwrap_or_else(none)
     }
 
-    pub fn is_cached(&self, plan: &Plan) -> bool {
-        self.entries.lock().contains_key(&key(plan))
+    pub fn is_cached(&self, catalog: &SessionCatalog, plan: &Plan) -> bool {
+        self.entries.lock().contains_key(&key(catalog, plan))
     }
 }
 
@@ -71,11 +72,20 @@ pub fn table_plan(name: Vec<String>) -> Plan {
     Plan::new(PlanNode::Table { name })
 }
 
-/// A plan's identity for the cache: a table read by its (case-insensitive) name, any other
-/// plan by its structure without the client's plan ids.
-fn key(plan: &Plan) -> String {
+/// A plan's identity for the cache: a temporary view or table read by what its name means
+/// (`t`, `default.t` and `spark_catalog.default.t` are one table), any other plan by its
+/// structure without the client's plan ids.
+fn key(catalog: &SessionCatalog, plan: &Plan) -> String {
     if let PlanNode::Table { name } = &plan.node {
-        return format!("table {}", name.join(".").to_lowercase());
+        if let [view] = name.as_slice()
+            && catalog.lookup_view(name)
+        {
+            return format!("view {}", view.to_lowercase());
+        }
+        return match catalog.table_name(name) {
+            Some((db, table)) => format!("table {db}.{table}"),
+            None => format!("table {}", name.join(".").to_lowercase()),
+        };
     }
     let mut plan = plan.clone();
     plan.strip_plan_ids();

@@ -569,18 +569,18 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
         CatType::IsCached(t) => {
             must_exist(ctx, &t.table_name)?;
             let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
-            value_bool(ctx.session.cache.is_cached(&plan))
+            value_bool(ctx.session.cache.is_cached(&ctx.session.catalog, &plan))
         }
         CatType::CacheTable(t) => {
             must_exist(ctx, &t.table_name)?;
             let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
-            ctx.session.cache.cache(&plan, t.storage_level);
+            ctx.session.cache.cache(&ctx.session.catalog, &plan, t.storage_level);
             nothing()
         }
         CatType::UncacheTable(t) => {
             must_exist(ctx, &t.table_name)?;
             let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
-            ctx.session.cache.uncache(&plan);
+            ctx.session.cache.uncache(&ctx.session.catalog, &plan);
             nothing()
         }
         CatType::RefreshTable(t) => {

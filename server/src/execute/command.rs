@@ -292,15 +292,17 @@ pub async fn execute_statement(
             ctx.session
                 .catalog
                 .create_temp_view(name, plan, false, false)?;
-            ctx.session
-                .cache
-                .cache(&crate::cache::table_plan(table), None);
+            ctx.session.cache.cache(
+                &ctx.session.catalog,
+                &crate::cache::table_plan(table),
+                None,
+            );
             Ok(None)
         }
         Statement::Cache { table, .. } => {
             let plan = crate::cache::table_plan(table);
             ctx.resolve(&plan)?;
-            ctx.session.cache.cache(&plan, None);
+            ctx.session.cache.cache(&ctx.session.catalog, &plan, None);
             Ok(None)
         }
         Statement::RefreshTable { table } => {
@@ -312,7 +314,7 @@ pub async fn execute_statement(
             if !if_exists {
                 ctx.resolve(&plan)?;
             }
-            ctx.session.cache.uncache(&plan);
+            ctx.session.cache.uncache(&ctx.session.catalog, &plan);
             Ok(None)
         }
         Statement::ClearCache => {
