@@ -92,8 +92,9 @@ def test_select_expr_star(numbers, expected):
 
 
 def test_sample_is_deterministic_for_a_seed(spark):
-    """Spark's rows come from its own random numbers per partition; Ember's from a hash of
-    the seed and each row, so the same seed gives the same rows in every mode."""
+    """`sample` draws `rand(seed)` per partition in row order, as Spark does (Spark's own rows
+    even differ between collect() and count()); `randomSplit`'s splits hash the seed and each
+    row, so they partition the rows in every mode."""
     if RECORD:
         pytest.skip("Ember's own rows")
     df = spark.range(1000).selectExpr("id", "cast(id AS string) AS s")
@@ -116,8 +117,26 @@ def test_sample_is_deterministic_for_a_seed(spark):
         df.sample(True, 0.5, 1).count()
 
 
+def test_samples_of_few_distinct_rows(spark):
+    # Each row is drawn for itself: equal rows are not kept or dropped together.
+    df = spark.range(1000).selectExpr("id % 3 AS k")
+    assert 350 < df.sample(False, 0.5, 3).count() < 650
+    assert 20 < df.sample(False, 0.1, 0).count() < 180
+
+
+def test_sample_by_as_spark(spark, expected):
+    # sampleBy filters by rand(seed) < the stratum's fraction, as Spark: its rows where the
+    # partitioning is Spark's (a range).
+    from pyspark.sql import functions as F
+
+    dataset = spark.range(0, 100).select((F.col("id") % 3).alias("key"))
+    sampled = dataset.sampleBy("key", fractions={0: 0.1, 1: 0.2}, seed=0)
+    expected.check(sampled.groupBy("key").count(), name="counts")
+    expected.check_value(dataset.sampleBy("key", {0: 1.0, 1: 0.5}, seed=0).count(), name="count")
+
+
 def test_sample_by(spark):
-    """Each stratum sampled with its fraction (the rows differ from Spark's, like sample's)."""
+    """Each stratum sampled with its fraction."""
     df = spark.range(1000).selectExpr("id", "id % 3 AS k")
 
     def sample(seed):

@@ -233,3 +233,19 @@ def test_decode_case_form(spark, expected):
         name="values",
     )
     expected.check(spark.sql("SELECT decode(2, 1, 'one', 2, 'two')"), name="name")
+
+
+def test_overlay_lengths(spark, expected):
+    # overlay's length: negative (the client's default, -1) replaces as many characters as the
+    # replacement has.
+    from pyspark.sql import functions as F
+
+    expected.check(
+        spark.sql(
+            "SELECT overlay('SPARK_SQL' PLACING 'CORE' FROM 7) a, overlay('SPARK_SQL', 'CORE', 7, -1) b, "
+            "overlay('SPARK_SQL', 'CORE', 7, 0) c, overlay('SPARK_SQL', 'CORE', 7, 2) d, overlay('SPARK_SQL', 'CORE', 7, -5) e"
+        ),
+        name="sql",
+    )
+    df = spark.createDataFrame([("SPARK_SQL", "CORE", 2)], ("x", "y", "n"))
+    expected.check(df.select(F.overlay("x", df.y, 7), F.overlay("x", "y", 7, "n")), name="dataframe")

@@ -512,17 +512,24 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(0, 0)?;
         Ok(crate::exec::partition_ids::monotonically_increasing_id())
     });
-    // overlay(str PLACING rep FROM pos [FOR len])
-    add_df_named(
-        b,
+    // overlay(str PLACING rep FROM pos [FOR len]): a negative length (the client's default,
+    // -1) replaces as many characters as `rep` has, as Spark.
+    b.scalar_named(
         &["overlay"],
         Naming::Custom(|_, a, _| match a {
             [s, r, p] => format!("overlay({s}, {r}, {p}, -1)"),
             args => format!("overlay({})", args.join(", ")),
         }),
-        "overlay",
-        3,
-        4,
+        |mut f| {
+            f.arity(3, 4)?;
+            if f.args.len() == 4 {
+                let len = f.args[3].clone();
+                let rep_len = super::df_udf("character_length")?.call(vec![f.args[1].clone()]);
+                f.args[3] = datafusion::logical_expr::when(len.clone().lt(lit(0)), rep_len)
+                    .otherwise(len)?;
+            }
+            Ok(super::df_udf("overlay")?.call(f.args))
+        },
     );
     // encode(str, charset) / decode(bin, charset): text as bytes in a charset and back
     // (UTF-8 text is its bytes).

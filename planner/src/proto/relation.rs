@@ -510,6 +510,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 lower: s.lower_bound,
                 upper: s.upper_bound,
                 seed: s.seed.unwrap_or(0),
+                by_row_values: s.deterministic_order,
             }
         }
         RelType::SampleBy(s) => {

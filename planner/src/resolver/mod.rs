@@ -402,7 +402,8 @@ impl<'a> Resolver<'a> {
                 lower,
                 upper,
                 seed,
-            } => self.resolve_sample(input, *lower, *upper, *seed)?,
+                by_row_values,
+            } => self.resolve_sample(input, *lower, *upper, *seed, *by_row_values)?,
             PlanNode::SampleBy {
                 input,
                 col,

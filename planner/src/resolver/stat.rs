@@ -211,26 +211,68 @@ impl Resolver<'_> {
 }
 
 impl Resolver<'_> {
-    /// `df.sample(fraction, seed)` and the splits of `randomSplit`: each row gets a number
-    /// in [0, 1) from a hash of the seed and its values, and is kept when the number is in
-    /// [lower, upper). The same seed gives the same rows whatever the partitioning, and
-    /// splits with adjacent bounds partition the rows; the rows chosen differ from Spark's,
-    /// whose random numbers follow its partitions. Equal rows are kept or dropped together.
+    /// `df.sample(fraction, seed)`: a row is kept when its draw of `rand(seed)` is in [lower,
+    /// upper), as Spark's Bernoulli sampler draws them (XORShiftRandom per partition, in row
+    /// order: Spark's rows where the partitioning is Spark's). The splits of `randomSplit`
+    /// (`by_row_values`) take each row's number from a hash of the seed and its values, so
+    /// that splits with adjacent bounds partition the rows in every mode (equal rows go to
+    /// the same split; the rows differ from Spark's).
     pub(crate) fn resolve_sample(
         &mut self,
         input: &Plan,
         lower: f64,
         upper: f64,
         seed: i64,
+        by_row_values: bool,
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
-        let x = row_fraction(&input, seed);
-        let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
-        Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?)
+        if by_row_values {
+            let x = row_fraction(&input, seed);
+            let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
+            return Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?);
+        }
+        self.filter_by_draw(input, seed, |x| x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper))))
     }
 
-    /// `sampleBy`: a row is kept when its fraction of [0, 1) is below its stratum's
-    /// fraction (strata not named have none).
+    /// Rows of `input` whose draw of `rand(seed)` satisfies `keep`: the draws computed in a
+    /// projection (where they follow Spark's partitions and row order), then filtered.
+    fn filter_by_draw(
+        &mut self,
+        input: LogicalPlan,
+        seed: i64,
+        keep: impl FnOnce(Expr) -> Expr,
+    ) -> PlanResult<LogicalPlan> {
+        let columns: Vec<Expr> = input
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
+        let draw = crate::spec::Expr::Function(Box::new(crate::spec::FunctionCall {
+            name: "rand".into(),
+            args: vec![crate::spec::Expr::Literal(
+                datafusion::common::ScalarValue::Int64(Some(seed)),
+            )],
+            distinct: false,
+            filter: None,
+            ignore_nulls: None,
+            is_operator: false,
+        }));
+        let input = self.with_partition_ids(input, std::iter::once(&draw))?;
+        let schema = input.schema().as_ref().clone();
+        let (x, _) = self.resolve_expr(&draw, &schema)?;
+        let drawn = "__ember_draw";
+        let mut projected = columns.clone();
+        projected.push(x.alias(drawn));
+        Ok(LogicalPlanBuilder::from(input)
+            .project(projected)?
+            .filter(keep(Self::column(drawn)))?
+            .project(columns)?
+            .build()?)
+    }
+
+    /// `sampleBy`: a row is kept when its draw of `rand(seed)` is below its stratum's
+    /// fraction (strata not named have none), as Spark's filter with a UDF does.
     pub(crate) fn resolve_sample_by(
         &mut self,
         input: &Plan,
@@ -250,7 +292,6 @@ impl Resolver<'_> {
                 )
             })
             .collect::<Vec<_>>();
-        let x = row_fraction(&input, seed);
         if when_then.is_empty() {
             return Ok(LogicalPlanBuilder::from(input)
                 .filter(lit(false))?
@@ -261,9 +302,8 @@ impl Resolver<'_> {
             when_then,
             Some(Box::new(lit(0.0f64))),
         ));
-        Ok(LogicalPlanBuilder::from(input)
-            .filter(x.lt(fraction))?
-            .build()?)
+        // (Spark: filter(x < fraction(stratum)) with x = rand(seed).)
+        self.filter_by_draw(input, seed, |x| x.lt(fraction))
     }
 }
 

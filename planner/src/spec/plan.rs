@@ -276,6 +276,9 @@ pub enum PlanNode {
         lower: f64,
         upper: f64,
         seed: i64,
+        /// The splits of `randomSplit` (the client asks a deterministic order): each row's
+        /// number comes from its values, so the splits partition the rows in every mode.
+        by_row_values: bool,
     },
     /// `df.sampleBy(col, fractions, seed)`: each stratum (a value of `col`) sampled with its
     /// fraction, other rows left out.
