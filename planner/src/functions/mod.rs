@@ -8,6 +8,7 @@ mod conditional;
 mod datetime;
 pub mod decimal;
 pub mod fold;
+pub(crate) mod java_regex;
 mod math;
 pub mod native;
 pub(crate) use aggregate::{decimal_average, exact_percentile};

@@ -115,7 +115,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(
         &["rlike", "regexp", "regexp_like"],
         Naming::Fixed("RLIKE"),
-        |f| binary(f, Operator::RegexMatch),
+        rlike,
     );
     b.scalar_named(&["in"], Naming::Custom(in_name), |mut f| {
         if f.args.is_empty() {
@@ -225,6 +225,29 @@ fn binary(f: FunctionInput, op: Operator) -> PlanResult<Expr> {
     }
     let (l, r) = two(f)?;
     Ok(binary_expr(l, op, r))
+}
+
+/// `str RLIKE regex` with a Java pattern: DataFusion's `~` takes a constant pattern that has
+/// a Rust form meaning the same for every text; any other is Ember's (translated per row).
+fn rlike(f: FunctionInput) -> PlanResult<Expr> {
+    let function = f.name.to_lowercase();
+    let (l, r) = two(f)?;
+    if let Expr::Literal(
+        ScalarValue::Utf8(Some(p))
+        | ScalarValue::LargeUtf8(Some(p))
+        | ScalarValue::Utf8View(Some(p)),
+        _,
+    ) = &r
+        && let Some(rust) = super::java_regex::plain_rust(p)
+    {
+        return Ok(binary_expr(
+            l,
+            Operator::RegexMatch,
+            datafusion::logical_expr::lit(rust),
+        ));
+    }
+    let kind = super::native::Native::RegexpLike { function };
+    Ok(super::native::NativeUdf::udf(kind).call(vec![l, r]))
 }
 
 fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {

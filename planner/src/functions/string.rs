@@ -278,28 +278,17 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
     add_df(b, &["levenshtein"], "levenshtein", 2, 2);
-    // Every match replaced (DataFusion replaces the first one without the `g` flag).
+    // Java's patterns and replacement strings (`$1`, `${name}`, `\$`), from a position.
     b.scalar_named(
         &["regexp_replace"],
         Naming::Custom(|w, a, _| super::aggregate::default_arg(w, a, 3, "1")),
-        |mut f| {
+        |f| {
             f.arity(3, 4)?;
-            if f.args.len() == 4 {
-                return Err(crate::error::PlanError::Unsupported(
-                    "regexp_replace with a position".into(),
-                ));
-            }
-            f.args.push(lit("g"));
-            super::df_udf("regexp_replace").map(|u| u.call(f.args))
+            regexp_replace_position(&f)?;
+            Ok(NativeUdf::udf(Native::RegexpReplace).call(f.args))
         },
     );
-    b.scalar(&["regexp_count"], |f| {
-        f.arity(2, 2)?;
-        Ok(cast(
-            super::df_udf("regexp_count")?.call(f.args),
-            DataType::Int32,
-        ))
-    });
+    native(b, &["regexp_count"], 2, 2, || Native::RegexpCount);
     add_df(b, &["bit_length"], "bit_length", 1, 1);
     add_df(b, &["octet_length"], "octet_length", 1, 1);
     add_df_named(b, &["split_part"], Naming::Call, "split_part", 3, 3);
@@ -707,4 +696,44 @@ fn literal_schema(f: &super::FunctionInput, function: &str) -> PlanResult<(Strin
         e
     })?;
     Ok((schema.clone(), target))
+}
+
+/// `regexp_replace`'s position: a constant above 0, as Spark checks it.
+fn regexp_replace_position(f: &super::FunctionInput) -> PlanResult<()> {
+    let Some(position) = f.args.get(3) else {
+        return Ok(());
+    };
+    let value = match position {
+        Expr::Literal(v, _) if v.is_null() => return Ok(()),
+        Expr::Literal(v, _) if v.data_type().is_integer() => v.to_string().parse::<i64>().ok(),
+        _ => None,
+    };
+    let mismatch = |detail: String| {
+        SparkError::analysis(
+            if value.is_some() {
+                "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"
+            } else {
+                "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT"
+            },
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: {detail}.",
+                f.name
+            ),
+        )
+    };
+    match value {
+        Some(v) if v > 0 => Ok(()),
+        Some(v) => Err(mismatch(format!(
+            "The position must be between (0, 2147483647] (current value = {v})"
+        ))
+        .into()),
+        None => {
+            let arg = f.field_names.get(3).cloned().flatten().unwrap_or_default();
+            Err(mismatch(format!(
+                "the input `position` should be a foldable \"INT\" expression; however, got \"{arg}\""
+            ))
+            .into())
+        }
+    }
 }

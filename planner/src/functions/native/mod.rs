@@ -24,7 +24,7 @@ mod numbers;
 pub use numbers::NumberFormat;
 pub mod random;
 pub mod reflect;
-mod regex;
+pub(crate) mod regex;
 mod similarity;
 pub mod sketch;
 pub mod spatial;
@@ -133,6 +133,14 @@ pub enum Native {
     RegexpSubstr,
     /// `regexp_instr(str, regex)`: the 1-based position of the first match, else 0.
     RegexpInstr,
+    /// `rlike`/`regexp`/`regexp_like(str, regex)` (`function` names it in errors).
+    RegexpLike {
+        function: String,
+    },
+    /// `regexp_count(str, regex)`.
+    RegexpCount,
+    /// `regexp_replace(str, regex, replacement[, position])`.
+    RegexpReplace,
     /// `initcap`: words split at spaces only, the rest lower case.
     Initcap,
     /// `conv(num, from_base, to_base)`.
@@ -430,6 +438,9 @@ impl Native {
                 Nullability::Never
             }
             Native::CollectUnion { .. } => Nullability::Never,
+            Native::RegexpLike { .. } | Native::RegexpCount | Native::RegexpReplace => {
+                Nullability::OfArguments
+            }
             Native::Base32 { .. }
             | Native::ToChar { .. }
             | Native::Zoned { .. }
@@ -516,6 +527,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RegexpExtract { .. } => "ember_regexp_extract",
             Native::RegexpSubstr => "ember_regexp_substr",
             Native::RegexpInstr => "ember_regexp_instr",
+            Native::RegexpLike { .. } => "ember_regexp_like",
+            Native::RegexpCount => "ember_regexp_count",
+            Native::RegexpReplace => "ember_regexp_replace",
             Native::Initcap => "ember_initcap",
             Native::Murmur3 => "ember_hash",
             Native::RoundHalfEven { .. } => "ember_bround",
@@ -655,6 +669,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RegexpExtract { all } => regex::extract(&arrays, *all)?,
             Native::RegexpSubstr => regex::substr(&arrays)?,
             Native::RegexpInstr => regex::instr(&arrays)?,
+            Native::RegexpLike { function } => regex::like(&arrays, function)?,
+            Native::RegexpCount => regex::count(&arrays)?,
+            Native::RegexpReplace => regex::replace(&arrays)?,
             Native::Initcap => regex::initcap(&arrays)?,
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
@@ -780,7 +797,10 @@ fn integers(arrays: &[ArrayRef], i: usize) -> Result<ArrayRef> {
 }
 
 fn is_null_at(arrays: &[ArrayRef], row: usize) -> bool {
-    arrays.iter().any(|a| a.is_null(row))
+    // A NULL literal's array has no null buffer.
+    arrays
+        .iter()
+        .any(|a| a.is_null(row) || *a.data_type() == DataType::Null)
 }
 
 /// The Arrow type of Spark's integer type `name` (`TINYINT` .. `BIGINT`).

@@ -1,39 +1,73 @@
-//! Regular-expression string functions with Java's semantics (`split` keeps trailing empty
-//! strings, `regexp_extract` gives `""` without a match), and Spark's `initcap`.
+//! Regular-expression string functions with Java's semantics (patterns are Java's, see
+//! `functions::java_regex`; `split` keeps trailing empty strings, `regexp_extract` gives `""`
+//! without a match, `regexp_replace` takes Java's replacement strings), and Spark's
+//! `initcap`.
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int32Builder, ListBuilder, StringBuilder};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanBuilder, Int32Builder, ListBuilder, StringBuilder,
+};
 use datafusion::common::{Result, internal_err};
-use regex::Regex;
 
 use super::{integers, is_null_at, strings};
 use crate::error::{ErrorKind, SparkError, to_datafusion};
+use crate::functions::java_regex::JavaRegexError;
+use crate::functions::java_regex::matcher::JavaRegex;
 
-/// Compiles each row's pattern, reusing the last one (patterns are nearly always literals).
+/// A Java pattern that does not compile, as Spark reports it for `function` (`split` raises
+/// Java's own exception).
+pub(crate) fn pattern_error(
+    function: &str,
+    pattern: &str,
+    e: &JavaRegexError,
+) -> datafusion::error::DataFusionError {
+    let error = match e {
+        JavaRegexError::Unsupported(what) => {
+            SparkError::unsupported(format!("{what} in the regular expression '{pattern}'"))
+        }
+        JavaRegexError::Syntax { .. } if function == "split" => SparkError::new(
+            ErrorKind::IllegalArgument,
+            "",
+            "",
+            format!("{e}\n{pattern}"),
+            vec![],
+        ),
+        JavaRegexError::Syntax { .. } => SparkError::new(
+            ErrorKind::Runtime,
+            "INVALID_PARAMETER_VALUE.PATTERN",
+            "22023",
+            format!("The value of parameter(s) `regexp` in `{function}` is invalid: '{pattern}'."),
+            vec![
+                ("parameter", "`regexp`".into()),
+                ("functionName", format!("`{function}`")),
+                ("value", format!("'{pattern}'")),
+            ],
+        ),
+    };
+    to_datafusion(error)
+}
+
+/// Compiles each row's pattern, reusing the last one (patterns are nearly always literals);
+/// errors name `function`.
 struct Patterns {
-    last: Option<(String, Regex)>,
+    function: &'static str,
+    last: Option<(String, JavaRegex)>,
 }
 
 impl Patterns {
-    fn new() -> Self {
-        Self { last: None }
+    fn new(function: &'static str) -> Self {
+        Self {
+            function,
+            last: None,
+        }
     }
 
-    fn get(&mut self, pattern: &str) -> Result<&Regex> {
+    fn get(&mut self, pattern: &str) -> Result<&JavaRegex> {
         let fresh = !matches!(&self.last, Some((p, _)) if p == pattern);
         if fresh {
-            let re = Regex::new(pattern).map_err(|e| {
-                to_datafusion(SparkError::new(
-                    ErrorKind::Runtime,
-                    "INVALID_PARAMETER_VALUE.PATTERN",
-                    "22023",
-                    format!(
-                        "The value of parameter(s) `regexp` in `regexp_extract` is invalid: '{pattern}' ({e})."
-                    ),
-                    vec![("parameter", "`regexp`".into()), ("value", pattern.to_string())],
-                ))
-            })?;
+            let re =
+                JavaRegex::new(pattern).map_err(|e| pattern_error(self.function, pattern, &e))?;
             self.last = Some((pattern.to_string(), re));
         }
         match &self.last {
@@ -43,20 +77,28 @@ impl Patterns {
     }
 }
 
-fn group_index_error(index: i64, groups: usize) -> datafusion::error::DataFusionError {
+fn group_index_error(
+    function: &str,
+    index: i64,
+    groups: usize,
+) -> datafusion::error::DataFusionError {
     to_datafusion(SparkError::new(
         ErrorKind::Runtime,
         "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
         "22023",
         format!(
-            "The value of parameter(s) `idx` in `regexp_extract` is invalid: Expects group index between 0 and {groups}, but got {index}."
+            "The value of parameter(s) `idx` in `{function}` is invalid: Expects group index between 0 and {groups}, but got {index}."
         ),
-        vec![("parameter", "`idx`".into())],
+        vec![
+            ("parameter", "`idx`".into()),
+            ("functionName", format!("`{function}`")),
+        ],
     ))
 }
 
-/// `split(str, regex[, limit])`: limit > 0 keeps at most `limit` parts (the last holds the
-/// rest); otherwise every part, trailing empty strings included.
+/// `split(str, regex[, limit])`: Java's `String.split` (limit > 0 keeps at most `limit`
+/// parts, the last holding the rest; otherwise every part, trailing empty strings
+/// included); an empty pattern splits into characters.
 pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let pats = strings(arrays, 1)?;
@@ -69,7 +111,7 @@ pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let limits = limits
         .as_ref()
         .map(|l| l.as_primitive::<arrow::datatypes::Int64Type>());
-    let mut patterns = Patterns::new();
+    let mut patterns = Patterns::new("split");
     let mut out = ListBuilder::new(StringBuilder::new());
     for i in 0..text.len() {
         if is_null_at(arrays, i) {
@@ -104,15 +146,8 @@ pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
             out.append(true);
             continue;
         }
-        let re = patterns.get(pattern)?;
-        if limit > 0 {
-            for part in re.splitn(s, limit as usize) {
-                out.values().append_value(part);
-            }
-        } else {
-            for part in re.split(s) {
-                out.values().append_value(part);
-            }
+        for part in patterns.get(pattern)?.split(s, limit) {
+            out.values().append_value(part);
         }
         out.append(true);
     }
@@ -120,7 +155,8 @@ pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
 }
 
 /// `regexp_extract(str, regex, idx)` (`""` without a match) or `regexp_extract_all`
-/// (the group of every match).
+/// (the group of every match; a group that took no part is `""`). The group index is
+/// checked against the pattern once there is a match, as Spark does.
 pub(super) fn extract(arrays: &[ArrayRef], all: bool) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let pats = strings(arrays, 1)?;
@@ -133,7 +169,12 @@ pub(super) fn extract(arrays: &[ArrayRef], all: bool) -> Result<ArrayRef> {
     let groups = groups
         .as_ref()
         .map(|g| g.as_primitive::<arrow::datatypes::Int64Type>());
-    let mut patterns = Patterns::new();
+    let function = if all {
+        "regexp_extract_all"
+    } else {
+        "regexp_extract"
+    };
+    let mut patterns = Patterns::new(function);
     let mut one = StringBuilder::new();
     let mut many = ListBuilder::new(StringBuilder::new());
     for i in 0..text.len() {
@@ -147,22 +188,26 @@ pub(super) fn extract(arrays: &[ArrayRef], all: bool) -> Result<ArrayRef> {
         }
         let re = patterns.get(pats.value(i))?;
         let index = groups.map_or(1, |g| g.value(i));
-        let count = re.captures_len() - 1;
-        if index < 0 || index as usize > count {
-            return Err(group_index_error(index, count));
-        }
-        let group = index as usize;
+        let s = text.value(i);
+        let group = |m: &[Option<(usize, usize)>]| -> Result<&str> {
+            if index < 0 || index as usize > re.groups() {
+                return Err(group_index_error(function, index, re.groups()));
+            }
+            Ok(m.get(index as usize)
+                .copied()
+                .flatten()
+                .map_or("", |(a, b)| &s[a..b]))
+        };
         if all {
-            for caps in re.captures_iter(text.value(i)) {
-                many.values()
-                    .append_value(caps.get(group).map_or("", |m| m.as_str()));
+            for m in re.find_all(s) {
+                many.values().append_value(group(&m)?);
             }
             many.append(true);
         } else {
-            let found = re
-                .captures(text.value(i))
-                .and_then(|c| c.get(group).map(|m| m.as_str().to_string()));
-            one.append_value(found.unwrap_or_default());
+            match re.captures_at(s, 0) {
+                Some(m) => one.append_value(group(&m)?),
+                None => one.append_value(""),
+            }
         }
     }
     Ok(if all {
@@ -172,44 +217,166 @@ pub(super) fn extract(arrays: &[ArrayRef], all: bool) -> Result<ArrayRef> {
     })
 }
 
+/// The span of the first match of each row's pattern, `None` for NULL arguments.
+fn first_matches<'a>(
+    arrays: &'a [ArrayRef],
+    text: &'a arrow::array::StringArray,
+    pats: &'a arrow::array::StringArray,
+    function: &'static str,
+    mut each: impl FnMut(Option<(&'a str, Option<(usize, usize)>)>),
+) -> Result<()> {
+    let mut patterns = Patterns::new(function);
+    for i in 0..text.len() {
+        if is_null_at(arrays, i) {
+            each(None);
+            continue;
+        }
+        let s = text.value(i);
+        let m = patterns.get(pats.value(i))?.captures_at(s, 0);
+        each(Some((s, m.and_then(|m| m.first().copied().flatten()))));
+    }
+    Ok(())
+}
+
+/// `regexp_substr(str, regex)`: the first match, NULL without one or when it is empty
+/// (Spark's `nullif(regexp_extract(str, regex, 0), '')`).
 pub(super) fn substr(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let pats = strings(arrays, 1)?;
     let (text, pats) = (text.as_string::<i32>(), pats.as_string::<i32>());
-    let mut patterns = Patterns::new();
     let mut out = StringBuilder::new();
-    for i in 0..text.len() {
-        if is_null_at(arrays, i) {
-            out.append_null();
-            continue;
-        }
-        match patterns.get(pats.value(i))?.find(text.value(i)) {
-            Some(m) => out.append_value(m.as_str()),
-            None => out.append_null(),
-        }
-    }
+    first_matches(arrays, text, pats, "regexp_extract", |m| match m {
+        Some((s, Some((a, b)))) if b > a => out.append_value(&s[a..b]),
+        _ => out.append_null(),
+    })?;
     Ok(Arc::new(out.finish()))
 }
 
+/// `regexp_instr(str, regex)`: the 1-based position (in characters) of the first match, 0
+/// without one.
 pub(super) fn instr(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let pats = strings(arrays, 1)?;
     let (text, pats) = (text.as_string::<i32>(), pats.as_string::<i32>());
-    let mut patterns = Patterns::new();
     let mut out = Int32Builder::new();
+    first_matches(arrays, text, pats, "regexp_instr", |m| match m {
+        Some((s, Some((a, _)))) => out.append_value(s[..a].chars().count() as i32 + 1),
+        Some((_, None)) => out.append_value(0),
+        None => out.append_null(),
+    })?;
+    Ok(Arc::new(out.finish()))
+}
+
+/// `rlike`/`regexp`/`regexp_like(str, regex)`: whether the pattern matches anywhere.
+pub(super) fn like(arrays: &[ArrayRef], function: &str) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let pats = strings(arrays, 1)?;
+    let (text, pats) = (text.as_string::<i32>(), pats.as_string::<i32>());
+    let function = match function {
+        "regexp" => "regexp",
+        "regexp_like" => "regexp_like",
+        _ => "rlike",
+    };
+    let mut patterns = Patterns::new(function);
+    let mut out = BooleanBuilder::with_capacity(text.len());
     for i in 0..text.len() {
         if is_null_at(arrays, i) {
             out.append_null();
             continue;
         }
-        let s = text.value(i);
-        match patterns.get(pats.value(i))?.find(s) {
-            // 1-based, in characters.
-            Some(m) => out.append_value(s[..m.start()].chars().count() as i32 + 1),
-            None => out.append_value(0),
-        }
+        out.append_value(patterns.get(pats.value(i))?.is_match(text.value(i)));
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// `regexp_count(str, regex)`: the number of matches (Spark's
+/// `size(regexp_extract_all(str, regex, 0))`).
+pub(super) fn count(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let pats = strings(arrays, 1)?;
+    let (text, pats) = (text.as_string::<i32>(), pats.as_string::<i32>());
+    let mut patterns = Patterns::new("regexp_extract_all");
+    let mut out = Int32Builder::with_capacity(text.len());
+    for i in 0..text.len() {
+        if is_null_at(arrays, i) {
+            out.append_null();
+            continue;
+        }
+        let n = patterns.get(pats.value(i))?.find_all(text.value(i)).len();
+        out.append_value(n as i32);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `regexp_replace(str, regex, replacement[, position])`: every match from the 1-based
+/// `position` (in UTF-16 units, as Java's) on replaced as Java's `Matcher.replaceAll` does;
+/// the text is unchanged when the position is past its end.
+pub(super) fn replace(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let text = strings(arrays, 0)?;
+    let pats = strings(arrays, 1)?;
+    let reps = strings(arrays, 2)?;
+    let (text, pats, reps) = (
+        text.as_string::<i32>(),
+        pats.as_string::<i32>(),
+        reps.as_string::<i32>(),
+    );
+    let positions = if arrays.len() > 3 {
+        Some(integers(arrays, 3)?)
+    } else {
+        None
+    };
+    let positions = positions
+        .as_ref()
+        .map(|p| p.as_primitive::<arrow::datatypes::Int64Type>());
+    let mut patterns = Patterns::new("regexp_replace");
+    let mut out = StringBuilder::with_capacity(text.len(), text.value_data().len());
+    for i in 0..text.len() {
+        if is_null_at(arrays, i) {
+            out.append_null();
+            continue;
+        }
+        let (s, pattern, replacement) = (text.value(i), pats.value(i), reps.value(i));
+        let position = positions.map_or(1, |p| p.value(i));
+        let re = patterns.get(pattern)?;
+        let Some(from) = utf16_offset(s, position - 1) else {
+            out.append_value(s);
+            continue;
+        };
+        let replaced = re.replace_all(&s[from..], replacement).map_err(|_| {
+            to_datafusion(SparkError::new(
+                ErrorKind::Runtime,
+                "INVALID_REGEXP_REPLACE",
+                "22023",
+                format!(
+                    "Could not perform regexp_replace for source = \"{s}\", pattern = \"{pattern}\", replacement = \"{replacement}\" and position = {position}."
+                ),
+                vec![
+                    ("source", s.to_string()),
+                    ("pattern", pattern.to_string()),
+                    ("replacement", replacement.to_string()),
+                    ("position", position.to_string()),
+                ],
+            ))
+        })?;
+        out.append_value(format!("{}{replaced}", &s[..from]));
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// The byte offset of UTF-16 offset `units` in `s` (Spark: a position at or past the end,
+/// other than the first, leaves the text alone).
+fn utf16_offset(s: &str, units: i64) -> Option<usize> {
+    if units <= 0 {
+        return Some(0);
+    }
+    let mut seen: i64 = 0;
+    for (at, c) in s.char_indices() {
+        if seen >= units {
+            return Some(at);
+        }
+        seen += c.len_utf16() as i64;
+    }
+    None
 }
 
 /// Spark's `initcap`: the first letter after each space upper case, the others lower case.

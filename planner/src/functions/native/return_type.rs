@@ -121,7 +121,9 @@ impl Native {
             Native::Split | Native::RegexpExtract { all: true } => {
                 crate::types::list_type(DataType::Utf8, true)
             }
-            Native::RegexpInstr | Native::Murmur3 => DataType::Int32,
+            Native::RegexpInstr | Native::RegexpCount | Native::Murmur3 => DataType::Int32,
+            Native::RegexpLike { .. } => DataType::Boolean,
+            Native::RegexpReplace => DataType::Utf8,
             Native::Fail { .. } => DataType::Null,
             Native::Deferred | Native::SortByComparisons => {
                 arg_types.first().cloned().unwrap_or(DataType::Null)
