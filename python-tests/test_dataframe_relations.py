@@ -547,3 +547,13 @@ def test_nearest_by_join_errors(spark, expected):
     )
     expected.check_error(lambda: users.nearestByJoin(products, F.sum(products.pscore), 1, "exact", "distance").collect(), name="aggregate_ranking")
     expected.check_error(lambda: users.nearestByJoin(products, F.col("nope"), 1, "exact", "distance").collect(), name="unknown_column")
+
+
+def test_nearest_by_join_negated_similarity(spark, expected):
+    # A similarity written as a negated distance (PySpark's own example).
+    from pyspark.sql import functions as F
+
+    users = spark.createDataFrame([(1, 10.0), (2, 20.0), (3, 30.0)], ["user_id", "score"])
+    products = spark.createDataFrame([("A", 11.0), ("B", 22.0), ("C", 5.0)], ["product", "pscore"])
+    joined = users.nearestByJoin(products, -F.abs(users.score - products.pscore), 1, "exact", "similarity")
+    expected.check(joined.select("user_id", "product"), name="rows")

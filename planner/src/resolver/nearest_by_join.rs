@@ -66,6 +66,9 @@ impl Resolver<'_> {
         } else {
             JoinType::Inner
         };
+        // (The window orders by the ranking computed into a column: DataFusion's ordering
+        // analysis rejects its own sort of an expression such as `-abs(a - b)` DESC.)
+        const RANKING: &str = "__ember_ranking";
         let best = row_number()
             .partition_by(vec![
                 Self::column(PARTITION_ID),
@@ -74,15 +77,25 @@ impl Resolver<'_> {
             .order_by(vec![
                 // (NULL rankings are no candidates; NULLs inside arrays and structs rank
                 // lowest, as in Spark.)
-                ranking.clone().sort(!j.similarity, !j.similarity),
+                Self::column(RANKING).sort(!j.similarity, !j.similarity),
                 Self::column(RIGHT_PARTITION).sort(true, false),
                 Self::column(RIGHT_ROW).sort(true, false),
             ])
             .build()?
             .alias(MATCH_RANK);
         let k = u64::try_from(j.num_results).unwrap_or(u64::MAX);
-        Ok(LogicalPlanBuilder::from(left)
-            .join_on(right, join_type, vec![ranking.is_not_null()])?
+        let joined = LogicalPlanBuilder::from(left)
+            .join_on(right, join_type, vec![ranking.clone().is_not_null()])?
+            .build()?;
+        let mut with_ranking: Vec<Expr> = joined
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
+        with_ranking.push(ranking.alias(RANKING));
+        Ok(LogicalPlanBuilder::from(joined)
+            .project(with_ranking)?
             .window(vec![best])?
             .filter(Self::column(MATCH_RANK).lt_eq(lit(k)))?
             .project(outputs)?
