@@ -98,3 +98,20 @@ def test_sql_over_dataframe_arguments(spark, expected):
     a, b = spark.range(3), spark.range(2).select("id", (F.col("id") * 10).alias("v"))
     expected.check(spark.sql("SELECT a.id, b.v FROM {a} a JOIN {b} b ON a.id = b.id", a=a, b=b), name="join")
     expected.check(spark.sql("SELECT * FROM {df} WHERE id > :m", args={"m": 5}, df=mydf), name="with_args")
+
+
+def test_positional_parameters_bind_in_text_order(spark, expected):
+    # `?` markers take the arguments in the order they are written, wherever they stand.
+    from pyspark.sql.functions import array, lit
+
+    mydf = spark.createDataFrame([(1, 4), (2, 4), (3, 6)], ["A", "B"])
+    expected.check(
+        spark.sql(
+            "SELECT *, element_at(?, 1) AS C FROM {df} WHERE {df[B]} > ? and ? < {df[A]}",
+            args=[array(lit(1), lit(2), lit(3)), 5, 2],
+            df=mydf,
+        ),
+        name="select_and_where",
+    )
+    expected.check(spark.sql("SELECT ? AS a, ? AS b FROM range(1) WHERE ? > 0", args=[1, "x", 3]), name="three")
+    expected.check(spark.sql("SELECT id FROM range(5) WHERE id > ? ORDER BY id LIMIT ?", args=[1, 2]), name="limit", ordered=True)

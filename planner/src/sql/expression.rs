@@ -740,9 +740,16 @@ pub(crate) fn value_to_expr(l: &Lowering, v: Value) -> PlanResult<Expr> {
 
 /// `:name` and `?` markers, bound from `spark.sql(..., args=...)`.
 fn parameter(l: &Lowering, marker: &str) -> PlanResult<Expr> {
-    if marker == "?" {
-        let i = l.next_positional.get();
-        l.next_positional.set(i + 1);
+    if let Some(number) = marker.strip_prefix('?') {
+        // (`?N`: the N-th marker of the text, see `sql::tokenize`.)
+        let i = match number.parse::<usize>() {
+            Ok(n) => n.saturating_sub(1),
+            Err(_) => {
+                let i = l.next_positional.get();
+                l.next_positional.set(i + 1);
+                i
+            }
+        };
         return l.args.positional.get(i).cloned().ok_or_else(|| {
             SparkError::analysis(
                 "UNBOUND_SQL_PARAMETER",

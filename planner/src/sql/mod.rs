@@ -173,9 +173,24 @@ fn tokenize(dialect: &SparkDialect, sql: &str) -> PlanResult<Vec<TokenWithSpan>>
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| PlanError::from(SparkError::parse_syntax(&format!("'{}'", e.message), "")))?;
-    Ok(dialect::multi_unit_intervals(dialect::exists_functions(
-        dialect::merge_typed_number_literals(tokens),
+    Ok(number_positional_markers(dialect::multi_unit_intervals(
+        dialect::exists_functions(dialect::merge_typed_number_literals(tokens)),
     )))
+}
+
+/// Each `?` marker numbered by its place in the text (`?1`, `?2`, ...), so positional
+/// arguments bind in the order the query is written, whatever order it is lowered in.
+fn number_positional_markers(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut n = 0;
+    for t in &mut tokens {
+        if let Token::Placeholder(p) = &mut t.token
+            && p == "?"
+        {
+            n += 1;
+            *p = format!("?{n}");
+        }
+    }
+    tokens
 }
 
 /// sqlparser's error -> Spark's PARSE_SYNTAX_ERROR, naming the token it failed at.
