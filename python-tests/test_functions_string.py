@@ -249,3 +249,122 @@ def test_overlay_lengths(spark, expected):
     )
     df = spark.createDataFrame([("SPARK_SQL", "CORE", 2)], ("x", "y", "n"))
     expected.check(df.select(F.overlay("x", df.y, 7), F.overlay("x", "y", 7, "n")), name="dataframe")
+
+
+# Java's regular expressions (java.util.regex), as Spark compiles every pattern: classes are
+# ASCII unless (?U), `[` inside a class is a nested class, `&&` intersects, `$` also stands
+# before a final line terminator, and replacement strings are Java's. Texts with non-ASCII
+# characters, line terminators and NULL.
+REGEX_ROWS = (
+    # (a no-break space as is: Ember's SQL literals do not read `\u00a0` escapes yet)
+    r"FROM VALUES (1, 'é b_1'), (2, 'Straße 42'), (3, 'ab\n'), (4, 'x" "\u00a0" r"y\tz'), "
+    r"(5, 'αβγ abc.'), (6, 'ÀB:cd'), (7, ''), (8, NULL) AS t(id, s)"
+)
+REGEX = {
+    "classes": r"SELECT id, regexp_replace(s, '[^\\w]', '') a, regexp_replace(s, '\\W', '#') b, "
+    r"regexp_replace(s, '\\s', '_') c, regexp_replace(s, '[\\d\\s]', '') d, regexp_replace(s, '\\h', '#') e, "
+    r"regexp_replace(s, '\\v', '#') f, regexp_count(s, '\\S') g, regexp_replace(s, '[\\D]', '.') h "
+    + REGEX_ROWS,
+    "unicode_classes": r"SELECT id, regexp_replace(s, '(?U)\\w', '#') a, regexp_replace(s, '(?U)[^\\s]', '#') b, "
+    r"regexp_count(s, '(?U)\\d') c, regexp_replace(s, '\\b', '|') d " + REGEX_ROWS,
+    "posix": r"SELECT id, regexp_replace(s, '\\p{Alpha}', '#') a, regexp_replace(s, '\\p{Lower}', '#') b, "
+    r"regexp_replace(s, '\\P{Alnum}', '#') c, regexp_replace(s, '\\p{Punct}', '#') d, regexp_replace(s, '\\p{Upper}', '#') e, "
+    r"regexp_replace(s, '\\p{Space}', '#') f, regexp_replace(s, '\\p{ASCII}', '') g, regexp_replace(s, '\\p{XDigit}', '#') h "
+    + REGEX_ROWS,
+    "unicode_properties": r"SELECT id, regexp_replace(s, '\\p{L}', '#') a, regexp_replace(s, '\\p{IsLatin}', '#') b, "
+    r"regexp_replace(s, '\\p{InGreek}', '#') c, regexp_replace(s, '\\p{javaLowerCase}', '#') d, regexp_replace(s, '\\pL', '#') e, "
+    r"regexp_replace(s, '\\p{IsAlphabetic}', '#') f, regexp_replace(s, '\\p{Lu}', '#') g, regexp_replace(s, '\\p{sc=Greek}', '#') h "
+    + REGEX_ROWS,
+    "brackets": r"SELECT id, regexp_replace(s, '[[:alpha:]]', '#') a, regexp_replace(s, '[a-z&&[^aeiou]]', '#') b, "
+    r"regexp_replace(s, '[^a[b]]', '#') c, regexp_replace(s, '[\\p{L}&&[^\\p{Lu}]]', '#') d, regexp_replace(s, '[]a]', '#') e, "
+    r"regexp_replace(s, '[\\w&&[^_]]', '#') f " + REGEX_ROWS,
+    "quoting_escapes": r"SELECT regexp_replace('a.b(a)', '\\Q.\\E', '#') a, regexp_replace('a.b(a)', '\\Q(a)\\E', '#') b, "
+    r"regexp_replace('AéA', '\\x41', '#') c, regexp_replace('AéA', '\\u00e9', '#') d, regexp_replace('AéA', '\\0101', '#') e, "
+    r"regexp_replace('AéA', '\\x{e9}', '#') f, regexp_replace('a\tb', '\\t', '#') g, regexp_replace('a\r\nb\nc', '\\R', '#') h",
+    "flags": r"SELECT id, regexp_replace(s, '(?i)[a-c]', '#') a, regexp_replace(s, '(?i)é', '#') b, regexp_replace(s, '(?iu)é', '#') c, "
+    r"regexp_replace(s, '(?i)straße', '#') d, regexp_replace(s, '(?s).', '#') e, regexp_replace(s, '.', '#') f, "
+    r"regexp_replace(s, '(?x) a  b # comment', '#') g, regexp_replace(s, '(?m)^', '>') h, regexp_replace(s, '(?i:A)B', '#') i "
+    + REGEX_ROWS,
+    "anchors": r"SELECT id, s RLIKE 'b$' a, regexp_extract(s, '(\\w)$', 1) b, regexp_replace(s, '$', '|') c, "
+    r"s RLIKE 'b\\Z' d, s RLIKE 'b\\z' e, regexp_replace(s, '\\A.', '#') f, regexp_count(s, '\\b') g " + REGEX_ROWS,
+    "groups": r"SELECT regexp_extract('2024-05-17', '(?<year>\\d{4})-(?<month>\\d\\d)', 2) a, "
+    r"regexp_extract_all('a1b22c333', '([a-z])(\\d+)', 2) b, regexp_extract('ab', '(a)|(b)', 2) c, "
+    r"regexp_extract_all('ab', '(a)|(b)', 2) d, regexp_replace('abc', '(b)', '[$1]') e, regexp_replace('abc', '(b)', '$10') f, "
+    r"regexp_extract('aaaaaa', 'a{2}{3}', 0) g, regexp_extract('xxx', 'x{2,3}?', 0) h",
+    "functions": r"SELECT id, s RLIKE '\\d' a, regexp_like(s, '^\\p{Lu}') b, regexp(s, '[αβ]') c, regexp_count(s, '[a-z]') d, "
+    r"regexp_instr(s, '\\s') e, regexp_substr(s, '\\p{L}+') f, regexp_extract_all(s, '\\w+', 0) g, split(s, '\\s') h, "
+    r"split(s, '[^\\w]', 2) i " + REGEX_ROWS,
+    "empty_matches": r"SELECT regexp_count('abc', '') a, regexp_count('', '') b, regexp_count('aaa', 'a*') c, "
+    r"regexp_replace('abc', 'x*', '-') d, regexp_replace('', '', '-') e, regexp_extract_all('abc', 'x*', 0) f, "
+    r"split('abc', 'x*') g, split('a1b2', '(?=\\d)') h, regexp_substr('abc', 'x*') i",
+    "lookahead": r"SELECT split('camelCaseWord', '(?=[A-Z])') a, regexp_extract_all('one,two,three', '\\w+(?=,)', 0) b, "
+    r"regexp_replace('abab', 'a(?=b)', '#') c, 'abc' RLIKE 'b(?=c)' d",
+    "position": r"SELECT regexp_replace('abcabc', 'b', 'X', 3) a, regexp_replace('abcabc', '^a', 'X', 4) b, "
+    r"regexp_replace('abc', 'b', 'X', 10) c, regexp_replace('abc', '', '-', 3) d, regexp_replace('a b', '\\b', '|', 2) e, "
+    r"regexp_replace('éaé', 'é', '#', 2) f",
+    "row_patterns": r"SELECT s, p, s RLIKE p a, regexp_replace(s, p, '#') b, regexp_count(s, p) c, regexp_extract(s, p, 0) d, "
+    r"split(s, p) e FROM VALUES ('é b', '[^\\w]'), ('aé1', '\\p{Alpha}'), ('ab\n', 'b$'), ('a.b', '\\Q.\\E'), "
+    r"('abc', '[[:alpha:]]'), ('x y', NULL), (NULL, 'a') AS t(s, p)",
+}
+REGEX_GAPS = {
+    "backreference": "Rust's regex engine has no backreferences",
+    "possessive": "Rust's regex engine has no possessive quantifiers",
+    "atomic_group": "Rust's regex engine has no atomic groups",
+    "lookbehind": "Rust's regex engine has no lookbehind",
+    "negative_lookahead": "Rust's regex engine has no negative lookahead",
+}
+REGEX["backreference"] = r"SELECT regexp_extract('xaay', '(a)\\1', 0) a"
+REGEX["possessive"] = r"SELECT regexp_extract('aaab', 'a*+b', 0) a, regexp_extract('aaab', 'a*+ab', 0) b"
+REGEX["atomic_group"] = r"SELECT regexp_extract('aaab', '(?>a*)b', 0) a"
+REGEX["lookbehind"] = r"SELECT regexp_replace('abcb', '(?<=a)b', '#') a"
+REGEX["negative_lookahead"] = r"SELECT regexp_replace('abac', 'a(?!b)', '#') a"
+
+
+@pytest.mark.parametrize("case", cases(REGEX, REGEX_GAPS))
+def test_java_regex(spark, expected, case):
+    expected.check(spark.sql(REGEX[case]), name=case)
+
+
+# Replacement strings through the DataFrame API (SQL text would substitute `${...}`).
+REGEX_REPLACEMENTS = {
+    "dollar_escaped": ("b", "\\$"),
+    "backslash_escaped": ("b", "\\\\"),
+    "escaped_letter": ("b", "\\x"),
+    "group": ("(b)(c)", "[$2$1]"),
+    "named_group": ("(?<first>a)(?<second>b)", "${second}${first}"),
+    "group_zero": ("[bc]+", "<$0>"),
+    "longest_group": ("(b)", "$11"),
+    "no_match_bad_reference": ("z", "$9"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REGEX_REPLACEMENTS))
+def test_java_regex_replacement(spark, expected, case):
+    pattern, replacement = REGEX_REPLACEMENTS[case]
+    df = spark.createDataFrame([("abcd",), ("é bc",), (None,)], "s STRING")
+    expected.check(df.select(F.regexp_replace("s", pattern, replacement).alias("r")), name=case)
+
+
+REGEX_ERRORS = {
+    "rlike_bad_pattern": "SELECT 'a' RLIKE '('",
+    "regexp_like_bad_pattern": "SELECT regexp_like('a', '[a')",
+    "regexp_replace_bad_pattern": "SELECT regexp_replace('a', '*a', '')",
+    "regexp_extract_all_bad_pattern": r"SELECT regexp_extract_all('a', '\\p{Nope}', 0)",
+    "regexp_count_bad_pattern": "SELECT regexp_count('a', 'a{2,1}')",
+    "regexp_instr_bad_pattern": r"SELECT regexp_instr('a', '\\k<x>')",
+    "regexp_substr_bad_pattern": r"SELECT regexp_substr('a', '\\y')",
+    "split_bad_pattern": "SELECT split('a', '(')",
+    "row_bad_pattern": "SELECT s RLIKE p FROM VALUES ('a', '('), ('b', 'b') AS t(s, p)",
+    "replacement_missing_group": "SELECT regexp_replace('abc', '(b)', '$2')",
+    "replacement_bad_reference": "SELECT regexp_replace('abc', 'b', '$x')",
+    "replacement_trailing_backslash": r"SELECT regexp_replace('abc', 'b', '\\')",
+    "group_index_on_match": "SELECT regexp_extract('aaa', 'a', 1)",
+    "group_index_negative": "SELECT regexp_extract_all('a', '(a)', -1)",
+    "position_zero": "SELECT regexp_replace('abc', 'b', 'X', 0)",
+    "position_not_constant": "SELECT regexp_replace('abc', 'b', 'X', id) FROM range(1, 2)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REGEX_ERRORS))
+def test_java_regex_errors(spark, expected, case):
+    expected.check_error(lambda: spark.sql(REGEX_ERRORS[case]).collect(), name=case)

@@ -6,7 +6,8 @@
 //! the text ends with one, the matches whose `$` stands there are those of a second pattern
 //! over the text without the terminator; of the two searches the earlier match wins, and on
 //! the same start the one over the whole text. This is Java's answer whenever nothing after
-//! a `$` in the pattern consumes characters.
+//! a `$` in the pattern consumes characters. Likewise a match that starts at the very end is
+//! taken from a pattern whose MULTILINE `^` never matches, as Java's does not there.
 
 use regex::{CaptureLocations, Regex};
 
@@ -21,6 +22,7 @@ pub(crate) type Spans = Vec<Option<(usize, usize)>>;
 pub(crate) struct JavaRegex {
     whole: Regex,
     before_terminator: Option<(Regex, LineEnds)>,
+    at_end: Option<Regex>,
     groups: usize,
     names: Vec<(String, usize)>,
     markers: Vec<usize>,
@@ -44,6 +46,7 @@ impl JavaRegex {
         Ok(JavaRegex {
             whole: compile(&t.rust)?,
             before_terminator,
+            at_end: t.at_end.as_deref().map(compile).transpose()?,
             groups: t.groups,
             names: t.names,
             markers: t.markers,
@@ -64,6 +67,9 @@ impl JavaRegex {
 
     /// Whether the pattern matches anywhere in `text` (Java's `find()`).
     pub(crate) fn is_match(&self, text: &str) -> bool {
+        if self.at_end.is_some() {
+            return self.captures_at(text, 0).is_some();
+        }
         self.whole.is_match(text)
             || self
                 .before(text)
@@ -72,7 +78,13 @@ impl JavaRegex {
 
     /// The first match starting at or after byte `start`, with its groups.
     pub(crate) fn captures_at(&self, text: &str, start: usize) -> Option<Spans> {
-        let whole = self.spans(&self.whole, text, start);
+        let mut whole = self.spans(&self.whole, text, start);
+        // A match that starts at the very end: Java's MULTILINE `^` does not match there.
+        if let Some(at_end) = &self.at_end
+            && whole.as_ref().is_some_and(|m| first_start(m) == text.len())
+        {
+            whole = self.spans(at_end, text, text.len());
+        }
         let before = self
             .before(text)
             .filter(|(_, end)| start <= *end)

@@ -26,7 +26,7 @@ mod unicode_tables;
 
 use std::fmt;
 
-use parser::Parser;
+use parser::{Parser, Search};
 
 /// A Java pattern in Rust's syntax.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +37,9 @@ pub(crate) struct Translated {
     /// stands before the text's final line terminator (searched over the text without it),
     /// and which terminators count.
     pub before_terminator: Option<(String, LineEnds)>,
+    /// With a `^` in MULTILINE mode: the pattern for matches at the very end of the text,
+    /// where Java's never matches (Rust's does after a final line terminator).
+    pub at_end: Option<String>,
     /// The number of capturing groups.
     pub groups: usize,
     /// Named groups and their numbers.
@@ -81,14 +84,22 @@ type Result<T> = std::result::Result<T, JavaRegexError>;
 /// Translates a Java pattern.
 pub(crate) fn translate(pattern: &str) -> Result<Translated> {
     let chars = remove_qe_quoting(pattern);
-    let whole = Parser::new(&chars, false).parse()?;
+    let whole = Parser::new(&chars, Search::Whole).parse()?;
     let before_terminator = match whole.dollar {
-        Some(ends) => Some((Parser::new(&chars, true).parse()?.rust, ends)),
+        Some(ends) => Some((
+            Parser::new(&chars, Search::BeforeTerminator).parse()?.rust,
+            ends,
+        )),
         None => None,
+    };
+    let at_end = match whole.line_caret {
+        true => Some(Parser::new(&chars, Search::AtEnd).parse()?.rust),
+        false => None,
     };
     Ok(Translated {
         rust: whole.rust,
         before_terminator,
+        at_end,
         groups: whole.groups,
         names: whole.names,
         markers: whole.markers,
@@ -97,10 +108,11 @@ pub(crate) fn translate(pattern: &str) -> Result<Translated> {
 
 /// A Rust pattern that matches a text exactly when the Java `pattern` finds a match in it,
 /// when there is one (what DataFusion's `~` can be given); `None` for a pattern that is
-/// invalid, needs Ember's matcher (a `$` before a final line terminator) or is not supported.
+/// invalid, needs Ember's matcher (Java's `$` and MULTILINE `^` around a final line
+/// terminator) or is not supported.
 pub(crate) fn plain_rust(pattern: &str) -> Option<String> {
     let t = translate(pattern).ok()?;
-    if t.before_terminator.is_some() || regex::Regex::new(&t.rust).is_err() {
+    if t.before_terminator.is_some() || t.at_end.is_some() || regex::Regex::new(&t.rust).is_err() {
         return None;
     }
     Some(t.rust)

@@ -31,6 +31,7 @@ pub(super) struct Output {
     pub(super) groups: usize,
     pub(super) names: Vec<(String, usize)>,
     pub(super) markers: Vec<usize>,
+    pub(super) line_caret: bool,
 }
 
 /// One item of a sequence in Rust's syntax; `atomic` when a quantifier may follow it as is;
@@ -62,6 +63,17 @@ impl Item {
 /// `\R`: `\r\n` first, else one vertical space.
 const LINE_BREAK: &str = r"(?:\r\n|[\n\x0B\x0C\r\x{85}\x{2028}\x{2029}])";
 
+/// Which of a pattern's searches is written (see [`super::Translated`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Search {
+    /// Over the whole text.
+    Whole,
+    /// Over the text without its final line terminator: `\z` never matches.
+    BeforeTerminator,
+    /// At the end of the text: a MULTILINE `^` never matches.
+    AtEnd,
+}
+
 pub(super) struct Parser<'a> {
     pub(super) p: &'a [char],
     pub(super) pos: usize,
@@ -71,14 +83,15 @@ pub(super) struct Parser<'a> {
     /// The Rust groups marking lookaheads.
     markers: Vec<usize>,
     dollar: Option<LineEnds>,
-    /// Emitting the search before the final line terminator: `\z` never matches.
-    before_terminator: bool,
+    search: Search,
+    /// Whether a MULTILINE `^` was seen.
+    line_caret: bool,
     /// The first construct Rust cannot match (reported once the whole pattern is valid).
     unsupported: Option<String>,
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(p: &'a [char], before_terminator: bool) -> Self {
+    pub(super) fn new(p: &'a [char], search: Search) -> Self {
         Parser {
             p,
             pos: 0,
@@ -87,7 +100,8 @@ impl<'a> Parser<'a> {
             names: Vec::new(),
             markers: Vec::new(),
             dollar: None,
-            before_terminator,
+            search,
+            line_caret: false,
             unsupported: None,
         }
     }
@@ -109,6 +123,7 @@ impl<'a> Parser<'a> {
             groups: self.groups,
             names: self.names,
             markers: self.markers,
+            line_caret: self.line_caret,
         })
     }
 
@@ -206,8 +221,12 @@ impl<'a> Parser<'a> {
                 }
                 '^' => {
                     self.pos += 1;
+                    if self.flags.m {
+                        self.line_caret = true;
+                    }
                     Item::atom(match (self.flags.m, self.flags.d) {
                         (false, _) => "^",
+                        (true, _) if self.search == Search::AtEnd => NOTHING,
                         (true, false) => "(?mR:^)",
                         (true, true) => "(?m:^)",
                     })
@@ -497,7 +516,7 @@ impl<'a> Parser<'a> {
                 Item::atom(NOTHING)
             }
             'A' => Item::atom(r"\A"),
-            'z' => Item::atom(if self.before_terminator {
+            'z' => Item::atom(if self.search == Search::BeforeTerminator {
                 NOTHING
             } else {
                 r"\z"
