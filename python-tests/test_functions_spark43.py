@@ -92,6 +92,9 @@ SQL = {
     "(8, 650, TIMESTAMP'2026-01-01 00:03:00'), (9, 660, TIMESTAMP'2026-01-01 00:03:00') t(t, c, s)",
     "counter_diff_start_time_ntz": "SELECT t, counter_diff(c, s) OVER (ORDER BY t) d FROM VALUES (1, 5, TIMESTAMP_NTZ'2026-01-01 00:00:00'), "
     "(2, 7, TIMESTAMP_NTZ'2026-01-01 00:00:00'), (3, 9, TIMESTAMP_NTZ'2026-01-01 00:00:01') t(t, c, s)",
+    "counter_diff_null_start_times": "SELECT t, counter_diff(c, s) OVER (ORDER BY t) d FROM VALUES (1, 5, NULL), "
+    "(2, 6, TIMESTAMP'2020-01-01 00:00:00'), (3, 7, NULL), (4, 8, TIMESTAMP'2020-01-01 00:00:01'), (5, 9, TIMESTAMP'2020-01-01 00:00:01') t(t, c, s)",
+    "counter_diff_of_null": "SELECT counter_diff(NULL) OVER (ORDER BY 1), counter_diff(c, NULL) OVER (ORDER BY c) d FROM VALUES (1), (2) t(c)",
     # variant edits
     "variant_insert": f"SELECT to_json(variant_insert({DOC}, '$.b', 2)) a, to_json(variant_insert({DOC}, '$.c.d', 3)) b, "
     f"to_json(variant_insert({DOC}, '$.arr[0]', 'z')) c, to_json(variant_insert({DOC}, '$.arr[2]', 'z')) d, "
@@ -145,6 +148,8 @@ SQL = {
     "parse_with_pattern_column": "SELECT s, f, to_timestamp_ltz(s, f) a, to_timestamp_ntz(s, f) b, to_unix_timestamp(s, f) c, "
     "to_timestamp(s, f) d, to_date(s, f) e, unix_timestamp(s, f) g, try_to_timestamp(s, f) h FROM VALUES "
     "('2020-01-02 03:04:05', 'yyyy-MM-dd HH:mm:ss'), ('02/01/2020', 'dd/MM/yyyy'), ('2020', 'yyyy'), (NULL, 'yyyy'), ('2020', NULL) t(s, f)",
+    "parse_partial_patterns": "SELECT to_timestamp('2020', 'yyyy') a, to_timestamp('03', 'MM') b, to_timestamp('10:20', 'HH:mm') c, "
+    "to_timestamp('2020-01-02 10', 'yyyy-MM-dd HH') d, to_date(s, f) e, to_unix_timestamp(s, f) g FROM VALUES ('2020-05', 'yyyy-MM') t(s, f)",
     "try_parse_with_pattern_column": "SELECT try_to_timestamp(s, f) FROM VALUES ('2020-01-02', 'yyyy-MM'), ('2020-01', 'yyyy-MM') t(s, f)",
 }
 
@@ -211,6 +216,11 @@ ERRORS = {
     "vector_sum_dimension": "SELECT vector_sum(v) FROM VALUES (array(1.0F, 2.0F)), (array(3.0F)) t(v)",
     "vector_avg_type": "SELECT vector_avg(v) FROM VALUES (array(1.0D)) t(v)",
     "collect_union_of_int": "SELECT collect_union(1)",
+    "collect_union_of_null": "SELECT collect_union(NULL)",
+    "vector_sum_of_null": "SELECT vector_sum(NULL)",
+    "vector_inner_product_of_null": "SELECT vector_inner_product(NULL, array(1.0F))",
+    "counter_diff_start_after_null": "SELECT counter_diff(c, s) OVER (ORDER BY t) FROM VALUES (1, 5, TIMESTAMP'2020-01-01 00:00:02'), "
+    "(2, 6, NULL), (3, 7, TIMESTAMP'2020-01-01 00:00:01'), (4, 8, TIMESTAMP'2020-01-01 00:00:00') t(t, c, s)",
     "collect_union_of_maps": "SELECT collect_union(v) FROM VALUES (array(map(1, 2))) t(v)",
     "counter_diff_negative": "SELECT counter_diff(c) OVER (ORDER BY t) FROM VALUES (1, 5), (2, -1) t(t, c)",
     "counter_diff_negative_double": "SELECT counter_diff(c) OVER (ORDER BY c) FROM VALUES (-1.5D) t(c)",

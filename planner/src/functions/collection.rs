@@ -285,7 +285,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // collect_union(arrays): the distinct elements of a group's arrays.
     b.aggregate(&["collect_union"], |f| {
         f.arity(1, 1)?;
-        super::check_type(&f, 0, &["ARRAY"], |t| matches!(t, DataType::List(_)))?;
+        super::require_type(&f, 0, &["ARRAY"], |t| matches!(t, DataType::List(_)))?;
         if let Some(DataType::List(element)) = f.types.first()
             && matches!(element.data_type(), DataType::Map(..))
         {

@@ -154,8 +154,20 @@ impl FunctionDef {
     }
 }
 
-/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types.
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types
+/// or is a NULL (which Spark casts).
 pub(crate) fn check_type(
+    f: &FunctionInput,
+    i: usize,
+    accepted: &[&str],
+    ok: impl Fn(&DataType) -> bool,
+) -> PlanResult<()> {
+    require_type(f, i, accepted, |t| *t == DataType::Null || ok(t))
+}
+
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types (a
+/// NULL, of the type VOID, has none).
+pub(crate) fn require_type(
     f: &FunctionInput,
     i: usize,
     accepted: &[&str],
@@ -164,7 +176,7 @@ pub(crate) fn check_type(
     let Some(t) = f.types.get(i) else {
         return Ok(());
     };
-    if *t == DataType::Null || ok(t) {
+    if ok(t) {
         return Ok(());
     }
     let expected = if accepted.len() == 1 {

@@ -7,40 +7,10 @@ use arrow::datatypes::DataType;
 use datafusion::logical_expr::{Expr, lit};
 
 use super::native::{Native, NativeUdf, VectorOp};
-use super::{FunctionInput, FunctionKind, Naming, RegistryBuilder};
-use crate::error::{PlanResult, SparkError};
+use super::{FunctionInput, FunctionKind, Naming, RegistryBuilder, require_type};
 
 fn is_float_vector(t: &DataType) -> bool {
     matches!(t, DataType::List(f) if f.data_type() == &DataType::Float32)
-}
-
-/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` is `expected` (`VOID` too
-/// where `void`).
-fn expect(
-    f: &FunctionInput,
-    i: usize,
-    expected: &str,
-    ok: fn(&DataType) -> bool,
-    void: bool,
-) -> PlanResult<()> {
-    match f.types.get(i) {
-        Some(DataType::Null) if void => Ok(()),
-        Some(t) if !ok(t) => {
-            let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
-            Err(SparkError::analysis(
-                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                "42K09",
-                format!(
-                    "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the \"{expected}\" type, however \"{arg}\" has the type \"{}\".",
-                    f.name,
-                    crate::error::ordinal_number(i),
-                    crate::types::sql_name(t)
-                ),
-            )
-            .into())
-        }
-        _ => Ok(()),
-    }
 }
 
 fn call(op: VectorOp, args: Vec<Expr>) -> Expr {
@@ -65,7 +35,7 @@ pub fn register(b: &mut RegistryBuilder) {
         b.scalar(&[op.function()], move |f| {
             f.arity(2, 2)?;
             for i in 0..2 {
-                expect(&f, i, "ARRAY<FLOAT>", is_float_vector, true)?;
+                require_type(&f, i, &["ARRAY<FLOAT>"], is_float_vector)?;
             }
             Ok(call(op, f.args))
         });
@@ -76,8 +46,8 @@ pub fn register(b: &mut RegistryBuilder) {
             Naming::Custom(with_degree),
             move |mut f| {
                 f.arity(1, 2)?;
-                expect(&f, 0, "ARRAY<FLOAT>", is_float_vector, true)?;
-                expect(&f, 1, "FLOAT", |t| *t == DataType::Float32, false)?;
+                require_type(&f, 0, &["ARRAY<FLOAT>"], is_float_vector)?;
+                require_type(&f, 1, &["FLOAT"], |t| *t == DataType::Float32)?;
                 if f.args.len() < 2 {
                     f.args.push(lit(2.0f32));
                 }
@@ -92,7 +62,7 @@ pub fn register(b: &mut RegistryBuilder) {
             Naming::Call,
             Arc::new(move |f: FunctionInput| {
                 f.arity(1, 1)?;
-                expect(&f, 0, "ARRAY<FLOAT>", is_float_vector, true)?;
+                require_type(&f, 0, &["ARRAY<FLOAT>"], is_float_vector)?;
                 let vectors = super::aggregate::call_values(f)?;
                 Ok(call(op, vec![vectors]))
             }),

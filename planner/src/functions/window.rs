@@ -76,8 +76,12 @@ pub fn register(b: &mut RegistryBuilder) {
 /// Spark 4.3's `counter_diff` and the row index of Spark Connect's `zipWithIndex`.
 fn register_spark43(b: &mut RegistryBuilder) {
     // counter_diff(value[, startTime]): over the running frame (see `native::counter_diff`).
-    add(b, "counter_diff", Naming::Call, |f| {
+    add(b, "counter_diff", Naming::Call, |mut f| {
         f.arity(1, 2)?;
+        // A NULL counts as a DOUBLE (Spark's implicit cast to a number).
+        if f.types.first() == Some(&DataType::Null) {
+            f.args[0] = cast(f.args[0].clone(), DataType::Float64);
+        }
         check_type(&f, 0, &["NUMERIC"], |t| {
             t.is_integer() || t.is_floating() || matches!(t, DataType::Decimal128(..))
         })?;

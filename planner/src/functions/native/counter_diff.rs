@@ -3,7 +3,8 @@
 //! it. NULL for the first value, a NULL value, and a reset: a value below the previous one
 //! (NaN above all numbers, as Spark orders them) or a start time after the previous row's.
 //! Negative values (COUNTER_DIFF_NEGATIVE_COUNTER_VALUE) and start times that go back
-//! (COUNTER_DIFF_START_TIME_DECREASED) fail; NULL start times are not compared.
+//! (COUNTER_DIFF_START_TIME_DECREASED) fail. Rows without a value are skipped; a start time is
+//! compared with that of the previous row with a value, unless either is NULL.
 //!
 //! An aggregate over the running frame (`ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
 //! ROW`): DataFusion feeds each row to the accumulator in order and asks for its answer.
@@ -105,7 +106,7 @@ struct CounterAccumulator {
     value_type: DataType,
     /// The last non-NULL value.
     last: Option<Count>,
-    /// The last start time given with a non-NULL value (microseconds).
+    /// The start time (microseconds) of the last row with a value.
     start: Option<i64>,
     /// The answer for the last row seen.
     answer: Option<Count>,
@@ -256,9 +257,7 @@ impl Accumulator for CounterAccumulator {
                 _ => None,
             };
             self.last = Some(value);
-            if start.is_some() {
-                self.start = start;
-            }
+            self.start = start;
         }
         Ok(())
     }

@@ -77,9 +77,6 @@ fn parse_local(text: &str, pattern: &str) -> Option<NaiveDateTime> {
     if let Ok(t) = NaiveDateTime::parse_from_str(text, pattern) {
         return Some(t);
     }
-    if let Ok(d) = NaiveDate::parse_from_str(text, pattern) {
-        return d.and_hms_opt(0, 0, 0);
-    }
     let mut parsed = chrono::format::Parsed::new();
     chrono::format::parse(
         &mut parsed,
