@@ -368,3 +368,25 @@ REGEX_ERRORS = {
 @pytest.mark.parametrize("case", sorted(REGEX_ERRORS))
 def test_java_regex_errors(spark, expected, case):
     expected.check_error(lambda: spark.sql(REGEX_ERRORS[case]).collect(), name=case)
+
+
+# df.colRegex: Java's `String.matches` over the column names, case-insensitive by default.
+COL_REGEX = {
+    "digits": r"`a\d`",
+    "whole_name": "`a|ab`",
+    "posix_and_space": r"`\p{Alpha}\s\p{L}`",
+    "case_insensitive": "`x.`",
+    "case_sensitive_flag": "`(?-i)x.`",
+    "nested_class": "`[[:alpha:]]+`",
+}
+
+
+@pytest.mark.parametrize("case", sorted(COL_REGEX))
+def test_col_regex(spark, expected, case):
+    df = spark.createDataFrame([(1, 2, 3, 4, 5)], "a1 INT, a2 INT, `b é` INT, ab INT, Xy INT")
+    expected.check(df.select(df.colRegex(COL_REGEX[case])), name=case)
+
+
+def test_col_regex_invalid(spark, expected):
+    df = spark.createDataFrame([(1,)], "a INT")
+    expected.check_error(lambda: df.select(df.colRegex("`(`")).columns, name="unclosed_group")

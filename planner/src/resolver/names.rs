@@ -297,12 +297,23 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Vec<Named>> {
         let pattern = pattern.trim_matches('`');
-        let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
-            PlanError::from(SparkError::analysis(
-                "INVALID_REGEX",
-                "42000",
-                e.to_string(),
-            ))
+        // Java's `String.matches`, case-insensitive unless spark.sql.caseSensitive, as Spark.
+        let java = if self.config.case_sensitive {
+            pattern.to_string()
+        } else {
+            format!("(?i){pattern}")
+        };
+        let re = crate::functions::java_regex::full_match(&java).map_err(|e| match e {
+            crate::functions::java_regex::JavaRegexError::Unsupported(what) => {
+                PlanError::Unsupported(format!("{what} in the column regex '{pattern}'"))
+            }
+            syntax => PlanError::from(SparkError::new(
+                crate::error::ErrorKind::IllegalArgument,
+                "",
+                "",
+                format!("{syntax}\n{java}"),
+                vec![],
+            )),
         })?;
         Ok(self
             .candidates(schema, plan_id)

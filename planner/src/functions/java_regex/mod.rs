@@ -118,6 +118,18 @@ pub(crate) fn plain_rust(pattern: &str) -> Option<String> {
     Some(t.rust)
 }
 
+/// The Java `pattern` compiled to match a whole text (Java's `Matcher.matches`), for names.
+pub(crate) fn full_match(pattern: &str) -> Result<regex::Regex> {
+    let t = translate(pattern)?;
+    if !t.markers.is_empty() {
+        return Err(JavaRegexError::Unsupported(
+            "a lookahead `(?=...)` in a whole-text match".into(),
+        ));
+    }
+    regex::Regex::new(&format!(r"\A(?:{})\z", t.rust))
+        .map_err(|e| JavaRegexError::Unsupported(format!("a pattern beyond Rust's engine ({e})")))
+}
+
 /// Java's first pass: the text between `\Q` and `\E` becomes escaped characters (a digit
 /// opening a quote as `\x3N`, so that it cannot extend an escape before it).
 fn remove_qe_quoting(pattern: &str) -> Vec<char> {

@@ -124,6 +124,8 @@ fn finds_what_java_finds() {
         (r"(?m)^.", "a\nb\r\nc", Ok(&["a", "b", "c"])),
         (r"(?m).$", "a\nb\r\nc", Ok(&["a", "b", "c"])),
         (r"\Aa", "aa", Ok(&["a"])),
+        (r"(?m)^", "a\nb\n", Ok(&["", ""])),
+        (r"(?m)^", "", Ok(&[])),
         (r"\bb", "ab b", Ok(&["b"])),
         (r"\Bb", "ab b", Ok(&["b"])),
         (
@@ -293,4 +295,13 @@ fn errors_say_what_java_says() {
     );
     assert_eq!(error("a*+"), "a possessive quantifier (such as `a*+`)");
     assert_eq!(error(r"(a)\1"), r"a backreference `\1`");
+}
+
+#[test]
+fn whole_text_matches_as_java_matches() {
+    let whole = |p: &str, t: &str| super::full_match(p).map(|re| re.is_match(t)).ok();
+    assert_eq!(whole("a|ab", "ab"), Some(true));
+    assert_eq!(whole("a", "ab"), Some(false));
+    assert_eq!(whole(r"(?i)\p{Alpha}\d", "A1"), Some(true));
+    assert_eq!(whole("(", "a"), None);
 }
