@@ -51,6 +51,12 @@ SQL = {
 
 
 SQL["concat_null_array"] = "SELECT concat(CAST(NULL AS ARRAY<INT>), array(9)) a, concat(array(1), array(2)) b"
+# str_to_map's delimiters are Java regular expressions (Spark splits with them), empty pairs kept.
+SQL["str_to_map_patterns"] = (
+    r"SELECT str_to_map('a:1, b:2', ',\\s*', ':') a, str_to_map('a=1,b=2', '[,]', '=') b, str_to_map('ab', '', '=') c, "
+    r"str_to_map('a1b', 'x*', '=') d, str_to_map('a=1', ',', '') e, str_to_map('a=1,,b=2', ',', '=') f, "
+    r"str_to_map('') g, str_to_map('a=1=2', ',', '=') h, str_to_map('é=1|ü=2', '\\|', '=') i, str_to_map(NULL) j"
+)
 
 SQL_GAPS = {
 }
@@ -123,6 +129,9 @@ ERRORS = {
     "wrong_type": "SELECT array_contains(1, 1)",
 }
 
+
+ERRORS["str_to_map_bad_pattern"] = "SELECT str_to_map('a=1', '(', '=')"
+ERRORS["str_to_map_duplicate_key"] = "SELECT str_to_map('a=1,a=2', ',', '=')"
 
 ERRORS_GAPS = {
 }

@@ -160,7 +160,25 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_df(b, &["map_entries"], "map_entries", 1, 1);
     add_spark(b, &["shuffle"], "shuffle", 1, 2);
-    add_spark(b, &["str_to_map"], "str_to_map", 1, 3);
+    // Java patterns as delimiters; Spark names the call with its default delimiters.
+    b.scalar_named(
+        &["str_to_map"],
+        Naming::Custom(|_, a, _| {
+            let defaults = [",", ":"];
+            let mut args = a.to_vec();
+            for d in defaults.iter().skip(args.len().saturating_sub(1)) {
+                args.push(d.to_string());
+            }
+            format!("str_to_map({})", args.join(", "))
+        }),
+        |f| {
+            f.arity(1, 3)?;
+            let kind = super::native::Native::StrToMap {
+                last_win: f.config.map_key_last_win,
+            };
+            Ok(super::native::NativeUdf::udf(kind).call(f.args))
+        },
+    );
     b.scalar(&["map_contains_key"], |f| {
         let (m, k) = super::operators::two(f)?;
         Ok(df_udf("array_has")?.call(vec![df_udf("map_keys")?.call(vec![m]), k]))

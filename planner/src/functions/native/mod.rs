@@ -26,6 +26,7 @@ pub mod random;
 pub mod reflect;
 pub(crate) mod regex;
 mod similarity;
+mod str_to_map;
 pub mod sketch;
 pub mod spatial;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
@@ -141,6 +142,11 @@ pub enum Native {
     RegexpCount,
     /// `regexp_replace(str, regex, replacement[, position])`.
     RegexpReplace,
+    /// `str_to_map(text[, pairDelim[, keyValueDelim]])` (`last_win`: duplicate keys keep
+    /// the last value).
+    StrToMap {
+        last_win: bool,
+    },
     /// `initcap`: words split at spaces only, the rest lower case.
     Initcap,
     /// `conv(num, from_base, to_base)`.
@@ -438,9 +444,10 @@ impl Native {
                 Nullability::Never
             }
             Native::CollectUnion { .. } => Nullability::Never,
-            Native::RegexpLike { .. } | Native::RegexpCount | Native::RegexpReplace => {
-                Nullability::OfArguments
-            }
+            Native::RegexpLike { .. }
+            | Native::RegexpCount
+            | Native::RegexpReplace
+            | Native::StrToMap { .. } => Nullability::OfArguments,
             Native::Base32 { .. }
             | Native::ToChar { .. }
             | Native::Zoned { .. }
@@ -530,6 +537,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RegexpLike { .. } => "ember_regexp_like",
             Native::RegexpCount => "ember_regexp_count",
             Native::RegexpReplace => "ember_regexp_replace",
+            Native::StrToMap { .. } => "ember_str_to_map",
             Native::Initcap => "ember_initcap",
             Native::Murmur3 => "ember_hash",
             Native::RoundHalfEven { .. } => "ember_bround",
@@ -672,6 +680,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::RegexpLike { function } => regex::like(&arrays, function)?,
             Native::RegexpCount => regex::count(&arrays)?,
             Native::RegexpReplace => regex::replace(&arrays)?,
+            Native::StrToMap { last_win } => str_to_map::str_to_map(&arrays, *last_win)?,
             Native::Initcap => regex::initcap(&arrays)?,
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,

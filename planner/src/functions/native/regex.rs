@@ -50,13 +50,13 @@ pub(crate) fn pattern_error(
 
 /// Compiles each row's pattern, reusing the last one (patterns are nearly always literals);
 /// errors name `function`.
-struct Patterns {
+pub(super) struct Patterns {
     function: &'static str,
     last: Option<(String, JavaRegex)>,
 }
 
 impl Patterns {
-    fn new(function: &'static str) -> Self {
+    pub(super) fn new(function: &'static str) -> Self {
         Self {
             function,
             last: None,
@@ -96,9 +96,34 @@ fn group_index_error(
     ))
 }
 
-/// `split(str, regex[, limit])`: Java's `String.split` (limit > 0 keeps at most `limit`
-/// parts, the last holding the rest; otherwise every part, trailing empty strings
-/// included); an empty pattern splits into characters.
+/// Spark's `UTF8String.split(pattern, limit)`: an empty pattern splits a non-empty text
+/// into characters (at most `limit` parts when positive, the last holding the rest); else
+/// Java's `String.split` (limit > 0 keeps at most `limit` parts, the last holding the rest;
+/// otherwise every part, trailing empty strings included).
+pub(super) fn spark_split<'t>(
+    patterns: &mut Patterns,
+    s: &'t str,
+    pattern: &str,
+    limit: i64,
+) -> Result<Vec<&'t str>> {
+    if s.is_empty() || !pattern.is_empty() {
+        return Ok(patterns.get(pattern)?.split(s, limit));
+    }
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let keep = if limit > 0 {
+        (limit as usize).min(chars.len())
+    } else {
+        chars.len()
+    };
+    let mut out: Vec<&str> = chars[..keep - 1]
+        .iter()
+        .map(|(at, c)| &s[*at..at + c.len_utf8()])
+        .collect();
+    out.push(&s[chars[keep - 1].0..]);
+    Ok(out)
+}
+
+/// `split(str, regex[, limit])` (see `spark_split`).
 pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let pats = strings(arrays, 1)?;
@@ -118,35 +143,8 @@ pub(super) fn split(arrays: &[ArrayRef]) -> Result<ArrayRef> {
             out.append_null();
             continue;
         }
-        let s = text.value(i);
         let limit = limits.map_or(-1, |l| l.value(i));
-        let pattern = pats.value(i);
-        if pattern.is_empty() {
-            // Every character on its own (the rest in the last part under a limit).
-            let chars: Vec<&str> = s
-                .char_indices()
-                .map(|(at, c)| &s[at..at + c.len_utf8()])
-                .collect();
-            let keep = if limit > 0 {
-                (limit as usize).min(chars.len())
-            } else {
-                chars.len()
-            };
-            for (n, c) in chars.iter().enumerate().take(keep) {
-                if n + 1 == keep && limit > 0 {
-                    let start = s.len() - chars[n..].iter().map(|c| c.len()).sum::<usize>();
-                    out.values().append_value(&s[start..]);
-                } else {
-                    out.values().append_value(c);
-                }
-            }
-            if chars.is_empty() {
-                out.values().append_value("");
-            }
-            out.append(true);
-            continue;
-        }
-        for part in patterns.get(pattern)?.split(s, limit) {
+        for part in spark_split(&mut patterns, text.value(i), pats.value(i), limit)? {
             out.values().append_value(part);
         }
         out.append(true);

@@ -124,6 +124,17 @@ impl Native {
             Native::RegexpInstr | Native::RegexpCount | Native::Murmur3 => DataType::Int32,
             Native::RegexpLike { .. } => DataType::Boolean,
             Native::RegexpReplace => DataType::Utf8,
+            Native::StrToMap { .. } => {
+                use arrow::datatypes::{Field, Fields};
+                let entries = DataType::Struct(Fields::from(vec![
+                    Field::new("key", DataType::Utf8, false),
+                    Field::new("value", DataType::Utf8, true),
+                ]));
+                DataType::Map(
+                    std::sync::Arc::new(Field::new("entries", entries, false)),
+                    false,
+                )
+            }
             Native::Fail { .. } => DataType::Null,
             Native::Deferred | Native::SortByComparisons => {
                 arg_types.first().cloned().unwrap_or(DataType::Null)
