@@ -114,3 +114,12 @@ def test_dataframe(spark, expected):
     expected.check(df.select(F.col("h").cast("string").alias("s"), F.col("h").cast("interval minute").alias("m")), name="casts")
     expected.check_value(df.dtypes, name="dtypes")
     expected.check_value(df._show_string(2, 20, False), name="show")
+
+
+def test_try_arithmetic_keeps_interval_fields(spark, expected):
+    from pyspark.sql import functions as F
+
+    df = spark.sql("SELECT * FROM VALUES (INTERVAL 1 YEAR, INTERVAL 2 YEAR, INTERVAL 3 DAY, INTERVAL '4' HOUR) AS t(y1, y2, d, h)")
+    out = df.select(F.try_add("y1", "y2"), F.try_subtract("y1", "y2"), F.try_add("d", "h"), F.try_subtract("d", "d"))
+    expected.check(out, name="values")
+    expected.check_value(out._show_string(truncate=False), name="shown")

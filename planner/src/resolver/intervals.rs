@@ -317,7 +317,8 @@ fn day_time_literal(text: &str, lead: &str, last: &str) -> Option<(i64, String)>
 /// `max` of an `INTERVAL DAY` column an `INTERVAL DAY`.
 pub(super) fn call_interval(function: &str, args: &[Arc<Field>]) -> Option<IntervalFields> {
     let values = match function {
-        "+" | "-" | "coalesce" | "nvl" | "ifnull" | "greatest" | "least" => args,
+        "+" | "-" | "try_add" | "try_subtract" | "coalesce" | "nvl" | "ifnull" | "greatest"
+        | "least" => args,
         "nvl2" | "if" | "iff" => args.get(1..)?,
         "nullif" | "sum" | "try_sum" | "min" | "max" | "first" | "last" | "any_value"
         | "first_value" | "last_value" | "mode" | "lag" | "lead" | "nth_value" => args.get(..1)?,
