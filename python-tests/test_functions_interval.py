@@ -121,5 +121,6 @@ def test_try_arithmetic_keeps_interval_fields(spark, expected):
 
     df = spark.sql("SELECT * FROM VALUES (INTERVAL 1 YEAR, INTERVAL 2 YEAR, INTERVAL 3 DAY, INTERVAL '4' HOUR) AS t(y1, y2, d, h)")
     out = df.select(F.try_add("y1", "y2"), F.try_subtract("y1", "y2"), F.try_add("d", "h"), F.try_subtract("d", "d"))
-    expected.check(out, name="values")
+    # (PySpark cannot collect year-month intervals: the shown values and the types.)
     expected.check_value(out._show_string(truncate=False), name="shown")
+    expected.check_value(out.schema.simpleString(), name="types")
