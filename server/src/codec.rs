@@ -17,6 +17,7 @@ use ember_planner::SparkError;
 use ember_planner::datasource::csv::{CsvOptions, CsvSource};
 use ember_planner::datasource::json::{JsonOptions, JsonSource};
 use ember_planner::datasource::orc::OrcSource;
+use ember_planner::datasource::xml::{XmlOptions, XmlSource};
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
 use ember_planner::exec::RangeExec;
 use ember_planner::exec::partition_ids::PartitionIdsExec;
@@ -111,6 +112,12 @@ impl CodecPart for PlannerCodec {
                     "scan": hex(&encoder.file_scan(config)?),
                     "options": json.reader().options(),
                 })
+            } else if let Some(xml) = source.downcast_ref::<XmlSource>() {
+                json!({
+                    "node": "xml",
+                    "scan": hex(&encoder.file_scan(config)?),
+                    "options": xml.reader().options(),
+                })
             } else {
                 return Ok(None);
             };
@@ -164,6 +171,14 @@ impl CodecPart for PlannerCodec {
                 let config = decoder.file_scan(&scan()?, |schema| {
                     Arc::new(JsonSource::new(schema, options))
                 })?;
+                return Ok(DataSourceExec::from_data_source(config));
+            }
+            Some("xml") => {
+                let options: XmlOptions =
+                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
+                        .map_err(|_| bad("xml options"))?;
+                let config = decoder
+                    .file_scan(&scan()?, |schema| Arc::new(XmlSource::new(schema, options)))?;
                 return Ok(DataSourceExec::from_data_source(config));
             }
             _ => {}

@@ -52,6 +52,7 @@ pub enum WriteFormat {
     Text,
     Orc,
     Avro,
+    Xml,
 }
 
 impl WriteFormat {
@@ -63,6 +64,7 @@ impl WriteFormat {
             WriteFormat::Text => "text",
             WriteFormat::Orc => "orc",
             WriteFormat::Avro => "avro",
+            WriteFormat::Xml => "xml",
         }
     }
 
@@ -74,6 +76,7 @@ impl WriteFormat {
             "text" => Some(WriteFormat::Text),
             "orc" => Some(WriteFormat::Orc),
             "avro" => Some(WriteFormat::Avro),
+            "xml" => Some(WriteFormat::Xml),
             _ => None,
         }
     }
@@ -110,7 +113,9 @@ impl FileWrite {
             WriteFormat::Parquet => options.set_config_format(ConfigFileType::PARQUET),
             WriteFormat::Csv => options.set_config_format(ConfigFileType::CSV),
             WriteFormat::Json => options.set_config_format(ConfigFileType::JSON),
-            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro => return Ok(options),
+            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro | WriteFormat::Xml => {
+                return Ok(options);
+            }
         }
         for (k, v) in &self.options {
             if k.starts_with("ember.") {
@@ -333,6 +338,7 @@ impl TaskFiles<'_> {
         let context = self.context.clone();
         let done = match self.write.format {
             format @ (WriteFormat::Json
+            | WriteFormat::Xml
             | WriteFormat::Text
             | WriteFormat::Orc
             | WriteFormat::Avro) => {
@@ -348,6 +354,12 @@ impl TaskFiles<'_> {
                 };
                 let encode: Box<dyn BatchEncoder> = match format {
                     WriteFormat::Json => Box::new(encode_json),
+                    WriteFormat::Xml => Box::new(super::xml::XmlEncoder::new(
+                        super::xml::XmlWriteOptions::from_options(|k| {
+                            self.write.option(k).map(str::to_string)
+                        }),
+                        TextValues::from_options(|k| self.write.option(k).map(str::to_string)),
+                    )),
                     WriteFormat::Orc => {
                         Box::new(OrcEncoder::try_new(&schema, codec.unwrap_or("none"))?)
                     }
@@ -416,7 +428,7 @@ impl TaskFiles<'_> {
                 config,
                 (&self.table_options.json).try_into()?,
             )),
-            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro => {
+            WriteFormat::Text | WriteFormat::Orc | WriteFormat::Avro | WriteFormat::Xml => {
                 return internal_err!("{} has no DataFusion sink", format.name());
             }
         })

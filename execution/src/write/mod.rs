@@ -8,6 +8,7 @@ mod exec;
 pub mod object_commit;
 pub mod partition;
 pub mod values;
+pub mod xml;
 
 pub use exec::{FileWrite, WriteFilesExec, WriteFormat, write_output_schema};
 

@@ -24,6 +24,9 @@ pub mod orc;
 pub mod source;
 pub(crate) mod whole;
 pub mod write;
+pub mod xml;
+mod xml_record;
+mod xml_values;
 
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
@@ -520,6 +523,16 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         ),
         // ORC through orc-rust (the schema from the first file, unless `mergeSchema`).
         "orc" => (Arc::new(orc::OrcFormat), flag(ds, "mergeSchema", false)),
+        // XML by Ember's reader, the schema from every record of every file.
+        "xml" => (
+            Arc::new(xml::XmlFormat::new(xml::XmlOptions::of_read(
+                ds,
+                time_zone,
+                compression,
+                true,
+            )?)),
+            true,
+        ),
         other => return Err(write::data_source_not_found(other).into()),
     };
     let options = ListingOptions::new(format)
@@ -546,7 +559,13 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                             .clone(),
                     );
                 }
-                Schema::try_merge(schemas).map_err(datafusion::error::DataFusionError::from)?
+                if format_name == "xml" {
+                    xml::XmlOptions::of_read(ds, time_zone, compression, true)?
+                        .merge_schemas(schemas)
+                } else {
+                    Schema::try_merge(schemas)
+                        .map_err(datafusion::error::DataFusionError::from)?
+                }
             } else {
                 // One file gives the schema (like Spark's parquet footer, or a CSV header).
                 let first = match files.first() {
@@ -609,6 +628,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             Arc::new(schema)
         }
     };
+    if format_name == "xml" {
+        xml::check_schema(&schema)?;
+    }
     // Columns of the files that a partition column names are the partition's.
     let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
     let mode = malformed_mode(ds);

@@ -289,6 +289,37 @@ pub fn write_settings(
             set("line_sep", o.get("lineSep").unwrap_or("\n").to_string());
             (WriteFormat::Text, format!(".txt{suffix}"))
         }
+        "xml" => {
+            use ember_execution::write::xml as x;
+            let (codec, suffix) = text_codec(o.get("compression").or_else(|| o.get("codec")))?;
+            set("compression", codec.to_string());
+            let row_tag = match o.get("rowTag").map(str::trim) {
+                Some(t) if !t.is_empty() => t.to_string(),
+                _ => return Err(super::xml::row_tag_missing()),
+            };
+            let mut set_xml = |k: &str, v: String| extra.push((k.to_string(), v));
+            set_xml(x::ROW_TAG, row_tag);
+            for (key, setting) in [
+                ("rootTag", x::ROOT_TAG),
+                ("attributePrefix", x::ATTRIBUTE_PREFIX),
+                ("valueTag", x::VALUE_TAG),
+                ("nullValue", x::NULL_VALUE),
+                ("declaration", x::DECLARATION),
+                ("arrayElementName", x::ARRAY_ELEMENT_NAME),
+            ] {
+                if let Some(v) = o.get(key) {
+                    set_xml(setting, v.to_string());
+                }
+            }
+            for key in ["charset", "encoding"] {
+                if o.get(key).is_some_and(|c| !c.eq_ignore_ascii_case("utf-8")) {
+                    return Err(PlanError::Unsupported(format!("XML write option {key}")));
+                }
+            }
+            text_values(&o, &mut extra)?;
+            extra.push((values::JAVA_DOUBLES.into(), "true".into()));
+            (WriteFormat::Xml, format!(".xml{suffix}"))
+        }
         "orc" => {
             let codec = o
                 .get("compression")

@@ -417,7 +417,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             let format = match F::try_from(p.format).unwrap_or(F::Unspecified) {
                 F::Csv => "csv",
                 F::Json => "json",
-                F::Xml => return unsupported("XML"),
+                F::Xml => "xml",
                 F::Unspecified => return invalid("parse without a format"),
             };
             let schema = match &p.schema {

@@ -56,6 +56,7 @@ impl Resolver<'_> {
                     .unwrap_or("_corrupt_record");
                 datasource::whole::json_lines_to_batches(lines.into_iter(), schema, mode, corrupt)?
             }
+            "xml" => xml_records(&lines, schema, &source, &self.config.time_zone)?,
             _ => csv_records(&lines, schema, &source, &self.config.time_zone)?,
         };
         self.resolve_local_relation(Some(&LocalData { schema, batches }), None)
@@ -120,4 +121,34 @@ fn csv_records(
     let batch = RecordBatch::try_new(target.clone(), typed)
         .map_err(datafusion::error::DataFusionError::from)?;
     Ok((target, vec![batch]))
+}
+
+/// XML records (one per string, whatever its root element's name) read as files are.
+fn xml_records(
+    lines: &[String],
+    schema: Option<SchemaRef>,
+    source: &DataSource,
+    time_zone: &str,
+) -> PlanResult<(SchemaRef, Vec<RecordBatch>)> {
+    let options = datasource::xml::XmlOptions::of_read(
+        source,
+        time_zone,
+        FileCompressionType::UNCOMPRESSED,
+        false,
+    )?;
+    let texts: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let schema = match schema {
+        Some(s) => {
+            datasource::xml::check_schema(&s)?;
+            Arc::new(Schema::new(
+                s.fields()
+                    .iter()
+                    .map(|f| f.as_ref().clone().with_nullable(true))
+                    .collect::<Vec<_>>(),
+            ))
+        }
+        None => Arc::new(options.infer_strings(&texts)?),
+    };
+    let batches = options.batches_of_strings(&texts, &schema)?;
+    Ok((schema, batches))
 }

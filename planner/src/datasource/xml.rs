@@ -1,0 +1,422 @@
+//! Spark's XML data source (`spark.read.option("rowTag", ..).xml(path)`), read in Ember's
+//! own code: each file is read whole (decompressed by its suffix), split into the records
+//! `rowTag` names ([`super::xml_record`]), whose types and values are Spark's
+//! ([`super::xml_values`]). A file source of Ember's, so reads list, prune and partition
+//! like the others and run on workers. Schemas are inferred from every record of every file.
+
+use std::sync::Arc;
+
+use arrow::array::{RecordBatch, RecordBatchOptions};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::error::ArrowError;
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
+use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{
+    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
+};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::physical_plan::ExecutionPlan;
+use futures::{FutureExt, StreamExt};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::source::{FileReader, ReaderSource};
+use super::xml_record::{FileRecords, split_records};
+use super::xml_values::{canonical, infer_node, merge, struct_value};
+use super::{DataSource, MalformedMode, flag, malformed_mode, option};
+use crate::error::{PlanError, PlanResult, SparkError, to_datafusion};
+
+/// Spark's XML read options, as Ember's reader applies them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct XmlOptions {
+    pub row_tag: String,
+    pub attribute_prefix: String,
+    pub value_tag: String,
+    pub null_value: Option<String>,
+    pub ignore_surrounding_spaces: bool,
+    pub exclude_attribute: bool,
+    pub infer_schema: bool,
+    pub mode: MalformedMode,
+    pub corrupt_column: String,
+    /// chrono formats of `dateFormat` and `timestampFormat`.
+    pub date_format: Option<String>,
+    pub timestamp_format: Option<String>,
+    /// The session's time zone (times without an offset are in it).
+    pub time_zone: String,
+    /// The files' compression, as DataFusion spells it (`GZIP`, `UNCOMPRESSED`, ...).
+    pub compression: String,
+}
+
+/// Spark's error for an XML read or write without `rowTag`.
+pub fn row_tag_missing() -> PlanError {
+    SparkError::analysis(
+        "XML_ROW_TAG_MISSING",
+        "42KDF",
+        "`rowTag` option is required for reading/writing files in XML format.".to_string(),
+    )
+    .into()
+}
+
+impl XmlOptions {
+    /// The options of a read (`rowTag` is required unless `row_tag_required` is false, as
+    /// for `spark.read.xml(df)`).
+    pub fn of_read(
+        ds: &DataSource,
+        time_zone: &str,
+        compression: FileCompressionType,
+        row_tag_required: bool,
+    ) -> PlanResult<Self> {
+        let row_tag = match option(ds, "rowTag").map(str::trim) {
+            Some(t) if !t.is_empty() => t.to_string(),
+            _ if row_tag_required => return Err(row_tag_missing()),
+            _ => String::new(),
+        };
+        for key in [
+            "rowValidationXSDPath",
+            "wildcardColName",
+            "timestampNTZFormat",
+            "locale",
+        ] {
+            if option(ds, key).is_some() {
+                return Err(PlanError::Unsupported(format!("XML read option {key}")));
+            }
+        }
+        if option(ds, "charset")
+            .or_else(|| option(ds, "encoding"))
+            .is_some_and(|c| !c.eq_ignore_ascii_case("utf-8") && !c.eq_ignore_ascii_case("utf8"))
+        {
+            return Err(PlanError::Unsupported("XML files not in UTF-8".into()));
+        }
+        let (date_format, timestamp_format) = super::datetime_formats(ds, "XML")?;
+        Ok(Self {
+            row_tag,
+            attribute_prefix: option(ds, "attributePrefix").unwrap_or("_").to_string(),
+            value_tag: option(ds, "valueTag").unwrap_or("_VALUE").to_string(),
+            null_value: option(ds, "nullValue").map(str::to_string),
+            ignore_surrounding_spaces: flag(ds, "ignoreSurroundingSpaces", true),
+            exclude_attribute: flag(ds, "excludeAttribute", false),
+            infer_schema: flag(ds, "inferSchema", true),
+            mode: malformed_mode(ds),
+            corrupt_column: option(ds, "columnNameOfCorruptRecord")
+                .unwrap_or("_corrupt_record")
+                .to_string(),
+            date_format,
+            timestamp_format,
+            time_zone: time_zone.to_string(),
+            compression: compression.get_variant().to_string(),
+        })
+    }
+
+    fn compression(&self) -> Result<FileCompressionType> {
+        self.compression.parse()
+    }
+
+    fn row_tag(&self) -> Option<&str> {
+        Some(self.row_tag.as_str()).filter(|t| !t.is_empty())
+    }
+
+    /// The text of one file, decompressed.
+    async fn file_text(&self, store: &dyn ObjectStore, meta: &ObjectMeta) -> Result<String> {
+        let bytes = store.get(&meta.location).await?.bytes().await?;
+        let compression = self.compression()?;
+        let raw: Vec<u8> = if compression.is_compressed() {
+            let mut decompressed =
+                compression.convert_stream(futures::stream::once(async { Ok(bytes) }).boxed())?;
+            let mut raw = Vec::new();
+            while let Some(chunk) = decompressed.next().await {
+                raw.extend_from_slice(&chunk?);
+            }
+            raw
+        } else {
+            bytes.into()
+        };
+        Ok(match String::from_utf8(raw) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// The schema of records (the corrupt-record column added when some record is malformed
+    /// and the mode keeps them), fields sorted by name.
+    pub fn infer<'a>(&self, files: impl IntoIterator<Item = &'a str>) -> PlanResult<Schema> {
+        let mut row = DataType::Null;
+        let mut malformed = false;
+        for text in files {
+            let FileRecords {
+                records,
+                malformed: bad,
+            } = split_records(text, self.row_tag(), self.exclude_attribute);
+            for r in &records {
+                row = merge(row, infer_node(r, self, true), self);
+            }
+            malformed |= bad;
+        }
+        if malformed && self.mode == MalformedMode::FailFast {
+            return Err(super::whole::malformed_record().into());
+        }
+        let mut fields: Vec<Field> = match canonical(row) {
+            DataType::Struct(fields) => fields.iter().map(|f| f.as_ref().clone()).collect(),
+            _ => vec![],
+        };
+        if malformed
+            && self.mode == MalformedMode::Permissive
+            && !fields.iter().any(|f| f.name() == &self.corrupt_column)
+        {
+            fields.push(Field::new(&self.corrupt_column, DataType::Utf8, true));
+            fields.sort_by(|a, b| a.name().cmp(b.name()));
+        }
+        Ok(Schema::new(fields))
+    }
+
+    /// The options for the strings of `spark.read.xml(df)`: each is one record, whatever
+    /// its root element's name.
+    fn for_strings(&self) -> Self {
+        Self {
+            row_tag: String::new(),
+            ..self.clone()
+        }
+    }
+
+    /// The schema of the records of `spark.read.xml(df)`.
+    pub fn infer_strings(&self, texts: &[&str]) -> PlanResult<Schema> {
+        self.for_strings().infer(texts.iter().copied())
+    }
+
+    /// The rows of `spark.read.xml(df)`.
+    pub fn batches_of_strings(
+        &self,
+        texts: &[&str],
+        output: &SchemaRef,
+    ) -> PlanResult<Vec<RecordBatch>> {
+        self.for_strings().batches(texts, output)
+    }
+
+    /// Schemas inferred from several directories or files, merged as Spark merges types.
+    pub fn merge_schemas(&self, schemas: Vec<Schema>) -> Schema {
+        let mut row = DataType::Null;
+        for s in schemas {
+            row = merge(row, DataType::Struct(s.fields().clone()), self);
+        }
+        match row {
+            DataType::Struct(fields) => Schema::new(fields),
+            _ => Schema::empty(),
+        }
+    }
+
+    /// The rows of `texts` (files, or the strings of a DataFrame) in `output`'s columns.
+    pub fn batches(&self, texts: &[&str], output: &SchemaRef) -> PlanResult<Vec<RecordBatch>> {
+        let arrow = |e: ArrowError| PlanError::from(DataFusionError::from(e));
+        let corrupt_at = output
+            .fields()
+            .iter()
+            .position(|f| f.name() == &self.corrupt_column && f.data_type() == &DataType::Utf8);
+        let fields = output.fields();
+        let mut rows: Vec<Value> = vec![];
+        let bad =
+            |rows: &mut Vec<Value>, partial: serde_json::Map<String, Value>, text: &str| match self
+                .mode
+            {
+                MalformedMode::FailFast => Err(PlanError::from(super::whole::malformed_record())),
+                MalformedMode::DropMalformed => Ok(()),
+                MalformedMode::Permissive => {
+                    let mut partial = partial;
+                    if corrupt_at.is_some() {
+                        partial.insert(self.corrupt_column.clone(), Value::String(text.into()));
+                    }
+                    rows.push(Value::Object(partial));
+                    Ok(())
+                }
+            };
+        for text in texts {
+            let found = split_records(text, self.row_tag(), self.exclude_attribute);
+            for r in &found.records {
+                match struct_value(r, fields, self, text) {
+                    Ok(m) => rows.push(Value::Object(m)),
+                    Err(partial) => bad(&mut rows, partial, text)?,
+                }
+            }
+            if found.malformed {
+                bad(&mut rows, serde_json::Map::new(), text)?;
+            }
+        }
+        if fields.is_empty() {
+            let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+            return Ok(vec![
+                RecordBatch::try_new_with_options(output.clone(), vec![], &options)
+                    .map_err(arrow)?,
+            ]);
+        }
+        let mut decoder = arrow::json::ReaderBuilder::new(output.clone())
+            .with_batch_size(rows.len().max(1))
+            .build_decoder()
+            .map_err(arrow)?;
+        decoder.serialize(&rows).map_err(arrow)?;
+        Ok(decoder.flush().map_err(arrow)?.into_iter().collect())
+    }
+}
+
+/// A given schema's types must be ones Ember reads from XML.
+pub fn check_schema(schema: &Schema) -> PlanResult<()> {
+    for f in schema.fields() {
+        if !super::xml_values::readable(f.data_type()) {
+            return Err(PlanError::Unsupported(format!(
+                "reading XML into a column of type {}",
+                crate::types::sql_name(f.data_type())
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn datafusion_error(e: PlanError) -> DataFusionError {
+    match e {
+        PlanError::DataFusion(e) => e,
+        // A malformed record met by a scan under FAILFAST fails the task reading the file.
+        PlanError::Spark(e) if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") => {
+            DataFusionError::ArrowError(Box::new(ArrowError::JsonError(e.message.clone())), None)
+        }
+        other => to_datafusion(other.into_spark()),
+    }
+}
+
+/// Ember's XML reader, with the read's options.
+#[derive(Debug, Clone)]
+pub struct XmlFiles {
+    options: Arc<XmlOptions>,
+}
+
+impl XmlFiles {
+    pub fn options(&self) -> &XmlOptions {
+        &self.options
+    }
+}
+
+/// Scans XML files as Spark reads them.
+pub type XmlSource = ReaderSource<XmlFiles>;
+
+impl XmlSource {
+    pub fn new(table_schema: TableSchema, options: XmlOptions) -> Self {
+        let reader = XmlFiles {
+            options: Arc::new(options),
+        };
+        Self::with_reader(table_schema, reader)
+    }
+}
+
+impl FileReader for XmlFiles {
+    const FILE_TYPE: &'static str = "xml";
+
+    fn opener(
+        &self,
+        store: Arc<dyn ObjectStore>,
+        output: SchemaRef,
+        _batch_size: usize,
+    ) -> Arc<dyn FileOpener> {
+        Arc::new(XmlOpener {
+            options: self.options.clone(),
+            store,
+            output,
+        })
+    }
+
+    fn splittable(&self) -> bool {
+        false
+    }
+}
+
+struct XmlOpener {
+    options: Arc<XmlOptions>,
+    store: Arc<dyn ObjectStore>,
+    output: SchemaRef,
+}
+
+impl FileOpener for XmlOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let options = self.options.clone();
+        let store = self.store.clone();
+        let output = self.output.clone();
+        Ok(async move {
+            let text = options.file_text(store.as_ref(), &file.object_meta).await?;
+            let batches = options
+                .batches(&[text.as_str()], &output)
+                .map_err(datafusion_error)?;
+            Ok(futures::stream::iter(batches.into_iter().map(Ok)).boxed())
+        }
+        .boxed())
+    }
+}
+
+/// The XML file format of Ember's reads.
+#[derive(Debug)]
+pub struct XmlFormat {
+    options: XmlOptions,
+}
+
+impl XmlFormat {
+    pub fn new(options: XmlOptions) -> Self {
+        Self { options }
+    }
+}
+
+#[async_trait]
+impl FileFormat for XmlFormat {
+    fn get_ext(&self) -> String {
+        ".xml".into()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        Ok(format!("{}{}", self.get_ext(), compression.get_ext()))
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        self.options.compression().ok()
+    }
+
+    async fn infer_schema(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let mut texts = Vec::with_capacity(objects.len());
+        for meta in objects {
+            texts.push(self.options.file_text(store.as_ref(), meta).await?);
+        }
+        let schema = self
+            .options
+            .infer(texts.iter().map(String::as_str))
+            .map_err(|e| match e {
+                PlanError::DataFusion(e) => e,
+                other => to_datafusion(other.into_spark()),
+            })?;
+        Ok(Arc::new(schema))
+    }
+
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        _store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        _object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        Ok(Statistics::new_unknown(&table_schema))
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(DataSourceExec::from_data_source(conf))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(XmlSource::new(table_schema, self.options.clone()))
+    }
+}
