@@ -63,9 +63,29 @@ def main():
     if ENGINE == "spark":
         spark.createDataFrame(NESTED, NESTED_SCHEMA).coalesce(1).write.orc(str(HERE / "orc-nested"))
         df.write.option("compression", "gzip").option("header", True).csv(str(HERE / "csv-gzip"))
+    xml_fixtures(spark, df)
     clean(HERE)
     spark.stop()
 
 
+def xml_fixtures(spark, df):
+    """The XML files (`python make_fixtures.py <engine> <url> xml` writes only these)."""
+    for name in ("xml", "xml-gzip", "xml-partitioned", "xml-nested"):
+        shutil.rmtree(HERE / name, ignore_errors=True)
+    df.write.option("rowTag", "row").xml(str(HERE / "xml"))
+    df.write.option("rowTag", "row").option("compression", "gzip").xml(str(HERE / "xml-gzip"))
+    df.write.option("rowTag", "row").partitionBy("part").xml(str(HERE / "xml-partitioned"))
+    nested = spark.createDataFrame(NESTED, NESTED_SCHEMA).coalesce(1)
+    nested.withColumnRenamed("id", "_id").write.option("rowTag", "item").option("rootTag", "items").xml(
+        str(HERE / "xml-nested")
+    )
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[3:] == ["xml"]:
+        session = SparkSession.builder.remote(URL).getOrCreate()
+        session.conf.set("spark.sql.session.timeZone", "UTC")
+        xml_fixtures(session, session.createDataFrame(ROWS, SCHEMA).coalesce(1))
+        clean(HERE)
+    else:
+        main()

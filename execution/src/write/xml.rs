@@ -224,6 +224,10 @@ impl XmlWriteOptions {
             Spelled::Map(a, keys, values) => {
                 let o = a.as_map().value_offsets();
                 indent(out, depth);
+                if o[row] == o[row + 1] {
+                    out.push_str(&format!("<{tag}/>\n"));
+                    return;
+                }
                 out.push_str(&format!("<{tag}>\n"));
                 for i in o[row] as usize..o[row + 1] as usize {
                     self.element(out, keys.value(i), values, i, depth + 1);

@@ -347,6 +347,10 @@ fn node_value(node: &XmlNode, t: &DataType, o: &XmlOptions, src: &str) -> Result
                 .get(1)
                 .map(|f| f.data_type().clone())
                 .unwrap_or(DataType::Utf8);
+            // An empty element is a NULL map (as Spark reads `<m/>`).
+            if !node.has_elements() {
+                return Ok(Value::Null);
+            }
             let mut m = Map::new();
             for c in node.elements() {
                 m.insert(c.name.clone(), node_value(c, &value_type, o, src)?);
