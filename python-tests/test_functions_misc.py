@@ -151,6 +151,26 @@ NULLABILITY = {
     "input_file": "SELECT input_file_name() a, input_file_block_start() b, input_file_block_length() c",
     "integer_arithmetic": "SELECT id + 1 AS a, id * 2 AS b, id - 1 AS c, x + 1 AS d, id + x AS e, id / 2 AS f, id % 2 AS g "
     "FROM range(2) JOIN VALUES (CAST(NULL AS BIGINT)) t(x)",
+    # Spark's rule of each function (`functions/nullability.rs`), of non-null and nullable inputs.
+    "of_non_null": "SELECT abs(id) a, CAST(id AS INT) + 1 b, upper('x') c, cardinality(array(1, 2)) d, "
+    "year(current_date()) > 2000 g, rand(1) < 2 h, length(uuid()) i, greatest(1, id) j, md5('a') k, hash(id) l, "
+    "pow(2, 3) m, size(array(1)) n, CAST(id AS DECIMAL(10,2)) * 2 o, id / 2 p, length('ab') q, "
+    "concat('a', CAST(id AS STRING)) r, day(DATE '2020-01-01') s, id = 1 t, NOT (id = 1) u FROM range(3)",
+    "of_nullable": "SELECT abs(x) a, CAST(x AS INT) + 1 b, upper(s) c, array(x) d, map('a', x) e, "
+    "named_struct('a', x) f, greatest(1, x) g, greatest(x, x) h, coalesce(x, 1) i, md5(s) k, hash(x) l, "
+    "pow(x, 3) m, size(array(x)) n, length(s) q, concat('a', s) r, x = 1 t, x <=> 1 u, isnull(x) v, "
+    "concat_ws(',', s) w, date_add(d, 1) y, datediff(d, d) z FROM range(2) "
+    "JOIN VALUES (CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS DATE)) t(x, s, d)",
+    "casts": "SELECT CAST(id AS STRING) a, CAST(id AS DOUBLE) b, CAST(id AS DECIMAL(10,2)) c, CAST(id AS DECIMAL(30,2)) d, "
+    "CAST('1' AS INT) e, CAST(1.5 AS INT) f, try_cast(id AS INT) g, CAST(DATE '2020-01-01' AS STRING) h, "
+    "CAST(DATE '2020-01-01' AS TIMESTAMP) i, CAST(id AS INT) j FROM range(3)",
+    "dates_of_text": "SELECT day('2020-01-01') a, month(DATE '2020-01-01') b, date_add('2020-01-01', 1) c, "
+    "datediff(DATE '2020-01-02', DATE '2020-01-01') d, hour('2020-01-01 10:00:00') e, date_format(DATE '2020-01-01', 'y') f",
+    "collections": "SELECT array_contains(array(1, NULL), 1) a, array_contains(a, 1) b, arrays_overlap(a, a) c, "
+    "array_append(a, NULL) d, concat_ws(',', 'a', NULL) e, element_at(a, 1) f, size(a) g "
+    "FROM (SELECT array(CAST(id AS INT), NULL) a FROM range(2))",
+    "with_null_values": "SELECT upper(s) a, array_contains(a, 1) b, day(s) c, abs(x) d, x + 1 e, coalesce(x, s) f "
+    "FROM VALUES ('2020-01-01', array(1, NULL), 1), (NULL, array(2), NULL) t(s, a, x)",
 }
 
 

@@ -27,6 +27,7 @@ use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::fold::{FOLD_NAME, array_fold};
 use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
 use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
+use ember_planner::functions::nullability::SparkNullability;
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
@@ -220,6 +221,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "cast_to_string", "time_zone": c.time_zone(), "interval": c.interval()})
         } else if let Some(n) = inner.downcast_ref::<NativeUdf>() {
             json!({"fn": "native", "native": serde_json::to_value(n.kind()).ok()?})
+        } else if let Some(n) = inner.downcast_ref::<SparkNullability>() {
+            json!({"fn": "nullability", "nullable": n.nullable()})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -282,6 +285,11 @@ impl CodecPart for PlannerCodec {
                     .ok_or_else(|| bad("decimal divide"))?;
                 Ok(DecimalDivide::udf(p as u8, s as i8, ansi))
             }
+            Some("nullability") => Ok(SparkNullability::udf(
+                v.get("nullable")
+                    .and_then(Value::as_bool)
+                    .ok_or_else(|| bad("nullability"))?,
+            )),
             Some("spark") => spark_scalar(name).ok_or_else(|| bad(name)),
             _ => Err(bad("function")),
         }

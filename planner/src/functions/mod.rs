@@ -11,6 +11,7 @@ pub mod fold;
 pub(crate) mod java_regex;
 mod math;
 pub mod native;
+pub mod nullability;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod pattern;

@@ -104,6 +104,8 @@ impl Resolver<'_> {
                 let from_variant = types::is_variant(&inner.get_type(schema)?);
                 let try_mode = matches!(mode, CastMode::Try)
                     || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+                let from = inner.get_type(schema)?;
+                let inner_nullable = inner.nullable(schema)?;
                 let out = match self.interval_cast(&inner, to, type_name, try_mode, schema)? {
                     Some(out) => out,
                     None => {
@@ -111,6 +113,8 @@ impl Resolver<'_> {
                         self.cast_interval_fields(out, to, type_name, schema)?
                     }
                 };
+                let out =
+                    crate::functions::nullability::cast(out, &from, inner_nullable, try_mode, schema)?;
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
                 // Spark names them.)
@@ -645,6 +649,10 @@ impl Resolver<'_> {
         } else {
             None
         };
+        // (The arguments, for Spark's nullability of the call.)
+        let nullability_args = (def.kind == FunctionKind::Scalar
+            && crate::functions::nullability::rule(&lname).is_some())
+        .then(|| args.clone());
         let expr = (def.build)(FunctionInput {
             name: &lname,
             args,
@@ -658,6 +666,10 @@ impl Resolver<'_> {
             partition_ids: schema
                 .has_column_with_unqualified_name(crate::exec::partition_ids::PARTITION_ID),
         })?;
+        let expr = match nullability_args {
+            Some(args) => crate::functions::nullability::apply(&lname, &args, expr, schema)?,
+            None => expr,
+        };
         if let Some(q) = interval {
             let dt = expr.get_type(schema)?;
             if IntervalFields::default_of(&dt).is_some_and(|d| d.year_month == q.year_month) {

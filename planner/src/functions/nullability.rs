@@ -1,0 +1,386 @@
+//! Whether a function's value may be NULL, as Spark says in a schema: one rule per Spark
+//! name (the table below, checked against real Spark by `python-tests/nullability_probe.py`),
+//! applied where the resolver builds a call. Where DataFusion's implementation reports
+//! another nullability, the call is wrapped in [`SparkNullability`], a pass-through whose
+//! field states Spark's (its input array is its output).
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use arrow::datatypes::{DataType, FieldRef};
+use datafusion::common::tree_node::TreeNode;
+use datafusion::common::{DFSchema, Result, internal_err};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ExprSchemable, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
+
+/// Spark's nullability of a function's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// NULL only where an argument is (Spark's null-intolerant expressions). An argument
+    /// Spark casts implicitly where the cast may fail to NULL (text to a date) counts as
+    /// nullable.
+    OfArguments,
+    /// As `OfArguments`, and where a list argument may hold NULL (`array_contains`).
+    OfArgumentsAndItems,
+    /// As `OfArguments`, and where one of the first `n` arguments (dates or timestamps) is
+    /// text, which Spark casts and may fail to NULL.
+    OfDates(usize),
+    /// NULL only where every argument is (`coalesce`, `greatest`).
+    OfAll,
+    /// NULL only where the first argument is.
+    OfFirst,
+    /// As `OfArguments`, and always for a DECIMAL result (Spark's decimal arithmetic).
+    Arithmetic,
+    /// Never NULL.
+    Never,
+    /// May be NULL whatever the arguments.
+    Always,
+}
+
+use Rule::*;
+
+/// Spark's rule of each scalar function (by its lower-case name); functions not listed keep
+/// the nullability of their implementation.
+#[rustfmt::skip]
+const RULES: &[(Rule, &[&str])] = &[
+    (OfArguments, &[
+        "abs", "ascii", "atan2", "base64", "between", "bin", "bit_count", "bit_get", "bit_length",
+        "bitmap_bit_position", "bitmap_bucket_number", "btrim", "char", "char_length",
+        "character_length", "chr", "contains", "convert_timezone", "crc32", "date_from_unix_date",
+        "endswith", "find_in_set", "from_base32", "getbit", "hex", "hypot", "ilike", "initcap",
+        "instr", "lcase", "left", "len", "length", "levenshtein", "like", "locate", "lower",
+        "lpad", "ltrim", "make_date", "make_dt_interval", "make_interval", "make_ym_interval",
+        "md5", "negative", "octet_length", "overlay", "position", "positive", "pow", "power",
+        "regexp", "regexp_count", "regexp_extract", "regexp_extract_all", "regexp_instr",
+        "regexp_like", "regexp_replace", "repeat", "replace", "rlike", "rpad", "rtrim", "sequence",
+        "sha", "sha1", "shiftleft", "shiftright", "shiftrightunsigned", "soundex", "space",
+        "split", "startswith", "str_to_map", "substr", "substring", "substring_index",
+        "timestamp_micros", "timestamp_millis", "timestamp_seconds", "to_base32", "translate",
+        "trim", "ucase", "unbase64", "upper", "unix_date", "unix_micros", "unix_millis",
+        "unix_seconds", "date_part", "datepart", "extract", "size", "cardinality", "array_size",
+        "array_compact", "array_distinct", "array_except", "array_intersect", "array_union",
+        "array_remove", "array_repeat", "array_join", "array_position", "array_insert",
+        "sort_array", "array_sort", "flatten", "slice", "reverse", "concat", "shuffle",
+        "arrays_zip", "map_keys", "map_values", "map_entries", "map_from_arrays",
+        "map_from_entries", "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
+        "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
+    ]),
+    (OfArgumentsAndItems, &[
+        "array_contains", "arrays_overlap",
+    ]),
+    (OfDates(1), &[
+        "date_format", "add_months", "date_add", "date_sub", "dateadd", "day", "dayofmonth",
+        "dayofweek", "dayofyear", "month", "monthname", "dayname", "quarter", "year", "weekday",
+        "weekofyear", "last_day", "hour", "minute", "second",
+    ]),
+    (OfDates(2), &[
+        "datediff", "date_diff",
+    ]),
+    (Arithmetic, &[
+        "+", "-", "*",
+    ]),
+    (OfAll, &[
+        "coalesce", "nvl", "ifnull", "greatest", "least",
+    ]),
+    (OfFirst, &[
+        "format_string", "printf", "concat_ws", "array_append", "array_prepend",
+    ]),
+    (Never, &[
+        "array", "map", "named_struct", "struct", "hash", "xxhash64", "isnull", "isnotnull",
+        "isnan", "<=>", "equal_null", "typeof", "pi", "e", "rand", "randn", "random", "uuid",
+        "current_date", "curdate", "current_timestamp", "now", "localtimestamp",
+        "current_timezone", "monotonically_increasing_id", "spark_partition_id", "zeroifnull",
+        "current_time", "localtime",
+    ]),
+    (Always, &[
+        "/", "%", "div", "mod", "pmod", "acos", "acosh", "asin", "asinh", "atan", "atanh",
+        "bround", "cbrt", "ceil", "ceiling", "conv", "cos", "cosh", "cot", "csc", "degrees", "elt",
+        "exp", "expm1", "factorial", "floor", "format_number", "from_json", "from_unixtime",
+        "from_utc_timestamp", "to_utc_timestamp", "from_xml", "get_json_object",
+        "json_array_length", "json_object_keys", "ln", "log", "log10", "log1p", "log2",
+        "luhn_check", "make_valid_utf8", "map_contains_key", "mask", "months_between", "nanvl",
+        "next_day", "nullif", "nullifzero", "parse_url", "quote", "radians", "rint", "round",
+        "sec", "sentences", "sha2", "sign", "signum", "sin", "sinh", "split_part", "sqrt", "tan",
+        "tanh", "to_binary", "to_csv", "to_json", "to_xml", "trunc", "date_trunc", "try_add",
+        "try_divide", "try_mod", "try_multiply", "try_subtract", "try_to_binary", "try_to_date",
+        "try_to_number", "try_to_timestamp", "try_url_decode", "try_validate_utf8",
+        "try_element_at", "element_at", "array_max", "array_min", "unhex", "url_decode",
+        "url_encode", "validate_utf8", "is_valid_utf8", "width_bucket", "encode", "right",
+        "regexp_substr", "jaro_winkler_similarity",
+    ]),
+];
+
+fn rules() -> &'static HashMap<&'static str, Rule> {
+    static RULE_OF: LazyLock<HashMap<&'static str, Rule>> = LazyLock::new(|| {
+        RULES
+            .iter()
+            .flat_map(|(rule, names)| names.iter().map(move |n| (*n, *rule)))
+            .collect()
+    });
+    &RULE_OF
+}
+
+/// Spark's rule for the function `name`, if the table has one.
+pub fn rule(name: &str) -> Option<Rule> {
+    rules().get(name).copied()
+}
+
+/// `call` (built for the Spark function `name` of `args`) with Spark's nullability.
+pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let Some(rule) = rule(name) else {
+        return Ok(call);
+    };
+    let nullable = |e: &Expr| e.nullable(schema);
+    let any = || -> Result<bool> {
+        for a in args {
+            if nullable(a)? {
+                return Ok(true);
+            }
+        }
+        implicit_cast_may_fail(&call, schema)
+    };
+    let spark = match rule {
+        Never => false,
+        Always => true,
+        OfArguments => any()?,
+        OfArgumentsAndItems => {
+            let items = args.iter().try_fold(false, |acc, a| -> Result<bool> {
+                Ok(acc
+                    || matches!(a.get_type(schema)?, DataType::List(f) | DataType::LargeList(f)
+                        if f.is_nullable()))
+            })?;
+            items || any()?
+        }
+        OfDates(n) => {
+            let text = args
+                .iter()
+                .take(n)
+                .try_fold(false, |acc, a| -> Result<bool> {
+                    Ok(acc || is_text(&a.get_type(schema)?))
+                })?;
+            text || any()?
+        }
+        Arithmetic => any()? || matches!(call.get_type(schema)?, DataType::Decimal128(..)),
+        OfFirst => match args.first() {
+            Some(a) => nullable(a)?,
+            None => false,
+        },
+        OfAll => {
+            let mut all = !args.is_empty();
+            for a in args {
+                all &= nullable(a)?;
+            }
+            all
+        }
+    };
+    with_nullability(call, spark, schema)
+}
+
+/// `expr`, wrapped where its nullability is not `nullable`.
+pub fn with_nullability(expr: Expr, nullable: bool, schema: &DFSchema) -> Result<Expr> {
+    if expr.nullable(schema)? == nullable {
+        return Ok(expr);
+    }
+    // (A wrapper of a wrapper: the inner one's value.)
+    let inner = match expr {
+        Expr::ScalarFunction(f)
+            if (f.func.inner().as_ref() as &dyn std::any::Any).is::<SparkNullability>() =>
+        {
+            match <[Expr; 1]>::try_from(f.args) {
+                Ok([e]) => e,
+                Err(_) => return internal_err!("ember_nullability takes one argument"),
+            }
+        }
+        e => e,
+    };
+    Ok(SparkNullability::udf(nullable).call(vec![inner]))
+}
+
+/// A cast (`out`) of a value of type `from` with Spark's nullability: NULL where the value
+/// is, and where the cast may fail to NULL (`try`: TRY_CAST or a cast outside ANSI mode,
+/// whose NULLs Ember's cast may answer for other values too: only made nullable).
+pub fn cast(
+    out: Expr,
+    from: &DataType,
+    inner_nullable: bool,
+    r#try: bool,
+    schema: &DFSchema,
+) -> Result<Expr> {
+    let to = out.get_type(schema)?;
+    let spark = r#try || inner_nullable || cast_may_fail(from, &to);
+    // (VARIANT and spatial values are structs to Arrow; Spark's rules name other types.)
+    let opaque =
+        |t: &DataType| crate::types::is_variant(t) || crate::types::spatial_of(t).is_some();
+    if !spark && (r#try || opaque(from) || opaque(&to)) {
+        return Ok(out);
+    }
+    with_nullability(out, spark, schema)
+}
+
+/// Whether a cast inside `call` (as a builder casts its arguments, Spark's implicit casts)
+/// may answer NULL for a value, by Spark's rule.
+fn implicit_cast_may_fail(call: &Expr, schema: &DFSchema) -> Result<bool> {
+    call.exists(|e| {
+        Ok(match e {
+            // (Text: the casts a builder makes for other reasons never fail to NULL.)
+            Expr::Cast(c) => {
+                let from = c.expr.get_type(schema)?;
+                is_text(&from) && cast_may_fail(&from, c.field.data_type())
+            }
+            Expr::TryCast(_) => true,
+            _ => false,
+        })
+    })
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// Spark's `Cast.forceNullable`: whether a cast from `from` to `to` may answer NULL for a
+/// value (text that is no number, a NaN to an integer, a number beyond a DECIMAL).
+pub fn cast_may_fail(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    let text = is_text;
+    let integral = |t: &DataType| matches!(t, Int8 | Int16 | Int32 | Int64);
+    let fractional = |t: &DataType| {
+        matches!(
+            t,
+            Float16 | Float32 | Float64 | Decimal128(..) | Decimal256(..)
+        )
+    };
+    if from == to {
+        return false;
+    }
+    match (from, to) {
+        (Null, _) => false,
+        (List(a), List(b)) | (LargeList(a), LargeList(b)) => {
+            cast_may_fail(a.data_type(), b.data_type())
+        }
+        (Struct(a), Struct(b)) => a
+            .iter()
+            .zip(b.iter())
+            .any(|(x, y)| cast_may_fail(x.data_type(), y.data_type())),
+        (Map(a, _), Map(b, _)) => cast_may_fail(a.data_type(), b.data_type()),
+        (f, Binary | LargeBinary | BinaryView) if text(f) => false,
+        (f, t) if text(f) && text(t) => false,
+        (f, _) if text(f) => true,
+        (_, t) if text(t) => false,
+        (Timestamp(..), Int8 | Int16 | Int32) => true,
+        (Float32 | Float64, Timestamp(..)) => true,
+        (Timestamp(..), Date32) => false,
+        (_, Date32) => true,
+        (Date32, Timestamp(..)) => false,
+        (Date32, _) => true,
+        (_, Decimal128(p, s)) => !fits_decimal(from, *p, *s),
+        (f, t) if fractional(f) && integral(t) => true,
+        _ => false,
+    }
+}
+
+/// Spark's `canNullSafeCastToDecimal`.
+fn fits_decimal(from: &DataType, precision: u8, scale: i8) -> bool {
+    use DataType::*;
+    let digits = i32::from(precision) - i32::from(scale);
+    match from {
+        Boolean => true,
+        Int8 => digits >= 3,
+        Int16 => digits >= 5,
+        Int32 => digits >= 10,
+        Int64 => digits >= 20,
+        Decimal128(p, s) => digits >= i32::from(*p) - i32::from(*s) && scale >= *s,
+        _ => false,
+    }
+}
+
+/// Its argument, with the nullability Spark states. Cheap (its input is its output); a
+/// NULL where it states none is an internal error rather than a corrupt batch.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct SparkNullability {
+    nullable: bool,
+    signature: Signature,
+}
+
+impl SparkNullability {
+    pub fn udf(nullable: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            nullable,
+            signature: Signature::any(1, Volatility::Immutable),
+        }))
+    }
+
+    pub fn nullable(&self) -> bool {
+        self.nullable
+    }
+}
+
+impl ScalarUDFImpl for SparkNullability {
+    fn name(&self) -> &str {
+        if self.nullable {
+            "ember_nullable"
+        } else {
+            "ember_not_null"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        match arg_types.first() {
+            Some(t) => Ok(t.clone()),
+            None => internal_err!("{} takes one argument", self.name()),
+        }
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        match args.arg_fields.first() {
+            Some(f) => Ok(Arc::new(f.as_ref().clone().with_nullable(self.nullable))),
+            None => internal_err!("{} takes one argument", self.name()),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let Some(value) = args.args.into_iter().next() else {
+            return internal_err!("{} takes one argument", self.name());
+        };
+        let nulls = match &value {
+            ColumnarValue::Array(a) => a.null_count() > 0,
+            ColumnarValue::Scalar(s) => s.is_null(),
+        };
+        if nulls && !self.nullable {
+            return internal_err!("a value Spark never has as NULL is NULL");
+        }
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn casts_that_may_fail_are_spark_s() {
+        assert!(cast_may_fail(&DataType::Utf8, &DataType::Int32));
+        assert!(!cast_may_fail(&DataType::Int64, &DataType::Utf8));
+        assert!(cast_may_fail(
+            &DataType::Int64,
+            &DataType::Decimal128(10, 2)
+        ));
+        assert!(!cast_may_fail(
+            &DataType::Int32,
+            &DataType::Decimal128(12, 2)
+        ));
+        assert!(cast_may_fail(&DataType::Float64, &DataType::Int64));
+        assert!(!cast_may_fail(&DataType::Int64, &DataType::Int32));
+    }
+
+    #[test]
+    fn every_name_has_one_rule() {
+        let listed: usize = RULES.iter().map(|(_, names)| names.len()).sum();
+        assert_eq!(listed, rules().len());
+    }
+}
