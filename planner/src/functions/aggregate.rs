@@ -519,7 +519,10 @@ fn percentiles(
     max: usize,
 ) -> PlanResult<Expr> {
     f.arity(min, max)?;
-    let p = f.args.get(1).cloned();
+    let p = f
+        .args
+        .get(1)
+        .map(|p| super::nullability::unwrapped(p).clone());
     let list = match &p {
         Some(Expr::ScalarFunction(sf)) if sf.func.name() == "make_array" => Some(sf.args.clone()),
         Some(Expr::Literal(datafusion::common::ScalarValue::List(l), _)) => {

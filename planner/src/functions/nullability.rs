@@ -62,13 +62,13 @@ const RULES: &[(Rule, &[&str])] = &[
         "unix_seconds", "date_part", "datepart", "extract", "size", "cardinality", "array_size",
         "array_compact", "array_distinct", "array_except", "array_intersect", "array_union",
         "array_remove", "array_repeat", "array_join", "array_position", "array_insert",
-        "sort_array", "array_sort", "flatten", "slice", "reverse", "concat", "shuffle",
+        "sort_array", "array_sort", "slice", "reverse", "concat", "shuffle",
         "arrays_zip", "map_keys", "map_values", "map_entries", "map_from_arrays",
-        "map_from_entries", "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
+        "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
     ]),
     (OfArgumentsAndItems, &[
-        "array_contains", "arrays_overlap",
+        "array_contains", "arrays_overlap", "flatten", "map_from_entries",
     ]),
     (OfDates(1), &[
         "date_format", "add_months", "date_add", "date_sub", "dateadd", "day", "dayofmonth",
@@ -217,6 +217,19 @@ pub fn cast(
         return Ok(out);
     }
     with_nullability(out, spark, schema)
+}
+
+/// `e` without the wrapper [`with_nullability`] may have put around it (for builders that
+/// read a call's arguments, such as the literal lists of `array(...)`).
+pub fn unwrapped(e: &Expr) -> &Expr {
+    match e {
+        Expr::ScalarFunction(f)
+            if (f.func.inner().as_ref() as &dyn std::any::Any).is::<SparkNullability>() =>
+        {
+            f.args.first().map_or(e, unwrapped)
+        }
+        e => e,
+    }
 }
 
 /// Whether a cast inside `call` (as a builder casts its arguments, Spark's implicit casts)

@@ -602,7 +602,7 @@ fn csv_function_options(
             Expr::Literal(ScalarValue::Utf8(Some(s)), _) => Some(s.clone()),
             _ => None,
         };
-        let pairs = match arg {
+        let pairs = match super::nullability::unwrapped(arg) {
             Expr::ScalarFunction(map) if map.name() == "map" => match map.args.as_slice() {
                 [Expr::ScalarFunction(keys), Expr::ScalarFunction(values)] => keys
                     .args
