@@ -289,6 +289,25 @@ impl SparkError {
         Self::new(ErrorKind::Analysis, error_class, sql_state, message, vec![])
     }
 
+    /// A map with a key twice under `spark.sql.mapKeyDedupPolicy=EXCEPTION`.
+    pub fn duplicated_map_key(key: &str) -> Self {
+        Self::new(
+            ErrorKind::Runtime,
+            "DUPLICATED_MAP_KEY",
+            "23505",
+            format!(
+                "Duplicate map key {key} was found, please check the input data.\nIf you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
+            ),
+            vec![
+                ("key", key.to_string()),
+                (
+                    "mapKeyDedupPolicy",
+                    "\"spark.sql.mapKeyDedupPolicy\"".to_string(),
+                ),
+            ],
+        )
+    }
+
     pub fn divide_by_zero() -> Self {
         Self::new(
             ErrorKind::Arithmetic,
@@ -539,21 +558,7 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
                         .and_then(|rest| rest.split(" was found").next())
                 })
             {
-                SparkError::new(
-                    ErrorKind::Runtime,
-                    "DUPLICATED_MAP_KEY",
-                    "23505",
-                    format!(
-                        "Duplicate map key {key} was found, please check the input data.\nIf you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
-                    ),
-                    vec![
-                        ("key", key.to_string()),
-                        (
-                            "mapKeyDedupPolicy",
-                            "\"spark.sql.mapKeyDedupPolicy\"".to_string(),
-                        ),
-                    ],
-                )
+                SparkError::duplicated_map_key(key)
             } else if msg.contains("Unable to parse date from") {
                 SparkError::new(
                     ErrorKind::DateTime,

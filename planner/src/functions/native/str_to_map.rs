@@ -9,7 +9,7 @@ use datafusion::common::Result;
 
 use super::regex::{Patterns, spark_split};
 use super::{is_null_at, strings};
-use crate::error::{ErrorKind, SparkError, to_datafusion};
+use crate::error::{SparkError, to_datafusion};
 
 /// `str_to_map(text[, pairDelim[, keyValueDelim]])`: the text split at the pair delimiter
 /// (a Java pattern, `,` by default), each pair at the first key-value delimiter (`:`); a
@@ -65,19 +65,5 @@ pub(super) fn str_to_map(arrays: &[ArrayRef], last_win: bool) -> Result<ArrayRef
 }
 
 fn duplicate_key(key: &str) -> datafusion::error::DataFusionError {
-    to_datafusion(SparkError::new(
-        ErrorKind::Runtime,
-        "DUPLICATED_MAP_KEY",
-        "23505",
-        format!(
-            "Duplicate map key {key} was found, please check the input data.\nIf you want to remove the duplicated keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key inserted at last takes precedence."
-        ),
-        vec![
-            ("key", key.to_string()),
-            (
-                "mapKeyDedupPolicy",
-                "\"spark.sql.mapKeyDedupPolicy\"".to_string(),
-            ),
-        ],
-    ))
+    to_datafusion(SparkError::duplicated_map_key(key))
 }
