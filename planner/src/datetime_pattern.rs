@@ -225,7 +225,10 @@ mod zone_tests {
         assert_eq!(java_zone_id("GMT+1").as_deref(), Some("+01:00"));
         assert_eq!(java_zone_id("UTC+8").as_deref(), Some("+08:00"));
         assert_eq!(java_zone_id("+0530").as_deref(), Some("+05:30"));
-        assert_eq!(java_zone_id("Europe/Paris").as_deref(), Some("Europe/Paris"));
+        assert_eq!(
+            java_zone_id("Europe/Paris").as_deref(),
+            Some("Europe/Paris")
+        );
         assert_eq!(java_zone_id("UTC").as_deref(), Some("UTC"));
         assert_eq!(java_zone_id("pst"), None);
         assert_eq!(java_zone_id("XYZ"), None);

@@ -10,7 +10,8 @@ use crate::literal::format_double;
 /// Spark's string form of one value (`ToPrettyString`): NULL, `[1, NULL]`, `{a -> NULL}`, ...
 /// (unlike a cast to string, a NULL inside an array, map or struct is `NULL` too).
 pub fn value_string(array: &ArrayRef, field: &Field, row: usize, time_zone: &str) -> String {
-    if array.is_null(row) {
+    // (A NullArray, of type VOID, has no validity buffer: `is_null` is false for its rows.)
+    if array.is_null(row) || *array.data_type() == DataType::Null {
         return "NULL".into();
     }
     format_value(

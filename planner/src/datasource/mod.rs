@@ -16,9 +16,9 @@ use datafusion::execution::SessionState;
 use datafusion::logical_expr::{Expr, lit};
 
 pub mod csv;
+mod csv_options;
 pub mod discover;
 pub(crate) mod infer;
-mod csv_options;
 pub(crate) use csv_options::csv_options;
 pub mod json;
 mod json_text;
@@ -565,8 +565,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     xml::XmlOptions::of_read(ds, time_zone, compression, true)?
                         .merge_schemas(schemas)
                 } else {
-                    Schema::try_merge(schemas)
-                        .map_err(datafusion::error::DataFusionError::from)?
+                    Schema::try_merge(schemas).map_err(datafusion::error::DataFusionError::from)?
                 }
             } else {
                 // One file gives the schema (like Spark's parquet footer, or a CSV header).

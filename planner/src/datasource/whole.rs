@@ -424,7 +424,10 @@ fn text_column(schema: &str, time_zone: &str) -> PlanResult<String> {
         )
         .into());
     };
-    if !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) {
+    if !matches!(
+        field.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    ) {
         return Err(SparkError::new(
             crate::error::ErrorKind::Analysis,
             "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
@@ -437,7 +440,10 @@ fn text_column(schema: &str, time_zone: &str) -> PlanResult<String> {
             vec![
                 ("format", "Text".into()),
                 ("columnName", format!("`{}`", field.name())),
-                ("columnType", format!("\"{}\"", types::sql_name(field.data_type()).to_uppercase())),
+                (
+                    "columnType",
+                    format!("\"{}\"", types::sql_name(field.data_type()).to_uppercase()),
+                ),
             ],
         )
         .into());

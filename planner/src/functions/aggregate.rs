@@ -35,13 +35,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.add(
         &["first", "first_value", "last", "last_value"],
         super::FunctionKind::Aggregate,
-        Naming::Custom(|w, a, _| {
-            format!(
-                "{}({})",
-                w.to_lowercase(),
-                a.first().cloned().unwrap_or_default()
-            )
-        }),
+        Naming::Custom(first_arg_name),
         Arc::new(|f: FunctionInput| {
             let name = if f.name.starts_with("first") {
                 "first_value"
@@ -51,7 +45,9 @@ pub fn register(b: &mut RegistryBuilder) {
             first_last(f, name)
         }),
     );
-    b.aggregate(&["any_value"], |f| first_last(f, "first_value"));
+    b.add_named_aggregate(&["any_value"], Naming::Custom(first_arg_name), |f| {
+        first_last(f, "first_value")
+    });
     b.add(
         &["collect_list", "array_agg"],
         super::FunctionKind::Aggregate,
@@ -122,10 +118,25 @@ pub fn register(b: &mut RegistryBuilder) {
         let n = super::df_udf("cardinality")?.call(vec![values]);
         Ok(when_true(n.gt(lit(0u64)), product))
     });
-    // mode(x): the most frequent non-NULL value (the first seen among ties).
-    b.aggregate(&["mode"], |mut f| {
+    // mode(x[, deterministic]): the most frequent non-NULL value (the first seen among ties;
+    // the least when deterministic, which Spark names `mode() WITHIN GROUP (ORDER BY x DESC)`).
+    b.add_named_aggregate(&["mode"], Naming::Custom(mode_name), |mut f| {
         f.arity(1, 2)?;
-        let values = present_values(f.args.remove(0), f.filter)?;
+        let deterministic = match f.args.get(1) {
+            None => false,
+            Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _)) => {
+                b.unwrap_or(false)
+            }
+            Some(_) => {
+                return Err(PlanError::Unsupported(
+                    "mode with a deterministic flag that is not a literal".into(),
+                ));
+            }
+        };
+        let mut values = present_values(f.args.remove(0), f.filter)?;
+        if deterministic {
+            values = super::df_udf("array_sort")?.call(vec![values]);
+        }
         Ok(super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]))
     });
     // Bitmaps of a group: its positions' bits set, or its bitmaps ORed or ANDed.
@@ -220,20 +231,14 @@ pub fn register(b: &mut RegistryBuilder) {
             )
         },
     );
-    // Spark names both listagg, the omitted delimiter NULL; with DISTINCT, as written.
+    // Named as written, the omitted delimiter NULL (with WITHIN GROUP, listagg: see the
+    // resolver).
     b.add_named_aggregate(
         &["string_agg", "listagg"],
-        Naming::Custom(|w, a, d| {
-            let mut args = a.to_vec();
-            if args.len() == 1 {
-                args.push("NULL".into());
-            }
-            if d {
-                format!("{}(DISTINCT {})", w.to_ascii_lowercase(), args.join(", "))
-            } else {
-                format!("listagg({})", args.join(", "))
-            }
-        }),
+        Naming::Defaults {
+            from: 1,
+            values: &["NULL"],
+        },
         |mut f| {
             f.arity(1, 2)?;
             if f.args.len() == 1 {
@@ -342,6 +347,24 @@ fn first_last(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
 }
 
 /// `name(args, default)`: Spark shows an omitted trailing argument with its default.
+/// `name(x)`: Spark names `first(x, true)`, `any_value(x, true)` after the value only.
+fn first_arg_name(w: &str, a: &[String], _: bool) -> String {
+    format!(
+        "{}({})",
+        w.to_lowercase(),
+        a.first().cloned().unwrap_or_default()
+    )
+}
+
+/// `mode(x)`, and `mode(x, true)` as Spark shows it: `mode() WITHIN GROUP (ORDER BY x DESC)`.
+fn mode_name(_: &str, a: &[String], _: bool) -> String {
+    match a {
+        [x, d] if d == "true" => format!("mode() WITHIN GROUP (ORDER BY {x} DESC)"),
+        [x, ..] => format!("mode({x})"),
+        [] => "mode()".to_string(),
+    }
+}
+
 pub(crate) fn default_arg(w: &str, a: &[String], given: usize, default: &str) -> String {
     let mut args = a.to_vec();
     if args.len() == given {
@@ -399,11 +422,31 @@ fn when_true(p: Expr, value: Expr) -> Expr {
 /// `max_by(x, y)` / `min_by(x, y)`: `x` of the row with the largest (smallest) `y`, rows
 /// with a NULL `y` left out.
 fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
-    f.arity(2, 2)?;
+    f.arity(2, 3)?;
+    let k = match f.args.len() {
+        3 => Some(by_order_k(&f, f.args[2].clone())?),
+        _ => None,
+    };
+    f.args.truncate(2);
     let (Some(y), Some(x)) = (f.args.pop(), f.args.pop()) else {
         return Err(PlanError::InvalidPlan("max_by/min_by arguments".into()));
     };
     let filter = and_filter(f.filter, y.clone().is_not_null());
+    if let Some(k) = k {
+        // The values of the k rows first in the order (among ties, the first seen), NULL
+        // without rows.
+        let values = Expr::AggregateFunction(AggregateFunction::new_udf(
+            df("array_agg")?,
+            vec![x],
+            false,
+            Some(Box::new(filter)),
+            vec![datafusion::logical_expr::expr::Sort::new(
+                y, ascending, false,
+            )],
+            None,
+        ));
+        return Ok(super::df_udf("array_slice")?.call(vec![values, lit(1i64), lit(k)]));
+    }
     // The last row of the order, so that ties go to the later row as in Spark.
     Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
         df("last_value")?,
@@ -415,6 +458,42 @@ fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
         )],
         None,
     )))
+}
+
+/// The `k` of `max_by(x, y, k)`: a literal from 1 to 100000, as Spark requires.
+fn by_order_k(f: &FunctionInput, k: Expr) -> PlanResult<i64> {
+    let shown = || {
+        let names: Vec<String> = f.args.iter().map(|a| a.schema_name().to_string()).collect();
+        format!("{}({})", f.name, names.join(", "))
+    };
+    let value = match crate::functions::nullability::unwrapped(&k) {
+        Expr::Literal(v, _) if v.data_type().is_integer() => v.to_string().parse::<i64>().ok(),
+        _ => None,
+    };
+    let Some(value) = value else {
+        return Err(crate::error::SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: the input k should be a foldable int expression; however, got {}.",
+                shown(),
+                k.schema_name()
+            ),
+        )
+        .into());
+    };
+    if !(1..=100_000).contains(&value) {
+        return Err(crate::error::SparkError::analysis(
+            "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: The `k` must be between [1, 100000] (current value = {value}).",
+                shown()
+            ),
+        )
+        .into());
+    }
+    Ok(value)
 }
 
 /// Skewness or (excess) kurtosis from the power sums of the non-NULL values, as Spark's

@@ -84,19 +84,19 @@ pub fn register(b: &mut RegistryBuilder) {
         let x = one(f)?;
         super::df_udf("coalesce").map(|c| c.call(vec![x, lit(0)]))
     });
-    // assert_true(c[, message]): NULL, or USER_RAISED_EXCEPTION when c is not true.
+    // assert_true(c[, message]): NULL, or USER_RAISED_EXCEPTION when c is not true (the
+    // resolver gives the default message, `'c' is not true!`).
     b.scalar_named(
         &["assert_true"],
         Naming::Custom(|w, a, _| format!("{}({})", w.to_lowercase(), a.join(", "))),
         |f: FunctionInput| -> PlanResult<Expr> {
             f.arity(1, 2)?;
             let mut args = f.args.into_iter();
-            let Some(c) = args.next() else {
-                return Err(PlanError::InvalidPlan("assert_true".into()));
+            let (Some(c), Some(message)) = (args.next(), args.next()) else {
+                return Err(PlanError::InvalidPlan(
+                    "assert_true without a message".into(),
+                ));
             };
-            let message = args
-                .next()
-                .unwrap_or_else(|| lit(format!("'{}' is not true!", c.schema_name())));
             Ok(Expr::Case(Case::new(
                 None,
                 vec![(

@@ -9,14 +9,21 @@ use super::native::{Native, NativeUdf, ParseTarget};
 use super::pattern::{chrono_pattern, chrono_pattern_for};
 
 use super::operators::one;
-use super::{RegistryBuilder, add_spark};
+use super::{Naming, RegistryBuilder, add_spark, add_spark_named};
 use crate::error::{PlanResult, SparkError};
 
+/// The pattern of `from_unixtime`/`unix_timestamp` when none is given.
+const DEFAULT_PATTERN: &str = "yyyy-MM-dd HH:mm:ss";
+
 pub fn register(b: &mut RegistryBuilder) {
-    b.scalar(&["current_date", "curdate"], |f| {
-        f.arity(0, 0)?;
-        super::df_udf("current_date").map(|u| u.call(vec![]))
-    });
+    b.scalar_named(
+        &["current_date", "curdate"],
+        Naming::Fixed("current_date"),
+        |f| {
+            f.arity(0, 0)?;
+            super::df_udf("current_date").map(|u| u.call(vec![]))
+        },
+    );
     b.scalar(&["current_timestamp", "now"], |f| {
         f.arity(0, 0)?;
         let tz = f.config.time_zone.clone();
@@ -25,7 +32,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(
         &["extract", "date_part", "datepart"],
         super::Naming::Custom(|w, a, _| match (w.to_ascii_lowercase().as_str(), a) {
-            ("extract", [field, e]) => format!("extract({field} FROM {e})"),
+            (name @ ("extract" | "datepart"), [field, e]) => format!("{name}({field} FROM {e})"),
             (name, args) => format!("{name}({})", args.join(", ")),
         }),
         |f| {
@@ -78,6 +85,7 @@ pub fn register(b: &mut RegistryBuilder) {
     on_timestamp(b, &["hour"], "hour");
     on_timestamp(b, &["minute"], "minute");
     on_timestamp(b, &["second"], "second");
+    // (Spark names dateadd(d, n) `date_add(d, n)`.)
     on_date(b, &["date_add", "dateadd"], "date_add", 2);
     on_date(b, &["date_sub"], "date_sub", 2);
     on_date(b, &["datediff", "date_diff"], "date_diff", 2);
@@ -197,7 +205,17 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["make_interval"], "make_interval", 0, 7);
     // (datafusion-spark's make_interval is NULL on overflow: try_make_interval's answer.)
     add_spark(b, &["try_make_interval"], "make_interval", 0, 7);
-    add_spark(b, &["make_dt_interval"], "make_dt_interval", 0, 4);
+    add_spark_named(
+        b,
+        &["make_dt_interval"],
+        Naming::Defaults {
+            from: 0,
+            values: &["0", "0", "0", "0.000000"],
+        },
+        "make_dt_interval",
+        0,
+        4,
+    );
     // A literal zone as Java reads it (`PST`, `GMT+1`); INVALID_TIMEZONE for one it refuses.
     for name in ["from_utc_timestamp", "to_utc_timestamp"] {
         b.scalar(&[name], move |mut f| {
@@ -206,7 +224,9 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(super::sp_udf(name)?.call(f.args))
         });
     }
-    // make_timestamp(y, mo, d, h, mi, s): a local time of the session time zone.
+    // make_timestamp(y, mo, d, h, mi, s[, tz]) and make_timestamp(date, time[, tz]): a local
+    // date-time of `tz` (by default the session time zone) as an instant; the _ntz forms the
+    // local date-time itself.
     for (names, local) in [
         (
             &[
@@ -219,44 +239,65 @@ pub fn register(b: &mut RegistryBuilder) {
         ),
         (&["make_timestamp_ntz", "try_make_timestamp_ntz"][..], true),
     ] {
-        b.scalar(names, move |f| {
-            f.arity(6, 6)?;
+        b.scalar_named(names, Naming::Custom(make_timestamp_name), move |mut f| {
+            f.arity_of(if local { &[2, 6] } else { &[2, 3, 6, 7] })?;
             let fail = !f.name.starts_with("try_") && f.config.ansi;
-            // A local date-time is the UTC date-time of the instant read in UTC.
-            let tz = if local {
-                "UTC".to_string()
+            let session = f.config.time_zone.clone();
+            let zone = match f.args.len() {
+                3 | 7 => {
+                    let mut tz = f.args.pop();
+                    if let Some(tz) = tz.as_mut() {
+                        java_zone_literal(tz)?;
+                    }
+                    tz
+                }
+                _ => None,
+            };
+            if f.args.len() == 2 {
+                super::check_type(&f, 0, &["DATE"], |t| matches!(t, DataType::Date32))?;
+                super::check_type(&f, 1, &["TIME"], |t| matches!(t, DataType::Time64(_)))?;
+            } else if !local && zone.is_none() {
+                // A local date-time of the session time zone, read as such.
+                return Ok(text_to_instant(date_time_text(&f.args)?, &session, fail));
+            }
+            let local_time = if f.args.len() == 2 {
+                // The date's midnight plus the time of day, in microseconds.
+                let micros = |e: Expr, t: DataType| cast(cast(e, t), DataType::Int64);
+                let midnight = micros(
+                    f.args[0].clone(),
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                );
+                let time_of_day = micros(f.args[1].clone(), DataType::Int64);
+                cast(
+                    midnight + time_of_day,
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                )
             } else {
-                f.config.time_zone.clone()
-            };
-            let text = |e: Expr| cast(e, DataType::Utf8);
-            let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
-                Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
-            };
-            let a = f.args;
-            let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
-            let date_time = super::df_udf("concat")?.call(vec![
-                text(a[0].clone()),
-                lit("-"),
-                pad(a[1].clone(), 2)?,
-                lit("-"),
-                pad(a[2].clone(), 2)?,
-                lit(" "),
-                pad(a[3].clone(), 2)?,
-                lit(":"),
-                pad(a[4].clone(), 2)?,
-                lit(":"),
-                pad(seconds, 9)?,
-            ]);
-            let instant = text_to_instant(date_time, &tz, fail);
-            Ok(if local {
+                // A local date-time is the UTC date-time of the instant read in UTC.
+                let utc = text_to_instant(date_time_text(&f.args)?, "UTC", fail);
                 NativeUdf::udf(Native::ShiftZone {
-                    time_zone: tz,
+                    time_zone: "UTC".to_string(),
                     to_local: true,
                 })
-                .call(vec![instant])
-            } else {
-                instant
+                .call(vec![utc])
+            };
+            if local {
+                return Ok(local_time);
+            }
+            // The local date-time of `tz` as the session time zone's, then as an instant.
+            let local_time = match zone {
+                Some(tz) => NativeUdf::udf(Native::ConvertTimezone).call(vec![
+                    tz,
+                    lit(session.clone()),
+                    local_time,
+                ]),
+                None => local_time,
+            };
+            Ok(NativeUdf::udf(Native::ShiftZone {
+                time_zone: session,
+                to_local: false,
             })
+            .call(vec![local_time]))
         });
     }
     // window_time(window): the last instant of a time window.
@@ -403,17 +444,24 @@ pub fn register(b: &mut RegistryBuilder) {
         });
     }
     // convert_timezone([from, ]to, ts): from defaults to the session time zone.
-    b.scalar(&["convert_timezone"], |f| {
-        f.arity(2, 3)?;
-        let mut args = f.args;
-        if args.len() == 2 {
-            args.insert(0, lit(f.config.time_zone.clone()));
-        }
-        for zone in args.iter_mut().take(2) {
-            java_zone_literal(zone)?;
-        }
-        Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
-    });
+    b.scalar_named(
+        &["convert_timezone"],
+        Naming::Custom(|_, a, _| match a {
+            [to, ts] => format!("convert_timezone(current_timezone(), {to}, {ts})"),
+            args => format!("convert_timezone({})", args.join(", ")),
+        }),
+        |f| {
+            f.arity(2, 3)?;
+            let mut args = f.args;
+            if args.len() == 2 {
+                args.insert(0, lit(f.config.time_zone.clone()));
+            }
+            for zone in args.iter_mut().take(2) {
+                java_zone_literal(zone)?;
+            }
+            Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
+        },
+    );
     b.scalar(&["make_date"], |f| {
         f.arity(3, 3)?;
         let args = f
@@ -451,7 +499,12 @@ pub fn register(b: &mut RegistryBuilder) {
         })
         .call(vec![instant]))
     });
-    b.scalar(&["unix_timestamp", "to_unix_timestamp"], |f| {
+    // Named with the defaults: the current time, Spark's default pattern.
+    let defaults = Naming::Defaults {
+        from: 0,
+        values: &["current_timestamp()", DEFAULT_PATTERN],
+    };
+    b.scalar_named(&["unix_timestamp", "to_unix_timestamp"], defaults, |f| {
         if f.args.is_empty() {
             let now = super::df_udf("now")?.call(vec![]);
             return Ok(cast(now, DataType::Int64) / lit(1_000_000_000i64));
@@ -465,11 +518,15 @@ pub fn register(b: &mut RegistryBuilder) {
         let pattern = chrono_pattern(&spark_pattern)?;
         Ok(NativeUdf::udf(Native::DateFormat { time_zone, pattern }).call(vec![x]))
     });
-    b.scalar(&["from_unixtime"], |f| {
+    let defaults = Naming::Defaults {
+        from: 1,
+        values: &[DEFAULT_PATTERN],
+    };
+    b.scalar_named(&["from_unixtime"], defaults, |f| {
         f.arity(1, 2)?;
         let spark_pattern = match f.args.get(1) {
             Some(p) => literal_text(p, "from_unixtime")?,
-            None => "yyyy-MM-dd HH:mm:ss".to_string(),
+            None => DEFAULT_PATTERN.to_string(),
         };
         let seconds = cast(f.args[0].clone(), DataType::Int64);
         let instant = cast(
@@ -483,7 +540,11 @@ pub fn register(b: &mut RegistryBuilder) {
         })
         .call(vec![instant]))
     });
-    b.scalar(&["months_between"], |f| {
+    let defaults = Naming::Defaults {
+        from: 2,
+        values: &["true"],
+    };
+    b.scalar_named(&["months_between"], defaults, |f| {
         f.arity(2, 3)?;
         let round_off = match f.args.get(2) {
             None => true,
@@ -512,7 +573,11 @@ fn to_date(x: Expr) -> Expr {
 
 /// A datafusion-spark date function whose first argument is a date (strings cast).
 fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n: usize) {
-    b.scalar(names, move |f| {
+    let naming = match spark_name {
+        "date_add" => Naming::Fixed("date_add"),
+        _ => Naming::Call,
+    };
+    b.scalar_named(names, naming, move |f| {
         f.arity(n, n)?;
         let mut args = f.args;
         for (i, t) in f.types.iter().enumerate() {
@@ -641,6 +706,45 @@ fn parse_datetime(
         }
         _ => converted,
     })
+}
+
+/// `y-mm-dd hh:mm:ss.ffffff` of make_timestamp's fields (the seconds with a fraction).
+fn date_time_text(a: &[Expr]) -> crate::error::PlanResult<Expr> {
+    let text = |e: Expr| cast(e, DataType::Utf8);
+    let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
+        Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
+    };
+    let [year, month, day, hour, minute, second] = a else {
+        return Err(crate::error::PlanError::InvalidPlan(
+            "make_timestamp without its six fields".into(),
+        ));
+    };
+    let seconds = cast(second.clone(), DataType::Decimal128(8, 6));
+    Ok(super::df_udf("concat")?.call(vec![
+        text(year.clone()),
+        lit("-"),
+        pad(month.clone(), 2)?,
+        lit("-"),
+        pad(day.clone(), 2)?,
+        lit(" "),
+        pad(hour.clone(), 2)?,
+        lit(":"),
+        pad(minute.clone(), 2)?,
+        lit(":"),
+        pad(seconds, 9)?,
+    ]))
+}
+
+/// Spark's names of the make_timestamp family: as written, except that try_make_timestamp
+/// leaves out a time zone after its six fields and try_make_timestamp_ntz(date, time) shows
+/// the make_timestamp_ntz it stands for.
+fn make_timestamp_name(w: &str, a: &[String], _: bool) -> String {
+    let w = w.to_lowercase();
+    match (w.as_str(), a.len()) {
+        ("try_make_timestamp", 7) => format!("{w}({})", a[..6].join(", ")),
+        ("try_make_timestamp_ntz", 2) => format!("{w}(make_timestamp_ntz({}))", a.join(", ")),
+        _ => format!("{w}({})", a.join(", ")),
+    }
 }
 
 /// Text read as an instant in the session time zone, as `CAST(text AS TIMESTAMP)`.

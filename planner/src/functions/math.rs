@@ -5,7 +5,9 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::operators::{one, two};
-use super::{FunctionInput, Naming, RegistryBuilder, add_df, add_df_named, add_spark};
+use super::{
+    FunctionInput, Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named,
+};
 use crate::error::PlanResult;
 
 pub fn register(b: &mut RegistryBuilder) {
@@ -53,7 +55,16 @@ pub fn register(b: &mut RegistryBuilder) {
     double_fn(b, &["tanh"], Naming::Fixed("TANH"), "tanh");
     double_fn(b, &["degrees"], Naming::Fixed("DEGREES"), "degrees");
     double_fn(b, &["radians"], Naming::Fixed("RADIANS"), "radians");
-    double_fn(b, &["signum", "sign"], Naming::Fixed("SIGNUM"), "signum");
+    // Spark names sign(x) as written, signum(x) `SIGNUM(x)`.
+    double_fn(
+        b,
+        &["signum", "sign"],
+        Naming::Custom(|w, a, _| match w.eq_ignore_ascii_case("sign") {
+            true => format!("sign({})", a.join(", ")),
+            false => format!("SIGNUM({})", a.join(", ")),
+        }),
+        "signum",
+    );
     b.scalar_named(&["log"], Naming::Fixed("LOG"), |f| {
         f.arity(1, 2)?;
         let args: Vec<Expr> = f
@@ -147,8 +158,8 @@ pub fn register(b: &mut RegistryBuilder) {
         })
     });
     add_spark(b, &["factorial"], "factorial", 1, 1);
-    add_spark(b, &["expm1"], "expm1", 1, 1);
-    add_spark(b, &["hypot"], "hypot", 2, 2);
+    add_spark_named(b, &["expm1"], Naming::Fixed("EXPM1"), "expm1", 1, 1);
+    add_spark_named(b, &["hypot"], Naming::Fixed("HYPOT"), "hypot", 2, 2);
     b.scalar(&["rint"], |f| {
         let x = cast(one(f)?, DataType::Float64);
         super::sp_udf("rint").map(|u| u.call(vec![x]))
@@ -164,7 +175,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // rand([seed]) / randn([seed]): with a seed, over an input that numbers its rows by
     // partition (a projection's), Spark's values (its per-partition XORShiftRandom); else
     // (no seed, or in a filter) DataFusion's random values.
-    b.scalar(&["rand", "random"], |f| {
+    b.scalar_named(&["rand", "random"], Naming::Fixed("rand"), |f| {
         f.arity(0, 1)?;
         if let Some(seeded) = seeded(&f, 0, super::native::random::RandomKind::Uniform)? {
             return Ok(seeded);
@@ -355,7 +366,8 @@ fn with_scale_zero(w: &str, a: &[String], _: bool) -> String {
 
 fn upper_when_one_arg(w: &str, a: &[String], _: bool) -> String {
     match a {
-        [x] => format!("{}({x})", w.to_ascii_uppercase()),
+        // (`ceiling(x)` is named as written.)
+        [x] if !w.eq_ignore_ascii_case("ceiling") => format!("{}({x})", w.to_ascii_uppercase()),
         args => format!("{}({})", w.to_ascii_lowercase(), args.join(", ")),
     }
 }

@@ -69,23 +69,37 @@ impl FunctionInput<'_> {
             } else {
                 format!("[{min}, {max}]")
             };
-            return Err(SparkError::new(
-                crate::error::ErrorKind::Analysis,
-                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                "42605",
-                format!(
-                    "The `{}` requires {expected} parameters but the actual number is {n}.",
-                    self.name
-                ),
-                vec![
-                    ("functionName", format!("`{}`", self.name)),
-                    ("expectedNum", expected.clone()),
-                    ("actualNum", n.to_string()),
-                ],
-            )
-            .into());
+            return Err(self.wrong_num_args(expected));
         }
         Ok(())
+    }
+
+    /// Fail unless the argument count is one of `counts` (Spark lists them: `[2, 3, 6, 7]`).
+    pub fn arity_of(&self, counts: &[usize]) -> PlanResult<()> {
+        if counts.contains(&self.args.len()) {
+            return Ok(());
+        }
+        let listed: Vec<String> = counts.iter().map(usize::to_string).collect();
+        Err(self.wrong_num_args(format!("[{}]", listed.join(", "))))
+    }
+
+    fn wrong_num_args(&self, expected: String) -> crate::error::PlanError {
+        let n = self.args.len();
+        SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+            "42605",
+            format!(
+                "The `{}` requires {expected} parameters but the actual number is {n}.",
+                self.name
+            ),
+            vec![
+                ("functionName", format!("`{}`", self.name)),
+                ("expectedNum", expected.clone()),
+                ("actualNum", n.to_string()),
+            ],
+        )
+        .into()
     }
 }
 
@@ -112,6 +126,13 @@ pub enum Naming {
     Infix(&'static str),
     /// `(op a)`.
     Prefix(&'static str),
+    /// `name(a, b, ...)` as written, with the values Spark's analyzer gives omitted trailing
+    /// parameters shown (`substr(s, 2, 2147483647)`): parameter `from + i` defaults to
+    /// `values[i]`.
+    Defaults {
+        from: usize,
+        values: &'static [&'static str],
+    },
     Custom(fn(&str, &[String], bool) -> String),
     /// By the arguments' types after coercion (`to_char` of a date is `date_format(..)`);
     /// `name(a, b)` where the types are not known yet.
@@ -135,6 +156,16 @@ impl FunctionDef {
             Naming::Fixed(name) => format!("{name}({})", args.join(", ")),
             Naming::Infix(op) => format!("({})", args.join(&format!(" {op} "))),
             Naming::Prefix(op) => format!("({op} {})", args.join(", ")),
+            Naming::Defaults { from, values } => {
+                let given = args.len().checked_sub(*from).unwrap_or(values.len());
+                let shown: Vec<&str> = args
+                    .iter()
+                    .map(String::as_str)
+                    .chain(values.iter().skip(given).copied())
+                    .collect();
+                let d = if distinct { "DISTINCT " } else { "" };
+                format!("{}({d}{})", written_name.to_lowercase(), shown.join(", "))
+            }
             Naming::Custom(f) => f(written_name, args, distinct),
             Naming::Typed(_) => format!("{}({})", written_name.to_lowercase(), args.join(", ")),
         }

@@ -70,7 +70,7 @@ pub fn register(b: &mut RegistryBuilder) {
         )
     });
     b.scalar(&["negative"], |f| Ok(Expr::Negative(Box::new(one(f)?))));
-    b.scalar(&["positive"], one);
+    b.scalar_named(&["positive"], Naming::Prefix("+"), one);
 
     b.scalar_named(&["==", "="], Naming::Infix("="), |f| {
         binary(f, Operator::Eq)
@@ -109,12 +109,14 @@ pub fn register(b: &mut RegistryBuilder) {
     );
     b.scalar_named(
         &["ilike"],
-        Naming::Custom(|_, a, _| like_name("ILIKE", a)),
+        // (Spark names `s ILIKE p [ESCAPE e]` as the call `ilike(s, p)`.)
+        Naming::Custom(|_, a, _| format!("ilike({})", a[..a.len().min(2)].join(", "))),
         |f| like(f, true),
     );
     b.scalar_named(
         &["rlike", "regexp", "regexp_like"],
-        Naming::Fixed("RLIKE"),
+        // Named as written, in upper case (`REGEXP_LIKE(s, r)`).
+        Naming::Custom(|w, a, _| format!("{}({})", w.to_ascii_uppercase(), a.join(", "))),
         rlike,
     );
     b.scalar_named(&["in"], Naming::Custom(in_name), |mut f| {

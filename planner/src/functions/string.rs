@@ -20,9 +20,16 @@ pub fn register(b: &mut RegistryBuilder) {
         1,
         1,
     );
-    add_df(b, &["trim", "btrim"], "btrim", 1, 2);
-    add_df(b, &["ltrim"], "ltrim", 1, 2);
-    add_df(b, &["rtrim"], "rtrim", 1, 2);
+    add_df(b, &["btrim"], "btrim", 1, 2);
+    // trim/ltrim/rtrim([trimStr, ]str): the trim string comes first, as in Spark's
+    // `TRIM(BOTH trimStr FROM str)`, which is how Spark names the two-argument calls.
+    for (name, df_name) in [("trim", "btrim"), ("ltrim", "ltrim"), ("rtrim", "rtrim")] {
+        b.scalar_named(&[name], Naming::Custom(trim_name), move |mut f| {
+            f.arity(1, 2)?;
+            f.args.reverse();
+            super::df_udf(df_name).map(|u| u.call(f.args))
+        });
+    }
     // concat of arrays is their concatenation.
     b.scalar(&["concat"], |f| {
         let arrays = !f.types.is_empty()
@@ -39,7 +46,17 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_spark_named(b, &["||"], Naming::Fixed("concat"), "concat", 2, 2);
     add_spark(b, &["concat_ws"], "concat_ws", 1, usize::MAX);
-    add_spark(b, &["substring", "substr"], "substring", 2, 3);
+    add_spark_named(
+        b,
+        &["substring", "substr"],
+        Naming::Defaults {
+            from: 2,
+            values: &["2147483647"],
+        },
+        "substring",
+        2,
+        3,
+    );
     b.scalar(&["replace"], |mut f| {
         f.arity(2, 3)?;
         if f.args.len() == 2 {
@@ -57,20 +74,32 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(super::df_udf(name)?.call(vec![x]))
     });
     add_df(b, &["repeat"], "repeat", 2, 2);
-    add_df(b, &["lpad"], "lpad", 2, 3);
-    add_df(b, &["rpad"], "rpad", 2, 3);
+    let pad = Naming::Defaults {
+        from: 2,
+        values: &[" "],
+    };
+    add_df_named(b, &["lpad"], pad.clone(), "lpad", 2, 3);
+    add_df_named(b, &["rpad"], pad, "rpad", 2, 3);
     native(b, &["initcap"], 1, 1, || Native::Initcap);
-    native(b, &["split"], 2, 3, || Native::Split);
+    native_named(b, &["split"], defaults(2, &["-1"]), 2, 3, || Native::Split);
     native(b, &["regexp_extract"], 2, 3, || Native::RegexpExtract {
         all: false,
     });
-    native(b, &["regexp_extract_all"], 2, 3, || Native::RegexpExtract {
-        all: true,
-    });
+    native_named(
+        b,
+        &["regexp_extract_all"],
+        defaults(2, &["1"]),
+        2,
+        3,
+        || Native::RegexpExtract { all: true },
+    );
     native(b, &["regexp_substr"], 2, 2, || Native::RegexpSubstr);
-    native(b, &["regexp_instr"], 2, 3, || Native::RegexpInstr);
+    native_named(b, &["regexp_instr"], defaults(2, &["0"]), 2, 3, || {
+        Native::RegexpInstr
+    });
     native(b, &["hash"], 1, usize::MAX, || Native::Murmur3);
-    b.scalar(&["to_json"], |f| {
+    // to_json/to_csv/to_xml(value[, options]): Spark names them after the value only.
+    b.scalar_named(&["to_json"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
         if f.types.first().is_some_and(crate::types::is_variant) {
             let v = f.args.into_iter().next();
@@ -80,7 +109,7 @@ pub fn register(b: &mut RegistryBuilder) {
         }
         Ok(NativeUdf::udf(Native::ToJson).call(f.args))
     });
-    b.scalar(&["to_csv"], |f| {
+    b.scalar_named(&["to_csv"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
         if f.args.len() == 2 {
             return Err(crate::error::PlanError::Unsupported("to_csv options".into()));
@@ -107,7 +136,14 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(0, 0)?;
         Ok(lit(concat!("4.0.1 ember-", env!("CARGO_PKG_VERSION"))))
     });
-    native(b, &["mask"], 1, 5, || Native::Mask);
+    native_named(
+        b,
+        &["mask"],
+        defaults(1, &["X", "x", "n", "NULL"]),
+        1,
+        5,
+        || Native::Mask,
+    );
     b.scalar(&["format_number"], |f| {
         f.arity(2, 2)?;
         let format = match &f.args[1] {
@@ -176,7 +212,7 @@ pub fn register(b: &mut RegistryBuilder) {
         };
         Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
     });
-    b.scalar(&["schema_of_xml"], |f| {
+    b.scalar_named(&["schema_of_xml"], Naming::Custom(after_text), |f| {
         f.arity(1, 1)?;
         let Expr::Literal(ScalarValue::Utf8(Some(text)), _) = &f.args[0] else {
             return Err(crate::error::PlanError::Unsupported(
@@ -185,7 +221,7 @@ pub fn register(b: &mut RegistryBuilder) {
         };
         Ok(lit(ScalarValue::Utf8(super::native::schema_of_xml(text))))
     });
-    b.scalar(&["to_xml"], |f| {
+    b.scalar_named(&["to_xml"], Naming::Custom(after_text), |f| {
         f.arity(1, 1)?;
         if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
             return Err(crate::error::SparkError::analysis(
@@ -204,7 +240,7 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(NativeUdf::udf(kind).call(f.args))
     });
     // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
-    b.scalar(&["schema_of_csv"], |f| {
+    b.scalar_named(&["schema_of_csv"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
         let text = match &f.args[0] {
             Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
@@ -238,7 +274,7 @@ pub fn register(b: &mut RegistryBuilder) {
         ))))
     });
     // schema_of_json(literal): Spark's inferred type, in DDL.
-    b.scalar(&["schema_of_json"], |f| {
+    b.scalar_named(&["schema_of_json"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
         let text = match &f.args[0] {
             Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
@@ -277,7 +313,28 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["char", "chr"], "char", 1, 1);
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
-    add_df(b, &["levenshtein"], "levenshtein", 2, 2);
+    // levenshtein(l, r[, threshold]): -1 when the distance is beyond the threshold (or the
+    // threshold is NULL).
+    b.scalar(&["levenshtein"], |mut f| {
+        f.arity(2, 3)?;
+        let threshold = (f.args.len() == 3)
+            .then(|| f.args.pop())
+            .flatten()
+            .map(|t| cast(t, DataType::Int32));
+        let distance = super::df_udf("levenshtein")?.call(f.args);
+        Ok(match threshold {
+            Some(t) => super::when(
+                distance.clone().is_null(),
+                lit(ScalarValue::Int32(None)),
+                Some(super::when(
+                    t.clone().is_null().or(distance.clone().gt(t)),
+                    lit(-1i32),
+                    Some(distance),
+                )),
+            ),
+            None => distance,
+        })
+    });
     // Java's patterns and replacement strings (`$1`, `${name}`, `\$`), from a position.
     b.scalar_named(
         &["regexp_replace"],
@@ -293,11 +350,31 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["octet_length"], "octet_length", 1, 1);
     add_df_named(b, &["split_part"], Naming::Call, "split_part", 3, 3);
     // instr(str, substr) and locate(substr, str[, pos]) are 1-based, 0 when absent.
-    b.scalar(&["instr"], |f| {
-        let (s, sub) = two(f)?;
-        super::df_udf("strpos").map(|u| u.call(vec![s, sub]))
-    });
-    b.scalar(&["locate", "position"], |f| {
+    // instr(str, substr[, position[, occurrence]]): the occurrence defaults to 1 when a
+    // position is given (and is shown then).
+    b.scalar_named(
+        &["instr"],
+        Naming::Custom(|_, a, _| match a {
+            [s, sub, pos] => format!("instr({s}, {sub}, {pos}, 1)"),
+            args => format!("instr({})", args.join(", ")),
+        }),
+        |mut f| {
+            f.arity(2, 4)?;
+            if f.args.len() == 2 {
+                let (s, sub) = two(f)?;
+                return super::df_udf("strpos").map(|u| u.call(vec![s, sub]));
+            }
+            if f.args.len() == 3 {
+                f.args.push(lit(1i32));
+            }
+            let mut args = f.args;
+            for a in &mut args[2..] {
+                *a = cast(a.clone(), DataType::Int32);
+            }
+            Ok(NativeUdf::udf(Native::Instr).call(args))
+        },
+    );
+    b.scalar_named(&["locate", "position"], defaults(2, &["1"]), |f| {
         f.arity(2, 3)?;
         let strpos = super::df_udf("strpos")?;
         if f.args.len() == 3 {
@@ -476,16 +553,21 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(NativeUdf::udf(Native::ToBinary { format, fail }).call(vec![f.args[0].clone()]))
         });
     }
-    native(b, &["sentences"], 1, 3, || Native::Sentences);
-    native(b, &["aes_encrypt"], 2, 6, || Native::Aes {
+    native_named(b, &["sentences"], defaults(1, &["", ""]), 1, 3, || {
+        Native::Sentences
+    });
+    // Named with the defaults of the mode, padding, IV and AAD.
+    let encrypt = defaults(2, &["GCM", "DEFAULT", "", ""]);
+    let decrypt = defaults(2, &["GCM", "DEFAULT", ""]);
+    native_named(b, &["aes_encrypt"], encrypt, 2, 6, || Native::Aes {
         encrypt: true,
         fail: true,
     });
-    native(b, &["aes_decrypt"], 2, 5, || Native::Aes {
+    native_named(b, &["aes_decrypt"], decrypt.clone(), 2, 5, || Native::Aes {
         encrypt: false,
         fail: true,
     });
-    native(b, &["try_aes_decrypt"], 2, 5, || Native::Aes {
+    native_named(b, &["try_aes_decrypt"], decrypt, 2, 5, || Native::Aes {
         encrypt: false,
         fail: false,
     });
@@ -584,10 +666,43 @@ fn native(
     max: usize,
     kind: impl Fn() -> Native + Send + Sync + 'static,
 ) {
-    b.scalar(names, move |f| {
+    native_named(b, names, Naming::Call, min, max, kind);
+}
+
+fn native_named(
+    b: &mut RegistryBuilder,
+    names: &[&str],
+    naming: Naming,
+    min: usize,
+    max: usize,
+    kind: impl Fn() -> Native + Send + Sync + 'static,
+) {
+    b.scalar_named(names, naming, move |f| {
         f.arity(min, max)?;
         Ok(NativeUdf::udf(kind()).call(f.args))
     });
+}
+
+/// Named as written, with the defaults of omitted trailing parameters from `from` shown.
+fn defaults(from: usize, values: &'static [&'static str]) -> Naming {
+    Naming::Defaults { from, values }
+}
+
+/// `trim(s)`, and `TRIM(BOTH t FROM s)` (LEADING for ltrim, TRAILING for rtrim) with a trim
+/// string, which comes first.
+fn trim_name(written: &str, args: &[String], _distinct: bool) -> String {
+    let written = written.to_lowercase();
+    match args {
+        [trim, s] => {
+            let side = match written.as_str() {
+                "ltrim" => "LEADING",
+                "rtrim" => "TRAILING",
+                _ => "BOTH",
+            };
+            format!("TRIM({side} {trim} FROM {s})")
+        }
+        _ => format!("{written}({})", args.join(", ")),
+    }
 }
 
 /// The CSV options of `from_csv`/`schema_of_csv`: a map of literal strings (PySpark sends
@@ -647,7 +762,9 @@ fn after_text(written: &str, args: &[String], _distinct: bool) -> String {
 fn decode_case(f: super::FunctionInput) -> PlanResult<Expr> {
     let mut args = f.args.into_iter();
     let Some(value) = args.next() else {
-        return Err(crate::error::PlanError::InvalidPlan("decode without arguments".into()));
+        return Err(crate::error::PlanError::InvalidPlan(
+            "decode without arguments".into(),
+        ));
     };
     let rest: Vec<Expr> = args.collect();
     let mut pairs = rest.chunks_exact(2);
@@ -665,7 +782,9 @@ fn decode_case(f: super::FunctionInput) -> PlanResult<Expr> {
     }
     let default = pairs.remainder().first().cloned();
     let Some(mut case) = case else {
-        return Err(crate::error::PlanError::InvalidPlan("decode without a search value".into()));
+        return Err(crate::error::PlanError::InvalidPlan(
+            "decode without a search value".into(),
+        ));
     };
     Ok(match default {
         Some(d) => case.otherwise(d)?,

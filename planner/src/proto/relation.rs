@@ -762,8 +762,7 @@ fn sql_with_named_references(w: &pb::WithRelations) -> bool {
         .is_some_and(|r| matches!(r.rel_type, Some(RelType::Sql(_))));
     is_sql
         && !w.references.is_empty()
-        && w
-            .references
+        && w.references
             .iter()
             .all(|r| matches!(r.rel_type, Some(RelType::SubqueryAlias(_))))
 }

@@ -113,8 +113,13 @@ impl Resolver<'_> {
                         self.cast_interval_fields(out, to, type_name, schema)?
                     }
                 };
-                let out =
-                    crate::functions::nullability::cast(out, &from, inner_nullable, try_mode, schema)?;
+                let out = crate::functions::nullability::cast(
+                    out,
+                    &from,
+                    inner_nullable,
+                    try_mode,
+                    schema,
+                )?;
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
                 // Spark names them.)
@@ -572,6 +577,15 @@ impl Resolver<'_> {
                 names.push(n);
             }
         }
+        // assert_true(c)'s default message names c as Spark shows it, and so does the call.
+        if lname == "assert_true"
+            && let [shown] = names.as_slice()
+        {
+            let message = format!("'{shown}' is not true!");
+            args.push(lit(message.clone()));
+            names.push(message);
+            field_names.push(None);
+        }
         let filter = match &call.filter {
             Some(f) => Some(self.resolve_expr(f, schema)?),
             None => None,
@@ -594,8 +608,13 @@ impl Resolver<'_> {
         let shown = def.display(&call.name, &names, call.distinct);
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
         self.date_plus_time_as_timestamp(&lname, &mut args, &mut types, schema)?;
+        // Spark names an ordered `string_agg(..) WITHIN GROUP (..)` by its canonical name.
+        let written = match lname.as_str() {
+            "string_agg" if !within_group.is_empty() => "listagg",
+            _ => call.name.as_str(),
+        };
         let mut name = datetime_arithmetic_name(&lname, &names, &types)
-            .unwrap_or_else(|| def.display_typed(&call.name, &names, &types, call.distinct));
+            .unwrap_or_else(|| def.display_typed(written, &names, &types, call.distinct));
         if def.kind == FunctionKind::Aggregate && !self.in_window {
             check_deterministic_aggregate(call, &name, filter.as_ref().map(|(_, n)| n.as_str()))?;
         }

@@ -231,7 +231,9 @@ impl Resolver<'_> {
             let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
             return Ok(LogicalPlanBuilder::from(input).filter(keep)?.build()?);
         }
-        self.filter_by_draw(input, seed, |x| x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper))))
+        self.filter_by_draw(input, seed, |x| {
+            x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)))
+        })
     }
 
     /// Rows of `input` whose draw of `rand(seed)` satisfies `keep`: the draws computed in a

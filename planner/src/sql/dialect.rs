@@ -43,6 +43,10 @@ impl Dialect for SparkDialect {
     fn supports_nested_comments(&self) -> bool {
         true
     }
+    /// `TRIM(trimStr, str)`, the trim string first.
+    fn supports_comma_separated_trim(&self) -> bool {
+        true
+    }
     /// `'a' 'b'` is `'ab'`.
     fn supports_string_literal_concatenation(&self) -> bool {
         true

@@ -51,9 +51,7 @@ fn check_predicate_operands(e: &ast::Expr) -> PlanResult<()> {
         ast::Expr::IsDistinctFrom(a, b) | ast::Expr::IsNotDistinctFrom(a, b) => {
             (vec![a, b], "'DISTINCT'")
         }
-        ast::Expr::InList { expr, .. } | ast::Expr::InSubquery { expr, .. } => {
-            (vec![expr], "'IN'")
-        }
+        ast::Expr::InList { expr, .. } | ast::Expr::InSubquery { expr, .. } => (vec![expr], "'IN'"),
         ast::Expr::Between { expr, .. } => (vec![expr], "'BETWEEN'"),
         ast::Expr::Like { expr, .. } | ast::Expr::ILike { expr, .. } => (vec![expr], "'LIKE'"),
         ast::Expr::RLike { expr, .. } => (vec![expr], "'RLIKE'"),
@@ -391,7 +389,8 @@ pub(crate) fn lower_with_windows(
             expr,
             substring_from,
             substring_for,
-            ..
+            special,
+            shorthand,
         } => {
             let mut args = vec![go(*expr)?];
             args.push(match substring_from {
@@ -401,7 +400,13 @@ pub(crate) fn lower_with_windows(
             if let Some(n) = substring_for {
                 args.push(go(*n)?);
             }
-            Expr::function("substring", args)
+            // Spark names `substr(s, 2)` as written, `substr(s FROM 2)` as `substring`.
+            let name = if shorthand && special {
+                "substr"
+            } else {
+                "substring"
+            };
+            Expr::function(name, args)
         }
         ast::Expr::Trim {
             trim_where,
@@ -414,10 +419,12 @@ pub(crate) fn lower_with_windows(
                 Some(ast::TrimWhereField::Trailing) => "rtrim",
                 _ => "trim",
             };
-            let mut args = vec![go(*expr)?];
+            // Spark's trim functions take the trim string first: `trim(trimStr, str)`.
+            let mut args = Vec::new();
             if let Some(what) = trim_what {
                 args.push(go(*what)?);
             }
+            args.push(go(*expr)?);
             if let Some(chars) = trim_characters {
                 for c in chars {
                     args.push(go(c)?);

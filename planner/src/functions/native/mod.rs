@@ -18,6 +18,7 @@ pub use datetime::unit_micros;
 pub(crate) mod hash;
 mod hmac;
 pub mod input_file;
+mod instr;
 mod interval;
 mod json;
 mod numbers;
@@ -26,9 +27,9 @@ pub mod random;
 pub mod reflect;
 pub(crate) mod regex;
 mod similarity;
-mod str_to_map;
 pub mod sketch;
 pub mod spatial;
+mod str_to_map;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
 mod return_type;
 mod time;
@@ -347,6 +348,8 @@ pub enum Native {
     Hmac,
     /// `jaro_winkler_similarity(a, b)`.
     JaroWinkler,
+    /// `instr(str, substr, position, occurrence)`.
+    Instr,
     /// Spark's vector functions of `ARRAY<FLOAT>`.
     Vector {
         op: VectorOp,
@@ -590,6 +593,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Base32 { .. } => "ember_base32",
             Native::Hmac => "ember_hmac",
             Native::JaroWinkler => "ember_jaro_winkler",
+            Native::Instr => "ember_instr",
             Native::Vector { .. } => "ember_vector",
             Native::CollectUnion { .. } => "ember_collect_union",
         }
@@ -765,6 +769,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Base32 { encode } => base32::evaluate(&arrays, *encode)?,
             Native::Hmac => hmac::evaluate(&arrays)?,
             Native::JaroWinkler => similarity::evaluate(&arrays)?,
+            Native::Instr => instr::evaluate(&arrays)?,
             Native::Vector { op } => vector::evaluate(*op, &arrays)?,
             Native::CollectUnion { respect_nulls } => {
                 collect_union::evaluate(&arrays, *respect_nulls)?

@@ -155,6 +155,7 @@ impl Native {
             Native::Base32 { encode: true } => DataType::Utf8,
             Native::Base32 { encode: false } | Native::Hmac => DataType::Binary,
             Native::JaroWinkler => DataType::Float64,
+            Native::Instr => DataType::Int32,
             Native::Vector { op } => op.return_type(),
             Native::CollectUnion { .. } => {
                 DataType::List(collect_union::element_field(arg_types.first())?)
