@@ -59,10 +59,7 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
         // interleave its batches: as in Spark, what follows a limit keeps the limit's order.
         .transform_up(|node| {
             if let Some(repartition) = node.downcast_ref::<RepartitionExec>()
-                && matches!(
-                    repartition.partitioning(),
-                    Partitioning::RoundRobinBatch(_)
-                )
+                && matches!(repartition.partitioning(), Partitioning::RoundRobinBatch(_))
                 && ordered_single_partition(repartition.input())
             {
                 return Ok(Transformed::yes(repartition.input().clone()));

@@ -96,7 +96,9 @@ pub async fn analyze(ctx: &RequestContext, analyze: Analyze) -> ServerResult<R> 
         Analyze::Persist(p) => {
             let plan = relation_of(ctx, p.relation)?;
             ctx.resolve(&plan)?;
-            ctx.session.cache.cache(&ctx.session.catalog, &plan, p.storage_level);
+            ctx.session
+                .cache
+                .cache(&ctx.session.catalog, &plan, p.storage_level);
             R::Persist(resp::Persist {})
         }
         Analyze::Unpersist(u) => {

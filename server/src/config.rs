@@ -291,7 +291,10 @@ pub fn set_refusal(key: &str) -> Option<SparkError> {
             ),
             vec![
                 ("key", format!("\"{key}\"")),
-                ("docroot", "https://spark.apache.org/docs/latest".to_string()),
+                (
+                    "docroot",
+                    "https://spark.apache.org/docs/latest".to_string(),
+                ),
             ],
         ));
     }

@@ -439,8 +439,7 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
             database_rows(vec![db])
         }
         CatType::DatabaseExists(d) => value_bool(
-            database_name(&d.db_name)?
-                .is_some_and(|n| catalog.warehouse().database(&n).is_some()),
+            database_name(&d.db_name)?.is_some_and(|n| catalog.warehouse().database(&n).is_some()),
         ),
         CatType::ListTables(l) => {
             list_tables(ctx, l.db_name.as_deref(), l.pattern.as_deref(), false)
@@ -574,7 +573,9 @@ pub async fn answer(ctx: &RequestContext, c: &pb::Catalog) -> ServerResult<Catal
         CatType::CacheTable(t) => {
             must_exist(ctx, &t.table_name)?;
             let plan = crate::cache::table_plan(name_parts(&t.table_name)?);
-            ctx.session.cache.cache(&ctx.session.catalog, &plan, t.storage_level);
+            ctx.session
+                .cache
+                .cache(&ctx.session.catalog, &plan, t.storage_level);
             nothing()
         }
         CatType::UncacheTable(t) => {

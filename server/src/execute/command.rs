@@ -292,11 +292,9 @@ pub async fn execute_statement(
             ctx.session
                 .catalog
                 .create_temp_view(name, plan, false, false)?;
-            ctx.session.cache.cache(
-                &ctx.session.catalog,
-                &crate::cache::table_plan(table),
-                None,
-            );
+            ctx.session
+                .cache
+                .cache(&ctx.session.catalog, &crate::cache::table_plan(table), None);
             Ok(None)
         }
         Statement::Cache { table, .. } => {
