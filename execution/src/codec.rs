@@ -1,9 +1,15 @@
 //! Plans on the wire: DataFusion's `datafusion-proto` with Ember's extensions.
 //!
-//! Each module that defines plan nodes or functions provides one small [`CodecPart`] for
-//! them; [`EmberCodec`] composes the parts into DataFusion's `PhysicalExtensionCodec`, so a
-//! new operator is registered next to where it is defined, not in a central codec. Built-in
-//! DataFusion functions are written by name and found again in the worker's registry.
+//! Ember's plan nodes and functions are encoded by [`CodecPart`]s, which [`EmberCodec`]
+//! composes into DataFusion's `PhysicalExtensionCodec`: each extension is written as an
+//! `ExtensionEnvelope` (the part's name and its payload), and decoded by the part of that
+//! name. There are two parts today: the execution crate's nodes in `plan::codec`
+//! (`ExecutionCodec`), and everything the planner defines (its operators, file scans and
+//! functions) in the server's `codec.rs` (`PlannerCodec`), a central file each new planner
+//! node or function must be added to. Built-in DataFusion functions are written by name and
+//! found again in the worker's registry. Compressed file scans are wrapped in
+//! [`CompressedScanExec`](crate::plan::CompressedScanExec) before encoding, so that their
+//! compression survives the trip.
 
 use std::fmt::Debug;
 use std::sync::Arc;

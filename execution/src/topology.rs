@@ -1,9 +1,12 @@
 //! Job topology: which tasks are scheduled together (regions) and what each region waits for.
 //!
-//! Stages joined by Forward inputs pipeline partition by partition, so a component of stages
-//! linked only by Forward edges is sliced into one region per partition. Any other input mode
-//! reads many upstream partitions, so such stages form whole-stage regions that wait until
-//! every partition they read has finished.
+//! Stages linked by Forward inputs form a component (they pipeline partition by partition).
+//! A component is sliced into one region per partition (partition `p` of each of its stages)
+//! when all its stages have the same number of partitions and every input between them is
+//! Forward; otherwise the whole component is one region. A stage with no Forward links is a
+//! component of its own, so it is sliced per partition too. A region waits for every
+//! partition of each stage outside its component that it reads (by Shuffle, Merge, Broadcast
+//! or Rescale), all of which must have succeeded before any of its tasks is queued.
 
 use std::collections::BTreeSet;
 

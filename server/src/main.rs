@@ -1,6 +1,12 @@
 //! `ember`: a Spark Connect server on Apache DataFusion.
 //!
 //! `ember server` serves Spark Connect; `ember worker` joins a cluster driver.
+//!
+//! Two Tokio runtimes: the gRPC services run on one, and ExecutePlan operations (planning and
+//! running the query) and workers' tasks on the other, the query runtime (one thread per
+//! core), so that running queries never starve interrupts, config or reattach. AnalyzePlan is answered on the service
+//! runtime itself: its planning (resolving, and the schema inference that reads files) runs
+//! there, not on the query runtime.
 
 mod analyze;
 mod cache;
@@ -36,8 +42,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    // Queries run on their own runtime so that CPU-heavy work never starves the gRPC service
-    // (interrupts, config, analyze stay responsive while queries run).
+    // ExecutePlan operations run on their own runtime so that CPU-heavy work never starves the
+    // gRPC service (interrupts and config stay responsive while queries run); AnalyzePlan
+    // plans on the service runtime.
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);

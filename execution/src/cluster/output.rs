@@ -1,9 +1,14 @@
-//! The job output: the final stage's partitions, in partition order, as one stream.
+//! The job output: the final stage's partitions, one after another in partition order, as one
+//! stream. Partition `k + 1` is not read before partition `k` has ended; dropping the stream
+//! tells the driver the job is released.
 //!
-//! A partition's rows are read from the attempt that is running. They are held back until the
-//! attempt succeeds or [`HOLD_BYTES`] have accumulated; so an attempt that fails and is run
-//! again never shows its rows. Past that limit rows stream as produced, and a later failure
-//! of that attempt fails the job rather than show rows twice.
+//! A partition is read from the attempt the driver last published for it (running or
+//! succeeded). Its rows are held back until that attempt's output stream ends, or until more
+//! than [`HOLD_BYTES`] are held; so an attempt that fails before its output is complete and
+//! is run again never shows its rows. Past that limit rows stream as produced, and a later
+//! failure of that attempt fails the job rather than show rows twice. When a read fails and
+//! the driver neither runs the partition again nor fails it for a while, the same output is
+//! read again (the read, not the task, may have failed), up to `MAX_READS` times.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

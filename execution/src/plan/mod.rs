@@ -1,5 +1,8 @@
-//! Physical operators of the job graph: stage-input placeholders, the readers that replace
-//! them in tasks, and the rescale node.
+//! The execution crate's physical operators: the user's repartitions (`ExchangeExec`,
+//! `RescaleExec`), the job graph's stage-input placeholders and the readers that replace them
+//! in tasks, the wrapper that carries a compressed file scan across processes, and the codec
+//! part that encodes them all (`codec`). The planner's own operators are still in its `exec`
+//! module.
 
 pub mod codec;
 mod compressed_scan;
