@@ -46,27 +46,13 @@ pub fn escape_path_name(s: &str) -> String {
     out
 }
 
-/// Spark's `unescapePathName`: the inverse of [`escape_path_name`] (invalid escapes stay).
+/// Spark's `unescapePathName`: the inverse of [`escape_path_name`] (invalid escapes stay;
+/// escapes that do not decode to UTF-8 leave the name as it is).
 pub fn unescape_path_name(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(code) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(code as char);
-            i += 3;
-            continue;
-        }
-        let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
-        out.push(c);
-        i += c.len_utf8().max(1);
+    match percent_encoding::percent_decode_str(s).decode_utf8() {
+        Ok(decoded) => decoded.into_owned(),
+        Err(_) => s.to_string(),
     }
-    out
 }
 
 /// Formats one partition column's values the way Spark casts them to strings.
@@ -141,6 +127,17 @@ mod tests {
             assert_eq!(unescape_path_name(&escape_path_name(s)), s);
         }
         assert_eq!(unescape_path_name("%zz"), "%zz");
+    }
+
+    #[test]
+    fn unescape_decodes_spark_escapes() {
+        assert_eq!(unescape_path_name("c%2Fd"), "c/d");
+        assert_eq!(
+            unescape_path_name("2020-01-02 03%3A04%3A05.5"),
+            "2020-01-02 03:04:05.5"
+        );
+        assert_eq!(unescape_path_name("100%"), "100%");
+        assert_eq!(unescape_path_name("a%zz"), "a%zz");
     }
 
     #[test]

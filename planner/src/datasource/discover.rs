@@ -9,8 +9,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::error::{PlanError, PlanResult};
 
-/// The value of a partition directory that stands for NULL (and the empty string).
-pub const DEFAULT_PARTITION_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
+pub use ember_execution::write::partition::DEFAULT_PARTITION_NAME;
+use ember_execution::write::partition::unescape_path_name;
 
 /// The files and partition columns found under a directory.
 #[derive(Debug, Default)]
@@ -25,27 +25,6 @@ pub struct Listing {
 
 pub(super) fn hidden(name: &str) -> bool {
     name.starts_with('_') || name.starts_with('.')
-}
-
-/// Spark's partition-path unescaping (`%2F` -> `/`).
-pub fn unescape(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(hex) = std::str::from_utf8(&bytes[i + 1..i + 3])
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| value.to_string())
 }
 
 /// Builds a [`Listing`] from the files found and the `col=value` directories above them.
@@ -91,7 +70,7 @@ impl<'a> Collector<'a> {
             _ => {}
         }
         for (i, (_, v)) in parts.iter().enumerate() {
-            let v = (v != DEFAULT_PARTITION_NAME).then(|| unescape(v));
+            let v = (v != DEFAULT_PARTITION_NAME).then(|| unescape_path_name(v));
             if !self.values[i].contains(&v) {
                 self.values[i].push(v);
             }
@@ -244,16 +223,5 @@ mod tests {
         let mut mixed = some(&["7"]);
         mixed.push(None);
         assert_eq!(infer_type(&mixed, &ts), DataType::Int32);
-    }
-
-    #[test]
-    fn unescape_decodes_spark_escapes() {
-        assert_eq!(unescape("c%2Fd"), "c/d");
-        assert_eq!(
-            unescape("2020-01-02 03%3A04%3A05.5"),
-            "2020-01-02 03:04:05.5"
-        );
-        assert_eq!(unescape("100%"), "100%");
-        assert_eq!(unescape("a%zz"), "a%zz");
     }
 }
