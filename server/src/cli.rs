@@ -11,8 +11,10 @@ use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::{ServerCatalog, Warehouse};
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
 use tokio::net::TcpListener;
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::server::TcpIncoming;
 
+use crate::auth::{TOKEN_CONF, TOKEN_ENV, TokenAuth};
 use crate::codec::{SparkErrors, ember_codec};
 use crate::config::{ServerDefaults, system_time_zone};
 use crate::service::EmberService;
@@ -80,6 +82,13 @@ pub struct ServerArgs {
     /// Attempts of a task before its query fails (like spark.task.maxFailures).
     #[arg(long, default_value_t = 4)]
     pub max_task_attempts: usize,
+    /// Require this token from every client (`sc://localhost:15002/;token=TOKEN`). Also read
+    /// from SPARK_CONNECT_AUTHENTICATE_TOKEN or `--conf spark.connect.authenticate.token=TOKEN`.
+    #[arg(long)]
+    pub auth_token: Option<String>,
+    /// A Spark configuration for every session, `KEY=VALUE` (repeatable), as spark-submit's.
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    pub conf: Vec<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -294,6 +303,28 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
     defaults
         .values
         .insert("spark.master".into(), format!("local[{parallelism}]"));
+    let mut conf_token = None;
+    for entry in &args.conf {
+        let Some((key, value)) = entry.split_once('=') else {
+            return Err(format!("bad --conf {entry}: expected KEY=VALUE"));
+        };
+        let key = key.trim();
+        if key == TOKEN_CONF {
+            // Never a session's config: clients could read it back.
+            conf_token = Some(value.to_string());
+        } else {
+            defaults.values.insert(key.to_string(), value.to_string());
+        }
+    }
+    let token = args
+        .auth_token
+        .clone()
+        .or(conf_token)
+        .or_else(|| std::env::var(TOKEN_ENV).ok());
+    if token.as_deref() == Some("") {
+        return Err("the authentication token is empty (--auth-token)".to_string());
+    }
+    let auth = TokenAuth::new(token.as_deref());
     let state = Arc::new(ServerState {
         sessions: SessionManager::default(),
         global_views: Arc::new(ServerCatalog::new(
@@ -316,10 +347,23 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         Mode::LocalCluster => "local-cluster",
         Mode::Cluster => "cluster",
     };
-    tracing::info!("Ember Spark Connect server listening on sc://{local} (mode: {mode})");
-    let service = SparkConnectServiceServer::new(EmberService::new(state.clone()))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    tracing::info!(
+        "Ember Spark Connect server listening on sc://{local} (mode: {mode}, authentication: {})",
+        if auth.enabled() { "token" } else { "none" }
+    );
+    if !auth.enabled() && !local.ip().is_loopback() {
+        tracing::warn!(
+            "WARNING: Spark Connect on {local} is reachable from other machines and needs no \
+             authentication: anyone who can reach it can run queries and read or write files \
+             as this process. Set --auth-token (or {TOKEN_ENV}), or listen on 127.0.0.1."
+        );
+    }
+    let service = InterceptedService::new(
+        SparkConnectServiceServer::new(EmberService::new(state.clone()))
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+        auth,
+    );
     tonic::transport::Server::builder()
         .add_service(service)
         .serve_with_incoming_shutdown(

@@ -9,6 +9,7 @@
 //! there, not on the query runtime.
 
 mod analyze;
+mod auth;
 mod cache;
 mod cli;
 mod codec;
