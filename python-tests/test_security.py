@@ -159,3 +159,82 @@ def test_open_port_without_token_warns(request, ember_mode, tmp_path):
     local = EmberServer(ember_binary(request.config), ember_mode, workdir=tmp_path)
     local.stop()
     assert "needs no authentication" not in local.log_path.read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# The warehouse: names cannot leave it, DROP deletes only what Ember made
+
+BAD_NAMES = [
+    "CREATE TABLE `a/b` (a INT)",
+    "CREATE TABLE `../x` (a INT)",
+    "CREATE TABLE `..` (a INT)",
+    "CREATE TABLE `a\\\\b` (a INT)",
+    "CREATE TABLE `/tmp/ember_abs` (a INT)",
+    "CREATE TABLE `x\u0000y` (a INT)",
+    "CREATE TABLE `a b` (a INT) USING parquet",
+    "CREATE DATABASE `../d`",
+    "CREATE DATABASE `d/e`",
+]
+
+
+@pytest.mark.parametrize("statement", BAD_NAMES, ids=range(len(BAD_NAMES)))
+def test_table_and_database_names_that_are_paths_are_refused(spark, expected, ember_server, statement):
+    # Spark: INVALID_SCHEMA_OR_RELATION_NAME, or INVALID_ATTRIBUTE_NAME_SYNTAX with `..`.
+    expected.check_error(lambda: spark.sql(statement).collect(), name=statement)
+    if ember_server is not None:
+        workdir = ember_server.workdir
+        assert not (workdir / "x").exists() and not (workdir / "d.db").exists()
+        assert not (workdir.parent / "x").exists()
+
+
+def test_save_as_table_cannot_leave_the_warehouse(spark, ember_server):
+    if ember_server is None:
+        pytest.skip("Spark itself resolves `../y` outside its warehouse (LOCATION_ALREADY_EXISTS)")
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException) as raised:
+        spark.range(1).write.saveAsTable("`../y`")
+    assert raised.value.getCondition() == "INVALID_ATTRIBUTE_NAME_SYNTAX"
+    spark.sql("CREATE TABLE renamed_from (a INT) USING parquet")
+    with pytest.raises(AnalysisException) as raised:
+        spark.sql("ALTER TABLE renamed_from RENAME TO `../z`")
+    assert raised.value.getCondition() == "INVALID_ATTRIBUTE_NAME_SYNTAX"
+    spark.sql("DROP TABLE renamed_from")
+    assert not (ember_server.workdir / "y").exists() and not (ember_server.workdir / "z").exists()
+
+
+def test_drop_database_keeps_foreign_files_in_its_location(spark, ember_server, tmp_path):
+    if ember_server is None:
+        pytest.skip("Spark deletes a dropped database's LOCATION recursively; Ember keeps foreign files")
+    user_dir = tmp_path / "user_dir"
+    user_dir.mkdir()
+    (user_dir / "precious.txt").write_text("keep me")
+    fresh = tmp_path / "fresh_dir"
+    spark.sql(f"CREATE DATABASE sec_user LOCATION '{user_dir}'")
+    spark.sql(f"CREATE DATABASE sec_fresh LOCATION '{fresh}'")
+    spark.sql("CREATE DATABASE sec_default")
+    for db in ["sec_user", "sec_fresh", "sec_default"]:
+        spark.sql(f"CREATE TABLE {db}.t (a INT) USING parquet")
+        spark.sql(f"INSERT INTO {db}.t VALUES (1), (2)")
+    assert (user_dir / "t").is_dir() and (fresh / "t").is_dir()
+    default_dir = ember_server.workdir / "spark-warehouse" / "sec_default.db"
+    assert default_dir.is_dir()
+    for db in ["sec_user", "sec_fresh", "sec_default"]:
+        spark.sql(f"DROP DATABASE {db} CASCADE")
+    # The user's directory and its file stay; the managed table Ember wrote there is gone.
+    assert (user_dir / "precious.txt").read_text() == "keep me"
+    assert not (user_dir / "t").exists()
+    # Directories Ember made are removed.
+    assert not fresh.exists()
+    assert not default_dir.exists()
+
+
+def test_drop_external_table_keeps_its_data(spark, tmp_path):
+    location = tmp_path / "external_data"
+    spark.sql(f"CREATE TABLE sec_external (a INT) USING parquet LOCATION '{location}'")
+    spark.sql("INSERT INTO sec_external VALUES (1), (2), (3)")
+    files = sorted(p.name for p in location.iterdir() if not p.name.startswith((".", "_")))
+    assert files
+    spark.sql("DROP TABLE sec_external")
+    assert sorted(p.name for p in location.iterdir() if not p.name.startswith((".", "_"))) == files
+    assert spark.read.parquet(str(location)).count() == 3

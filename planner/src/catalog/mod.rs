@@ -12,7 +12,7 @@ use parking_lot::RwLock;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::Plan;
 pub use warehouse::{
-    DEFAULT_DATABASE, DatabaseMeta, TableMeta, ViewMeta, Warehouse, schema_not_found,
+    DEFAULT_DATABASE, DatabaseMeta, TableMeta, ViewMeta, Warehouse, check_name, schema_not_found,
 };
 
 pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";

@@ -30,6 +30,10 @@ pub struct DatabaseMeta {
     pub comment: Option<String>,
     #[serde(default)]
     pub properties: BTreeMap<String, String>,
+    /// Whether Ember made the directory (it did not exist at CREATE DATABASE): only then may
+    /// DROP DATABASE remove it, and only when nothing but what Ember wrote is left in it.
+    #[serde(default)]
+    pub created_location: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -153,6 +157,7 @@ impl Warehouse {
                         location: root.display().to_string(),
                         comment: Some("default database".to_string()),
                         properties: BTreeMap::new(),
+                        created_location: false,
                     },
                 );
                 CatalogState {
@@ -243,6 +248,41 @@ impl Warehouse {
     }
 }
 
+/// Whether `name` may name a persistent table or database. Spark's rule
+/// (`SessionCatalog.validateName`): ASCII letters, digits and `_` only. It is also what keeps a
+/// table's or database's directory inside its parent: no `/`, `\\`, `..`, NUL or absolute path
+/// can get through. Spark's errors: `INVALID_ATTRIBUTE_NAME_SYNTAX` when the name has an empty
+/// part between dots (`..`, `../x`), else `INVALID_SCHEMA_OR_RELATION_NAME`.
+pub fn check_name(name: &str) -> PlanResult<()> {
+    if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Ok(());
+    }
+    let parts: Vec<&str> = name.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "INVALID_ATTRIBUTE_NAME_SYNTAX",
+            "42601",
+            format!("Syntax error in the attribute name: {name}. Check that backticks appear in pairs, a quoted string is a complete name part and use a backtick only inside quoted name parts."),
+            vec![("name", name.to_string())],
+        )
+        .into());
+    }
+    let shown = parts
+        .iter()
+        .map(|p| format!("`{}`", p.replace('`', "``")))
+        .collect::<Vec<_>>()
+        .join(".");
+    Err(SparkError::new(
+        crate::error::ErrorKind::Analysis,
+        "INVALID_SCHEMA_OR_RELATION_NAME",
+        "42602",
+        format!("{shown} is not a valid name for tables/schemas. Valid names only contain alphabet characters, numbers and _."),
+        vec![("name", shown.clone())],
+    )
+    .into())
+}
+
 /// `SCHEMA_NOT_FOUND` for a database name.
 pub fn schema_not_found(name: &str) -> PlanError {
     SparkError::new(
@@ -273,6 +313,30 @@ mod tests {
             properties: BTreeMap::new(),
             comment: None,
             created_ms: 0,
+        }
+    }
+
+    fn error_class(name: &str) -> Option<String> {
+        match check_name(name) {
+            Ok(()) => None,
+            Err(PlanError::Spark(e)) => Some(e.error_class.clone()),
+            Err(other) => Some(other.to_string()),
+        }
+    }
+
+    #[test]
+    fn names_that_could_leave_the_warehouse_are_refused() {
+        for ok in ["t", "T_1", "_x", "2024"] {
+            assert_eq!(error_class(ok), None, "{ok}");
+        }
+        let invalid = Some("INVALID_SCHEMA_OR_RELATION_NAME".to_string());
+        let syntax = Some("INVALID_ATTRIBUTE_NAME_SYNTAX".to_string());
+        for bad in ["a/b", "/tmp/abs", "a\\b", "x\0y", "a b", "a.b", "café", ""] {
+            let expected = if bad.is_empty() { &syntax } else { &invalid };
+            assert_eq!(&error_class(bad), expected, "{bad:?}");
+        }
+        for bad in ["..", ".", "../x", "a..b", "x."] {
+            assert_eq!(error_class(bad), syntax, "{bad:?}");
         }
     }
 

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use arrow::datatypes::Field;
 use ember_execution::write::commit::recover;
-use ember_planner::catalog::{DEFAULT_DATABASE, DatabaseMeta, TableMeta, schema_not_found};
+use ember_planner::catalog::{
+    DEFAULT_DATABASE, DatabaseMeta, TableMeta, check_name, schema_not_found,
+};
 use ember_planner::error::ErrorKind;
 use ember_planner::spec::{self, AlterTable, CreateTableSpec, Plan};
 use ember_planner::{SparkError, types};
@@ -17,6 +19,7 @@ use crate::state::RequestContext;
 
 pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> ServerResult<()> {
     let (db, name) = table_name(ctx, &spec.name)?;
+    check_name(&name)?;
     if spec.replace {
         let what = if spec.query.is_some() {
             "REPLACE TABLE AS SELECT"
@@ -237,12 +240,45 @@ pub fn drop_table(ctx: &RequestContext, name: &[String], if_exists: bool) -> Ser
     }
 }
 
-/// Best effort: a managed table's files once the catalog no longer has it.
+/// Best effort: a managed table's files once the catalog no longer has it. A location that
+/// climbs out of its parent (`..`, from a catalog written before names were checked) is kept.
 fn remove_data(location: &Path) {
+    if !location.is_absolute()
+        || location
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        tracing::warn!(location = %location.display(), "kept the files of a dropped table outside its database");
+        return;
+    }
     if let Err(e) = std::fs::remove_dir_all(location)
         && e.kind() != std::io::ErrorKind::NotFound
     {
         tracing::warn!(location = %location.display(), error = %e, "could not remove a dropped table's files");
+    }
+}
+
+/// A dropped database's directory: removed with all it holds when it is the one Ember made
+/// under the warehouse (as Spark); a directory the user named (LOCATION) only when Ember
+/// made it and it is empty once the managed tables are gone, so foreign files stay.
+fn remove_database_dir(meta: &DatabaseMeta, default_location: &Path) {
+    let location = Path::new(&meta.location);
+    if location == default_location {
+        remove_data(location);
+        return;
+    }
+    if !meta.created_location {
+        tracing::info!(location = %location.display(), "kept the LOCATION of a dropped database (not made by Ember)");
+        return;
+    }
+    match std::fs::remove_dir(location) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => tracing::info!(
+            location = %location.display(),
+            error = %e,
+            "kept the LOCATION of a dropped database: it holds files Ember did not write"
+        ),
     }
 }
 
@@ -255,6 +291,7 @@ pub fn create_database(
     properties: Vec<(String, String)>,
 ) -> ServerResult<()> {
     let warehouse = ctx.session.catalog.warehouse();
+    check_name(name)?;
     let db = name.to_ascii_lowercase();
     if db.eq_ignore_ascii_case(ember_planner::catalog::GLOBAL_TEMP_DATABASE) {
         return Err(analysis(
@@ -286,12 +323,14 @@ pub fn create_database(
         Some(l) => local_path(&l)?,
         None => warehouse.default_database_location(&db),
     };
+    let created_location = !location.exists();
     std::fs::create_dir_all(&location).map_err(|e| io_error("create", &location, e))?;
     let meta = DatabaseMeta {
         name: db.clone(),
         location: location.display().to_string(),
         comment,
         properties: properties.into_iter().collect(),
+        created_location,
     };
     warehouse.update(|s| {
         if s.databases.contains_key(&db) {
@@ -344,7 +383,8 @@ pub fn drop_database(
             for t in tables.values().filter(|t| t.managed) {
                 remove_data(Path::new(&t.location));
             }
-            remove_data(Path::new(&meta.location));
+            let warehouse = ctx.session.catalog.warehouse();
+            remove_database_dir(&meta, &warehouse.default_database_location(&db));
             ctx.session.catalog.forget_database(&db);
             Ok(())
         }
@@ -383,6 +423,7 @@ pub fn alter_table(ctx: &RequestContext, name: &[String], action: AlterTable) ->
                 [t] => (table.database.clone(), t.to_ascii_lowercase()),
                 _ => table_name(ctx, &to)?,
             };
+            check_name(&new_name)?;
             if db != table.database {
                 return Err(
                     SparkError::unsupported("renaming a table into another database").into(),
