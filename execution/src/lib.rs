@@ -17,6 +17,7 @@ pub mod storage;
 pub mod stream;
 pub mod task;
 pub mod topology;
+pub mod values;
 pub mod write;
 
 pub use cluster::LocalClusterJobRunner;

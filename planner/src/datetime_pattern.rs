@@ -1,7 +1,7 @@
 //! Spark's datetime patterns (`yyyy-MM-dd HH:mm:ss.SSS`, Java `DateTimeFormatter` letters)
 //! as chrono format strings, for formatting.
 
-use ember_execution::write::values;
+use ember_execution::values::datetime as values;
 
 use crate::error::{PlanError, PlanResult};
 

@@ -11,7 +11,7 @@ pub mod datetime_pattern;
 pub mod error;
 pub mod exec;
 pub mod functions;
-pub mod interval;
+pub use ember_execution::values::interval;
 pub mod literal;
 pub mod proto;
 pub mod resolver;

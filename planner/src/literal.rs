@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, new_empty_array};
 use arrow::datatypes::{DataType, Field, Fields, IntervalMonthDayNano, IntervalUnit, TimeUnit};
-use chrono::{DateTime, NaiveDate};
 use datafusion::common::ScalarValue;
 use datafusion::common::utils::SingleRowListArrayBuilder;
+use ember_execution::values;
 use ember_protos::spark::connect::expression::Literal;
 use ember_protos::spark::connect::expression::literal::LiteralType;
 
@@ -333,24 +333,14 @@ pub fn display(value: &ScalarValue) -> String {
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         ScalarValue::Float64(Some(v)) => format_double(*v),
         ScalarValue::Float32(Some(v)) => format_double(*v as f64),
-        ScalarValue::Date32(Some(d)) => match NaiveDate::from_num_days_from_ce_opt(d + 719_163) {
-            Some(date) => format!("DATE '{}'", date.format("%Y-%m-%d")),
-            None => format!("DATE '{d}'"),
-        },
+        ScalarValue::Date32(Some(d)) => format!("DATE '{}'", values::datetime::date_text(*d)),
         ScalarValue::TimestampMicrosecond(Some(us), tz) => {
             let kw = if tz.is_some() {
                 "TIMESTAMP"
             } else {
                 "TIMESTAMP_NTZ"
             };
-            let text = match (DateTime::from_timestamp_micros(*us), tz) {
-                (Some(utc), Some(tz)) => match tz.parse::<chrono_tz::Tz>() {
-                    Ok(zone) => format_timestamp(utc.with_timezone(&zone).naive_local()),
-                    Err(_) => format_timestamp(utc.naive_utc()),
-                },
-                (Some(utc), None) => format_timestamp(utc.naive_utc()),
-                (None, _) => us.to_string(),
-            };
+            let text = values::timestamp_text(*us, tz.as_deref(), false);
             format!("{kw} '{text}'")
         }
         ScalarValue::Binary(Some(b))
@@ -383,19 +373,8 @@ pub fn display(value: &ScalarValue) -> String {
     }
 }
 
-fn format_timestamp(t: chrono::NaiveDateTime) -> String {
-    let base = t.format("%Y-%m-%d %H:%M:%S").to_string();
-    let micros = t.and_utc().timestamp_subsec_micros();
-    if micros == 0 {
-        base
-    } else {
-        let frac = format!("{micros:06}");
-        format!("{base}.{}", frac.trim_end_matches('0'))
-    }
-}
-
 /// Java's `Double.toString` (Spark prints doubles that way).
-pub use ember_execution::write::values::java_double as format_double;
+pub use ember_execution::values::java_double as format_double;
 
 /// The Arrow type of a typed null literal of a Spark type name (used by `CAST(NULL AS ..)`).
 pub fn null_of(dt: &DataType) -> PlanResult<ScalarValue> {

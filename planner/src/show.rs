@@ -1,11 +1,17 @@
-//! `df.show()`: values printed the way Spark prints them, laid out as Spark's text table.
+//! `df.show()`: values printed the way Spark prints them (spelled by
+//! `ember_execution::values`), laid out as Spark's text table.
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, Field, Fields, IntervalUnit, TimeUnit};
-use chrono::{DateTime, NaiveDate};
+use arrow::array::{Array, ArrayRef, RecordBatch};
+use arrow::datatypes::{DataType, Field, Fields};
+use ember_execution::values::{Spelling, spell};
 
 use crate::interval::IntervalFields;
-use crate::literal::format_double;
+
+/// Spells Spark's VARIANT values, which the execution crate does not know.
+fn variant(array: &dyn Array, row: usize, time_zone: &str) -> Option<String> {
+    crate::types::is_variant(array.data_type())
+        .then(|| crate::functions::native::variant_json(array, row, time_zone).unwrap_or_default())
+}
 
 /// Spark's string form of one value (`ToPrettyString`): NULL, `[1, NULL]`, `{a -> NULL}`, ...
 /// (unlike a cast to string, a NULL inside an array, map or struct is `NULL` too).
@@ -14,11 +20,15 @@ pub fn value_string(array: &ArrayRef, field: &Field, row: usize, time_zone: &str
     if array.is_null(row) || *array.data_type() == DataType::Null {
         return "NULL".into();
     }
-    format_value(
+    let spelling = Spelling {
+        time_zone,
+        null: "NULL",
+        extension: Some(variant),
+    };
+    spell(
         array.as_ref(),
         row,
-        time_zone,
-        "NULL",
+        &spelling,
         IntervalFields::of_field(field),
     )
 }
@@ -35,270 +45,12 @@ pub fn cast_string(
     if array.is_null(row) {
         return "NULL".into();
     }
-    format_value(array, row, time_zone, "null", interval)
-}
-
-/// A value that is not NULL as a string; `null` is the text of a NULL nested inside it.
-fn format_value(
-    array: &dyn Array,
-    row: usize,
-    tz: &str,
-    null: &'static str,
-    interval: Option<IntervalFields>,
-) -> String {
-    if array.is_null(row) {
-        return null.into();
-    }
-    match array.data_type() {
-        DataType::Boolean => array.as_boolean().value(row).to_string(),
-        DataType::Int8 => array
-            .as_primitive::<arrow::datatypes::Int8Type>()
-            .value(row)
-            .to_string(),
-        DataType::Int16 => array
-            .as_primitive::<arrow::datatypes::Int16Type>()
-            .value(row)
-            .to_string(),
-        DataType::Int32 => array
-            .as_primitive::<arrow::datatypes::Int32Type>()
-            .value(row)
-            .to_string(),
-        DataType::Int64 => array
-            .as_primitive::<arrow::datatypes::Int64Type>()
-            .value(row)
-            .to_string(),
-        DataType::UInt8 => array
-            .as_primitive::<arrow::datatypes::UInt8Type>()
-            .value(row)
-            .to_string(),
-        DataType::UInt16 => array
-            .as_primitive::<arrow::datatypes::UInt16Type>()
-            .value(row)
-            .to_string(),
-        DataType::UInt32 => array
-            .as_primitive::<arrow::datatypes::UInt32Type>()
-            .value(row)
-            .to_string(),
-        DataType::UInt64 => array
-            .as_primitive::<arrow::datatypes::UInt64Type>()
-            .value(row)
-            .to_string(),
-        DataType::Float32 => format_float(
-            array
-                .as_primitive::<arrow::datatypes::Float32Type>()
-                .value(row),
-        ),
-        DataType::Float64 => format_double(
-            array
-                .as_primitive::<arrow::datatypes::Float64Type>()
-                .value(row),
-        ),
-        DataType::Utf8 => array.as_string::<i32>().value(row).to_string(),
-        DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_string(),
-        DataType::Utf8View => array.as_string_view().value(row).to_string(),
-        DataType::Binary => hex_bytes(array.as_binary::<i32>().value(row)),
-        DataType::LargeBinary => hex_bytes(array.as_binary::<i64>().value(row)),
-        DataType::BinaryView => hex_bytes(array.as_binary_view().value(row)),
-        DataType::Date32 => {
-            let d = array
-                .as_primitive::<arrow::datatypes::Date32Type>()
-                .value(row);
-            NaiveDate::from_num_days_from_ce_opt(d + 719_163)
-                .map(|d| d.format("%Y-%m-%d").to_string())
-                .unwrap_or_else(|| d.to_string())
-        }
-        DataType::Timestamp(unit, zone) => {
-            let v = match unit {
-                TimeUnit::Second => {
-                    array
-                        .as_primitive::<arrow::datatypes::TimestampSecondType>()
-                        .value(row)
-                        * 1_000_000
-                }
-                TimeUnit::Millisecond => {
-                    array
-                        .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
-                        .value(row)
-                        * 1000
-                }
-                TimeUnit::Microsecond => array
-                    .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
-                    .value(row),
-                TimeUnit::Nanosecond => {
-                    array
-                        .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
-                        .value(row)
-                        / 1000
-                }
-            };
-            format_timestamp(v, zone.is_some().then_some(tz))
-        }
-        DataType::Decimal128(_, scale) => {
-            let v = array
-                .as_primitive::<arrow::datatypes::Decimal128Type>()
-                .value(row);
-            format_decimal(v, *scale)
-        }
-        DataType::Duration(TimeUnit::Microsecond) => {
-            let us = array
-                .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
-                .value(row);
-            interval
-                .unwrap_or(IntervalFields::DAY_TO_SECOND)
-                .day_time_string(us)
-        }
-        DataType::Interval(IntervalUnit::YearMonth) => {
-            let m = array
-                .as_primitive::<arrow::datatypes::IntervalYearMonthType>()
-                .value(row);
-            interval
-                .unwrap_or(IntervalFields::YEAR_TO_MONTH)
-                .year_month_string(m)
-        }
-        DataType::Interval(IntervalUnit::MonthDayNano) => {
-            let i = array
-                .as_primitive::<arrow::datatypes::IntervalMonthDayNanoType>()
-                .value(row);
-            calendar_interval(i.months, i.days, i.nanoseconds / 1000)
-        }
-        DataType::List(f) => {
-            let list = array.as_list::<i32>();
-            let values = list.value(row);
-            format_items(values.as_ref(), tz, null, IntervalFields::of_field(f))
-        }
-        DataType::LargeList(f) => {
-            let list = array.as_list::<i64>();
-            let values = list.value(row);
-            format_items(values.as_ref(), tz, null, IntervalFields::of_field(f))
-        }
-        DataType::Time64(TimeUnit::Microsecond) => crate::functions::native::time_text(
-            array
-                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
-                .value(row),
-        ),
-        d if crate::types::is_variant(d) => {
-            crate::functions::native::variant_json(array, row, tz).unwrap_or_default()
-        }
-        DataType::Struct(_) => {
-            let s = array.as_struct();
-            let parts: Vec<String> = s
-                .columns()
-                .iter()
-                .zip(s.fields())
-                .map(|(c, f)| format_value(c.as_ref(), row, tz, null, IntervalFields::of_field(f)))
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        DataType::Map(..) => {
-            let m = array.as_map();
-            let entries = m.value(row);
-            let (keys, values) = (entries.column(0), entries.column(1));
-            let fields = entries.fields();
-            let (kf, vf) = (
-                IntervalFields::of_field(&fields[0]),
-                IntervalFields::of_field(&fields[1]),
-            );
-            let parts: Vec<String> = (0..entries.len())
-                .map(|i| {
-                    format!(
-                        "{} -> {}",
-                        format_value(keys.as_ref(), i, tz, null, kf),
-                        format_value(values.as_ref(), i, tz, null, vf)
-                    )
-                })
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        _ => arrow::util::display::array_value_to_string(array, row).unwrap_or_default(),
-    }
-}
-
-/// Spark's `CalendarInterval.toString`: `1 years 2 months 3 days 4 hours 5.5 seconds`.
-fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
-    if months == 0 && days == 0 && micros == 0 {
-        return "0 seconds".into();
-    }
-    let mut parts = Vec::new();
-    let mut unit = |v: i64, name: &str| {
-        if v != 0 {
-            parts.push(format!("{v} {name}"));
-        }
+    let spelling = Spelling {
+        time_zone,
+        null: "null",
+        extension: Some(variant),
     };
-    unit(i64::from(months / 12), "years");
-    unit(i64::from(months % 12), "months");
-    unit(i64::from(days), "days");
-    unit(micros / 3_600_000_000, "hours");
-    unit((micros % 3_600_000_000) / 60_000_000, "minutes");
-    let rest = micros % 60_000_000;
-    if rest != 0 {
-        let text = format_decimal(i128::from(rest), 6);
-        let text = text.trim_end_matches('0').trim_end_matches('.');
-        parts.push(format!("{text} seconds"));
-    }
-    parts.join(" ")
-}
-
-fn format_items(
-    values: &dyn Array,
-    tz: &str,
-    null: &'static str,
-    interval: Option<IntervalFields>,
-) -> String {
-    let parts: Vec<String> = (0..values.len())
-        .map(|i| format_value(values, i, tz, null, interval))
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
-fn format_float(v: f32) -> String {
-    if v.is_finite() && v == v.trunc() && v.abs() < 1e7 {
-        format!("{v:.1}")
-    } else {
-        format_double(v as f64)
-    }
-}
-
-fn hex_bytes(b: &[u8]) -> String {
-    format!(
-        "[{}]",
-        b.iter()
-            .map(|x| format!("{x:02X}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
-}
-
-pub fn format_decimal(v: i128, scale: i8) -> String {
-    if scale <= 0 {
-        return (v * 10i128.pow((-scale) as u32)).to_string();
-    }
-    let negative = v < 0;
-    let digits = v.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let padded = if digits.len() <= scale {
-        format!("{}{digits}", "0".repeat(scale - digits.len() + 1))
-    } else {
-        digits
-    };
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    format!("{}{int}.{frac}", if negative { "-" } else { "" })
-}
-
-fn format_timestamp(us: i64, zone: Option<&str>) -> String {
-    let Some(utc) = DateTime::from_timestamp_micros(us) else {
-        return us.to_string();
-    };
-    let local = match zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
-        Some(z) => utc.with_timezone(&z).naive_local(),
-        None => utc.naive_utc(),
-    };
-    let base = local.format("%Y-%m-%d %H:%M:%S").to_string();
-    let micros = local.and_utc().timestamp_subsec_micros();
-    if micros == 0 {
-        base
-    } else {
-        format!("{base}.{}", format!("{micros:06}").trim_end_matches('0'))
-    }
+    spell(array, row, &spelling, interval)
 }
 
 // The layout of `Dataset.showString`/`htmlString`. Spark measures a cell as a Java string: in
@@ -707,12 +459,5 @@ mod tests {
             show_string(&[batch], &names, &fields, 0, 20, true, "UTC"),
             "(0 rows)"
         );
-    }
-
-    #[test]
-    fn formats_decimals() {
-        assert_eq!(format_decimal(12345, 2), "123.45");
-        assert_eq!(format_decimal(-5, 2), "-0.05");
-        assert_eq!(format_decimal(7, 0), "7");
     }
 }

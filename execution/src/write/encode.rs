@@ -90,11 +90,11 @@ impl arrow::json::writer::Encoder for JavaDoubleEncoder<'_> {
         let text = match self.0.data_type() {
             DataType::Float32 => {
                 let v = self.0.as_primitive::<Float32Type>().value(idx);
-                (v.is_finite(), super::values::java_float(v))
+                (v.is_finite(), crate::values::java_float(v))
             }
             _ => {
                 let v = self.0.as_primitive::<Float64Type>().value(idx);
-                (v.is_finite(), super::values::java_double(v))
+                (v.is_finite(), crate::values::java_double(v))
             }
         };
         match text {

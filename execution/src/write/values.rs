@@ -1,30 +1,17 @@
 //! Values of text formats (CSV, JSON) spelled the way Spark writes them: dates and timestamps
 //! in the writer's datetime patterns (Spark's defaults: `yyyy-MM-dd`,
-//! `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`), doubles as Java prints them (`1.0E10`). Columns of those
-//! types become strings before the format's writer sees them.
-//!
-//! Patterns arrive as chrono format strings in which Spark's zone-offset letters `X`, `XX`
-//! and `XXX` (which print `Z` for UTC, unlike chrono's `%z`) are the private characters
-//! [`OFFSET_X1`], [`OFFSET_X2`] and [`OFFSET_X3`].
+//! `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`), doubles as Java prints them (`1.0E10`), CSV strings
+//! quoted as Spark quotes them. Columns of those types become strings before the format's
+//! writer sees them; the spelling itself is [`crate::values`]'.
 
-use std::fmt::Write as _;
-use std::str::FromStr;
 use std::sync::Arc;
 
-use arrow::array::timezone::Tz;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringBuilder};
-use arrow::datatypes::{
-    DataType, Date32Type, Field, Float32Type, Float64Type, Schema, SchemaRef, TimeUnit,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType,
-};
-use arrow::temporal_conversions::{as_datetime, as_datetime_with_timezone};
-use chrono::Offset;
-use datafusion::common::{DataFusionError, Result};
+use arrow::datatypes::{DataType, Date32Type, Field, Float32Type, Float64Type, Schema, SchemaRef};
+use datafusion::common::Result;
 
-pub const OFFSET_X1: char = '\u{E001}';
-pub const OFFSET_X2: char = '\u{E002}';
-pub const OFFSET_X3: char = '\u{E003}';
+use crate::values::datetime::{format_date, format_timestamp};
+use crate::values::{java_double, java_float};
 
 /// Option keys of [`super::FileWrite`] that this module reads (not DataFusion's).
 pub const DATE_FORMAT: &str = "ember.date_format";
@@ -180,35 +167,15 @@ impl TextValues {
             match t {
                 DataType::Date32 => {
                     let days = array.as_primitive::<Date32Type>().value(i);
-                    let date = arrow::temporal_conversions::as_date::<Date32Type>(days as i64)
-                        .ok_or_else(|| bad_value("date", days as i64))?;
-                    format_with(
-                        &mut text,
-                        date.format(self.date.as_deref().unwrap_or("%Y-%m-%d")),
-                    )?;
+                    text = format_date(days, self.date.as_deref().unwrap_or("%Y-%m-%d"))?;
                 }
                 DataType::Timestamp(unit, zone) => {
-                    let value = timestamp_value(array, unit, i);
                     let pattern = match zone {
                         Some(_) => self.timestamp.as_deref(),
                         None => self.timestamp_ntz.as_deref(),
                     }
                     .unwrap_or("%Y-%m-%dT%H:%M:%S%.f");
-                    match zone {
-                        Some(zone) => {
-                            let tz = Tz::from_str(zone)?;
-                            let at = timestamp_in(value, unit, tz)
-                                .ok_or_else(|| bad_value("timestamp", value))?;
-                            let offset = at.offset().fix().local_minus_utc();
-                            format_with(&mut text, at.format(pattern))?;
-                            text = with_offsets(&text, offset);
-                        }
-                        None => {
-                            let at = naive_timestamp(value, unit)
-                                .ok_or_else(|| bad_value("timestamp", value))?;
-                            format_with(&mut text, at.format(pattern))?;
-                        }
-                    }
+                    text = format_timestamp(array, unit, zone.as_deref(), i, pattern)?;
                 }
                 DataType::Float64 => {
                     text = java_double(array.as_primitive::<Float64Type>().value(i))
@@ -234,126 +201,9 @@ impl TextValues {
     }
 }
 
-/// An instant (microseconds since the epoch) in `tz`, formatted with a chrono pattern from
-/// Spark's datetime pattern (offset markers spelled as Spark's `X`).
-pub fn format_instant(micros: i64, tz: Tz, pattern: &str) -> Result<String> {
-    let at = as_datetime_with_timezone::<TimestampMicrosecondType>(micros, tz)
-        .ok_or_else(|| bad_value("timestamp", micros))?;
-    let mut text = String::new();
-    format_with(&mut text, at.format(pattern))?;
-    Ok(with_offsets(&text, at.offset().fix().local_minus_utc()))
-}
-
-fn bad_value(what: &str, v: i64) -> DataFusionError {
-    DataFusionError::Execution(format!("{what} value {v} is out of range"))
-}
-
-fn format_with(out: &mut String, value: impl std::fmt::Display) -> Result<()> {
-    write!(out, "{value}").map_err(|_| {
-        DataFusionError::Execution("cannot format a datetime with this pattern".into())
-    })
-}
-
-fn timestamp_value(array: &ArrayRef, unit: &TimeUnit, i: usize) -> i64 {
-    match unit {
-        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(i),
-        TimeUnit::Millisecond => array.as_primitive::<TimestampMillisecondType>().value(i),
-        TimeUnit::Microsecond => array.as_primitive::<TimestampMicrosecondType>().value(i),
-        TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(i),
-    }
-}
-
-fn timestamp_in(v: i64, unit: &TimeUnit, tz: Tz) -> Option<chrono::DateTime<Tz>> {
-    match unit {
-        TimeUnit::Second => as_datetime_with_timezone::<TimestampSecondType>(v, tz),
-        TimeUnit::Millisecond => as_datetime_with_timezone::<TimestampMillisecondType>(v, tz),
-        TimeUnit::Microsecond => as_datetime_with_timezone::<TimestampMicrosecondType>(v, tz),
-        TimeUnit::Nanosecond => as_datetime_with_timezone::<TimestampNanosecondType>(v, tz),
-    }
-}
-
-fn naive_timestamp(v: i64, unit: &TimeUnit) -> Option<chrono::NaiveDateTime> {
-    match unit {
-        TimeUnit::Second => as_datetime::<TimestampSecondType>(v),
-        TimeUnit::Millisecond => as_datetime::<TimestampMillisecondType>(v),
-        TimeUnit::Microsecond => as_datetime::<TimestampMicrosecondType>(v),
-        TimeUnit::Nanosecond => as_datetime::<TimestampNanosecondType>(v),
-    }
-}
-
-/// Replace the offset markers with Spark's `X` spellings of `offset` (seconds east of UTC).
-fn with_offsets(text: &str, offset: i32) -> String {
-    if !text.contains([OFFSET_X1, OFFSET_X2, OFFSET_X3]) {
-        return text.to_string();
-    }
-    let sign = if offset < 0 { '-' } else { '+' };
-    let (h, m) = (offset.abs() / 3600, offset.abs() % 3600 / 60);
-    let spell = |letters: u8| -> String {
-        if offset == 0 {
-            return "Z".into();
-        }
-        match letters {
-            1 if m == 0 => format!("{sign}{h:02}"),
-            1 | 2 => format!("{sign}{h:02}{m:02}"),
-            _ => format!("{sign}{h:02}:{m:02}"),
-        }
-    };
-    text.replace(OFFSET_X1, &spell(1))
-        .replace(OFFSET_X2, &spell(2))
-        .replace(OFFSET_X3, &spell(3))
-}
-
-/// Java's `Double.toString`, which Spark's text writers use.
-pub fn java_double(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    java_finite(format!("{v}"), format!("{v:e}"), v.abs())
-}
-
-/// Java's `Float.toString`.
-pub fn java_float(v: f32) -> String {
-    if v.is_nan() || v.is_infinite() {
-        return java_double(v as f64);
-    }
-    java_finite(format!("{v}"), format!("{v:e}"), v.abs() as f64)
-}
-
-/// A finite value from its shortest plain and scientific spellings: plain between 10^-3 and
-/// 10^7 (always with a fraction), else `1.0E10`-style.
-fn java_finite(plain: String, scientific: String, abs: f64) -> String {
-    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        return if plain.contains('.') {
-            plain
-        } else {
-            format!("{plain}.0")
-        };
-    }
-    match scientific.split_once('e') {
-        Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
-        Some((m, e)) => format!("{m}.0E{e}"),
-        None => scientific,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn doubles_print_like_java() {
-        assert_eq!(java_double(1.25), "1.25");
-        assert_eq!(java_double(-0.5), "-0.5");
-        assert_eq!(java_double(1e10), "1.0E10");
-        assert_eq!(java_double(12345678.9), "1.23456789E7");
-        assert_eq!(java_double(3.0), "3.0");
-        assert_eq!(java_double(0.0001), "1.0E-4");
-        assert_eq!(java_double(0.0), "0.0");
-        assert_eq!(java_float(1.5), "1.5");
-    }
 
     #[test]
     fn csv_strings_are_spelled_like_spark() {
@@ -379,19 +229,12 @@ mod tests {
     }
 
     #[test]
-    fn offsets_spell_z_for_utc() {
-        let t = format!("12:00{OFFSET_X3}");
-        assert_eq!(with_offsets(&t, 0), "12:00Z");
-        assert_eq!(with_offsets(&t, 3600), "12:00+01:00");
-        assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -5400), "-0130");
-        assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -3600), "-01");
-        assert_eq!(with_offsets(&format!("{OFFSET_X2}"), 19800), "+0530");
-    }
-
-    #[test]
     fn timestamps_use_their_zone() {
         let values = TextValues {
-            timestamp: Some(format!("%Y-%m-%dT%H:%M:%S%.3f{OFFSET_X3}")),
+            timestamp: Some(format!(
+                "%Y-%m-%dT%H:%M:%S%.3f{}",
+                crate::values::datetime::OFFSET_X3
+            )),
             date: Some("%d/%m/%Y".into()),
             ..Default::default()
         };

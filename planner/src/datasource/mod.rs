@@ -135,7 +135,7 @@ impl ParsedColumn {
                 datafusion::logical_expr::cast(column, self.data_type.clone())
             };
         };
-        use ember_execution::write::values::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
+        use ember_execution::values::datetime::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
         // Spark's `X`, `XX`, `XXX` at the end: `Z`, or an offset spelled as they say.
         let (format, offset) = match format.chars().last() {
             Some(OFFSET_X1) => (
@@ -223,9 +223,9 @@ fn datetime_formats(
         }
         // Spark's `X` offsets are read at the end of a pattern only (see ParsedColumn).
         let markers = [
-            ember_execution::write::values::OFFSET_X1,
-            ember_execution::write::values::OFFSET_X2,
-            ember_execution::write::values::OFFSET_X3,
+            ember_execution::values::datetime::OFFSET_X1,
+            ember_execution::values::datetime::OFFSET_X2,
+            ember_execution::values::datetime::OFFSET_X3,
         ];
         let body = chrono.strip_suffix(markers).unwrap_or(&chrono);
         if body.contains(markers) {

@@ -217,7 +217,7 @@ fn split_zone(t: &str) -> (&str, Option<i32>) {
 /// Microseconds since the epoch of a timestamp: with `timestampFormat`, or ISO 8601 as
 /// Spark's parser takes it; a time without a zone is in the session's time zone.
 fn parse_timestamp(t: &str, o: &XmlOptions, inferring: bool) -> Option<i64> {
-    use ember_execution::write::values::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
+    use ember_execution::values::datetime::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
     if let Some(format) = &o.timestamp_format {
         let zoned = format.replace([OFFSET_X1, OFFSET_X2, OFFSET_X3], "%#z");
         if zoned.contains("%#z") || zoned.contains("%z") || zoned.contains("%:z") {

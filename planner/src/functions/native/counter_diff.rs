@@ -156,10 +156,8 @@ impl CounterAccumulator {
 
     fn negative(&self, v: Count) -> Result<SparkError> {
         let shown = match (v, &self.value_type) {
-            (Count::Float(x), DataType::Float32) => {
-                ember_execution::write::values::java_float(x as f32)
-            }
-            (Count::Float(x), _) => ember_execution::write::values::java_double(x),
+            (Count::Float(x), DataType::Float32) => ember_execution::values::java_float(x as f32),
+            (Count::Float(x), _) => ember_execution::values::java_double(x),
             _ => self.scalar(Some(v))?.to_string(),
         };
         Ok(SparkError::new(
@@ -174,27 +172,10 @@ impl CounterAccumulator {
     }
 }
 
-/// A timestamp as Spark prints it (fraction without trailing zeros) in `time_zone`.
-fn timestamp_text(micros: i64, time_zone: Option<&str>) -> String {
-    let Some(utc) = chrono::DateTime::from_timestamp_micros(micros) else {
-        return micros.to_string();
-    };
-    let local = match time_zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
-        Some(z) => utc.with_timezone(&z).naive_local(),
-        None => utc.naive_utc(),
-    };
-    let mut s = local.format("%Y-%m-%d %H:%M:%S").to_string();
-    let frac = micros.rem_euclid(1_000_000);
-    if frac != 0 {
-        s.push_str(format!(".{frac:06}").trim_end_matches('0'));
-    }
-    s
-}
-
 fn start_decreased(previous: i64, current: i64, time_zone: Option<&str>) -> SparkError {
     let (previous, current) = (
-        timestamp_text(previous, time_zone),
-        timestamp_text(current, time_zone),
+        ember_execution::values::timestamp_text(previous, time_zone, false),
+        ember_execution::values::timestamp_text(current, time_zone, false),
     );
     SparkError::new(
         ErrorKind::Runtime,

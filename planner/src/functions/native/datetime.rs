@@ -12,7 +12,7 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use datafusion::common::{Result, internal_err};
-use ember_execution::write::values::format_instant;
+use ember_execution::values::datetime::format_instant;
 
 use super::{ParseTarget, strings};
 use crate::error::{ErrorKind, SparkError, to_datafusion};

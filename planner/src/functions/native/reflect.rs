@@ -71,7 +71,7 @@ impl Value {
             Value::Boolean(b) => b.to_string(),
             Value::Int(i) => i.to_string(),
             Value::Long(l) => l.to_string(),
-            Value::Float(f) => super::variant::read::java_float(*f),
+            Value::Float(f) => ember_execution::values::java_float(*f),
             Value::Double(d) => crate::literal::format_double(*d),
             Value::Str(s) => s.clone(),
         })

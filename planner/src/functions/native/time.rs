@@ -112,19 +112,7 @@ fn micros_of(array: &ArrayRef) -> Result<Time64MicrosecondArray> {
 }
 
 /// Spark's text of a TIME: `01:02:03`, `01:02:03.0001`.
-pub fn time_text(micros: i64) -> String {
-    let (secs, frac) = (micros.div_euclid(1_000_000), micros.rem_euclid(1_000_000));
-    let mut s = format!(
-        "{:02}:{:02}:{:02}",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    );
-    if frac != 0 {
-        s.push_str(format!(".{frac:06}").trim_end_matches('0'));
-    }
-    s
-}
+pub use ember_execution::values::time_text;
 
 fn parse_text(text: &str, pattern: Option<&str>) -> Option<i64> {
     let text = text.trim();

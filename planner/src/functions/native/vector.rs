@@ -69,7 +69,7 @@ fn dimension_mismatch(function: &str, left: usize, right: usize) -> SparkError {
 }
 
 fn invalid_degree(function: &str, degree: f32) -> SparkError {
-    let shown = ember_execution::write::values::java_float(degree);
+    let shown = ember_execution::values::java_float(degree);
     SparkError::new(
         ErrorKind::Runtime,
         "INVALID_VECTOR_NORM_DEGREE",

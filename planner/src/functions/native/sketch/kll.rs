@@ -89,7 +89,7 @@ float_item!(
     Float32Array,
     4,
     "KllFloatsSketch",
-    crate::functions::native::variant::read::java_float
+    ember_execution::values::java_float
 );
 float_item!(
     f64,

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, ListArray, MapArray, StringArray, StringBuilder, StructArray};
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Fields};
-use chrono::DateTime;
 use datafusion::common::{Result, ScalarValue, internal_err};
+use ember_execution::values::{decimal_text, java_double, java_float, timestamp_text};
 use parquet_variant::Variant;
 
 use super::VariantColumn;
@@ -59,29 +59,6 @@ pub(super) fn json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-pub(super) fn timestamp_text(micros: i64, time_zone: Option<&str>) -> String {
-    let Some(utc) = DateTime::from_timestamp_micros(micros) else {
-        return micros.to_string();
-    };
-    let (local, offset) = match time_zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
-        Some(z) => {
-            let t = utc.with_timezone(&z);
-            (t.naive_local(), Some(t.format("%:z").to_string()))
-        }
-        None if time_zone.is_some() => (utc.naive_utc(), Some("+00:00".to_string())),
-        None => (utc.naive_utc(), None),
-    };
-    let mut s = local.format("%Y-%m-%d %H:%M:%S").to_string();
-    let frac = local.and_utc().timestamp_subsec_micros();
-    if frac != 0 {
-        s.push_str(format!(".{frac:06}").trim_end_matches('0'));
-    }
-    if let Some(o) = offset {
-        s.push_str(&o);
-    }
-    s
-}
-
 /// A variant as Spark's `VariantUtil.toJson` writes it.
 pub(super) fn write_json(out: &mut String, v: &Variant, time_zone: &str) {
     use base64::Engine;
@@ -93,21 +70,23 @@ pub(super) fn write_json(out: &mut String, v: &Variant, time_zone: &str) {
         Variant::Int16(x) => out.push_str(&x.to_string()),
         Variant::Int32(x) => out.push_str(&x.to_string()),
         Variant::Int64(x) => out.push_str(&x.to_string()),
-        Variant::Double(x) => out.push_str(&crate::literal::format_double(*x)),
+        Variant::Double(x) => out.push_str(&java_double(*x)),
         Variant::Float(x) => out.push_str(&java_float(*x)),
         Variant::Decimal4(_) | Variant::Decimal8(_) | Variant::Decimal16(_) => {
             if let Some((u, s)) = decimal_parts(v) {
                 let (u, s) = stripped(u, s);
-                out.push_str(&crate::show::format_decimal(u, s as i8));
+                out.push_str(&decimal_text(u, s as i8));
             }
         }
         Variant::Date(d) => json_string(out, &d.format("%Y-%m-%d").to_string()),
-        Variant::TimestampMicros(t) | Variant::TimestampNanos(t) => {
-            json_string(out, &timestamp_text(t.timestamp_micros(), Some(time_zone)))
-        }
-        Variant::TimestampNtzMicros(t) | Variant::TimestampNtzNanos(t) => {
-            json_string(out, &timestamp_text(t.and_utc().timestamp_micros(), None))
-        }
+        Variant::TimestampMicros(t) | Variant::TimestampNanos(t) => json_string(
+            out,
+            &timestamp_text(t.timestamp_micros(), Some(time_zone), true),
+        ),
+        Variant::TimestampNtzMicros(t) | Variant::TimestampNtzNanos(t) => json_string(
+            out,
+            &timestamp_text(t.and_utc().timestamp_micros(), None, true),
+        ),
         Variant::Binary(b) => {
             json_string(out, &base64::engine::general_purpose::STANDARD.encode(b))
         }
@@ -137,18 +116,6 @@ pub(super) fn write_json(out: &mut String, v: &Variant, time_zone: &str) {
             }
             out.push(']');
         }
-    }
-}
-
-pub(crate) fn java_float(f: f32) -> String {
-    // Java's Float.toString: the shortest digits that read back as the same float.
-    if f.is_finite() && f == f.trunc() && f.abs() < 1e7 {
-        return format!("{f:.1}");
-    }
-    let shortest = format!("{f}");
-    match shortest.parse::<f64>() {
-        Ok(d) => crate::literal::format_double(d),
-        Err(_) => shortest,
     }
 }
 

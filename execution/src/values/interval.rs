@@ -2,6 +2,9 @@
 //! `INTERVAL YEAR`, ... Arrow's `Duration` and `Interval(YearMonth)` have no such fields, so
 //! a column's Arrow field carries them in its metadata (`spark.interval`); a field without
 //! it is Spark's default, DAY TO SECOND or YEAR TO MONTH.
+//!
+//! Interval values as text, both ways: ANSI intervals as Spark spells and reads them for
+//! their type's fields, and calendar intervals as `CalendarInterval.toString` spells them.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -336,6 +339,31 @@ impl IntervalFields {
     fn fields_upper(&self) -> String {
         self.sql_name()["INTERVAL ".len()..].to_string()
     }
+}
+
+/// Spark's `CalendarInterval.toString`: `1 years 2 months 3 days 4 hours 5.5 seconds`.
+pub fn calendar_interval_text(months: i32, days: i32, micros: i64) -> String {
+    if months == 0 && days == 0 && micros == 0 {
+        return "0 seconds".into();
+    }
+    let mut parts = Vec::new();
+    let mut unit = |v: i64, name: &str| {
+        if v != 0 {
+            parts.push(format!("{v} {name}"));
+        }
+    };
+    unit(i64::from(months / 12), "years");
+    unit(i64::from(months % 12), "months");
+    unit(i64::from(days), "days");
+    unit(micros / 3_600_000_000, "hours");
+    unit((micros % 3_600_000_000) / 60_000_000, "minutes");
+    let rest = micros % 60_000_000;
+    if rest != 0 {
+        let text = super::numbers::decimal_text(i128::from(rest), 6);
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        parts.push(format!("{text} seconds"));
+    }
+    parts.join(" ")
 }
 
 /// Why a string is no value of an interval type.
