@@ -139,7 +139,14 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     // arrays_zip: struct fields named after the argument columns, else their positions.
     b.scalar(&["arrays_zip"], |f| {
-        f.arity(1, usize::MAX)?;
+        if f.args.is_empty() {
+            // `arrays_zip()`: an empty array of empty structs.
+            let element = DataType::Struct(arrow::datatypes::Fields::empty());
+            return Ok(lit(ScalarValue::List(ScalarValue::new_list_nullable(
+                &[],
+                &element,
+            ))));
+        }
         let mut fields = Vec::with_capacity(f.types.len());
         for (i, (t, name)) in f.types.iter().zip(f.field_names.iter()).enumerate() {
             let element = match t {

@@ -308,6 +308,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 input: input(ctx, &d.input)?,
                 columns: d.column_names.clone(),
                 all_columns: d.all_columns_as_keys.unwrap_or(false) || d.column_names.is_empty(),
+                sql: false,
             }
         }
         RelType::Range(r) => {

@@ -44,6 +44,13 @@ use crate::spec::{self, Plan, PlanNode};
 
 pub use names::FieldInfo;
 
+/// `e` with its constant parts computed (`1 + 2` is `3`), for arguments Spark requires to be
+/// foldable (range bounds, window frame bounds).
+pub(crate) fn fold_constants(e: Expr) -> PlanResult<Expr> {
+    use datafusion::optimizer::simplify_expressions::{ExprSimplifier, SimplifyContext};
+    Ok(ExprSimplifier::new(SimplifyContext::default()).simplify(e)?)
+}
+
 /// Columns operators add for expressions to read, never shown (`*` skips them).
 pub(crate) fn is_hidden(internal: &str) -> bool {
     internal.starts_with("__ember_")
@@ -366,6 +373,7 @@ impl<'a> Resolver<'a> {
                 input,
                 columns,
                 all_columns,
+                ..
             } => self.resolve_deduplicate(input, columns, *all_columns)?,
             PlanNode::Join(j) => self.resolve_join(j)?,
             PlanNode::AsOfJoin(j) => self.resolve_as_of_join(j)?,
@@ -476,6 +484,19 @@ impl<'a> Resolver<'a> {
             } => self.resolve_repartition(input, *num_partitions, exprs, *shuffle)?,
             PlanNode::Hint { input, .. } => self.resolve(input)?,
             PlanNode::With { ctes, body } => {
+                for (i, (name, _)) in ctes.iter().enumerate() {
+                    if ctes[..i].iter().any(|(n, _)| self.names_equal(n, name)) {
+                        // (A ParseException in Spark, raised by its parser.)
+                        return Err(SparkError::new(
+                            crate::error::ErrorKind::Parse,
+                            "DUPLICATED_CTE_NAMES",
+                            "42602",
+                            format!("CTE definition can't have duplicate names: `{name}`."),
+                            vec![("duplicateNames", format!("`{name}`"))],
+                        )
+                        .into());
+                    }
+                }
                 let depth = self.ctes.len();
                 for (name, cte) in ctes {
                     self.ctes.push((name.clone(), cte.clone()));
@@ -656,13 +677,24 @@ impl<'a> Resolver<'a> {
         self.outer.pop();
     }
 
-    pub(crate) fn find_cte(&self, name: &[String]) -> Option<Plan> {
+    /// The innermost common table expression named `name` and its position in scope.
+    pub(crate) fn find_cte(&self, name: &[String]) -> Option<(usize, Plan)> {
         let [single] = name else { return None };
         self.ctes
             .iter()
+            .enumerate()
             .rev()
-            .find(|(n, _)| self.names_equal(n, single))
-            .map(|(_, p)| p.clone())
+            .find(|(_, (n, _))| self.names_equal(n, single))
+            .map(|(i, (_, p))| (i, p.clone()))
+    }
+
+    /// Resolve the body of the common table expression at `position` in scope: it sees the
+    /// ones defined before it, not itself nor those after it (as in Spark).
+    pub(crate) fn resolve_cte(&mut self, position: usize, body: &Plan) -> PlanResult<LogicalPlan> {
+        let later = self.ctes.split_off(position);
+        let out = self.resolve(body);
+        self.ctes.extend(later);
+        out
     }
 
     pub(crate) fn catalog(&self) -> &dyn Catalog {

@@ -212,6 +212,11 @@ impl Resolver<'_> {
         plan_id: Option<i64>,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
+        if let Some(id) = plan_id
+            && !self.plan_outputs.contains_key(&id)
+        {
+            self.check_plan_id(parts, plan_id)?;
+        }
         if let Some(found) = self.lookup_attribute(parts, plan_id, schema)? {
             return Ok(found);
         }
@@ -226,10 +231,43 @@ impl Resolver<'_> {
                 ));
             }
         }
+        self.check_plan_id(parts, plan_id)?;
         let mut candidates = self.output_names(schema);
         candidates
             .sort_by_key(|c| strsim_distance(c, parts.last().map(|s| s.as_str()).unwrap_or("")));
         Err(SparkError::unresolved_column(&parts.join("."), &candidates).into())
+    }
+
+    /// A DataFrame's column (`df.a`, by plan id) must name a column of that DataFrame, and the
+    /// DataFrame must be part of the query: else Spark's CANNOT_RESOLVE_DATAFRAME_COLUMN
+    /// (`df1.select(df2.a)`). (A column of the DataFrame that the query cannot reach where it
+    /// is used, such as one an aggregation dropped, is UNRESOLVED_COLUMN instead.)
+    pub(crate) fn check_plan_id(&self, parts: &[String], plan_id: Option<i64>) -> PlanResult<()> {
+        let Some(id) = plan_id else {
+            return Ok(());
+        };
+        if self.references.contains_key(&id) {
+            return Ok(());
+        }
+        let known = self.plan_outputs.get(&id).is_some_and(|outputs| {
+            parts.first().is_none_or(|first| {
+                outputs
+                    .iter()
+                    .any(|internal| self.names_equal(&self.info(internal).name, first))
+            })
+        });
+        if known {
+            return Ok(());
+        }
+        Err(SparkError::analysis(
+            "CANNOT_RESOLVE_DATAFRAME_COLUMN",
+            "42704",
+            format!(
+                "Cannot resolve dataframe column \"{}\". It's probably because of illegal references like `df1.select(df2.col(\"a\"))`.",
+                parts.join(".")
+            ),
+        )
+        .into())
     }
 
     /// Expand `*`, `t.*`, `struct.*` or `df["*"]` into named columns.

@@ -648,6 +648,24 @@ impl Resolver<'_> {
         input: &Plan,
         columns: &[(String, SExpr)],
     ) -> PlanResult<LogicalPlan> {
+        // `withColumns({"a": .., "A": ..})`: Spark's COLUMN_ALREADY_EXISTS (named in lower case
+        // unless spark.sql.caseSensitive).
+        for (i, (name, _)) in columns.iter().enumerate() {
+            if columns[..i].iter().any(|(n, _)| self.names_equal(n, name)) {
+                let shown = match self.config.case_sensitive {
+                    true => name.clone(),
+                    false => name.to_lowercase(),
+                };
+                return Err(SparkError::analysis(
+                    "COLUMN_ALREADY_EXISTS",
+                    "42711",
+                    format!(
+                        "The column `{shown}` already exists. Choose another name or rename the existing column."
+                    ),
+                )
+                .into());
+            }
+        }
         let input = self.resolve(input)?;
         let mut items: Vec<Named> = input
             .schema()
@@ -698,6 +716,15 @@ impl Resolver<'_> {
         renames: &[(String, String)],
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
+        self.rename_columns(input, renames)
+    }
+
+    /// `input` with the columns named `old` named `new` (the others kept as they are).
+    pub(crate) fn rename_columns(
+        &mut self,
+        input: LogicalPlan,
+        renames: &[(String, String)],
+    ) -> PlanResult<LogicalPlan> {
         let mut items: Vec<Named> = input
             .schema()
             .fields()
@@ -721,6 +748,17 @@ impl Resolver<'_> {
         names: &[String],
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
+        self.drop_columns(input, exprs, names)
+    }
+
+    /// `input` without the columns `names` and `exprs` name (a name that matches none is no
+    /// error; a DataFrame's column that is not in the query is, as in Spark).
+    pub(crate) fn drop_columns(
+        &mut self,
+        input: LogicalPlan,
+        exprs: &[SExpr],
+        names: &[String],
+    ) -> PlanResult<LogicalPlan> {
         let schema = input.schema().clone();
         let mut dropped: Vec<String> = Vec::new();
         for n in names {
@@ -729,6 +767,7 @@ impl Resolver<'_> {
         for e in exprs {
             match e {
                 SExpr::Attribute { name, plan_id } => {
+                    self.check_plan_id(name, *plan_id)?;
                     if let Ok(Some((Expr::Column(c), _))) =
                         self.lookup_attribute(name, *plan_id, &schema)
                     {

@@ -287,8 +287,8 @@ impl Resolver<'_> {
     }
 
     pub(crate) fn resolve_table(&mut self, name: &[String]) -> PlanResult<LogicalPlan> {
-        if let Some(cte) = self.find_cte(name) {
-            let plan = self.resolve(&cte)?;
+        if let Some((position, cte)) = self.find_cte(name) {
+            let plan = self.resolve_cte(position, &cte)?;
             return self.reassign(plan, Some(name.to_vec()));
         }
         // `parquet.\`/path\``: the files at the path, read with the format's defaults.
@@ -336,7 +336,7 @@ impl Resolver<'_> {
                 let mut ints = Vec::new();
                 for a in args {
                     let (e, _) = self.resolve_expr(a, &empty)?;
-                    ints.push(match e {
+                    ints.push(match super::fold_constants(e)? {
                         Expr::Literal(v, _) => match v.cast_to(&DataType::Int64)? {
                             ScalarValue::Int64(Some(i)) => i,
                             _ => {

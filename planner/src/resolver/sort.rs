@@ -63,6 +63,23 @@ impl Resolver<'_> {
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input_spec)?;
         let schema = input.schema().clone();
+        // A position out of the select list is an error, not a key to compute below.
+        for o in order {
+            if let SExpr::Literal(v) = &o.expr
+                && let Some(i) = position_literal(v)
+                && !(1..=schema.fields().len() as i64).contains(&i)
+            {
+                return Err(SparkError::analysis(
+                    "ORDER_BY_POS_OUT_OF_RANGE",
+                    "42805",
+                    format!(
+                        "ORDER BY position {i} is not in select list (valid range is [1, {}]).",
+                        schema.fields().len()
+                    ),
+                )
+                .into());
+            }
+        }
         let first = match self.sort_exprs(order, &schema) {
             Ok(sorts)
                 if !sorts
@@ -176,17 +193,99 @@ impl Resolver<'_> {
             PlanNode::Filter { input, condition } => {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
                 let schema = plan.schema().clone();
-                let (cond, _) = self.resolve_expr(condition, &schema)?;
-                Ok((
-                    LogicalPlanBuilder::from(plan).filter(cond)?.build()?,
-                    hidden,
-                ))
+                if let Ok((cond, _)) = self.resolve_expr(condition, &schema) {
+                    let plan = LogicalPlanBuilder::from(plan).filter(cond)?.build()?;
+                    self.record_visible(spec, &plan, &hidden);
+                    return Ok((plan, hidden));
+                }
+                // The condition too may use columns its input dropped: computed below with
+                // the extras, filtered on, then left out.
+                let mut with_condition = extras.to_vec();
+                with_condition.push(condition.clone());
+                let (plan, mut hidden) = self.resolve_with_extras(input, &with_condition)?;
+                let Some(condition) = hidden.pop() else {
+                    return Err(PlanError::InvalidPlan("a filter's hidden condition".into()));
+                };
+                let filtered = LogicalPlanBuilder::from(plan)
+                    .filter(Self::column(&condition))?
+                    .build()?;
+                let kept = visible_columns(&filtered, std::slice::from_ref(&condition));
+                let plan = LogicalPlanBuilder::from(filtered).project(kept)?.build()?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
+            PlanNode::Drop {
+                input,
+                exprs,
+                names,
+            } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let plan = self.drop_columns(plan, exprs, names)?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
+            PlanNode::WithColumnsRenamed { input, renames } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let plan = self.rename_columns(plan, renames)?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
+            // `distinct()`/`dropDuplicates(cols)` keep the extras of one row of each group.
+            PlanNode::Deduplicate {
+                input,
+                columns,
+                all_columns,
+                sql: false,
+            } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let schema = plan.schema().clone();
+                let on = if *all_columns {
+                    visible_columns(&plan, &hidden)
+                } else {
+                    let mut on = Vec::with_capacity(columns.len());
+                    for c in columns {
+                        on.push(
+                            self.resolve_attribute(std::slice::from_ref(c), None, &schema)?
+                                .0,
+                        );
+                    }
+                    on
+                };
+                let select = schema
+                    .fields()
+                    .iter()
+                    .map(|f| Self::column(f.name()))
+                    .collect();
+                let plan = LogicalPlanBuilder::from(plan)
+                    .distinct_on(on, select, None)?
+                    .build()?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
             }
             PlanNode::Sort { input, order, .. } => {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
                 let schema = plan.schema().clone();
-                let sorts = self.sort_exprs(order, &schema)?;
-                Ok((LogicalPlanBuilder::from(plan).sort(sorts)?.build()?, hidden))
+                if let Ok(sorts) = self.sort_exprs(order, &schema) {
+                    let plan = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                    self.record_visible(spec, &plan, &hidden);
+                    return Ok((plan, hidden));
+                }
+                // The keys too may use columns the input dropped: computed below with the
+                // extras, sorted on, then left out.
+                let mut with_keys = extras.to_vec();
+                with_keys.extend(order.iter().map(|o| o.expr.clone()));
+                let (plan, mut hidden) = self.resolve_with_extras(input, &with_keys)?;
+                let keys = hidden.split_off(extras.len());
+                let sorts: Vec<SortExpr> = order
+                    .iter()
+                    .zip(&keys)
+                    .map(|(o, k)| SortExpr::new(Self::column(k), o.ascending, o.nulls_first()))
+                    .collect();
+                let sorted = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                let kept = visible_columns(&sorted, &keys);
+                let plan = LogicalPlanBuilder::from(sorted).project(kept)?.build()?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
             }
             PlanNode::Limit { input, limit } => {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
@@ -198,9 +297,46 @@ impl Resolver<'_> {
                 ))
             }
             PlanNode::Hint { input, .. } => self.resolve_with_extras(input, extras),
-            _ => Err(PlanError::Unsupported(
-                "resolving these columns here".into(),
-            )),
+            // Any other relation: the extras over its own columns.
+            _ => {
+                let plan = self.resolve(spec)?;
+                let schema = plan.schema().clone();
+                let mut items: Vec<(Expr, String)> = schema
+                    .fields()
+                    .iter()
+                    .map(|f| (Self::column(f.name()), self.info(f.name()).name))
+                    .collect();
+                let visible = items.len();
+                for e in extras {
+                    let (resolved, _) = self.resolve_expr(e, &schema)?;
+                    if contains_aggregate(&resolved) || contains_window(&resolved) {
+                        return Err(PlanError::Unsupported(
+                            "an aggregate or window function over this relation".into(),
+                        ));
+                    }
+                    items.push((resolved, "__hidden".to_string()));
+                }
+                let plan = self.finish_projection(plan, items)?;
+                let hidden = plan.schema().fields()[visible..]
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                Ok((plan, hidden))
+            }
+        }
+    }
+
+    /// Record the columns of `plan` but `hidden` as the output of `spec`'s plan id.
+    fn record_visible(&mut self, spec: &Plan, plan: &LogicalPlan, hidden: &[String]) {
+        if let Some(id) = spec.plan_id {
+            let names: Vec<String> = plan
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .filter(|n| !hidden.contains(n))
+                .collect();
+            self.plan_outputs.entry(id).or_default().extend(names);
         }
     }
 
@@ -212,6 +348,16 @@ impl Resolver<'_> {
                 .collect();
             self.plan_outputs.entry(id).or_default().extend(names);
         }
+    }
+}
+
+/// The integer of an integer literal (`ORDER BY 2`), which Spark reads as a position.
+fn position_literal(v: &datafusion::common::ScalarValue) -> Option<i64> {
+    use datafusion::common::ScalarValue;
+    match v {
+        ScalarValue::Int32(Some(i)) => Some(i64::from(*i)),
+        ScalarValue::Int64(Some(i)) => Some(*i),
+        _ => None,
     }
 }
 

@@ -302,11 +302,7 @@ impl Resolver<'_> {
             ),
             FrameBound::Value(v) => {
                 let (e, _) = self.resolve_expr(v, schema)?;
-                let value = match datafusion::optimizer::simplify_expressions::ExprSimplifier::new(
-                    datafusion::optimizer::simplify_expressions::SimplifyContext::default(),
-                )
-                .simplify(e)?
-                {
+                let value = match super::fold_constants(e)? {
                     Expr::Literal(s, _) => s,
                     _ => {
                         return Err(PlanError::Unsupported(

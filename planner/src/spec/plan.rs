@@ -219,6 +219,10 @@ pub enum PlanNode {
         input: Box<Plan>,
         columns: Vec<String>,
         all_columns: bool,
+        /// SQL's `SELECT DISTINCT` (Spark's `Distinct`), which, unlike a DataFrame's
+        /// `distinct()`/`dropDuplicates()`, does not pass up columns its input dropped (see
+        /// `resolve_with_extras`).
+        sql: bool,
     },
     Join(Join),
     SetOperation(SetOperation),

@@ -377,6 +377,7 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
                 input: Box::new(plan),
                 columns: vec![],
                 all_columns: true,
+                sql: true,
             });
         }
         Some(ast::Distinct::On(_)) => return unsupported("DISTINCT ON"),

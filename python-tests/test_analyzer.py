@@ -1,0 +1,125 @@
+"""Spark's analyzer on references and scopes: columns a projection dropped used by a later
+filter or sort (Spark's missing-reference rule, through selects, filters, drops, renames,
+distinct, joins and aliases), DataFrame columns that are not part of the query
+(CANNOT_RESOLVE_DATAFRAME_COLUMN), duplicate names, ORDER BY positions, common table
+expressions' scopes, constant arguments; answers and error classes recorded from Spark 4.3."""
+
+import pytest
+from pyspark.sql import Window
+from pyspark.sql import functions as F
+
+from conftest import cases
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    df = spark.createDataFrame(
+        [(1, "a", 10, (1, 2)), (2, "b", 25, (3, 4)), (3, "c", 30, (5, 6)), (4, "a", 40, (7, 8))],
+        "id INT, name STRING, age INT, s STRUCT<x: INT, y: INT>",
+    )
+    df2 = spark.createDataFrame([(1, "p"), (2, "q")], "id INT, v STRING")
+    other = spark.createDataFrame([(1,)], "a INT")
+    dup = spark.createDataFrame([(1, "a", 3), (2, "a", 4), (3, "b", 5)], "id INT, name STRING, age INT")
+    df.createOrReplaceTempView("people")
+    return {"df": df, "df2": df2, "other": other, "dup": dup}
+
+
+# (frame -> DataFrame, ordered)
+MISSING = {
+    "select_filter": (lambda f: f["df"].select("name").filter(f["df"].age > 21), False),
+    "select_where_text": (lambda f: f["df"].select("name").where("age > 21"), False),
+    "select_filter_col": (lambda f: f["df"].select("name").filter(F.col("age") > 21), False),
+    "select_orderby": (lambda f: f["df"].select("name").orderBy(f["df"].age.desc()), True),
+    "select_orderby_name": (lambda f: f["df"].select("name").orderBy("age"), True),
+    "alias_filter": (lambda f: f["df"].select(f["df"].name.alias("n")).filter(f["df"].age > 21), False),
+    "withcolumn_select_filter": (
+        lambda f: f["df"].withColumn("z", f["df"].age * 2).select("name").filter("z > 50"),
+        False,
+    ),
+    "struct_dropped": (lambda f: f["df"].select("name").filter(f["df"].s.x > 2), False),
+    "struct_field_after": (lambda f: f["df"].select("s.x").filter(f["df"].s.y > 2), False),
+    "two_selects": (lambda f: f["df"].select("name", "age").select("name").filter(f["df"].age > 21), False),
+    "filter_then_orderby": (
+        lambda f: f["df"].select("name").filter(f["df"].age > 21).orderBy(f["df"].id.desc()),
+        True,
+    ),
+    "join_filter": (lambda f: f["df"].join(f["df2"], "id").select("name").filter(f["df2"].v == "q"), False),
+    "join_orderby": (
+        lambda f: f["df"].join(f["df2"], f["df"].id == f["df2"].id).select(f["df"].name).orderBy(f["df2"].v.desc()),
+        True,
+    ),
+    "subquery_alias": (lambda f: f["df"].alias("t").select("t.name").filter(F.col("t.age") > 21), False),
+    "limit_filter": (lambda f: f["df"].select("name").orderBy("id").limit(2).filter(f["df"].age > 21), False),
+    "drop_filter": (lambda f: f["df"].drop("age").filter(f["df"].age > 21), False),
+    "renamed_filter": (lambda f: f["df"].withColumnRenamed("age", "a").filter(f["df"].age > 21), False),
+    "distinct_filter": (lambda f: f["df"].select("name", "id").distinct().filter(f["df"].age > 21), False),
+    "select_expr_filter": (lambda f: f["df"].selectExpr("name").filter("age > 21"), False),
+    "window_then_filter": (
+        lambda f: f["df"].select("name", F.row_number().over(Window.orderBy("id")).alias("r")).filter(f["df"].age > 0),
+        False,
+    ),
+    "filter_then_select": (lambda f: f["df"].select("name", "id").filter(f["df"].age > 21).select("name"), False),
+    "sql_order_missing": (lambda f: f["spark"].sql("SELECT name FROM people ORDER BY age DESC"), True),
+    "sql_order_missing_expr": (lambda f: f["spark"].sql("SELECT name FROM people ORDER BY age + id DESC"), True),
+    "sql_having_missing": (lambda f: f["spark"].sql("SELECT name FROM people GROUP BY name HAVING max(age) > 20"), False),
+    "sql_order_aggregate": (lambda f: f["spark"].sql("SELECT name FROM people GROUP BY name ORDER BY max(age)"), True),
+}
+
+
+@pytest.mark.parametrize("case", cases(MISSING))
+def test_missing_references(spark, frames, expected, case):
+    build, ordered = MISSING[case]
+    expected.check(build({**frames, "spark": spark}), ordered=ordered, name=case)
+
+
+ERRORS = {
+    "foreign_column": lambda f: f["df"].select(f["other"].a),
+    "foreign_column_filter": lambda f: f["df"].filter(f["other"].a > 1),
+    "foreign_same_name": lambda f: f["df"].select(f["df2"].id),
+    "own_missing_column": lambda f: f["df"].select(f["df"]["nope"]),
+    "own_missing_after_select": lambda f: f["df"].select("name").filter(f["df"]["nope"] > 1),
+    "join_missing_column": lambda f: f["df"].join(f["df2"], "id").select(f["df2"]["nope"]),
+    "drop_foreign": lambda f: f["df"].drop(f["df2"].v),
+    "drop_foreign_same_name": lambda f: f["df"].drop(f["df2"].id),
+    "aggregated_away": lambda f: f["df"].groupBy("name").count().filter(f["df"].age > 1),
+    "sql_distinct_order_missing": lambda f: f["spark"].sql("SELECT DISTINCT name FROM people ORDER BY age"),
+    "with_columns_duplicate": lambda f: f["df"].withColumns({"a": F.lit(1), "A": F.lit(2)}),
+    "order_by_position_beyond": lambda f: f["spark"].sql("SELECT 1 ORDER BY 5"),
+    "order_by_position_zero": lambda f: f["spark"].sql("SELECT 1 ORDER BY 0"),
+    "order_by_position_negative": lambda f: f["spark"].sql("SELECT 1 a ORDER BY -1"),
+    "cte_duplicate_names": lambda f: f["spark"].sql("WITH t AS (SELECT 1 a), t AS (SELECT 2 a) SELECT * FROM t"),
+    "cte_forward_reference": lambda f: f["spark"].sql("WITH u AS (SELECT * FROM t), t AS (SELECT 1 a) SELECT * FROM u"),
+    "cte_self_reference": lambda f: f["spark"].sql("WITH t AS (SELECT * FROM t) SELECT * FROM t"),
+}
+
+
+@pytest.mark.parametrize("case", cases(ERRORS))
+def test_errors(spark, frames, expected, case):
+    expected.check_error(lambda: ERRORS[case]({**frames, "spark": spark}).collect(), name=case)
+
+
+def test_distinct_keeps_one_row_of_each(spark, frames, expected):
+    # distinct() over a projection, then a filter on a column the projection dropped: Spark
+    # keeps that column of one row of each group (here each group has one row).
+    dup = frames["dup"]
+    expected.check(dup.select("name", "id").distinct().filter(dup.age > 3))
+
+
+SQL = {
+    "cte_union_twice": "WITH t AS (SELECT 1 a) SELECT a FROM t UNION ALL SELECT a FROM t",
+    "cte_subquery": "WITH t AS (SELECT 1 a) SELECT * FROM t WHERE a IN (SELECT a FROM t)",
+    "cte_nested_shadow": "WITH t AS (SELECT 1 a) SELECT * FROM (WITH t AS (SELECT 2 a) SELECT * FROM t)",
+    "cte_earlier_in_later": "WITH t AS (SELECT 1 a), u AS (SELECT a + 1 b FROM t) SELECT * FROM u, t",
+    "cte_scalar_subquery": "WITH t AS (SELECT 5 a) SELECT (SELECT max(a) FROM t) m",
+    "cte_outer_in_inner": "WITH t AS (SELECT 1 a) SELECT * FROM (WITH u AS (SELECT a + 1 b FROM t) SELECT * FROM u)",
+    "cte_shadowed_inside": "WITH t AS (SELECT 1 a), u AS (WITH t AS (SELECT 7 a) SELECT a FROM t) SELECT u.a, t.a FROM u, t",
+    "range_constant_expression": "SELECT * FROM range(1 + 2)",
+    "range_constant_expressions": "SELECT * FROM range(2 * 2, 10 - 4)",
+    "range_cast": "SELECT * FROM range(CAST('3' AS INT))",
+    "arrays_zip_no_arguments": "SELECT arrays_zip()",
+}
+
+
+@pytest.mark.parametrize("case", cases(SQL))
+def test_sql(spark, expected, case):
+    expected.check(spark.sql(SQL[case]), name=case)
