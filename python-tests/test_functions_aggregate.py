@@ -71,6 +71,15 @@ WINDOW_SQL = {
     "decimal_avg_over": "SELECT k, avg(d) OVER (PARTITION BY k) a, avg(d) OVER (ORDER BY d) r "
     "FROM VALUES ('a', 1.25), ('a', 2.50), ('b', 1.00), ('b', 2.00), ('b', 2.00) AS t(k, d)",
     "skewness_over": f"SELECT k, i, skewness(v) OVER (PARTITION BY k) s, count_if(v > 5) OVER (PARTITION BY k) c {W}",
+    # aggregates over frames that slide (the first row of the frame moves)
+    "sliding_first_last": f"SELECT k, i, first(v) OVER w f, last(v) OVER w l, first(v, true) OVER w fi, last(v, true) OVER w li, "
+    "first_value(v) OVER w fv, any_value(v) OVER w av "
+    f"{W} WINDOW w AS (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+    "sliding_first_nulls": "SELECT i, first(v) OVER w f, first(v, true) OVER w fi, last(v) OVER w l, last(v, true) OVER w li "
+    "FROM VALUES (1, NULL), (2, 2), (3, NULL), (4, NULL), (5, 5) AS t(i, v) WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    "sliding_bool": f"SELECT k, i, bool_and(v > 5) OVER w a, bool_or(v > 15) OVER w o, every(v > 5) OVER w e, some(v > 15) OVER w s "
+    f"{W} WINDOW w AS (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    "sliding_range_first": f"SELECT k, i, first(v) OVER (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) f {W}",
 }
 
 

@@ -5,7 +5,7 @@ use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::expr::{Sort, WindowFunction};
 use datafusion::logical_expr::{
     Expr, ExprFunctionExt, ExprSchemable, WindowFrame as DfFrame, WindowFrameBound,
-    WindowFrameUnits, cast,
+    WindowFrameUnits, WindowFunctionDefinition, cast, lit,
 };
 
 use super::Resolver;
@@ -130,9 +130,13 @@ impl Resolver<'_> {
                     if !af.params.order_by.is_empty() {
                         return Err(PlanError::Unsupported(format!("{fname} over a window")));
                     }
+                    let fun = match af.params.filter {
+                        None => sliding_form(af.func, &frame.0),
+                        Some(_) => WindowFunctionDefinition::AggregateUDF(af.func),
+                    };
                     (
                         af.params.args,
-                        datafusion::logical_expr::WindowFunctionDefinition::AggregateUDF(af.func),
+                        fun,
                         af.params.null_treatment,
                         af.params.filter,
                     )
@@ -143,6 +147,32 @@ impl Resolver<'_> {
                     ));
                 }
             };
+            // first/last IGNORE NULLS over a sliding frame: the first (last) of the frame's
+            // values without NULLs (DataFusion's window first_value/last_value ignore NULLs
+            // only over frames that start at the partition's first row).
+            let pick = match &fun {
+                WindowFunctionDefinition::WindowUDF(u)
+                    if null_treatment
+                        == Some(datafusion::logical_expr::expr::NullTreatment::IgnoreNulls)
+                        && filter.is_none() =>
+                {
+                    match u.name() {
+                        "first_value" => Some(1i64),
+                        "last_value" => Some(-1i64),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let (fun, null_treatment, pick) =
+                match (pick, crate::functions::spark_aggregate("collect_list")) {
+                    (Some(at), Some(collect)) => (
+                        WindowFunctionDefinition::AggregateUDF(collect),
+                        None,
+                        Some(at),
+                    ),
+                    _ => (fun, null_treatment, None),
+                };
             let wf = WindowFunction::new(fun, params_args);
             // The builder sets the null treatment of the call (IGNORE NULLS) itself.
             let mut builder = Expr::WindowFunction(Box::new(wf))
@@ -153,7 +183,10 @@ impl Resolver<'_> {
             if let Some(f) = filter {
                 builder = builder.filter(*f);
             }
-            let expr = builder.build()?;
+            let mut expr = builder.build()?;
+            if let Some(at) = pick {
+                expr = crate::functions::df_udf("array_element")?.call(vec![expr, lit(at)]);
+            }
             Ok(match result_type {
                 Some(field) => cast(expr, field.data_type().clone()),
                 None => expr,
@@ -363,4 +396,29 @@ fn range_bounds_typed(
         }
     }
     Ok(frame)
+}
+
+/// The window function that computes aggregate `f` over `frame`: `f` itself, except where the
+/// frame slides (starts after the partition's first row) and DataFusion's accumulator of `f`
+/// cannot remove rows: `first`/`last` are the window functions `first_value`/`last_value`,
+/// `bool_and`/`bool_or` the minimum/maximum of the booleans.
+fn sliding_form(
+    f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>,
+    frame: &datafusion::logical_expr::WindowFrame,
+) -> WindowFunctionDefinition {
+    use datafusion::functions_window::nth_value::{first_value_udwf, last_value_udwf};
+    if frame.start_bound.is_unbounded() {
+        return WindowFunctionDefinition::AggregateUDF(f);
+    }
+    match f.name() {
+        "first_value" => WindowFunctionDefinition::WindowUDF(first_value_udwf()),
+        "last_value" => WindowFunctionDefinition::WindowUDF(last_value_udwf()),
+        "bool_and" => WindowFunctionDefinition::AggregateUDF(
+            datafusion::functions_aggregate::min_max::min_udaf(),
+        ),
+        "bool_or" => WindowFunctionDefinition::AggregateUDF(
+            datafusion::functions_aggregate::min_max::max_udaf(),
+        ),
+        _ => WindowFunctionDefinition::AggregateUDF(f),
+    }
 }
