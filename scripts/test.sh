@@ -8,13 +8,16 @@
 # ~/.cache/ember: one venv per client beneath it), EMBER_CLIENTS (pip requirements of the
 # clients the suite runs with, space-separated; default "pyspark[connect]==4.3.0
 # pyspark-client==4.2.0": what `pip install pyspark` gives today, with the Spark Connect extra it
-# needs, and the previous Spark Connect client), EMBER_MODES
-# (default "local,local-cluster,cluster").
+# needs, and the previous Spark Connect client), EMBER_SLICE_CLIENTS (older clients that run the
+# slice of the suite listed in python-tests/client_slice.txt; default "pyspark[connect]==3.5.9
+# pyspark-client==4.0.4 pyspark-client==4.1.3": the newest release of each line; "" for none),
+# EMBER_MODES (default "local,local-cluster,cluster").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ember/target}"
 VENVS="${EMBER_VENVS:-$HOME/.cache/ember}"
 CLIENTS="${EMBER_CLIENTS:-pyspark[connect]==4.3.0 pyspark-client==4.2.0}"
+SLICE_CLIENTS="${EMBER_SLICE_CLIENTS-pyspark[connect]==3.5.9 pyspark-client==4.0.4 pyspark-client==4.1.3}"
 export EMBER_MODES="${EMBER_MODES:-local,local-cluster,cluster}"
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -22,15 +25,30 @@ step() { printf '\n==> %s\n' "$*"; }
 # The venv of one client (a pip requirement such as pyspark[connect]==4.3.0: venv-pyspark-4.3.0),
 # made or refreshed when the requirements change.
 venv_of() { local name="${1/\[*\]/}"; echo "$VENVS/venv-${name//==/-}"; }
-for client in $CLIENTS; do
+# The requirements of a client's venv: requirements.txt, with the pins of
+# python-tests/requirements-<package>-<major.minor>.txt (if any) in place of its own.
+requirements_of() {
+  local name="${1/\[*\]/}" version="${1##*==}"
+  local pins="python-tests/requirements-${name%%==*}-${version%.*}.txt"
+  if [ -f "$pins" ]; then
+    local names; names="$(grep -v '^#' "$pins" | sed -E 's/[=<>!~[].*//' | grep -v '^$' | paste -sd'|')"
+    grep -vE "^(${names})([=<>!~[]|$)" python-tests/requirements.txt
+    grep -v '^#' "$pins"
+  else
+    cat python-tests/requirements.txt
+  fi
+  echo "$1"
+}
+for client in $CLIENTS $SLICE_CLIENTS; do
   venv="$(venv_of "$client")"
   step "Python test environment for $client ($venv)"
   stamp="$venv/.requirements.sha"
-  want="$( (cat python-tests/requirements.txt; echo "$client") | sha256sum | cut -d' ' -f1)"
+  requirements="$(requirements_of "$client")"
+  want="$(echo "$requirements" | sha256sum | cut -d' ' -f1)"
   if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
-    "$venv/bin/pip" install -q -r python-tests/requirements.txt "$client"
+    "$venv/bin/pip" install -q -r <(echo "$requirements")
     echo "$want" > "$stamp"
   fi
 done
@@ -47,4 +65,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 for client in $CLIENTS; do
   step "pytest with $client (modes: $EMBER_MODES)"
   "$(venv_of "$client")/bin/python" -m pytest python-tests -p no:cacheprovider --timeout 300 "$@"
+done
+
+# The slice: what an older client cannot express skips with a reason (python-tests/client_gaps.py).
+mapfile -t slice < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' python-tests/client_slice.txt)
+for client in $SLICE_CLIENTS; do
+  step "pytest (slice) with $client (modes: $EMBER_MODES)"
+  "$(venv_of "$client")/bin/python" -m pytest "${slice[@]}" -p no:cacheprovider --timeout 300 "$@"
 done

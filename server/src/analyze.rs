@@ -15,13 +15,30 @@ use crate::error::{ServerError, ServerResult};
 use crate::explain;
 use crate::state::RequestContext;
 
-/// The Spark version Ember's protocol and behaviour follow.
+/// The Spark version Ember's protocol and behaviour follow: what `spark.version` answers unless
+/// `--spark-version` says otherwise.
 pub const SPARK_VERSION: &str = "4.3.0";
+
+/// A `--spark-version`: `MAJOR.MINOR.PATCH`, optionally with a suffix (`4.1.0-SNAPSHOT`), as
+/// PySpark compares versions by their numbers.
+pub fn parse_spark_version(s: &str) -> Result<String, String> {
+    let numbers = s.split(['-', '+']).next().unwrap_or_default();
+    let parts: Vec<&str> = numbers.split('.').collect();
+    if parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        Ok(s.to_string())
+    } else {
+        Err(format!("expected a Spark version such as 4.3.0, got {s:?}"))
+    }
+}
 
 pub async fn analyze(ctx: &RequestContext, analyze: Analyze) -> ServerResult<R> {
     Ok(match analyze {
         Analyze::SparkVersion(_) => R::SparkVersion(resp::SparkVersion {
-            version: SPARK_VERSION.to_string(),
+            version: ctx.state.spark_version.clone(),
         }),
         Analyze::Schema(s) => {
             let plan = relation(ctx, s.plan)?;
@@ -287,5 +304,15 @@ mod tests {
             s,
             "root\n |-- id: long (nullable = false)\n |-- xs: array (nullable = true)\n |    |-- element: string (containsNull = true)\n"
         );
+    }
+
+    #[test]
+    fn spark_versions_are_numbers() {
+        for ok in ["4.3.0", "3.5.9", "4.1.0-SNAPSHOT"] {
+            assert_eq!(parse_spark_version(ok), Ok(ok.to_string()));
+        }
+        for bad in ["", "4", "4.3", "4.x.0", "v4.3.0", "4.3.0.1"] {
+            assert!(parse_spark_version(bad).is_err(), "{bad}");
+        }
     }
 }

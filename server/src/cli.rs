@@ -64,6 +64,9 @@ pub struct ServerArgs {
     /// Port to listen on (0 picks a free port; the log line says which).
     #[arg(long, default_value_t = 15002)]
     pub port: u16,
+    /// The Spark version `spark.version` answers (clients of every version are served alike).
+    #[arg(long, default_value = crate::analyze::SPARK_VERSION, value_parser = crate::analyze::parse_spark_version)]
+    pub spark_version: String,
     /// How queries execute.
     #[arg(long, value_enum, default_value_t = Mode::Local)]
     pub mode: Mode,
@@ -336,6 +339,7 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         defaults,
         parallelism,
         cpu,
+        spark_version: args.spark_version.clone(),
     });
     let addr = socket_addr(&args.host, args.port)?;
     let listener = TcpListener::bind(addr)

@@ -25,6 +25,8 @@ pub struct ServerState {
     pub parallelism: usize,
     /// The runtime queries execute on, apart from the one serving gRPC.
     pub cpu: tokio::runtime::Handle,
+    /// What `spark.version` answers (`--spark-version`).
+    pub spark_version: String,
 }
 
 /// One request's view of the server: its session and everything needed to run a plan.
