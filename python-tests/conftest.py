@@ -63,11 +63,10 @@ def pytest_collection_modifyitems(config, items):
         callspec = getattr(item, "callspec", None)
         case = ""
         if callspec is not None:
-            parts = callspec.id.split("-")
-            mode = callspec.params.get("ember_mode")
-            if mode in parts:
-                parts.remove(mode)
-            case = "-".join(parts)
+            # The case's id without the mode's (modes such as local-cluster hold a '-').
+            case, mode = callspec.id, callspec.params.get("ember_mode")
+            if mode is not None:
+                case = "" if case == mode else case.removeprefix(f"{mode}-").removesuffix(f"-{mode}")
         reason = skip_reason(Path(str(item.fspath)).name, getattr(item, "originalname", item.name), case, version)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
