@@ -1,4 +1,5 @@
-//! The type each [`Native`] kind answers, from its argument types.
+//! The type each [`Native`] kind answers, from its argument types, and whether its values
+//! may be NULL.
 
 use super::*;
 
@@ -161,5 +162,67 @@ impl Native {
                 DataType::List(collect_union::element_field(arg_types.first())?)
             }
         })
+    }
+}
+
+/// Whether a kind's values may be NULL.
+pub(super) enum Nullability {
+    Nullable,
+    /// NULL only where an argument is.
+    OfArguments,
+    /// NULL only where the first argument is.
+    OfFirstArgument,
+    Never,
+}
+
+impl Native {
+    pub(super) fn nullability(&self) -> Nullability {
+        match self {
+            // A location always names its file.
+            Native::InputFile { .. } | Native::FileUri { .. } | Native::LocalFileSize => {
+                Nullability::Never
+            }
+            Native::CollectUnion { .. } => Nullability::Never,
+            Native::RegexpLike { .. }
+            | Native::RegexpCount
+            | Native::RegexpReplace
+            | Native::StrToMap { .. } => Nullability::OfArguments,
+            Native::Base32 { .. }
+            | Native::ToChar { .. }
+            | Native::Zoned { .. }
+            | Native::Variant {
+                op:
+                    VariantOp::Edit {
+                        fail: true,
+                        kind: EditKind::Insert | EditKind::Set { .. } | EditKind::Append,
+                        ..
+                    }
+                    | VariantOp::StripNulls { .. }
+                    | VariantOp::Parse { fail: true }
+                    | VariantOp::From,
+            } => Nullability::OfArguments,
+            // NULL paths are skipped.
+            Native::Variant {
+                op:
+                    VariantOp::Edit {
+                        kind: EditKind::Delete,
+                        ..
+                    },
+            } => Nullability::OfFirstArgument,
+            Native::Spatial { .. }
+            | Native::Sketch {
+                op:
+                    SketchOp::HllEstimate
+                    | SketchOp::HllUnion { .. }
+                    | SketchOp::ThetaEstimate
+                    | SketchOp::ThetaUnion { .. }
+                    | SketchOp::ThetaIntersection
+                    | SketchOp::ThetaDifference
+                    | SketchOp::KllN { .. }
+                    | SketchOp::KllMerge { .. }
+                    | SketchOp::KllToString { .. },
+            } => Nullability::OfArguments,
+            _ => Nullability::Nullable,
+        }
     }
 }

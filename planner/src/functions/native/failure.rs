@@ -1,0 +1,67 @@
+//! Spark's runtime errors that a native function raises for the rows that reach it
+//! ([`Native::Fail`]) under ANSI: a remainder by zero, an array index out of bounds, an
+//! arithmetic overflow; and [`fail_when`], which plans one for the rows where a condition
+//! holds.
+
+use super::*;
+
+/// The errors [`Native::Fail`] raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// `x % 0`, `pmod(x, 0)` under ANSI.
+    RemainderByZero,
+    /// `elt(n, ...)` beyond its arguments under ANSI: arguments (index, count).
+    InvalidArrayIndex,
+    /// An integer result beyond its type under ANSI (`abs` of the least INT).
+    ArithmeticOverflow,
+}
+
+impl Failure {
+    pub(super) fn error(self, arrays: &[ArrayRef]) -> crate::error::SparkError {
+        use crate::error::{ErrorKind, SparkError};
+        match self {
+            Failure::RemainderByZero => SparkError::new(
+                ErrorKind::Arithmetic,
+                "REMAINDER_BY_ZERO",
+                "22012",
+                "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.",
+                vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
+            ),
+            Failure::ArithmeticOverflow => SparkError::arithmetic_overflow("overflow", ""),
+            Failure::InvalidArrayIndex => {
+                let value = |i: usize| {
+                    arrays
+                        .get(i)
+                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
+                let (index, size) = (value(0), value(1));
+                SparkError::new(
+                    ErrorKind::ArrayIndexOutOfBounds,
+                    "INVALID_ARRAY_INDEX",
+                    "22003",
+                    format!(
+                        "The index {index} is out of bounds. The array has {size} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+                    ),
+                    vec![("indexValue", index), ("arraySize", size)],
+                )
+            }
+        }
+    }
+}
+
+/// `value`, or `failure` raised for the rows where `cond` holds.
+pub fn fail_when(
+    cond: datafusion::logical_expr::Expr,
+    failure: Failure,
+    args: Vec<datafusion::logical_expr::Expr>,
+    value: datafusion::logical_expr::Expr,
+) -> datafusion::logical_expr::Expr {
+    crate::functions::when(
+        cond,
+        NativeUdf::udf(Native::Fail { failure }).call(args),
+        Some(value),
+    )
+}
