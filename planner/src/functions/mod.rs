@@ -8,6 +8,7 @@ mod conditional;
 mod datetime;
 pub mod decimal;
 pub mod fold;
+mod formats;
 pub(crate) mod java_regex;
 mod math;
 pub mod native;
@@ -291,6 +292,7 @@ pub fn registry() -> &'static Registry {
         conditional::register(&mut b);
         collection::register(&mut b);
         string::register(&mut b);
+        formats::register(&mut b);
         math::register(&mut b);
         datetime::register(&mut b);
         aggregate::register(&mut b);

@@ -1,0 +1,237 @@
+//! Spark's functions over the text of data formats: `to_json`, `to_csv`, `to_xml` write a
+//! value as a JSON, CSV or XML record; `from_json`, `from_csv`, `from_xml` read one with a
+//! DDL schema; `schema_of_json`, `schema_of_csv`, `schema_of_xml` infer a literal record's
+//! type as the data sources do. Each is named after its value only, as Spark names them.
+
+use arrow::datatypes::{DataType, Field};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Expr, lit};
+
+use super::native::{Native, NativeUdf};
+use super::{Naming, RegistryBuilder};
+use crate::error::PlanResult;
+
+pub fn register(b: &mut RegistryBuilder) {
+    // to_json/to_csv/to_xml(value[, options]): Spark names them after the value only.
+    b.scalar_named(&["to_json"], Naming::Custom(after_text), |f| {
+        f.arity(1, 2)?;
+        if f.types.first().is_some_and(crate::types::is_variant) {
+            let v = f.args.into_iter().next();
+            return v
+                .map(|v| super::variant::variant_to_json(v, &f.config.time_zone))
+                .ok_or_else(|| crate::error::PlanError::InvalidPlan("to_json".into()));
+        }
+        Ok(NativeUdf::udf(Native::ToJson).call(f.args))
+    });
+    b.scalar_named(&["to_csv"], Naming::Custom(after_text), |f| {
+        f.arity(1, 2)?;
+        if f.args.len() == 2 {
+            return Err(crate::error::PlanError::Unsupported("to_csv options".into()));
+        }
+        if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"to_csv\" due to data type mismatch: The input of `to_csv` can't be \"{}\" type data.",
+                    crate::types::sql_name(t)
+                ),
+            )
+            .into());
+        }
+        Ok(NativeUdf::udf(Native::ToCsv).call(f.args.clone()))
+    });
+    // from_json/from_csv(text, schema[, options]): Spark names them after the text only.
+    b.scalar_named(&["from_json"], Naming::Custom(from_json_name), |f| {
+        f.arity(2, 3)?;
+        let (schema, _) = literal_schema(&f, "from_json")?;
+        let kind = Native::FromJson {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
+    b.scalar_named(&["from_csv"], Naming::Custom(after_text), |f| {
+        f.arity(2, 3)?;
+        let (schema, target) = literal_schema(&f, "from_csv")?;
+        if !matches!(target, DataType::Struct(_)) {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "from_csv into {schema} (a struct schema is needed)"
+            )));
+        }
+        let kind = Native::FromCsv {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+            options: Box::new(csv_function_options(f.args.get(2), "from_csv")?),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
+    // from_xml(text, schema[, options]), schema_of_xml(literal), to_xml(struct): the row as
+    // Spark's XML source reads and writes it (options are not supported).
+    b.scalar_named(&["from_xml"], Naming::Custom(after_text), |f| {
+        f.arity(2, 2)?;
+        let (schema, target) = literal_schema(&f, "from_xml")?;
+        if !matches!(target, DataType::Struct(_)) {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "from_xml into {schema} (a struct schema is needed)"
+            )));
+        }
+        let kind = Native::FromXml {
+            schema,
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
+    });
+    b.scalar_named(&["schema_of_xml"], Naming::Custom(after_text), |f| {
+        f.arity(1, 1)?;
+        let Expr::Literal(ScalarValue::Utf8(Some(text)), _) = &f.args[0] else {
+            return Err(crate::error::PlanError::Unsupported(
+                "schema_of_xml of a value that is not a literal string".into(),
+            ));
+        };
+        Ok(lit(ScalarValue::Utf8(super::native::schema_of_xml(text))))
+    });
+    b.scalar_named(&["to_xml"], Naming::Custom(after_text), |f| {
+        f.arity(1, 1)?;
+        if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"to_xml\" due to data type mismatch: The first parameter requires the \"STRUCT\" type, however the input has the type \"{}\".",
+                    crate::types::sql_name(t)
+                ),
+            )
+            .into());
+        }
+        let kind = Native::ToXml {
+            time_zone: f.config.time_zone.clone(),
+        };
+        Ok(NativeUdf::udf(kind).call(f.args))
+    });
+    // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
+    b.scalar_named(&["schema_of_csv"], Naming::Custom(after_text), |f| {
+        f.arity(1, 2)?;
+        let text = match &f.args[0] {
+            Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "schema_of_csv of a value that is not a literal string".into(),
+                ));
+            }
+        };
+        let options = csv_function_options(f.args.get(1), "schema_of_csv")?;
+        let formats = crate::datasource::infer::Formats {
+            date: None,
+            timestamp: None,
+        };
+        let timestamp = crate::types::timestamp_type(&f.config.time_zone);
+        let fields: Vec<Field> = crate::datasource::csv::RecordReader::new(&options)
+            .values(&text)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let t = crate::datasource::infer::infer_column_type(
+                    v.as_deref().into_iter(),
+                    &formats,
+                    &timestamp,
+                );
+                Field::new(format!("_c{i}"), t, true)
+            })
+            .collect();
+        Ok(lit(crate::types::sql_name(&DataType::Struct(
+            fields.into(),
+        ))))
+    });
+    // schema_of_json(literal): Spark's inferred type, in DDL.
+    b.scalar_named(&["schema_of_json"], Naming::Custom(after_text), |f| {
+        f.arity(1, 2)?;
+        let text = match &f.args[0] {
+            Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(
+                    "schema_of_json of a value that is not a literal string".into(),
+                ));
+            }
+        };
+        let t = crate::datasource::whole::infer_json_value_type(&text)?;
+        Ok(lit(crate::types::sql_name(&t)))
+    });
+}
+
+/// The CSV options of `from_csv`/`schema_of_csv`: a map of literal strings (PySpark sends
+/// `map(...)` of its dict), read as `spark.read.csv`'s options.
+fn csv_function_options(
+    arg: Option<&Expr>,
+    function: &str,
+) -> PlanResult<crate::datasource::csv::CsvOptions> {
+    let mut options = std::collections::HashMap::new();
+    if let Some(arg) = arg {
+        let literal = |e: &Expr| match e {
+            Expr::Literal(ScalarValue::Utf8(Some(s)), _) => Some(s.clone()),
+            _ => None,
+        };
+        let pairs = match super::nullability::unwrapped(arg) {
+            Expr::ScalarFunction(map) if map.name() == "map" => match map.args.as_slice() {
+                [Expr::ScalarFunction(keys), Expr::ScalarFunction(values)] => keys
+                    .args
+                    .iter()
+                    .map(literal)
+                    .zip(values.args.iter().map(literal))
+                    .map(|(k, v)| Some((k?, v?)))
+                    .collect::<Option<Vec<_>>>(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(pairs) = pairs else {
+            return Err(crate::error::PlanError::Unsupported(format!(
+                "{function} options that are not a map of literal strings"
+            )));
+        };
+        options.extend(pairs);
+    }
+    crate::datasource::csv_options(
+        &crate::spec::DataSource {
+            format: Some("csv".into()),
+            schema: None,
+            options,
+            paths: vec![],
+        },
+        datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
+    )
+}
+
+/// `name(text)`: the name of a parsing function (`from_json`, `from_csv`).
+fn after_text(written: &str, args: &[String], _distinct: bool) -> String {
+    format!(
+        "{}({})",
+        written.to_lowercase(),
+        args.first().cloned().unwrap_or_default()
+    )
+}
+
+/// `from_json(text)`, or `entries` for a map schema (Spark names the map's column so).
+fn from_json_name(written: &str, args: &[String], distinct: bool) -> String {
+    let schema = args.get(1).map(|s| crate::types::parse_data_type(s, "UTC"));
+    if let Some(Ok(DataType::Map(..))) = schema {
+        return "entries".to_string();
+    }
+    after_text(written, args, distinct)
+}
+
+/// The DDL schema a parsing function's second argument gives, with its type; a bad schema
+/// is the parse error Spark raises, when planned.
+fn literal_schema(f: &super::FunctionInput, function: &str) -> PlanResult<(String, DataType)> {
+    let Some(Expr::Literal(ScalarValue::Utf8(Some(schema)), _)) = f.args.get(1) else {
+        return Err(crate::error::PlanError::Unsupported(format!(
+            "{function} with a schema that is not a literal string"
+        )));
+    };
+    let target = crate::types::parse_data_type(schema, &f.config.time_zone).map_err(|e| {
+        let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
+        e.kind = crate::error::ErrorKind::Analysis;
+        e
+    })?;
+    Ok((schema.clone(), target))
+}
