@@ -7,9 +7,11 @@
 //! case preserved, `df1.col` references pinned to a DataFrame by plan id, and qualifiers from
 //! aliases. The final output names are applied to the Arrow schema when results are sent.
 
+mod aggregate;
 mod calls;
 mod coercion;
 mod expr;
+mod function;
 mod generate;
 mod input_file;
 mod intervals;
