@@ -2,6 +2,9 @@
 responses of kinds its own protos know, results without reattaching (as PySpark 3.5 can be set
 to run), and older forms of SQL parameters. Runs with every client (client_slice.txt)."""
 
+import datetime
+from decimal import Decimal
+
 import pyspark
 import pytest
 from pyspark.sql import functions as F
@@ -69,3 +72,11 @@ def test_sql_parameters_of_every_form(spark, expected):
 
 def test_sql_parameters_as_columns(spark, expected):
     expected.check(spark.sql("SELECT :d AS d, :e AS e", args={"d": F.lit(3), "e": F.array(F.lit(1), F.lit(2))}), name="column")
+
+
+def test_literals_of_every_client(spark, expected):
+    # Each client builds literals its own way (PySpark sends every Decimal as DECIMAL(10, 0)).
+    values = [Decimal("1.25"), Decimal("-0.5"), Decimal("12345678901.5"), Decimal("100"), datetime.date(2020, 1, 2),
+              datetime.datetime(2020, 1, 2, 3, 4, 5), datetime.timedelta(days=1, seconds=3), bytearray(b"ab"), [1, 2], ["a", None], 2**40, 1.5]
+    df = spark.range(1).select(*[F.lit(v).alias(f"c{i}") for i, v in enumerate(values)])
+    expected.check(df, name="lit")

@@ -34,7 +34,7 @@ pub fn from_proto(lit: &Literal, time_zone: &str) -> PlanResult<ScalarValue> {
         LiteralType::Long(v) => ScalarValue::Int64(Some(*v)),
         LiteralType::Float(v) => ScalarValue::Float32(Some(*v)),
         LiteralType::Double(v) => ScalarValue::Float64(Some(*v)),
-        LiteralType::Decimal(d) => parse_decimal(&d.value, d.precision, d.scale)?,
+        LiteralType::Decimal(d) => proto_decimal(d)?,
         LiteralType::String(s) => ScalarValue::Utf8(Some(s.clone())),
         LiteralType::Date(d) => ScalarValue::Date32(Some(*d)),
         LiteralType::Timestamp(t) => ScalarValue::TimestampMicrosecond(Some(*t), tz()),
@@ -171,6 +171,21 @@ pub fn from_proto(lit: &Literal, time_zone: &str) -> PlanResult<ScalarValue> {
 }
 
 /// A decimal literal from its text, with Spark's precision/scale when not given.
+/// A Spark Connect decimal literal as Spark reads it: the value's own precision and scale,
+/// widened to those the client sent (PySpark sends DECIMAL(10, 0) for every `lit(Decimal(..))`:
+/// `lit(Decimal("1.25"))` is DECIMAL(10, 2) 1.25, not 1).
+fn proto_decimal(
+    d: &ember_protos::spark::connect::expression::literal::Decimal,
+) -> PlanResult<ScalarValue> {
+    let (precision, scale) = match parse_decimal(&d.value, None, None)? {
+        ScalarValue::Decimal128(_, p, s) => (i32::from(p), i32::from(s)),
+        _ => (d.precision.unwrap_or(0), d.scale.unwrap_or(0)),
+    };
+    let scale = scale.max(d.scale.unwrap_or(0));
+    let precision = precision.max(d.precision.unwrap_or(0)).max(scale);
+    parse_decimal(&d.value, Some(precision), Some(scale))
+}
+
 pub fn parse_decimal(
     text: &str,
     precision: Option<i32>,
@@ -540,6 +555,33 @@ mod tests {
         assert_eq!(
             parse_decimal("1e2", None, None).unwrap(),
             ScalarValue::Decimal128(Some(100), 3, 0)
+        );
+    }
+
+    #[test]
+    fn proto_decimals_keep_their_digits() {
+        use ember_protos::spark::connect::expression::literal::Decimal;
+        let d = |value: &str, p, s| Decimal {
+            value: value.into(),
+            precision: Some(p),
+            scale: Some(s),
+        };
+        // What Spark 4.3 answers PySpark's lit(Decimal(..)), sent as DECIMAL(10, 0).
+        for (value, want) in [
+            ("1.25", ScalarValue::Decimal128(Some(125), 10, 2)),
+            ("100", ScalarValue::Decimal128(Some(100), 10, 0)),
+            ("1.250", ScalarValue::Decimal128(Some(1250), 10, 3)),
+            ("-0.5", ScalarValue::Decimal128(Some(-5), 10, 1)),
+            (
+                "12345678901.5",
+                ScalarValue::Decimal128(Some(123456789015), 12, 1),
+            ),
+        ] {
+            assert_eq!(proto_decimal(&d(value, 10, 0)).unwrap(), want, "{value}");
+        }
+        assert_eq!(
+            proto_decimal(&d("1.5", 10, 3)).unwrap(),
+            ScalarValue::Decimal128(Some(1500), 10, 3)
         );
     }
 
