@@ -22,6 +22,7 @@ mod spatial;
 mod string;
 mod text;
 pub mod time;
+mod time_windows;
 mod to_char;
 pub mod udf;
 pub mod variant;
@@ -295,6 +296,7 @@ pub fn registry() -> &'static Registry {
         formats::register(&mut b);
         math::register(&mut b);
         datetime::register(&mut b);
+        time_windows::register(&mut b);
         aggregate::register(&mut b);
         window::register(&mut b);
         variant::register(&mut b);
