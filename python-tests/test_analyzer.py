@@ -123,3 +123,14 @@ SQL = {
 @pytest.mark.parametrize("case", cases(SQL))
 def test_sql(spark, expected, case):
     expected.check(spark.sql(SQL[case]), name=case)
+
+
+def test_view_of_dataframe_columns(spark, frames, expected):
+    # A view keeps a DataFrame's plan without its plan ids; its `df.a` references still
+    # resolve when the view is made and when a later query (with plan ids of its own) reads it.
+    df = frames["df"]
+    df.filter(df.age > 21).select(df.name, df.id).createOrReplaceTempView("older")
+    other = spark.createDataFrame([(2, "x")], "id INT, w STRING")
+    expected.check(other.join(spark.table("older"), "id"), name="joined")
+    expected.check(spark.sql("SELECT name FROM older"), name="sql")
+

@@ -21,7 +21,11 @@ pub fn convert(ctx: &ProtoContext, rel: &pb::Relation) -> PlanResult<Plan> {
         return invalid("relation without a type");
     };
     let node = convert_node(ctx, rel_type)?;
-    Ok(Plan { plan_id, node })
+    Ok(Plan {
+        plan_id,
+        node,
+        stored: false,
+    })
 }
 
 pub(super) fn input(ctx: &ProtoContext, rel: &Option<Box<pb::Relation>>) -> PlanResult<Box<Plan>> {

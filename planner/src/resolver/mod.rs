@@ -149,6 +149,9 @@ pub struct Resolver<'a> {
     /// The internal names of the columns lateral column aliases became while the items
     /// over them are resolved (Spark names a reference `lateralAliasReference(a)`).
     lateral_aliases: Vec<String>,
+    /// Whether a stored plan (`Plan::stored`) is being resolved: its expressions may name
+    /// plan ids no relation has any more.
+    in_stored_plan: bool,
 }
 
 impl<'a> Resolver<'a> {
@@ -169,6 +172,7 @@ impl<'a> Resolver<'a> {
             update_names: HashMap::new(),
             in_window: false,
             lateral_aliases: vec![],
+            in_stored_plan: false,
         }
     }
 
@@ -298,6 +302,12 @@ impl<'a> Resolver<'a> {
     }
 
     pub(crate) fn resolve(&mut self, plan: &Plan) -> PlanResult<LogicalPlan> {
+        if plan.stored && !self.in_stored_plan {
+            self.in_stored_plan = true;
+            let out = self.resolve(plan);
+            self.in_stored_plan = false;
+            return out;
+        }
         let out = match &plan.node {
             PlanNode::Range {
                 start,

@@ -246,7 +246,7 @@ impl Resolver<'_> {
         let Some(id) = plan_id else {
             return Ok(());
         };
-        if self.references.contains_key(&id) {
+        if self.references.contains_key(&id) || self.in_stored_plan {
             return Ok(());
         }
         let known = self.plan_outputs.get(&id).is_some_and(|outputs| {

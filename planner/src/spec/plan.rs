@@ -14,6 +14,9 @@ use super::{Expr, SortOrder};
 pub struct Plan {
     pub plan_id: Option<i64>,
     pub node: PlanNode,
+    /// A plan kept beyond its request (a view, a cached plan), its plan ids stripped: the
+    /// DataFrame references of its expressions (`df.a`) resolve by name.
+    pub stored: bool,
 }
 
 impl Plan {
@@ -21,6 +24,7 @@ impl Plan {
         Self {
             plan_id: None,
             node,
+            stored: false,
         }
     }
 
@@ -31,6 +35,7 @@ impl Plan {
     /// Remove plan ids everywhere (stored views must not capture the ids of one request).
     pub fn strip_plan_ids(&mut self) {
         self.plan_id = None;
+        self.stored = true;
         self.node.for_each_input_mut(&mut |p| p.strip_plan_ids());
     }
 }
