@@ -80,3 +80,21 @@ def test_literals_of_every_client(spark, expected):
               datetime.datetime(2020, 1, 2, 3, 4, 5), datetime.timedelta(days=1, seconds=3), bytearray(b"ab"), [1, 2], ["a", None], 2**40, 1.5]
     df = spark.range(1).select(*[F.lit(v).alias(f"c{i}") for i, v in enumerate(values)])
     expected.check(df, name="lit")
+
+
+def test_analyze_and_config_of_every_client(spark, expected):
+    # AnalyzePlan and Config as each client's protos ask them.
+    df = spark.range(3).selectExpr("id", "CAST(id AS STRING) s")
+    persisted = spark.range(4).persist()
+    answers = [
+        df.schema.simpleString(), df.isLocal(), spark.sql("SELECT 1 a").isLocal(), df.isStreaming,
+        df.sameSemantics(spark.range(3).selectExpr("id", "CAST(id AS STRING) s")), df.inputFiles(),
+        str(persisted.storageLevel),
+    ]
+    persisted.unpersist()
+    spark.conf.set("spark.sql.shuffle.partitions", "5")
+    answers += [spark.conf.get("spark.sql.shuffle.partitions"), spark.conf.get("ember.test.absent", "fallback"),
+                spark.conf.isModifiable("spark.sql.shuffle.partitions"), spark.conf.isModifiable("spark.sql.warehouse.dir")]
+    spark.conf.unset("spark.sql.shuffle.partitions")
+    answers.append(spark.conf.get("spark.sql.shuffle.partitions"))
+    expected.check_value(answers, name="answers")
