@@ -41,15 +41,6 @@ CLIENT_GAPS = {
 }
 
 
-# Bugs of one client release line that real Spark meets too: key -> (the release line, why).
-CLIENT_BUGS = {
-    # PySpark 4.0: stopping any session shuts down the thread pool that sends every session's
-    # ReleaseExecute, so a later result long enough to release responses while it streams fails
-    # with "cannot schedule new futures after shutdown" (against Spark too; fixed in 4.1).
-    "test_protocol.py::test_large_results_stream_in_many_batches": ("4.0", "a session's stop breaks the other sessions' long result streams"),
-    "test_protocol.py::test_reattach_and_release": ("4.0", "a session's stop breaks the other sessions' long result streams"),
-}
-
 
 def _version(text):
     return tuple(int(p) for p in text.split(".")[:2])
@@ -61,7 +52,4 @@ def skip_reason(module, test, case, client):
         gap = CLIENT_GAPS.get(key)
         if gap and _version(client) < _version(gap[0]):
             return f"PySpark {client}: {gap[1]}"
-        bug = CLIENT_BUGS.get(key)
-        if bug and _version(client) == _version(bug[0]):
-            return f"PySpark {client}: {bug[1]}"
     return None
