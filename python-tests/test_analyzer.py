@@ -134,3 +134,24 @@ def test_view_of_dataframe_columns(spark, frames, expected):
     expected.check(other.join(spark.table("older"), "id"), name="joined")
     expected.check(spark.sql("SELECT name FROM older"), name="sql")
 
+
+NON_ANSI = {
+    # numbers to integer types: low bits kept, floating point values saturated (NaN is 0)
+    "integer_casts": "SELECT CAST(300 AS TINYINT) a, CAST(-129 AS TINYINT) b, CAST(3000000000L AS INT) c, CAST(1e20 AS INT) d, "
+    "CAST(-1e20 AS BIGINT) e, CAST(CAST('NaN' AS DOUBLE) AS INT) f, CAST(1e10 AS SMALLINT) g, CAST(3.9D AS INT) h, "
+    "CAST(-3.9D AS INT) i, CAST(CAST('Infinity' AS DOUBLE) AS BIGINT) j, CAST(70000 AS SMALLINT) k, CAST(1e10 AS TINYINT) l, "
+    "CAST(CAST(3.5e9 AS FLOAT) AS INT) m, CAST(12345678901.5BD AS INT) n, CAST(1e40D AS FLOAT) o, CAST(-200.7D AS TINYINT) p",
+    "integer_casts_columns": "SELECT x, CAST(x AS INT) i, CAST(x AS TINYINT) t, CAST(x AS BIGINT) b, TRY_CAST(x AS INT) r "
+    "FROM VALUES (1e20D), (-2.5D), (CAST(NULL AS DOUBLE)), (CAST('NaN' AS DOUBLE)), (255.9D) t(x)",
+    "text_casts": "SELECT CAST('2020-13-01' AS DATE) a, CAST('abc' AS DOUBLE) b, CAST('12x' AS INT) c, CAST('99999999999' AS INT) d",
+}
+
+
+@pytest.mark.parametrize("case", cases(NON_ANSI))
+def test_non_ansi(spark, expected, case):
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        expected.check(spark.sql(NON_ANSI[case]), name=case)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+

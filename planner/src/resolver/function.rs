@@ -407,6 +407,17 @@ impl Resolver<'_> {
             } else {
                 instant
             }
+        } else if try_mode
+            && !matches!(mode, CastMode::Try)
+            && crate::functions::native::legacy_cast::applies(&from, &to)
+        {
+            // Outside ANSI mode a number out of an integer type's range wraps or saturates,
+            // as Java converts it.
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::LegacyIntegerCast {
+                to: types::sql_name(&to),
+            })
+            .call(vec![inner])
         } else if try_mode {
             try_cast(inner, to)
         } else if narrowing_to_integer(&from, &to) {

@@ -183,6 +183,11 @@ pub enum Native {
         #[serde(default)]
         arithmetic: bool,
     },
+    /// A number cast to the integer type `to` (Spark's name) outside ANSI mode, as Spark's
+    /// legacy cast: low bits kept, floating point values saturated (see `legacy_cast`).
+    LegacyIntegerCast {
+        to: String,
+    },
     /// A GEOMETRY/GEOGRAPHY function (`st_geomfromwkb`, `st_srid`, ...).
     Spatial {
         op: spatial::SpatialOp,

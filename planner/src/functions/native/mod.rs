@@ -27,6 +27,7 @@ pub use failure::{Failure, fail_when};
 mod interval;
 mod json;
 mod kind;
+pub(crate) mod legacy_cast;
 pub use kind::{Native, ParseTarget};
 mod numbers;
 pub use numbers::NumberFormat;
@@ -157,6 +158,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::IntervalTruncate { .. } => "ember_interval_truncate",
             Native::TextToInterval { .. } => "ember_text_to_interval",
             Native::CheckedIntegerCast { .. } => "ember_checked_integer_cast",
+            Native::LegacyIntegerCast { .. } => "ember_legacy_integer_cast",
             Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
@@ -324,6 +326,7 @@ impl ScalarUDFImpl for NativeUdf {
                 *unit,
                 *arithmetic,
             )?,
+            Native::LegacyIntegerCast { to } => legacy_cast::evaluate(&arrays, &integer_type(to))?,
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {
                 return Err(datafusion::error::DataFusionError::Plan(

@@ -61,7 +61,9 @@ impl Native {
                     DataType::Duration(arrow::datatypes::TimeUnit::Microsecond)
                 }
             }
-            Native::CheckedIntegerCast { to, .. } => integer_type(to),
+            Native::CheckedIntegerCast { to, .. } | Native::LegacyIntegerCast { to } => {
+                integer_type(to)
+            }
             Native::IntervalScale { .. }
             | Native::IntervalTruncate { .. }
             | Native::NumberToInterval { .. } => match arg_types.first() {
