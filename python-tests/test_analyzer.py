@@ -117,6 +117,10 @@ SQL = {
     "range_constant_expressions": "SELECT * FROM range(2 * 2, 10 - 4)",
     "range_cast": "SELECT * FROM range(CAST('3' AS INT))",
     "arrays_zip_no_arguments": "SELECT arrays_zip()",
+    # column arguments where Spark takes them
+    "date_format_pattern_column": "SELECT f, date_format(DATE'2020-01-02', f) d, date_format(TIMESTAMP'2020-01-02 03:04:05', f) t, "
+    "date_format(CAST(NULL AS DATE), f) n FROM VALUES ('yyyy'), ('MM-dd'), ('HH:mm:ss EEE'), (CAST(NULL AS STRING)) t(f)",
+    "to_timestamp_pattern_column": "SELECT to_timestamp(s, f) FROM VALUES ('2020-01-02', 'yyyy-MM-dd'), ('02/01/2020', 'dd/MM/yyyy') t(s, f)",
 }
 
 

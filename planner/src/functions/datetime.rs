@@ -426,8 +426,17 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["date_format"], |f| {
         f.arity(2, 2)?;
-        let spark_pattern = literal_text(&f.args[1], "date_format")?;
         let (x, time_zone) = as_instant(f.args[0].clone(), &f.types[0], &f.config.time_zone);
+        // A pattern of each row: read by the native function row by row.
+        if literal_text(&f.args[1], "date_format").is_err() {
+            let pattern = cast(f.args[1].clone(), DataType::Utf8);
+            return Ok(NativeUdf::udf(Native::DateFormat {
+                time_zone,
+                pattern: String::new(),
+            })
+            .call(vec![x, pattern]));
+        }
+        let spark_pattern = literal_text(&f.args[1], "date_format")?;
         let pattern = chrono_pattern(&spark_pattern)?;
         Ok(NativeUdf::udf(Native::DateFormat { time_zone, pattern }).call(vec![x]))
     });

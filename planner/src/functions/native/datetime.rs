@@ -31,41 +31,61 @@ fn instants(array: &ArrayRef) -> Result<ArrayRef> {
     )?)
 }
 
+/// `date_format(x, pattern)`: `pattern` the chrono pattern of a literal, or, with a second
+/// array, each row's Spark pattern (a NULL pattern gives NULL).
 pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -> Result<ArrayRef> {
     let Some(values) = arrays.first() else {
         return internal_err!("date_format without a value");
     };
     let tz = zone(time_zone)?;
-    let mut out = StringBuilder::with_capacity(values.len(), values.len() * 20);
-    if let DataType::Date32 = values.data_type() {
-        // A date has no zone: its midnight, formatted as is.
-        let dates = values.as_primitive::<Date32Type>();
-        for i in 0..dates.len() {
-            if dates.is_null(i) {
-                out.append_null();
-                continue;
-            }
-            let Some(local) =
-                arrow::temporal_conversions::as_datetime::<Date32Type>(dates.value(i) as i64)
-            else {
-                out.append_null();
-                continue;
-            };
-            let micros = match tz.from_local_datetime(&local).earliest() {
-                Some(at) => at.timestamp_micros(),
-                None => local.and_utc().timestamp_micros(),
-            };
-            out.append_value(format_instant(micros, tz, pattern)?);
+    let row_patterns = match arrays.get(1) {
+        Some(_) => Some(strings(arrays, 1)?),
+        None => None,
+    };
+    let row_patterns = row_patterns.as_ref().map(|p| p.as_string::<i32>());
+    let mut chrono_of: std::collections::HashMap<String, String> = Default::default();
+    let mut pattern_at = |i: usize| -> Result<Option<String>> {
+        let Some(patterns) = row_patterns else {
+            return Ok(Some(pattern.to_string()));
+        };
+        if patterns.is_null(i) {
+            return Ok(None);
         }
-        return Ok(Arc::new(out.finish()));
-    }
-    let at = instants(values)?;
-    let at = at.as_primitive::<TimestampMicrosecondType>();
-    for i in 0..at.len() {
-        if at.is_null(i) {
-            out.append_null();
-        } else {
-            out.append_value(format_instant(at.value(i), tz, pattern)?);
+        let spark = patterns.value(i);
+        if !chrono_of.contains_key(spark) {
+            let chrono = crate::functions::pattern::chrono_pattern(spark)
+                .map_err(|e| to_datafusion(e.into_spark()))?;
+            chrono_of.insert(spark.to_string(), chrono);
+        }
+        Ok(chrono_of.get(spark).cloned())
+    };
+    // The instant of each row (a date's midnight in the zone: a date has no zone).
+    let micros: Vec<Option<i64>> = if let DataType::Date32 = values.data_type() {
+        let dates = values.as_primitive::<Date32Type>();
+        (0..dates.len())
+            .map(|i| {
+                if dates.is_null(i) {
+                    return None;
+                }
+                let local =
+                    arrow::temporal_conversions::as_datetime::<Date32Type>(dates.value(i) as i64)?;
+                Some(match tz.from_local_datetime(&local).earliest() {
+                    Some(at) => at.timestamp_micros(),
+                    None => local.and_utc().timestamp_micros(),
+                })
+            })
+            .collect()
+    } else {
+        let at = instants(values)?;
+        at.as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .collect()
+    };
+    let mut out = StringBuilder::with_capacity(micros.len(), micros.len() * 20);
+    for (i, at) in micros.into_iter().enumerate() {
+        match (at, pattern_at(i)?) {
+            (Some(at), Some(pattern)) => out.append_value(format_instant(at, tz, &pattern)?),
+            _ => out.append_null(),
         }
     }
     Ok(Arc::new(out.finish()))
