@@ -55,11 +55,13 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_configure(config):
-    if client_version().startswith("4.0."):
-        # PySpark 4.0 shuts down the thread pool through which every session's result streams
-        # release responses whenever any session stops; another session's stream may then fail
-        # with "cannot schedule new futures after shutdown" (against Spark too; fixed in 4.1).
-        # The tests stop sessions all the time: keep the pool.
+    if client_version().startswith(("4.0.", "4.1.")):
+        # PySpark 4.0 and 4.1 shut down the thread pool through which every session's result
+        # streams release responses whenever any session stops or is garbage-collected: another
+        # session's stream may then fail ("cannot schedule new futures after shutdown", 4.0) or
+        # deadlock (a session's __del__ run by the garbage collector while a stream holds the
+        # pool's lock, 4.1), against Spark too; 4.2 fixed both. The tests stop and drop sessions
+        # all the time: keep the pool.
         from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator
 
         ExecutePlanResponseReattachableIterator.shutdown = classmethod(lambda cls: None)
