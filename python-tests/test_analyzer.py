@@ -90,6 +90,19 @@ ERRORS = {
     "cte_duplicate_names": lambda f: f["spark"].sql("WITH t AS (SELECT 1 a), t AS (SELECT 2 a) SELECT * FROM t"),
     "cte_forward_reference": lambda f: f["spark"].sql("WITH u AS (SELECT * FROM t), t AS (SELECT 1 a) SELECT * FROM u"),
     "cte_self_reference": lambda f: f["spark"].sql("WITH t AS (SELECT * FROM t) SELECT * FROM t"),
+    # operand types Spark's analyzer refuses
+    "and_of_integers": lambda f: f["spark"].sql("SELECT 1 AND 2"),
+    "not_of_integer": lambda f: f["spark"].sql("SELECT NOT 1"),
+    "plus_array": lambda f: f["spark"].sql("SELECT 1 + array(1)"),
+    "structs_of_other_shapes": lambda f: f["spark"].sql("SELECT struct(1) = struct(1, 2)"),
+    "negative_array": lambda f: f["spark"].sql("SELECT -array(1)"),
+    "element_at_of_integer": lambda f: f["spark"].sql("SELECT element_at(1, 1)"),
+    "percentile_beyond_one": lambda f: f["spark"].sql("SELECT percentile(1, 2)"),
+    "filter_lambda_not_boolean": lambda f: f["spark"].sql("SELECT filter(array(1), x -> 1)"),
+    "exists_lambda_not_boolean": lambda f: f["spark"].sql("SELECT exists(array(1), x -> x)"),
+    "if_integer_condition": lambda f: f["spark"].sql("SELECT if(1, 2, 3)"),
+    "case_integer_condition": lambda f: f["spark"].sql("SELECT CASE WHEN 1 THEN 2 END"),
+    "case_column_condition": lambda f: f["df"].selectExpr("CASE WHEN id THEN 1 ELSE 0 END"),
 }
 
 

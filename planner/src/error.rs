@@ -538,6 +538,8 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
                 || msg.contains("does not support type")
             {
                 ("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09")
+            } else if let Some(class) = type_mismatch_class(&msg) {
+                (class, "42K09")
             } else {
                 ("INTERNAL_ERROR", "XX000")
             };
@@ -569,11 +571,42 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
                 )
             } else if msg.contains("Overflow") || msg.contains("overflow") {
                 SparkError::arithmetic_overflow("overflow", "")
+            } else if let Some(class) = type_mismatch_class(&msg) {
+                SparkError::new(ErrorKind::Analysis, class, "42K09", msg, vec![])
             } else {
                 internal(e)
             }
         }
     }
+}
+
+/// Spark's DATATYPE_MISMATCH class for DataFusion's refusals of operand types (operators
+/// whose sides have no common type, a non-boolean condition or lambda, a function's argument
+/// of the wrong kind), which Spark's analyzer reports before running anything.
+fn type_mismatch_class(msg: &str) -> Option<&'static str> {
+    let has = |s: &str| msg.contains(s);
+    Some(
+        if has("Cannot infer common argument type for logical boolean operation") {
+            "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"
+        } else if has("IS DISTINCT FROM Boolean") || has("IS NOT DISTINCT FROM Boolean") {
+            // (`NOT x` of a non-boolean.)
+            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+        } else if has("Cannot coerce arithmetic expression")
+            || has("Cannot infer common argument type for comparison operation")
+        {
+            "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"
+        } else if has("Negation only supports")
+            || has("Cannot infer common type for bitwise operation")
+            || has("lambda must return boolean")
+            || has("expects an array, got")
+        {
+            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+        } else if has("Percentile value must be between 0.0 and 1.0") {
+            "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"
+        } else {
+            return None;
+        },
+    )
 }
 
 fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {

@@ -37,6 +37,9 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|_, a, _| format!("(IF({}))", a.join(", "))),
         |f| {
             f.arity(3, 3)?;
+            super::check_type(&f, 0, &["BOOLEAN"], |t| {
+                *t == arrow::datatypes::DataType::Boolean
+            })?;
             let mut a = f.args.into_iter();
             let (Some(c), Some(t), Some(e)) = (a.next(), a.next(), a.next()) else {
                 return Err(PlanError::InvalidPlan("if".into()));

@@ -141,6 +141,21 @@ impl Resolver<'_> {
                 let mut name = String::from("CASE");
                 for (w, t) in branches {
                     let (w, wn) = self.resolve_expr(w, schema)?;
+                    // A condition must be a BOOLEAN (or NULL), as Spark's analyzer checks.
+                    let condition_type = w.get_type(schema)?;
+                    if operand.is_none()
+                        && !matches!(condition_type, DataType::Boolean | DataType::Null)
+                    {
+                        return Err(SparkError::analysis(
+                            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                            "42K09",
+                            format!(
+                                "Cannot resolve \"CASE WHEN {wn} ...\" due to data type mismatch: the WHEN expressions in CaseWhen should all be boolean type, however \"{wn}\" has the type \"{}\".",
+                                types::sql_name(&condition_type)
+                            ),
+                        )
+                        .into());
+                    }
                     let (t, tn) = self.resolve_expr(t, schema)?;
                     match &operand {
                         Some((_, on)) => name.push_str(&format!(" WHEN ({on} = {wn}) THEN {tn}")),
