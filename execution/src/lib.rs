@@ -9,6 +9,7 @@ pub mod codec;
 pub mod error;
 pub mod job_graph;
 pub mod ordered;
+pub mod panic;
 pub mod plan;
 pub mod remote;
 pub mod rules;

@@ -23,6 +23,11 @@ mod state;
 
 use clap::Parser;
 
+/// Stack of every runtime thread. Planning and DataFusion's rewrites recurse over plan and
+/// expression trees: with the 2 MiB default, `SELECT id + id + ... ` of 40 terms overflowed
+/// the stack and aborted the server (debug build). Only touched pages are committed.
+const STACK_BYTES: usize = 256 << 20;
+
 fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
     tracing_subscriber::fmt()
@@ -34,6 +39,7 @@ fn main() -> std::process::ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(STACK_BYTES)
         .enable_all()
         .build()
     {
@@ -52,6 +58,7 @@ fn main() -> std::process::ExitCode {
     let cpu = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores)
         .thread_name("ember-cpu")
+        .thread_stack_size(STACK_BYTES)
         .enable_all()
         .build()
     {

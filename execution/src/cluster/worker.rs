@@ -89,9 +89,18 @@ impl WorkerClient for InProcessWorkerClient {
                 let id = task.id;
                 let runner = worker.clone();
                 let handle = worker.runtime.spawn(async move {
-                    let outcome =
-                        run_task(task, context, runner.streams.clone(), runner.source.clone())
-                            .await;
+                    let outcome = crate::panic::catch_panic(run_task(
+                        task,
+                        context,
+                        runner.streams.clone(),
+                        runner.source.clone(),
+                    ))
+                    .await
+                    .unwrap_or_else(|panic| {
+                        Err(DataFusionError::Execution(format!(
+                            "task panicked: {panic}"
+                        )))
+                    });
                     runner.tasks.lock().remove(&id);
                     let outcome = match outcome {
                         Ok(()) => TaskOutcome::Succeeded,

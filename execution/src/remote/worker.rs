@@ -73,7 +73,13 @@ impl WorkerService for WorkerServer {
         let id = task_id(&key);
         let runner = state.clone();
         let handle = state.cpu.spawn(async move {
-            let outcome = run(&runner, &definition).await;
+            let outcome = crate::panic::catch_panic(run(&runner, &definition))
+                .await
+                .unwrap_or_else(|panic| {
+                    Err(datafusion::error::DataFusionError::Execution(format!(
+                        "task panicked: {panic}"
+                    )))
+                });
             runner.tasks.lock().remove(&id);
             report(&runner, id, outcome).await;
         });

@@ -7,6 +7,7 @@
 mod command;
 mod expression;
 mod joins;
+mod local_data;
 mod relation;
 mod to_schema;
 

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use arrow::ipc::reader::StreamReader;
 use ember_protos::spark::connect as pb;
+
+use super::local_data::decode_arrow;
 use ember_protos::spark::connect::relation::RelType;
 
 use super::ProtoContext;
@@ -730,17 +731,6 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
         RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
         other => return unsupported(relation_name(other)),
     })
-}
-
-/// Decode the Arrow IPC stream the client sends for `createDataFrame`.
-pub fn decode_arrow(bytes: &[u8]) -> PlanResult<LocalData> {
-    let reader = StreamReader::try_new(std::io::Cursor::new(bytes), None)
-        .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
-    let schema = reader.schema();
-    let batches = reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PlanError::InvalidPlan(format!("bad Arrow IPC data: {e}")))?;
-    Ok(LocalData { schema, batches })
 }
 
 /// The Spark Connect name of a relation, for "not supported" messages.

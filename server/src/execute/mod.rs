@@ -104,7 +104,21 @@ pub fn execute_plan(
     let task_op = op.clone();
     let cpu = ctx.state.cpu.clone();
     let handle = cpu.spawn(async move {
-        let outcome = run_plan(&ctx, &task_op, &responder, plan).await;
+        // A panic while planning or running is this query's error, not a client left waiting.
+        let outcome =
+            ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan))
+                .await
+                .unwrap_or_else(|panic| {
+                    tracing::error!(operation = %task_op.id, "query panicked: {panic}");
+                    Err(ember_planner::SparkError::new(
+                        ember_planner::error::ErrorKind::Internal,
+                        "INTERNAL_ERROR",
+                        "XX000",
+                        format!("The query failed with an internal error (a panic): {panic}"),
+                        vec![],
+                    )
+                    .into())
+                });
         match outcome {
             Ok(()) => {
                 let complete =
