@@ -172,3 +172,34 @@ def test_non_ansi(spark, expected, case):
     finally:
         spark.conf.unset("spark.sql.ansi.enabled")
 
+
+IMPLICIT = {
+    # numbers, booleans and dates where a string is expected: their text
+    "strings_of_numbers": "SELECT lower(1) a, upper(true) b, instr(12345, 3) c, locate(3, 12345) d, length(12345) e, trim(123) f, "
+    "lpad(5, 3, 0) g, concat_ws('-', 1, 2) h, split(123, 2) i, initcap(DATE'2020-01-01') j, ascii(1) k, replace(12321, 2, 9) l, "
+    "translate(123, 2, 9) m, left(12345, 2) n, right(12345, 2) o, substring(12345, 2, 2) p",
+    # strings where a number is expected: read as one
+    "numbers_of_strings": "SELECT abs('-1') a, sqrt('4') b, round('2.5') c, ceil('1.5') d, exp('0') e, power('2', 3) f, log(10, '100') g, "
+    "substring('hello', '2') h, repeat('ab', '2') i, date_add('2020-01-01', '2') j, lpad('a', '3', 'x') k",
+    "aggregates_of_strings": "SELECT sum(x) s, avg(x) a, stddev(x) d FROM VALUES ('3'), ('4'), (NULL) t(x)",
+    "strings_of_columns": "SELECT id, upper(id) u, abs(CAST(id - 2 AS STRING)) a FROM range(3)",
+}
+
+
+@pytest.mark.parametrize("case", cases(IMPLICIT))
+def test_implicit_casts(spark, expected, case):
+    expected.check(spark.sql(IMPLICIT[case]), name=case)
+
+
+IMPLICIT_ERRORS = {
+    "number_not_a_number": "SELECT abs('a')",
+    "position_not_a_number": "SELECT substring('hello', 'a')",
+    "sum_not_numbers": "SELECT sum(x) FROM VALUES ('3'), ('x') t(x)",
+    "array_not_a_string": "SELECT lower(array(1))",
+}
+
+
+@pytest.mark.parametrize("case", cases(IMPLICIT_ERRORS))
+def test_implicit_cast_errors(spark, expected, case):
+    expected.check_error(lambda: spark.sql(IMPLICIT_ERRORS[case]).collect(), name=case)
+

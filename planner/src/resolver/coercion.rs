@@ -101,7 +101,81 @@ pub(super) fn same_type_groups(function: &str, arity: usize) -> Vec<Vec<usize>> 
     }
 }
 
+/// What Spark's `ImplicitCastInputTypes` makes of an argument: a number, boolean or datetime
+/// where a string is expected is cast to its text (`lower(1)`), a string where a number is
+/// expected is read as one (`abs('-1')`, `substring(s, '2')`; an ANSI cast, so text that is not
+/// a number is CAST_INVALID_INPUT).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Implicit {
+    Any,
+    Text,
+    Double,
+    Int,
+}
+
+/// The implicit casts of `function`'s arguments, by position (`Any` beyond the list).
+fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
+    use Implicit::*;
+    match function {
+        "lower" | "lcase" | "upper" | "ucase" | "trim" | "ltrim" | "rtrim" | "btrim"
+        | "initcap" | "ascii" | "instr" | "replace" | "translate" | "length" | "char_length"
+        | "character_length" => vec![Text; arity],
+        "concat_ws" => vec![Text; arity],
+        "locate" | "position" => vec![Text, Text, Int],
+        "lpad" | "rpad" => vec![Text, Int, Text],
+        "repeat" | "left" | "right" => vec![Text, Int],
+        "substring" | "substr" => vec![Text, Int, Int],
+        "split" => vec![Text, Text, Int],
+        "date_add" | "date_sub" | "dateadd" => vec![Any, Int],
+        "abs" | "sqrt" | "cbrt" | "exp" | "expm1" | "ln" | "log10" | "log2" | "log1p" | "ceil"
+        | "ceiling" | "floor" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh"
+        | "cosh" | "tanh" | "degrees" | "radians" | "signum" | "sign" | "sum" | "avg" | "mean"
+        | "stddev" | "std" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop"
+        | "round" | "bround" => vec![Double],
+        "log" | "pow" | "power" | "atan2" | "hypot" => vec![Double; arity],
+        _ => vec![],
+    }
+}
+
 impl Resolver<'_> {
+    /// The arguments of `function` with Spark's implicit casts of their input types (see
+    /// [`Implicit`]).
+    pub(super) fn implicit_casts(
+        &self,
+        function: &str,
+        args: &mut [Expr],
+        types: &mut [DataType],
+        schema: &DFSchema,
+    ) -> PlanResult<()> {
+        let is_text =
+            |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+        for (i, want) in implicit_inputs(function, args.len())
+            .into_iter()
+            .enumerate()
+        {
+            let (Some(arg), Some(t)) = (args.get_mut(i), types.get_mut(i)) else {
+                break;
+            };
+            let to = match want {
+                Implicit::Text
+                    if t.is_numeric()
+                        || matches!(
+                            t,
+                            DataType::Boolean | DataType::Date32 | DataType::Timestamp(..)
+                        ) =>
+                {
+                    DataType::Utf8
+                }
+                Implicit::Double if is_text(t) => DataType::Float64,
+                Implicit::Int if is_text(t) => DataType::Int32,
+                _ => continue,
+            };
+            *arg = self.cast_to(arg.clone(), &to, crate::spec::CastMode::Default, schema)?;
+            *t = to;
+        }
+        Ok(())
+    }
+
     /// The arguments of `function` cast to the Spark common type of each group of them that
     /// must share one (see [`same_type_groups`]).
     pub(super) fn coerce_arguments(

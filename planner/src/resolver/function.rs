@@ -213,6 +213,7 @@ impl Resolver<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let shown = def.display(&call.name, &names, call.distinct);
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
+        self.implicit_casts(&lname, &mut args, &mut types, schema)?;
         self.date_plus_time_as_timestamp(&lname, &mut args, &mut types, schema)?;
         // Spark names an ordered `string_agg(..) WITHIN GROUP (..)` by its canonical name.
         let written = match lname.as_str() {
