@@ -113,8 +113,24 @@ def test_sample_is_deterministic_for_a_seed(spark):
     parts = [ids(s) for s in splits]
     assert sorted(i for p in parts for i in p) == list(range(1000))
     assert 400 < len(parts[0]) < 600 and 100 < len(parts[2]) < 300
-    with pytest.raises(Exception, match="not supported: sample with replacement"):
-        df.sample(True, 0.5, 1).count()
+
+
+def test_sample_with_replacement(spark, expected):
+    """With replacement each row is kept a Poisson number of times of mean `fraction` (which
+    may exceed 1), drawn from the row's `rand(seed)` number: Spark's distribution, not its
+    generator's rows (its PoissonSampler draws from its own generator)."""
+    if not RECORD:
+        df = spark.range(1000).selectExpr("id", "cast(id AS string) AS s")
+        rows = [r.id for r in df.sample(True, 0.5, 3).collect()]
+        assert rows == [r.id for r in df.sample(True, 0.5, 3).collect()]
+        assert 420 < len(rows) < 580
+        assert len(set(rows)) < len(rows), "some rows come more than once"
+        assert set(rows) <= set(range(1000))
+        assert df.sample(True, 0.5, 4).count() != len(rows) or rows != [r.id for r in df.sample(True, 0.5, 4).collect()]
+        assert 1800 < df.sample(True, 2.0, 7).count() < 2200
+        assert df.sample(True, 0.0, 1).count() == 0
+        assert df.sample(True, 0.5, 3).columns == ["id", "s"]
+    expected.check_error(lambda: spark.range(10).sample(True, -1.0, 1).count(), name="negative_fraction")
 
 
 def test_samples_of_few_distinct_rows(spark):

@@ -495,12 +495,20 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             }
         }
         RelType::Sample(s) => {
-            if s.with_replacement == Some(true) {
-                return unsupported("sample with replacement");
+            let with_replacement = s.with_replacement == Some(true);
+            if with_replacement && s.upper_bound - s.lower_bound < 0.0 {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Sampling fraction ({:?}) must be nonnegative with replacement",
+                        s.upper_bound - s.lower_bound
+                    ),
+                )
+                .into());
             }
-            if !(0.0..=1.0).contains(&s.lower_bound)
-                || !(0.0..=1.0).contains(&s.upper_bound)
-                || s.lower_bound > s.upper_bound
+            // (With replacement a fraction is a mean number of copies: it may exceed 1.)
+            let in_range = |b: f64| b >= 0.0 && (with_replacement || b <= 1.0);
+            if !in_range(s.lower_bound) || !in_range(s.upper_bound) || s.lower_bound > s.upper_bound
             {
                 return Err(crate::error::SparkError::illegal_argument(
                     "",
@@ -517,6 +525,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 upper: s.upper_bound,
                 seed: s.seed.unwrap_or(0),
                 by_row_values: s.deterministic_order,
+                with_replacement,
             }
         }
         RelType::SampleBy(s) => {

@@ -423,6 +423,18 @@ impl<'a> Resolver<'a> {
                 upper,
                 seed,
                 by_row_values,
+                with_replacement: true,
+            } if !*by_row_values => {
+                let input = self.resolve(input)?;
+                self.sample_with_replacement(input, *upper - *lower, *seed)?
+            }
+            PlanNode::Sample {
+                input,
+                lower,
+                upper,
+                seed,
+                by_row_values,
+                ..
             } => self.resolve_sample(input, *lower, *upper, *seed, *by_row_values)?,
             PlanNode::SampleBy {
                 input,

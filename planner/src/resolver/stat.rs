@@ -236,6 +236,57 @@ impl Resolver<'_> {
         })
     }
 
+    /// `sample(withReplacement=True, mean, seed)`: each row of `input` as many times as a
+    /// Poisson count of mean `mean` drawn from its `rand(seed)` number (in Spark's partitions
+    /// and row order, as `sample` draws).
+    pub(crate) fn sample_with_replacement(
+        &mut self,
+        input: LogicalPlan,
+        mean: f64,
+        seed: i64,
+    ) -> PlanResult<LogicalPlan> {
+        let columns: Vec<Expr> = input
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
+        let draw = crate::spec::Expr::Function(Box::new(crate::spec::FunctionCall::new(
+            "rand",
+            vec![crate::spec::Expr::Literal(
+                datafusion::common::ScalarValue::Int64(Some(seed)),
+            )],
+        )));
+        let input = self.with_partition_ids(input, std::iter::once(&draw))?;
+        let schema = input.schema().as_ref().clone();
+        let (x, _) = self.resolve_expr(&draw, &schema)?;
+        let (copies, repeat) = ("__ember_copies", "__ember_copy");
+        let count = crate::functions::native::NativeUdf::udf(
+            crate::functions::native::Native::PoissonCount {
+                mean_bits: mean.to_bits(),
+            },
+        )
+        .call(vec![x]);
+        let mut projected = columns.clone();
+        projected.push(count.alias(copies));
+        let plan = LogicalPlanBuilder::from(input)
+            .project(projected)?
+            .filter(Self::column(copies).gt(lit(0i64)))?
+            .build()?;
+        // One row per copy: the list 0..k unnested.
+        let mut with_list = columns.clone();
+        with_list.push(
+            crate::functions::df_udf("range")?
+                .call(vec![Self::column(copies)])
+                .alias(repeat),
+        );
+        Ok(LogicalPlanBuilder::from(plan)
+            .project(with_list)?
+            .unnest_column(repeat)?
+            .project(columns)?
+            .build()?)
+    }
+
     /// Rows of `input` whose draw of `rand(seed)` satisfies `keep`: the draws computed in a
     /// projection (where they follow Spark's partitions and row order), then filtered.
     fn filter_by_draw(

@@ -288,6 +288,8 @@ pub enum PlanNode {
         /// The splits of `randomSplit` (the client asks a deterministic order): each row's
         /// number comes from its values, so the splits partition the rows in every mode.
         by_row_values: bool,
+        /// With replacement: each row kept a Poisson number of times of mean `upper - lower`.
+        with_replacement: bool,
     },
     /// `df.sampleBy(col, fractions, seed)`: each stratum (a value of `col`) sampled with its
     /// fraction, other rows left out.

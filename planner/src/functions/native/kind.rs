@@ -183,6 +183,11 @@ pub enum Native {
         #[serde(default)]
         arithmetic: bool,
     },
+    /// The copies of a row `sample(withReplacement=True, mean)` keeps, from its uniform number.
+    PoissonCount {
+        /// The mean, as the bits of its f64 (kinds are compared and hashed).
+        mean_bits: u64,
+    },
     /// A number cast to the integer type `to` (Spark's name) outside ANSI mode, as Spark's
     /// legacy cast: low bits kept, floating point values saturated (see `legacy_cast`).
     LegacyIntegerCast {

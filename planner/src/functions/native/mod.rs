@@ -28,6 +28,7 @@ mod interval;
 mod json;
 mod kind;
 pub(crate) mod legacy_cast;
+mod poisson;
 pub use kind::{Native, ParseTarget};
 mod numbers;
 pub use numbers::NumberFormat;
@@ -159,6 +160,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::TextToInterval { .. } => "ember_text_to_interval",
             Native::CheckedIntegerCast { .. } => "ember_checked_integer_cast",
             Native::LegacyIntegerCast { .. } => "ember_legacy_integer_cast",
+            Native::PoissonCount { .. } => "ember_poisson_count",
             Native::SeededRandom { .. } => "ember_seeded_random",
             Native::SessionWindow { .. } => SESSION_WINDOW,
             Native::SlidingWindows => SLIDING_WINDOWS,
@@ -326,6 +328,9 @@ impl ScalarUDFImpl for NativeUdf {
                 *unit,
                 *arithmetic,
             )?,
+            Native::PoissonCount { mean_bits } => {
+                poisson::evaluate(&arrays, f64::from_bits(*mean_bits))?
+            }
             Native::LegacyIntegerCast { to } => legacy_cast::evaluate(&arrays, &integer_type(to))?,
             Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
             Native::SessionWindow { .. } => {

@@ -61,6 +61,7 @@ impl Native {
                     DataType::Duration(arrow::datatypes::TimeUnit::Microsecond)
                 }
             }
+            Native::PoissonCount { .. } => DataType::Int64,
             Native::CheckedIntegerCast { to, .. } | Native::LegacyIntegerCast { to } => {
                 integer_type(to)
             }
