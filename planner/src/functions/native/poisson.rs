@@ -13,15 +13,17 @@ fn count(u: f64, mean: f64) -> i64 {
     if mean <= 0.0 || u.is_nan() {
         return 0;
     }
+    // The probabilities in logarithms, so that a large mean's first terms (below the
+    // smallest double) do not make every later one 0.
     let mut k = 0i64;
-    let mut p = (-mean).exp();
-    let mut total = p;
+    let mut log_p = -mean;
+    let mut total = log_p.exp();
     // (Bounded: the tail beyond mean + 40 standard deviations has no weight in doubles.)
     let limit = (mean + 40.0 * mean.sqrt() + 40.0) as i64;
     while u >= total && k < limit {
         k += 1;
-        p *= mean / k as f64;
-        total += p;
+        log_p += mean.ln() - (k as f64).ln();
+        total += log_p.exp();
     }
     k
 }
@@ -56,5 +58,7 @@ mod tests {
             .map(|i| count((i as f64 + 0.5) / n as f64, 2.5))
             .sum();
         assert!((total as f64 / n as f64 - 2.5).abs() < 0.01);
+        // A mean whose P(0) is below the smallest double: counts around the mean.
+        assert!((count(0.5, 1000.0) - 1000).abs() <= 1);
     }
 }
