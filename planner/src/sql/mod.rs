@@ -8,6 +8,7 @@
 mod ddl;
 mod dialect;
 mod expression;
+mod literal;
 mod query;
 mod statement;
 

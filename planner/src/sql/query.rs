@@ -7,7 +7,7 @@ use sqlparser::ast::{
     SetQuantifier, TableFactor,
 };
 
-use super::expression::{self, NamedWindows, lower, lower_with_windows, order_by_expr};
+use super::expression::{NamedWindows, lower, lower_with_windows, order_by_expr};
 use super::{Lowering, ident_name, object_name_parts};
 use crate::error::{PlanError, PlanResult, unsupported};
 use crate::spec::{
@@ -418,7 +418,6 @@ fn lower_select(l: &Lowering, s: ast::Select) -> PlanResult<Plan> {
             global: false,
         });
     }
-    let _ = expression::value_to_expr;
     Ok(plan)
 }
 
