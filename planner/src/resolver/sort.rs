@@ -69,15 +69,7 @@ impl Resolver<'_> {
                 && let Some(i) = position_literal(v)
                 && !(1..=schema.fields().len() as i64).contains(&i)
             {
-                return Err(SparkError::analysis(
-                    "ORDER_BY_POS_OUT_OF_RANGE",
-                    "42805",
-                    format!(
-                        "ORDER BY position {i} is not in select list (valid range is [1, {}]).",
-                        schema.fields().len()
-                    ),
-                )
-                .into());
+                return Err(position_out_of_range(i, schema.fields().len()));
             }
         }
         let first = match self.sort_exprs(order, &schema) {
@@ -111,16 +103,10 @@ impl Resolver<'_> {
         let mut out = Vec::with_capacity(order.len());
         for o in order {
             if let Some(i) = ordinal(&o.expr) {
-                let field = schema.fields().get(i - 1).ok_or_else(|| {
-                    PlanError::from(crate::error::SparkError::analysis(
-                        "ORDER_BY_POS_OUT_OF_RANGE",
-                        "42805",
-                        format!(
-                            "ORDER BY position {i} is not in select list (valid range is [1, {}]).",
-                            schema.fields().len()
-                        ),
-                    ))
-                })?;
+                let field = schema
+                    .fields()
+                    .get(i - 1)
+                    .ok_or_else(|| position_out_of_range(i as i64, schema.fields().len()))?;
                 out.push(SortExpr::new(
                     Self::column(field.name()),
                     o.ascending,
@@ -349,6 +335,16 @@ impl Resolver<'_> {
             self.plan_outputs.entry(id).or_default().extend(names);
         }
     }
+}
+
+/// Spark's ORDER_BY_POS_OUT_OF_RANGE for position `i` of a select list of `n` columns.
+fn position_out_of_range(i: i64, n: usize) -> PlanError {
+    SparkError::analysis(
+        "ORDER_BY_POS_OUT_OF_RANGE",
+        "42805",
+        format!("ORDER BY position {i} is not in select list (valid range is [1, {n}])."),
+    )
+    .into()
 }
 
 /// The integer of an integer literal (`ORDER BY 2`), which Spark reads as a position.
