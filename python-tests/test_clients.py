@@ -16,6 +16,8 @@ def test_spark_version(spark, ember_mode):
     if ember_mode == "spark":
         pytest.skip("Ember's default")
     assert spark.version == "4.3.0"
+    # SQL's version() is "<version> <revision>", as Spark's.
+    assert spark.sql("SELECT version() v").first().v.split(" ")[0] == "4.3.0"
 
 
 def test_spark_version_is_configurable(request, ember_mode, tmp_path):
@@ -25,6 +27,7 @@ def test_spark_version_is_configurable(request, ember_mode, tmp_path):
     try:
         session = new_session(server.url)
         assert session.version == "3.5.9"
+        assert session.sql("SELECT version() v").first().v.startswith("3.5.9 ")
         assert session.range(3).count() == 3
         session.stop()
     finally:

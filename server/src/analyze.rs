@@ -17,7 +17,7 @@ use crate::state::RequestContext;
 
 /// The Spark version Ember's protocol and behaviour follow: what `spark.version` answers unless
 /// `--spark-version` says otherwise.
-pub const SPARK_VERSION: &str = "4.3.0";
+pub const SPARK_VERSION: &str = ember_planner::resolver::SPARK_VERSION;
 
 /// A `--spark-version`: `MAJOR.MINOR.PATCH`, optionally with a suffix (`4.1.0-SNAPSHOT`), as
 /// PySpark compares versions by their numbers.

@@ -406,6 +406,7 @@ impl SessionConf {
             map_key_last_win: self
                 .get("spark.sql.mapKeyDedupPolicy")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("LAST_WIN")),
+            ..PlannerConfig::default()
         }
     }
 }

@@ -38,7 +38,10 @@ pub struct RequestContext {
 
 impl RequestContext {
     pub fn planner_config(&self) -> PlannerConfig {
-        self.session.conf.planner_config(self.state.parallelism)
+        PlannerConfig {
+            spark_version: self.state.spark_version.clone(),
+            ..self.session.conf.planner_config(self.state.parallelism)
+        }
     }
 
     /// The encoder of a result's batches, with the session's Arrow settings.

@@ -105,7 +105,9 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["version"], |f| {
         f.arity(0, 0)?;
-        Ok(lit(concat!("4.0.1 ember-", env!("CARGO_PKG_VERSION"))))
+        // Spark answers "<version> <git revision>"; Ember's revision is its own version.
+        let version = &f.config.spark_version;
+        Ok(lit(format!("{version} ember-{}", env!("CARGO_PKG_VERSION"))))
     });
     native_named(
         b,

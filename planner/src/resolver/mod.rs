@@ -73,6 +73,8 @@ pub struct PlannerConfig {
     pub shuffle_partitions: usize,
     /// `spark.sql.mapKeyDedupPolicy` is LAST_WIN: a map's duplicate keys keep the last value.
     pub map_key_last_win: bool,
+    /// The Spark version the server answers as (`--spark-version`): `version()` reports it.
+    pub spark_version: String,
 }
 
 impl Default for PlannerConfig {
@@ -84,9 +86,13 @@ impl Default for PlannerConfig {
             default_parallelism: 1,
             shuffle_partitions: 200,
             map_key_last_win: false,
+            spark_version: SPARK_VERSION.to_string(),
         }
     }
 }
+
+/// The Spark version Ember answers as unless `--spark-version` says otherwise.
+pub const SPARK_VERSION: &str = "4.3.0";
 
 /// What to do with the rows of a query before they reach the client.
 #[derive(Debug, Clone, PartialEq)]
