@@ -98,7 +98,8 @@ impl RequestContext {
 
     pub async fn execute(&self, q: &ResolvedQuery) -> ServerResult<SendableRecordBatchStream> {
         let (plan, ctx) = self.physical_plan(q).await?;
-        Ok(self.state.runner.execute(plan, ctx.task_ctx()).await?)
+        let context = crate::execute::progress::attach(ctx.task_ctx());
+        Ok(self.state.runner.execute(plan, context).await?)
     }
 
     pub async fn collect(&self, q: &ResolvedQuery) -> ServerResult<Vec<arrow::array::RecordBatch>> {

@@ -16,6 +16,7 @@ use super::output::{FinalState, job_output};
 use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
 use crate::job_graph::{JobGraph, input_streams};
 use crate::plan::StageInputExec;
+use crate::progress::QueryProgress;
 use crate::stream::{JobId, StreamKey, StreamRef, StreamSource, WorkerId};
 use crate::task::{TaskDefinition, TaskId, TaskInput};
 use crate::topology::{JobTopology, TaskPosition};
@@ -93,6 +94,17 @@ struct JobState {
     /// Partition counts of each stage's input placeholders, by input index.
     placeholder_partitions: Vec<Vec<usize>>,
     output: Vec<watch::Sender<FinalState>>,
+    /// The query's progress and the id it gives this job's first stage.
+    progress: Option<(Arc<QueryProgress>, i64)>,
+}
+
+impl JobState {
+    /// Tell the query's progress about a task of `stage`.
+    fn report(&self, stage: usize, f: impl FnOnce(&QueryProgress, i64)) {
+        if let Some((progress, first)) = &self.progress {
+            f(progress, first + stage as i64);
+        }
+    }
 }
 
 struct WorkerState {
@@ -233,6 +245,11 @@ impl Driver {
             self.handle.clone(),
         );
         tracing::debug!(job, stages = graph.stages().len(), "job accepted");
+        let progress = QueryProgress::of(&context).map(|p| {
+            let tasks: Vec<usize> = graph.stages().iter().map(|s| s.partitions()).collect();
+            let first = p.add_job(&tasks);
+            (p, first)
+        });
         self.jobs.insert(
             job,
             JobState {
@@ -243,6 +260,7 @@ impl Driver {
                 tasks,
                 placeholder_partitions,
                 output: senders,
+                progress,
             },
         );
         Ok(stream)
@@ -371,6 +389,7 @@ impl Driver {
         if let Some(s) = job.tasks.get_mut(&position) {
             s.status = Status::Running { worker };
         }
+        job.report(position.stage, |p, stage| p.task_started(stage));
         if position.stage == final_stage
             && let Some(tx) = job.output.get(position.partition)
         {
@@ -415,6 +434,13 @@ impl Driver {
         };
         if state.attempt != task.attempt || state.status != (Status::Running { worker }) {
             return; // a superseded attempt
+        }
+        if let Some((progress, first)) = &job.progress {
+            let stage = first + task.stage as i64;
+            match &outcome {
+                TaskOutcome::Succeeded => progress.task_succeeded(stage, 0),
+                TaskOutcome::Failed { .. } => progress.task_ended(stage),
+            }
         }
         match outcome {
             TaskOutcome::Succeeded => {
@@ -507,6 +533,9 @@ impl Driver {
                     w.running.remove(&task);
                     let _ = w.client.send(WorkerCommand::StopTask { task });
                 }
+                if let Some((progress, first)) = &job.progress {
+                    progress.task_ended(first + position.stage as i64);
+                }
                 state.status = Status::Waiting;
             }
         }
@@ -556,6 +585,11 @@ impl Driver {
             }
             for position in &lost {
                 if let Some(state) = job.tasks.get_mut(position) {
+                    if let (Status::Running { .. }, Some((progress, first))) =
+                        (state.status, &job.progress)
+                    {
+                        progress.task_ended(first + position.stage as i64);
+                    }
                     state.failures += 1;
                     state.attempt += 1;
                     if state.failures >= max_attempts {
@@ -591,6 +625,9 @@ impl Driver {
                         if let Some(ws) = self.workers.get_mut(&w) {
                             ws.running.remove(&task);
                             let _ = ws.client.send(WorkerCommand::StopTask { task });
+                        }
+                        if let Some((progress, first)) = &job.progress {
+                            progress.task_ended(first + position.stage as i64);
                         }
                     }
                     state.attempt += 1;

@@ -58,6 +58,8 @@ impl Drop for JobGuard {
 
 struct OutputState {
     partitions: VecDeque<watch::Receiver<FinalState>>,
+    /// Every partition, to wait at the end for the driver to have their tasks' reports.
+    all: Vec<watch::Receiver<FinalState>>,
     source: Arc<dyn StreamSource>,
     schema: SchemaRef,
     /// Batches ready to emit.
@@ -73,6 +75,7 @@ pub fn job_output(
     driver: DriverHandle,
 ) -> SendableRecordBatchStream {
     let state = OutputState {
+        all: partitions.clone(),
         partitions: partitions.into(),
         source,
         schema: schema.clone(),
@@ -85,7 +88,10 @@ pub fn job_output(
             if let Some(batch) = state.ready.pop_front() {
                 return Some((Ok(batch), Some(state)));
             }
-            let mut partition = state.partitions.pop_front()?;
+            let Some(mut partition) = state.partitions.pop_front() else {
+                settle(&mut state.all).await;
+                return None;
+            };
             match read_partition(
                 &mut partition,
                 &state.source,
@@ -196,6 +202,23 @@ async fn read_partition(
             }
         }
     }
+}
+
+/// How long the end of the output waits for the driver to record its tasks' success.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A task's output can be read to its end just before the task reports success: the output
+/// ends once the driver has that report (so the query's progress shows every task done before
+/// the job is released), or after [`SETTLE`].
+async fn settle(partitions: &mut [watch::Receiver<FinalState>]) {
+    let _ = tokio::time::timeout(SETTLE, async {
+        for p in partitions.iter_mut() {
+            let _ = p
+                .wait_for(|s| matches!(s, FinalState::Succeeded(_) | FinalState::Failed(_)))
+                .await;
+        }
+    })
+    .await;
 }
 
 async fn wait_for_change(partition: &mut watch::Receiver<FinalState>) -> Result<()> {

@@ -5,6 +5,7 @@ pub mod catalog_api;
 pub mod command;
 pub mod encode;
 pub mod operation;
+pub mod progress;
 pub mod write;
 
 use std::pin::Pin;
@@ -103,26 +104,43 @@ pub fn execute_plan(
     };
     let task_op = op.clone();
     let cpu = ctx.state.cpu.clone();
+    let interval = progress::report_interval(
+        ctx.session
+            .conf
+            .get(progress::REPORT_INTERVAL_KEY)
+            .as_deref(),
+    );
     let handle = cpu.spawn(async move {
         // A panic while planning or running is this query's error, not a client left waiting.
-        let outcome =
-            ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan))
-                .await
-                .unwrap_or_else(|panic| {
-                    tracing::error!(operation = %task_op.id, "query panicked: {panic}");
-                    Err(ember_planner::SparkError::new(
-                        ember_planner::error::ErrorKind::Internal,
-                        "INTERNAL_ERROR",
-                        "XX000",
-                        format!("The query failed with an internal error (a panic): {panic}"),
-                        vec![],
-                    )
-                    .into())
-                });
+        let run = ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
+        let outcome = match interval {
+            Some(interval) => {
+                let run = progress::scope(task_op.progress.clone(), run);
+                tokio::select! {
+                    outcome = run => outcome,
+                    () = progress::tick(&task_op, &responder, interval) => unreachable_tick(),
+                }
+            }
+            None => run.await,
+        };
+        let outcome = outcome.unwrap_or_else(|panic| {
+            tracing::error!(operation = %task_op.id, "query panicked: {panic}");
+            Err(ember_planner::SparkError::new(
+                ember_planner::error::ErrorKind::Internal,
+                "INTERNAL_ERROR",
+                "XX000",
+                format!("The query failed with an internal error (a panic): {panic}"),
+                vec![],
+            )
+            .into())
+        });
         match outcome {
             Ok(()) => {
                 let complete =
                     responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
+                // Tasks report their end after their output was read: the last report has them.
+                task_op.progress.wait_idle(PROGRESS_SETTLE).await;
+                progress::push_if_changed(&task_op, &complete).await;
                 task_op.push(complete).await;
                 task_op.finish(Ok(()));
             }
@@ -135,6 +153,14 @@ pub fn execute_plan(
     });
     op.set_task(handle.abort_handle());
     Ok(Box::pin(op.stream_from(None)))
+}
+
+/// How long the end of a query waits for its tasks' last reports to the progress.
+const PROGRESS_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// [`progress::tick`] never ends: the query's end ends it.
+fn unreachable_tick() -> Result<ServerResult<()>, String> {
+    Err("progress reporting ended".into())
 }
 
 /// Record the error for FetchErrorDetails and turn it into a status.
@@ -440,7 +466,7 @@ async fn send_batch(
 }
 
 async fn push(op: &Operation, response: pb::ExecutePlanResponse) -> ServerResult<()> {
-    if op.push(response).await {
+    if progress::push_if_changed(op, &response).await && op.push(response).await {
         Ok(())
     } else {
         Err(ember_execution::ExecutionError::Cancelled.into())

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use ember_execution::progress::QueryProgress;
 use ember_protos::spark::connect::ExecutePlanResponse;
 use futures::Stream;
 use parking_lot::Mutex;
@@ -42,6 +43,8 @@ pub struct Operation {
     pub id: String,
     pub tags: Vec<String>,
     pub reattachable: bool,
+    /// What the query has done so far (`execution_progress`).
+    pub progress: Arc<QueryProgress>,
     state: Mutex<OpState>,
     notify: Notify,
     task: Mutex<Option<AbortHandle>>,
@@ -53,6 +56,7 @@ impl Operation {
             id,
             tags,
             reattachable,
+            progress: QueryProgress::new(),
             state: Mutex::new(OpState::default()),
             notify: Notify::new(),
             task: Mutex::new(None),

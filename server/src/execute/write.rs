@@ -372,7 +372,8 @@ pub async fn write_files(
     };
     let exec = Arc::new(WriteFilesExec::try_new(physical, write)?);
     // Dropping `staged` (on failure or cancellation) removes the staging directory.
-    let stream = ctx.state.runner.execute(exec, df.task_ctx()).await?;
+    let context = super::progress::attach(df.task_ctx());
+    let stream = ctx.state.runner.execute(exec, context).await?;
     let batches: Vec<_> = stream.try_collect().await?;
     let rows: u64 = batches
         .iter()

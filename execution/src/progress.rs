@@ -1,0 +1,391 @@
+//! Query progress: the stages of the jobs a query runs, their tasks done out of all, the bytes
+//! their tasks read and the tasks in flight, as Spark Connect's `ExecutionProgress` reports them.
+//!
+//! One [`QueryProgress`] belongs to one query (operation); whoever runs its plans finds it in the
+//! task context's session config ([`QueryProgress::of`]) and reports to it: the driver from the
+//! job graph's stages and its task events, the local runner with one stage per plan whose
+//! tasks are the plan's output partitions ([`track_local`]). Stage ids number the stages of
+//! all the query's jobs in order, as Spark numbers its stages. The server reads snapshots.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use datafusion::common::Result;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::metrics::MetricsSet;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, replace_children_if_necessary,
+};
+use futures::StreamExt;
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
+/// One stage's progress.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageProgress {
+    pub stage_id: i64,
+    pub num_tasks: i64,
+    pub num_completed_tasks: i64,
+    pub input_bytes_read: i64,
+    pub done: bool,
+}
+
+/// The progress of a query at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProgressSnapshot {
+    pub stages: Vec<StageProgress>,
+    pub num_inflight_tasks: i64,
+}
+
+#[derive(Default)]
+struct State {
+    stages: Vec<StageProgress>,
+    inflight: i64,
+}
+
+/// The progress of one query, shared by whoever runs its plans and the server.
+#[derive(Default)]
+pub struct QueryProgress {
+    state: Mutex<State>,
+    /// Set by every change, cleared by [`QueryProgress::take_if_changed`].
+    dirty: AtomicBool,
+    changed: Notify,
+}
+
+impl fmt::Debug for QueryProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryProgress")
+            .field("snapshot", &self.snapshot())
+            .finish()
+    }
+}
+
+impl QueryProgress {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// The progress a task context reports to, if its query tracks progress.
+    pub fn of(context: &TaskContext) -> Option<Arc<Self>> {
+        context.session_config().get_extension::<Self>()
+    }
+
+    /// `context` with `progress` in its session config.
+    pub fn attach(context: Arc<TaskContext>, progress: Arc<Self>) -> Arc<TaskContext> {
+        let config = context.session_config().clone().with_extension(progress);
+        match Arc::try_unwrap(context) {
+            Ok(owned) => Arc::new(owned.with_session_config(config)),
+            Err(shared) => Arc::new(TaskContext::new(
+                shared.task_id(),
+                shared.session_id(),
+                config,
+                shared.scalar_functions().clone(),
+                shared.higher_order_functions().clone(),
+                shared.aggregate_functions().clone(),
+                shared.window_functions().clone(),
+                shared.runtime_env(),
+            )),
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut State)) {
+        f(&mut self.state.lock());
+        self.dirty.store(true, Ordering::Release);
+        self.changed.notify_waiters();
+    }
+
+    /// A job starts with stages of these task counts; returns the id of its first stage.
+    pub fn add_job(&self, tasks_per_stage: &[usize]) -> i64 {
+        let mut first = 0;
+        self.update(|s| {
+            first = s.stages.len() as i64;
+            for (i, tasks) in tasks_per_stage.iter().enumerate() {
+                s.stages.push(StageProgress {
+                    stage_id: first + i as i64,
+                    num_tasks: *tasks as i64,
+                    done: *tasks == 0,
+                    ..Default::default()
+                });
+            }
+        });
+        first
+    }
+
+    /// A task of `stage` started running.
+    pub fn task_started(&self, _stage: i64) {
+        self.update(|s| s.inflight += 1);
+    }
+
+    /// A task of `stage` succeeded after reading `input_bytes`. A task run again (its output
+    /// was lost) does not count twice: a stage never shows more tasks done than it has.
+    pub fn task_succeeded(&self, stage: i64, input_bytes: u64) {
+        self.update(|s| {
+            s.inflight = (s.inflight - 1).max(0);
+            if let Some(st) = s.stages.iter_mut().find(|st| st.stage_id == stage) {
+                st.num_completed_tasks = (st.num_completed_tasks + 1).min(st.num_tasks);
+                st.input_bytes_read += input_bytes as i64;
+                if st.num_completed_tasks == st.num_tasks {
+                    st.done = true;
+                }
+            }
+        });
+    }
+
+    /// A running task ended without success (failed, stopped or superseded).
+    pub fn task_ended(&self, _stage: i64) {
+        self.update(|s| s.inflight = (s.inflight - 1).max(0));
+    }
+
+    pub fn snapshot(&self) -> ProgressSnapshot {
+        let s = self.state.lock();
+        ProgressSnapshot {
+            stages: s.stages.clone(),
+            num_inflight_tasks: s.inflight,
+        }
+    }
+
+    /// The snapshot if anything changed since the last call (Spark's "dirty" tracker).
+    pub fn take_if_changed(&self) -> Option<ProgressSnapshot> {
+        if self.dirty.swap(false, Ordering::AcqRel) {
+            Some(self.snapshot())
+        } else {
+            None
+        }
+    }
+
+    /// Whether no task runs and every stage is done.
+    pub fn is_settled(&self) -> bool {
+        let s = self.state.lock();
+        s.inflight == 0 && s.stages.iter().all(|st| st.done)
+    }
+
+    /// Wait until no task is in flight (tasks report after their output was read), at most
+    /// `timeout`.
+    pub async fn wait_idle(&self, timeout: std::time::Duration) {
+        let _ = tokio::time::timeout(timeout, async {
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if self.state.lock().inflight == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        })
+        .await;
+    }
+}
+
+/// In local mode: report each pipeline of `plan` as a stage whose tasks are the pipeline's
+/// output partitions, a task done when its partition's stream ends. Pipelines end where
+/// DataFusion exchanges data between partitions (repartitions, coalesces, merges), as Spark's
+/// stages end at its exchanges; stages are numbered from the leaves up.
+pub fn track_local(plan: Arc<dyn ExecutionPlan>, context: &TaskContext) -> Arc<dyn ExecutionPlan> {
+    match QueryProgress::of(context) {
+        Some(progress) => {
+            let plan = wrap_pipelines(plan, &progress);
+            wrap_stage(plan, &progress)
+        }
+        None => plan,
+    }
+}
+
+fn is_exchange(plan: &dyn ExecutionPlan) -> bool {
+    matches!(
+        plan.name(),
+        "RepartitionExec" | "CoalescePartitionsExec" | "SortPreservingMergeExec"
+    )
+}
+
+fn wrap_stage(
+    plan: Arc<dyn ExecutionPlan>,
+    progress: &Arc<QueryProgress>,
+) -> Arc<dyn ExecutionPlan> {
+    let partitions = plan.properties().partitioning.partition_count();
+    let stage = progress.add_job(&[partitions]);
+    Arc::new(ProgressExec {
+        input: plan,
+        progress: progress.clone(),
+        stage,
+    })
+}
+
+fn wrap_pipelines(
+    plan: Arc<dyn ExecutionPlan>,
+    progress: &Arc<QueryProgress>,
+) -> Arc<dyn ExecutionPlan> {
+    let children = plan.children();
+    if children.is_empty() {
+        return plan;
+    }
+    let exchange = is_exchange(plan.as_ref());
+    let children: Vec<Arc<dyn ExecutionPlan>> = children
+        .into_iter()
+        .map(|c| {
+            let c = wrap_pipelines(c.clone(), progress);
+            if exchange { wrap_stage(c, progress) } else { c }
+        })
+        .collect();
+    match replace_children_if_necessary(plan.clone(), children) {
+        Ok(p) => p,
+        // A node that cannot take new children keeps its own (no progress below it).
+        Err(_) => plan,
+    }
+}
+
+/// Reports each output partition of its input as a task of one stage.
+#[derive(Debug)]
+pub struct ProgressExec {
+    input: Arc<dyn ExecutionPlan>,
+    progress: Arc<QueryProgress>,
+    stage: i64,
+}
+
+impl DisplayAs for ProgressExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "ProgressExec: stage={}", self.stage)
+    }
+}
+
+impl ExecutionPlan for ProgressExec {
+    fn name(&self) -> &str {
+        "ProgressExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        self.input.properties()
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        match children.pop() {
+            Some(input) if children.is_empty() => Ok(Arc::new(Self {
+                input,
+                progress: self.progress.clone(),
+                stage: self.stage,
+            })),
+            _ => datafusion::common::internal_err!("ProgressExec has one child"),
+        }
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let stream = self.input.execute(partition, context)?;
+        let schema = stream.schema();
+        self.progress.task_started(self.stage);
+        let guard = TaskGuard {
+            progress: self.progress.clone(),
+            stage: self.stage,
+            plan: self.input.clone(),
+            succeeded: false,
+        };
+        let stream = futures::stream::unfold(
+            (stream, Some(guard)),
+            |(mut stream, mut guard)| async move {
+                let item = stream.next().await;
+                if item.is_none()
+                    && let Some(mut g) = guard.take()
+                {
+                    g.succeeded = true;
+                }
+                item.map(|i| (i, (stream, guard)))
+            },
+        );
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+    }
+}
+
+/// Ends a local task in the progress when its stream ends or is dropped.
+struct TaskGuard {
+    progress: Arc<QueryProgress>,
+    stage: i64,
+    plan: Arc<dyn ExecutionPlan>,
+    succeeded: bool,
+}
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        if self.succeeded {
+            // Bytes read so far by the whole plan, shared out as tasks finish.
+            let total = bytes_scanned(&self.plan);
+            let reported = self
+                .progress
+                .snapshot()
+                .stages
+                .iter()
+                .find(|s| s.stage_id == self.stage)
+                .map(|s| s.input_bytes_read.max(0) as u64)
+                .unwrap_or(0);
+            self.progress
+                .task_succeeded(self.stage, total.saturating_sub(reported));
+        } else {
+            self.progress.task_ended(self.stage);
+        }
+    }
+}
+
+/// The `bytes_scanned` metrics of a plan's operators, added up.
+pub fn bytes_scanned(plan: &Arc<dyn ExecutionPlan>) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![plan.clone()];
+    while let Some(node) = stack.pop() {
+        if let Some(metrics) = node.metrics() {
+            total += metric_sum(&metrics, "bytes_scanned");
+        }
+        stack.extend(node.children().into_iter().cloned());
+    }
+    total
+}
+
+fn metric_sum(metrics: &MetricsSet, name: &str) -> u64 {
+    metrics
+        .sum_by_name(name)
+        .map(|v| v.as_usize() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_count_tasks_once_and_finish() {
+        let p = QueryProgress::new();
+        assert_eq!(p.add_job(&[2, 1]), 0);
+        p.task_started(0);
+        p.task_started(0);
+        p.task_succeeded(0, 10);
+        p.task_succeeded(0, 5);
+        p.task_started(0);
+        p.task_succeeded(0, 0); // a task run again
+        let s = p.take_if_changed().unwrap();
+        assert_eq!(s.stages[0].num_completed_tasks, 2);
+        assert_eq!(s.stages[0].input_bytes_read, 15);
+        assert!(s.stages[0].done);
+        assert!(!s.stages[1].done);
+        assert!(p.take_if_changed().is_none());
+        assert_eq!(p.add_job(&[3]), 2);
+        assert!(!p.is_settled());
+    }
+}
