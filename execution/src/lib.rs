@@ -11,6 +11,7 @@ pub mod job_graph;
 pub mod ordered;
 pub mod panic;
 pub mod plan;
+pub mod python;
 pub mod progress;
 pub mod remote;
 pub mod rules;

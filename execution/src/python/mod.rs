@@ -1,0 +1,204 @@
+//! Python UDFs: Ember's own worker processes evaluate the functions PySpark clients send
+//! (cloudpickled), batch by batch, with the arguments and results moving as Arrow IPC.
+//!
+//! `pool` keeps idle workers per interpreter, `worker` runs one process, `protocol` is the
+//! framing both sides speak, and `worker.py` is the Python side. Which interpreter runs the
+//! workers: `--python` (set once per process with [`set_python`]), else `PYSPARK_PYTHON`,
+//! else the session's `spark.pyspark.python`, else `python3`.
+
+mod pool;
+mod protocol;
+mod worker;
+
+use std::sync::{Arc, OnceLock};
+
+use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow::datatypes::{Field, FieldRef, Schema};
+use arrow::ipc::reader::StreamReader;
+use arrow::ipc::writer::StreamWriter;
+
+pub use worker::Request;
+
+/// Row-at-a-time `udf`.
+pub const SQL_BATCHED_UDF: i32 = 100;
+/// `udf(useArrow=True)`.
+pub const SQL_ARROW_BATCHED_UDF: i32 = 101;
+/// Scalar `pandas_udf`.
+pub const SQL_SCALAR_PANDAS_UDF: i32 = 200;
+/// Scalar iterator `pandas_udf`.
+pub const SQL_SCALAR_PANDAS_ITER_UDF: i32 = 204;
+/// Scalar `arrow_udf`.
+pub const SQL_SCALAR_ARROW_UDF: i32 = 250;
+/// Scalar iterator `arrow_udf`.
+pub const SQL_SCALAR_ARROW_ITER_UDF: i32 = 251;
+
+/// The eval types [`evaluate`] takes (scalar functions).
+pub fn is_scalar_eval_type(eval_type: i32) -> bool {
+    matches!(
+        eval_type,
+        SQL_BATCHED_UDF
+            | SQL_ARROW_BATCHED_UDF
+            | SQL_SCALAR_PANDAS_UDF
+            | SQL_SCALAR_PANDAS_ITER_UDF
+            | SQL_SCALAR_ARROW_UDF
+            | SQL_SCALAR_ARROW_ITER_UDF
+    )
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PythonError {
+    /// The UDF raised; `traceback` is Python's.
+    #[error("{traceback}")]
+    Exception {
+        error_class: String,
+        traceback: String,
+    },
+    /// The worker process died while evaluating.
+    #[error("{0}")]
+    Crashed(String),
+    /// The worker cannot run (no interpreter, a missing package).
+    #[error("{0}")]
+    Setup(String),
+    /// The client's Python differs from the workers'.
+    #[error(
+        "[PYTHON_VERSION_MISMATCH] Python in worker has different version: {worker} than that in driver: {client}, PySpark cannot run with different minor versions.\nPlease check environment variables PYSPARK_PYTHON and PYSPARK_DRIVER_PYTHON are correctly set."
+    )]
+    VersionMismatch { worker: String, client: String },
+    #[error("Python UDF data: {0}")]
+    Arrow(String),
+}
+
+impl From<arrow::error::ArrowError> for PythonError {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        PythonError::Arrow(e.to_string())
+    }
+}
+
+static PYTHON_OVERRIDE: OnceLock<String> = OnceLock::new();
+
+/// The interpreter `--python` names, for every UDF of this process.
+pub fn set_python(python: String) {
+    let _ = PYTHON_OVERRIDE.set(python);
+}
+
+/// The interpreter that runs UDFs, given the session's `spark.pyspark.python`.
+pub fn python_executable(session: Option<&str>) -> String {
+    if let Some(p) = PYTHON_OVERRIDE.get() {
+        return p.clone();
+    }
+    if let Ok(p) = std::env::var("PYSPARK_PYTHON")
+        && !p.is_empty()
+    {
+        return p;
+    }
+    match session {
+        Some(p) if !p.is_empty() => p.to_string(),
+        _ => "python3".to_string(),
+    }
+}
+
+/// A Python function as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PythonFunction {
+    pub eval_type: i32,
+    /// cloudpickled `(function, return type)`.
+    pub command: Arc<[u8]>,
+    /// The client's Python `major.minor`.
+    pub python_ver: String,
+}
+
+/// Evaluate a scalar Python function over `args` (`num_rows` rows), in batches of at most
+/// `batch_size` rows, giving a column of `result`'s type.
+pub fn evaluate(
+    function: &PythonFunction,
+    python: &str,
+    args: &[ArrayRef],
+    num_rows: usize,
+    result: &FieldRef,
+    batch_size: usize,
+) -> Result<ArrayRef, PythonError> {
+    let fields: Vec<Field> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Field::new(format!("_{i}"), a.data_type().clone(), true))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new_with_options(
+        schema.clone(),
+        args.to_vec(),
+        &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+    )?;
+    let mut input = Vec::new();
+    {
+        let mut writer = StreamWriter::try_new(&mut input, &schema)?;
+        let step = batch_size.max(1);
+        let mut offset = 0;
+        while offset < num_rows {
+            let len = step.min(num_rows - offset);
+            writer.write(&batch.slice(offset, len))?;
+            offset += len;
+        }
+        writer.finish()?;
+    }
+    let out_schema = Schema::new(vec![result.as_ref().clone().with_name("result")]);
+    let output_schema = schema_bytes(&out_schema)?;
+    let request = Request {
+        eval_type: function.eval_type,
+        command: &function.command,
+        input: &input,
+        output_schema: &output_schema,
+    };
+    let mut worker = pool::take(python)?;
+    if !function.python_ver.is_empty() && worker.version != function.python_ver {
+        let error = PythonError::VersionMismatch {
+            worker: worker.version.clone(),
+            client: function.python_ver.clone(),
+        };
+        pool::give_back(python, worker);
+        return Err(error);
+    }
+    let answer = match worker.evaluate(&request) {
+        Ok(bytes) => {
+            pool::give_back(python, worker);
+            bytes
+        }
+        Err(e @ PythonError::Crashed(_)) => return Err(e),
+        Err(e) => {
+            pool::give_back(python, worker);
+            return Err(e);
+        }
+    };
+    let reader = StreamReader::try_new(std::io::Cursor::new(answer), None)?;
+    let mut parts = Vec::new();
+    for b in reader {
+        let b = b?;
+        if let Some(c) = b.columns().first() {
+            parts.push(c.clone());
+        }
+    }
+    let refs: Vec<&dyn arrow::array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+    let column = match refs.as_slice() {
+        [] => arrow::array::new_empty_array(result.data_type()),
+        [one] => one.slice(0, one.len()),
+        _ => arrow::compute::concat(&refs)?,
+    };
+    if column.len() != num_rows {
+        return Err(PythonError::Arrow(format!(
+            "the Python worker gave {} rows for {num_rows}",
+            column.len()
+        )));
+    }
+    if column.data_type() != result.data_type() {
+        return Ok(arrow::compute::cast(&column, result.data_type())?);
+    }
+    Ok(column)
+}
+
+/// An Arrow IPC stream holding only `schema`.
+fn schema_bytes(schema: &Schema) -> Result<Vec<u8>, PythonError> {
+    let mut out = Vec::new();
+    let mut writer = StreamWriter::try_new(&mut out, schema)?;
+    writer.finish()?;
+    drop(writer);
+    Ok(out)
+}

@@ -1,0 +1,426 @@
+# Ember's Python UDF worker: evaluates cloudpickled PySpark functions over Arrow batches.
+#
+# Started by the Ember process (execution/src/python/worker.rs) with `python -c <this file>`
+# and spoken to over stdin/stdout with length-prefixed frames (execution/src/python/protocol.rs):
+#
+#   hello    worker -> ember: u32 status (0 ok, 2 setup error), bytes (python "major.minor"
+#            or the error message)
+#   request  ember -> worker: i32 eval type, bytes command (cloudpickled (func, return type)),
+#            bytes Arrow IPC stream of the arguments (one column per argument), bytes Arrow
+#            IPC stream holding only the schema of the result (one field)
+#   response worker -> ember: u32 0, bytes Arrow IPC stream of the result column; or
+#            u32 1, bytes error class, bytes message (the Python traceback)
+#
+# `bytes` is a u32 length followed by that many bytes; integers are little-endian.
+# The process serves requests until its stdin closes. What a UDF prints goes to stderr.
+
+import os
+import struct
+import sys
+import traceback
+
+_OUT = sys.stdout.buffer
+_IN = sys.stdin.buffer
+# A UDF's print() must not corrupt the protocol.
+sys.stdout = sys.stderr
+
+SQL_BATCHED_UDF = 100
+SQL_ARROW_BATCHED_UDF = 101
+SQL_SCALAR_PANDAS_UDF = 200
+SQL_SCALAR_PANDAS_ITER_UDF = 204
+SQL_SCALAR_ARROW_UDF = 250
+SQL_SCALAR_ARROW_ITER_UDF = 251
+
+
+def _write_u32(value):
+    _OUT.write(struct.pack("<I", value))
+
+
+def _write_bytes(data):
+    _write_u32(len(data))
+    _OUT.write(data)
+
+
+def _read_exact(n):
+    chunks = []
+    while n > 0:
+        chunk = _IN.read(n)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_u32():
+    return struct.unpack("<I", _read_exact(4))[0]
+
+
+def _read_bytes():
+    return _read_exact(_read_u32())
+
+
+class SetupError(Exception):
+    pass
+
+
+def _require(module, package):
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError as e:
+        raise SetupError(
+            f"the Python worker ({sys.executable}) cannot import {module}: install the "
+            f"'{package}' package into the Python that runs UDFs ({e})"
+        ) from None
+
+
+def _setup():
+    global pa, ipc, cloudpickle
+    pa = _require("pyarrow", "pyarrow")
+    ipc = _require("pyarrow.ipc", "pyarrow")
+    try:
+        from pyspark import cloudpickle as cp  # what the client pickled with
+    except ImportError:
+        cp = _require("cloudpickle", "cloudpickle")
+    cloudpickle = cp
+
+
+_FUNCTIONS = {}
+
+
+def _load(command):
+    """The client's `(function, return type)`, unpickled once per worker."""
+    entry = _FUNCTIONS.get(command)
+    if entry is None:
+        loaded = cloudpickle.loads(command)
+        entry = (loaded[0], loaded[1]) if isinstance(loaded, tuple) else (loaded, None)
+        if len(_FUNCTIONS) > 256:
+            _FUNCTIONS.clear()
+        _FUNCTIONS[command] = entry
+    return entry
+
+
+class PySparkError(Exception):
+    """An error with a Spark error class, as PySpark's own worker raises them."""
+
+    def __init__(self, error_class, message):
+        super().__init__(f"[{error_class}] {message}")
+        self.error_class = error_class
+
+
+# ---------------------------------------------------------------------------------------------
+# Results of row-at-a-time UDFs, converted as Spark's JVM side converts what the Python worker
+# returns (EvaluatePython.makeFromJava): a value of the wrong kind becomes null.
+
+_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def _wrap(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _java_str(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_java_str(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_java_str(k)}={_java_str(x)}" for k, x in v.items()) + "}"
+    if v is None:
+        return "null"
+    return str(v)
+
+
+def _converter(t):
+    """A function turning a Python result into a value of Arrow type `t` (None if it cannot)."""
+    name = str(t)
+    if pa.types.is_boolean(t):
+        return lambda v: v if isinstance(v, bool) else None
+    if pa.types.is_integer(t):
+        bits = _INT_BITS.get(name, 64)
+
+        def conv_int(v):
+            if isinstance(v, bool) or not isinstance(v, int):
+                return None
+            if bits == 64:
+                return v if -(1 << 63) <= v < (1 << 63) else None
+            # Pickled ints beyond a long arrive as BigInteger, which Spark does not take.
+            if not -(1 << 63) <= v < (1 << 63):
+                return None
+            return _wrap(v, bits)
+
+        return conv_int
+    if pa.types.is_floating(t):
+        return lambda v: v if isinstance(v, float) else None
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return lambda v: None if v is None else (v if isinstance(v, str) else _java_str(v))
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return lambda v: bytes(v) if isinstance(v, (bytes, bytearray)) else None
+    if pa.types.is_decimal(t):
+        import decimal
+
+        def conv_dec(v):
+            if not isinstance(v, decimal.Decimal):
+                return None
+            try:
+                q = v.quantize(decimal.Decimal(1).scaleb(-t.scale))
+            except decimal.InvalidOperation:
+                return None
+            return q if len(q.as_tuple().digits) - t.scale <= t.precision - t.scale else None
+
+        return conv_dec
+    if pa.types.is_date(t):
+        import datetime
+
+        return lambda v: v if isinstance(v, datetime.date) and not isinstance(v, datetime.datetime) else None
+    if pa.types.is_timestamp(t):
+        import datetime
+
+        return lambda v: v if isinstance(v, datetime.datetime) else None
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = _converter(t.value_type)
+        return lambda v: [inner(x) if x is not None else None for x in v] if isinstance(v, (list, tuple)) else None
+    if pa.types.is_map(t):
+        kc, vc = _converter(t.key_type), _converter(t.item_type)
+        return lambda v: [(kc(k), None if x is None else vc(x)) for k, x in v.items()] if isinstance(v, dict) else None
+    if pa.types.is_struct(t):
+        fields = [(f.name, _converter(f.type)) for f in t]
+
+        def conv_struct(v):
+            if isinstance(v, dict):
+                return {n: (None if v.get(n) is None else c(v.get(n))) for n, c in fields}
+            if isinstance(v, (list, tuple)) and len(v) == len(fields):
+                return {n: (None if x is None else c(x)) for (n, c), x in zip(fields, v)}
+            return None
+
+        return conv_struct
+    return lambda v: v
+
+
+def _arrow_value_converter(t):
+    """Results of Arrow-optimized row UDFs without PySpark's converters: Arrow's conversion."""
+    if pa.types.is_struct(t):
+        names = [f.name for f in t]
+
+        def conv_struct(v):
+            if isinstance(v, (list, tuple)):
+                return dict(zip(names, v))
+            return v
+
+        return conv_struct
+    if pa.types.is_map(t):
+        return lambda v: list(v.items()) if isinstance(v, dict) else v
+    return lambda v: v
+
+
+def _output_converter(return_type, out_type):
+    """PySpark's own conversion of Python values to Arrow (what Spark's worker uses), when
+    the worker's PySpark has it."""
+    if return_type is not None and not isinstance(return_type, str):
+        try:
+            from pyspark.sql.conversion import LocalDataToArrowConversion
+
+            return LocalDataToArrowConversion._create_converter(return_type, none_on_identity=True)
+        except (ImportError, AttributeError, TypeError):
+            pass
+    conv = _arrow_value_converter(out_type)
+    return lambda v: None if v is None else conv(v)
+
+
+def _input_columns(batch):
+    """The arguments as Python values, as PySpark's worker gives them (Row for structs,
+    dict for maps)."""
+    try:
+        from pyspark.sql.conversion import ArrowTableToRowsConversion
+        from pyspark.sql.pandas.types import from_arrow_type
+
+        columns = []
+        for col in batch.columns:
+            values = ArrowTableToRowsConversion._to_pylist(col)
+            try:
+                conv = ArrowTableToRowsConversion._create_converter(
+                    from_arrow_type(col.type), none_on_identity=True, binary_as_bytes=True
+                )
+            except TypeError:
+                conv = ArrowTableToRowsConversion._create_converter(from_arrow_type(col.type))
+            columns.append(values if conv is None else [conv(v) for v in values])
+        return columns
+    except (ImportError, AttributeError):
+        return _python_rows(batch)
+
+
+def _python_rows(batch):
+    columns = []
+    for col in batch.columns:
+        values = col.to_pylist()
+        t = col.type
+        if pa.types.is_map(t):
+            values = [None if v is None else dict(v) for v in values]
+        elif pa.types.is_struct(t):
+            from pyspark.sql import Row
+
+            names = [f.name for f in t]
+            values = [None if v is None else Row(**{n: v[n] for n in names}) for v in values]
+        columns.append(values)
+    return columns
+
+
+def _rows(batch):
+    columns = _input_columns(batch)
+    if not columns:
+        return [() for _ in range(batch.num_rows)]
+    return list(zip(*columns))
+
+
+def _eval_rows(f, batch, out_type):
+    """Row-at-a-time UDF over pickled rows (eval type 100): results are taken as Spark's JVM
+    side takes what the worker returns."""
+    conv = _converter(out_type)
+    results = []
+    for row in _rows(batch):
+        v = f(*row)
+        results.append(None if v is None else conv(v))
+    return pa.array(results, type=out_type)
+
+
+def _eval_arrow_rows(f, return_type, batch, out_type):
+    """Arrow-optimized row-at-a-time UDF (eval type 101)."""
+    conv = _output_converter(return_type, out_type)
+    results = [f(*row) for row in _rows(batch)]
+    converted = results if conv is None else [conv(r) for r in results]
+    try:
+        return pa.array(converted, type=out_type)
+    except pa.lib.ArrowInvalid:
+        return pa.array(converted).cast(target_type=out_type, safe=False)
+
+
+def _to_pandas(col):
+    return col.to_pandas()
+
+
+def _series_to_arrow(result, out_type, n, pd):
+    if not isinstance(result, pd.Series):
+        raise PySparkError(
+            "UDF_RETURN_TYPE",
+            f"Return type of the user-defined function should be pandas.Series, but is {type(result).__name__}.",
+        )
+    if len(result) != n:
+        raise PySparkError(
+            "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
+            f"Result vector from pandas_udf was not the required length: expected {n}, got {len(result)}.",
+        )
+    try:
+        return pa.Array.from_pandas(result, mask=result.isnull(), type=out_type, safe=False)
+    except ValueError:
+        # Extension arrays (pandas' Arrow-backed strings) convert themselves, with no mask.
+        return pa.Array.from_pandas(result, type=out_type, safe=False)
+
+
+def _eval_pandas(f, batch, out_type, iterator):
+    pd = _require("pandas", "pandas")
+    series = [_to_pandas(c) for c in batch.columns]
+    n = batch.num_rows
+    if iterator:
+        arg = series[0] if len(series) == 1 else tuple(series)
+        results = list(f(iter([arg])))
+        result = pd.concat(results) if results else pd.Series([], dtype=object)
+    else:
+        result = f(*series)
+    return _series_to_arrow(result, out_type, n, pd)
+
+
+def _eval_arrow(f, batch, out_type, iterator):
+    columns = list(batch.columns)
+    if iterator:
+        arg = columns[0] if len(columns) == 1 else tuple(columns)
+        parts = list(f(iter([arg])))
+        result = pa.concat_arrays(parts) if parts else pa.array([], type=out_type)
+    else:
+        result = f(*columns)
+    if isinstance(result, pa.ChunkedArray):
+        result = result.combine_chunks()
+    if not isinstance(result, pa.Array):
+        raise PySparkError(
+            "UDF_RETURN_TYPE",
+            f"Return type of the user-defined function should be pyarrow.Array, but is {type(result).__name__}.",
+        )
+    if len(result) != batch.num_rows:
+        raise PySparkError(
+            "SCHEMA_MISMATCH_FOR_ARROW_UDF",
+            f"Result vector from arrow_udf was not the required length: expected {batch.num_rows}, got {len(result)}.",
+        )
+    return result.cast(out_type) if result.type != out_type else result
+
+
+def _evaluate(eval_type, command, data, schema_bytes):
+    f, return_type = _load(command)
+    out_field = ipc.open_stream(pa.py_buffer(schema_bytes)).schema.field(0)
+    out_type = out_field.type
+    reader = ipc.open_stream(pa.py_buffer(data))
+    results = []
+    for batch in reader:
+        if eval_type == SQL_BATCHED_UDF:
+            arr = _eval_rows(f, batch, out_type)
+        elif eval_type == SQL_ARROW_BATCHED_UDF:
+            arr = _eval_arrow_rows(f, return_type, batch, out_type)
+        elif eval_type in (SQL_SCALAR_PANDAS_UDF, SQL_SCALAR_PANDAS_ITER_UDF):
+            arr = _eval_pandas(f, batch, out_type, eval_type == SQL_SCALAR_PANDAS_ITER_UDF)
+        elif eval_type in (SQL_SCALAR_ARROW_UDF, SQL_SCALAR_ARROW_ITER_UDF):
+            arr = _eval_arrow(f, batch, out_type, eval_type == SQL_SCALAR_ARROW_ITER_UDF)
+        else:
+            raise PySparkError("UNSUPPORTED_EVAL_TYPE", f"eval type {eval_type} is not supported")
+        results.append(pa.record_batch([arr], schema=pa.schema([out_field])))
+    sink = pa.BufferOutputStream()
+    with ipc.new_stream(sink, pa.schema([out_field])) as writer:
+        for b in results:
+            writer.write_batch(b)
+    return sink.getvalue().to_pybytes()
+
+
+def _format_exception(e):
+    # As Spark's worker does: the traceback without the worker's own frames.
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == "<string>":
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(e), e, tb))
+
+
+def main():
+    try:
+        _setup()
+    except SetupError as e:
+        _write_u32(2)
+        _write_bytes(str(e).encode())
+        _OUT.flush()
+        return
+    _write_u32(0)
+    _write_bytes(f"{sys.version_info[0]}.{sys.version_info[1]}".encode())
+    _OUT.flush()
+    while True:
+        try:
+            eval_type = struct.unpack("<i", _read_exact(4))[0]
+        except EOFError:
+            return
+        command = _read_bytes()
+        data = _read_bytes()
+        schema = _read_bytes()
+        try:
+            out = _evaluate(eval_type, command, data, schema)
+        except SetupError as e:
+            _write_u32(2)
+            _write_bytes(str(e).encode())
+        except BaseException as e:  # noqa: BLE001 - every failure goes back to Ember
+            if isinstance(e, (KeyboardInterrupt, SystemExit)) and not isinstance(e, SystemExit):
+                raise
+            _write_u32(1)
+            _write_bytes(getattr(e, "error_class", "").encode())
+            _write_bytes(_format_exception(e).encode())
+        else:
+            _write_u32(0)
+            _write_bytes(out)
+        _OUT.flush()
+
+
+main()
+os._exit(0)

@@ -1,0 +1,123 @@
+//! One Python worker process: started with Ember's worker script (`worker.py`, passed with
+//! `-c`), greeted, then sent evaluation requests one at a time. A worker that dies (a UDF
+//! calling `os._exit`, a segfault, the kernel's OOM killer) only fails the request it was
+//! serving; Ember itself carries on.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use super::PythonError;
+use super::protocol::{self, STATUS_OK, STATUS_PYTHON_ERROR, STATUS_SETUP_ERROR};
+
+const SCRIPT: &str = include_str!("worker.py");
+
+/// What one evaluation needs besides its data.
+pub struct Request<'a> {
+    pub eval_type: i32,
+    pub command: &'a [u8],
+    /// Arrow IPC stream of the arguments.
+    pub input: &'a [u8],
+    /// Arrow IPC schema of the result (one field).
+    pub output_schema: &'a [u8],
+}
+
+pub struct Worker {
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    /// The worker's Python `major.minor`.
+    pub version: String,
+}
+
+impl Worker {
+    pub fn spawn(python: &str) -> Result<Self, PythonError> {
+        let mut child = Command::new(python)
+            .arg("-c")
+            .arg(SCRIPT)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .env("PYTHONUNBUFFERED", "1")
+            .spawn()
+            .map_err(|e| {
+                PythonError::Setup(format!("cannot start the Python worker `{python}`: {e}"))
+            })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(PythonError::Setup("the Python worker has no pipes".into()));
+        };
+        let mut worker = Self {
+            child,
+            stdin: BufWriter::new(stdin),
+            stdout: BufReader::new(stdout),
+            version: String::new(),
+        };
+        let hello = (|| -> std::io::Result<(u32, String)> {
+            let status = protocol::read_u32(&mut worker.stdout)?;
+            Ok((status, protocol::read_string(&mut worker.stdout)?))
+        })();
+        match hello {
+            Ok((STATUS_OK, version)) => {
+                worker.version = version;
+                Ok(worker)
+            }
+            Ok((_, message)) => Err(PythonError::Setup(message)),
+            Err(e) => Err(PythonError::Setup(format!(
+                "the Python worker `{python}` did not start: {e}{}",
+                worker.exit_note()
+            ))),
+        }
+    }
+
+    /// Send one request and wait for its answer.
+    pub fn evaluate(&mut self, request: &Request) -> Result<Vec<u8>, PythonError> {
+        self.exchange(request).map_err(|e| {
+            PythonError::Crashed(format!(
+                "Python worker exited unexpectedly (crashed){}: {e}",
+                self.exit_note()
+            ))
+        })?
+    }
+
+    fn exchange(&mut self, request: &Request) -> std::io::Result<Result<Vec<u8>, PythonError>> {
+        protocol::write_i32(&mut self.stdin, request.eval_type)?;
+        protocol::write_bytes(&mut self.stdin, request.command)?;
+        protocol::write_bytes(&mut self.stdin, request.input)?;
+        protocol::write_bytes(&mut self.stdin, request.output_schema)?;
+        self.stdin.flush()?;
+        Ok(match protocol::read_u32(&mut self.stdout)? {
+            STATUS_OK => Ok(protocol::read_bytes(&mut self.stdout)?),
+            STATUS_PYTHON_ERROR => {
+                let error_class = protocol::read_string(&mut self.stdout)?;
+                let traceback = protocol::read_string(&mut self.stdout)?;
+                Err(PythonError::Exception {
+                    error_class,
+                    traceback,
+                })
+            }
+            STATUS_SETUP_ERROR => Err(PythonError::Setup(protocol::read_string(&mut self.stdout)?)),
+            other => Err(PythonError::Crashed(format!(
+                "the Python worker answered an unknown status {other}"
+            ))),
+        })
+    }
+
+    /// How the process ended, if it did (`; exit status 1`).
+    fn exit_note(&mut self) -> String {
+        // Give a dying process a moment to be reaped.
+        for _ in 0..20 {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return format!(" ({status})"),
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Err(_) => break,
+            }
+        }
+        String::new()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
