@@ -16,6 +16,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +25,9 @@ import pytest
 # With the full `pyspark` package (not `pyspark-client`), functions build Spark Connect columns
 # only once a remote session exists, unless this is set; test modules build columns at import.
 os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")
+# Python UDFs run in the suite's own interpreter (the client's Python version, with pyspark,
+# pandas and pyarrow): the ember servers the suite starts inherit this.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_DIR = Path(__file__).resolve().parent / "expected"

@@ -30,6 +30,8 @@ pub enum ErrorKind {
     ClassNotFound,
     /// `org.apache.spark.SparkSQLException` (e.g. INVALID_HANDLE.SESSION_NOT_FOUND).
     SparkSql,
+    /// `org.apache.spark.api.python.PythonException`: a Python UDF raised.
+    Python,
     Internal,
 }
 
@@ -129,6 +131,13 @@ impl ErrorKind {
                 TAIL[2],
             ],
             ErrorKind::Spark => &["org.apache.spark.SparkException", TAIL[0], TAIL[1], TAIL[2]],
+            ErrorKind::Python => &[
+                "org.apache.spark.api.python.PythonException",
+                "org.apache.spark.SparkException",
+                TAIL[0],
+                TAIL[1],
+                TAIL[2],
+            ],
             ErrorKind::ClassNotFound => &[
                 "org.apache.spark.SparkClassNotFoundException",
                 "java.lang.ClassNotFoundException",

@@ -92,6 +92,10 @@ pub struct ServerArgs {
     /// A Spark configuration for every session, `KEY=VALUE` (repeatable), as spark-submit's.
     #[arg(long = "conf", value_name = "KEY=VALUE")]
     pub conf: Vec<String>,
+    /// The Python interpreter that runs Python UDFs (default: PYSPARK_PYTHON, else the
+    /// session's spark.pyspark.python, else python3). Passed on to cluster workers.
+    #[arg(long)]
+    pub python: Option<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -160,14 +164,25 @@ pub struct WorkerArgs {
     /// Tasks the worker runs at once. Default: number of cores.
     #[arg(long)]
     pub slots: Option<usize>,
+    /// The Python interpreter that runs Python UDFs (as `ember server --python`).
+    #[arg(long)]
+    pub python: Option<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
 
 pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
     match cli.command {
-        Command::Server(args) => serve(args, cpu).await,
+        Command::Server(args) => {
+            if let Some(python) = &args.python {
+                ember_execution::python::set_python(python.clone());
+            }
+            serve(args, cpu).await
+        }
         Command::Worker(args) => {
+            if let Some(python) = &args.python {
+                ember_execution::python::set_python(python.clone());
+            }
             let options = WorkerOptions {
                 driver: args.driver,
                 host: args.host,
@@ -258,6 +273,7 @@ async fn start_cluster(
                 .args(["worker", "--driver", &driver, "--host", &connect_host])
                 .args(["--slots", &args.worker_slots.max(1).to_string()])
                 .args(args.cluster.to_args())
+                .args(args.python.iter().flat_map(|p| ["--python".to_string(), p.clone()]))
                 .kill_on_drop(true)
                 .spawn()
                 .map_err(|e| format!("cannot start a worker process: {e}"))?;

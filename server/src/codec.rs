@@ -28,6 +28,7 @@ use ember_planner::functions::fold::{FOLD_NAME, array_fold};
 use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
 use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
 use ember_planner::functions::nullability::SparkNullability;
+use ember_planner::functions::python::PythonScalarUdf;
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
@@ -202,6 +203,9 @@ impl CodecPart for PlannerCodec {
 
     fn encode_udf(&self, udf: &ScalarUDF) -> Option<Vec<u8>> {
         let inner: &dyn Any = udf.inner().as_ref();
+        if let Some(p) = inner.downcast_ref::<PythonScalarUdf>() {
+            return p.encode();
+        }
         let v = if let Some(a) = inner.downcast_ref::<CheckedArithmetic>() {
             let op = match a.op() {
                 ArithOp::Add => "add",
@@ -237,6 +241,9 @@ impl CodecPart for PlannerCodec {
 
     fn decode_udf(&self, name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("function"))?;
+        if v.get("eval_type").is_some() {
+            return PythonScalarUdf::decode(payload).ok_or_else(|| bad("Python function"));
+        }
         let ansi = v.get("ansi").and_then(Value::as_bool).unwrap_or(true);
         match v.get("fn").and_then(Value::as_str) {
             Some("arith") => {
@@ -362,6 +369,7 @@ fn kind_name(k: ErrorKind) -> &'static str {
         ErrorKind::ClassNotFound => "class_not_found",
         ErrorKind::Internal => "internal",
         ErrorKind::SparkSql => "spark_sql",
+        ErrorKind::Python => "python",
     }
 }
 
@@ -381,6 +389,7 @@ fn kind_of(name: &str) -> ErrorKind {
         "spark" => ErrorKind::Spark,
         "class_not_found" => ErrorKind::ClassNotFound,
         "spark_sql" => ErrorKind::SparkSql,
+        "python" => ErrorKind::Python,
         _ => ErrorKind::Internal,
     }
 }

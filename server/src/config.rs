@@ -406,6 +406,16 @@ impl SessionConf {
             map_key_last_win: self
                 .get("spark.sql.mapKeyDedupPolicy")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("LAST_WIN")),
+            python: self.get("spark.pyspark.python"),
+            arrow_batch_size: match self.get("spark.sql.execution.arrow.maxRecordsPerBatch") {
+                // Spark: zero or a negative number means no limit.
+                Some(v) => match v.trim().parse::<i64>() {
+                    Ok(n) if n > 0 => n as usize,
+                    Ok(_) => usize::MAX,
+                    Err(_) => 10_000,
+                },
+                None => 10_000,
+            },
             ..PlannerConfig::default()
         }
     }

@@ -34,6 +34,10 @@ pub trait Catalog: Send + Sync {
     fn current_database(&self) -> String {
         DEFAULT_DATABASE.to_string()
     }
+    /// A temporary Python function of the session (`spark.udf.register`).
+    fn python_function(&self, _name: &str) -> Option<crate::spec::PythonUdf> {
+        None
+    }
 }
 
 /// What every session of a server shares: global temporary views and the warehouse.
@@ -56,6 +60,8 @@ pub struct SessionCatalog {
     temp_views: RwLock<HashMap<String, Plan>>,
     global: Arc<ServerCatalog>,
     current_database: RwLock<String>,
+    /// Temporary functions (`spark.udf.register`), by lower-case name.
+    functions: RwLock<HashMap<String, crate::spec::PythonUdf>>,
 }
 
 impl SessionCatalog {
@@ -64,6 +70,7 @@ impl SessionCatalog {
             temp_views: RwLock::new(HashMap::new()),
             global,
             current_database: RwLock::new("default".to_string()),
+            functions: RwLock::new(HashMap::new()),
         }
     }
 
@@ -185,9 +192,20 @@ impl SessionCatalog {
     }
 }
 
+impl SessionCatalog {
+    /// `spark.udf.register(name, f)`: replaces a function of the same name.
+    pub fn register_function(&self, udf: crate::spec::PythonUdf) {
+        self.functions.write().insert(Self::key(&udf.name), udf);
+    }
+}
+
 impl Catalog for SessionCatalog {
     fn current_database(&self) -> String {
         SessionCatalog::current_database(self)
+    }
+
+    fn python_function(&self, name: &str) -> Option<crate::spec::PythonUdf> {
+        self.functions.read().get(&Self::key(name)).cloned()
     }
 
     fn lookup(&self, name: &[String]) -> PlanResult<Option<CatalogEntry>> {

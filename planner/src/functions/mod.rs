@@ -16,6 +16,7 @@ pub mod nullability;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod pattern;
+pub mod python;
 mod reflect;
 mod sketch;
 mod spatial;

@@ -29,6 +29,8 @@ pub enum CommandSpec {
     /// The ML cache cleanup PySpark sends when a script exits: nothing is cached, so it
     /// removes nothing (answered as Spark answers: the count removed, 0).
     MlCleanCache,
+    /// `spark.udf.register(name, f)`: a temporary Python function of the session.
+    RegisterPythonFunction(crate::spec::PythonUdf),
 }
 
 pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<CommandSpec> {
@@ -94,7 +96,7 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
             CommandSpec::Statement(Statement::WriteV2(Box::new(write_v2(ctx, w)?)))
         }
         CommandType::RegisterFunction(f) => {
-            return unsupported(format!("registering function {}", f.function_name));
+            CommandSpec::RegisterPythonFunction(super::expression::python_udf(ctx, f)?)
         }
         CommandType::RegisterTableFunction(_) => return unsupported("registering table functions"),
         CommandType::RegisterDataSource(_) => return unsupported("Python data sources"),

@@ -207,16 +207,49 @@ pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
                 other => return unsupported(format!("subquery expression {other:?}")),
             }
         }
-        ExprType::CommonInlineUserDefinedFunction(f) => {
-            return unsupported(format!(
-                "Python/Scala user-defined function {}",
-                f.function_name
-            ));
-        }
+        ExprType::CommonInlineUserDefinedFunction(f) => Expr::PythonUdf(Box::new(
+            spec::PythonUdfCall {
+                udf: python_udf(ctx, f)?,
+                args: convert_all(ctx, &f.arguments)?,
+            },
+        )),
         ExprType::MergeAction(_) => return unsupported("MERGE action"),
         ExprType::TypedAggregateExpression(_) => return unsupported("typed aggregate expression"),
         ExprType::DirectShufflePartitionId(_) => return unsupported("direct shuffle partition id"),
         ExprType::Extension(_) => return unsupported("expression extension"),
+    })
+}
+
+/// The Python function of a `CommonInlineUserDefinedFunction` (also what
+/// `spark.udf.register` sends).
+pub fn python_udf(
+    ctx: &ProtoContext,
+    f: &pb::CommonInlineUserDefinedFunction,
+) -> PlanResult<spec::PythonUdf> {
+    use pb::common_inline_user_defined_function::Function;
+    let udf = match &f.function {
+        Some(Function::PythonUdf(p)) => p,
+        Some(Function::ScalarScalaUdf(_)) => {
+            return unsupported(format!("Scala user-defined function {}", f.function_name));
+        }
+        Some(Function::JavaUdf(_)) => {
+            return unsupported(format!("Java user-defined function {}", f.function_name));
+        }
+        None => return invalid("user-defined function without a function"),
+    };
+    let output_type = match &udf.output_type {
+        Some(t) => types::from_proto(t, &ctx.time_zone)?,
+        None => return invalid("Python UDF without an output type"),
+    };
+    Ok(spec::PythonUdf {
+        name: f.function_name.clone(),
+        function: ember_execution::python::PythonFunction {
+            eval_type: udf.eval_type,
+            command: udf.command.as_slice().into(),
+            python_ver: udf.python_ver.clone(),
+        },
+        output_type,
+        deterministic: f.deterministic,
     })
 }
 

@@ -51,6 +51,7 @@ impl Resolver<'_> {
                 .into())
             }
             SExpr::Function(call) => self.resolve_function(call, schema),
+            SExpr::PythonUdf(call) => self.resolve_python_udf(call, schema),
             SExpr::Alias {
                 expr,
                 names,

@@ -96,6 +96,14 @@ impl Resolver<'_> {
             }
             _ => {}
         }
+        // The session's temporary (Python) functions come before the built-in ones.
+        if let Some(udf) = self.catalog().python_function(&lname) {
+            let call = spec::PythonUdfCall {
+                udf,
+                args: call.args.clone(),
+            };
+            return self.resolve_python_udf(&call, schema);
+        }
         let Some(def) = registry().get(&lname).cloned() else {
             if let ([arg], Some(to)) = (call.args.as_slice(), self.cast_function_type(&lname)) {
                 // Spark's cast functions (`double(x)`, `int(x)`, ...) are casts named after

@@ -27,6 +27,7 @@ mod parse;
 pub use observe::Observation;
 mod pivot;
 mod project;
+mod python;
 mod relation;
 mod sort;
 mod stat;
@@ -75,6 +76,11 @@ pub struct PlannerConfig {
     pub map_key_last_win: bool,
     /// The Spark version the server answers as (`--spark-version`): `version()` reports it.
     pub spark_version: String,
+    /// `spark.pyspark.python`: the interpreter of Python UDFs, unless `--python` or
+    /// `PYSPARK_PYTHON` name one.
+    pub python: Option<String>,
+    /// `spark.sql.execution.arrow.maxRecordsPerBatch`: rows per batch sent to Python UDFs.
+    pub arrow_batch_size: usize,
 }
 
 impl Default for PlannerConfig {
@@ -87,6 +93,8 @@ impl Default for PlannerConfig {
             shuffle_partitions: 200,
             map_key_last_win: false,
             spark_version: SPARK_VERSION.to_string(),
+            python: None,
+            arrow_batch_size: 10_000,
         }
     }
 }

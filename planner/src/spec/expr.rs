@@ -103,6 +103,24 @@ pub enum Expr {
     },
     /// A typed SQL parameter marker left unbound.
     Parameter(String),
+    /// A call of a Python function the client sent (`udf`, `pandas_udf`, ...).
+    PythonUdf(Box<PythonUdfCall>),
+}
+
+/// A Python function: what `udf`/`pandas_udf` build and `spark.udf.register` names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PythonUdf {
+    pub name: String,
+    pub function: ember_execution::python::PythonFunction,
+    /// The declared return type.
+    pub output_type: DataType,
+    pub deterministic: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PythonUdfCall {
+    pub udf: PythonUdf,
+    pub args: Vec<Expr>,
 }
 
 /// The name prefix of a partition transform's call (`__partition_transform_years`): the
@@ -205,6 +223,7 @@ impl Expr {
             Expr::Function(f) => {
                 f.args.iter().any(|a| a.any(pred)) || f.filter.as_ref().is_some_and(|x| x.any(pred))
             }
+            Expr::PythonUdf(f) => f.args.iter().any(|a| a.any(pred)),
             Expr::Alias { expr, .. }
             | Expr::Cast { expr, .. }
             | Expr::InSubquery { expr, .. }

@@ -536,6 +536,10 @@ async fn run_command(
             ctx.session.checkpoints.lock().remove(&id);
             Ok(())
         }
+        CommandSpec::RegisterPythonFunction(udf) => {
+            ctx.session.catalog.register_function(udf);
+            Ok(())
+        }
         // (Its answer comes before ResultComplete as Spark's does: a client that stops reading
         // after the first answer, as PySpark's exit hook does, leaves the call open rather
         // than completing it while the interpreter shuts down, which can deadlock grpcio.)
