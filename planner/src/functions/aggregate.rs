@@ -334,9 +334,20 @@ fn first_last(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
         let ignore = match flag {
             Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(Some(b)), _)) => b,
             _ => {
-                return Err(PlanError::Unsupported(format!(
-                    "{name} with a non-literal ignoreNulls"
-                )));
+                // Spark names first_value `first` here, last_value `last`.
+                let shown = match f.name {
+                    "any_value" => "any_value",
+                    n if n.starts_with("first") => "first",
+                    _ => "last",
+                };
+                return Err(crate::error::SparkError::new(
+                    crate::error::ErrorKind::Analysis,
+                    "_LEGACY_ERROR_TEMP_1210",
+                    "",
+                    format!("The second argument in {shown} should be a boolean literal."),
+                    vec![("funcName", shown.to_string())],
+                )
+                .into());
             }
         };
         f.ignore_nulls = Some(ignore);

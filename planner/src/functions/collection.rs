@@ -230,7 +230,16 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_spark(b, &["array_contains"], "array_contains", 2, 2);
     add_df(b, &["array_distinct"], "array_distinct", 1, 1);
-    add_df(b, &["array_join"], "array_to_string", 2, 3);
+    // The delimiter and the NULL replacement are texts.
+    b.scalar(&["array_join"], |f| {
+        f.arity(2, 3)?;
+        for i in 1..f.args.len() {
+            super::check_type(&f, i, &["STRING"], |t| {
+                matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+            })?;
+        }
+        Ok(df_udf("array_to_string")?.call(f.args))
+    });
     b.scalar(&["array_position"], |f| {
         f.arity(2, 2)?;
         let p = df_udf("array_position")?.call(f.args);
@@ -247,6 +256,13 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["arrays_overlap"], "array_has_any", 2, 2);
     // flatten: NULL when one of the arrays is NULL.
     b.scalar(&["flatten"], |f| {
+        super::check_type(&f, 0, &["ARRAY\" of \"ARRAY"], |t| match t {
+            DataType::List(e) | DataType::LargeList(e) => matches!(
+                e.data_type(),
+                DataType::List(_) | DataType::LargeList(_) | DataType::Null
+            ),
+            _ => false,
+        })?;
         let a = super::operators::one(f)?;
         // array_length counts the outer elements (cardinality counts the nested ones).
         let card = df_udf("array_length")?;

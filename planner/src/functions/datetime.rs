@@ -395,12 +395,19 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["try_to_timestamp"], |f| {
         parse_datetime(f, ParseTarget::Timestamp, false)
     });
-    // Local date-times: read as instants in UTC, whose UTC date-times they are.
-    b.scalar(&["to_timestamp_ntz"], |f| {
+    // Local date-times: read as instants in UTC, whose UTC date-times they are (a number as
+    // its text: Spark has no number of seconds as a local date-time).
+    b.scalar(&["to_timestamp_ntz"], |mut f| {
         let utc = crate::resolver::PlannerConfig {
             time_zone: "UTC".to_string(),
             ..f.config.clone()
         };
+        if let (Some(a), Some(t)) = (f.args.first_mut(), f.types.first_mut())
+            && t.is_numeric()
+        {
+            *a = cast(a.clone(), DataType::Utf8);
+            *t = DataType::Utf8;
+        }
         let instant = parse_datetime(
             FunctionInput { config: &utc, ..f },
             ParseTarget::Timestamp,
@@ -567,11 +574,28 @@ fn parse_datetime(
     f.arity(1, 2)?;
     let tz = f.config.time_zone.clone();
     let fail = fail && f.config.ansi;
-    let is_text = matches!(
-        f.types[0],
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-    );
-    let x = f.args[0].clone();
+    if target == ParseTarget::UnixSeconds {
+        super::check_type(&f, 0, &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"], |t| {
+            !t.is_numeric()
+        })?;
+    }
+    let mut x = f.args[0].clone();
+    // A number is seconds since the epoch as a timestamp (see `cast_rules`); as a date, or
+    // read with a pattern, it is read as its text (Spark's implicit cast to STRING).
+    if f.types[0].is_numeric() {
+        if target == ParseTarget::Timestamp && f.args.len() == 1 {
+            let to = crate::types::timestamp_type(&tz);
+            if let Some(e) = crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail) {
+                return Ok(e);
+            }
+        }
+        x = cast(x, DataType::Utf8);
+    }
+    let is_text = f.types[0].is_numeric()
+        || matches!(
+            f.types[0],
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        );
     // A pattern of each row: read by the native function row by row.
     if let (Some(p), true) = (f.args.get(1), is_text)
         && literal_text(p, "to_timestamp").is_err()
@@ -614,6 +638,7 @@ fn parse_datetime(
         (_, ParseTarget::Timestamp | ParseTarget::UnixSeconds) if is_text => {
             text_to_instant(x, &tz, fail)
         }
+        (_, ParseTarget::Date) if is_text => NativeUdf::udf(Native::TextToDate { fail }).call(vec![x]),
         _ if fail => cast(x, to),
         _ => Expr::TryCast(datafusion::logical_expr::TryCast::new(Box::new(x), to)),
     };

@@ -44,6 +44,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // from_json/from_csv(text, schema[, options]): Spark names them after the text only.
     b.scalar_named(&["from_json"], Naming::Custom(from_json_name), |f| {
         f.arity(2, 3)?;
+        check_options(&f, 2)?;
         let (schema, _) = literal_schema(&f, "from_json")?;
         let kind = Native::FromJson {
             schema,
@@ -53,6 +54,7 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar_named(&["from_csv"], Naming::Custom(after_text), |f| {
         f.arity(2, 3)?;
+        check_options(&f, 2)?;
         let (schema, target) = literal_schema(&f, "from_csv")?;
         if !matches!(target, DataType::Struct(_)) {
             return Err(crate::error::PlanError::Unsupported(format!(
@@ -157,6 +159,48 @@ pub fn register(b: &mut RegistryBuilder) {
         let t = crate::datasource::whole::infer_json_value_type(&text)?;
         Ok(lit(crate::types::sql_name(&t)))
     });
+}
+
+/// Spark's INVALID_OPTIONS unless argument `i` (the options), if given, is a `map()` of
+/// strings to strings.
+fn check_options(f: &super::FunctionInput, i: usize) -> PlanResult<()> {
+    let (Some(arg), Some(t)) = (f.args.get(i), f.types.get(i)) else {
+        return Ok(());
+    };
+    let invalid = |sub: &str, detail: String, parameters: Vec<(&str, String)>| {
+        Err(crate::error::SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            &format!("INVALID_OPTIONS.{sub}"),
+            "42K06",
+            format!("Invalid options: {detail}"),
+            parameters,
+        )
+        .into())
+    };
+    let is_map = matches!(
+        super::nullability::unwrapped(arg),
+        Expr::ScalarFunction(map) if map.name() == "map"
+    );
+    if !is_map {
+        return invalid("NON_MAP_FUNCTION", "Must use the `map()` function for options.".into(), vec![]);
+    }
+    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let strings = match t {
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(fields) => fields.iter().all(|f| text(f.data_type())),
+            _ => false,
+        },
+        _ => false,
+    };
+    if !strings {
+        let shown = format!("\"{}\"", crate::types::sql_name(t));
+        return invalid(
+            "NON_STRING_TYPE",
+            format!("A type of keys and values in `map()` must be string, but got {shown}."),
+            vec![("mapType", shown.clone())],
+        );
+    }
+    Ok(())
 }
 
 /// The CSV options of `from_csv`/`schema_of_csv`: a map of literal strings (PySpark sends

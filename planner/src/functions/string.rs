@@ -13,13 +13,24 @@ use crate::error::{PlanResult, SparkError};
 pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["upper", "ucase"], "upper", 1, 1);
     add_df(b, &["lower", "lcase"], "lower", 1, 1);
-    add_spark(
-        b,
-        &["length", "char_length", "character_length", "len"],
-        "length",
-        1,
-        1,
-    );
+    // Of text or bytes (numbers, dates and booleans are cast to their text first), not of
+    // arrays or maps.
+    if let Some(length) = super::spark_scalar("length") {
+        b.scalar(&["length", "char_length", "character_length", "len"], move |f| {
+            f.arity(1, 1)?;
+            super::check_type(&f, 0, &["STRING", "BINARY"], |t| {
+                !matches!(
+                    t,
+                    DataType::List(_)
+                        | DataType::LargeList(_)
+                        | DataType::FixedSizeList(..)
+                        | DataType::Map(..)
+                        | DataType::Struct(_)
+                )
+            })?;
+            Ok(length.call(f.args))
+        });
+    }
     add_df(b, &["btrim"], "btrim", 1, 2);
     // trim/ltrim/rtrim([trimStr, ]str): the trim string comes first, as in Spark's
     // `TRIM(BOTH trimStr FROM str)`, which is how Spark names the two-argument calls.
@@ -30,21 +41,8 @@ pub fn register(b: &mut RegistryBuilder) {
             super::df_udf(df_name).map(|u| u.call(f.args))
         });
     }
-    // concat of arrays is their concatenation.
-    b.scalar(&["concat"], |f| {
-        let arrays = !f.types.is_empty()
-            && f.types
-                .iter()
-                .all(|t| matches!(t, DataType::List(_) | DataType::LargeList(_)));
-        if arrays {
-            // NULL when any array is (DataFusion's skips NULL arrays).
-            let any_null = super::any_null(&f.args);
-            let joined = super::df_udf("array_concat")?.call(f.args);
-            return Ok(super::null_when(any_null, joined));
-        }
-        super::sp_udf("concat").map(|u| u.call(f.args))
-    });
-    add_spark_named(b, &["||"], Naming::Fixed("concat"), "concat", 2, 2);
+    b.scalar(&["concat"], concat);
+    b.scalar_named(&["||"], Naming::Fixed("concat"), concat);
     add_spark(b, &["concat_ws"], "concat_ws", 1, usize::MAX);
     add_spark_named(
         b,
@@ -635,4 +633,44 @@ fn regexp_replace_position(f: &super::FunctionInput) -> PlanResult<()> {
             .into())
         }
     }
+}
+
+/// `concat(...)` / `a || b`: of arrays their concatenation, else of texts (numbers and other
+/// values cast to their text). Arrays mix neither with texts nor with an untyped NULL
+/// (Spark's DATA_DIFF_TYPES).
+fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
+    let is_array = |t: &DataType| matches!(t, DataType::List(_) | DataType::LargeList(_));
+    let arrays = f.types.iter().filter(|t| is_array(t)).count();
+    // (A NULL is a STRING here, as Spark types an untyped NULL among texts.)
+    if arrays > 0 && arrays < f.types.len() {
+        let listed: Vec<String> = f
+            .types
+            .iter()
+            .map(|t| match t {
+                t if is_array(t) || matches!(t, DataType::Binary) => {
+                    format!("\"{}\"", crate::types::sql_name(t))
+                }
+                _ => "\"STRING\"".to_string(),
+            })
+            .collect();
+        let listed = format!("({})", listed.join(" or "));
+        return Err(SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: Input to `concat` should all be the same type, but it's {listed}.",
+                f.name
+            ),
+            vec![("functionName", "`concat`".to_string()), ("dataType", listed.clone())],
+        )
+        .into());
+    }
+    if arrays > 0 {
+        // NULL when any array is (DataFusion's skips NULL arrays).
+        let any_null = super::any_null(&f.args);
+        let joined = super::df_udf("array_concat")?.call(f.args);
+        return Ok(super::null_when(any_null, joined));
+    }
+    super::sp_udf("concat").map(|u| u.call(f.args))
 }

@@ -336,7 +336,12 @@ pub(super) fn check_same_type(
             .iter()
             .any(|b| checked(a) && checked(b) && !same_kind(a, b) && spark_wider(a, b).is_none())
     });
-    if !clash {
+    // `greatest` and `least` take no string promotion: text meets no other type.
+    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text_clash = matches!(function, "greatest" | "least")
+        && distinct.iter().any(|t| text(t))
+        && distinct.iter().any(|t| !text(t));
+    if !clash && !text_clash {
         return Ok(());
     }
     let names: Vec<String> = distinct

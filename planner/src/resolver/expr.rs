@@ -93,6 +93,10 @@ impl Resolver<'_> {
                     || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
                 let from = inner.get_type(schema)?;
                 let inner_nullable = inner.nullable(schema)?;
+                let shown = format!("CAST({inner_name} AS {type_name})");
+                if let Some(null) = self.check_cast(&inner, to, *mode, &shown, schema)? {
+                    return Ok((null, shown));
+                }
                 let out = match self.interval_cast(&inner, to, type_name, try_mode, schema)? {
                     Some(out) => out,
                     None => {

@@ -109,6 +109,10 @@ impl Resolver<'_> {
                 // Spark's cast functions (`double(x)`, `int(x)`, ...) are casts named after
                 // their argument.
                 let (inner, name) = self.resolve_expr(arg, schema)?;
+                let shown = format!("CAST({name} AS {})", types::sql_name(&to));
+                if let Some(null) = self.check_cast(&inner, &to, CastMode::Default, &shown, schema)? {
+                    return Ok((null, name));
+                }
                 return Ok((self.cast_to(inner, &to, CastMode::Default, schema)?, name));
             }
             return Err(SparkError::unresolved_routine(&call.name).into());
@@ -313,6 +317,32 @@ impl Resolver<'_> {
         Ok((expr, name))
     }
 
+    /// Spark's verdict on `CAST(inner AS to)` where Arrow's would differ (see
+    /// [`super::cast_rules`]): the error of a cast Spark refuses, or the NULL it answers.
+    pub(super) fn check_cast(
+        &self,
+        inner: &Expr,
+        to: &DataType,
+        mode: CastMode,
+        shown: &str,
+        schema: &DFSchema,
+    ) -> PlanResult<Option<Expr>> {
+        let ansi = match mode {
+            CastMode::Default => self.config.ansi,
+            CastMode::Ansi | CastMode::Try => true,
+            CastMode::Legacy => false,
+        };
+        let to = self.in_session_zone(to.clone());
+        let from = inner.get_type(schema)?;
+        Ok(match super::cast_rules::cast_rule(&from, &to, ansi, shown) {
+            None => None,
+            Some(super::cast_rules::CastRule::Refused(e)) => return Err(e.into()),
+            Some(super::cast_rules::CastRule::Null) => {
+                Some(Expr::Literal(ScalarValue::try_from(&to)?, None))
+            }
+        })
+    }
+
     /// `CAST(inner AS to)` with Spark's rules: TRY semantics outside ANSI mode, the session's
     /// zone for timestamps, Spark's spelling of values cast to strings.
     pub(super) fn cast_to(
@@ -368,6 +398,15 @@ impl Resolver<'_> {
                 ));
             }
         }
+        {
+            let from = inner.get_type(schema)?;
+            if let Some(e) = super::cast_rules::number_to_timestamp(inner.clone(), &from, &to, try_mode) {
+                return Ok(e);
+            }
+            if let Some((seconds, _)) = super::cast_rules::timestamp_to_seconds(inner.clone(), &from, &to) {
+                return self.cast_to(seconds, &to, mode, schema);
+            }
+        }
         let spark_string = to == DataType::Utf8
             && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
         let from = inner.get_type(schema)?;
@@ -399,6 +438,9 @@ impl Resolver<'_> {
                 crate::interval::IntervalFields::of_field(&field),
             )
             .call(vec![inner])
+        } else if text && to == DataType::Date32 {
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::TextToDate { fail: !try_mode }).call(vec![inner])
         } else if text_to_instant || text_to_local {
             use crate::functions::native::{Native, NativeUdf};
             let time_zone = if text_to_local {

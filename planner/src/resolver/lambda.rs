@@ -297,6 +297,25 @@ impl Resolver<'_> {
                 Err(wrong_args(2))
             }
             ("zip_with", n, _) if n != 2 => Err(wrong_args(3)),
+            // A lambda of another number of parameters than the function passes it.
+            (other, _, n)
+                if lambda_arguments(other).is_some_and(|given| given != n) =>
+            {
+                let given = lambda_arguments(other).unwrap_or_default();
+                Err(SparkError::new(
+                    crate::error::ErrorKind::Analysis,
+                    "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH",
+                    "42K0D",
+                    format!(
+                        "Invalid lambda function call. A higher order function expects {n} arguments, but got {given}."
+                    ),
+                    vec![
+                        ("expectedNumArgs", n.to_string()),
+                        ("actualNumArgs", given.to_string()),
+                    ],
+                )
+                .into())
+            }
             (other, _, n) => Err(PlanError::Unsupported(format!(
                 "the higher-order function {other} with a lambda function of {n} arguments"
             ))),
@@ -512,4 +531,15 @@ fn negate_lambda(lambda: Expr) -> Expr {
         Expr::Lambda(Lambda { params, body }) => Expr::Lambda(Lambda::new(params, Expr::Not(body))),
         other => other,
     }
+}
+
+/// How many arguments a higher-order function passes its lambda (the shortest form where it
+/// has two, as Spark reports a mismatch).
+fn lambda_arguments(function: &str) -> Option<usize> {
+    Some(match function {
+        "transform" | "filter" | "exists" | "forall" => 1,
+        "zip_with" | "map_filter" | "transform_keys" | "transform_values" => 2,
+        "map_zip_with" => 3,
+        _ => return None,
+    })
 }

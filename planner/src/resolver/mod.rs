@@ -9,6 +9,8 @@
 
 mod aggregate;
 mod calls;
+mod cast_rules;
+pub(crate) use cast_rules::number_to_timestamp;
 mod coercion;
 mod expr;
 mod function;

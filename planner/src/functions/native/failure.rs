@@ -15,6 +15,8 @@ pub enum Failure {
     InvalidArrayIndex,
     /// An integer result beyond its type under ANSI (`abs` of the least INT).
     ArithmeticOverflow,
+    /// A NaN or infinite DOUBLE cast to TIMESTAMP under ANSI: argument (the value).
+    NotATimestamp,
 }
 
 impl Failure {
@@ -29,6 +31,26 @@ impl Failure {
                 vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
             ),
             Failure::ArithmeticOverflow => SparkError::arithmetic_overflow("overflow", ""),
+            Failure::NotATimestamp => {
+                let value = arrays
+                    .first()
+                    .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+                    .and_then(|v| match v {
+                        ScalarValue::Float64(Some(x)) => Some(x),
+                        _ => None,
+                    })
+                    .map(|x| match x {
+                        x if x.is_nan() => "NaN".to_string(),
+                        x if x > 0.0 => "Infinity".to_string(),
+                        _ => "-Infinity".to_string(),
+                    })
+                    .unwrap_or_default();
+                let mut e = SparkError::cast_invalid_input(&value, "DOUBLE", "TIMESTAMP");
+                // (Spark shows the number unquoted.)
+                e.message = e.message.replacen(&format!("'{value}'"), &value, 1);
+                e.kind = ErrorKind::DateTime;
+                e
+            }
             Failure::InvalidArrayIndex => {
                 let value = |i: usize| {
                     arrays

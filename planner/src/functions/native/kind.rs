@@ -29,6 +29,11 @@ pub enum Native {
         time_zone: String,
         fail: bool,
     },
+    /// `CAST(text AS DATE)` by Spark's rules (`yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, anything
+    /// after a space or `T` ignored). `fail`: CAST_INVALID_INPUT for malformed text, else NULL.
+    TextToDate {
+        fail: bool,
+    },
     /// `timestampadd(unit, n, ts)`: calendar units (DAY and up) in the session time zone.
     TimestampAdd {
         unit: String,

@@ -39,6 +39,7 @@ mod similarity;
 pub mod sketch;
 pub mod spatial;
 mod str_to_map;
+mod text_to_date;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
 mod return_type;
 use return_type::Nullability;
@@ -123,6 +124,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::ParseDatetime { .. } => "ember_parse_datetime",
             Native::MonthsBetween { .. } => "ember_months_between",
             Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
+            Native::TextToDate { .. } => "ember_text_to_date",
             Native::ConvertTimezone => "ember_convert_timezone",
             Native::ShiftZone { .. } => "ember_shift_zone",
             Native::TimestampAdd { .. } => "ember_timestampadd",
@@ -273,6 +275,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::TextToTimestamp { time_zone, fail } => {
                 datetime::text_to_timestamp(&arrays, time_zone, *fail)?
             }
+            Native::TextToDate { fail } => text_to_date::text_to_date(&arrays, *fail)?,
             Native::Split => regex::split(&arrays)?,
             Native::RegexpExtract { all } => regex::extract(&arrays, *all)?,
             Native::RegexpSubstr => regex::substr(&arrays)?,

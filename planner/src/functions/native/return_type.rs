@@ -108,6 +108,7 @@ impl Native {
             | Native::Initcap
             | Native::RegexpExtract { all: false } => DataType::Utf8,
             Native::TextToTimestamp { time_zone, .. } => crate::types::timestamp_type(time_zone),
+            Native::TextToDate { .. } => DataType::Date32,
             Native::ParseDatetime {
                 target, time_zone, ..
             } => match target {

@@ -1,0 +1,129 @@
+"""Spark's type rules where Arrow's differ: numbers as timestamps are seconds (Arrow reads
+microseconds), text read as a date by Spark's own forms, the casts Spark refuses (numbers and
+dates, numbers and TIMESTAMP_NTZ, booleans and datetimes, numbers and binary) or answers with
+NULL outside ANSI mode, and the argument types functions refuse (greatest of text and numbers,
+length of an array, concat of an array and text, a lambda of the wrong arity, ...). Answers and
+error classes recorded from Spark 4.3."""
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import cases
+
+ANSWERS = {
+    "numbers_as_timestamps": "SELECT CAST(1 AS TIMESTAMP) a, CAST(-1.5 AS TIMESTAMP) b, CAST(CAST(1.5 AS DOUBLE) AS TIMESTAMP) c, "
+    "CAST(1Y AS TIMESTAMP) d, CAST(2.25BD AS TIMESTAMP) e, CAST(-7L AS TIMESTAMP) f, try_cast(CAST('NaN' AS DOUBLE) AS TIMESTAMP) g",
+    "timestamps_as_numbers": "SELECT CAST(TIMESTAMP'1970-01-01 00:00:01.5 UTC' AS BIGINT) a, CAST(TIMESTAMP'1969-12-31 23:59:59.5 UTC' AS BIGINT) b, "
+    "CAST(TIMESTAMP'1970-01-01 00:00:01.5 UTC' AS DOUBLE) c, CAST(TIMESTAMP'1970-01-01 00:00:01.5 UTC' AS DECIMAL(10,3)) d, "
+    "CAST(TIMESTAMP'2024-05-01 10:00:00 UTC' AS INT) e, CAST(TIMESTAMP'1969-12-31 23:59:59.5 UTC' AS DOUBLE) f",
+    "numbers_as_timestamps_columns": "SELECT x, CAST(x AS TIMESTAMP) t, CAST(CAST(x AS TIMESTAMP) AS BIGINT) back "
+    "FROM VALUES (0L), (86400L), (-1L), (NULL) t(x)",
+    "to_timestamp_of_numbers": "SELECT to_timestamp(1) a, to_timestamp(1.5) b, to_timestamp(1L) c, to_timestamp(CAST(2 AS DOUBLE)) d",
+    "text_as_dates": "SELECT CAST('2024' AS DATE) a, CAST('2024-1-5' AS DATE) b, CAST(' 2024-01-01 ' AS DATE) c, "
+    "CAST('2024-01-01T10:00' AS DATE) d, CAST('2024-01-01 10:00:00' AS DATE) e, CAST('2024-01' AS DATE) f, "
+    "try_cast('1' AS DATE) g, try_cast('20240101' AS DATE) h, try_cast('2024-02-30' AS DATE) i, to_date(' 2024-3-4') j",
+    "to_date_of_numbers_with_pattern": "SELECT to_date(2024, 'yyyy') a, to_date(202403, 'yyyyMM') b",
+    "concat_of_arrays": "SELECT array(1) || array(2) a, concat(array(1), array(2, 3)) b, 'a' || 1 c",
+    "length_of_text_and_bytes": "SELECT length(X'0102') a, length(12) b, char_length('héllo') c",
+}
+
+ERRORS = {
+    "cast_int_to_date": "SELECT CAST(1 AS DATE)",
+    "cast_decimal_to_date": "SELECT CAST(1.5BD AS DATE)",
+    "cast_date_to_int": "SELECT CAST(DATE'2024-01-01' AS INT)",
+    "cast_date_to_double": "SELECT CAST(DATE'2024-01-01' AS DOUBLE)",
+    "cast_date_to_decimal": "SELECT CAST(DATE'2024-01-01' AS DECIMAL(10,2))",
+    "cast_date_to_boolean": "SELECT CAST(DATE'2024-01-01' AS BOOLEAN)",
+    "cast_int_to_timestamp_ntz": "SELECT CAST(1 AS TIMESTAMP_NTZ)",
+    "cast_timestamp_ntz_to_bigint": "SELECT CAST(TIMESTAMP_NTZ'2024-01-01 00:00:00' AS BIGINT)",
+    "cast_boolean_to_timestamp": "SELECT CAST(true AS TIMESTAMP)",
+    "cast_timestamp_to_boolean": "SELECT CAST(TIMESTAMP'2024-01-01 00:00:00' AS BOOLEAN)",
+    "cast_int_to_binary": "SELECT CAST(1 AS BINARY)",
+    "cast_decimal_to_binary": "SELECT CAST(1.5 AS BINARY)",
+    "cast_binary_to_int": "SELECT CAST(X'01' AS INT)",
+    "try_cast_int_to_date": "SELECT try_cast(1 AS DATE)",
+    "cast_nan_to_timestamp": "SELECT CAST(CAST('NaN' AS DOUBLE) AS TIMESTAMP)",
+    "cast_text_digits_to_date": "SELECT CAST('20240101' AS DATE)",
+    "cast_text_feb_30_to_date": "SELECT CAST('2024-02-30' AS DATE)",
+    "cast_text_short_year_to_date": "SELECT CAST('1' AS DATE)",
+    "to_date_of_int": "SELECT to_date(1)",
+    "to_date_of_digits": "SELECT to_date(20240101)",
+    "to_date_of_decimal": "SELECT to_date(1.5)",
+    "to_timestamp_ntz_of_int": "SELECT to_timestamp_ntz(1)",
+    "unix_timestamp_of_int": "SELECT unix_timestamp(1)",
+    "greatest_int_string": "SELECT greatest(1, 'a')",
+    "greatest_string_int": "SELECT greatest('1', 2)",
+    "least_int_string": "SELECT least(1, 'a')",
+    "greatest_boolean_int": "SELECT greatest(true, 1)",
+    "greatest_date_string": "SELECT greatest(DATE'2024-01-01', '2024-01-02')",
+    "first_flag_not_boolean": "SELECT first(x, 1) FROM VALUES (1) t(x)",
+    "last_flag_text": "SELECT last(x, 'true') FROM VALUES (1) t(x)",
+    "any_value_flag_text": "SELECT any_value(x, 'a') FROM VALUES (1) t(x)",
+    "first_value_flag_text": "SELECT first_value(x, 'a') FROM VALUES (1) t(x)",
+    "length_of_map": "SELECT length(map(1, 2))",
+    "length_of_array": "SELECT length(array(1))",
+    "char_length_of_array": "SELECT char_length(array(1))",
+    "zip_with_lambda_of_one": "SELECT zip_with(array(1), array(2), x -> x)",
+    "transform_lambda_of_three": "SELECT transform(array(1), (x, y, z) -> x)",
+    "exists_lambda_of_two": "SELECT exists(array(1), (x, y) -> x > 0)",
+    "map_filter_lambda_of_one": "SELECT map_filter(map(1, 2), k -> true)",
+    "concat_array_string": "SELECT array(1) || 'a'",
+    "concat_string_array_int": "SELECT concat('a', array(1), 1)",
+    "concat_array_null": "SELECT concat(array(1), NULL)",
+    "array_join_int_delimiter": "SELECT array_join(array('a', 'b'), 1)",
+    "flatten_of_flat_array": "SELECT flatten(array(1, 2))",
+    "from_json_int_option": "SELECT from_json('{\"a\":1}', 'a INT', map('mode', 1))",
+    "from_json_options_not_a_map": "SELECT from_json('{\"a\":1}', 'a INT', named_struct('mode', 'x'))",
+}
+
+NON_ANSI = {
+    "dates_as_numbers_are_null": "SELECT CAST(DATE'2024-01-01' AS INT) a, CAST(DATE'2024-01-01' AS DOUBLE) b, "
+    "CAST(DATE'2024-01-01' AS BOOLEAN) c, CAST(DATE'2024-01-01' AS DECIMAL(10,2)) d",
+    "numbers_as_timestamps": "SELECT CAST(1 AS TIMESTAMP) a, CAST(-1.5 AS TIMESTAMP) b, CAST(TIMESTAMP'1970-01-01 00:00:02 UTC' AS BIGINT) c",
+    "text_as_dates": "SELECT CAST('2024' AS DATE) a, CAST('20240101' AS DATE) b, CAST('x' AS DATE) c",
+}
+
+NON_ANSI_ERRORS = {
+    "cast_int_to_date": "SELECT CAST(1 AS DATE)",
+    "cast_int_to_timestamp_ntz": "SELECT CAST(1 AS TIMESTAMP_NTZ)",
+    "cast_binary_to_int": "SELECT CAST(X'01' AS INT)",
+}
+
+
+@pytest.mark.parametrize("case", cases(ANSWERS))
+def test_answers(spark, expected, case):
+    expected.check(spark.sql(ANSWERS[case]), name=case)
+
+
+@pytest.mark.parametrize("case", cases(ERRORS))
+def test_errors(spark, expected, case):
+    expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
+
+
+@pytest.fixture
+def non_ansi(spark):
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        yield spark
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+@pytest.mark.parametrize("case", cases(NON_ANSI))
+def test_non_ansi(non_ansi, expected, case):
+    expected.check(non_ansi.sql(NON_ANSI[case]), name=case)
+
+
+@pytest.mark.parametrize("case", cases(NON_ANSI_ERRORS))
+def test_non_ansi_errors(non_ansi, expected, case):
+    expected.check_error(lambda: non_ansi.sql(NON_ANSI_ERRORS[case]).collect(), name=case)
+
+
+def test_dataframe_casts(spark, expected):
+    df = spark.range(3).select(
+        F.col("id").cast("timestamp").alias("t"),
+        (F.col("id") * 1.5).cast("timestamp").alias("f"),
+        F.lit("2024-2-3").cast("date").alias("d"),
+    )
+    expected.check(df, name="dataframe_casts")
+    expected.check_error(lambda: spark.range(1).select(F.col("id").cast("date")).collect(), name="dataframe_cast_to_date")
