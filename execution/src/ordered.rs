@@ -5,6 +5,12 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arrow::array::RecordBatch;
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
+use parking_lot::Mutex;
+use tokio::sync::Notify;
 
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -141,6 +147,11 @@ impl ExecutionPlan for OrderedCoalesceExec {
 }
 
 /// Run every partition of `plan` concurrently and emit their batches in partition order.
+///
+/// With `buffer`, each partition runs at most that many batches ahead of the consumer. Without
+/// it, partitions run ahead freely while the memory pool grants their buffered batches (a few
+/// batches each are always allowed); when it refuses, a later partition waits until the
+/// consumer reaches it, so buffering never exceeds the memory budget.
 pub fn ordered_concat(
     plan: &Arc<dyn ExecutionPlan>,
     context: Arc<TaskContext>,
@@ -161,7 +172,18 @@ pub fn ordered_concat(
             }
             None => {
                 let (tx, rx) = mpsc::unbounded_channel();
-                (Sender::Unbounded(tx), Receiver::Unbounded(rx))
+                let gate = Arc::new(Gate {
+                    reservation: Mutex::new(
+                        MemoryConsumer::new(format!("OrderedCoalesce[{p}]"))
+                            .register(context.memory_pool()),
+                    ),
+                    queued: AtomicUsize::new(0),
+                    freed: Notify::new(),
+                });
+                (
+                    Sender::Unbounded(tx, gate.clone()),
+                    Receiver::Unbounded(rx, gate),
+                )
             }
         };
         let task = SpawnedTask::spawn(async move {
@@ -182,30 +204,72 @@ pub fn ordered_concat(
     Ok(Box::pin(RecordBatchStreamAdapter::new(schema, batches)))
 }
 
-enum Sender<T> {
-    Bounded(mpsc::Sender<T>),
-    Unbounded(mpsc::UnboundedSender<T>),
+/// Batches a partition may always buffer, whatever the memory pool says.
+const FREE_BUFFER: usize = 2;
+
+/// The memory a partition's buffered batches hold, granted by the pool.
+struct Gate {
+    reservation: Mutex<MemoryReservation>,
+    queued: AtomicUsize,
+    freed: Notify,
 }
 
-impl<T> Sender<T> {
-    async fn send(&self, item: T) -> bool {
+impl Gate {
+    /// Wait until a batch of `bytes` may be buffered; the bytes accounted for it.
+    async fn admit(&self, bytes: usize) -> usize {
+        loop {
+            if self.queued.load(Ordering::Acquire) < FREE_BUFFER {
+                return 0;
+            }
+            if self.reservation.lock().try_grow(bytes).is_ok() {
+                return bytes;
+            }
+            self.freed.notified().await;
+        }
+    }
+
+    fn release(&self, accounted: usize) {
+        self.queued.fetch_sub(1, Ordering::AcqRel);
+        self.reservation.lock().shrink(accounted);
+        self.freed.notify_one();
+    }
+}
+
+type Item = Result<RecordBatch>;
+
+enum Sender {
+    Bounded(mpsc::Sender<Item>),
+    Unbounded(mpsc::UnboundedSender<(Item, usize)>, Arc<Gate>),
+}
+
+impl Sender {
+    async fn send(&self, item: Item) -> bool {
         match self {
             Sender::Bounded(s) => s.send(item).await.is_ok(),
-            Sender::Unbounded(s) => s.send(item).is_ok(),
+            Sender::Unbounded(s, gate) => {
+                let bytes = item.as_ref().map_or(0, |b| b.get_array_memory_size());
+                let accounted = gate.admit(bytes).await;
+                gate.queued.fetch_add(1, Ordering::AcqRel);
+                s.send((item, accounted)).is_ok()
+            }
         }
     }
 }
 
-enum Receiver<T> {
-    Bounded(mpsc::Receiver<T>),
-    Unbounded(mpsc::UnboundedReceiver<T>),
+enum Receiver {
+    Bounded(mpsc::Receiver<Item>),
+    Unbounded(mpsc::UnboundedReceiver<(Item, usize)>, Arc<Gate>),
 }
 
-impl<T> Receiver<T> {
-    async fn recv(&mut self) -> Option<T> {
+impl Receiver {
+    async fn recv(&mut self) -> Option<Item> {
         match self {
             Receiver::Bounded(r) => r.recv().await,
-            Receiver::Unbounded(r) => r.recv().await,
+            Receiver::Unbounded(r, gate) => {
+                let (item, accounted) = r.recv().await?;
+                gate.release(accounted);
+                Some(item)
+            }
         }
     }
 }
@@ -284,5 +348,55 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 5);
+    }
+
+    /// Under a pool too small for any buffered batch, later partitions wait for the consumer
+    /// instead of buffering, and the order holds.
+    #[tokio::test]
+    async fn later_partitions_wait_when_the_pool_refuses() {
+        use datafusion::execution::memory_pool::{GreedyMemoryPool, MemoryPool};
+        use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let data = (0..4i64)
+            .map(|p| {
+                (0..20i64)
+                    .map(|b| {
+                        let start = (p * 20 + b) * 100;
+                        RecordBatch::try_new(
+                            schema.clone(),
+                            vec![Arc::new(Int64Array::from_iter_values(start..start + 100))],
+                        )
+                        .unwrap()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>();
+        let plan: Arc<dyn ExecutionPlan> =
+            MemorySourceConfig::try_new_exec(&data, schema, None).unwrap();
+        let pool: Arc<dyn MemoryPool> = Arc::new(GreedyMemoryPool::new(1024));
+        let runtime = RuntimeEnvBuilder::new()
+            .with_memory_pool(pool.clone())
+            .build_arc()
+            .unwrap();
+        let ctx = SessionContext::new_with_config_rt(Default::default(), runtime);
+        let mut stream = ordered_concat(&plan, ctx.task_ctx(), None).unwrap();
+        let mut values = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.unwrap();
+            assert!(pool.reserved() <= 1024);
+            // A slow reader: producers of later partitions would run ahead.
+            tokio::task::yield_now().await;
+            values.extend_from_slice(
+                batch
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap()
+                    .values(),
+            );
+        }
+        assert_eq!(values, (0..8000).collect::<Vec<_>>());
+        drop(stream);
+        assert_eq!(pool.reserved(), 0);
     }
 }

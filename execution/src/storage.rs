@@ -217,13 +217,18 @@ impl ObjectStoreRegistry for StoreRegistry {
     }
 }
 
-/// A runtime whose object stores come from `options`.
+/// A runtime whose object stores come from `options`, on the process's memory pool and spill
+/// directory (`crate::memory`) when one is installed.
 pub fn runtime_env(
     options: StorageOptions,
 ) -> Result<Arc<datafusion::execution::runtime_env::RuntimeEnv>> {
-    datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-        .with_object_store_registry(Arc::new(StoreRegistry::new(options)))
-        .build_arc()
+    let mut builder = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+        .with_object_store_registry(Arc::new(StoreRegistry::new(options)));
+    if let Some(budget) = crate::memory::installed() {
+        builder.memory_pool = Some(budget.pool().clone());
+        builder.disk_manager = Some(budget.disk_manager().clone());
+    }
+    builder.build_arc()
 }
 
 #[cfg(test)]

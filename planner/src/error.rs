@@ -554,7 +554,19 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
             };
             SparkError::new(ErrorKind::Analysis, class.0, class.1, msg, vec![])
         }
-        DataFusionError::ExecutionJoin(_) | DataFusionError::ResourcesExhausted(_) => internal(e),
+        DataFusionError::ResourcesExhausted(_) => {
+            let msg = ember_execution::memory::exhausted_message(e)
+                .unwrap_or_else(|| e.strip_backtrace());
+            // Spark's refusal of memory (SparkOutOfMemoryError).
+            SparkError::new(
+                ErrorKind::Runtime,
+                "UNABLE_TO_ACQUIRE_MEMORY",
+                "53200",
+                msg,
+                vec![],
+            )
+        }
+        DataFusionError::ExecutionJoin(_) => internal(e),
         _ => {
             let msg = e.strip_backtrace();
             if msg.contains("Divide by zero") {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ember_execution::cluster::DriverConfig;
+use ember_execution::memory::{MemoryBudget, format_size};
 use ember_execution::remote::{ClusterJobRunner, ClusterOptions, WorkerOptions, run_worker};
 use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::{ServerCatalog, Warehouse};
@@ -98,6 +99,41 @@ pub struct ServerArgs {
     pub python: Option<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// The process's memory budget (server and workers alike).
+#[derive(clap::Args, Debug, Clone)]
+pub struct MemoryArgs {
+    /// Memory for query execution in this process (e.g. 512m, 4g), shared by all queries at
+    /// once; sorts, aggregations and joins spill to --spill-dir beyond it. Default: 60 % of
+    /// the machine's memory.
+    #[arg(long, value_parser = ember_execution::memory::parse_size)]
+    pub memory_limit: Option<usize>,
+    /// Directory for spill files; each process uses its own subdirectory, emptied at start
+    /// and removed at exit. Default: `ember-spill` in the system temp dir.
+    #[arg(long)]
+    pub spill_dir: Option<std::path::PathBuf>,
+}
+
+impl MemoryArgs {
+    /// Install the process's memory budget; `role` names its spill directory.
+    fn install(&self, role: &str) -> Result<&'static MemoryBudget, String> {
+        Ok(MemoryBudget::new(self.memory_limit, self.spill_dir.clone(), role)?.install())
+    }
+
+    /// The same settings as command-line arguments (for the workers the server starts).
+    fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(limit) = self.memory_limit {
+            args.push(format!("--memory-limit={limit}"));
+        }
+        if let Some(dir) = &self.spill_dir {
+            args.push(format!("--spill-dir={}", dir.display()));
+        }
+        args
+    }
 }
 
 /// Limits and timings shared by the driver and its workers (`--mode cluster`).
@@ -169,20 +205,22 @@ pub struct WorkerArgs {
     pub python: Option<String>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
     match cli.command {
-        Command::Server(args) => {
-            if let Some(python) = &args.python {
-                ember_execution::python::set_python(python.clone());
-            }
-            serve(args, cpu).await
-        }
         Command::Worker(args) => {
             if let Some(python) = &args.python {
                 ember_execution::python::set_python(python.clone());
             }
+            let budget = args.memory.install("worker")?;
+            tracing::info!(
+                "Ember worker memory limit {}, spill dir {}",
+                format_size(budget.limit()),
+                budget.spill_dir().display()
+            );
             let options = WorkerOptions {
                 driver: args.driver,
                 host: args.host,
@@ -191,10 +229,21 @@ pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
                 slots: args.slots.unwrap_or_else(cores).max(1),
                 cluster: args.cluster.options(),
             };
-            tokio::select! {
+            let outcome = tokio::select! {
                 outcome = run_worker(options, ember_codec(), Arc::new(SparkErrors), cpu) => outcome,
                 _ = shutdown_signal() => Ok(()),
+            };
+            budget.cleanup();
+            outcome
+        }
+        Command::Server(args) => {
+            if let Some(python) = &args.python {
+                ember_execution::python::set_python(python.clone());
             }
+            let budget = args.memory.install("server")?;
+            let outcome = serve(args, cpu, budget).await;
+            budget.cleanup();
+            outcome
         }
     }
 }
@@ -273,7 +322,12 @@ async fn start_cluster(
                 .args(["worker", "--driver", &driver, "--host", &connect_host])
                 .args(["--slots", &args.worker_slots.max(1).to_string()])
                 .args(args.cluster.to_args())
-                .args(args.python.iter().flat_map(|p| ["--python".to_string(), p.clone()]))
+                .args(args.memory.to_args())
+                .args(
+                    args.python
+                        .iter()
+                        .flat_map(|p| ["--python".to_string(), p.clone()]),
+                )
                 .kill_on_drop(true)
                 .spawn()
                 .map_err(|e| format!("cannot start a worker process: {e}"))?;
@@ -289,7 +343,11 @@ async fn start_cluster(
     Ok((runner, children))
 }
 
-async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), String> {
+async fn serve(
+    args: ServerArgs,
+    cpu: tokio::runtime::Handle,
+    budget: &MemoryBudget,
+) -> Result<(), String> {
     let parallelism = cores();
     let mut children = Vec::new();
     let runner: Arc<dyn JobRunner> = match args.mode {
@@ -368,8 +426,11 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         Mode::Cluster => "cluster",
     };
     tracing::info!(
-        "Ember Spark Connect server listening on sc://{local} (mode: {mode}, authentication: {})",
-        if auth.enabled() { "token" } else { "none" }
+        "Ember Spark Connect server listening on sc://{local} (mode: {mode}, authentication: {}, \
+         memory limit: {}, spill dir: {})",
+        if auth.enabled() { "token" } else { "none" },
+        format_size(budget.limit()),
+        budget.spill_dir().display()
     );
     if !auth.enabled() && !local.ip().is_loopback() {
         tracing::warn!(
@@ -396,7 +457,11 @@ async fn serve(args: ServerArgs, cpu: tokio::runtime::Handle) -> Result<(), Stri
         s.interrupt_all();
     }
     for mut child in children {
+        let pid = child.id();
         let _ = child.kill().await;
+        if let Some(pid) = pid {
+            budget.cleanup_other("worker", pid);
+        }
     }
     tracing::info!("Ember server stopped");
     Ok(())

@@ -94,6 +94,17 @@ impl Session {
             let _ = options.set("datafusion.spark.map_key_dedup_policy", "LAST_WIN");
         }
         configure(&mut config);
+        ember_execution::memory::configure(&mut config);
+        // Spark's `spark.sql.join.preferSortMergeJoin`, when the session sets it: sort-merge
+        // joins (which spill) for every shuffled equi-join. Unset, Ember picks by the build
+        // side's estimated size against the memory limit (`memory::SpillableJoins`).
+        if self.conf.is_set("spark.sql.join.preferSortMergeJoin") {
+            let sort_merge = self
+                .conf
+                .get("spark.sql.join.preferSortMergeJoin")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+            config.options_mut().optimizer.prefer_hash_join = !sort_merge;
+        }
         // Object stores (`s3a://...`) come from the session's `spark.hadoop.fs.*` settings,
         // which travel with the job's tasks.
         let all = self.conf.all();
@@ -114,6 +125,9 @@ impl Session {
             .with_query_planner(Arc::new(ember_planner::exec::EmberQueryPlanner))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::InputFileInScan))
+            .with_physical_optimizer_rule(Arc::new(
+                ember_execution::memory::SpillableJoins::default(),
+            ))
             .build();
         SessionContext::new_with_state(state)
     }

@@ -6,6 +6,7 @@ pub mod command;
 pub mod encode;
 pub mod operation;
 pub mod progress;
+mod tail;
 pub mod write;
 
 use std::pin::Pin;
@@ -347,15 +348,15 @@ async fn send_rows(
             send_text(op, responder, "html_string", html).await
         }
         PostProcess::Tail(n) => {
-            let batches = ctx.collect(query).await?;
-            let schema = match batches.first() {
-                Some(b) => b.schema(),
-                None => Arc::new(query.plan.schema().as_arrow().clone()),
-            };
-            let all = arrow::compute::concat_batches(&schema, &batches)
+            let mut stream = ctx.execute(query).await?;
+            let schema = stream.schema();
+            let mut kept = tail::Tail::new(n);
+            while let Some(batch) = stream.next().await {
+                kept.push(batch?);
+            }
+            let tail = kept
+                .finish(&schema)
                 .map_err(datafusion::error::DataFusionError::from)?;
-            let start = all.num_rows().saturating_sub(n);
-            let tail = all.slice(start, all.num_rows() - start);
             let encoder = ctx.result_encoder(&schema, &query.names);
             send_schema(op, responder, &encoder).await?;
             send_batch(op, responder, &encoder, &tail, 0).await?;
