@@ -12,6 +12,7 @@ use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF};
 use datafusion::physical_plan::ExecutionPlan;
 use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
 use ember_execution::plan::codec::ExecutionCodec;
+use ember_execution::python::map::PythonMapExec;
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
 use ember_planner::datasource::csv::{CsvOptions, CsvSource};
@@ -86,6 +87,9 @@ impl CodecPart for PlannerCodec {
         node: &Arc<dyn ExecutionPlan>,
         encoder: &NodeEncoder,
     ) -> Result<Option<Vec<u8>>> {
+        if let Some(map) = node.downcast_ref::<PythonMapExec>() {
+            return encode_python_map(map).map(Some);
+        }
         if node.downcast_ref::<PartitionIdsExec>().is_some() {
             return Ok(Some(
                 json!({"node": "partition_ids"}).to_string().into_bytes(),
@@ -140,6 +144,12 @@ impl CodecPart for PlannerCodec {
         decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
+        if v.get("node").and_then(Value::as_str) == Some("python_map") {
+            let [input] = inputs else {
+                return Err(bad("mapInPandas input"));
+            };
+            return decode_python_map(&v, input.clone());
+        }
         if v.get("node").and_then(Value::as_str) == Some("partition_ids") {
             let [input] = inputs else {
                 return Err(bad("partition ids input"));
@@ -346,6 +356,51 @@ impl CodecPart for PlannerCodec {
             other => Err(bad(other)),
         }
     }
+}
+
+fn encode_python_map(map: &PythonMapExec) -> Result<Vec<u8>> {
+    let schema = ember_execution::python::schema_bytes(&map.schema())
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let f = map.function();
+    let v = json!({
+        "node": "python_map",
+        "eval_type": f.eval_type,
+        "command": hex(&f.command),
+        "python_ver": f.python_ver,
+        "python": map.python(),
+        "batch_size": map.batch_size(),
+        "schema": hex(&schema),
+    });
+    Ok(v.to_string().into_bytes())
+}
+
+fn decode_python_map(v: &Value, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str);
+    let bytes = |k: &str| text(k).and_then(unhex).ok_or_else(|| bad("mapInPandas"));
+    let schema = ember_execution::python::schema_from_bytes(&bytes("schema")?)
+        .map_err(|_| bad("mapInPandas schema"))?;
+    let function = ember_execution::python::PythonFunction {
+        eval_type: v
+            .get("eval_type")
+            .and_then(Value::as_i64)
+            .and_then(|t| i32::try_from(t).ok())
+            .ok_or_else(|| bad("mapInPandas"))?,
+        command: bytes("command")?.into(),
+        python_ver: text("python_ver").unwrap_or_default().to_string(),
+    };
+    let batch_size = v
+        .get("batch_size")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| bad("mapInPandas"))?;
+    Ok(Arc::new(PythonMapExec::new(
+        input,
+        function,
+        text("python").map(str::to_string),
+        batch_size,
+        schema,
+        ember_planner::exec::python_map::map_error,
+    )))
 }
 
 /// Task errors keep their Spark error class across processes.

@@ -6,6 +6,7 @@
 //! workers: `--python` (set once per process with [`set_python`]), else `PYSPARK_PYTHON`,
 //! else the session's `spark.pyspark.python`, else `python3`.
 
+pub mod map;
 mod pool;
 mod protocol;
 mod worker;
@@ -13,7 +14,7 @@ mod worker;
 use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow::datatypes::{Field, FieldRef, Schema};
+use arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
 use arrow::ipc::reader::StreamReader;
 use arrow::ipc::writer::StreamWriter;
 
@@ -27,6 +28,10 @@ pub const SQL_ARROW_BATCHED_UDF: i32 = 101;
 pub const SQL_SCALAR_PANDAS_UDF: i32 = 200;
 /// Scalar iterator `pandas_udf`.
 pub const SQL_SCALAR_PANDAS_ITER_UDF: i32 = 204;
+/// `mapInPandas`.
+pub const SQL_MAP_PANDAS_ITER_UDF: i32 = 205;
+/// `mapInArrow`.
+pub const SQL_MAP_ARROW_ITER_UDF: i32 = 207;
 /// Scalar `arrow_udf`.
 pub const SQL_SCALAR_ARROW_UDF: i32 = 250;
 /// Scalar iterator `arrow_udf`.
@@ -128,20 +133,59 @@ pub fn evaluate(
         args.to_vec(),
         &RecordBatchOptions::new().with_row_count(Some(num_rows)),
     )?;
+    let step = batch_size.max(1);
+    let mut slices = Vec::new();
+    let mut offset = 0;
+    while offset < num_rows {
+        let len = step.min(num_rows - offset);
+        slices.push(batch.slice(offset, len));
+        offset += len;
+    }
+    let out_schema = Arc::new(Schema::new(vec![
+        result.as_ref().clone().with_name("result"),
+    ]));
+    let answer = run(function, python, &schema, &slices, &out_schema)?;
+    let parts: Vec<ArrayRef> = answer
+        .iter()
+        .filter_map(|b| b.columns().first().cloned())
+        .collect();
+    let refs: Vec<&dyn arrow::array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+    let column = match refs.as_slice() {
+        [] => arrow::array::new_empty_array(result.data_type()),
+        [one] => one.slice(0, one.len()),
+        _ => arrow::compute::concat(&refs)?,
+    };
+    if column.len() != num_rows {
+        return Err(PythonError::Arrow(format!(
+            "the Python worker gave {} rows for {num_rows}",
+            column.len()
+        )));
+    }
+    if column.data_type() != result.data_type() {
+        return Ok(arrow::compute::cast(&column, result.data_type())?);
+    }
+    Ok(column)
+}
+
+/// An Arrow IPC stream holding only `schema`.
+/// Send `batches` (of `schema`) to a worker of `python` for `function`, and read back the
+/// batches it answers (of `out_schema`).
+pub fn run(
+    function: &PythonFunction,
+    python: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    out_schema: &SchemaRef,
+) -> Result<Vec<RecordBatch>, PythonError> {
     let mut input = Vec::new();
     {
-        let mut writer = StreamWriter::try_new(&mut input, &schema)?;
-        let step = batch_size.max(1);
-        let mut offset = 0;
-        while offset < num_rows {
-            let len = step.min(num_rows - offset);
-            writer.write(&batch.slice(offset, len))?;
-            offset += len;
+        let mut writer = StreamWriter::try_new(&mut input, schema)?;
+        for b in batches {
+            writer.write(b)?;
         }
         writer.finish()?;
     }
-    let out_schema = Schema::new(vec![result.as_ref().clone().with_name("result")]);
-    let output_schema = schema_bytes(&out_schema)?;
+    let output_schema = schema_bytes(out_schema)?;
     let request = Request {
         eval_type: function.eval_type,
         command: &function.command,
@@ -169,36 +213,22 @@ pub fn evaluate(
         }
     };
     let reader = StreamReader::try_new(std::io::Cursor::new(answer), None)?;
-    let mut parts = Vec::new();
+    let mut out = Vec::new();
     for b in reader {
-        let b = b?;
-        if let Some(c) = b.columns().first() {
-            parts.push(c.clone());
-        }
+        out.push(b?);
     }
-    let refs: Vec<&dyn arrow::array::Array> = parts.iter().map(|a| a.as_ref()).collect();
-    let column = match refs.as_slice() {
-        [] => arrow::array::new_empty_array(result.data_type()),
-        [one] => one.slice(0, one.len()),
-        _ => arrow::compute::concat(&refs)?,
-    };
-    if column.len() != num_rows {
-        return Err(PythonError::Arrow(format!(
-            "the Python worker gave {} rows for {num_rows}",
-            column.len()
-        )));
-    }
-    if column.data_type() != result.data_type() {
-        return Ok(arrow::compute::cast(&column, result.data_type())?);
-    }
-    Ok(column)
+    Ok(out)
 }
 
-/// An Arrow IPC stream holding only `schema`.
-fn schema_bytes(schema: &Schema) -> Result<Vec<u8>, PythonError> {
+pub fn schema_bytes(schema: &Schema) -> Result<Vec<u8>, PythonError> {
     let mut out = Vec::new();
     let mut writer = StreamWriter::try_new(&mut out, schema)?;
     writer.finish()?;
     drop(writer);
     Ok(out)
+}
+
+/// The schema of an Arrow IPC stream (what [`schema_bytes`] wrote).
+pub fn schema_from_bytes(bytes: &[u8]) -> Result<SchemaRef, PythonError> {
+    Ok(StreamReader::try_new(std::io::Cursor::new(bytes), None)?.schema())
 }

@@ -28,6 +28,8 @@ SQL_BATCHED_UDF = 100
 SQL_ARROW_BATCHED_UDF = 101
 SQL_SCALAR_PANDAS_UDF = 200
 SQL_SCALAR_PANDAS_ITER_UDF = 204
+SQL_MAP_PANDAS_ITER_UDF = 205
+SQL_MAP_ARROW_ITER_UDF = 207
 SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
 
@@ -353,9 +355,72 @@ def _eval_arrow(f, batch, out_type, iterator):
     return result.cast(out_type) if result.type != out_type else result
 
 
+def _column_of(table, names, field, position):
+    """The result column for `field`: by name when the result names its columns with
+    strings (as Spark assigns them), else by position."""
+    if all(isinstance(n, str) for n in names):
+        if field.name not in names:
+            raise PySparkError(
+                "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+                f"Column names of the returned pandas.DataFrame do not match specified schema. "
+                f"Missing: {field.name}.",
+            )
+        return table[field.name]
+    return table[names[position]]
+
+
+def _map_pandas(f, batches, out_schema):
+    pd = _require("pandas", "pandas")
+    frames = (b.to_pandas() for b in batches)
+    out = []
+    for df in f(frames):
+        if not isinstance(df, pd.DataFrame):
+            raise PySparkError(
+                "UDF_RETURN_TYPE",
+                f"Return type of the user-defined function should be iterator of pandas.DataFrame, "
+                f"but is iterator of {type(df).__name__}.",
+            )
+        names = list(df.columns)
+        arrays = []
+        for i, field in enumerate(out_schema):
+            col = _column_of(df, names, field, i)
+            try:
+                arrays.append(pa.Array.from_pandas(col, mask=col.isnull(), type=field.type, safe=False))
+            except ValueError:
+                arrays.append(pa.Array.from_pandas(col, type=field.type, safe=False))
+        out.append(pa.record_batch(arrays, schema=out_schema))
+    return out
+
+
+def _map_arrow(f, batches, out_schema):
+    out = []
+    for b in f(iter(batches)):
+        if not isinstance(b, pa.RecordBatch):
+            raise PySparkError(
+                "UDF_RETURN_TYPE",
+                f"Return type of the user-defined function should be iterator of pyarrow.RecordBatch, "
+                f"but is iterator of {type(b).__name__}.",
+            )
+        names = b.schema.names
+        arrays = []
+        for i, field in enumerate(out_schema):
+            col = _column_of(b, names, field, i)
+            arrays.append(col if col.type == field.type else col.cast(field.type, safe=False))
+        out.append(pa.record_batch(arrays, schema=out_schema))
+    return out
+
+
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
-    out_field = ipc.open_stream(pa.py_buffer(schema_bytes)).schema.field(0)
+    out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    if eval_type in (SQL_MAP_PANDAS_ITER_UDF, SQL_MAP_ARROW_ITER_UDF):
+        batches = list(ipc.open_stream(pa.py_buffer(data)))
+        if eval_type == SQL_MAP_PANDAS_ITER_UDF:
+            results = _map_pandas(f, batches, out_schema)
+        else:
+            results = _map_arrow(f, batches, out_schema)
+        return _write_stream(out_schema, results)
+    out_field = out_schema.field(0)
     out_type = out_field.type
     reader = ipc.open_stream(pa.py_buffer(data))
     results = []
@@ -371,9 +436,13 @@ def _evaluate(eval_type, command, data, schema_bytes):
         else:
             raise PySparkError("UNSUPPORTED_EVAL_TYPE", f"eval type {eval_type} is not supported")
         results.append(pa.record_batch([arr], schema=pa.schema([out_field])))
+    return _write_stream(pa.schema([out_field]), results)
+
+
+def _write_stream(schema, batches):
     sink = pa.BufferOutputStream()
-    with ipc.new_stream(sink, pa.schema([out_field])) as writer:
-        for b in results:
+    with ipc.new_stream(sink, schema) as writer:
+        for b in batches:
             writer.write_batch(b)
     return sink.getvalue().to_pybytes()
 

@@ -127,6 +127,15 @@ impl ExtensionPlanner for ExchangePlanner {
                 input.clone(),
             ))));
         }
+        if let Some(map) = node
+            .as_any()
+            .downcast_ref::<super::python_map::PythonMapNode>()
+        {
+            let Some(input) = physical_inputs.first() else {
+                return internal_err!("PythonMap takes one input");
+            };
+            return Ok(Some(map.exec(input.clone())));
+        }
         let Some(exchange) = node.as_any().downcast_ref::<ExchangeNode>() else {
             return Ok(None);
         };

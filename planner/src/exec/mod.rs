@@ -2,6 +2,7 @@
 
 pub mod exchange;
 pub mod partition_ids;
+pub mod python_map;
 pub mod range;
 pub mod text;
 

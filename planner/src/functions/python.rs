@@ -158,7 +158,8 @@ impl PythonScalarUdf {
             true,
         )]);
         let mut type_bytes = Vec::new();
-        let mut writer = arrow::ipc::writer::StreamWriter::try_new(&mut type_bytes, &schema).ok()?;
+        let mut writer =
+            arrow::ipc::writer::StreamWriter::try_new(&mut type_bytes, &schema).ok()?;
         writer.finish().ok()?;
         drop(writer);
         let v = serde_json::json!({

@@ -738,6 +738,18 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             args: convert_all(ctx, &f.arguments)?,
         },
         RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
+        RelType::MapPartitions(m) => {
+            let Some(func) = &m.func else {
+                return invalid("mapInPandas without a function");
+            };
+            PlanNode::MapPartitions {
+                input: input(ctx, &m.input)?,
+                function: Box::new(crate::spec::PythonUdfCall {
+                    udf: super::expression::python_udf(ctx, func)?,
+                    args: convert_all(ctx, &func.arguments)?,
+                }),
+            }
+        }
         other => return unsupported(relation_name(other)),
     })
 }

@@ -374,6 +374,9 @@ impl<'a> Resolver<'a> {
                 self.resolve_project(input, exprs)?
             }
             PlanNode::Filter { input, condition } => self.resolve_filter(input, condition)?,
+            PlanNode::MapPartitions { input, function } => {
+                self.resolve_map_partitions(input, function)?
+            }
             PlanNode::Sort {
                 input,
                 order,

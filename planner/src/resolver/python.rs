@@ -2,16 +2,20 @@
 //! with `spark.udf.register`): resolved into a call of a [`PythonScalarUdf`], named as Spark
 //! names them (`plus_one(id)`).
 
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Schema};
 use datafusion::common::DFSchema;
-use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 use ember_execution::python;
 
 use super::Resolver;
 use super::names::Named;
-use crate::error::{PlanResult, unsupported};
+use crate::error::{PlanResult, invalid, unsupported};
+use crate::exec::python_map::PythonMapNode;
 use crate::functions::python::PythonScalarUdf;
-use crate::spec::{self, Expr as SExpr};
+use crate::spec::{self, Expr as SExpr, Plan};
 
 /// What the eval types Ember does not run yet are, for the `not supported` message.
 fn eval_type_name(eval_type: i32) -> String {
@@ -19,9 +23,7 @@ fn eval_type_name(eval_type: i32) -> String {
         201 => "grouped map pandas_udf".into(),
         202 => "grouped aggregate pandas_udf".into(),
         203 => "window aggregate pandas_udf".into(),
-        205 => "mapInPandas".into(),
         206 => "cogrouped applyInPandas".into(),
-        207 => "mapInArrow".into(),
         252 | 253 => "aggregate arrow_udf".into(),
         300..=303 => "Python UDTF".into(),
         other => format!("Python UDF eval type {other}"),
@@ -66,5 +68,51 @@ impl Resolver<'_> {
             Expr::ScalarFunction(ScalarFunction::new_udf(function, args)),
             name,
         ))
+    }
+
+    /// `mapInPandas` / `mapInArrow` (eval types 205 and 207): the input's columns, under
+    /// their Spark names, through the function; its declared schema out.
+    pub(crate) fn resolve_map_partitions(
+        &mut self,
+        input: &Plan,
+        call: &spec::PythonUdfCall,
+    ) -> PlanResult<LogicalPlan> {
+        let udf = &call.udf;
+        if !matches!(
+            udf.function.eval_type,
+            python::SQL_MAP_PANDAS_ITER_UDF | python::SQL_MAP_ARROW_ITER_UDF
+        ) {
+            return unsupported(format!(
+                "{} ({})",
+                eval_type_name(udf.function.eval_type),
+                udf.name
+            ));
+        }
+        let plan = self.resolve(input)?;
+        let schema = plan.schema().clone();
+        let mut args = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            let (e, n) = self.resolve_expr(a, &schema)?;
+            args.push(e.alias(n));
+        }
+        let projected = LogicalPlanBuilder::from(plan).project(args)?.build()?;
+        let DataType::Struct(fields) = &udf.output_type else {
+            return invalid("mapInPandas whose schema is not a struct");
+        };
+        let node = PythonMapNode::plan(
+            projected,
+            udf.function.clone(),
+            self.config.python.clone(),
+            self.config.arrow_batch_size,
+            Arc::new(Schema::new(fields.clone())),
+        )?;
+        let exprs: Vec<Expr> = fields
+            .iter()
+            .map(|f| {
+                let fresh = self.fresh(f.name(), vec![]);
+                Self::column(f.name()).alias(fresh)
+            })
+            .collect();
+        Ok(LogicalPlanBuilder::from(node).project(exprs)?.build()?)
     }
 }

@@ -407,6 +407,11 @@ pub enum PlanNode {
     PlanReference {
         plan_id: i64,
     },
+    /// `mapInPandas` / `mapInArrow`: the function's arguments are the input's columns.
+    MapPartitions {
+        input: Box<Plan>,
+        function: Box<super::PythonUdfCall>,
+    },
 }
 
 impl PlanNode {
@@ -451,7 +456,8 @@ impl PlanNode {
             | PlanNode::Hint { input, .. }
             | PlanNode::Generate { input, .. }
             | PlanNode::Unpivot { input, .. }
-            | PlanNode::ToSchema { input, .. } => f(input),
+            | PlanNode::ToSchema { input, .. }
+            | PlanNode::MapPartitions { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
                 f(&mut j.left);
