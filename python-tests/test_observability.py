@@ -133,3 +133,75 @@ def test_results_without_a_handler(spark):
     spark.clearProgressHandlers()
     assert [r[0] for r in multi_stage(spark).collect()] == list(range(7))
     assert spark.range(0, 1000, 1, 3).count() == 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics with the results: `df.executionInfo.metrics`
+
+
+def metric_nodes(df):
+    info = df.executionInfo
+    assert info is not None, "no executionInfo after collect()"
+    assert info.metrics is not None, "executionInfo without metrics"
+    return [
+        {
+            "name": m.name,
+            "id": m.plan_id,
+            "parent": m.parent_plan_id,
+            "metrics": {v.name: (v.value, v.metric_type) for v in m.metrics},
+        }
+        for m in info.metrics._metrics
+    ]
+
+
+def tree_shape(nodes):
+    """What Spark's and Ember's metrics have in common: one tree whose root is its own parent."""
+    ids = {n["id"] for n in nodes}
+    return {
+        "roots": sum(1 for n in nodes if n["parent"] == n["id"]),
+        "unique_ids": len(ids) == len(nodes),
+        "parents_known": all(n["parent"] in ids for n in nodes),
+        "types_known": all(
+            t in ("sum", "size", "timing", "nsTiming", "average")
+            for n in nodes
+            for _, t in n["metrics"].values()
+        ),
+        "some_metrics": any(n["metrics"] for n in nodes),
+    }
+
+
+def test_metrics_with_results(spark, expected, ember_mode):
+    df = spark.range(0, 1000, 1, 2).selectExpr("id % 3 AS k").groupBy("k").count()
+    assert sorted(r["count"] for r in df.collect()) == [333, 333, 334]
+    nodes = metric_nodes(df)
+    expected.check_value(tree_shape(nodes), name="shape")
+    # The client draws the tree.
+    assert df.executionInfo.metrics.toText()
+    if ember_mode == "spark":
+        return
+    names = [n["name"] for n in nodes]
+    assert "AggregateExec" in names, names
+    # DataFusion's metrics: rows out of the final aggregation, compute time.
+    rows = [n["metrics"].get("numOutputRows") for n in nodes if n["name"] == "AggregateExec"]
+    assert (3, "sum") in rows, nodes
+    assert any(m.get("elapsed_compute", (0, ""))[1] == "nsTiming" for m in (n["metrics"] for n in nodes))
+    if ember_mode != "local":
+        exchanges = [n for n in nodes if n["name"] == "Exchange"]
+        assert exchanges, names
+        assert all(e["metrics"]["shuffleBytesWritten"][0] > 0 for e in exchanges), exchanges
+        assert sum(e["metrics"]["shuffleRecordsWritten"][0] for e in exchanges) > 0
+    # PySpark's text view shows the metrics Spark names numOutputRows, spillSize, peakMemory.
+    assert "numOutputRows: 3 (sum)" in df.executionInfo.metrics.toText()
+
+
+def test_observed_metrics_keep_working(spark):
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    obs = Observation("counts")
+    df = spark.range(0, 100, 1, 3).observe(obs, F.count(F.lit(1)).alias("n"), F.max("id").alias("top"))
+    assert df.count() == 100
+    assert obs.get == {"n": 100, "top": 99}
+    collected = spark.range(5).observe("plain", F.sum("id").alias("s"))
+    collected.collect()
+    assert metric_nodes(collected)

@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod codec;
 pub mod error;
 pub mod job_graph;
+pub mod metrics;
 pub mod memory;
 pub mod ordered;
 pub mod panic;

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -23,6 +24,8 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
+
+use crate::metrics::{JobReport, MetricNode, TaskMetrics};
 
 /// One stage's progress.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,6 +48,12 @@ pub struct ProgressSnapshot {
 struct State {
     stages: Vec<StageProgress>,
     inflight: i64,
+    /// When each stage's first task started and its last one ended, by stage id.
+    times: Vec<(Option<Instant>, Option<Instant>)>,
+    /// Cluster modes: the jobs' stages and their tasks' metrics.
+    jobs: Vec<JobReport>,
+    /// Local mode: the plans that ran, whose operators hold their metrics.
+    local_plans: Vec<Arc<dyn ExecutionPlan>>,
 }
 
 /// The progress of one query, shared by whoever runs its plans and the server.
@@ -103,6 +112,8 @@ impl QueryProgress {
         let mut first = 0;
         self.update(|s| {
             first = s.stages.len() as i64;
+            s.times
+                .extend(tasks_per_stage.iter().map(|_| (None, None)));
             for (i, tasks) in tasks_per_stage.iter().enumerate() {
                 s.stages.push(StageProgress {
                     stage_id: first + i as i64,
@@ -116,8 +127,13 @@ impl QueryProgress {
     }
 
     /// A task of `stage` started running.
-    pub fn task_started(&self, _stage: i64) {
-        self.update(|s| s.inflight += 1);
+    pub fn task_started(&self, stage: i64) {
+        self.update(|s| {
+            s.inflight += 1;
+            if let Some(t) = s.times.get_mut(stage as usize) {
+                t.0.get_or_insert_with(Instant::now);
+            }
+        });
     }
 
     /// A task of `stage` succeeded after reading `input_bytes`. A task run again (its output
@@ -128,8 +144,11 @@ impl QueryProgress {
             if let Some(st) = s.stages.iter_mut().find(|st| st.stage_id == stage) {
                 st.num_completed_tasks = (st.num_completed_tasks + 1).min(st.num_tasks);
                 st.input_bytes_read += input_bytes as i64;
-                if st.num_completed_tasks == st.num_tasks {
+                if st.num_completed_tasks == st.num_tasks && !st.done {
                     st.done = true;
+                    if let Some(t) = s.times.get_mut(stage as usize) {
+                        t.1 = Some(Instant::now());
+                    }
                 }
             }
         });
@@ -138,6 +157,67 @@ impl QueryProgress {
     /// A running task ended without success (failed, stopped or superseded).
     pub fn task_ended(&self, _stage: i64) {
         self.update(|s| s.inflight = (s.inflight - 1).max(0));
+    }
+
+    /// A cluster job's stages (after [`QueryProgress::add_job`] gave them ids).
+    pub fn add_job_report(&self, report: JobReport) {
+        self.state.lock().jobs.push(report);
+    }
+
+    /// A plan that runs in this process, whose operators' metrics are read at the end.
+    pub fn add_local_plan(&self, plan: Arc<dyn ExecutionPlan>) {
+        self.state.lock().local_plans.push(plan);
+    }
+
+    /// A task of `stage` measured `metrics` (reported before the task's success).
+    pub fn stage_metrics(&self, stage: i64, metrics: &TaskMetrics) {
+        let mut s = self.state.lock();
+        for job in s.jobs.iter_mut() {
+            let index = stage - job.first_stage;
+            if index >= 0
+                && let Some(report) = job.stages.get_mut(index as usize)
+            {
+                report.metrics.merge(metrics);
+                break;
+            }
+        }
+        if let Some(st) = s.stages.iter_mut().find(|st| st.stage_id == stage) {
+            st.input_bytes_read += metrics.bytes_scanned() as i64;
+        }
+        drop(s);
+        self.dirty.store(true, Ordering::Release);
+    }
+
+    /// The operators of everything the query ran, with their metrics.
+    pub fn operator_tree(&self) -> Vec<MetricNode> {
+        let s = self.state.lock();
+        let mut out = Vec::new();
+        let mut next_id = 0;
+        for plan in &s.local_plans {
+            crate::metrics::local_tree(plan, &["ProgressExec"], &mut next_id, &mut out);
+        }
+        for job in &s.jobs {
+            crate::metrics::job_tree(job, &mut next_id, &mut out);
+        }
+        out
+    }
+
+    /// The cluster jobs that ran, for EXPLAIN ANALYZE.
+    pub fn job_reports(&self) -> Vec<JobReport> {
+        self.state.lock().jobs.clone()
+    }
+
+    /// How long each stage ran (first task's start to last task's end), by stage id.
+    pub fn stage_durations(&self) -> Vec<Option<Duration>> {
+        self.state
+            .lock()
+            .times
+            .iter()
+            .map(|(start, end)| match (start, end) {
+                (Some(a), Some(b)) => Some(b.saturating_duration_since(*a)),
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn snapshot(&self) -> ProgressSnapshot {
@@ -189,7 +269,9 @@ pub fn track_local(plan: Arc<dyn ExecutionPlan>, context: &TaskContext) -> Arc<d
     match QueryProgress::of(context) {
         Some(progress) => {
             let plan = wrap_pipelines(plan, &progress);
-            wrap_stage(plan, &progress)
+            let plan = wrap_stage(plan, &progress);
+            progress.add_local_plan(plan.clone());
+            plan
         }
         None => plan,
     }

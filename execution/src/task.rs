@@ -15,6 +15,7 @@ use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties, Partitio
 use futures::StreamExt;
 
 use crate::job_graph::OutputDistribution;
+use crate::metrics::TaskMetrics;
 use crate::plan::{StageInputExec, StageReadExec};
 use crate::stream::{JobId, StreamKey, StreamManager, StreamRef, StreamSource};
 
@@ -93,13 +94,14 @@ pub fn resolve_inputs(
     .map(|t| t.data)
 }
 
-/// Run a task to completion, writing its output channels into `streams`.
+/// Run a task to completion, writing its output channels into `streams`; returns what its
+/// operators measured.
 pub async fn run_task(
     task: TaskDefinition,
     context: Arc<TaskContext>,
     streams: Arc<StreamManager>,
     source: Arc<dyn StreamSource>,
-) -> Result<()> {
+) -> Result<TaskMetrics> {
     let plan = resolve_inputs(task.plan.clone(), &task.inputs, source)?;
     let partitions = plan.output_partitioning().partition_count();
     let channels = task.output.channels();
@@ -107,11 +109,18 @@ pub async fn run_task(
     let writers: Vec<_> = (0..channels)
         .map(|c| streams.create(task.id.stream(c), schema.clone()))
         .collect();
+    let mut written = (0u64, 0u64);
+    let mut count = |batch: &arrow::array::RecordBatch| {
+        written.0 += batch.num_rows() as u64;
+        written.1 += batch.get_array_memory_size() as u64;
+    };
     let outcome = async {
         let mut stream = plan.execute(task.id.partition, context)?;
         if channels == 1 {
             while let Some(batch) = stream.next().await {
-                writers[0].push(batch?);
+                let batch = batch?;
+                count(&batch);
+                writers[0].push(batch);
             }
             return Ok(());
         }
@@ -139,6 +148,7 @@ pub async fn run_task(
                 for part in partitioner.partition_iter(piece)? {
                     let (channel, batch) = part?;
                     if batch.num_rows() > 0 {
+                        count(&batch);
                         writers[channel].push(batch);
                     }
                 }
@@ -150,7 +160,11 @@ pub async fn run_task(
     match outcome {
         Ok(()) => {
             writers.iter().for_each(|w| w.finish());
-            Ok(())
+            Ok(TaskMetrics {
+                operators: crate::metrics::collect(&plan, &[]),
+                output_rows: written.0,
+                output_bytes: written.1,
+            })
         }
         Err(e) => {
             let shared = Arc::new(e);

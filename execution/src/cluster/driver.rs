@@ -16,6 +16,7 @@ use super::output::{FinalState, job_output};
 use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
 use crate::job_graph::{JobGraph, input_streams};
 use crate::plan::StageInputExec;
+use crate::metrics::{JobReport, StageReport, plan_shape};
 use crate::progress::QueryProgress;
 use crate::stream::{JobId, StreamKey, StreamRef, StreamSource, WorkerId};
 use crate::task::{TaskDefinition, TaskId, TaskInput};
@@ -171,6 +172,11 @@ impl Driver {
                 self.task_finished(worker, task, outcome);
                 self.schedule();
             }
+            DriverEvent::TaskMetrics { task, metrics } => {
+                if let Some(job) = self.jobs.get(&task.job) {
+                    job.report(task.stage, |p, stage| p.stage_metrics(stage, &metrics));
+                }
+            }
             DriverEvent::ReleaseJob { job } => self.release_job(job),
             DriverEvent::RegisterWorker {
                 worker,
@@ -248,6 +254,7 @@ impl Driver {
         let progress = QueryProgress::of(&context).map(|p| {
             let tasks: Vec<usize> = graph.stages().iter().map(|s| s.partitions()).collect();
             let first = p.add_job(&tasks);
+            p.add_job_report(job_report(&graph, first));
             (p, first)
         });
         self.jobs.insert(
@@ -656,6 +663,31 @@ impl Driver {
             )));
             self.fail_job(job_id, error);
         }
+    }
+}
+
+/// The stages of a job as its query's progress reports them.
+fn job_report(graph: &JobGraph, first_stage: i64) -> JobReport {
+    let stages = graph
+        .stages()
+        .iter()
+        .map(|stage| {
+            let reads = |node: &dyn ExecutionPlan| {
+                node.downcast_ref::<StageInputExec>()
+                    .and_then(|p| stage.inputs.get(p.index()))
+                    .map(|i| i.stage)
+            };
+            StageReport {
+                shape: plan_shape(&stage.plan, &reads),
+                partitions: stage.partitions(),
+                metrics: Default::default(),
+            }
+        })
+        .collect();
+    JobReport {
+        first_stage,
+        stages,
+        output_stage: graph.output_stage(),
     }
 }
 

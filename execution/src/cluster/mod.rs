@@ -44,6 +44,11 @@ pub enum DriverEvent {
         task: TaskId,
         outcome: TaskOutcome,
     },
+    /// What a task measured; sent before its `TaskFinished`.
+    TaskMetrics {
+        task: TaskId,
+        metrics: crate::metrics::TaskMetrics,
+    },
     /// The job's output stream was dropped (finished, or the query was cancelled).
     ReleaseJob {
         job: JobId,

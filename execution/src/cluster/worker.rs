@@ -103,7 +103,12 @@ impl WorkerClient for InProcessWorkerClient {
                     });
                     runner.tasks.lock().remove(&id);
                     let outcome = match outcome {
-                        Ok(()) => TaskOutcome::Succeeded,
+                        Ok(metrics) => {
+                            runner
+                                .driver
+                                .send(DriverEvent::TaskMetrics { task: id, metrics });
+                            TaskOutcome::Succeeded
+                        }
                         Err(e) => TaskOutcome::Failed {
                             retryable: false,
                             error: Arc::new(e),

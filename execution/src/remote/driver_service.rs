@@ -153,6 +153,14 @@ impl DriverService for DriverServer {
             );
             self.lose(lost);
         }
+        if report.succeeded
+            && let Ok(metrics) = serde_json::from_slice(&report.metrics)
+        {
+            self.driver.send(DriverEvent::TaskMetrics {
+                task: task_id(&key),
+                metrics,
+            });
+        }
         let outcome = if report.succeeded {
             TaskOutcome::Succeeded
         } else {

@@ -112,7 +112,7 @@ impl WorkerService for WorkerServer {
 async fn run(
     state: &Arc<WorkerState>,
     definition: &pb::TaskDefinition,
-) -> datafusion::common::Result<()> {
+) -> datafusion::common::Result<crate::metrics::TaskMetrics> {
     let (config, storage) = StorageOptions::split_task_config(&definition.config);
     let config = SessionConfig::from_string_hash_map(&config)?;
     let session = SessionStateBuilder::new()
@@ -126,12 +126,17 @@ async fn run(
     run_task(task, context, state.streams.clone(), state.source.clone()).await
 }
 
-async fn report(state: &Arc<WorkerState>, id: TaskId, outcome: datafusion::common::Result<()>) {
+async fn report(
+    state: &Arc<WorkerState>,
+    id: TaskId,
+    outcome: datafusion::common::Result<crate::metrics::TaskMetrics>,
+) {
     let report = match &outcome {
-        Ok(()) => pb::TaskStatusReport {
+        Ok(metrics) => pb::TaskStatusReport {
             worker_id: state.id,
             key: Some(task_key(&id)),
             succeeded: true,
+            metrics: serde_json::to_vec(metrics).unwrap_or_default(),
             ..Default::default()
         },
         Err(e) => {
@@ -144,6 +149,7 @@ async fn report(state: &Arc<WorkerState>, id: TaskId, outcome: datafusion::commo
                 error_detail: state.errors.encode(e),
                 retryable: lost.is_some(),
                 lost_worker: lost,
+                metrics: vec![],
             }
         }
     };

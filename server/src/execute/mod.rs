@@ -114,15 +114,21 @@ pub fn execute_plan(
     let handle = cpu.spawn(async move {
         // A panic while planning or running is this query's error, not a client left waiting.
         let run = ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
+        // Progress is tracked for the metrics sent with the results, reported if asked for.
+        let run = progress::scope(task_op.progress.clone(), run);
         let outcome = match interval {
             Some(interval) => {
-                let run = progress::scope(task_op.progress.clone(), run);
                 tokio::select! {
                     outcome = run => outcome,
                     () = progress::tick(&task_op, &responder, interval) => unreachable_tick(),
                 }
             }
-            None => run.await,
+            None => {
+                task_op
+                    .report_progress
+                    .store(false, std::sync::atomic::Ordering::Relaxed);
+                run.await
+            }
         };
         let outcome = outcome.unwrap_or_else(|panic| {
             tracing::error!(operation = %task_op.id, "query panicked: {panic}");
@@ -287,6 +293,9 @@ async fn stream_relation(
     };
     let query = ctx.resolve(&spec)?;
     send_rows(ctx, op, responder, &query).await?;
+    if let Some(metrics) = progress::metrics_response(op, responder) {
+        push(op, metrics).await?;
+    }
     send_observed_metrics(ctx, op, responder, &query.observations).await
 }
 

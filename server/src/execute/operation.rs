@@ -45,6 +45,9 @@ pub struct Operation {
     pub reattachable: bool,
     /// What the query has done so far (`execution_progress`).
     pub progress: Arc<QueryProgress>,
+    /// Whether the client is sent `execution_progress` (`spark.connect.progress.reportInterval`
+    /// above 0).
+    pub report_progress: std::sync::atomic::AtomicBool,
     state: Mutex<OpState>,
     notify: Notify,
     task: Mutex<Option<AbortHandle>>,
@@ -57,6 +60,7 @@ impl Operation {
             tags,
             reattachable,
             progress: QueryProgress::new(),
+            report_progress: std::sync::atomic::AtomicBool::new(true),
             state: Mutex::new(OpState::default()),
             notify: Notify::new(),
             task: Mutex::new(None),

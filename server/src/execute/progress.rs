@@ -93,8 +93,48 @@ fn to_proto(snapshot: ProgressSnapshot) -> ExecutionProgress {
     }
 }
 
+/// The `metrics` response: every operator the query ran, with its metrics (`None` when the
+/// query ran no plan).
+pub fn metrics_response(op: &Operation, responder: &Responder) -> Option<pb::ExecutePlanResponse> {
+    use pb::execute_plan_response::Metrics;
+    use pb::execute_plan_response::metrics::{MetricObject, MetricValue};
+    let nodes = op.progress.operator_tree();
+    if nodes.is_empty() {
+        return None;
+    }
+    let metrics = nodes
+        .into_iter()
+        .map(|n| MetricObject {
+            name: n.name,
+            plan_id: n.id,
+            parent: n.parent,
+            execution_metrics: n
+                .metrics
+                .into_iter()
+                .map(|m| {
+                    let value = MetricValue {
+                        name: m.name.clone(),
+                        value: m.value,
+                        metric_type: m.kind,
+                    };
+                    (m.name, value)
+                })
+                .collect(),
+        })
+        .collect();
+    let mut response = responder.response(None);
+    response.metrics = Some(Metrics { metrics });
+    Some(response)
+}
+
 /// Push the progress if it changed since the last report, ahead of `next`.
 pub async fn push_if_changed(op: &Operation, next: &pb::ExecutePlanResponse) -> bool {
+    if !op
+        .report_progress
+        .load(std::sync::atomic::Ordering::Relaxed)
+    {
+        return true;
+    }
     match op.progress.take_if_changed() {
         Some(snapshot) => op.push(response(next, snapshot)).await,
         None => true,
