@@ -151,3 +151,61 @@ fn row_width(schema: &Schema) -> usize {
         .sum::<usize>()
         .max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::physical_plan::displayable;
+    use datafusion::prelude::{SessionConfig, SessionContext};
+
+    async fn plan(limit: usize) -> (String, usize) {
+        let mut config = SessionConfig::new().with_target_partitions(2);
+        let options = config.options_mut();
+        options.optimizer.hash_join_single_partition_threshold = 0;
+        options.optimizer.hash_join_single_partition_threshold_rows = 0;
+        let ctx = SessionContext::new_with_config(config);
+        let rows = |n: i64| {
+            (0..n)
+                .map(|i| format!("({i}, 'row {i}')"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (name, n) in [("a", 2000), ("b", 3000)] {
+            ctx.sql(&format!(
+                "CREATE TABLE {name} (k BIGINT, v VARCHAR) AS VALUES {}",
+                rows(n)
+            ))
+            .await
+            .unwrap();
+        }
+        let df = ctx
+            .sql("SELECT a.v, b.v FROM a JOIN b ON a.k = b.k")
+            .await
+            .unwrap();
+        let physical = df.create_physical_plan().await.unwrap();
+        let rule = SpillableJoins { limit: Some(limit) };
+        let rewritten = rule.optimize(physical, &ConfigOptions::default()).unwrap();
+        let rows = datafusion::physical_plan::collect(rewritten.clone(), ctx.task_ctx())
+            .await
+            .unwrap()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        (
+            displayable(rewritten.as_ref()).indent(false).to_string(),
+            rows,
+        )
+    }
+
+    #[tokio::test]
+    async fn large_build_sides_become_sort_merge_joins() {
+        let (roomy, rows) = plan(1 << 30).await;
+        assert!(roomy.contains("HashJoinExec"), "{roomy}");
+        assert_eq!(rows, 2000);
+        let (tight, rows) = plan(4 << 10).await;
+        assert_eq!(rows, 2000);
+        assert!(tight.contains("SortMergeJoinExec"), "{tight}");
+        assert!(tight.contains("SortExec"), "{tight}");
+        assert!(!tight.contains("HashJoinExec"), "{tight}");
+    }
+}
