@@ -205,3 +205,40 @@ def test_observed_metrics_keep_working(spark):
     collected = spark.range(5).observe("plain", F.sum("id").alias("s"))
     collected.collect()
     assert metric_nodes(collected)
+
+
+def test_progress_counts_bytes_read(spark, progress, tmp_path, ember_mode):
+    path = str(tmp_path / "bytes")
+    spark.range(0, 50_000, 1, 2).selectExpr("id", "id * 2 AS v").write.parquet(path)
+    progress.calls.clear()
+    assert spark.read.parquet(path).selectExpr("sum(v)").collect()[0][0] == 2 * sum(range(50_000))
+    final = progress.calls[-1]["stages"]
+    assert sum(s[3] for s in final) > 0, final
+
+
+# ---------------------------------------------------------------------------------------------
+# EXPLAIN ANALYZE (Ember's, as DataFusion's; Spark's parser refuses it)
+
+
+def test_explain_analyze(spark, ember_mode):
+    if ember_mode == "spark":
+        pytest.skip("Spark has no EXPLAIN ANALYZE")
+    spark.range(0, 1000, 1, 2).selectExpr("id % 3 AS k", "id").createOrReplaceTempView("obs_t")
+    df = spark.sql("EXPLAIN ANALYZE SELECT k, count(*) AS n FROM obs_t GROUP BY k ORDER BY k")
+    assert df.columns == ["plan"]
+    text = df.collect()[0][0]
+    assert "Output: 3 rows in " in text, text
+    assert re.search(r"AggregateExec: mode=Final.*metrics=\[.*output_rows=3\b", text), text
+    assert "elapsed_compute=" in text
+    if ember_mode == "local":
+        assert text.startswith("== Physical Plan (analyzed) ==")
+    else:
+        # The job graph with each stage's time and output, operators with their metrics.
+        assert text.startswith("== Job Graph (analyzed, job 0) ==")
+        stages = re.findall(r"^Stage (\d+): (\d+) partitions, ([\d.]+) s, wrote (\d+) rows", text, re.M)
+        assert len(stages) >= 2, text
+        assert "reads stage 0" in text
+        assert "(job output)" in text
+    # EXPLAIN ANALYZE ran the query: plain EXPLAIN does not show metrics.
+    plain = spark.sql("EXPLAIN SELECT k, count(*) FROM obs_t GROUP BY k").collect()[0][0]
+    assert "metrics=" not in plain

@@ -102,7 +102,12 @@ pub fn node_metrics(node: &dyn ExecutionPlan) -> Vec<Metric> {
         return vec![];
     };
     let mut out: Vec<Metric> = Vec::new();
-    for metric in set.aggregate_by_name().iter() {
+    for metric in set
+        .aggregate_by_name()
+        .sorted_for_display()
+        .timestamps_removed()
+        .iter()
+    {
         let value = metric.value();
         let Some(kind) = kind_of(value) else {
             continue;
@@ -181,6 +186,8 @@ pub fn plan_shape(
 #[derive(Debug, Clone)]
 pub struct StageReport {
     pub shape: Vec<PlanNodeShape>,
+    /// The stage plan as EXPLAIN shows it, one line per operator in pre-order.
+    pub lines: Vec<String>,
     pub partitions: usize,
     pub metrics: TaskMetrics,
 }
@@ -289,6 +296,78 @@ pub fn local_tree(
         for child in node.children().into_iter().rev() {
             stack.push((child.clone(), id.or(parent)));
         }
+    }
+}
+
+impl JobReport {
+    /// The job graph as EXPLAIN ANALYZE shows it: each stage with its partitions, how long it
+    /// ran (`durations` by stage id), what it wrote, and its operators with their metrics.
+    pub fn display(&self, durations: &[Option<std::time::Duration>]) -> String {
+        let mut out = String::new();
+        for (s, stage) in self.stages.iter().enumerate() {
+            let id = self.first_stage + s as i64;
+            let time = durations
+                .get(id as usize)
+                .copied()
+                .flatten()
+                .map_or("did not finish".to_string(), |d| format!("{:.3} s", d.as_secs_f64()));
+            let output = if s == self.output_stage {
+                " (job output)".to_string()
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "Stage {s}: {} partitions, {time}, wrote {} rows ({}){output}\n",
+                stage.partitions,
+                stage.metrics.output_rows,
+                format_value(stage.metrics.output_bytes as i64, "size"),
+            ));
+            for (i, line) in stage.lines.iter().enumerate() {
+                let metrics = stage
+                    .metrics
+                    .operators
+                    .get(i)
+                    .map(|o| format_metrics(&o.metrics))
+                    .unwrap_or_default();
+                let reads = stage
+                    .shape
+                    .get(i)
+                    .and_then(|n| n.reads_stage)
+                    .map_or(String::new(), |r| format!(", reads stage {r}"));
+                out.push_str(&format!("    {line}{reads}, metrics=[{metrics}]\n"));
+            }
+        }
+        out
+    }
+}
+
+/// Metrics as DataFusion's EXPLAIN ANALYZE lists them: `name=value` under DataFusion's names,
+/// times and sizes readable.
+pub fn format_metrics(metrics: &[Metric]) -> String {
+    metrics
+        .iter()
+        .map(|m| {
+            let name = SPARK_NAMES
+                .iter()
+                .find(|(_, spark)| *spark == m.name)
+                .map_or(m.name.as_str(), |(df, _)| df);
+            format!("{name}={}", format_value(m.value, &m.kind))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn format_value(value: i64, kind: &str) -> String {
+    let v = value as f64;
+    match kind {
+        "nsTiming" if v >= 1e9 => format!("{:.2}s", v / 1e9),
+        "nsTiming" if v >= 1e6 => format!("{:.2}ms", v / 1e6),
+        "nsTiming" if v >= 1e3 => format!("{:.2}µs", v / 1e3),
+        "nsTiming" => format!("{value}ns"),
+        "size" if v >= 1048576.0 => format!("{:.1} MB", v / 1048576.0),
+        "size" if v >= 1024.0 => format!("{:.1} KB", v / 1024.0),
+        "size" => format!("{value} B"),
+        _ => value.to_string(),
     }
 }
 

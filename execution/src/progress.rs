@@ -202,6 +202,11 @@ impl QueryProgress {
         out
     }
 
+    /// The plans that ran in this process, for EXPLAIN ANALYZE.
+    pub fn local_plans(&self) -> Vec<Arc<dyn ExecutionPlan>> {
+        self.state.lock().local_plans.clone()
+    }
+
     /// The cluster jobs that ran, for EXPLAIN ANALYZE.
     pub fn job_reports(&self) -> Vec<JobReport> {
         self.state.lock().jobs.clone()

@@ -679,6 +679,12 @@ fn job_report(graph: &JobGraph, first_stage: i64) -> JobReport {
             };
             StageReport {
                 shape: plan_shape(&stage.plan, &reads),
+                lines: datafusion::physical_plan::displayable(stage.plan.as_ref())
+                    .indent(true)
+                    .to_string()
+                    .lines()
+                    .map(|l| l.trim_end().to_string())
+                    .collect(),
                 partitions: stage.partitions(),
                 metrics: Default::default(),
             }

@@ -67,6 +67,9 @@ pub enum ExplainMode {
     Codegen,
     Cost,
     Formatted,
+    /// `EXPLAIN ANALYZE` (Ember's, as DataFusion's): run the query, show what each operator
+    /// measured.
+    Analyze,
 }
 
 /// `CREATE TABLE` (and `saveAsTable`/`writeTo` of a new table).

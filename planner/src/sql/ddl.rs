@@ -319,6 +319,8 @@ pub(crate) fn parse(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement
             ExplainMode::Codegen
         } else if word(p, "COST") {
             ExplainMode::Cost
+        } else if word(p, "ANALYZE") {
+            ExplainMode::Analyze
         } else {
             ExplainMode::Simple
         };

@@ -141,10 +141,8 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
             format,
             ..
         } => {
-            if analyze {
-                return unsupported("EXPLAIN ANALYZE");
-            }
             let mode = match format {
+                _ if analyze => ExplainMode::Analyze,
                 Some(_) => ExplainMode::Formatted,
                 None if verbose => ExplainMode::Extended,
                 None => ExplainMode::Simple,
