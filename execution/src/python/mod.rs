@@ -198,8 +198,13 @@ pub fn run(
             worker: worker.version.clone(),
             client: function.python_ver.clone(),
         };
-        pool::give_back(python, worker);
+        if worker.setup_error.is_none() {
+            pool::give_back(python, worker);
+        }
         return Err(error);
+    }
+    if let Some(message) = worker.setup_error.take() {
+        return Err(PythonError::Setup(message));
     }
     let answer = match worker.evaluate(&request) {
         Ok(bytes) => {

@@ -3,8 +3,8 @@
 # Started by the Ember process (execution/src/python/worker.rs) with `python -c <this file>`
 # and spoken to over stdin/stdout with length-prefixed frames (execution/src/python/protocol.rs):
 #
-#   hello    worker -> ember: u32 status (0 ok, 2 setup error), bytes (python "major.minor"
-#            or the error message)
+#   hello    worker -> ember: u32 status (0 ok, 2 setup error), bytes python "major.minor",
+#            and after a setup error bytes message
 #   request  ember -> worker: i32 eval type, bytes command (cloudpickled (func, return type)),
 #            bytes Arrow IPC stream of the arguments (one column per argument), bytes Arrow
 #            IPC stream holding only the schema of the result (one field)
@@ -456,15 +456,17 @@ def _format_exception(e):
 
 
 def main():
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}".encode()
     try:
         _setup()
     except SetupError as e:
         _write_u32(2)
+        _write_bytes(version)
         _write_bytes(str(e).encode())
         _OUT.flush()
         return
     _write_u32(0)
-    _write_bytes(f"{sys.version_info[0]}.{sys.version_info[1]}".encode())
+    _write_bytes(version)
     _OUT.flush()
     while True:
         try:

@@ -27,6 +27,8 @@ pub struct Worker {
     stdout: BufReader<ChildStdout>,
     /// The worker's Python `major.minor`.
     pub version: String,
+    /// Why the worker cannot evaluate (a missing package), if it cannot.
+    pub setup_error: Option<String>,
 }
 
 impl Worker {
@@ -50,17 +52,23 @@ impl Worker {
             stdin: BufWriter::new(stdin),
             stdout: BufReader::new(stdout),
             version: String::new(),
+            setup_error: None,
         };
-        let hello = (|| -> std::io::Result<(u32, String)> {
+        let hello = (|| -> std::io::Result<(u32, String, Option<String>)> {
             let status = protocol::read_u32(&mut worker.stdout)?;
-            Ok((status, protocol::read_string(&mut worker.stdout)?))
+            let version = protocol::read_string(&mut worker.stdout)?;
+            let message = match status {
+                STATUS_OK => None,
+                _ => Some(protocol::read_string(&mut worker.stdout)?),
+            };
+            Ok((status, version, message))
         })();
         match hello {
-            Ok((STATUS_OK, version)) => {
+            Ok((_, version, setup_error)) => {
                 worker.version = version;
+                worker.setup_error = setup_error;
                 Ok(worker)
             }
-            Ok((_, message)) => Err(PythonError::Setup(message)),
             Err(e) => Err(PythonError::Setup(format!(
                 "the Python worker `{python}` did not start: {e}{}",
                 worker.exit_note()

@@ -124,19 +124,16 @@ pub fn python_error(e: PythonError) -> SparkError {
             format!("An exception was thrown from the Python worker: {e}"),
             vec![("msg", e.to_string())],
         ),
-        PythonError::Crashed(message) => SparkError::new(
-            ErrorKind::Spark,
-            "PYTHON_WORKER_CRASHED",
-            "38000",
-            message,
-            vec![],
-        ),
+        // Spark reports a dead worker as a SparkException without an error class.
+        PythonError::Crashed(message) => SparkError::new(ErrorKind::Spark, "", "", message, vec![]),
+        // Spark's worker fails to import what it lacks, which reaches the client as a
+        // PythonException.
         PythonError::Setup(message) => SparkError::new(
-            ErrorKind::Spark,
-            "PYTHON_WORKER_SETUP",
+            ErrorKind::Python,
+            "PYTHON_EXCEPTION",
             "38000",
-            message,
-            vec![],
+            format!("An exception was thrown from the Python worker: {message}"),
+            vec![("msg", message.clone())],
         ),
         PythonError::Arrow(message) => SparkError::new(
             ErrorKind::Internal,
