@@ -32,6 +32,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_DIR = Path(__file__).resolve().parent / "expected"
 RECORD = os.environ.get("EMBER_RECORD") == "1"
+# Compare nullability in every recorded schema, not only where a test asks for it.
+ALL_NULLABILITY = os.environ.get("EMBER_NULLABILITY") == "1"
 SPARK_REF_URL = os.environ.get("EMBER_SPARK_REF", "sc://127.0.0.1:15099")
 # The client whose answers the base recordings hold (`pip install pyspark` today).
 NEWEST_CLIENT = "4.3.0"
@@ -259,6 +261,26 @@ def _types(schema_json):
     return strip(schema_json)
 
 
+def _without_metadata(schema_json):
+    """A schema without its fields' metadata (Spark marks generated aliases there)."""
+    if isinstance(schema_json, dict):
+        return {k: _without_metadata(v) for k, v in schema_json.items() if k != "metadata"}
+    if isinstance(schema_json, list):
+        return [_without_metadata(x) for x in schema_json]
+    return schema_json
+
+
+def _schema_differences(want, got, path=""):
+    """Where two schemas (as JSON) differ: `path: Spark's value != Ember's`."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        name = want.get("name")
+        here = f"{path}.{name}" if name is not None else path
+        return [d for k in sorted(set(want) | set(got)) for d in _schema_differences(want.get(k), got.get(k), f"{here}/{k}" if k not in ("name",) else here)]
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        return [d for w, g in zip(want, got) for d in _schema_differences(w, g, path)]
+    return [] if want == got else [f"{path}: Spark {want} != Ember {got}"]
+
+
 class Expected:
     """Compares answers with recordings from real Spark (or records them)."""
 
@@ -315,8 +337,11 @@ class Expected:
 
         def compare(expected, got):
             assert got["columns"] == expected["columns"], "column names differ from Spark's"
-            if nullability:
-                assert got["schema"] == expected["schema"], "schema (incl. nullability) differs from Spark's"
+            if nullability or ALL_NULLABILITY:
+                want, have = _without_metadata(expected["schema"]), _without_metadata(got["schema"])
+                assert have == want, "schema (incl. nullability) differs from Spark's: " + "; ".join(
+                    _schema_differences(want, have)
+                )
             else:
                 assert _types(got["schema"]) == _types(expected["schema"]), "column types differ from Spark's"
             assert len(got["rows"]) == len(expected["rows"]), f"row count {len(got['rows'])} != Spark's {len(expected['rows'])}"

@@ -66,6 +66,8 @@ const RULES: &[(Rule, &[&str])] = &[
         "arrays_zip", "map_keys", "map_values", "map_entries", "map_from_arrays",
         "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
+        "to_number", "to_char", "to_varchar", "from_csv", "schema_of_variant",
+        "is_valid_variant", "uniform", "randstr", "time_bucket",
     ]),
     (OfArgumentsAndItems, &[
         "array_contains", "arrays_overlap", "flatten", "map_from_entries",

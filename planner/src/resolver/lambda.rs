@@ -70,6 +70,12 @@ impl Resolver<'_> {
         for input in inputs {
             resolved.push(self.resolve_expr(input, schema)?);
         }
+        // Spark's nullability of the functions that map their inputs: NULL only where an
+        // input is.
+        let mut inputs_nullable = false;
+        for (e, _) in &resolved {
+            inputs_nullable |= e.nullable(schema)?;
+        }
         let input_names: Vec<String> = resolved.iter().map(|(_, n)| n.clone()).collect();
         let variables = vec!["namedlambdavariable()"; params.len()].join(", ");
         let display = |body_name: &str| {
@@ -89,7 +95,7 @@ impl Resolver<'_> {
             )
             .into()
         };
-        match (name, resolved.len(), params.len()) {
+        let (out, shown) = match (name, resolved.len(), params.len()) {
             ("transform" | "filter" | "exists" | "forall", 1, 1) => {
                 let (array, array_name) = resolved.remove(0);
                 let element = self.element_type(name, &array, &array_name, schema)?;
@@ -319,7 +325,22 @@ impl Resolver<'_> {
             (other, _, n) => Err(PlanError::Unsupported(format!(
                 "the higher-order function {other} with a lambda function of {n} arguments"
             ))),
+        }?;
+        let mapping = matches!(
+            name,
+            "transform"
+                | "filter"
+                | "zip_with"
+                | "map_filter"
+                | "transform_keys"
+                | "transform_values"
+                | "map_zip_with"
+        );
+        if mapping {
+            let out = crate::functions::nullability::with_nullability(out, inputs_nullable, schema)?;
+            return Ok((out, shown));
         }
+        Ok((out, shown))
     }
 
     /// `array_transform` of an array of `{1, 2}` structs by a lambda of two parameters that
