@@ -30,6 +30,7 @@ use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
 use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
 use ember_planner::functions::nullability::SparkNullability;
 use ember_planner::functions::python::PythonScalarUdf;
+use ember_planner::functions::python_agg::PythonAggUdf;
 use ember_planner::functions::udf::{
     ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
 };
@@ -314,6 +315,9 @@ impl CodecPart for PlannerCodec {
 
     fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
         let inner: &dyn Any = udaf.inner().as_ref();
+        if let Some(p) = inner.downcast_ref::<PythonAggUdf>() {
+            return p.encode();
+        }
         if inner.downcast_ref::<CounterDiff>().is_some() {
             return Some(COUNTER_DIFF.as_bytes().to_vec());
         }
@@ -336,6 +340,9 @@ impl CodecPart for PlannerCodec {
         }
         if payload.starts_with(b"{") {
             let v: Value = serde_json::from_slice(payload).map_err(|_| bad("aggregate"))?;
+            if v.get("eval_type").is_some() {
+                return PythonAggUdf::decode(payload).ok_or_else(|| bad("Python aggregate"));
+            }
             let kind: SketchAggKind = v
                 .get("kind")
                 .cloned()

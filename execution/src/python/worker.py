@@ -30,6 +30,8 @@ SQL_SCALAR_PANDAS_UDF = 200
 SQL_SCALAR_PANDAS_ITER_UDF = 204
 SQL_MAP_PANDAS_ITER_UDF = 205
 SQL_MAP_ARROW_ITER_UDF = 207
+SQL_GROUPED_AGG_PANDAS_UDF = 202
+SQL_GROUPED_AGG_ARROW_UDF = 252
 SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
 
@@ -410,6 +412,17 @@ def _map_arrow(f, batches, out_schema):
     return out
 
 
+def _scalar_value(v):
+    """A pandas/numpy scalar as a Python value."""
+    item = getattr(v, "item", None)
+    if callable(item) and not isinstance(v, (list, tuple, dict, str, bytes)):
+        try:
+            return item()
+        except (TypeError, ValueError):
+            return v
+    return v
+
+
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
@@ -431,6 +444,15 @@ def _evaluate(eval_type, command, data, schema_bytes):
             arr = _eval_arrow_rows(f, return_type, batch, out_type)
         elif eval_type in (SQL_SCALAR_PANDAS_UDF, SQL_SCALAR_PANDAS_ITER_UDF):
             arr = _eval_pandas(f, batch, out_type, eval_type == SQL_SCALAR_PANDAS_ITER_UDF)
+        elif eval_type == SQL_GROUPED_AGG_PANDAS_UDF:
+            _require("pandas", "pandas")
+            result = f(*[c.to_pandas() for c in batch.columns])
+            arr = pa.array([_scalar_value(result)], type=out_type)
+        elif eval_type == SQL_GROUPED_AGG_ARROW_UDF:
+            result = f(*batch.columns)
+            if isinstance(result, pa.Scalar):
+                result = result.as_py()
+            arr = pa.array([result], type=out_type)
         elif eval_type in (SQL_SCALAR_ARROW_UDF, SQL_SCALAR_ARROW_ITER_UDF):
             arr = _eval_arrow(f, batch, out_type, eval_type == SQL_SCALAR_ARROW_ITER_UDF)
         else:

@@ -17,6 +17,7 @@ pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod pattern;
 pub mod python;
+pub mod python_agg;
 mod reflect;
 mod sketch;
 mod spatial;

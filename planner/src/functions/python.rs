@@ -173,6 +173,22 @@ impl PythonScalarUdf {
     }
 
     pub fn decode(payload: &[u8]) -> Option<Arc<ScalarUDF>> {
+        let p = Self::decode_parts(payload)?;
+        Some(
+            Self::new(
+                p.name,
+                p.function,
+                p.return_type,
+                p.python,
+                p.batch_size,
+                p.deterministic,
+            )
+            .udf(),
+        )
+    }
+
+    /// What [`Self::encode`] wrote.
+    pub fn decode_parts(payload: &[u8]) -> Option<EncodedPython> {
         let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
         let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
         let type_bytes = unhex(&text("return_type")?)?;
@@ -180,23 +196,29 @@ impl PythonScalarUdf {
             arrow::ipc::reader::StreamReader::try_new(std::io::Cursor::new(type_bytes), None)
                 .ok()?;
         let return_type = reader.schema().field(0).data_type().clone();
-        let function = PythonFunction {
-            eval_type: i32::try_from(v.get("eval_type")?.as_i64()?).ok()?,
-            command: unhex(&text("command")?)?.into(),
-            python_ver: text("python_ver")?,
-        };
-        Some(
-            Self::new(
-                text("name")?,
-                function,
-                return_type,
-                text("python"),
-                usize::try_from(v.get("batch_size")?.as_u64()?).ok()?,
-                v.get("deterministic")?.as_bool()?,
-            )
-            .udf(),
-        )
+        Some(EncodedPython {
+            name: text("name")?,
+            function: PythonFunction {
+                eval_type: i32::try_from(v.get("eval_type")?.as_i64()?).ok()?,
+                command: unhex(&text("command")?)?.into(),
+                python_ver: text("python_ver")?,
+            },
+            return_type,
+            python: text("python"),
+            batch_size: usize::try_from(v.get("batch_size")?.as_u64()?).ok()?,
+            deterministic: v.get("deterministic")?.as_bool()?,
+        })
     }
+}
+
+/// A Python function as it crossed to a worker.
+pub struct EncodedPython {
+    pub name: String,
+    pub function: PythonFunction,
+    pub return_type: DataType,
+    pub python: Option<String>,
+    pub batch_size: usize,
+    pub deterministic: bool,
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -143,6 +143,7 @@ impl Resolver<'_> {
             GroupType::GroupingSets => keys.iter().map(|(e, _)| key_of(e)).collect(),
             GroupType::GroupBy | GroupType::Pivot => vec![],
         };
+        super::python::check_python_aggregates(&aggregates)?;
         let mut computed_aggregates = Vec::with_capacity(aggregates.len());
         for a in aggregates {
             let internal = self.fresh("agg", vec![]);

@@ -15,17 +15,19 @@ use super::names::Named;
 use crate::error::{PlanResult, invalid, unsupported};
 use crate::exec::python_map::PythonMapNode;
 use crate::functions::python::PythonScalarUdf;
+use crate::functions::python_agg::PythonAggUdf;
 use crate::spec::{self, Expr as SExpr, Plan};
 
 /// What the eval types Ember does not run yet are, for the `not supported` message.
 fn eval_type_name(eval_type: i32) -> String {
     match eval_type {
-        201 => "grouped map pandas_udf".into(),
-        202 => "grouped aggregate pandas_udf".into(),
-        203 => "window aggregate pandas_udf".into(),
-        206 => "cogrouped applyInPandas".into(),
-        252 | 253 => "aggregate arrow_udf".into(),
-        300..=303 => "Python UDTF".into(),
+        201 | 209 | 215 | 216 => "applyInPandas/applyInArrow".into(),
+        203 | 253 => "window aggregate pandas_udf/arrow_udf".into(),
+        206 | 210 => "cogroup().applyInPandas/applyInArrow".into(),
+        208 => "applyInPandasWithState".into(),
+        211..=214 => "transformWithState".into(),
+        217 | 254 => "iterator aggregate pandas_udf/arrow_udf".into(),
+        300..=302 => "Python UDTF".into(),
         other => format!("Python UDF eval type {other}"),
     }
 }
@@ -37,7 +39,11 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Named> {
         let udf = &call.udf;
-        if !python::is_scalar_eval_type(udf.function.eval_type) {
+        let aggregate = matches!(
+            udf.function.eval_type,
+            python::SQL_GROUPED_AGG_PANDAS_UDF | python::SQL_GROUPED_AGG_ARROW_UDF
+        );
+        if !aggregate && !python::is_scalar_eval_type(udf.function.eval_type) {
             return unsupported(format!(
                 "{} ({})",
                 eval_type_name(udf.function.eval_type),
@@ -54,6 +60,17 @@ impl Resolver<'_> {
             args.push(e);
             names.push(n);
         }
+        let name = format!("{}({})", udf.name, names.join(", "));
+        if aggregate {
+            let function = PythonAggUdf::new(
+                udf.name.clone(),
+                udf.function.clone(),
+                udf.output_type.clone(),
+                self.config.python.clone(),
+            )
+            .udaf();
+            return Ok((function.call(args), name));
+        }
         let function = PythonScalarUdf::new(
             udf.name.clone(),
             udf.function.clone(),
@@ -63,7 +80,6 @@ impl Resolver<'_> {
             udf.deterministic,
         )
         .udf();
-        let name = format!("{}({})", udf.name, names.join(", "));
         Ok((
             Expr::ScalarFunction(ScalarFunction::new_udf(function, args)),
             name,
@@ -115,4 +131,37 @@ impl Resolver<'_> {
             .collect();
         Ok(LogicalPlanBuilder::from(node).project(exprs)?.build()?)
     }
+}
+
+/// Spark runs pandas aggregates in an operator of their own: beside built-in aggregates they
+/// are refused (INVALID_PANDAS_UDF_PLACEMENT).
+pub(crate) fn check_python_aggregates(aggregates: &[Expr]) -> PlanResult<()> {
+    let python = |e: &Expr| match e {
+        Expr::AggregateFunction(f) => {
+            let inner: &dyn std::any::Any = f.func.inner().as_ref();
+            inner
+                .downcast_ref::<PythonAggUdf>()
+                .map(|_| f.func.name().to_string())
+        }
+        _ => None,
+    };
+    let names: Vec<String> = aggregates.iter().filter_map(python).collect();
+    if names.is_empty() || names.len() == aggregates.len() {
+        return Ok(());
+    }
+    let list = names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(crate::error::SparkError::new(
+        crate::error::ErrorKind::Analysis,
+        "INVALID_PANDAS_UDF_PLACEMENT",
+        "0A000",
+        format!(
+            "The group aggregate pandas UDF {list} cannot be invoked together with as other, non-pandas aggregate functions."
+        ),
+        vec![("functionList", list.clone())],
+    )
+    .into())
 }
