@@ -242,3 +242,83 @@ def test_explain_analyze(spark, ember_mode):
     # EXPLAIN ANALYZE ran the query: plain EXPLAIN does not show metrics.
     plain = spark.sql("EXPLAIN SELECT k, count(*) FROM obs_t GROUP BY k").collect()[0][0]
     assert "metrics=" not in plain
+
+
+# ---------------------------------------------------------------------------------------------
+# Logs as JSON and Prometheus metrics (Ember's own: servers of their own, not recorded)
+
+
+def own_server(request, ember_mode, tmp_path, *args):
+    from conftest import EmberServer, ember_binary
+
+    if ember_mode == "spark":
+        pytest.skip("Ember's own server options")
+    return EmberServer(ember_binary(request.config), ember_mode, extra_args=list(args), workdir=tmp_path)
+
+
+def test_log_format_json(request, ember_mode, tmp_path):
+    import json
+
+    from conftest import new_session
+
+    server = own_server(request, ember_mode, tmp_path, "--log-format", "json", "--ui-port", "0")
+    try:
+        spark = new_session(server.url)
+        assert multi_stage(spark).count() == 7
+        session_id = spark.client._session_id
+        spark.stop()
+    finally:
+        server.stop()
+    lines = [l for l in server.log_path.read_text().splitlines() if l.strip()]
+    records = [json.loads(l) for l in lines]  # every line is one JSON object
+    assert all({"timestamp", "level", "fields"} <= r.keys() for r in records), lines[:3]
+    assert any("listening on sc://" in r["fields"].get("message", "") for r in records)
+    done = [r for r in records if r["fields"].get("message") == "operation finished"]
+    assert done, lines
+    # Each query's lines carry its session and operation ids.
+    assert all(r["span"]["name"] == "query" and r["span"]["operation"] for r in done)
+    assert any(r["span"]["session"] == session_id for r in done)
+    assert max(r["fields"]["stages"] for r in done) >= 1
+
+
+def scrape(port):
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        assert r.headers["Content-Type"].startswith("text/plain")
+        text = r.read().decode()
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            values[name.split("{")[0]] = float(value)
+    return text, values
+
+
+def test_prometheus_metrics(request, ember_mode, tmp_path):
+    from conftest import free_port, new_session
+
+    port = free_port()
+    server = own_server(request, ember_mode, tmp_path, "--ui-port", str(port))
+    try:
+        text, before = scrape(port)
+        assert "# TYPE ember_queries_running gauge" in text
+        assert "# TYPE ember_queries_finished_total counter" in text
+        spark = new_session(server.url)
+        assert multi_stage(spark).count() == 7
+        assert len(multi_stage(spark).collect()) == 7
+        with pytest.raises(Exception):
+            spark.sql("SELECT no_such_column FROM range(1)").collect()
+        _, after = scrape(port)
+        assert after["ember_queries_finished_total"] >= before["ember_queries_finished_total"] + 2
+        assert after["ember_queries_failed_total"] >= before["ember_queries_failed_total"] + 1
+        assert after["ember_queries_running"] == 0
+        assert after["ember_tasks_completed_total"] > before["ember_tasks_completed_total"]
+        assert after["ember_sessions"] >= 1
+        assert after["ember_memory_limit_bytes"] > 0
+        if ember_mode != "local":
+            assert after["ember_shuffle_bytes_written_total"] > 0
+            assert after["ember_shuffle_records_written_total"] > 0
+        spark.stop()
+    finally:
+        server.stop()

@@ -310,7 +310,9 @@ impl JobReport {
                 .get(id as usize)
                 .copied()
                 .flatten()
-                .map_or("did not finish".to_string(), |d| format!("{:.3} s", d.as_secs_f64()));
+                .map_or("did not finish".to_string(), |d| {
+                    format!("{:.3} s", d.as_secs_f64())
+                });
             let output = if s == self.output_stage {
                 " (job output)".to_string()
             } else {

@@ -112,8 +112,7 @@ impl QueryProgress {
         let mut first = 0;
         self.update(|s| {
             first = s.stages.len() as i64;
-            s.times
-                .extend(tasks_per_stage.iter().map(|_| (None, None)));
+            s.times.extend(tasks_per_stage.iter().map(|_| (None, None)));
             for (i, tasks) in tasks_per_stage.iter().enumerate() {
                 s.stages.push(StageProgress {
                     stage_id: first + i as i64,

@@ -37,6 +37,9 @@ const MAX_MESSAGE_BYTES: usize = 512 * 1024 * 1024;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Log lines as text, or as one JSON object per line (with query and session ids).
+    #[arg(long, global = true, value_enum, default_value_t = crate::logging::LogFormat::Text)]
+    pub log_format: crate::logging::LogFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -80,6 +83,10 @@ pub struct ServerArgs {
     /// Cluster mode: port of the driver service that workers join (0 picks a free port).
     #[arg(long, default_value_t = 15003)]
     pub driver_port: u16,
+    /// Port of the HTTP endpoint with Prometheus metrics at /metrics (Spark's UI port; the
+    /// next free one when taken; 0 turns it off).
+    #[arg(long, default_value_t = 4040)]
+    pub ui_port: u16,
     /// Cluster mode: tasks each started worker runs at once.
     #[arg(long, default_value_t = TASK_SLOTS_PER_WORKER)]
     pub worker_slots: usize,
@@ -320,6 +327,7 @@ async fn start_cluster(
         for _ in 0..workers {
             let child = tokio::process::Command::new(&exe)
                 .args(["worker", "--driver", &driver, "--host", &connect_host])
+                .args(crate::logging::child_args())
                 .args(["--slots", &args.worker_slots.max(1).to_string()])
                 .args(args.cluster.to_args())
                 .args(args.memory.to_args())
@@ -415,6 +423,12 @@ async fn serve(
         cpu,
         spark_version: args.spark_version.clone(),
     });
+    if let Some(ui) = crate::prometheus::bind(&args.host, args.ui_port).await {
+        if let Ok(at) = ui.local_addr() {
+            tracing::info!("Ember metrics on http://{at}/metrics");
+        }
+        tokio::spawn(crate::prometheus::serve(ui, state.clone()));
+    }
     let addr = socket_addr(&args.host, args.port)?;
     let listener = TcpListener::bind(addr)
         .await

@@ -7,9 +7,9 @@
 use datafusion::physical_plan::display::DisplayableExecutionPlan;
 use datafusion::physical_plan::displayable;
 use ember_execution::progress::QueryProgress;
-use futures::StreamExt;
 use ember_planner::ResolvedQuery;
 use ember_planner::spec::ExplainMode;
+use futures::StreamExt;
 
 use crate::error::ServerResult;
 use crate::state::RequestContext;

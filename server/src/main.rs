@@ -17,6 +17,8 @@ mod config;
 mod error;
 mod execute;
 mod explain;
+mod logging;
+mod prometheus;
 mod service;
 mod session;
 mod state;
@@ -30,14 +32,7 @@ const STACK_BYTES: usize = 256 << 20;
 
 fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("EMBER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init(args.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .thread_stack_size(STACK_BYTES)
         .enable_all()

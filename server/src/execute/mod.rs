@@ -111,53 +111,77 @@ pub fn execute_plan(
             .get(progress::REPORT_INTERVAL_KEY)
             .as_deref(),
     );
-    let handle = cpu.spawn(async move {
-        // A panic while planning or running is this query's error, not a client left waiting.
-        let run = ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
-        // Progress is tracked for the metrics sent with the results, reported if asked for.
-        let run = progress::scope(task_op.progress.clone(), run);
-        let outcome = match interval {
-            Some(interval) => {
-                tokio::select! {
-                    outcome = run => outcome,
-                    () = progress::tick(&task_op, &responder, interval) => unreachable_tick(),
+    let span = tracing::info_span!(
+        "query",
+        session = %ctx.session.session_id,
+        operation = %operation_id
+    );
+    let handle = cpu.spawn(tracing::Instrument::instrument(
+        async move {
+            let started = std::time::Instant::now();
+            let counted = crate::prometheus::QueryGuard::started();
+            // A panic while planning or running is this query's error, not a client left waiting.
+            let run =
+                ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
+            // Progress is tracked for the metrics sent with the results, reported if asked for.
+            let run = progress::scope(task_op.progress.clone(), run);
+            let outcome = match interval {
+                Some(interval) => {
+                    tokio::select! {
+                        outcome = run => outcome,
+                        () = progress::tick(&task_op, &responder, interval) => unreachable_tick(),
+                    }
                 }
+                None => {
+                    task_op
+                        .report_progress
+                        .store(false, std::sync::atomic::Ordering::Relaxed);
+                    run.await
+                }
+            };
+            let outcome = outcome.unwrap_or_else(|panic| {
+                tracing::error!(operation = %task_op.id, "query panicked: {panic}");
+                Err(ember_planner::SparkError::new(
+                    ember_planner::error::ErrorKind::Internal,
+                    "INTERNAL_ERROR",
+                    "XX000",
+                    format!("The query failed with an internal error (a panic): {panic}"),
+                    vec![],
+                )
+                .into())
+            });
+            let failed = match outcome {
+                Ok(()) => {
+                    let complete =
+                        responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
+                    // Tasks report their end after their output was read: the last report has them.
+                    task_op.progress.wait_idle(PROGRESS_SETTLE).await;
+                    progress::push_if_changed(&task_op, &complete).await;
+                    task_op.push(complete).await;
+                    task_op.finish(Ok(()));
+                    false
+                }
+                Err(e) => {
+                    task_op.finish(Err(error_status(&ctx, e)));
+                    true
+                }
+            };
+            counted.ended(failed, &task_op.progress);
+            if !task_op.reattachable {
+                // Nothing can reattach: drop the operation once its stream has drained.
+                ctx.session.operations.lock().remove(&task_op.id);
             }
-            None => {
-                task_op
-                    .report_progress
-                    .store(false, std::sync::atomic::Ordering::Relaxed);
-                run.await
-            }
-        };
-        let outcome = outcome.unwrap_or_else(|panic| {
-            tracing::error!(operation = %task_op.id, "query panicked: {panic}");
-            Err(ember_planner::SparkError::new(
-                ember_planner::error::ErrorKind::Internal,
-                "INTERNAL_ERROR",
-                "XX000",
-                format!("The query failed with an internal error (a panic): {panic}"),
-                vec![],
-            )
-            .into())
-        });
-        match outcome {
-            Ok(()) => {
-                let complete =
-                    responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
-                // Tasks report their end after their output was read: the last report has them.
-                task_op.progress.wait_idle(PROGRESS_SETTLE).await;
-                progress::push_if_changed(&task_op, &complete).await;
-                task_op.push(complete).await;
-                task_op.finish(Ok(()));
-            }
-            Err(e) => task_op.finish(Err(error_status(&ctx, e))),
-        }
-        if !task_op.reattachable {
-            // Nothing can reattach: drop the operation once its stream has drained.
-            ctx.session.operations.lock().remove(&task_op.id);
-        }
-    });
+            let stages = task_op.progress.snapshot().stages;
+            tracing::info!(
+                duration_ms = started.elapsed().as_millis() as u64,
+                stages = stages.len(),
+                tasks = stages.iter().map(|s| s.num_completed_tasks).sum::<i64>(),
+                failed,
+                "operation finished"
+            );
+        },
+        span,
+    ));
     op.set_task(handle.abort_handle());
     Ok(Box::pin(op.stream_from(None)))
 }
