@@ -147,6 +147,7 @@ impl Resolver<'_> {
         let mut computed_aggregates = Vec::with_capacity(aggregates.len());
         for a in aggregates {
             let internal = self.fresh("agg", vec![]);
+            let is_grouping = matches!(&a, Expr::AggregateFunction(f) if f.func.name() == "grouping");
             let computed = match &a {
                 Expr::AggregateFunction(f) if f.func.name() == "grouping" => {
                     if set_keys.is_empty() {
@@ -168,7 +169,14 @@ impl Resolver<'_> {
                 _ => a.clone(),
             };
             agg_exprs.push(computed.alias(&internal));
-            computed_aggregates.push((a, Self::column(&internal)));
+            let column = Self::column(&internal);
+            // grouping()/grouping_id() are never NULL (Spark's schema says so).
+            let column = if is_grouping {
+                crate::functions::nullability::SparkNullability::udf(false).call(vec![column])
+            } else {
+                column
+            };
+            computed_aggregates.push((a, column));
         }
         replacements.extend(computed_aggregates);
         let plan = LogicalPlanBuilder::from(input)

@@ -292,6 +292,11 @@ impl Resolver<'_> {
                     .collect()
             }
         };
+        // (Spark's schema: the names are never NULL, the values where one of them may be.)
+        let mut values_nullable = false;
+        for (e, _) in &resolved_values {
+            values_nullable |= e.nullable(&schema)?;
+        }
         let ids: Vec<Named> = match resolved_ids {
             Some(ids) => ids,
             None => all
@@ -377,8 +382,17 @@ impl Resolver<'_> {
             .build()?;
         let item = Self::column(&list_col);
         let mut items = ids;
-        items.push((get_field(item.clone(), "n"), variable_column.to_string()));
-        items.push((get_field(item.clone(), "v"), value_column.to_string()));
+        let spark_nullability = |e: Expr, nullable: bool| {
+            crate::functions::nullability::SparkNullability::udf(nullable).call(vec![e])
+        };
+        items.push((
+            spark_nullability(get_field(item.clone(), "n"), false),
+            variable_column.to_string(),
+        ));
+        items.push((
+            spark_nullability(get_field(item.clone(), "v"), values_nullable),
+            value_column.to_string(),
+        ));
         let plan = if include_nulls {
             plan
         } else {
