@@ -377,6 +377,7 @@ fn encode_python_map(map: &PythonMapExec) -> Result<Vec<u8>> {
         "python": map.python(),
         "batch_size": map.batch_size(),
         "schema": hex(&schema),
+        "group_keys": map.group_keys(),
     });
     Ok(v.to_string().into_bytes())
 }
@@ -400,14 +401,20 @@ fn decode_python_map(v: &Value, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn
         .and_then(Value::as_u64)
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| bad("mapInPandas"))?;
-    Ok(Arc::new(PythonMapExec::new(
+    let exec = PythonMapExec::new(
         input,
         function,
         text("python").map(str::to_string),
         batch_size,
         schema,
         ember_planner::exec::python_map::map_error,
-    )))
+    );
+    Ok(Arc::new(
+        match v.get("group_keys").and_then(Value::as_u64) {
+            Some(keys) => exec.grouped(keys as usize),
+            None => exec,
+        },
+    ))
 }
 
 /// Task errors keep their Spark error class across processes.

@@ -32,6 +32,10 @@ pub const SQL_SCALAR_PANDAS_ITER_UDF: i32 = 204;
 pub const SQL_MAP_PANDAS_ITER_UDF: i32 = 205;
 /// `mapInArrow`.
 pub const SQL_MAP_ARROW_ITER_UDF: i32 = 207;
+/// `groupBy().applyInPandas`.
+pub const SQL_GROUPED_MAP_PANDAS_UDF: i32 = 201;
+/// `groupBy().applyInArrow`.
+pub const SQL_GROUPED_MAP_ARROW_UDF: i32 = 209;
 /// Grouped-aggregate `pandas_udf`.
 pub const SQL_GROUPED_AGG_PANDAS_UDF: i32 = 202;
 /// Grouped-aggregate `arrow_udf`.

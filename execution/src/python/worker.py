@@ -31,6 +31,8 @@ SQL_SCALAR_PANDAS_ITER_UDF = 204
 SQL_MAP_PANDAS_ITER_UDF = 205
 SQL_MAP_ARROW_ITER_UDF = 207
 SQL_GROUPED_AGG_PANDAS_UDF = 202
+SQL_GROUPED_MAP_PANDAS_UDF = 201
+SQL_GROUPED_MAP_ARROW_UDF = 209
 SQL_GROUPED_AGG_ARROW_UDF = 252
 SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
@@ -423,9 +425,51 @@ def _scalar_value(v):
     return v
 
 
+def _takes_key(f):
+    import inspect
+
+    try:
+        return len(inspect.getfullargspec(f).args) == 2
+    except TypeError:
+        return False
+
+
+def _group_map(f, eval_type, reader, out_schema):
+    """applyInPandas / applyInArrow: each batch is one group, its first columns the keys."""
+    keys = int((reader.schema.metadata or {}).get(b"ember.group_keys", b"0"))
+    with_key = _takes_key(f)
+    out = []
+    for batch in reader:
+        data = pa.Table.from_batches([batch.slice(0)]).select(list(range(keys, batch.num_columns)))
+        if eval_type == SQL_GROUPED_MAP_PANDAS_UDF:
+            pd = _require("pandas", "pandas")
+            key = tuple(batch.column(i)[0].as_py() for i in range(keys))
+            pdf = data.to_pandas()
+            result = f(key, pdf) if with_key else f(pdf)
+            if not isinstance(result, pd.DataFrame):
+                raise PySparkError(
+                    "UDF_RETURN_TYPE",
+                    f"Return type of the user-defined function should be pandas.DataFrame, but is {type(result).__name__}.",
+                )
+            out.extend(_map_pandas(lambda it: iter([result]), [None], out_schema))
+        else:
+            key = tuple(batch.column(i)[0] for i in range(keys))
+            result = f(key, data) if with_key else f(data)
+            if not isinstance(result, pa.Table):
+                raise PySparkError(
+                    "UDF_RETURN_TYPE",
+                    f"Return type of the user-defined function should be pyarrow.Table, but is {type(result).__name__}.",
+                )
+            out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
+    return out
+
+
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    if eval_type in (SQL_GROUPED_MAP_PANDAS_UDF, SQL_GROUPED_MAP_ARROW_UDF):
+        reader = ipc.open_stream(pa.py_buffer(data))
+        return _write_stream(out_schema, _group_map(f, eval_type, reader, out_schema))
     if eval_type in (SQL_MAP_PANDAS_ITER_UDF, SQL_MAP_ARROW_ITER_UDF):
         batches = list(ipc.open_stream(pa.py_buffer(data)))
         if eval_type == SQL_MAP_PANDAS_ITER_UDF:

@@ -23,6 +23,8 @@ pub struct PythonMapNode {
     python: Option<String>,
     batch_size: usize,
     schema: DFSchemaRef,
+    /// The grouped form's number of keys (the input's first columns).
+    group_keys: Option<usize>,
 }
 
 impl PartialOrd for PythonMapNode {
@@ -38,6 +40,7 @@ impl PythonMapNode {
         python: Option<String>,
         batch_size: usize,
         schema: SchemaRef,
+        group_keys: Option<usize>,
     ) -> Result<LogicalPlan> {
         let schema = Arc::new(DFSchema::try_from(schema.as_ref().clone())?);
         Ok(LogicalPlan::Extension(Extension {
@@ -47,20 +50,25 @@ impl PythonMapNode {
                 python,
                 batch_size,
                 schema,
+                group_keys,
             }),
         }))
     }
 
     /// The operator, over the planned input.
     pub fn exec(&self, input: Arc<dyn ExecutionPlan>) -> Arc<dyn ExecutionPlan> {
-        Arc::new(PythonMapExec::new(
+        let exec = PythonMapExec::new(
             input,
             self.function.clone(),
             self.python.clone(),
             self.batch_size,
             Arc::new(self.schema.as_arrow().clone()),
             map_error,
-        ))
+        );
+        Arc::new(match self.group_keys {
+            Some(keys) => exec.grouped(keys),
+            None => exec,
+        })
     }
 }
 

@@ -738,6 +738,25 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             args: convert_all(ctx, &f.arguments)?,
         },
         RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
+        RelType::GroupMap(g) => {
+            if g.is_map_groups_with_state.is_some() || g.initial_input.is_some() {
+                return unsupported("applyInPandasWithState");
+            }
+            if g.transform_with_state_info.is_some() {
+                return unsupported("transformWithState");
+            }
+            let Some(func) = &g.func else {
+                return invalid("applyInPandas without a function");
+            };
+            PlanNode::GroupMap {
+                input: input(ctx, &g.input)?,
+                grouping: convert_all(ctx, &g.grouping_expressions)?,
+                function: Box::new(crate::spec::PythonUdfCall {
+                    udf: super::expression::python_udf(ctx, func)?,
+                    args: convert_all(ctx, &func.arguments)?,
+                }),
+            }
+        }
         RelType::MapPartitions(m) => {
             let Some(func) = &m.func else {
                 return invalid("mapInPandas without a function");

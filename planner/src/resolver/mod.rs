@@ -375,8 +375,13 @@ impl<'a> Resolver<'a> {
             }
             PlanNode::Filter { input, condition } => self.resolve_filter(input, condition)?,
             PlanNode::MapPartitions { input, function } => {
-                self.resolve_map_partitions(input, function)?
+                self.resolve_map_partitions(input, &[], function, false)?
             }
+            PlanNode::GroupMap {
+                input,
+                grouping,
+                function,
+            } => self.resolve_map_partitions(input, grouping, function, true)?,
             PlanNode::Sort {
                 input,
                 order,

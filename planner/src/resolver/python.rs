@@ -91,13 +91,23 @@ impl Resolver<'_> {
     pub(crate) fn resolve_map_partitions(
         &mut self,
         input: &Plan,
+        grouping: &[SExpr],
         call: &spec::PythonUdfCall,
+        grouped: bool,
     ) -> PlanResult<LogicalPlan> {
         let udf = &call.udf;
-        if !matches!(
-            udf.function.eval_type,
-            python::SQL_MAP_PANDAS_ITER_UDF | python::SQL_MAP_ARROW_ITER_UDF
-        ) {
+        let expected = if grouped {
+            [
+                python::SQL_GROUPED_MAP_PANDAS_UDF,
+                python::SQL_GROUPED_MAP_ARROW_UDF,
+            ]
+        } else {
+            [
+                python::SQL_MAP_PANDAS_ITER_UDF,
+                python::SQL_MAP_ARROW_ITER_UDF,
+            ]
+        };
+        if !expected.contains(&udf.function.eval_type) {
             return unsupported(format!(
                 "{} ({})",
                 eval_type_name(udf.function.eval_type),
@@ -106,7 +116,11 @@ impl Resolver<'_> {
         }
         let plan = self.resolve(input)?;
         let schema = plan.schema().clone();
-        let mut args = Vec::with_capacity(call.args.len());
+        let mut args = Vec::with_capacity(grouping.len() + call.args.len());
+        for (i, g) in grouping.iter().enumerate() {
+            let (e, _) = self.resolve_expr(g, &schema)?;
+            args.push(e.alias(format!("__ember_key_{i}")));
+        }
         for a in &call.args {
             let (e, n) = self.resolve_expr(a, &schema)?;
             args.push(e.alias(n));
@@ -121,6 +135,7 @@ impl Resolver<'_> {
             self.config.python.clone(),
             self.config.arrow_batch_size,
             Arc::new(Schema::new(fields.clone())),
+            grouped.then_some(grouping.len()),
         )?;
         let exprs: Vec<Expr> = fields
             .iter()

@@ -412,6 +412,13 @@ pub enum PlanNode {
         input: Box<Plan>,
         function: Box<super::PythonUdfCall>,
     },
+    /// `groupBy(keys).applyInPandas` / `applyInArrow`: the function's arguments are the
+    /// input's columns; it is called once per group.
+    GroupMap {
+        input: Box<Plan>,
+        grouping: Vec<super::Expr>,
+        function: Box<super::PythonUdfCall>,
+    },
 }
 
 impl PlanNode {
@@ -457,7 +464,8 @@ impl PlanNode {
             | PlanNode::Generate { input, .. }
             | PlanNode::Unpivot { input, .. }
             | PlanNode::ToSchema { input, .. }
-            | PlanNode::MapPartitions { input, .. } => f(input),
+            | PlanNode::MapPartitions { input, .. }
+            | PlanNode::GroupMap { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
             PlanNode::Join(j) => {
                 f(&mut j.left);
