@@ -317,6 +317,7 @@ def test_prometheus_metrics(request, ember_mode, tmp_path):
         assert after["ember_sessions"] >= 1
         assert after["ember_memory_limit_bytes"] > 0
         if ember_mode != "local":
+            assert after["ember_workers_alive"] == 2
             assert after["ember_shuffle_bytes_written_total"] > 0
             assert after["ember_shuffle_records_written_total"] > 0
         spark.stop()

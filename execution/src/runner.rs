@@ -24,6 +24,11 @@ pub trait JobRunner: Send + Sync {
     /// A short name of the runner for logs ("local", "local-cluster", "cluster").
     fn name(&self) -> &str;
 
+    /// Workers alive, for runners that have workers (metrics).
+    fn workers_alive(&self) -> Option<usize> {
+        None
+    }
+
     /// Adjust DataFusion's settings for plans this runner executes.
     fn configure(&self, _config: &mut datafusion::prelude::SessionConfig) {}
 }

@@ -1,7 +1,7 @@
 //! `/metrics` on `--ui-port` (Spark's 4040 by default, the next free one of 16 when taken, as
 //! Spark's UI does; `0` turns it off): the server's counters in Prometheus' text format.
 //! Queries running, finished and failed, tasks run, bytes written to exchanges, bytes
-//! spilled, memory in use, sessions. The HTTP side is a minimal HTTP/1.1 responder (one
+//! spilled, memory in use, sessions, workers alive (cluster modes). The HTTP side is a minimal HTTP/1.1 responder (one
 //! request per connection): no framework for two pages.
 
 use std::sync::Arc;
@@ -192,6 +192,12 @@ pub fn render(state: &ServerState) -> String {
         ),
     ];
     let mut out = String::new();
+    if let Some(workers) = state.runner.workers_alive() {
+        out.push_str(&format!(
+            "# HELP ember_workers_alive Workers registered with the driver and not lost.\n\
+             # TYPE ember_workers_alive gauge\nember_workers_alive {workers}\n"
+        ));
+    }
     for (name, kind, help, value) in rows {
         out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
         if name == "ember_build_info" {

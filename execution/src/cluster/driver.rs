@@ -43,9 +43,17 @@ impl Default for DriverConfig {
 #[derive(Clone)]
 pub struct DriverHandle {
     tx: mpsc::UnboundedSender<DriverEvent>,
+    /// Workers registered and not lost (for metrics).
+    workers_alive: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl DriverHandle {
+    /// Workers registered and not lost.
+    pub fn workers_alive(&self) -> usize {
+        self.workers_alive
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn send(&self, event: DriverEvent) {
         // A stopped driver has nothing left to tell.
         let _ = self.tx.send(event);
@@ -131,7 +139,10 @@ impl Driver {
     /// A driver whose output streams are read through `source`.
     pub fn new(config: DriverConfig, source: Arc<dyn StreamSource>) -> (Self, DriverHandle) {
         let (tx, inbox) = mpsc::unbounded_channel();
-        let handle = DriverHandle { tx };
+        let handle = DriverHandle {
+            tx,
+            workers_alive: Arc::default(),
+        };
         let driver = Self {
             inbox,
             handle: handle.clone(),
@@ -193,10 +204,12 @@ impl Driver {
                         client,
                     },
                 );
+                self.count_workers();
                 self.schedule();
             }
             DriverEvent::WorkerLost { worker } => {
                 self.worker_lost(worker);
+                self.count_workers();
                 if self.workers.is_empty() {
                     self.no_workers_since
                         .get_or_insert_with(std::time::Instant::now);
@@ -205,6 +218,12 @@ impl Driver {
             }
             DriverEvent::Tick => self.check_workers(),
         }
+    }
+
+    fn count_workers(&self) {
+        self.handle
+            .workers_alive
+            .store(self.workers.len(), std::sync::atomic::Ordering::Relaxed);
     }
 
     fn accept_job(

@@ -77,6 +77,10 @@ impl JobRunner for LocalClusterJobRunner {
         "local-cluster"
     }
 
+    fn workers_alive(&self) -> Option<usize> {
+        Some(self.driver.workers_alive())
+    }
+
     fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
         crate::cluster::configure_for_job_graph(config);
     }

@@ -253,6 +253,10 @@ impl JobRunner for ClusterJobRunner {
         Ok(Some(JobGraph::try_new(plan.clone())?.to_string()))
     }
 
+    fn workers_alive(&self) -> Option<usize> {
+        Some(self.driver.workers_alive())
+    }
+
     fn name(&self) -> &str {
         "cluster"
     }

@@ -150,27 +150,14 @@ pub fn execute_plan(
                 )
                 .into())
             });
-            let failed = match outcome {
-                Ok(()) => {
-                    let complete =
-                        responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
-                    // Tasks report their end after their output was read: the last report has them.
-                    task_op.progress.wait_idle(PROGRESS_SETTLE).await;
-                    progress::push_if_changed(&task_op, &complete).await;
-                    task_op.push(complete).await;
-                    task_op.finish(Ok(()));
-                    false
-                }
-                Err(e) => {
-                    task_op.finish(Err(error_status(&ctx, e)));
-                    true
-                }
-            };
-            counted.ended(failed, &task_op.progress);
-            if !task_op.reattachable {
-                // Nothing can reattach: drop the operation once its stream has drained.
-                ctx.session.operations.lock().remove(&task_op.id);
+            // Counted and logged before the client is told: once it has ResultComplete it may
+            // release the operation, which ends this task.
+            let failed = outcome.is_err();
+            if !failed {
+                // Tasks report their end after their output was read: the last report has them.
+                task_op.progress.wait_idle(PROGRESS_SETTLE).await;
             }
+            counted.ended(failed, &task_op.progress);
             let stages = task_op.progress.snapshot().stages;
             tracing::info!(
                 duration_ms = started.elapsed().as_millis() as u64,
@@ -179,6 +166,20 @@ pub fn execute_plan(
                 failed,
                 "operation finished"
             );
+            match outcome {
+                Ok(()) => {
+                    let complete =
+                        responder.response(Some(ResponseType::ResultComplete(ResultComplete {})));
+                    progress::push_if_changed(&task_op, &complete).await;
+                    task_op.push(complete).await;
+                    task_op.finish(Ok(()));
+                }
+                Err(e) => task_op.finish(Err(error_status(&ctx, e))),
+            }
+            if !task_op.reattachable {
+                // Nothing can reattach: drop the operation once its stream has drained.
+                ctx.session.operations.lock().remove(&task_op.id);
+            }
         },
         span,
     ));
