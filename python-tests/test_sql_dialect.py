@@ -34,6 +34,10 @@ QUERIES = {
     "pivot_implicit_grouping": "SELECT * FROM (SELECT id % 2 AS k, id % 3 AS g, id AS v FROM range(6)) PIVOT (sum(v) FOR k IN (0, 1))",
     "pivot_strings": "SELECT * FROM (SELECT CAST(id % 3 AS STRING) AS k, id AS v FROM range(6)) PIVOT (max(v) FOR k IN ('0' AS zero, '2'))",
     "pivot_two_aggregates": "SELECT * FROM (SELECT id % 2 AS k, id AS v FROM range(6)) PIVOT (sum(v), avg(v) FOR k IN (0, 1))",
+    "pivot_two_columns": "SELECT * FROM (SELECT id % 2 AS k, CAST(id % 3 AS STRING) AS c, id AS v FROM range(12)) "
+    "PIVOT (sum(v) FOR (k, c) IN ((0, '0') AS x, (1, '2') AS y, (1, '9') AS z))",
+    "pivot_two_columns_unnamed": "SELECT * FROM (SELECT id % 2 AS k, CAST(id % 3 AS STRING) AS c, id % 4 AS g, id AS v FROM range(12)) "
+    "PIVOT (sum(v) AS s, max(v) AS m FOR (k, c) IN ((0, '0'), (1, '2')))",
     "unpivot": "SELECT * FROM (SELECT 1 AS id, 10 AS a, 20 AS b) UNPIVOT (val FOR col IN (a, b))",
     "unpivot_include_nulls": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT INCLUDE NULLS (val FOR col IN (a, b))",
     "unpivot_aliases": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT (val FOR col IN (a AS x, b AS y))",
@@ -167,6 +171,7 @@ QUERIES.update(
     }
 )
 ERRORS["lateral_alias_unknown"] = "SELECT 1 AS a, nope + 1"
+ERRORS["pivot_value_of_other_arity"] = "SELECT * FROM (SELECT 1 k, 'a' c, 10 v) PIVOT (sum(v) FOR (k, c) IN ((1, 'a', 3) AS x))"
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))

@@ -29,6 +29,21 @@ impl Resolver<'_> {
                         Ok(((**expr).clone(), names[0].clone()))
                     }
                     SExpr::Literal(l) => Ok((v.clone(), pivot_value_name(l))),
+                    // A tuple of literals (a pivot on several columns): `{1, a}`.
+                    SExpr::Function(call)
+                        if call.name == "struct"
+                            && call.args.iter().all(|a| matches!(a, SExpr::Literal(_))) =>
+                    {
+                        let names: Vec<String> = call
+                            .args
+                            .iter()
+                            .filter_map(|a| match a {
+                                SExpr::Literal(l) => Some(pivot_value_name(l)),
+                                _ => None,
+                            })
+                            .collect();
+                        Ok((v.clone(), format!("{{{}}}", names.join(", "))))
+                    }
                     other => Ok((other.clone(), self.resolve_expr(other, &schema)?.1)),
                 })
                 .collect::<PlanResult<_>>()?
@@ -72,8 +87,8 @@ impl Resolver<'_> {
         let single = named_aggregates.len() == 1;
         let mut aggregates = vec![];
         for (value, value_name) in &values {
+            let matches = self.pivot_match(column, value, value_name, &schema)?;
             for (call, agg_name) in &named_aggregates {
-                let matches = SExpr::operator("<=>", vec![column.clone(), value.clone()]);
                 let mut filtered = call.clone();
                 filtered.filter = Some(match filtered.filter.take() {
                     Some(f) => SExpr::operator("and", vec![f, matches.clone()]),
@@ -85,7 +100,7 @@ impl Resolver<'_> {
                     "count",
                     vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
                 );
-                rows.filter = Some(matches);
+                rows.filter = Some(matches.clone());
                 let value = SExpr::function(
                     "if",
                     vec![
@@ -119,6 +134,49 @@ impl Resolver<'_> {
             output_grouping: true,
         };
         self.aggregate_resolved(input, &plain)
+    }
+
+    /// Whether a row's pivot column is `value` (`column <=> value`); a pivot on several
+    /// columns (a struct of them) matches a tuple of as many values field by field, and
+    /// any other value is Spark's PIVOT_VALUE_DATA_TYPE_MISMATCH.
+    fn pivot_match(
+        &mut self,
+        column: &SExpr,
+        value: &SExpr,
+        value_name: &str,
+        schema: &datafusion::common::DFSchema,
+    ) -> PlanResult<SExpr> {
+        let fields = |e: &SExpr| match e {
+            SExpr::Function(call) if call.name == "struct" => Some(call.args.clone()),
+            _ => None,
+        };
+        let Some(columns) = fields(column) else {
+            return Ok(SExpr::operator("<=>", vec![column.clone(), value.clone()]));
+        };
+        match fields(value) {
+            Some(values) if values.len() == columns.len() => Ok(columns
+                .into_iter()
+                .zip(values)
+                .map(|(c, v)| SExpr::operator("<=>", vec![c, v]))
+                .reduce(|a, b| SExpr::operator("and", vec![a, b]))
+                .unwrap_or(SExpr::Literal(ScalarValue::Boolean(Some(true))))),
+            _ => {
+                let type_of = |r: &mut Self, e: &SExpr| -> PlanResult<String> {
+                    use datafusion::logical_expr::ExprSchemable;
+                    let (e, _) = r.resolve_expr(e, schema)?;
+                    Ok(crate::types::simple_string(&e.get_type(schema)?))
+                };
+                let (value_type, column_type) = (type_of(self, value)?, type_of(self, column)?);
+                Err(SparkError::analysis(
+                    "PIVOT_VALUE_DATA_TYPE_MISMATCH",
+                    "42K09",
+                    format!(
+                        "Invalid pivot value '{value_name}': value data type {value_type} does not match pivot column data type {column_type}."
+                    ),
+                )
+                .into())
+            }
+        }
     }
 
     /// The distinct values of the pivot column, in order (Spark runs a job for them too).

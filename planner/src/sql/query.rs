@@ -632,8 +632,12 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             if default_on_null.is_some() {
                 return unsupported("PIVOT ... DEFAULT ON NULL");
             }
-            let [column] = value_column.as_slice() else {
-                return unsupported("PIVOT on several columns");
+            // Several columns pivot as one struct of them, matched field by field against
+            // each value's tuple (see `Resolver::resolve_pivot`).
+            let column = match value_column.as_slice() {
+                [column] => column.clone(),
+                [] => return unsupported("PIVOT without a column"),
+                columns => ast::Expr::Tuple(columns.to_vec()),
             };
             let values = match value_source {
                 ast::PivotValueSource::List(values) => values
@@ -665,7 +669,7 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
                 grouping: vec![],
                 aggregates,
                 grouping_sets: vec![],
-                pivot: Some((lower(l, column.clone())?, values)),
+                pivot: Some((lower(l, column)?, values)),
                 having: None,
                 output_grouping: false,
             }));
