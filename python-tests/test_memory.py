@@ -24,7 +24,7 @@ SCALE = 0.1
 # joins spill too; DataFusion's fair pool gives each spillable operator an equal share, and
 # local mode runs every partition's sorts at once (more, smaller shares) where the cluster
 # modes run a few tasks at a time.
-LIMITS = {"local": "80m", "local-cluster": "24m", "cluster": "24m"}
+LIMITS = {"local": "80m", "local-cluster": "40m", "cluster": "24m"}
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +165,19 @@ def test_tail_keeps_the_last_rows(limited, ember_mode):
     everything = df.collect()
     for n in (0, 1, 5, 10_000):
         assert df.tail(n) == (everything[-n:] if n else [])
+
+
+def test_shuffle_outputs_spill_to_files(limited, ember_mode, data):
+    """Stage outputs over the pool's share go to Arrow IPC files (`shuffle-*.arrow`), read back
+    by the next stage (over Flight in cluster mode) and removed with the job's streams."""
+    if ember_mode == "local":
+        pytest.skip("local mode has no stage outputs")
+    server = limited(LIMITS[ember_mode])
+    lineitem = server.spark.read.parquet(str(data / "lineitem"))
+    df = lineitem.repartition(4).selectExpr("count(*)", "max(l_comment)", "sum(l_quantity)")
+    with SpillWatch(server.spill) as watch:
+        got = tuple(df.collect()[0])
+    want = tuple(lineitem.selectExpr("count(*)", "max(l_comment)", "sum(l_quantity)").collect()[0])
+    assert got == want
+    assert any(Path(f).name.startswith("shuffle-") for f in watch.seen), sorted(watch.seen)[:5]
+    assert not no_files_left(server)

@@ -1,24 +1,45 @@
-//! In-memory stream storage of one worker. A stream is written once by a task and may be
-//! read any number of times, while it is written (readers wait for more) or after.
+//! Stream storage of one worker. A stream is written once by a task and may be read any
+//! number of times, while it is written (readers wait for more) or after. Batches are held in
+//! memory while the process's outputs hold less than a quarter of the memory limit and its
+//! memory pool grants them (one consumer per process: a pool that cannot ask it to
+//! spill must not let it crowd out sorts); beyond that, the stream's batches in memory move to
+//! a spill file (`super::spill`) and are read back from there.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::DataFusionError;
 use datafusion::execution::SendableRecordBatchStream;
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use super::spill::{ChunkReader, SpillChunk, write_chunk};
 use super::{JobId, StreamKey};
+
+/// One batch of a stream: in memory (with the bytes the pool granted for it), or in a file.
+enum Slot {
+    Memory(RecordBatch, usize),
+    Disk(Arc<SpillChunk>, usize),
+}
+
+type SharedReservation = Arc<Mutex<MemoryReservation>>;
+
+/// The process's stream outputs keep at most this part of the memory limit in memory.
+const OUTPUT_SHARE: usize = 4;
+
+fn output_share() -> usize {
+    crate::memory::installed().map_or(usize::MAX, |b| b.limit() / OUTPUT_SHARE)
+}
 
 #[derive(Default)]
 struct BufferState {
     /// Set by the writer; readers elsewhere (Flight) need it before the first batch.
     schema: Option<SchemaRef>,
-    batches: Vec<RecordBatch>,
+    batches: Vec<Slot>,
     /// `Some` once the writer finished: `Err` carries its failure to readers.
     done: Option<std::result::Result<(), Arc<DataFusionError>>>,
 }
@@ -27,6 +48,58 @@ struct BufferState {
 struct Buffer {
     state: Mutex<BufferState>,
     notify: Notify,
+    /// The worker's share of the memory pool (none without an installed budget).
+    reservation: Option<SharedReservation>,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let Some(reservation) = &self.reservation {
+            let held: usize = self
+                .state
+                .get_mut()
+                .batches
+                .iter()
+                .map(|slot| match slot {
+                    Slot::Memory(_, bytes) => *bytes,
+                    Slot::Disk(..) => 0,
+                })
+                .sum();
+            reservation.lock().shrink(held);
+        }
+    }
+}
+
+impl BufferState {
+    /// Move the batches in memory to one spill file; the bytes they held.
+    fn spill(&mut self) -> datafusion::common::Result<usize> {
+        let Some(budget) = crate::memory::installed() else {
+            return Ok(0);
+        };
+        let in_memory: Vec<RecordBatch> = self
+            .batches
+            .iter()
+            .filter_map(|slot| match slot {
+                Slot::Memory(batch, _) => Some(batch.clone()),
+                Slot::Disk(..) => None,
+            })
+            .collect();
+        let Some(first) = in_memory.first() else {
+            return Ok(0);
+        };
+        let schema = self.schema.clone().unwrap_or_else(|| first.schema());
+        let chunk = write_chunk(budget.spill_dir(), &schema, &in_memory)?;
+        let mut index = 0;
+        let mut freed = 0;
+        for slot in self.batches.iter_mut() {
+            if let Slot::Memory(_, bytes) = slot {
+                freed += *bytes;
+                *slot = Slot::Disk(chunk.clone(), index);
+                index += 1;
+            }
+        }
+        Ok(freed)
+    }
 }
 
 #[derive(Default)]
@@ -43,6 +116,21 @@ pub struct StreamManager {
     streams: Mutex<Streams>,
 }
 
+/// The stream outputs of every worker in this process, as one consumer of its memory pool.
+static OUTPUTS: OnceLock<Option<SharedReservation>> = OnceLock::new();
+
+fn outputs_reservation() -> Option<SharedReservation> {
+    OUTPUTS
+        .get_or_init(|| {
+            crate::memory::installed().map(|budget| {
+                Arc::new(Mutex::new(
+                    MemoryConsumer::new("StreamOutputs").register(budget.pool()),
+                ))
+            })
+        })
+        .clone()
+}
+
 impl std::fmt::Debug for StreamManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "StreamManager({} streams)", self.len())
@@ -55,13 +143,24 @@ fn cleaned_up() -> Arc<DataFusionError> {
 
 impl StreamManager {
     fn buffer(&self, key: StreamKey) -> Arc<Buffer> {
+        let reservation = outputs_reservation();
         let mut streams = self.streams.lock();
         if streams.removed_jobs.contains(&key.job) {
             let buffer = Buffer::default();
             buffer.state.lock().done = Some(Err(cleaned_up()));
             return Arc::new(buffer);
         }
-        streams.buffers.entry(key).or_default().clone()
+        streams
+            .buffers
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Buffer {
+                    state: Mutex::default(),
+                    notify: Notify::new(),
+                    reservation,
+                })
+            })
+            .clone()
     }
 
     /// The writer of a new stream of batches of `schema`.
@@ -84,8 +183,8 @@ impl StreamManager {
     pub fn open(&self, key: StreamKey, schema: SchemaRef) -> SendableRecordBatchStream {
         let buffer = self.buffer(key);
         let batches = futures::stream::unfold(
-            (buffer, 0usize, false),
-            |(buffer, next, failed)| async move {
+            (buffer, 0usize, false, None::<ChunkReader>),
+            |(buffer, next, failed, mut reader)| async move {
                 if failed {
                     return None;
                 }
@@ -96,17 +195,35 @@ impl StreamManager {
                     notified.as_mut().enable();
                     {
                         let state = buffer.state.lock();
-                        if let Some(batch) = state.batches.get(next) {
-                            let batch = batch.clone();
-                            drop(state);
-                            return Some((Ok(batch), (buffer, next + 1, false)));
+                        match state.batches.get(next) {
+                            Some(Slot::Memory(batch, _)) => {
+                                let batch = batch.clone();
+                                drop(state);
+                                return Some((Ok(batch), (buffer, next + 1, false, reader)));
+                            }
+                            Some(Slot::Disk(chunk, index)) => {
+                                let (chunk, index) = (chunk.clone(), *index);
+                                drop(state);
+                                let read = match reader.take() {
+                                    Some(r) if r.is_of(&chunk) => Ok(r),
+                                    _ => ChunkReader::open(chunk),
+                                }
+                                .and_then(|mut r| r.read(index).map(|batch| (batch, r)));
+                                return Some(match read {
+                                    Ok((batch, r)) => {
+                                        (Ok(batch), (buffer, next + 1, false, Some(r)))
+                                    }
+                                    Err(e) => (Err(e), (buffer, next, true, None)),
+                                });
+                            }
+                            None => {}
                         }
                         match &state.done {
                             Some(Ok(())) => return None,
                             Some(Err(e)) => {
                                 let e = DataFusionError::Shared(e.clone());
                                 drop(state);
-                                return Some((Err(e), (buffer, next, true)));
+                                return Some((Err(e), (buffer, next, true, None)));
                             }
                             None => {}
                         }
@@ -169,7 +286,29 @@ pub struct StreamWriter {
 
 impl StreamWriter {
     pub fn push(&self, batch: RecordBatch) {
-        self.buffer.state.lock().batches.push(batch);
+        let mut state = self.buffer.state.lock();
+        let mut accounted = 0;
+        if let Some(reservation) = &self.buffer.reservation {
+            let bytes = batch.get_array_memory_size();
+            let reservation = reservation.lock();
+            if reservation.size() + bytes <= output_share() && reservation.try_grow(bytes).is_ok() {
+                accounted = bytes;
+            }
+        }
+        let refused = self.buffer.reservation.is_some() && accounted == 0;
+        state.batches.push(Slot::Memory(batch, accounted));
+        if refused {
+            // Over the pool's share: this stream's batches in memory go to a spill file.
+            match state.spill() {
+                Ok(freed) => {
+                    if let Some(reservation) = &self.buffer.reservation {
+                        reservation.lock().shrink(freed);
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot spill a stream; kept in memory"),
+            }
+        }
+        drop(state);
         self.buffer.notify.notify_waiters();
     }
 

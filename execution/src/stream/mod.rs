@@ -3,6 +3,7 @@
 //! in this process or (in cluster mode) from another one.
 
 mod manager;
+pub mod spill;
 
 use std::fmt::Debug;
 
