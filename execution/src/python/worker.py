@@ -298,7 +298,8 @@ def _eval_arrow_rows(f, return_type, batch, out_type):
     try:
         return pa.array(converted, type=out_type)
     except pa.lib.ArrowInvalid:
-        return pa.array(converted).cast(target_type=out_type, safe=False)
+        # (A checked cast, as Spark 4.3's worker does: out-of-range values fail.)
+        return pa.array(converted).cast(target_type=out_type, safe=True)
 
 
 def _to_pandas(col):
