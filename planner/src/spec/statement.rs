@@ -170,6 +170,10 @@ pub enum Statement {
         plan: Plan,
         mode: ExplainMode,
     },
+    /// `SHOW CATALOGS [LIKE pattern]`: Ember's one catalog, `spark_catalog`.
+    ShowCatalogs {
+        pattern: Option<String>,
+    },
     ShowTables {
         database: Option<String>,
         pattern: Option<String>,

@@ -152,6 +152,14 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
                 _ => return unsupported("EXPLAIN of a command"),
             }
         }
+        ast::Statement::ShowCatalogs {
+            terse: false,
+            history: false,
+            show_options,
+        } => {
+            let (_, pattern) = show_target(&show_options)?;
+            Statement::ShowCatalogs { pattern }
+        }
         ast::Statement::ShowTables { show_options, .. } => {
             let (database, pattern) = show_target(&show_options)?;
             Statement::ShowTables { database, pattern }
@@ -219,7 +227,15 @@ fn show_target(o: &ast::ShowStatementOptions) -> PlanResult<(Option<String>, Opt
         Some(i) => i
             .parent_name
             .as_ref()
-            .map(|n| object_name_parts(n).map(|p| p.join(".")))
+            .map(|n| {
+                object_name_parts(n).map(|p| match p.as_slice() {
+                    // (`spark_catalog.db`: the database of the session catalog.)
+                    [c, db] if c.eq_ignore_ascii_case(crate::catalog::SESSION_CATALOG) => {
+                        db.clone()
+                    }
+                    _ => p.join("."),
+                })
+            })
             .transpose()?,
         None => None,
     };

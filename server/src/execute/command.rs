@@ -136,6 +136,14 @@ pub async fn execute_statement(
             |n| matches_pattern(n, pattern.as_deref()),
             true,
         ),
+        Statement::ShowCatalogs { pattern } => single_string_column(
+            "catalog",
+            [ember_planner::catalog::SESSION_CATALOG]
+                .into_iter()
+                .filter(|c| matches_pattern(c, pattern.as_deref()))
+                .map(String::from)
+                .collect(),
+        ),
         Statement::ShowDatabases { pattern } => {
             catalog::show_databases(ctx, |n| matches_pattern(n, pattern.as_deref()))
         }

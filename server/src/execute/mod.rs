@@ -314,6 +314,27 @@ async fn stream_relation(
                 ember_planner::spec::Plan::new(ember_planner::spec::PlanNode::Table { name })
             }
         },
+        // A SQL command sent as a relation (the ADBC Spark driver sends every statement so)
+        // runs now, as Spark's `spark.sql` runs commands, and answers its result rows.
+        Some(pb::relation::RelType::Sql(_)) => {
+            let as_command = pb::Command {
+                command_type: Some(pb::command::CommandType::SqlCommand(pb::SqlCommand {
+                    input: Some(rel.clone()),
+                    ..Default::default()
+                })),
+            };
+            match convert_command(&ctx.proto_context(), &as_command)? {
+                CommandSpec::Sql {
+                    statement: Statement::Query(_),
+                    ..
+                } => convert_relation(&ctx.proto_context(), rel)?,
+                CommandSpec::Sql { statement, .. } => {
+                    let result = command::execute_statement(ctx, statement).await?;
+                    convert_relation(&ctx.proto_context(), &command::local_relation(result)?)?
+                }
+                _ => convert_relation(&ctx.proto_context(), rel)?,
+            }
+        }
         _ => convert_relation(&ctx.proto_context(), rel)?,
     };
     let query = ctx.resolve(&spec)?;
