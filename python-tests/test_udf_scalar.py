@@ -186,3 +186,17 @@ def test_worker_crash_is_isolated(spark):
     assert "crashed" in str(info.value) or "exited" in str(info.value)
     # The server and the pool carry on.
     assert [r[0] for r in spark.range(3).select(udf(_plus_one, "long")("id")).collect()] == [1, 2, 3]
+
+
+def test_keyword_arguments(spark, expected):
+    f = udf(lambda a, b=10: a * 100 + b, "long")
+    expected.check(
+        spark.range(2).select(f(a=F.col("id")), f(F.col("id"), b=F.lit(3)), f(b=F.col("id"), a=F.lit(7))),
+        name="udf",
+    )
+
+    @pandas_udf("long")
+    def combine(a: pd.Series, b: pd.Series) -> pd.Series:
+        return a * 10 + b
+
+    expected.check(spark.range(3).select(combine(b=F.col("id"), a=F.lit(1))), name="pandas")

@@ -121,11 +121,13 @@ pub struct PythonFunction {
 }
 
 /// Evaluate a scalar Python function over `args` (`num_rows` rows), in batches of at most
-/// `batch_size` rows, giving a column of `result`'s type.
+/// `batch_size` rows, giving a column of `result`'s type. `keywords` names the arguments
+/// passed by keyword (`f(x, b=y)`), `None` for positional ones.
 pub fn evaluate(
     function: &PythonFunction,
     python: &str,
     args: &[ArrayRef],
+    keywords: &[Option<String>],
     num_rows: usize,
     result: &FieldRef,
     batch_size: usize,
@@ -133,7 +135,13 @@ pub fn evaluate(
     let fields: Vec<Field> = args
         .iter()
         .enumerate()
-        .map(|(i, a)| Field::new(format!("_{i}"), a.data_type().clone(), true))
+        .map(|(i, a)| {
+            let name = match keywords.get(i) {
+                Some(Some(k)) => format!("__kw__{k}"),
+                _ => format!("_{i}"),
+            };
+            Field::new(name, a.data_type().clone(), true)
+        })
         .collect();
     let schema = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new_with_options(

@@ -279,13 +279,28 @@ def _rows(batch):
     return list(zip(*columns))
 
 
+_KEYWORD = "__kw__"
+
+
+def _call(f, batch, values):
+    """Call `f` with `values` (one per column of `batch`), the columns named `__kw__<name>`
+    as keyword arguments."""
+    args, kwargs = [], {}
+    for name, v in zip(batch.schema.names, values):
+        if name.startswith(_KEYWORD):
+            kwargs[name[len(_KEYWORD) :]] = v
+        else:
+            args.append(v)
+    return f(*args, **kwargs)
+
+
 def _eval_rows(f, batch, out_type):
     """Row-at-a-time UDF over pickled rows (eval type 100): results are taken as Spark's JVM
     side takes what the worker returns."""
     conv = _converter(out_type)
     results = []
     for row in _rows(batch):
-        v = f(*row)
+        v = _call(f, batch, row)
         results.append(None if v is None else conv(v))
     return pa.array(results, type=out_type)
 
@@ -293,7 +308,7 @@ def _eval_rows(f, batch, out_type):
 def _eval_arrow_rows(f, return_type, batch, out_type):
     """Arrow-optimized row-at-a-time UDF (eval type 101)."""
     conv = _output_converter(return_type, out_type)
-    results = [f(*row) for row in _rows(batch)]
+    results = [_call(f, batch, row) for row in _rows(batch)]
     converted = results if conv is None else [conv(r) for r in results]
     try:
         return pa.array(converted, type=out_type)
@@ -333,7 +348,7 @@ def _eval_pandas(f, batch, out_type, iterator):
         results = list(f(iter([arg])))
         result = pd.concat(results) if results else pd.Series([], dtype=object)
     else:
-        result = f(*series)
+        result = _call(f, batch, series)
     return _series_to_arrow(result, out_type, n, pd)
 
 
@@ -344,7 +359,7 @@ def _eval_arrow(f, batch, out_type, iterator):
         parts = list(f(iter([arg])))
         result = pa.concat_arrays(parts) if parts else pa.array([], type=out_type)
     else:
-        result = f(*columns)
+        result = _call(f, batch, columns)
     if isinstance(result, pa.ChunkedArray):
         result = result.combine_chunks()
     if not isinstance(result, pa.Array):

@@ -25,6 +25,8 @@ pub struct PythonScalarUdf {
     /// `spark.sql.execution.arrow.maxRecordsPerBatch`.
     batch_size: usize,
     deterministic: bool,
+    /// The keyword of each argument passed by keyword, `None` for positional ones.
+    keywords: Vec<Option<String>>,
     signature: Signature,
 }
 
@@ -44,11 +46,18 @@ impl PythonScalarUdf {
             python,
             batch_size,
             deterministic,
+            keywords: vec![],
             signature: Signature::one_of(
                 vec![TypeSignature::Nullary, TypeSignature::VariadicAny],
                 Volatility::Volatile,
             ),
         }
+    }
+
+    /// The keywords of the arguments (`f(x, b=y)`: `[None, Some("b")]`).
+    pub fn with_keywords(mut self, keywords: Vec<Option<String>>) -> Self {
+        self.keywords = keywords;
+        self
     }
 
     pub fn udf(self) -> Arc<ScalarUDF> {
@@ -98,6 +107,7 @@ impl ScalarUDFImpl for PythonScalarUdf {
             &self.function,
             &python,
             &arrays,
+            &self.keywords,
             rows,
             &field,
             self.batch_size,
@@ -167,6 +177,7 @@ impl PythonScalarUdf {
             "python": self.python,
             "batch_size": self.batch_size,
             "deterministic": self.deterministic,
+            "keywords": self.keywords,
             "return_type": hex(&type_bytes),
         });
         Some(v.to_string().into_bytes())
@@ -183,6 +194,7 @@ impl PythonScalarUdf {
                 p.batch_size,
                 p.deterministic,
             )
+            .with_keywords(p.keywords)
             .udf(),
         )
     }
@@ -207,6 +219,10 @@ impl PythonScalarUdf {
             python: text("python"),
             batch_size: usize::try_from(v.get("batch_size")?.as_u64()?).ok()?,
             deterministic: v.get("deterministic")?.as_bool()?,
+            keywords: v
+                .get("keywords")
+                .and_then(|k| serde_json::from_value(k.clone()).ok())
+                .unwrap_or_default(),
         })
     }
 }
@@ -219,6 +235,7 @@ pub struct EncodedPython {
     pub python: Option<String>,
     pub batch_size: usize,
     pub deterministic: bool,
+    pub keywords: Vec<Option<String>>,
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -52,13 +52,28 @@ impl Resolver<'_> {
         }
         let mut args = Vec::with_capacity(call.args.len());
         let mut names = Vec::with_capacity(call.args.len());
+        let mut keywords = Vec::with_capacity(call.args.len());
         for a in &call.args {
-            if matches!(a, SExpr::NamedArgument { .. }) {
-                return unsupported(format!("keyword arguments of Python UDF {}", udf.name));
+            match a {
+                SExpr::NamedArgument { name, value } => {
+                    if aggregate {
+                        return unsupported(format!(
+                            "keyword arguments of aggregate Python UDF {}",
+                            udf.name
+                        ));
+                    }
+                    let (e, n) = self.resolve_expr(value, schema)?;
+                    args.push(e);
+                    names.push(format!("{name} => {n}"));
+                    keywords.push(Some(name.clone()));
+                }
+                _ => {
+                    let (e, n) = self.resolve_expr(a, schema)?;
+                    args.push(e);
+                    names.push(n);
+                    keywords.push(None);
+                }
             }
-            let (e, n) = self.resolve_expr(a, schema)?;
-            args.push(e);
-            names.push(n);
         }
         let name = format!("{}({})", udf.name, names.join(", "));
         if aggregate {
@@ -79,6 +94,7 @@ impl Resolver<'_> {
             self.config.arrow_batch_size,
             udf.deterministic,
         )
+        .with_keywords(keywords)
         .udf();
         Ok((
             Expr::ScalarFunction(ScalarFunction::new_udf(function, args)),
