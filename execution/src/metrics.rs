@@ -12,6 +12,9 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::metrics::MetricValue;
 use serde::{Deserialize, Serialize};
 
+use crate::job_graph::JobGraph;
+use crate::plan::StageInputExec;
+
 /// DataFusion's metric names that mean what Spark's of another name mean.
 pub const SPARK_NAMES: &[(&str, &str)] = &[
     ("output_rows", "numOutputRows"),
@@ -300,6 +303,37 @@ pub fn local_tree(
 }
 
 impl JobReport {
+    /// The stages of a job graph, their ids from `first_stage` on, nothing measured yet.
+    pub fn of(graph: &JobGraph, first_stage: i64) -> Self {
+        let stages = graph
+            .stages()
+            .iter()
+            .map(|stage| {
+                let reads = |node: &dyn ExecutionPlan| {
+                    node.downcast_ref::<StageInputExec>()
+                        .and_then(|p| stage.inputs.get(p.index()))
+                        .map(|i| i.stage)
+                };
+                StageReport {
+                    shape: plan_shape(&stage.plan, &reads),
+                    lines: datafusion::physical_plan::displayable(stage.plan.as_ref())
+                        .indent(true)
+                        .to_string()
+                        .lines()
+                        .map(|l| l.trim_end().to_string())
+                        .collect(),
+                    partitions: stage.partitions(),
+                    metrics: TaskMetrics::default(),
+                }
+            })
+            .collect();
+        Self {
+            first_stage,
+            stages,
+            output_stage: graph.output_stage(),
+        }
+    }
+
     /// The job graph as EXPLAIN ANALYZE shows it: each stage with its partitions, how long it
     /// ran (`durations` by stage id), what it wrote, and its operators with their metrics.
     pub fn display(&self, durations: &[Option<std::time::Duration>]) -> String {
@@ -409,5 +443,77 @@ mod tests {
         assert_eq!(total.operators[0].metrics[0].value, 6);
         assert_eq!(total.operators[0].metrics[1].value, 10);
         assert_eq!((total.output_rows, total.output_bytes), (6, 60));
+    }
+
+    fn shape(name: &str, parent: Option<usize>, reads: Option<usize>) -> PlanNodeShape {
+        PlanNodeShape {
+            name: name.into(),
+            parent,
+            reads_stage: reads,
+        }
+    }
+
+    #[test]
+    fn stages_join_through_exchanges_into_one_tree() {
+        let stage = |nodes: Vec<PlanNodeShape>, rows| StageReport {
+            lines: nodes.iter().map(|n| n.name.clone()).collect(),
+            shape: nodes,
+            partitions: 2,
+            metrics: TaskMetrics {
+                output_rows: rows,
+                output_bytes: 10 * rows,
+                ..Default::default()
+            },
+        };
+        let job = JobReport {
+            first_stage: 0,
+            stages: vec![
+                stage(
+                    vec![
+                        shape("AggregateExec", None, None),
+                        shape("DataSourceExec", Some(0), None),
+                    ],
+                    4,
+                ),
+                stage(
+                    vec![
+                        shape("SortExec", None, None),
+                        shape("StageInputExec", Some(0), Some(0)),
+                    ],
+                    2,
+                ),
+            ],
+            output_stage: 1,
+        };
+        let mut out = Vec::new();
+        let mut next = 0;
+        job_tree(&job, &mut next, &mut out);
+        assert_eq!(out.len(), 5);
+        let roots: Vec<_> = out.iter().filter(|n| n.parent == n.id).collect();
+        assert_eq!(roots.len(), 1);
+        assert_eq!(roots[0].name, "SortExec");
+        let exchange = out.iter().find(|n| n.name == "Exchange").unwrap();
+        let placeholder = out.iter().find(|n| n.name == "StageInputExec").unwrap();
+        assert_eq!(exchange.parent, placeholder.id);
+        let below = out.iter().find(|n| n.name == "AggregateExec").unwrap();
+        assert_eq!(below.parent, exchange.id);
+        assert!(
+            exchange
+                .metrics
+                .contains(&metric_of("shuffleRecordsWritten", 4, "sum"))
+        );
+        let text = job.display(&[Some(std::time::Duration::from_millis(5)), None]);
+        assert!(
+            text.contains("Stage 0: 2 partitions, 0.005 s, wrote 4 rows (40 B)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("StageInputExec, reads stage 0, metrics=[]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Stage 1: 2 partitions, did not finish"),
+            "{text}"
+        );
     }
 }

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::output::{FinalState, job_output};
 use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
 use crate::job_graph::{JobGraph, input_streams};
-use crate::metrics::{JobReport, StageReport, plan_shape};
+use crate::metrics::JobReport;
 use crate::plan::StageInputExec;
 use crate::progress::QueryProgress;
 use crate::stream::{JobId, StreamKey, StreamRef, StreamSource, WorkerId};
@@ -273,7 +273,7 @@ impl Driver {
         let progress = QueryProgress::of(&context).map(|p| {
             let tasks: Vec<usize> = graph.stages().iter().map(|s| s.partitions()).collect();
             let first = p.add_job(&tasks);
-            p.add_job_report(job_report(&graph, first));
+            p.add_job_report(JobReport::of(&graph, first));
             (p, first)
         });
         self.jobs.insert(
@@ -682,37 +682,6 @@ impl Driver {
             )));
             self.fail_job(job_id, error);
         }
-    }
-}
-
-/// The stages of a job as its query's progress reports them.
-fn job_report(graph: &JobGraph, first_stage: i64) -> JobReport {
-    let stages = graph
-        .stages()
-        .iter()
-        .map(|stage| {
-            let reads = |node: &dyn ExecutionPlan| {
-                node.downcast_ref::<StageInputExec>()
-                    .and_then(|p| stage.inputs.get(p.index()))
-                    .map(|i| i.stage)
-            };
-            StageReport {
-                shape: plan_shape(&stage.plan, &reads),
-                lines: datafusion::physical_plan::displayable(stage.plan.as_ref())
-                    .indent(true)
-                    .to_string()
-                    .lines()
-                    .map(|l| l.trim_end().to_string())
-                    .collect(),
-                partitions: stage.partitions(),
-                metrics: Default::default(),
-            }
-        })
-        .collect();
-    JobReport {
-        first_stage,
-        stages,
-        output_stage: graph.output_stage(),
     }
 }
 

@@ -152,20 +152,7 @@ pub fn execute_plan(
             });
             // Counted and logged before the client is told: once it has ResultComplete it may
             // release the operation, which ends this task.
-            let failed = outcome.is_err();
-            if !failed {
-                // Tasks report their end after their output was read: the last report has them.
-                task_op.progress.wait_idle(PROGRESS_SETTLE).await;
-            }
-            counted.ended(failed, &task_op.progress);
-            let stages = task_op.progress.snapshot().stages;
-            tracing::info!(
-                duration_ms = started.elapsed().as_millis() as u64,
-                stages = stages.len(),
-                tasks = stages.iter().map(|s| s.num_completed_tasks).sum::<i64>(),
-                failed,
-                "operation finished"
-            );
+            progress::operation_ended(&task_op, counted, started, outcome.is_err()).await;
             match outcome {
                 Ok(()) => {
                     let complete =
@@ -186,9 +173,6 @@ pub fn execute_plan(
     op.set_task(handle.abort_handle());
     Ok(Box::pin(op.stream_from(None)))
 }
-
-/// How long the end of a query waits for its tasks' last reports to the progress.
-const PROGRESS_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// [`progress::tick`] never ends: the query's end ends it.
 fn unreachable_tick() -> Result<ServerResult<()>, String> {

@@ -141,6 +141,31 @@ pub async fn push_if_changed(op: &Operation, next: &pb::ExecutePlanResponse) -> 
     }
 }
 
+/// How long the end of a query waits for its tasks' last reports to the progress.
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// An operation's query ended: wait for its tasks' last reports (tasks report their end after
+/// their output was read), add it to the Prometheus counters, log it.
+pub async fn operation_ended(
+    op: &Operation,
+    counted: crate::prometheus::QueryGuard,
+    started: std::time::Instant,
+    failed: bool,
+) {
+    if !failed {
+        op.progress.wait_idle(SETTLE).await;
+    }
+    counted.ended(failed, &op.progress);
+    let stages = op.progress.snapshot().stages;
+    tracing::info!(
+        duration_ms = started.elapsed().as_millis() as u64,
+        stages = stages.len(),
+        tasks = stages.iter().map(|s| s.num_completed_tasks).sum::<i64>(),
+        failed,
+        "operation finished"
+    );
+}
+
 /// Report the progress every `interval` until dropped (the query ended).
 pub async fn tick(op: &Operation, responder: &Responder, interval: Duration) {
     let like = responder.response(None);
