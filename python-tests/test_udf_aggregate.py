@@ -74,3 +74,17 @@ def test_arrow_udfs(spark, df, expected):
         return pc.add(v, 1)
 
     expected.check(df.select(arrow_plus("i")), name="scalar")
+
+
+def test_window_pandas_udf(spark, df, udfs, expected):
+    from pyspark.sql import Window
+
+    mean_udf, sum_udf, _ = udfs
+    whole = Window.partitionBy("k")
+    expected.check(df.select("k", "i", mean_udf("v").over(whole)), name="unbounded")
+    running = Window.partitionBy("k").orderBy("i", "v").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    expected.check(df.select("k", "i", "v", sum_udf("i").over(running)), name="running")
+    sliding = Window.partitionBy("k").orderBy("i", "v").rowsBetween(-1, 1)
+    # (Aliased: Ember names a frame of literal offsets `ROWS BETWEEN -1 AND 1` where Spark
+    # says `-1 FOLLOWING AND 1 FOLLOWING`, for every window function alike.)
+    expected.check(df.select("k", "i", "v", mean_udf("v").over(sliding).alias("m")), name="sliding")

@@ -213,6 +213,22 @@ impl Accumulator for PythonAccumulator {
         }
     }
 
+    fn supports_retract_batch(&self) -> bool {
+        true
+    }
+
+    /// A sliding window's rows leave in the order they came.
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let n = values.first().map_or(0, |v| v.len());
+        for i in 0..self.values.len() {
+            let column = self.column(i)?;
+            let n = n.min(column.len());
+            self.values[i] = vec![column.slice(n, column.len() - n)];
+        }
+        self.rows = self.rows.saturating_sub(n);
+        Ok(())
+    }
+
     fn size(&self) -> usize {
         std::mem::size_of_val(self)
             + self

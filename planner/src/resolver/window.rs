@@ -20,14 +20,28 @@ impl Resolver<'_> {
         w: &spec::WindowSpec,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
-        let SExpr::Function(call) = &w.function else {
-            return Err(PlanError::InvalidPlan("window over a non-function".into()));
+        // A Python aggregate (`pandas_udf` Series -> scalar) over a window.
+        let python = match &w.function {
+            SExpr::PythonUdf(p) => Some(p.as_ref()),
+            _ => None,
         };
-        let def = registry()
-            .get(&call.name)
-            .cloned()
-            .ok_or_else(|| SparkError::unresolved_routine(&call.name))?;
-        if def.kind == FunctionKind::Scalar {
+        let python_call = python.map(|p| spec::FunctionCall::new(&p.udf.name, p.args.clone()));
+        let call = match (&w.function, &python_call) {
+            (SExpr::Function(call), _) => call.as_ref(),
+            (_, Some(call)) => call,
+            _ => return Err(PlanError::InvalidPlan("window over a non-function".into())),
+        };
+        let kind = match python {
+            Some(_) => FunctionKind::Aggregate,
+            None => {
+                registry()
+                    .get(&call.name)
+                    .cloned()
+                    .ok_or_else(|| SparkError::unresolved_routine(&call.name))?
+                    .kind
+            }
+        };
+        if kind == FunctionKind::Scalar {
             return Err(SparkError::analysis(
                 "UNSUPPORTED_EXPR_FOR_WINDOW",
                 "42P20",
@@ -51,7 +65,10 @@ impl Resolver<'_> {
         }
         // Spark allows window aggregates of non-deterministic values.
         let outer = std::mem::replace(&mut self.in_window, true);
-        let resolved = self.resolve_function(call, schema);
+        let resolved = match python {
+            Some(p) => self.resolve_python_udf(p, schema),
+            None => self.resolve_function(call, schema),
+        };
         self.in_window = outer;
         let (fexpr, fname) = resolved?;
         let mut partition = Vec::new();
@@ -108,7 +125,7 @@ impl Resolver<'_> {
         let frame = self.window_frame(
             w,
             &call.name.to_ascii_lowercase(),
-            def.kind,
+            kind,
             !order.is_empty(),
             &call.args,
             schema,
