@@ -88,3 +88,19 @@ def test_window_pandas_udf(spark, df, udfs, expected):
     # (Aliased: Ember names a frame of literal offsets `ROWS BETWEEN -1 AND 1` where Spark
     # says `-1 FOLLOWING AND 1 FOLLOWING`, for every window function alike.)
     expected.check(df.select("k", "i", "v", mean_udf("v").over(sliding).alias("m")), name="sliding")
+
+
+def test_iterator_aggregates(spark, df, expected):
+    from typing import Iterator
+
+    @pandas_udf("double")
+    def total(it: Iterator[pd.Series]) -> float:
+        return float(sum(s.sum() for s in it))
+
+    expected.check(df.groupBy("k").agg(total("v")), name="pandas")
+
+    @arrow_udf("long")
+    def count_all(it: Iterator[pa.Array]) -> int:
+        return sum(len(a) for a in it)
+
+    expected.check(df.groupBy("k").agg(count_all("i")), name="arrow")

@@ -40,6 +40,21 @@ pub const SQL_GROUPED_MAP_ARROW_UDF: i32 = 209;
 pub const SQL_GROUPED_AGG_PANDAS_UDF: i32 = 202;
 /// Grouped-aggregate `arrow_udf`.
 pub const SQL_GROUPED_AGG_ARROW_UDF: i32 = 252;
+/// Grouped-aggregate `pandas_udf` over an iterator of Series.
+pub const SQL_GROUPED_AGG_PANDAS_ITER_UDF: i32 = 217;
+/// Grouped-aggregate `arrow_udf` over an iterator of arrays.
+pub const SQL_GROUPED_AGG_ARROW_ITER_UDF: i32 = 254;
+
+/// The eval types evaluated as aggregates.
+pub fn is_aggregate_eval_type(eval_type: i32) -> bool {
+    matches!(
+        eval_type,
+        SQL_GROUPED_AGG_PANDAS_UDF
+            | SQL_GROUPED_AGG_ARROW_UDF
+            | SQL_GROUPED_AGG_PANDAS_ITER_UDF
+            | SQL_GROUPED_AGG_ARROW_ITER_UDF
+    )
+}
 /// Scalar `arrow_udf`.
 pub const SQL_SCALAR_ARROW_UDF: i32 = 250;
 /// Scalar iterator `arrow_udf`.

@@ -34,6 +34,8 @@ SQL_GROUPED_AGG_PANDAS_UDF = 202
 SQL_GROUPED_MAP_PANDAS_UDF = 201
 SQL_GROUPED_MAP_ARROW_UDF = 209
 SQL_GROUPED_AGG_ARROW_UDF = 252
+SQL_GROUPED_AGG_PANDAS_ITER_UDF = 217
+SQL_GROUPED_AGG_ARROW_ITER_UDF = 254
 SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
 
@@ -508,6 +510,17 @@ def _evaluate(eval_type, command, data, schema_bytes):
             _require("pandas", "pandas")
             result = f(*[c.to_pandas() for c in batch.columns])
             arr = pa.array([_scalar_value(result)], type=out_type)
+        elif eval_type == SQL_GROUPED_AGG_PANDAS_ITER_UDF:
+            _require("pandas", "pandas")
+            series = [c.to_pandas() for c in batch.columns]
+            result = f(iter([series[0] if len(series) == 1 else tuple(series)]))
+            arr = pa.array([_scalar_value(result)], type=out_type)
+        elif eval_type == SQL_GROUPED_AGG_ARROW_ITER_UDF:
+            columns = list(batch.columns)
+            result = f(iter([columns[0] if len(columns) == 1 else tuple(columns)]))
+            if isinstance(result, pa.Scalar):
+                result = result.as_py()
+            arr = pa.array([result], type=out_type)
         elif eval_type == SQL_GROUPED_AGG_ARROW_UDF:
             result = f(*batch.columns)
             if isinstance(result, pa.Scalar):

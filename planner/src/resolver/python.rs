@@ -26,7 +26,6 @@ fn eval_type_name(eval_type: i32) -> String {
         206 | 210 => "cogroup().applyInPandas/applyInArrow".into(),
         208 => "applyInPandasWithState".into(),
         211..=214 => "transformWithState".into(),
-        217 | 254 => "iterator aggregate pandas_udf/arrow_udf".into(),
         300..=302 => "Python UDTF".into(),
         other => format!("Python UDF eval type {other}"),
     }
@@ -39,10 +38,7 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Named> {
         let udf = &call.udf;
-        let aggregate = matches!(
-            udf.function.eval_type,
-            python::SQL_GROUPED_AGG_PANDAS_UDF | python::SQL_GROUPED_AGG_ARROW_UDF
-        );
+        let aggregate = python::is_aggregate_eval_type(udf.function.eval_type);
         if !aggregate && !python::is_scalar_eval_type(udf.function.eval_type) {
             return unsupported(format!(
                 "{} ({})",
