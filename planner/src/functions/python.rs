@@ -248,3 +248,29 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
         .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_round_trips() {
+        let udf = PythonScalarUdf::new(
+            "plus_one".into(),
+            PythonFunction {
+                eval_type: 101,
+                command: vec![0u8, 1, 2, 255].into(),
+                python_ver: "3.11".into(),
+            },
+            DataType::List(Arc::new(Field::new_list_field(DataType::Int32, true))),
+            Some("/usr/bin/python3".into()),
+            3,
+            false,
+        )
+        .with_keywords(vec![None, Some("b".into())]);
+        let bytes = udf.encode().unwrap();
+        let back = PythonScalarUdf::decode(&bytes).unwrap();
+        let back: &dyn std::any::Any = back.inner().as_ref();
+        assert_eq!(back.downcast_ref::<PythonScalarUdf>(), Some(&udf));
+    }
+}
