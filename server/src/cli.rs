@@ -87,6 +87,10 @@ pub struct ServerArgs {
     /// next free one when taken; 0 turns it off).
     #[arg(long, default_value_t = 4040)]
     pub ui_port: u16,
+    /// Serve Arrow Flight SQL on this port too (off unless given; 0 picks a free port), for
+    /// BI and SQL tools: the same catalog, execution and token as the Spark Connect port.
+    #[arg(long)]
+    pub flight_sql_port: Option<u16>,
     /// Cluster mode: tasks each started worker runs at once.
     #[arg(long, default_value_t = TASK_SLOTS_PER_WORKER)]
     pub worker_slots: usize,
@@ -452,6 +456,31 @@ async fn serve(
              authentication: anyone who can reach it can run queries and read or write files \
              as this process. Set --auth-token (or {TOKEN_ENV}), or listen on 127.0.0.1."
         );
+    }
+    if let Some(port) = args.flight_sql_port {
+        let addr = socket_addr(&args.host, port)?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr} (--flight-sql-port): {e}"))?;
+        let at = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!("Ember Flight SQL server listening on grpc://{at}");
+        let flight = InterceptedService::new(
+            arrow_flight::flight_service_server::FlightServiceServer::new(
+                crate::flight_sql::FlightSql::new(state.clone())?,
+            )
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+            auth.clone(),
+        );
+        tokio::spawn(async move {
+            let served = tonic::transport::Server::builder()
+                .add_service(flight)
+                .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)))
+                .await;
+            if let Err(e) = served {
+                tracing::error!("Flight SQL server error: {e}");
+            }
+        });
     }
     let service = InterceptedService::new(
         SparkConnectServiceServer::new(EmberService::new(state.clone()))

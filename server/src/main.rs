@@ -17,6 +17,7 @@ mod config;
 mod error;
 mod execute;
 mod explain;
+mod flight_sql;
 mod logging;
 mod prometheus;
 mod service;
