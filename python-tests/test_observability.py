@@ -1,6 +1,7 @@
 """Observability: query progress (`ExecutePlanResponse.execution_progress`, PySpark's
-`registerProgressHandler`), per-operator metrics with the results (`df.executionInfo`) and
-EXPLAIN ANALYZE, in every execution mode.
+`registerProgressHandler`), per-operator metrics with the results (`df.executionInfo`),
+EXPLAIN ANALYZE, `--log-format json` and Prometheus' `/metrics` on `--ui-port`, in every
+execution mode.
 
 Progress and metrics are about how Ember ran a query, so their numbers are checked against
 Ember's own job graph (its EXPLAIN), not against Spark's stages; their shape (what a handler
