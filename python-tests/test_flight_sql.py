@@ -59,6 +59,9 @@ def test_table_lifecycle_and_metadata(flight):
         tables = {t["table_name"]: t for t in schemas["default"]["db_schema_tables"]}
         assert tables["flight_t"]["table_type"] == "TABLE"
         assert [c["column_name"] for c in tables["flight_t"]["table_columns"]] == ["a", "b"]
+        # Spark tables have no primary keys: an empty answer, not an error.
+        keys = conn.adbc_get_objects(depth="all", table_name_filter="flight_t").read_all().to_pylist()
+        assert keys[0]["catalog_db_schemas"][0]["db_schema_tables"][0]["table_constraints"] == []
         schema = conn.adbc_get_table_schema("flight_t")
         assert [(f.name, str(f.type)) for f in schema] == [("a", "int32"), ("b", "string")]
         with conn.cursor() as cur:
@@ -100,3 +103,31 @@ def test_token(request, ember_mode, tmp_path):
             assert cur.fetchall() == [(1,)]
     finally:
         server.stop()
+
+
+def _proto_field(number, data):
+    """One length-delimited protobuf field (enough to spell Flight SQL commands by hand)."""
+
+    def varint(n):
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            out += bytes([low | (0x80 if n else 0)])
+            if not n:
+                return out
+
+    return varint((number << 3) | 2) + varint(len(data)) + data
+
+
+def test_primary_keys(flight):
+    """GetPrimaryKeys (which BI tools ask per table): Spark tables have none, an empty answer
+    in Flight SQL's shape."""
+    import pyarrow.flight as pa_flight
+
+    command = _proto_field(1, b"type.googleapis.com/arrow.flight.protocol.sql.CommandGetPrimaryKeys") + _proto_field(
+        2, _proto_field(3, b"any_table")
+    )
+    client = pa_flight.FlightClient(flight)
+    info = client.get_flight_info(pa_flight.FlightDescriptor.for_command(command))
+    assert info.schema.names == ["catalog_name", "db_schema_name", "table_name", "column_name", "key_name", "key_sequence"]
+    assert client.do_get(info.endpoints[0].ticket).read_all().num_rows == 0
