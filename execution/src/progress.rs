@@ -201,6 +201,14 @@ impl QueryProgress {
         out
     }
 
+    /// Drop the plans that ran once the query is over: an operator keeps what it built (a
+    /// hash join its build side, and that side's share of the memory pool) while its plan
+    /// lives, and the operation may outlive the query until the client releases it.
+    pub fn release_plans(&self) {
+        let plans = std::mem::take(&mut self.state.lock().local_plans);
+        drop(plans);
+    }
+
     /// The plans that ran in this process, for EXPLAIN ANALYZE.
     pub fn local_plans(&self) -> Vec<Arc<dyn ExecutionPlan>> {
         self.state.lock().local_plans.clone()

@@ -139,6 +139,8 @@ pub fn execute_plan(
                     run.await
                 }
             };
+            // (The metrics were sent with the results: the plans and what they hold go.)
+            task_op.progress.release_plans();
             let outcome = outcome.unwrap_or_else(|panic| {
                 tracing::error!(operation = %task_op.id, "query panicked: {panic}");
                 Err(ember_planner::SparkError::new(
