@@ -8,6 +8,7 @@ mod command;
 mod expression;
 mod joins;
 mod local_data;
+mod python;
 mod relation;
 mod to_schema;
 

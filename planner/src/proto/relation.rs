@@ -738,37 +738,8 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             args: convert_all(ctx, &f.arguments)?,
         },
         RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
-        RelType::GroupMap(g) => {
-            if g.is_map_groups_with_state.is_some() || g.initial_input.is_some() {
-                return unsupported("applyInPandasWithState");
-            }
-            if g.transform_with_state_info.is_some() {
-                return unsupported("transformWithState");
-            }
-            let Some(func) = &g.func else {
-                return invalid("applyInPandas without a function");
-            };
-            PlanNode::GroupMap {
-                input: input(ctx, &g.input)?,
-                grouping: convert_all(ctx, &g.grouping_expressions)?,
-                function: Box::new(crate::spec::PythonUdfCall {
-                    udf: super::expression::python_udf(ctx, func)?,
-                    args: convert_all(ctx, &func.arguments)?,
-                }),
-            }
-        }
-        RelType::MapPartitions(m) => {
-            let Some(func) = &m.func else {
-                return invalid("mapInPandas without a function");
-            };
-            PlanNode::MapPartitions {
-                input: input(ctx, &m.input)?,
-                function: Box::new(crate::spec::PythonUdfCall {
-                    udf: super::expression::python_udf(ctx, func)?,
-                    args: convert_all(ctx, &func.arguments)?,
-                }),
-            }
-        }
+        RelType::GroupMap(g) => super::python::group_map(ctx, g)?,
+        RelType::MapPartitions(m) => super::python::map_partitions(ctx, m)?,
         other => return unsupported(relation_name(other)),
     })
 }
@@ -779,14 +750,6 @@ fn relation_name(rel: &RelType) -> String {
     let name = debug.split('(').next().unwrap_or("relation");
     format!("relation {name}")
 }
-
-#[allow(dead_code)]
-fn _assert_expr_used(e: Expr) -> Expr {
-    e
-}
-
-#[allow(dead_code)]
-fn _spec(_: spec::PlanNode) {}
 
 /// Whether a `WithRelations` is SQL whose references are all named (SubqueryAlias): Spark
 /// then makes each reference visible to the query under its alias.
