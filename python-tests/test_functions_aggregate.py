@@ -190,3 +190,21 @@ def test_nondeterministic_allowed(spark, expected, case):
 @pytest.mark.parametrize("case", cases(ERRORS, ERRORS_GAPS))
 def test_errors(spark, expected, case):
     expected.check_error(lambda: spark.sql(ERRORS[case]).collect(), name=case)
+
+
+def test_window_frame_names(spark, expected):
+    """How Spark names a window's frame: DataFrame offsets as `n FOLLOWING` (negative ones
+    too), SQL's as written."""
+    w = Window.orderBy("id")
+    df = spark.range(5).select(
+        F.sum("id").over(w.rowsBetween(-1, 1)),
+        F.sum("id").over(w.rowsBetween(-2, -1)),
+        F.sum("id").over(w.rangeBetween(-1, 1)),
+        F.sum("id").over(w.rowsBetween(Window.unboundedPreceding, 0)),
+    )
+    expected.check(df, name="dataframe")
+    sql = spark.sql(
+        "SELECT sum(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
+        "sum(id) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM range(5)"
+    )
+    expected.check(sql, name="sql")

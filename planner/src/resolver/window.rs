@@ -376,12 +376,23 @@ impl Resolver<'_> {
                 } else {
                     ScalarValue::Int64(Some(n.abs()))
                 };
+                // Spark shows SQL's `n PRECEDING` as written and every other offset as
+                // `n FOLLOWING` (the DataFrame API's -1 is `-1 FOLLOWING`).
+                let preceding_in_sql = matches!(
+                    v,
+                    SExpr::Function(call) if call.is_operator && call.name == "negative"
+                );
+                let shown = if preceding_in_sql {
+                    format!("{} PRECEDING", n.unsigned_abs())
+                } else {
+                    format!("{n} FOLLOWING")
+                };
                 if n < 0 {
-                    (WindowFrameBound::Preceding(magnitude), format!("{n}"))
+                    (WindowFrameBound::Preceding(magnitude), shown)
                 } else if n == 0 {
                     (WindowFrameBound::CurrentRow, "CURRENT ROW".into())
                 } else {
-                    (WindowFrameBound::Following(magnitude), format!("{n}"))
+                    (WindowFrameBound::Following(magnitude), shown)
                 }
             }
         })
