@@ -194,7 +194,9 @@ class EmberServer:
             args += ["--workers", "2"]
         if mode == "cluster":
             args += ["--driver-port", "0"]
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir)
+        # UDFs run in this Python, which has the client's packages (as the test suite's server).
+        env = {**os.environ, "PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable)}
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
