@@ -131,3 +131,24 @@ def test_primary_keys(flight):
     info = client.get_flight_info(pa_flight.FlightDescriptor.for_command(command))
     assert info.schema.names == ["catalog_name", "db_schema_name", "table_name", "column_name", "key_name", "key_sequence"]
     assert client.do_get(info.endpoints[0].ticket).read_all().num_rows == 0
+
+
+def test_cancel_query(flight):
+    """CancelQuery of a statement's FlightInfo answers CANCELLED (results not fetched yet are
+    dropped) and the port goes on serving."""
+    import pyarrow.flight as pa_flight
+
+    client = pa_flight.FlightClient(flight)
+    statement = _proto_field(1, b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery") + _proto_field(
+        2, _proto_field(1, b"SELECT * FROM range(10)")
+    )
+    info = client.get_flight_info(pa_flight.FlightDescriptor.for_command(statement))
+    request = _proto_field(1, b"type.googleapis.com/arrow.flight.protocol.sql.ActionCancelQueryRequest") + _proto_field(
+        2, _proto_field(1, info.serialize())
+    )
+    results = list(client.do_action(pa_flight.Action("CancelQuery", request)))
+    # ActionCancelQueryResult { result: CANCEL_RESULT_CANCELLED (1) }, packed in an Any.
+    assert len(results) == 1 and results[0].body.to_pybytes().endswith(b"\x08\x01")
+    with connect(flight) as conn, conn.cursor() as cur:
+        cur.execute("SELECT 1 AS one")
+        assert cur.fetchall() == [(1,)]

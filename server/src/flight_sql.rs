@@ -17,12 +17,12 @@ use arrow_flight::encode::FlightDataEncoderBuilder;
 use arrow_flight::sql::metadata::{SqlInfoData, SqlInfoDataBuilder};
 use arrow_flight::sql::server::{FlightSqlService, PeekableFlightDataStream};
 use arrow_flight::sql::{
-    ActionClosePreparedStatementRequest, ActionCreatePreparedStatementRequest,
-    ActionCreatePreparedStatementResult, Any, CommandGetCatalogs, CommandGetDbSchemas,
-    CommandGetPrimaryKeys, CommandGetSqlInfo, CommandGetTableTypes, CommandGetTables,
-    CommandPreparedStatementQuery, CommandPreparedStatementUpdate, CommandStatementQuery,
-    CommandStatementUpdate, DoPutPreparedStatementResult, ProstMessageExt, SqlInfo,
-    TicketStatementQuery,
+    ActionCancelQueryRequest, ActionCancelQueryResult, ActionClosePreparedStatementRequest,
+    ActionCreatePreparedStatementRequest, ActionCreatePreparedStatementResult, Any,
+    CommandGetCatalogs, CommandGetDbSchemas, CommandGetPrimaryKeys, CommandGetSqlInfo,
+    CommandGetTableTypes, CommandGetTables, CommandPreparedStatementQuery,
+    CommandPreparedStatementUpdate, CommandStatementQuery, CommandStatementUpdate,
+    DoPutPreparedStatementResult, ProstMessageExt, SqlInfo, TicketStatementQuery,
 };
 use arrow_flight::{
     FlightData, FlightDescriptor, FlightEndpoint, FlightInfo, IpcMessage, SchemaAsIpc, Ticket,
@@ -716,6 +716,33 @@ impl FlightSqlService for FlightSql {
         Ok(one_batch(RecordBatch::new_empty(Arc::new(
             primary_keys_schema(),
         ))))
+    }
+
+    /// A statement runs while its results are fetched (a client that stops reading ends
+    /// it): cancelling forgets what it has not fetched yet.
+    async fn do_action_cancel_query(
+        &self,
+        query: ActionCancelQueryRequest,
+        _request: Request<arrow_flight::Action>,
+    ) -> Result<ActionCancelQueryResult, Status> {
+        let info = FlightInfo::decode(query.info.as_ref())
+            .map_err(|_| Status::invalid_argument("CancelQuery without a FlightInfo"))?;
+        for endpoint in &info.endpoint {
+            let Some(ticket) = &endpoint.ticket else {
+                continue;
+            };
+            if let Ok(any) = Any::decode(ticket.ticket.as_ref())
+                && let Ok(Some(statement)) = any.unpack::<TicketStatementQuery>()
+            {
+                self.results
+                    .lock()
+                    .remove(statement.statement_handle.as_ref());
+            }
+        }
+        Ok(ActionCancelQueryResult {
+            // CANCEL_RESULT_CANCELLED (the enum is not exported by arrow-flight).
+            result: 1,
+        })
     }
 
     async fn do_get_fallback(
