@@ -36,6 +36,10 @@ pub const SQL_MAP_ARROW_ITER_UDF: i32 = 207;
 pub const SQL_GROUPED_MAP_PANDAS_UDF: i32 = 201;
 /// `groupBy().applyInArrow`.
 pub const SQL_GROUPED_MAP_ARROW_UDF: i32 = 209;
+/// `cogroup().applyInPandas`.
+pub const SQL_COGROUPED_MAP_PANDAS_UDF: i32 = 206;
+/// `cogroup().applyInArrow`.
+pub const SQL_COGROUPED_MAP_ARROW_UDF: i32 = 210;
 /// Grouped-aggregate `pandas_udf`.
 pub const SQL_GROUPED_AGG_PANDAS_UDF: i32 = 202;
 /// Grouped-aggregate `arrow_udf`.

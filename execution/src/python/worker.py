@@ -33,6 +33,8 @@ SQL_MAP_ARROW_ITER_UDF = 207
 SQL_GROUPED_AGG_PANDAS_UDF = 202
 SQL_GROUPED_MAP_PANDAS_UDF = 201
 SQL_GROUPED_MAP_ARROW_UDF = 209
+SQL_COGROUPED_MAP_PANDAS_UDF = 206
+SQL_COGROUPED_MAP_ARROW_UDF = 210
 SQL_GROUPED_AGG_ARROW_UDF = 252
 SQL_GROUPED_AGG_PANDAS_ITER_UDF = 217
 SQL_GROUPED_AGG_ARROW_ITER_UDF = 254
@@ -482,9 +484,61 @@ def _group_map(f, eval_type, reader, out_schema):
     return out
 
 
+def _cogroup_side(batch, prefix):
+    """One side's rows of a cogrouped group (see resolver/python_cogroup.rs): the rows whose
+    `__ember_side` is this side's, the columns named `<prefix><name>`, renamed `<name>`."""
+    import pyarrow.compute as pc
+
+    names = batch.schema.names
+    side = 0 if prefix == "l:" else 1
+    mask = pc.equal(batch.column(names.index("__ember_side")), side)
+    picked = [i for i, n in enumerate(names) if n.startswith(prefix)]
+    table = pa.Table.from_batches([batch]).filter(mask).select(picked)
+    return table.rename_columns([names[i][len(prefix):] for i in picked])
+
+
+def _cogroup_map(f, eval_type, reader, out_schema):
+    """cogroup().applyInPandas / applyInArrow: each batch is one key's rows of both sides."""
+    keys = int((reader.schema.metadata or {}).get(b"ember.group_keys", b"0"))
+    import inspect
+
+    try:
+        with_key = len(inspect.getfullargspec(f).args) == 3
+    except TypeError:
+        with_key = False
+    out = []
+    for batch in reader:
+        left = _cogroup_side(batch, "l:")
+        right = _cogroup_side(batch, "r:")
+        if eval_type == SQL_COGROUPED_MAP_PANDAS_UDF:
+            pd = _require("pandas", "pandas")
+            key = tuple(batch.column(i)[0].as_py() for i in range(keys))
+            ldf, rdf = left.to_pandas(), right.to_pandas()
+            result = f(key, ldf, rdf) if with_key else f(ldf, rdf)
+            if not isinstance(result, pd.DataFrame):
+                raise PySparkError(
+                    "UDF_RETURN_TYPE",
+                    f"Return type of the user-defined function should be pandas.DataFrame, but is {type(result).__name__}.",
+                )
+            out.extend(_map_pandas(lambda it: iter([result]), [None], out_schema))
+        else:
+            key = tuple(batch.column(i)[0] for i in range(keys))
+            result = f(key, left, right) if with_key else f(left, right)
+            if not isinstance(result, pa.Table):
+                raise PySparkError(
+                    "UDF_RETURN_TYPE",
+                    f"Return type of the user-defined function should be pyarrow.Table, but is {type(result).__name__}.",
+                )
+            out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
+    return out
+
+
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    if eval_type in (SQL_COGROUPED_MAP_PANDAS_UDF, SQL_COGROUPED_MAP_ARROW_UDF):
+        reader = ipc.open_stream(pa.py_buffer(data))
+        return _write_stream(out_schema, _cogroup_map(f, eval_type, reader, out_schema))
     if eval_type in (SQL_GROUPED_MAP_PANDAS_UDF, SQL_GROUPED_MAP_ARROW_UDF):
         reader = ipc.open_stream(pa.py_buffer(data))
         return _write_stream(out_schema, _group_map(f, eval_type, reader, out_schema))

@@ -1,5 +1,6 @@
 //! Relations that run the user's Python: `mapInPandas`/`mapInArrow` (MapPartitions) and
-//! `groupBy().applyInPandas`/`applyInArrow` (GroupMap); the stateful forms are refused.
+//! `groupBy().applyInPandas`/`applyInArrow` (GroupMap), their cogrouped form (CoGroupMap); the
+//! stateful forms are refused.
 
 use ember_protos::spark::connect as pb;
 
@@ -23,6 +24,26 @@ pub(super) fn group_map(ctx: &ProtoContext, g: &pb::GroupMap) -> PlanResult<Plan
     Ok(PlanNode::GroupMap {
         input: input(ctx, &g.input)?,
         grouping: convert_all(ctx, &g.grouping_expressions)?,
+        function: Box::new(PythonUdfCall {
+            udf: super::expression::python_udf(ctx, func)?,
+            args: convert_all(ctx, &func.arguments)?,
+        }),
+    })
+}
+
+/// `df1.groupBy(k).cogroup(df2.groupBy(k)).applyInPandas/applyInArrow(f, schema)`.
+pub(super) fn co_group_map(ctx: &ProtoContext, g: &pb::CoGroupMap) -> PlanResult<PlanNode> {
+    if !g.input_sorting_expressions.is_empty() || !g.other_sorting_expressions.is_empty() {
+        return unsupported("sorted cogroup");
+    }
+    let Some(func) = &g.func else {
+        return invalid("cogroup applyInPandas without a function");
+    };
+    Ok(PlanNode::CoGroupMap {
+        input: input(ctx, &g.input)?,
+        grouping: convert_all(ctx, &g.input_grouping_expressions)?,
+        other: input(ctx, &g.other)?,
+        other_grouping: convert_all(ctx, &g.other_grouping_expressions)?,
         function: Box::new(PythonUdfCall {
             udf: super::expression::python_udf(ctx, func)?,
             args: convert_all(ctx, &func.arguments)?,

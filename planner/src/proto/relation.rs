@@ -739,6 +739,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
         },
         RelType::WithWatermark(_) => return unsupported("withWatermark (structured streaming)"),
         RelType::GroupMap(g) => super::python::group_map(ctx, g)?,
+        RelType::CoGroupMap(g) => super::python::co_group_map(ctx, g)?,
         RelType::MapPartitions(m) => super::python::map_partitions(ctx, m)?,
         other => return unsupported(relation_name(other)),
     })

@@ -30,6 +30,7 @@ pub use observe::Observation;
 mod pivot;
 mod project;
 mod python;
+mod python_cogroup;
 mod relation;
 mod sort;
 mod stat;
@@ -382,6 +383,13 @@ impl<'a> Resolver<'a> {
                 grouping,
                 function,
             } => self.resolve_map_partitions(input, grouping, function, true)?,
+            PlanNode::CoGroupMap {
+                input,
+                grouping,
+                other,
+                other_grouping,
+                function,
+            } => self.resolve_co_group_map(input, grouping, other, other_grouping, function)?,
             PlanNode::Sort {
                 input,
                 order,

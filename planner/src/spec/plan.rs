@@ -419,6 +419,15 @@ pub enum PlanNode {
         grouping: Vec<super::Expr>,
         function: Box<super::PythonUdfCall>,
     },
+    /// `df1.groupBy(k).cogroup(df2.groupBy(k)).applyInPandas` / `applyInArrow`: the function
+    /// is called once per key with both sides' rows of that key (all their columns).
+    CoGroupMap {
+        input: Box<Plan>,
+        grouping: Vec<super::Expr>,
+        other: Box<Plan>,
+        other_grouping: Vec<super::Expr>,
+        function: Box<super::PythonUdfCall>,
+    },
 }
 
 impl PlanNode {
@@ -467,6 +476,10 @@ impl PlanNode {
             | PlanNode::MapPartitions { input, .. }
             | PlanNode::GroupMap { input, .. } => f(input),
             PlanNode::Aggregate(a) => f(&mut a.input),
+            PlanNode::CoGroupMap { input, other, .. } => {
+                f(input);
+                f(other);
+            }
             PlanNode::Join(j) => {
                 f(&mut j.left);
                 f(&mut j.right);
