@@ -121,3 +121,44 @@ def test_cogroup_apply_in_arrow(spark, left, right, expected):
 def test_cogroup_errors(spark, left, right, expected):
     cg = left.groupBy("k").cogroup(right.groupBy("k"))
     expected.check_error(lambda: cg.applyInPandas(lambda l, r: 1, "k string").collect(), name="not_a_frame")
+
+
+def test_cogroup_more_shapes(spark, left, right, expected):
+    def describe(key, l, r):
+        import pandas as pd
+
+        cols = ",".join(list(l.columns) + ["|"] + list(r.columns))
+        return pd.DataFrame({"u": pd.Series([key[0]], dtype=object), "cols": pd.Series([cols], dtype=object)})
+
+    expected.check(
+        left.groupBy(F.upper("k")).cogroup(right.groupBy(F.upper("k"))).applyInPandas(describe, "u string, cols string"),
+        name="expression_key_columns",
+    )
+    empty = left.filter("i > 100")
+    expected.check(
+        empty.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(_sizes, "k string, nl long, nr long"),
+        name="left_empty",
+    )
+    a = spark.range(5).select((F.col("id") % 2).cast("int").alias("g"), "id")
+    b = spark.range(3).select((F.col("id") % 3).alias("g"), F.lit("x").alias("t"))
+
+    def mixed(key, l, r):
+        import pandas as pd
+
+        return pd.DataFrame({"g": [int(key[0])], "n": [len(l) + len(r)]})
+
+    expected.check(
+        a.groupBy("g").cogroup(b.groupBy("g")).applyInPandas(mixed, "g long, n long"),
+        name="int_and_long_keys",
+    )
+
+
+def test_cogroup_column_errors(spark, left, right, expected):
+    cg = left.groupBy("k").cogroup(right.groupBy("k"))
+
+    def missing(l, r):
+        import pandas as pd
+
+        return pd.DataFrame({"other": [1]})
+
+    expected.check_error(lambda: cg.applyInPandas(missing, "k string").collect(), name="missing_column")
