@@ -59,6 +59,10 @@ pub fn is_aggregate_eval_type(eval_type: i32) -> bool {
             | SQL_GROUPED_AGG_ARROW_ITER_UDF
     )
 }
+/// A Python UDTF (`@udtf` class).
+pub const SQL_TABLE_UDF: i32 = 300;
+/// A Python UDTF with Arrow optimization (`spark.sql.execution.pythonUDTF.arrow.enabled`).
+pub const SQL_ARROW_TABLE_UDF: i32 = 301;
 /// Scalar `arrow_udf`.
 pub const SQL_SCALAR_ARROW_UDF: i32 = 250;
 /// Scalar iterator `arrow_udf`.

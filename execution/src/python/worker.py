@@ -40,6 +40,8 @@ SQL_GROUPED_AGG_PANDAS_ITER_UDF = 217
 SQL_GROUPED_AGG_ARROW_ITER_UDF = 254
 SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
+SQL_TABLE_UDF = 300
+SQL_ARROW_TABLE_UDF = 301
 
 
 def _write_u32(value):
@@ -533,9 +535,88 @@ def _cogroup_map(f, eval_type, reader, out_schema):
     return out
 
 
+def _udtf_args(names, row):
+    """A UDTF's `eval` arguments: the columns `__ember_arg_<i>` positional, `__kw__<name>`
+    by keyword (see planner/src/resolver/udtf.rs)."""
+    args, kwargs = [], {}
+    for name, v in zip(names, row):
+        if name.startswith(_KEYWORD):
+            kwargs[name[len(_KEYWORD) :]] = v
+        elif name.startswith("__ember_arg_"):
+            args.append(v)
+    return args, kwargs
+
+
+def _udtf_arrow_converter(t):
+    """Values of an Arrow-optimized UDTF (eval type 301): PySpark's own conversion to Arrow."""
+    try:
+        from pyspark.sql.pandas.types import from_arrow_type
+
+        return_type = from_arrow_type(t)
+    except (ImportError, TypeError):
+        return_type = None
+    conv = _output_converter(return_type, t)
+    return (lambda v: v) if conv is None else conv
+
+
+def _table_udf(cls, reader, out_schema, arrow):
+    """A Python UDTF (eval types 300 and 301): one instance of the class per request,
+    `eval` for each row of arguments, `terminate` at the end; each yielded tuple is a row of
+    `out_schema`, its values taken as Spark's JVM side takes them (300) or as PySpark
+    converts them to Arrow (301, the default when `@udtf` runs beside an active session)."""
+    convs = [(_udtf_arrow_converter if arrow else _converter)(f.type) for f in out_schema]
+    width = len(convs)
+    rows = []
+
+    def collect(results):
+        if results is None:
+            return
+        for r in results:
+            if arrow and (not isinstance(r, (tuple, list)) or len(r) != width):
+                if width == 1 and not isinstance(r, (tuple, list)):
+                    r = (r,)
+                else:
+                    raise PySparkError(
+                        "UDTF_ARROW_DATA_CONVERSION_ERROR",
+                        f"Cannot convert UDTF output to Arrow. Data: {r!r}. Schema: {out_schema}.",
+                    )
+            if not isinstance(r, (tuple, list)):
+                raise PySparkError(
+                    "UDTF_INVALID_OUTPUT_ROW_TYPE",
+                    f"The type of an individual output row in the 'eval' method of the UDTF "
+                    f"is invalid. Each row should be a tuple, list, or dict, but got '{type(r).__name__}'. "
+                    "Please make sure that the output rows are of the correct type.",
+                )
+            if len(r) != width:
+                raise PySparkError(
+                    "UDTF_RETURN_SCHEMA_MISMATCH",
+                    f"The number of columns in the result does not match the specified schema. "
+                    f"Expected column count: {width}, Actual column count: {len(r)}. "
+                    "Please make sure the values returned by the 'eval' method have the same "
+                    "number of columns as specified in the output schema.",
+                )
+            rows.append(tuple(None if v is None else c(v) for c, v in zip(convs, r)))
+
+    handler = cls()
+    for batch in reader:
+        names = batch.schema.names
+        for row in _rows(batch):
+            args, kwargs = _udtf_args(names, row)
+            collect(handler.eval(*args, **kwargs))
+    terminate = getattr(handler, "terminate", None)
+    if callable(terminate):
+        collect(terminate())
+    columns = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(out_schema)]
+    return [pa.record_batch(columns, schema=out_schema)] if rows else []
+
+
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    if eval_type in (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF):
+        reader = ipc.open_stream(pa.py_buffer(data))
+        results = _table_udf(f, reader, out_schema, eval_type == SQL_ARROW_TABLE_UDF)
+        return _write_stream(out_schema, results)
     if eval_type in (SQL_COGROUPED_MAP_PANDAS_UDF, SQL_COGROUPED_MAP_ARROW_UDF):
         reader = ipc.open_stream(pa.py_buffer(data))
         return _write_stream(out_schema, _cogroup_map(f, eval_type, reader, out_schema))

@@ -98,7 +98,9 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
         CommandType::RegisterFunction(f) => {
             CommandSpec::RegisterPythonFunction(super::expression::python_udf(ctx, f)?)
         }
-        CommandType::RegisterTableFunction(_) => return unsupported("registering table functions"),
+        CommandType::RegisterTableFunction(f) => {
+            CommandSpec::RegisterPythonFunction(super::udtf::python_udtf(ctx, f)?)
+        }
         CommandType::RegisterDataSource(_) => return unsupported("Python data sources"),
         CommandType::WriteStreamOperationStart(_)
         | CommandType::StreamingQueryCommand(_)

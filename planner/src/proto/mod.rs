@@ -11,6 +11,7 @@ mod local_data;
 mod python;
 mod relation;
 mod to_schema;
+mod udtf;
 
 use std::sync::Arc;
 

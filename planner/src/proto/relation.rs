@@ -741,6 +741,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
         RelType::GroupMap(g) => super::python::group_map(ctx, g)?,
         RelType::CoGroupMap(g) => super::python::co_group_map(ctx, g)?,
         RelType::MapPartitions(m) => super::python::map_partitions(ctx, m)?,
+        RelType::CommonInlineUserDefinedTableFunction(f) => super::udtf::table_function(ctx, f)?,
         other => return unsupported(relation_name(other)),
     })
 }

@@ -37,6 +37,7 @@ mod stat;
 mod time_windows;
 mod to_schema;
 mod transpose;
+mod udtf;
 mod window;
 
 use std::collections::HashMap;

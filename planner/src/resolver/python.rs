@@ -108,6 +108,9 @@ impl Resolver<'_> {
         grouped: bool,
     ) -> PlanResult<LogicalPlan> {
         let udf = &call.udf;
+        if !grouped && super::udtf::is_udtf(udf.function.eval_type) {
+            return self.resolve_udtf(input, call);
+        }
         let expected = if grouped {
             [
                 python::SQL_GROUPED_MAP_PANDAS_UDF,

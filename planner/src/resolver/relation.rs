@@ -330,6 +330,9 @@ impl Resolver<'_> {
             let (plan, items) = self.resolve_generate(one, &call, &[], vec![], false)?;
             return self.project_items(plan, items);
         }
+        if let Some(plan) = self.registered_udtf(name, args)? {
+            return Ok(plan);
+        }
         match name.to_ascii_lowercase().as_str() {
             "range" => {
                 let empty = datafusion::common::DFSchema::empty();
