@@ -162,3 +162,28 @@ def test_cogroup_column_errors(spark, left, right, expected):
         return pd.DataFrame({"other": [1]})
 
     expected.check_error(lambda: cg.applyInPandas(missing, "k string").collect(), name="missing_column")
+
+
+def test_cogroup_key_values_and_key_count(spark, expected):
+    a = spark.range(4).withColumn("g", F.col("id") % 2)
+    b = spark.range(3).withColumn("g", F.col("id") % 3)
+
+    def types(key, l, r):
+        import pandas as pd
+
+        t = type(key[0]).__name__ + " " + ",".join(str(d) for d in l.dtypes)
+        return pd.DataFrame({"g": [int(key[0])], "t": pd.Series([t], dtype=object)})
+
+    expected.check(a.groupBy("g").cogroup(b.groupBy("g")).applyInPandas(types, "g long, t string"), name="key_types")
+
+    def arrow_types(key, l, r):
+        import pyarrow as pa
+
+        t = str(l.schema).replace("\n", ";") + " / " + type(key[0]).__name__
+        return pa.table({"t": pa.array([t], pa.string())})
+
+    expected.check(a.groupBy("g").cogroup(b.groupBy("g")).applyInArrow(arrow_types, "t string"), name="arrow_types")
+    expected.check_error(
+        lambda: a.groupBy("g", "id").cogroup(b.groupBy("g")).applyInPandas(lambda l, r: l, "id long, g long").collect(),
+        name="key_count",
+    )

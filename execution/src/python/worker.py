@@ -514,7 +514,9 @@ def _cogroup_map(f, eval_type, reader, out_schema):
         right = _cogroup_side(batch, "r:")
         if eval_type == SQL_COGROUPED_MAP_PANDAS_UDF:
             pd = _require("pandas", "pandas")
-            key = tuple(batch.column(i)[0].as_py() for i in range(keys))
+            # As Spark: the first value of each key column in pandas (numpy scalars).
+            kdf = pa.Table.from_batches([batch.slice(0, 1)]).select(list(range(keys))).to_pandas()
+            key = tuple(kdf.iloc[0, i] for i in range(keys))
             ldf, rdf = left.to_pandas(), right.to_pandas()
             result = f(key, ldf, rdf) if with_key else f(ldf, rdf)
             if not isinstance(result, pd.DataFrame):

@@ -39,11 +39,16 @@ impl Resolver<'_> {
             ));
         }
         if grouping.len() != other_grouping.len() {
-            return invalid(format!(
-                "cogroup with {} grouping keys on the left and {} on the right",
-                grouping.len(),
-                other_grouping.len()
-            ));
+            // Spark's `require` in `flatMapCoGroupsInPandas`: no error class.
+            return Err(crate::error::SparkError::illegal_argument(
+                "",
+                format!(
+                    "requirement failed: Cogroup keys must have same size: {} != {}",
+                    grouping.len(),
+                    other_grouping.len()
+                ),
+            )
+            .into());
         }
         let left = self.resolve(input)?;
         let right = self.resolve(other)?;
