@@ -152,3 +152,24 @@ def test_udtf_bad_rows(spark, expected):
             yield n
 
     expected.check_error(lambda: Short(lit(1)).collect(), name="short_row")
+
+
+def test_udtf_lateral(spark, expected):
+    spark.udtf.register("ember_squares", Squares)
+    spark.udtf.register("ember_words", Words)
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW ember_udtf_t AS SELECT * FROM VALUES (1, 2, 'x y'), (3, 3, 'z'), (5, 4, NULL) AS t(a, b, s)"
+    )
+    expected.check(spark.sql("SELECT * FROM ember_udtf_t t, LATERAL ember_squares(t.a, t.b)"), name="comma")
+    expected.check(spark.sql("SELECT t.a, q.* FROM ember_udtf_t t JOIN LATERAL ember_squares(a, b) q"), name="join")
+    expected.check(
+        spark.sql("SELECT * FROM ember_udtf_t t, LATERAL ember_squares(a, 3) AS x(p, q) WHERE q > 1"),
+        name="column_aliases",
+    )
+    expected.check(
+        spark.sql("SELECT s, w.word, w.len FROM ember_udtf_t, LATERAL ember_words(s) w"), name="strings"
+    )
+    expected.check(
+        spark.sql("SELECT a, count(*) AS c, sum(sq) FROM ember_udtf_t, LATERAL ember_squares(1, a) GROUP BY a"),
+        name="aggregate",
+    )

@@ -599,17 +599,41 @@ def _table_udf(cls, reader, out_schema, arrow):
                 )
             rows.append(tuple(None if v is None else c(v) for c, v in zip(convs, r)))
 
+    # A lateral call's input columns `__ember_pass_<i>` come first in the output, beside each
+    # row from their input row (the rows of `terminate` beside the last input row).
+    passed = [f.name for f in out_schema if f.name.startswith("__ember_pass_")]
+    udtf_schema = pa.schema([f for f in out_schema if f.name not in passed])
+    convs = convs[len(passed) :]
+    width = len(convs)
+    sources = []
+    last = None
     handler = cls()
     for batch in reader:
         names = batch.schema.names
-        for row in _rows(batch):
+        for i, row in enumerate(_rows(batch)):
             args, kwargs = _udtf_args(names, row)
+            before = len(rows)
             collect(handler.eval(*args, **kwargs))
+            last = (batch, i)
+            sources.extend([last] * (len(rows) - before))
     terminate = getattr(handler, "terminate", None)
     if callable(terminate):
+        before = len(rows)
         collect(terminate())
-    columns = [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(out_schema)]
-    return [pa.record_batch(columns, schema=out_schema)] if rows else []
+        sources.extend([last] * (len(rows) - before))
+    if not rows:
+        return []
+    columns = []
+    if passed:
+        if last is None:
+            return []
+        parts = []
+        for b, i in sources:
+            parts.append(b.select(passed).slice(i, 1))
+        columns = list(pa.Table.from_batches(parts).combine_chunks().columns)
+        columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
+    columns += [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(udtf_schema)]
+    return [pa.record_batch(columns, schema=out_schema)]
 
 
 def _evaluate(eval_type, command, data, schema_bytes):

@@ -32,6 +32,11 @@ impl Resolver<'_> {
     }
 
     fn join_of(&mut self, j: &Join) -> PlanResult<LogicalPlan> {
+        if j.lateral
+            && let Some(plan) = self.lateral_udtf(j)?
+        {
+            return Ok(plan);
+        }
         let left = self.resolve(&j.left)?;
         let mut right = if j.lateral {
             self.push_outer(left.schema().clone());

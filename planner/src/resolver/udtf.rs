@@ -2,7 +2,8 @@
 //! (`Squares(lit(1), lit(3))`) or SQL's FROM clause after `spark.udtf.register`: the
 //! arguments are projected over the input (one row) and go through a `PythonMapNode` whose
 //! worker instantiates the class, calls `eval` for each row and `terminate` at the end; the
-//! rows it yields have the declared returnType's columns.
+//! rows it yields have the declared returnType's columns. `LATERAL f(t.x)` runs the same
+//! over the left side's rows, which the worker passes through beside each row they yield.
 
 use std::sync::Arc;
 
@@ -10,14 +11,16 @@ use arrow::datatypes::{DataType, Schema};
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, lit};
 
 use super::Resolver;
-use crate::error::{PlanResult, invalid};
+use crate::error::{PlanResult, invalid, unsupported};
 use crate::exec::python_map::PythonMapNode;
-use crate::spec::{self, Expr as SExpr, Plan, PlanNode};
+use crate::spec::{self, Expr as SExpr, JoinType, Plan, PlanNode};
 
 /// The column names that tell the worker how an argument is passed (`__kw__` as in
 /// `worker.py`'s `_call`).
 const POSITIONAL: &str = "__ember_arg_";
 const KEYWORD: &str = "__kw__";
+/// The input columns a lateral call passes through (`worker.py`'s `_table_udf`).
+const PASS: &str = "__ember_pass_";
 
 impl Resolver<'_> {
     /// A UDTF call over `input` (one row for a call in FROM).
@@ -26,10 +29,53 @@ impl Resolver<'_> {
         input: &Plan,
         call: &spec::PythonUdfCall,
     ) -> PlanResult<LogicalPlan> {
-        let udf = &call.udf;
         let plan = self.resolve(input)?;
+        self.udtf_over(plan, call, false, vec![], &[])
+    }
+
+    /// The UDTF over the rows of `plan`; with `lateral`, each output row also carries the
+    /// columns of the input row it came from (first), as `FROM t, LATERAL f(t.x)` gives them.
+    /// The UDTF's columns take `qualifier`, and the names in `renames` when given.
+    fn udtf_over(
+        &mut self,
+        plan: LogicalPlan,
+        call: &spec::PythonUdfCall,
+        lateral: bool,
+        qualifier: Vec<String>,
+        renames: &[String],
+    ) -> PlanResult<LogicalPlan> {
+        let udf = &call.udf;
         let schema = plan.schema().clone();
-        let mut args = Vec::with_capacity(call.args.len().max(1));
+        let DataType::Struct(fields) = &udf.output_type else {
+            return invalid(format!(
+                "Python UDTF {} whose returnType is not a struct",
+                udf.name
+            ));
+        };
+        if !renames.is_empty() && renames.len() != fields.len() {
+            return invalid(format!(
+                "{} column aliases for Python UDTF {} of {} columns",
+                renames.len(),
+                udf.name,
+                fields.len()
+            ));
+        }
+        let mut args = Vec::with_capacity(call.args.len() + 1);
+        let mut out_fields = Vec::new();
+        let mut passed = Vec::new();
+        if lateral {
+            for (i, (c, f)) in schema
+                .columns()
+                .into_iter()
+                .zip(schema.fields())
+                .enumerate()
+            {
+                let name = format!("{PASS}{i}");
+                args.push(Expr::Column(c.clone()).alias(&name));
+                out_fields.push(Arc::new(f.as_ref().clone().with_name(&name)));
+                passed.push((name, c.name));
+            }
+        }
         for (i, a) in call.args.iter().enumerate() {
             args.push(match a {
                 SExpr::NamedArgument { name, value } => self
@@ -47,28 +93,64 @@ impl Resolver<'_> {
             args.push(lit(0i32).alias("__ember_none"));
         }
         let projected = LogicalPlanBuilder::from(plan).project(args)?.build()?;
-        let DataType::Struct(fields) = &udf.output_type else {
-            return invalid(format!(
-                "Python UDTF {} whose returnType is not a struct",
-                udf.name
-            ));
-        };
+        out_fields.extend(fields.iter().cloned());
         let node = PythonMapNode::plan(
             projected,
             udf.function.clone(),
             self.config.python.clone(),
             self.config.arrow_batch_size,
-            Arc::new(Schema::new(fields.clone())),
+            Arc::new(Schema::new(out_fields)),
             None,
         )?;
-        let exprs: Vec<Expr> = fields
+        let mut exprs: Vec<Expr> = passed
             .iter()
-            .map(|f| {
-                let fresh = self.fresh(f.name(), vec![]);
-                Self::column(f.name()).alias(fresh)
-            })
+            .map(|(pass, internal)| Self::column(pass).alias(internal))
             .collect();
+        for (i, f) in fields.iter().enumerate() {
+            let shown = renames.get(i).map_or(f.name().as_str(), String::as_str);
+            let fresh = self.fresh(shown, qualifier.clone());
+            exprs.push(Self::column(f.name()).alias(fresh));
+        }
         Ok(LogicalPlanBuilder::from(node).project(exprs)?.build()?)
+    }
+
+    /// `FROM t, LATERAL f(t.x)` / `t JOIN LATERAL f(x) [AS a(c1, ...)]` with `f` a registered
+    /// UDTF: `None` when the right side is not a table function call.
+    pub(crate) fn lateral_udtf(&mut self, j: &spec::Join) -> PlanResult<Option<LogicalPlan>> {
+        let (call, qualifier, renames) = match &j.right.node {
+            PlanNode::TableFunction { name, args } => ((name, args), vec![], vec![]),
+            PlanNode::SubqueryAlias {
+                input,
+                alias,
+                columns,
+            } => match &input.node {
+                PlanNode::TableFunction { name, args } => {
+                    ((name, args), vec![alias.clone()], columns.clone())
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let (name, args) = call;
+        let udf = self
+            .catalog()
+            .python_function(&name.to_ascii_lowercase())
+            .filter(|u| is_udtf(u.function.eval_type));
+        let Some(udf) = udf else {
+            return unsupported(format!("LATERAL {name}(...): only Python UDTFs"));
+        };
+        if !matches!(j.join_type, JoinType::Inner | JoinType::Cross) || j.condition.is_some() {
+            return unsupported(format!(
+                "LATERAL Python UDTF {name} in a join other than an inner join without a condition"
+            ));
+        }
+        let left = self.resolve(&j.left)?;
+        let call = spec::PythonUdfCall {
+            udf,
+            args: args.clone(),
+        };
+        self.udtf_over(left, &call, true, qualifier, &renames)
+            .map(Some)
     }
 
     /// `FROM name(args)` when `name` is a UDTF the session registered.

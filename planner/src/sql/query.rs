@@ -514,9 +514,13 @@ fn lower_table_with_joins(l: &Lowering, t: ast::TableWithJoins) -> PlanResult<Pl
     Ok(plan)
 }
 
-/// `LATERAL (subquery)`: it may reference the columns of the relations before it.
+/// `LATERAL (subquery)` or `LATERAL f(...)`: it may reference the columns of the relations
+/// before it.
 fn is_lateral(t: &TableFactor) -> bool {
-    matches!(t, TableFactor::Derived { lateral: true, .. })
+    matches!(
+        t,
+        TableFactor::Derived { lateral: true, .. } | TableFactor::Function { lateral: true, .. }
+    )
 }
 
 enum Constraint {
@@ -605,9 +609,8 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             lateral,
             ..
         } => {
-            if lateral {
-                return unsupported("LATERAL function");
-            }
+            // (LATERAL makes the join that has this factor on its right lateral.)
+            let _ = lateral;
             let args = args
                 .into_iter()
                 .map(|a| match a {
