@@ -173,3 +173,13 @@ def test_udtf_lateral(spark, expected):
         spark.sql("SELECT a, count(*) AS c, sum(sq) FROM ember_udtf_t, LATERAL ember_squares(1, a) GROUP BY a"),
         name="aggregate",
     )
+
+
+def test_udtf_lateral_join_dataframe(spark, expected):
+    from pyspark.sql.functions import col
+
+    df = spark.createDataFrame([(1, 2), (3, 3), (5, 4)], "a int, b int")
+    expected.check(df.lateralJoin(Squares(col("a").outer(), col("b").outer())), name="lateral_join")
+    expected.check(
+        df.lateralJoin(Squares(col("a").outer(), lit(3))).select("a", "sq"), name="lateral_join_select"
+    )

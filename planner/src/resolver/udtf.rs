@@ -77,6 +77,9 @@ impl Resolver<'_> {
             }
         }
         for (i, a) in call.args.iter().enumerate() {
+            if matches!(a, SExpr::Function(f) if f.name.eq_ignore_ascii_case("table")) {
+                return unsupported(format!("TABLE arguments of Python UDTF {}", udf.name));
+            }
             args.push(match a {
                 SExpr::NamedArgument { name, value } => self
                     .resolve_expr(value, &schema)?
@@ -119,6 +122,13 @@ impl Resolver<'_> {
     pub(crate) fn lateral_udtf(&mut self, j: &spec::Join) -> PlanResult<Option<LogicalPlan>> {
         let (call, qualifier, renames) = match &j.right.node {
             PlanNode::TableFunction { name, args } => ((name, args), vec![], vec![]),
+            // `df.lateralJoin(Squares(col("a").outer(), ...))`.
+            PlanNode::MapPartitions { input, function }
+                if matches!(input.node, PlanNode::OneRow)
+                    && is_udtf(function.udf.function.eval_type) =>
+            {
+                return self.lateral_call(j, function.as_ref().clone(), vec![], &[]);
+            }
             PlanNode::SubqueryAlias {
                 input,
                 alias,
@@ -139,17 +149,28 @@ impl Resolver<'_> {
         let Some(udf) = udf else {
             return unsupported(format!("LATERAL {name}(...): only Python UDTFs"));
         };
-        if !matches!(j.join_type, JoinType::Inner | JoinType::Cross) || j.condition.is_some() {
-            return unsupported(format!(
-                "LATERAL Python UDTF {name} in a join other than an inner join without a condition"
-            ));
-        }
-        let left = self.resolve(&j.left)?;
         let call = spec::PythonUdfCall {
             udf,
             args: args.clone(),
         };
-        self.udtf_over(left, &call, true, qualifier, &renames)
+        self.lateral_call(j, call, qualifier, &renames)
+    }
+
+    fn lateral_call(
+        &mut self,
+        j: &spec::Join,
+        call: spec::PythonUdfCall,
+        qualifier: Vec<String>,
+        renames: &[String],
+    ) -> PlanResult<Option<LogicalPlan>> {
+        if !matches!(j.join_type, JoinType::Inner | JoinType::Cross) || j.condition.is_some() {
+            return unsupported(format!(
+                "LATERAL Python UDTF {} in a join other than an inner join without a condition",
+                call.udf.name
+            ));
+        }
+        let left = self.resolve(&j.left)?;
+        self.udtf_over(left, &call, true, qualifier, renames)
             .map(Some)
     }
 
