@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every test: build Ember, install the Python test dependencies into a venv per client, run
-# the Rust tests, clippy, and the PySpark suite in each execution mode with each client.
+# the Rust tests, clippy, the Rust Spark Connect client's test (clients/rust), and the PySpark
+# suite in each execution mode with each client.
 #
 #   scripts/test.sh [pytest arguments...]
 #
@@ -61,6 +62,13 @@ cargo test --workspace
 
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
+
+# The Apache Spark Connect Rust client against the binary (a crate of its own, with its own
+# Arrow; its protos compile with the protoc the server's build already fetched).
+step "Rust client (clients/rust) (modes: $EMBER_MODES)"
+protoc="${PROTOC:-$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -path '*protoc-bin-vendored-linux-x86_64*/bin/protoc' 2>/dev/null | head -1)}"
+(cd clients/rust && PROTOC="$protoc" EMBER_BIN="$CARGO_TARGET_DIR/debug/ember" \
+  CARGO_TARGET_DIR="$CARGO_TARGET_DIR-rust-client" cargo test --locked)
 
 for client in $CLIENTS; do
   step "pytest with $client (modes: $EMBER_MODES)"
