@@ -183,3 +183,18 @@ def test_udtf_lateral_join_dataframe(spark, expected):
     expected.check(
         df.lateralJoin(Squares(col("a").outer(), lit(3))).select("a", "sq"), name="lateral_join_select"
     )
+
+
+def test_udtf_left_lateral(spark, expected):
+    from pyspark.sql.functions import col
+
+    spark.udtf.register("ember_squares", Squares)
+    spark.sql("CREATE OR REPLACE TEMP VIEW ember_udtf_l AS SELECT * FROM VALUES (1, 2), (5, 4) AS t(a, b)")
+    expected.check(
+        spark.sql("SELECT * FROM ember_udtf_l t LEFT JOIN LATERAL ember_squares(t.a, t.b) ON true"),
+        name="sql_left",
+    )
+    df = spark.createDataFrame([(1, 2), (5, 4)], "a int, b int")
+    expected.check(
+        df.lateralJoin(Squares(col("a").outer(), col("b").outer()), how="left"), name="dataframe_left"
+    )

@@ -610,10 +610,13 @@ def _table_udf(cls, reader, out_schema, arrow):
     handler = cls()
     for batch in reader:
         names = batch.schema.names
+        outer = "__ember_outer" in names
         for i, row in enumerate(_rows(batch)):
             args, kwargs = _udtf_args(names, row)
             before = len(rows)
             collect(handler.eval(*args, **kwargs))
+            if outer and len(rows) == before:
+                rows.append((None,) * width)
             last = (batch, i)
             sources.extend([last] * (len(rows) - before))
     terminate = getattr(handler, "terminate", None)

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Schema};
+use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, lit};
 
 use super::Resolver;
@@ -21,6 +22,15 @@ const POSITIONAL: &str = "__ember_arg_";
 const KEYWORD: &str = "__kw__";
 /// The input columns a lateral call passes through (`worker.py`'s `_table_udf`).
 const PASS: &str = "__ember_pass_";
+/// The column marking a `LEFT JOIN LATERAL` call.
+const OUTER: &str = "__ember_outer";
+
+/// How a lateral call joins: rows without output vanish (inner) or keep nulls (left outer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lateral {
+    Inner,
+    Outer,
+}
 
 impl Resolver<'_> {
     /// A UDTF call over `input` (one row for a call in FROM).
@@ -30,7 +40,7 @@ impl Resolver<'_> {
         call: &spec::PythonUdfCall,
     ) -> PlanResult<LogicalPlan> {
         let plan = self.resolve(input)?;
-        self.udtf_over(plan, call, false, vec![], &[])
+        self.udtf_over(plan, call, None, vec![], &[])
     }
 
     /// The UDTF over the rows of `plan`; with `lateral`, each output row also carries the
@@ -40,7 +50,7 @@ impl Resolver<'_> {
         &mut self,
         plan: LogicalPlan,
         call: &spec::PythonUdfCall,
-        lateral: bool,
+        lateral: Option<Lateral>,
         qualifier: Vec<String>,
         renames: &[String],
     ) -> PlanResult<LogicalPlan> {
@@ -63,7 +73,11 @@ impl Resolver<'_> {
         let mut args = Vec::with_capacity(call.args.len() + 1);
         let mut out_fields = Vec::new();
         let mut passed = Vec::new();
-        if lateral {
+        if let Some(mode) = lateral {
+            if mode == Lateral::Outer {
+                // (The worker gives an input row without output rows one row of nulls.)
+                args.push(lit(true).alias(OUTER));
+            }
             for (i, (c, f)) in schema
                 .columns()
                 .into_iter()
@@ -127,7 +141,9 @@ impl Resolver<'_> {
                 if matches!(input.node, PlanNode::OneRow)
                     && is_udtf(function.udf.function.eval_type) =>
             {
-                return self.lateral_call(j, function.as_ref().clone(), vec![], &[]);
+                // (Spark 4.3 answers `how="left"` here without the null rows of input rows
+                // the UDTF yields nothing for, unlike SQL's LEFT JOIN LATERAL: as recorded.)
+                return self.lateral_call(j, function.as_ref().clone(), vec![], &[], false);
             }
             PlanNode::SubqueryAlias {
                 input,
@@ -153,7 +169,7 @@ impl Resolver<'_> {
             udf,
             args: args.clone(),
         };
-        self.lateral_call(j, call, qualifier, &renames)
+        self.lateral_call(j, call, qualifier, &renames, true)
     }
 
     fn lateral_call(
@@ -162,15 +178,32 @@ impl Resolver<'_> {
         call: spec::PythonUdfCall,
         qualifier: Vec<String>,
         renames: &[String],
+        keep_unmatched: bool,
     ) -> PlanResult<Option<LogicalPlan>> {
-        if !matches!(j.join_type, JoinType::Inner | JoinType::Cross) || j.condition.is_some() {
+        let always = match &j.condition {
+            None => true,
+            Some(SExpr::Literal(ScalarValue::Boolean(Some(true)))) => true,
+            Some(_) => false,
+        };
+        let outer = keep_unmatched && matches!(j.join_type, JoinType::LeftOuter);
+        if !always
+            || !matches!(
+                j.join_type,
+                JoinType::Inner | JoinType::Cross | JoinType::LeftOuter
+            )
+        {
             return unsupported(format!(
-                "LATERAL Python UDTF {} in a join other than an inner join without a condition",
+                "LATERAL Python UDTF {} in a join other than an inner or left outer join without a condition",
                 call.udf.name
             ));
         }
         let left = self.resolve(&j.left)?;
-        self.udtf_over(left, &call, true, qualifier, renames)
+        let mode = if outer {
+            Lateral::Outer
+        } else {
+            Lateral::Inner
+        };
+        self.udtf_over(left, &call, Some(mode), qualifier, renames)
             .map(Some)
     }
 
