@@ -605,19 +605,22 @@ def _table_udf(cls, reader, out_schema, arrow):
     udtf_schema = pa.schema([f for f in out_schema if f.name not in passed])
     convs = convs[len(passed) :]
     width = len(convs)
-    sources = []
+    sources = []  # for each output row, the index of its input row among all the input's
     last = None
+    inputs = []
     handler = cls()
     for batch in reader:
         names = batch.schema.names
         outer = "__ember_outer" in names
+        offset = sum(b.num_rows for b in inputs)
+        inputs.append(batch)
         for i, row in enumerate(_rows(batch)):
             args, kwargs = _udtf_args(names, row)
             before = len(rows)
             collect(handler.eval(*args, **kwargs))
             if outer and len(rows) == before:
                 rows.append((None,) * width)
-            last = (batch, i)
+            last = offset + i
             sources.extend([last] * (len(rows) - before))
     terminate = getattr(handler, "terminate", None)
     if callable(terminate):
@@ -630,11 +633,8 @@ def _table_udf(cls, reader, out_schema, arrow):
     if passed:
         if last is None:
             return []
-        parts = []
-        for b, i in sources:
-            parts.append(b.select(passed).slice(i, 1))
-        columns = list(pa.Table.from_batches(parts).combine_chunks().columns)
-        columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
+        table = pa.Table.from_batches(inputs).select(passed).take(pa.array(sources, pa.int64()))
+        columns = [c.combine_chunks() for c in table.columns]
     columns += [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(udtf_schema)]
     return [pa.record_batch(columns, schema=out_schema)]
 
