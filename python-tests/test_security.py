@@ -316,3 +316,44 @@ def test_long_dataframe_chains_answer(spark, ember_server, ember_mode):
     assert spark.sql("SELECT " + " + ".join(["id"] * terms) + " AS s FROM range(3)").collect()[2].s == 2 * terms
     if ember_server is not None:
         assert ember_server.proc.poll() is None
+
+
+def test_partition_counts_are_bounded(spark, ember_server, request, ember_mode, tmp_path):
+    """A client cannot ask for billions of partitions (`range(0, 10, 1, 2000000000)` would run
+    for hours of empty tasks): above the static spark.ember.maxPartitions (default 100,000,
+    `ember server --conf` sets it) range, repartition and spark.sql.shuffle.partitions are an
+    INVALID_PARAMETER_VALUE; coalesce, which never adds partitions, is unaffected."""
+    from pyspark.errors import AnalysisException, IllegalArgumentException
+
+    if ember_server is None:
+        pytest.skip("Ember's own limit")
+    huge = 2_000_000_000
+    for query in [
+        lambda: spark.range(0, 10, 1, huge).count(),
+        lambda: spark.range(10).repartition(huge).count(),
+        lambda: spark.range(10).repartition(huge, "id").count(),
+        lambda: spark.sql(f"SELECT count(*) FROM range(0, 10, 1, {huge})").collect(),
+    ]:
+        with pytest.raises(IllegalArgumentException, match="spark.ember.maxPartitions"):
+            query()
+    assert spark.range(10).coalesce(huge).count() == 10
+    with pytest.raises(AnalysisException, match="CANNOT_MODIFY_STATIC_CONFIG"):
+        spark.conf.set("spark.ember.maxPartitions", "1000000000")
+    session = new_session(ember_server.url)
+    try:
+        session.conf.set("spark.sql.shuffle.partitions", str(huge))
+        with pytest.raises(IllegalArgumentException, match="spark.sql.shuffle.partitions"):
+            session.range(10).groupBy("id").count().collect()
+    finally:
+        session.stop()
+    if ember_mode != "local":
+        return
+    server = EmberServer(ember_binary(request.config), "local", ["--conf", "spark.ember.maxPartitions=8"], workdir=tmp_path)
+    try:
+        small = new_session(server.url)
+        assert small.range(0, 16, 1, 8).count() == 16
+        with pytest.raises(IllegalArgumentException, match=r"\(8;"):
+            small.range(0, 16, 1, 9).count()
+        small.stop()
+    finally:
+        server.stop()

@@ -187,6 +187,9 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     ),
     entry("spark.sql.timestampType", Some("TIMESTAMP_LTZ"), true),
     entry("spark.sql.warehouse.dir", None, false),
+    // Ember's own: the most partitions a query may ask for (`range`, `repartition`,
+    // `coalesce`, `spark.sql.shuffle.partitions`); static, set with `ember server --conf`.
+    entry("spark.ember.maxPartitions", Some("100000"), false),
 ];
 
 fn known(key: &str) -> Option<&'static ConfigEntry> {
@@ -195,6 +198,7 @@ fn known(key: &str) -> Option<&'static ConfigEntry> {
 
 /// Spark's static SQL settings: fixed when the server starts (CANNOT_MODIFY_STATIC_CONFIG).
 const STATIC_KEYS: &[&str] = &[
+    "spark.ember.maxPartitions",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",
     "spark.sql.extensions",
@@ -402,10 +406,17 @@ impl SessionConf {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(default_parallelism)
                 .max(1),
-            shuffle_partitions: self.shuffle_partitions(),
+            // (Spark's default of 200 fits any limit; a count the session set is checked.)
+            shuffle_partitions: if self.is_set("spark.sql.shuffle.partitions") {
+                self.shuffle_partitions()
+            } else {
+                self.shuffle_partitions()
+                    .min(self.usize("spark.ember.maxPartitions", 100_000).max(1))
+            },
             map_key_last_win: self
                 .get("spark.sql.mapKeyDedupPolicy")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("LAST_WIN")),
+            max_partitions: self.usize("spark.ember.maxPartitions", 100_000).max(1),
             python: self.get("spark.pyspark.python"),
             arrow_batch_size: match self.get("spark.sql.execution.arrow.maxRecordsPerBatch") {
                 // Spark: zero or a negative number means no limit.

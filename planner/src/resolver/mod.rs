@@ -85,6 +85,9 @@ pub struct PlannerConfig {
     pub python: Option<String>,
     /// `spark.sql.execution.arrow.maxRecordsPerBatch`: rows per batch sent to Python UDFs.
     pub arrow_batch_size: usize,
+    /// The most partitions a query may ask for (`spark.ember.maxPartitions`): a larger count
+    /// (`range(0, 10, 1, 2000000000)`) is an error, not hours of empty tasks.
+    pub max_partitions: usize,
 }
 
 impl Default for PlannerConfig {
@@ -99,6 +102,7 @@ impl Default for PlannerConfig {
             spark_version: SPARK_VERSION.to_string(),
             python: None,
             arrow_batch_size: 10_000,
+            max_partitions: 100_000,
         }
     }
 }
@@ -245,8 +249,24 @@ impl<'a> Resolver<'a> {
         })??)
     }
 
+    /// `n` partitions, the count `what` asks for, unless above `spark.ember.maxPartitions`.
+    pub(crate) fn partitions(&self, n: usize, what: &str) -> PlanResult<usize> {
+        let max = self.config.max_partitions;
+        if n > max {
+            return Err(SparkError::illegal_argument(
+                "INVALID_PARAMETER_VALUE",
+                format!(
+                    "{what} asks for {n} partitions, more than this server allows ({max}; the static setting spark.ember.maxPartitions)."
+                ),
+            )
+            .into());
+        }
+        Ok(n)
+    }
+
     /// Resolve a top-level query.
     pub fn resolve_query(&mut self, plan: &Plan) -> PlanResult<ResolvedQuery> {
+        self.partitions(self.config.shuffle_partitions, "spark.sql.shuffle.partitions")?;
         let (inner, post) = match &plan.node {
             // One row more than shown tells whether there are more.
             PlanNode::ShowString {

@@ -465,6 +465,12 @@ impl Resolver<'_> {
         let n = num_partitions
             .unwrap_or(self.config.shuffle_partitions)
             .max(1);
+        // (coalesce never adds partitions: a count above the limit changes nothing.)
+        let n = if shuffle || !exprs.is_empty() {
+            self.partitions(n, "repartition")?
+        } else {
+            n.min(self.config.max_partitions)
+        };
         let kind = if exprs.is_empty() {
             if shuffle {
                 ExchangeKind::RoundRobin(n)

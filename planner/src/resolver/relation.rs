@@ -31,7 +31,10 @@ impl Resolver<'_> {
             start,
             end,
             step,
-            partitions: partitions.unwrap_or(self.config.default_parallelism).max(1),
+            partitions: self.partitions(
+                partitions.unwrap_or(self.config.default_parallelism).max(1),
+                "range",
+            )?,
         };
         let provider = Arc::new(RangeTable::new(spec));
         let scan =
