@@ -357,3 +357,39 @@ def test_partition_counts_are_bounded(spark, ember_server, request, ember_mode, 
         small.stop()
     finally:
         server.stop()
+
+
+def test_compressed_plan_that_inflates_beyond_the_limit_is_refused(spark, ember_server):
+    """A zstd plan of a few KiB that decompresses to more than 512 MiB is refused before it is
+    inflated (the server read all of it before); a genuine compressed plan still runs."""
+    import cramjam
+    import pyspark.sql.connect.proto as pb2
+
+    if ember_server is None:
+        pytest.skip("Ember's own limit")
+
+    def execute(data, op_type):
+        channel, stub = grpc_stub(ember_server.port)
+        with channel:
+            request = pb2.ExecutePlanRequest(
+                session_id=str(uuid.uuid4()),
+                user_context=pb2.UserContext(user_id="u"),
+                operation_id=str(uuid.uuid4()),
+                plan=pb2.Plan(
+                    compressed_operation=pb2.Plan.CompressedOperation(
+                        data=data, op_type=op_type, compression_codec=pb2.CompressionCodec.COMPRESSION_CODEC_ZSTD
+                    )
+                ),
+            )
+            return list(stub.ExecutePlan(request, timeout=60))
+
+    relation = pb2.Plan.CompressedOperation.OpType.OP_TYPE_RELATION
+    plan = pb2.Relation(range=pb2.Range(start=0, end=3, step=1)).SerializeToString()
+    assert execute(bytes(cramjam.zstd.compress(plan)), relation)
+    bomb = bytes(cramjam.zstd.compress(bytes(513 * 1024 * 1024)))
+    assert len(bomb) < 1024 * 1024
+    with pytest.raises(grpc.RpcError) as raised:
+        execute(bomb, relation)
+    assert "larger than 512 MiB" in raised.value.details()
+    assert ember_server.proc.poll() is None, "the server died"
+    assert spark.range(3).count() == 3

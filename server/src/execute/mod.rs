@@ -204,6 +204,9 @@ enum Decoded {
     Command(Box<pb::Command>),
 }
 
+/// The largest plan a compressed operation may decompress to (as gRPC's message limit).
+const MAX_PLAN_BYTES: u64 = 512 * 1024 * 1024;
+
 fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
     use pb::plan::OpType;
     use pb::plan::compressed_operation::OpType as CompressedType;
@@ -217,9 +220,25 @@ fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
                 )
                 .into());
             }
-            let bytes = zstd::stream::decode_all(c.data.as_slice()).map_err(|e| {
+            // (Read at most the limit: a few KiB of zstd can claim gigabytes.)
+            let decompress_error = |e: std::io::Error| {
                 ember_planner::SparkError::invalid_plan(format!("cannot decompress plan: {e}"))
-            })?;
+            };
+            let decoder = zstd::stream::read::Decoder::new(c.data.as_slice())
+                .map_err(decompress_error)?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(decoder, MAX_PLAN_BYTES + 1),
+                &mut bytes,
+            )
+            .map_err(decompress_error)?;
+            if bytes.len() as u64 > MAX_PLAN_BYTES {
+                return Err(ember_planner::SparkError::invalid_plan(format!(
+                    "the decompressed plan is larger than {} MiB",
+                    MAX_PLAN_BYTES >> 20
+                ))
+                .into());
+            }
             let bad = |e: prost::DecodeError| {
                 ember_planner::SparkError::invalid_plan(format!("cannot decode plan: {e}"))
             };
