@@ -105,12 +105,14 @@ pub fn execute_plan(
     };
     let task_op = op.clone();
     let cpu = ctx.state.cpu.clone();
+    // (A client older than Spark 4.0 has no `execution_progress`: it gets none.)
     let interval = progress::report_interval(
         ctx.session
             .conf
             .get(progress::REPORT_INTERVAL_KEY)
             .as_deref(),
-    );
+    )
+    .filter(|_| !progress::before_spark_4(req.client_type.as_deref()));
     let span = tracing::info_span!(
         "query",
         session = %ctx.session.session_id,

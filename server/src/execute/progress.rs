@@ -19,6 +19,16 @@ use pb::execute_plan_response::{ExecutionProgress, ResponseType};
 use super::Responder;
 use super::operation::Operation;
 
+/// Whether a client says (in `client_type`, `... spark/3.5.9 ...`) it is older than Spark 4.0,
+/// which added progress reports.
+pub fn before_spark_4(client_type: Option<&str>) -> bool {
+    client_type
+        .and_then(|t| t.split_whitespace().find_map(|w| w.strip_prefix("spark/")))
+        .and_then(|v| v.split('.').next())
+        .and_then(|major| major.parse::<u32>().ok())
+        .is_some_and(|major| major < 4)
+}
+
 /// Spark's `spark.connect.progress.reportInterval`.
 pub const REPORT_INTERVAL_KEY: &str = "spark.connect.progress.reportInterval";
 
@@ -182,6 +192,15 @@ pub async fn tick(op: &Operation, responder: &Responder, interval: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clients_before_spark_4() {
+        assert!(before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/3.5.9 os/linux python/3.11")));
+        assert!(!before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/4.0.4 os/linux python/3.11")));
+        assert!(!before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/4.3.0 os/linux")));
+        assert!(!before_spark_4(Some("adbc-driver-spark")));
+        assert!(!before_spark_4(None));
+    }
 
     #[test]
     fn intervals_read_as_spark_reads_them() {
