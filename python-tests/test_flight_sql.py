@@ -152,3 +152,18 @@ def test_cancel_query(flight):
     with connect(flight) as conn, conn.cursor() as cur:
         cur.execute("SELECT 1 AS one")
         assert cur.fetchall() == [(1,)]
+
+
+def test_cancel_flight_info(flight):
+    """Flight's CancelFlightInfo action (newer clients' cancellation) answers CANCELLED."""
+    import pyarrow.flight as pa_flight
+
+    client = pa_flight.FlightClient(flight)
+    statement = _proto_field(1, b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery") + _proto_field(
+        2, _proto_field(1, b"SELECT * FROM range(10)")
+    )
+    info = client.get_flight_info(pa_flight.FlightDescriptor.for_command(statement))
+    request = _proto_field(1, info.serialize())
+    results = list(client.do_action(pa_flight.Action("CancelFlightInfo", request)))
+    # CancelFlightInfoResult { status: CANCEL_STATUS_CANCELLED (1) }.
+    assert len(results) == 1 and results[0].body.to_pybytes() == b"\x08\x01"

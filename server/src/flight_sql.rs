@@ -255,6 +255,22 @@ impl FlightSql {
         Ok(vec![])
     }
 
+    /// Drop the results of `info`'s statements that were not fetched yet.
+    fn forget(&self, info: &FlightInfo) {
+        for endpoint in &info.endpoint {
+            let Some(ticket) = &endpoint.ticket else {
+                continue;
+            };
+            if let Ok(any) = Any::decode(ticket.ticket.as_ref())
+                && let Ok(Some(statement)) = any.unpack::<TicketStatementQuery>()
+            {
+                self.results
+                    .lock()
+                    .remove(statement.statement_handle.as_ref());
+            }
+        }
+    }
+
     /// Every table and view: (database, name, type, schema).
     fn tables(
         &self,
@@ -718,6 +734,32 @@ impl FlightSqlService for FlightSql {
         ))))
     }
 
+    /// Flight's `CancelFlightInfo` (what newer clients send in place of `CancelQuery`): the
+    /// same answer.
+    async fn do_action_fallback(
+        &self,
+        request: Request<arrow_flight::Action>,
+    ) -> Result<Response<<Self as FlightService>::DoActionStream>, Status> {
+        if request.get_ref().r#type != "CancelFlightInfo" {
+            return Err(Status::invalid_argument(format!(
+                "not supported: Flight action {}",
+                request.get_ref().r#type
+            )));
+        }
+        let cancel = arrow_flight::CancelFlightInfoRequest::decode(request.get_ref().body.as_ref())
+            .map_err(|_| Status::invalid_argument("CancelFlightInfo without a request"))?;
+        if let Some(info) = &cancel.info {
+            self.forget(info);
+        }
+        let result = arrow_flight::CancelFlightInfoResult {
+            status: arrow_flight::CancelStatus::Cancelled as i32,
+        };
+        let body = arrow_flight::Result {
+            body: result.encode_to_vec().into(),
+        };
+        Ok(Response::new(Box::pin(futures::stream::once(async move { Ok(body) }))))
+    }
+
     /// A statement runs while its results are fetched (a client that stops reading ends
     /// it): cancelling forgets what it has not fetched yet.
     async fn do_action_cancel_query(
@@ -727,18 +769,7 @@ impl FlightSqlService for FlightSql {
     ) -> Result<ActionCancelQueryResult, Status> {
         let info = FlightInfo::decode(query.info.as_ref())
             .map_err(|_| Status::invalid_argument("CancelQuery without a FlightInfo"))?;
-        for endpoint in &info.endpoint {
-            let Some(ticket) = &endpoint.ticket else {
-                continue;
-            };
-            if let Ok(any) = Any::decode(ticket.ticket.as_ref())
-                && let Ok(Some(statement)) = any.unpack::<TicketStatementQuery>()
-            {
-                self.results
-                    .lock()
-                    .remove(statement.statement_handle.as_ref());
-            }
-        }
+        self.forget(&info);
         Ok(ActionCancelQueryResult {
             // CANCEL_RESULT_CANCELLED (the enum is not exported by arrow-flight).
             result: 1,
