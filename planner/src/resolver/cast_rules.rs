@@ -44,7 +44,12 @@ fn is_binary(t: &DataType) -> bool {
 
 /// Spark's rule for `CAST(<from> AS <to>)` (`shown` is how Spark shows the cast) when it is
 /// not Arrow's: `None` when the cast is one Ember performs as it stands.
-pub(super) fn cast_rule(from: &DataType, to: &DataType, ansi: bool, shown: &str) -> Option<CastRule> {
+pub(super) fn cast_rule(
+    from: &DataType,
+    to: &DataType,
+    ansi: bool,
+    shown: &str,
+) -> Option<CastRule> {
     use DataType::{Boolean, Date32, Timestamp};
     let local = |t: &DataType| matches!(t, Timestamp(_, None));
     let zoned = |t: &DataType| matches!(t, Timestamp(_, Some(_)));
@@ -96,14 +101,19 @@ fn refusal(kind: Refusal, from: &DataType, to: &DataType, shown: &str) -> SparkE
         format!("\"{}\"", types::sql_name(from)),
         format!("\"{}\"", types::sql_name(to)),
     );
-    let head = format!("Cannot resolve \"{shown}\" due to data type mismatch: cannot cast {src} to {target}");
+    let head = format!(
+        "Cannot resolve \"{shown}\" due to data type mismatch: cannot cast {src} to {target}"
+    );
     let mut parameters = vec![
         ("sqlExpr", format!("\"{shown}\"")),
         ("srcType", src.clone()),
         ("targetType", target.clone()),
     ];
     let (class, message) = match kind {
-        Refusal::Plain => ("DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION", format!("{head}.")),
+        Refusal::Plain => (
+            "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+            format!("{head}."),
+        ),
         Refusal::Function(function) => {
             parameters.push(("functionNames", format!("`{function}`")));
             (
@@ -129,7 +139,12 @@ fn refusal(kind: Refusal, from: &DataType, to: &DataType, shown: &str) -> SparkE
 
 /// A number as a zoned timestamp, as Spark reads it: seconds since the epoch (fractions to the
 /// microsecond, truncated toward zero). `None`: not such a cast.
-pub(crate) fn number_to_timestamp(inner: Expr, from: &DataType, to: &DataType, try_mode: bool) -> Option<Expr> {
+pub(crate) fn number_to_timestamp(
+    inner: Expr,
+    from: &DataType,
+    to: &DataType,
+    try_mode: bool,
+) -> Option<Expr> {
     if !matches!(to, DataType::Timestamp(_, Some(_))) || !is_number(from) {
         return None;
     }
@@ -145,7 +160,10 @@ pub(crate) fn number_to_timestamp(inner: Expr, from: &DataType, to: &DataType, t
         DataType::Decimal128(p, s) => {
             // (Within 38 digits after the multiplication by 10^6.)
             let wide = DataType::Decimal128((*p).min(30), (*s).min(30));
-            let factor = Expr::Literal(ScalarValue::Decimal128(Some(i128::from(MICROS)), 7, 0), None);
+            let factor = Expr::Literal(
+                ScalarValue::Decimal128(Some(i128::from(MICROS)), 7, 0),
+                None,
+            );
             to_micros(cast(inner, wide) * factor)
         }
         _ => {
@@ -171,7 +189,11 @@ pub(crate) fn number_to_timestamp(inner: Expr, from: &DataType, to: &DataType, t
 /// A zoned timestamp as a number, as Spark reads it: whole seconds since the epoch (rounded
 /// down) for integers, seconds with their fraction for fractional numbers. `None`: not such
 /// a cast. The caller casts the seconds to `to` itself.
-pub(super) fn timestamp_to_seconds(inner: Expr, from: &DataType, to: &DataType) -> Option<(Expr, DataType)> {
+pub(super) fn timestamp_to_seconds(
+    inner: Expr,
+    from: &DataType,
+    to: &DataType,
+) -> Option<(Expr, DataType)> {
     if !matches!(from, DataType::Timestamp(_, Some(_))) || !is_number(to) {
         return None;
     }
@@ -182,6 +204,9 @@ pub(super) fn timestamp_to_seconds(inner: Expr, from: &DataType, to: &DataType) 
         let rest = ((micros.clone() % lit(MICROS)) + lit(MICROS)) % lit(MICROS);
         ((micros - rest) / lit(MICROS), DataType::Int64)
     } else {
-        (cast(micros, DataType::Float64) / lit(MICROS as f64), DataType::Float64)
+        (
+            cast(micros, DataType::Float64) / lit(MICROS as f64),
+            DataType::Float64,
+        )
     })
 }

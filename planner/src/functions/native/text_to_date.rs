@@ -78,7 +78,11 @@ pub(crate) fn spark_date(s: &str) -> Option<i32> {
     }
     segments[i] = value;
     let year = i32::try_from(sign * segments[0]).ok()?;
-    let date = NaiveDate::from_ymd_opt(year, u32::try_from(segments[1]).ok()?, u32::try_from(segments[2]).ok()?)?;
+    let date = NaiveDate::from_ymd_opt(
+        year,
+        u32::try_from(segments[1]).ok()?,
+        u32::try_from(segments[2]).ok()?,
+    )?;
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1)?;
     i32::try_from(date.signed_duration_since(epoch).num_days()).ok()
 }
@@ -97,7 +101,17 @@ mod tests {
         assert_eq!(day(" 2024-01-01 "), day("2024-01-01"));
         assert_eq!(day("2024-01-01T10:00"), day("2024-01-01"));
         assert_eq!(day("2024-01-01 anything"), day("2024-01-01"));
-        for bad in ["1", "20240101", "2024-02-30", "2024-", "2024 01", "2024-01-01-", "x", "", "12345678-01-01"] {
+        for bad in [
+            "1",
+            "20240101",
+            "2024-02-30",
+            "2024-",
+            "2024 01",
+            "2024-01-01-",
+            "x",
+            "",
+            "12345678-01-01",
+        ] {
             assert_eq!(day(bad), None, "{bad}");
         }
         assert!(day("-0001-01-01").is_some_and(|d| d < 0));
