@@ -40,6 +40,9 @@ use crate::execute::command;
 use crate::execute::encode::ResultEncoder;
 use crate::state::{RequestContext, ServerState};
 
+mod handles;
+use handles::Handles;
+
 /// The session the port's statements run in.
 const SESSION: &str = "00000000-0000-4000-8000-00000000f115";
 
@@ -271,6 +274,15 @@ impl FlightSql {
         }
     }
 
+    /// A prepared statement's SQL and the parameters last bound to it.
+    fn bound(&self, handle: &[u8]) -> Result<Bound, Status> {
+        self.prepared
+            .lock()
+            .get(handle)
+            .cloned()
+            .ok_or_else(|| Status::not_found("no such prepared statement"))
+    }
+
     /// Every table and view: (database, name, type, schema).
     fn tables(
         &self,
@@ -326,88 +338,6 @@ impl FlightSql {
             }
         }
         Ok(out)
-    }
-}
-
-/// Tickets and handles that carry a statement: its SQL and bound parameters.
-struct Handles;
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct StatementHandle {
-    #[prost(string, tag = "1")]
-    sql: String,
-    /// The parameters as one Arrow IPC row batch (empty: none).
-    #[prost(bytes = "vec", tag = "2")]
-    params: Vec<u8>,
-}
-
-impl Handles {
-    fn handle(sql: &str, params: &[ScalarValue]) -> Vec<u8> {
-        let params = if params.is_empty() {
-            vec![]
-        } else {
-            encode_params(params).unwrap_or_default()
-        };
-        StatementHandle {
-            sql: sql.to_string(),
-            params,
-        }
-        .encode_to_vec()
-    }
-
-    fn from_query(sql: &str, params: &[ScalarValue]) -> Vec<u8> {
-        TicketStatementQuery {
-            statement_handle: Self::handle(sql, params).into(),
-        }
-        .as_any()
-        .encode_to_vec()
-    }
-
-    fn query_of(handle: &[u8]) -> Result<(String, Vec<ScalarValue>), Status> {
-        let h = StatementHandle::decode(handle)
-            .map_err(|_| Status::invalid_argument("not an Ember statement handle"))?;
-        let params = if h.params.is_empty() {
-            vec![]
-        } else {
-            decode_params(&h.params)?
-        };
-        Ok((h.sql, params))
-    }
-}
-
-fn encode_params(params: &[ScalarValue]) -> Result<Vec<u8>, Status> {
-    let columns = params
-        .iter()
-        .map(|v| v.to_array().map_err(internal))
-        .collect::<Result<Vec<_>, _>>()?;
-    let fields: Vec<arrow::datatypes::Field> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| arrow::datatypes::Field::new(format!("p{i}"), c.data_type().clone(), true))
-        .collect();
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(internal)?;
-    let mut out = vec![];
-    {
-        let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut out, &batch.schema())
-            .map_err(internal)?;
-        w.write(&batch).map_err(internal)?;
-        w.finish().map_err(internal)?;
-    }
-    Ok(out)
-}
-
-fn decode_params(bytes: &[u8]) -> Result<Vec<ScalarValue>, Status> {
-    let mut reader = arrow::ipc::reader::StreamReader::try_new(bytes, None).map_err(internal)?;
-    match reader.next() {
-        Some(batch) => {
-            let batch = batch.map_err(internal)?;
-            batch
-                .columns()
-                .iter()
-                .map(|c| ScalarValue::try_from_array(c, 0).map_err(internal))
-                .collect()
-        }
-        None => Ok(vec![]),
     }
 }
 
@@ -516,14 +446,7 @@ impl FlightSqlService for FlightSql {
         cmd: CommandPreparedStatementQuery,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
-        let Some((sql, params)) = self
-            .prepared
-            .lock()
-            .get(cmd.prepared_statement_handle.as_ref())
-            .cloned()
-        else {
-            return Err(Status::not_found("no such prepared statement"));
-        };
+        let (sql, params) = self.bound(cmd.prepared_statement_handle.as_ref())?;
         Ok(Response::new(
             self.info_of(&sql, params, request.into_inner()).await?,
         ))
@@ -534,14 +457,7 @@ impl FlightSqlService for FlightSql {
         query: CommandPreparedStatementQuery,
         _request: Request<Ticket>,
     ) -> Result<Response<<Self as FlightService>::DoGetStream>, Status> {
-        let Some((sql, params)) = self
-            .prepared
-            .lock()
-            .get(query.prepared_statement_handle.as_ref())
-            .cloned()
-        else {
-            return Err(Status::not_found("no such prepared statement"));
-        };
+        let (sql, params) = self.bound(query.prepared_statement_handle.as_ref())?;
         self.stream_of(&Handles::handle(&sql, &params)).await
     }
 
@@ -550,14 +466,7 @@ impl FlightSqlService for FlightSql {
         query: CommandPreparedStatementUpdate,
         request: Request<PeekableFlightDataStream>,
     ) -> Result<i64, Status> {
-        let Some((sql, _)) = self
-            .prepared
-            .lock()
-            .get(query.prepared_statement_handle.as_ref())
-            .cloned()
-        else {
-            return Err(Status::not_found("no such prepared statement"));
-        };
+        let (sql, _) = self.bound(query.prepared_statement_handle.as_ref())?;
         let params = Self::parameters(request).await?;
         let ctx = self.context()?;
         self.plan(&ctx, &sql, &params).await?;
@@ -757,7 +666,9 @@ impl FlightSqlService for FlightSql {
         let body = arrow_flight::Result {
             body: result.encode_to_vec().into(),
         };
-        Ok(Response::new(Box::pin(futures::stream::once(async move { Ok(body) }))))
+        Ok(Response::new(Box::pin(futures::stream::once(async move {
+            Ok(body)
+        }))))
     }
 
     /// A statement runs while its results are fetched (a client that stops reading ends
