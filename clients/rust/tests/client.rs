@@ -29,23 +29,37 @@ fn binary() -> PathBuf {
     if let Ok(bin) = std::env::var("EMBER_BIN") {
         return PathBuf::from(bin);
     }
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/ember/target")
-    });
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/ember/target")
+        });
     target.join("debug").join("ember")
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn start(mode: &str, dir: &std::path::Path) -> Server {
     let port = free_port();
     let mut cmd = Command::new(binary());
-    cmd.args(["server", "--port", &port.to_string(), "--mode", mode, "--ui-port", "0"])
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    cmd.args([
+        "server",
+        "--port",
+        &port.to_string(),
+        "--mode",
+        mode,
+        "--ui-port",
+        "0",
+    ])
+    .current_dir(dir)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     if mode != "local" {
         cmd.args(["--workers", "2"]);
     }
@@ -55,10 +69,16 @@ fn start(mode: &str, dir: &std::path::Path) -> Server {
     let child = cmd.spawn().expect("ember starts");
     let deadline = Instant::now() + Duration::from_secs(60);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "ember did not start in {mode} mode");
+        assert!(
+            Instant::now() < deadline,
+            "ember did not start in {mode} mode"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    Server { child, url: format!("sc://127.0.0.1:{port}") }
+    Server {
+        child,
+        url: format!("sc://127.0.0.1:{port}"),
+    }
 }
 
 fn longs(rows: &[spark_connect::row::Row], i: usize) -> Vec<i64> {
@@ -121,9 +141,14 @@ fn check(session: &SparkSession) {
         .unwrap()
         .collect()
         .unwrap();
-    assert_eq!(strings(&rows, 1), vec!["zero".to_string(), "two".to_string()]);
+    assert_eq!(
+        strings(&rows, 1),
+        vec!["zero".to_string(), "two".to_string()]
+    );
     // Spark's errors reach the client.
-    let error = session.sql("SELECT * FROM no_such_table").and_then(|df| df.collect());
+    let error = session
+        .sql("SELECT * FROM no_such_table")
+        .and_then(|df| df.collect());
     let message = format!("{:?}", error.err().expect("an error"));
     assert!(message.contains("TABLE_OR_VIEW_NOT_FOUND"), "{message}");
     // The version the server answers as.

@@ -575,9 +575,12 @@ fn parse_datetime(
     let tz = f.config.time_zone.clone();
     let fail = fail && f.config.ansi;
     if target == ParseTarget::UnixSeconds {
-        super::check_type(&f, 0, &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"], |t| {
-            !t.is_numeric()
-        })?;
+        super::check_type(
+            &f,
+            0,
+            &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"],
+            |t| !t.is_numeric(),
+        )?;
     }
     let mut x = f.args[0].clone();
     // A number is seconds since the epoch as a timestamp (see `cast_rules`); as a date, or
@@ -585,7 +588,9 @@ fn parse_datetime(
     if f.types[0].is_numeric() {
         if target == ParseTarget::Timestamp && f.args.len() == 1 {
             let to = crate::types::timestamp_type(&tz);
-            if let Some(e) = crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail) {
+            if let Some(e) =
+                crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail)
+            {
                 return Ok(e);
             }
         }
@@ -638,7 +643,9 @@ fn parse_datetime(
         (_, ParseTarget::Timestamp | ParseTarget::UnixSeconds) if is_text => {
             text_to_instant(x, &tz, fail)
         }
-        (_, ParseTarget::Date) if is_text => NativeUdf::udf(Native::TextToDate { fail }).call(vec![x]),
+        (_, ParseTarget::Date) if is_text => {
+            NativeUdf::udf(Native::TextToDate { fail }).call(vec![x])
+        }
         _ if fail => cast(x, to),
         _ => Expr::TryCast(datafusion::logical_expr::TryCast::new(Box::new(x), to)),
     };

@@ -182,9 +182,14 @@ fn check_options(f: &super::FunctionInput, i: usize) -> PlanResult<()> {
         Expr::ScalarFunction(map) if map.name() == "map"
     );
     if !is_map {
-        return invalid("NON_MAP_FUNCTION", "Must use the `map()` function for options.".into(), vec![]);
+        return invalid(
+            "NON_MAP_FUNCTION",
+            "Must use the `map()` function for options.".into(),
+            vec![],
+        );
     }
-    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
     let strings = match t {
         DataType::Map(entries, _) => match entries.data_type() {
             DataType::Struct(fields) => fields.iter().all(|f| text(f.data_type())),

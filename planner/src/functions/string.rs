@@ -16,20 +16,23 @@ pub fn register(b: &mut RegistryBuilder) {
     // Of text or bytes (numbers, dates and booleans are cast to their text first), not of
     // arrays or maps.
     if let Some(length) = super::spark_scalar("length") {
-        b.scalar(&["length", "char_length", "character_length", "len"], move |f| {
-            f.arity(1, 1)?;
-            super::check_type(&f, 0, &["STRING", "BINARY"], |t| {
-                !matches!(
-                    t,
-                    DataType::List(_)
-                        | DataType::LargeList(_)
-                        | DataType::FixedSizeList(..)
-                        | DataType::Map(..)
-                        | DataType::Struct(_)
-                )
-            })?;
-            Ok(length.call(f.args))
-        });
+        b.scalar(
+            &["length", "char_length", "character_length", "len"],
+            move |f| {
+                f.arity(1, 1)?;
+                super::check_type(&f, 0, &["STRING", "BINARY"], |t| {
+                    !matches!(
+                        t,
+                        DataType::List(_)
+                            | DataType::LargeList(_)
+                            | DataType::FixedSizeList(..)
+                            | DataType::Map(..)
+                            | DataType::Struct(_)
+                    )
+                })?;
+                Ok(length.call(f.args))
+            },
+        );
     }
     add_df(b, &["btrim"], "btrim", 1, 2);
     // trim/ltrim/rtrim([trimStr, ]str): the trim string comes first, as in Spark's
@@ -105,7 +108,10 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(0, 0)?;
         // Spark answers "<version> <git revision>"; Ember's revision is its own version.
         let version = &f.config.spark_version;
-        Ok(lit(format!("{version} ember-{}", env!("CARGO_PKG_VERSION"))))
+        Ok(lit(format!(
+            "{version} ember-{}",
+            env!("CARGO_PKG_VERSION")
+        )))
     });
     native_named(
         b,

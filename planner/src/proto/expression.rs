@@ -207,12 +207,12 @@ pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
                 other => return unsupported(format!("subquery expression {other:?}")),
             }
         }
-        ExprType::CommonInlineUserDefinedFunction(f) => Expr::PythonUdf(Box::new(
-            spec::PythonUdfCall {
+        ExprType::CommonInlineUserDefinedFunction(f) => {
+            Expr::PythonUdf(Box::new(spec::PythonUdfCall {
                 udf: python_udf(ctx, f)?,
                 args: convert_all(ctx, &f.arguments)?,
-            },
-        )),
+            }))
+        }
         ExprType::MergeAction(_) => return unsupported("MERGE action"),
         ExprType::TypedAggregateExpression(_) => return unsupported("typed aggregate expression"),
         ExprType::DirectShufflePartitionId(_) => return unsupported("direct shuffle partition id"),

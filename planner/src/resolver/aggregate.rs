@@ -147,7 +147,8 @@ impl Resolver<'_> {
         let mut computed_aggregates = Vec::with_capacity(aggregates.len());
         for a in aggregates {
             let internal = self.fresh("agg", vec![]);
-            let is_grouping = matches!(&a, Expr::AggregateFunction(f) if f.func.name() == "grouping");
+            let is_grouping =
+                matches!(&a, Expr::AggregateFunction(f) if f.func.name() == "grouping");
             let computed = match &a {
                 Expr::AggregateFunction(f) if f.func.name() == "grouping" => {
                     if set_keys.is_empty() {

@@ -337,7 +337,8 @@ pub(super) fn check_same_type(
             .any(|b| checked(a) && checked(b) && !same_kind(a, b) && spark_wider(a, b).is_none())
     });
     // `greatest` and `least` take no string promotion: text meets no other type.
-    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
     let text_clash = matches!(function, "greatest" | "least")
         && distinct.iter().any(|t| text(t))
         && distinct.iter().any(|t| !text(t));

@@ -110,7 +110,9 @@ impl Resolver<'_> {
                 // their argument.
                 let (inner, name) = self.resolve_expr(arg, schema)?;
                 let shown = format!("CAST({name} AS {})", types::sql_name(&to));
-                if let Some(null) = self.check_cast(&inner, &to, CastMode::Default, &shown, schema)? {
+                if let Some(null) =
+                    self.check_cast(&inner, &to, CastMode::Default, &shown, schema)?
+                {
                     return Ok((null, name));
                 }
                 return Ok((self.cast_to(inner, &to, CastMode::Default, schema)?, name));
@@ -334,13 +336,15 @@ impl Resolver<'_> {
         };
         let to = self.in_session_zone(to.clone());
         let from = inner.get_type(schema)?;
-        Ok(match super::cast_rules::cast_rule(&from, &to, ansi, shown) {
-            None => None,
-            Some(super::cast_rules::CastRule::Refused(e)) => return Err(e.into()),
-            Some(super::cast_rules::CastRule::Null) => {
-                Some(Expr::Literal(ScalarValue::try_from(&to)?, None))
-            }
-        })
+        Ok(
+            match super::cast_rules::cast_rule(&from, &to, ansi, shown) {
+                None => None,
+                Some(super::cast_rules::CastRule::Refused(e)) => return Err(e.into()),
+                Some(super::cast_rules::CastRule::Null) => {
+                    Some(Expr::Literal(ScalarValue::try_from(&to)?, None))
+                }
+            },
+        )
     }
 
     /// `CAST(inner AS to)` with Spark's rules: TRY semantics outside ANSI mode, the session's
@@ -400,10 +404,14 @@ impl Resolver<'_> {
         }
         {
             let from = inner.get_type(schema)?;
-            if let Some(e) = super::cast_rules::number_to_timestamp(inner.clone(), &from, &to, try_mode) {
+            if let Some(e) =
+                super::cast_rules::number_to_timestamp(inner.clone(), &from, &to, try_mode)
+            {
                 return Ok(e);
             }
-            if let Some((seconds, _)) = super::cast_rules::timestamp_to_seconds(inner.clone(), &from, &to) {
+            if let Some((seconds, _)) =
+                super::cast_rules::timestamp_to_seconds(inner.clone(), &from, &to)
+            {
                 return self.cast_to(seconds, &to, mode, schema);
             }
         }

@@ -304,9 +304,7 @@ impl Resolver<'_> {
             }
             ("zip_with", n, _) if n != 2 => Err(wrong_args(3)),
             // A lambda of another number of parameters than the function passes it.
-            (other, _, n)
-                if lambda_arguments(other).is_some_and(|given| given != n) =>
-            {
+            (other, _, n) if lambda_arguments(other).is_some_and(|given| given != n) => {
                 let given = lambda_arguments(other).unwrap_or_default();
                 Err(SparkError::new(
                     crate::error::ErrorKind::Analysis,
@@ -337,7 +335,8 @@ impl Resolver<'_> {
                 | "map_zip_with"
         );
         if mapping {
-            let out = crate::functions::nullability::with_nullability(out, inputs_nullable, schema)?;
+            let out =
+                crate::functions::nullability::with_nullability(out, inputs_nullable, schema)?;
             return Ok((out, shown));
         }
         Ok((out, shown))

@@ -266,7 +266,10 @@ impl<'a> Resolver<'a> {
 
     /// Resolve a top-level query.
     pub fn resolve_query(&mut self, plan: &Plan) -> PlanResult<ResolvedQuery> {
-        self.partitions(self.config.shuffle_partitions, "spark.sql.shuffle.partitions")?;
+        self.partitions(
+            self.config.shuffle_partitions,
+            "spark.sql.shuffle.partitions",
+        )?;
         let (inner, post) = match &plan.node {
             // One row more than shown tells whether there are more.
             PlanNode::ShowString {

@@ -90,7 +90,11 @@ impl Resolver<'_> {
         }
         let union = LogicalPlanBuilder::from(left)
             .project(left_exprs)?
-            .union(LogicalPlanBuilder::from(right).project(right_exprs)?.build()?)?
+            .union(
+                LogicalPlanBuilder::from(right)
+                    .project(right_exprs)?
+                    .build()?,
+            )?
             .build()?;
         let DataType::Struct(fields) = &udf.output_type else {
             return invalid("cogroup applyInPandas whose schema is not a struct");

@@ -226,8 +226,8 @@ fn decode_plan(plan: pb::Plan) -> ServerResult<Decoded> {
             let decompress_error = |e: std::io::Error| {
                 ember_planner::SparkError::invalid_plan(format!("cannot decompress plan: {e}"))
             };
-            let decoder = zstd::stream::read::Decoder::new(c.data.as_slice())
-                .map_err(decompress_error)?;
+            let decoder =
+                zstd::stream::read::Decoder::new(c.data.as_slice()).map_err(decompress_error)?;
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(
                 &mut std::io::Read::take(decoder, MAX_PLAN_BYTES + 1),

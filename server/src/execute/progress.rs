@@ -195,9 +195,15 @@ mod tests {
 
     #[test]
     fn clients_before_spark_4() {
-        assert!(before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/3.5.9 os/linux python/3.11")));
-        assert!(!before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/4.0.4 os/linux python/3.11")));
-        assert!(!before_spark_4(Some("_SPARK_CONNECT_PYTHON spark/4.3.0 os/linux")));
+        assert!(before_spark_4(Some(
+            "_SPARK_CONNECT_PYTHON spark/3.5.9 os/linux python/3.11"
+        )));
+        assert!(!before_spark_4(Some(
+            "_SPARK_CONNECT_PYTHON spark/4.0.4 os/linux python/3.11"
+        )));
+        assert!(!before_spark_4(Some(
+            "_SPARK_CONNECT_PYTHON spark/4.3.0 os/linux"
+        )));
         assert!(!before_spark_4(Some("adbc-driver-spark")));
         assert!(!before_spark_4(None));
     }
