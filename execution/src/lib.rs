@@ -18,6 +18,7 @@ pub mod python;
 pub mod remote;
 pub mod rules;
 pub mod runner;
+pub mod sandbox;
 pub mod storage;
 pub mod stream;
 pub mod task;

@@ -7,7 +7,9 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use ember_execution::cluster::DriverConfig;
 use ember_execution::memory::{MemoryBudget, format_size};
-use ember_execution::remote::{ClusterJobRunner, ClusterOptions, WorkerOptions, run_worker};
+use ember_execution::remote::{
+    CLUSTER_SECRET_ENV, ClusterJobRunner, ClusterOptions, WorkerOptions, run_worker,
+};
 use ember_execution::{JobRunner, LocalClusterJobRunner, LocalJobRunner};
 use ember_planner::catalog::{ServerCatalog, Warehouse};
 use ember_protos::spark::connect::spark_connect_service_server::SparkConnectServiceServer;
@@ -21,6 +23,7 @@ use crate::config::{ServerDefaults, system_time_zone};
 use crate::service::EmberService;
 use crate::session::SessionManager;
 use crate::state::ServerState;
+use crate::tls::{ClusterSecurityArgs, TlsArgs, generated_secret};
 
 /// Tasks each in-process worker runs at once.
 const TASK_SLOTS_PER_WORKER: usize = 2;
@@ -108,6 +111,12 @@ pub struct ServerArgs {
     /// session's spark.pyspark.python, else python3). Passed on to cluster workers.
     #[arg(long)]
     pub python: Option<String>,
+    /// Directories (or object store prefixes such as s3a://bucket/dir) that reads and writes
+    /// may reach, comma separated; the warehouse is always allowed. Default: anywhere, as Spark.
+    #[arg(long, value_delimiter = ',')]
+    pub allowed_paths: Vec<String>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -165,22 +174,26 @@ pub struct ClusterArgs {
     /// With no worker alive for this long (seconds), waiting queries fail.
     #[arg(long, default_value_t = 15)]
     pub worker_wait_timeout_secs: u64,
+    #[command(flatten)]
+    pub security: ClusterSecurityArgs,
 }
 
 impl ClusterArgs {
-    fn options(&self) -> ClusterOptions {
-        ClusterOptions {
+    /// The options, with the cluster's `secret`.
+    fn options(&self, secret: Option<&str>) -> Result<ClusterOptions, String> {
+        Ok(ClusterOptions {
             heartbeat_interval: Duration::from_millis(self.heartbeat_interval_ms.max(10)),
             heartbeat_timeout: Duration::from_millis(self.heartbeat_timeout_ms.max(10)),
             max_message_bytes: self.max_message_bytes,
             max_flight_data_bytes: self.max_flight_data_bytes,
             worker_wait_timeout: Duration::from_secs(self.worker_wait_timeout_secs),
-        }
+            security: self.security.security(secret)?,
+        })
     }
 
     /// The same settings as command-line arguments (for the workers the server starts).
     fn to_args(&self) -> Vec<String> {
-        vec![
+        let mut args = vec![
             format!("--heartbeat-interval-ms={}", self.heartbeat_interval_ms),
             format!("--heartbeat-timeout-ms={}", self.heartbeat_timeout_ms),
             format!("--max-message-bytes={}", self.max_message_bytes),
@@ -189,7 +202,9 @@ impl ClusterArgs {
                 "--worker-wait-timeout-secs={}",
                 self.worker_wait_timeout_secs
             ),
-        ]
+        ];
+        args.extend(self.security.to_args());
+        args
     }
 }
 
@@ -232,13 +247,14 @@ pub async fn run(cli: Cli, cpu: tokio::runtime::Handle) -> Result<(), String> {
                 format_size(budget.limit()),
                 budget.spill_dir().display()
             );
+            let secret = args.cluster.security.secret()?;
             let options = WorkerOptions {
                 driver: args.driver,
                 host: args.host,
                 advertise_host: args.advertise_host,
                 port: args.port,
                 slots: args.slots.unwrap_or_else(cores).max(1),
-                cluster: args.cluster.options(),
+                cluster: args.cluster.options(secret.as_deref())?,
             };
             let outcome = tokio::select! {
                 outcome = run_worker(options, ember_codec(), Arc::new(SparkErrors), cpu) => outcome,
@@ -285,7 +301,16 @@ async fn start_cluster(
     args: &ServerArgs,
     cpu: &tokio::runtime::Handle,
 ) -> Result<(Arc<ClusterJobRunner>, Vec<tokio::process::Child>), String> {
-    let options = args.cluster.options();
+    let workers = args.workers.unwrap_or(0);
+    // Workers the server starts get a random secret when none is configured: nobody else
+    // can join then.
+    let secret = match args.cluster.security.secret()? {
+        Some(s) => Some(s),
+        None if workers > 0 => Some(generated_secret()),
+        None => None,
+    };
+    let options = args.cluster.options(secret.as_deref())?;
+    let security = options.security.clone();
     let config = DriverConfig {
         max_attempts: args.max_task_attempts.max(1),
         ..DriverConfig::default()
@@ -302,14 +327,24 @@ async fn start_cluster(
         .await
         .map_err(|e| format!("cannot listen on {addr} (--driver-port): {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    tracing::info!("Ember driver service listening on http://{local}");
-    let max = options.max_message_bytes;
-    let service = runner
-        .service()
-        .max_decoding_message_size(max)
-        .max_encoding_message_size(max);
+    tracing::info!(
+        "Ember driver service listening on {}://{local} (cluster secret: {}, TLS: {})",
+        if security.has_tls() { "https" } else { "http" },
+        if security.has_secret() { "yes" } else { "none" },
+        if security.has_tls() { "yes" } else { "none" },
+    );
+    if !security.has_secret() && !local.ip().is_loopback() {
+        tracing::warn!(
+            "WARNING: the driver port {local} is reachable from other machines and needs no \
+             cluster secret: anyone who can reach it can join as a worker and receive plans and \
+             data. Set --cluster-secret-file (or {CLUSTER_SECRET_ENV}) on the server and workers."
+        );
+    }
+    let mut server = security.server()?;
+    // Behind the cluster secret, with the message size limits.
+    let service = runner.service();
     tokio::spawn(async move {
-        let served = tonic::transport::Server::builder()
+        let served = server
             .add_service(service)
             .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)))
             .await;
@@ -317,7 +352,6 @@ async fn start_cluster(
             tracing::error!("driver service stopped: {e}");
         }
     });
-    let workers = args.workers.unwrap_or(0);
     let mut children = Vec::with_capacity(workers);
     if workers > 0 {
         let exe =
@@ -329,7 +363,11 @@ async fn start_cluster(
         };
         let driver = format!("http://{connect_host}:{}", local.port());
         for _ in 0..workers {
-            let child = tokio::process::Command::new(&exe)
+            let mut command = tokio::process::Command::new(&exe);
+            if let Some(secret) = &secret {
+                command.env(CLUSTER_SECRET_ENV, secret);
+            }
+            let child = command
                 .args(["worker", "--driver", &driver, "--host", &connect_host])
                 .args(crate::logging::child_args())
                 .args(["--slots", &args.worker_slots.max(1).to_string()])
@@ -379,8 +417,15 @@ async fn serve(
             runner
         }
     };
+    args.tls.validate()?;
     let warehouse =
         std::path::absolute(&args.warehouse).map_err(|e| format!("bad --warehouse: {e}"))?;
+    if !args.allowed_paths.is_empty() {
+        let mut allowed = args.allowed_paths.clone();
+        allowed.push(warehouse.display().to_string());
+        ember_execution::sandbox::allow_only(&allowed)?;
+        tracing::info!("reads and writes restricted to {}", allowed.join(", "));
+    }
     let mut defaults = ServerDefaults::default();
     defaults.values.insert(
         "spark.sql.warehouse.dir".into(),
@@ -445,8 +490,9 @@ async fn serve(
     };
     tracing::info!(
         "Ember Spark Connect server listening on sc://{local} (mode: {mode}, authentication: {}, \
-         memory limit: {}, spill dir: {})",
+         TLS: {}, memory limit: {}, spill dir: {})",
         if auth.enabled() { "token" } else { "none" },
+        if args.tls.enabled() { "yes" } else { "none" },
         format_size(budget.limit()),
         budget.spill_dir().display()
     );
@@ -463,7 +509,14 @@ async fn serve(
             .await
             .map_err(|e| format!("cannot listen on {addr} (--flight-sql-port): {e}"))?;
         let at = listener.local_addr().map_err(|e| e.to_string())?;
-        tracing::info!("Ember Flight SQL server listening on grpc://{at}");
+        tracing::info!(
+            "Ember Flight SQL server listening on {}://{at}",
+            if args.tls.enabled() {
+                "grpc+tls"
+            } else {
+                "grpc"
+            }
+        );
         let flight = InterceptedService::new(
             arrow_flight::flight_service_server::FlightServiceServer::new(
                 crate::flight_sql::FlightSql::new(state.clone())?,
@@ -472,8 +525,9 @@ async fn serve(
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
             auth.clone(),
         );
+        let mut server = args.tls.server()?;
         tokio::spawn(async move {
-            let served = tonic::transport::Server::builder()
+            let served = server
                 .add_service(flight)
                 .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)))
                 .await;
@@ -488,7 +542,8 @@ async fn serve(
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
         auth,
     );
-    tonic::transport::Server::builder()
+    args.tls
+        .server()?
         .add_service(service)
         .serve_with_incoming_shutdown(
             TcpIncoming::from(listener).with_nodelay(Some(true)),

@@ -23,6 +23,7 @@ mod prometheus;
 mod service;
 mod session;
 mod state;
+mod tls;
 
 use clap::Parser;
 

@@ -130,7 +130,6 @@ pub struct Driver {
     workers: BTreeMap<WorkerId, WorkerState>,
     jobs: HashMap<JobId, JobState>,
     queue: VecDeque<(JobId, TaskPosition)>,
-    next_job: JobId,
     /// Since when no worker has been alive.
     no_workers_since: Option<std::time::Instant>,
 }
@@ -151,7 +150,6 @@ impl Driver {
             workers: BTreeMap::new(),
             jobs: HashMap::new(),
             queue: VecDeque::new(),
-            next_job: 1,
             no_workers_since: Some(std::time::Instant::now()),
         };
         (driver, handle)
@@ -232,8 +230,7 @@ impl Driver {
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let graph = JobGraph::try_new(plan)?;
-        let job = self.next_job;
-        self.next_job += 1;
+        let job = new_job_id();
         let topology = JobTopology::new(&graph);
         let mut tasks = HashMap::new();
         let mut placeholder_partitions = Vec::new();
@@ -712,4 +709,10 @@ fn placeholder_counts(plan: &Arc<dyn ExecutionPlan>, inputs: usize) -> Vec<usize
         stack.extend(node.children().into_iter().cloned());
     }
     counts
+}
+
+/// A fresh job id: random (a v4 UUID's 122 random bits), so that nobody can name another
+/// job's streams or tasks by counting.
+fn new_job_id() -> JobId {
+    uuid::Uuid::new_v4().as_u128()
 }

@@ -6,16 +6,16 @@ use std::sync::Arc;
 use ember_protos::ember::worker as pb;
 use ember_protos::ember::worker::worker_service_client::WorkerServiceClient;
 use parking_lot::RwLock;
-use tonic::transport::{Channel, Endpoint};
 
-use super::convert::{encode_task, task_key};
+use super::convert::{encode_task, split_job, task_key};
+use super::{ClusterOptions, SecureChannel};
 use crate::cluster::{DriverEvent, DriverHandle, WorkerClient, WorkerCommand};
 use crate::codec::EmberCodec;
 use crate::stream::WorkerId;
 
 pub struct RemoteWorkerClient {
     id: WorkerId,
-    client: WorkerServiceClient<Channel>,
+    client: WorkerServiceClient<SecureChannel>,
     codec: Arc<EmberCodec>,
     addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
     driver: DriverHandle,
@@ -26,15 +26,17 @@ impl RemoteWorkerClient {
     pub fn new(
         id: WorkerId,
         address: &str,
-        max_message_bytes: usize,
+        options: &ClusterOptions,
         codec: Arc<EmberCodec>,
         addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
         driver: DriverHandle,
         runtime: tokio::runtime::Handle,
     ) -> Result<Self, String> {
-        let channel = Endpoint::from_shared(address.to_string())
-            .map_err(|e| format!("bad worker address {address}: {e}"))?
-            .connect_lazy();
+        let max_message_bytes = options.max_message_bytes;
+        let channel = options
+            .security
+            .channel(address)
+            .map_err(|e| format!("bad worker address {address}: {e}"))?;
         let client = WorkerServiceClient::new(channel)
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes);
@@ -77,7 +79,10 @@ impl WorkerClient for RemoteWorkerClient {
             }
             WorkerCommand::CleanupJob { job } => {
                 self.runtime.spawn(async move {
-                    let _ = client.cleanup_job(pb::CleanupJobRequest { job }).await;
+                    let (job_high, job) = split_job(job);
+                    let _ = client
+                        .cleanup_job(pb::CleanupJobRequest { job, job_high })
+                        .await;
                 });
             }
         }

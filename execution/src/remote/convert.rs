@@ -13,12 +13,23 @@ use prost::Message;
 
 use crate::codec::EmberCodec;
 use crate::job_graph::OutputDistribution;
-use crate::stream::{StreamKey, StreamRef, WorkerId};
+use crate::stream::{JobId, StreamKey, StreamRef, WorkerId};
 use crate::task::{TaskDefinition, TaskId, TaskInput};
+
+/// A job id's (upper, lower) 64 bits on the wire.
+pub fn split_job(job: JobId) -> (u64, u64) {
+    ((job >> 64) as u64, job as u64)
+}
+
+/// A job id from its halves on the wire.
+pub fn join_job(high: u64, low: u64) -> JobId {
+    (JobId::from(high) << 64) | JobId::from(low)
+}
 
 pub fn task_key(id: &TaskId) -> pb::TaskKey {
     pb::TaskKey {
-        job: id.job,
+        job: split_job(id.job).1,
+        job_high: split_job(id.job).0,
         stage: id.stage as u32,
         partition: id.partition as u32,
         attempt: id.attempt as u32,
@@ -27,7 +38,7 @@ pub fn task_key(id: &TaskId) -> pb::TaskKey {
 
 pub fn task_id(key: &pb::TaskKey) -> TaskId {
     TaskId {
-        job: key.job,
+        job: join_job(key.job_high, key.job),
         stage: key.stage as usize,
         partition: key.partition as usize,
         attempt: key.attempt as usize,
@@ -37,7 +48,8 @@ pub fn task_id(key: &pb::TaskKey) -> TaskId {
 pub fn stream_key(key: &StreamKey) -> pb::StreamKey {
     pb::StreamKey {
         task: Some(pb::TaskKey {
-            job: key.job,
+            job: split_job(key.job).1,
+            job_high: split_job(key.job).0,
             stage: key.stage as u32,
             partition: key.partition as u32,
             attempt: key.attempt as u32,
@@ -52,7 +64,7 @@ pub fn from_stream_key(key: &pb::StreamKey) -> Result<StreamKey> {
         .as_ref()
         .ok_or_else(|| DataFusionError::Internal("stream key without task".into()))?;
     Ok(StreamKey {
-        job: task.job,
+        job: join_job(task.job_high, task.job),
         stage: task.stage as usize,
         partition: task.partition as usize,
         attempt: task.attempt as usize,

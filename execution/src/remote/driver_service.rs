@@ -12,10 +12,11 @@ use datafusion::physical_plan::ExecutionPlan;
 use ember_protos::ember::worker as pb;
 use ember_protos::ember::worker::driver_service_server::{DriverService, DriverServiceServer};
 use parking_lot::{Mutex, RwLock};
+use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
 use super::convert::task_id;
-use super::{ClusterOptions, ErrorCodec, FlightStreams, RemoteWorkerClient};
+use super::{ClusterOptions, ErrorCodec, FlightStreams, RemoteWorkerClient, SecretCheck};
 use crate::cluster::{Driver, DriverConfig, DriverEvent, DriverHandle, TaskOutcome};
 use crate::codec::EmberCodec;
 use crate::error::ExecutionResult;
@@ -42,11 +43,15 @@ pub struct DriverServer {
 }
 
 impl DriverServer {
-    pub fn into_service(self) -> DriverServiceServer<Self> {
+    /// The service, behind the cluster secret's check.
+    pub fn into_service(self) -> InterceptedService<DriverServiceServer<Self>, SecretCheck> {
         let max = self.options.max_message_bytes;
-        DriverServiceServer::new(self)
-            .max_decoding_message_size(max)
-            .max_encoding_message_size(max)
+        let security = self.options.security.clone();
+        security.guard(
+            DriverServiceServer::new(self)
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max),
+        )
     }
 
     fn lose(&self, worker: WorkerId) {
@@ -95,7 +100,7 @@ impl DriverService for DriverServer {
         let client = RemoteWorkerClient::new(
             id,
             &req.address,
-            self.options.max_message_bytes,
+            &self.options,
             self.codec.clone(),
             self.addresses.clone(),
             self.driver.clone(),
@@ -197,6 +202,7 @@ impl ClusterJobRunner {
             None,
             addresses.clone(),
             options.max_message_bytes,
+            options.security.clone(),
         ));
         let mut config = config;
         config.worker_wait_timeout = Some(options.worker_wait_timeout);
@@ -220,7 +226,7 @@ impl ClusterJobRunner {
     }
 
     /// The gRPC service workers connect to.
-    pub fn service(&self) -> DriverServiceServer<DriverServer> {
+    pub fn service(&self) -> InterceptedService<DriverServiceServer<DriverServer>, SecretCheck> {
         self.server.clone().into_service()
     }
 

@@ -22,11 +22,11 @@ use ember_protos::ember::worker::StreamTicket;
 use futures::{Stream, TryStreamExt};
 use parking_lot::RwLock;
 use prost::Message;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Request, Response, Status, Streaming};
 
-use super::StreamLost;
 use super::convert::{from_stream_key, stream_key};
+use super::{ClusterSecurity, StreamLost};
 use crate::stream::{StreamManager, StreamRef, StreamSource, WorkerId};
 
 type BoxedStream<T> = Pin<Box<dyn Stream<Item = std::result::Result<T, Status>> + Send + 'static>>;
@@ -159,6 +159,7 @@ pub struct FlightStreams {
     addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
     channels: RwLock<HashMap<String, Channel>>,
     max_message_bytes: usize,
+    security: ClusterSecurity,
 }
 
 impl FlightStreams {
@@ -166,12 +167,14 @@ impl FlightStreams {
         local: Option<(WorkerId, Arc<StreamManager>)>,
         addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
         max_message_bytes: usize,
+        security: ClusterSecurity,
     ) -> Self {
         Self {
             local,
             addresses,
             channels: RwLock::new(HashMap::new()),
             max_message_bytes,
+            security,
         }
     }
 
@@ -179,7 +182,9 @@ impl FlightStreams {
         if let Some(c) = self.channels.read().get(address) {
             return Ok(c.clone());
         }
-        let channel = Endpoint::from_shared(address.to_string())
+        let channel = self
+            .security
+            .endpoint(address)
             .map_err(|e| DataFusionError::Execution(format!("bad worker address {address}: {e}")))?
             .connect_lazy();
         self.channels
@@ -209,6 +214,7 @@ impl StreamSource for FlightStreams {
         tracing::debug!(?stream, %address, "opening a remote stream");
         let channel = self.channel(&address)?;
         let max = self.max_message_bytes;
+        let security = self.security.clone();
         let ticket = StreamTicket {
             key: Some(stream_key(&stream.key)),
         }
@@ -218,6 +224,7 @@ impl StreamSource for FlightStreams {
                 .max_decoding_message_size(max)
                 .max_encoding_message_size(max);
             let mut client = FlightClient::new_from_inner(inner);
+            security.authorize(client.metadata_mut());
             let stream = client
                 .do_get(Ticket::new(ticket))
                 .await

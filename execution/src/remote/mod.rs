@@ -6,6 +6,7 @@ mod client;
 mod convert;
 mod driver_service;
 mod flight;
+mod security;
 mod worker;
 
 use std::time::Duration;
@@ -15,6 +16,9 @@ use datafusion::common::DataFusionError;
 pub use client::RemoteWorkerClient;
 pub use driver_service::{ClusterJobRunner, DriverServer};
 pub use flight::{FlightStreams, StreamFlightService};
+pub use security::{
+    AddSecret, CLUSTER_SECRET_ENV, ClusterSecurity, ClusterTls, SecretCheck, SecureChannel,
+};
 pub use worker::{WorkerOptions, run_worker};
 
 use crate::stream::WorkerId;
@@ -32,6 +36,8 @@ pub struct ClusterOptions {
     pub max_flight_data_bytes: usize,
     /// How long jobs wait for a worker when none is alive before they fail.
     pub worker_wait_timeout: Duration,
+    /// The cluster's shared secret and TLS (none by default).
+    pub security: ClusterSecurity,
 }
 
 impl Default for ClusterOptions {
@@ -42,6 +48,7 @@ impl Default for ClusterOptions {
             max_message_bytes: 1024 * 1024 * 1024,
             max_flight_data_bytes: 4 * 1024 * 1024,
             worker_wait_timeout: Duration::from_secs(15),
+            security: ClusterSecurity::default(),
         }
     }
 }

@@ -16,11 +16,12 @@ use parking_lot::{Mutex, RwLock};
 use tokio::net::TcpListener;
 use tokio::task::AbortHandle;
 use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
-use super::convert::{decode_task, task_id, task_key};
-use super::{ClusterOptions, ErrorCodec, FlightStreams, StreamFlightService, lost_worker};
+use super::convert::{decode_task, join_job, task_id, task_key};
+use super::{
+    ClusterOptions, ErrorCodec, FlightStreams, SecureChannel, StreamFlightService, lost_worker,
+};
 use crate::codec::EmberCodec;
 use crate::storage::StorageOptions;
 use crate::stream::{StreamManager, WorkerId};
@@ -44,7 +45,7 @@ struct WorkerState {
     streams: Arc<StreamManager>,
     addresses: Arc<RwLock<HashMap<WorkerId, String>>>,
     source: Arc<FlightStreams>,
-    driver: DriverServiceClient<Channel>,
+    driver: DriverServiceClient<SecureChannel>,
     codec: Arc<EmberCodec>,
     errors: Arc<dyn ErrorCodec>,
     cpu: tokio::runtime::Handle,
@@ -103,7 +104,10 @@ impl WorkerService for WorkerServer {
         &self,
         request: Request<pb::CleanupJobRequest>,
     ) -> Result<Response<pb::CleanupJobResponse>, Status> {
-        self.state.streams.remove_job(request.into_inner().job);
+        let request = request.into_inner();
+        self.state
+            .streams
+            .remove_job(join_job(request.job_high, request.job));
         Ok(Response::new(pb::CleanupJobResponse {}))
     }
 }
@@ -179,10 +183,11 @@ pub async fn run_worker(
     });
     let address = format!("http://{host}:{port}");
     let max = options.cluster.max_message_bytes;
+    let security = options.cluster.security.clone();
 
-    let channel = Endpoint::from_shared(options.driver.clone())
-        .map_err(|e| format!("bad --driver {}: {e}", options.driver))?
-        .connect_lazy();
+    let channel = security
+        .channel(&options.driver)
+        .map_err(|e| format!("bad --driver {}: {e}", options.driver))?;
     let mut driver = DriverServiceClient::new(channel)
         .max_decoding_message_size(max)
         .max_encoding_message_size(max);
@@ -196,6 +201,14 @@ pub async fn run_worker(
         };
         match driver.register_worker(request).await {
             Ok(r) => break r.into_inner(),
+            Err(e) if e.code() == tonic::Code::Unauthenticated => {
+                return Err(format!(
+                    "the driver at {} refused this worker: {} (give every process of the \
+                     cluster the same --cluster-secret-file)",
+                    options.driver,
+                    e.message()
+                ));
+            }
             Err(e) if Instant::now() < deadline => {
                 tracing::debug!(error = %e, "driver not reachable yet");
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -223,6 +236,7 @@ pub async fn run_worker(
         Some((id, streams.clone())),
         addresses.clone(),
         max,
+        security.clone(),
     ));
     let state = Arc::new(WorkerState {
         id,
@@ -235,17 +249,21 @@ pub async fn run_worker(
         cpu,
         tasks: Mutex::new(HashMap::new()),
     });
-    let worker_service = WorkerServiceServer::new(WorkerServer {
-        state: state.clone(),
-    })
-    .max_decoding_message_size(max)
-    .max_encoding_message_size(max);
-    let flight = FlightServiceServer::new(StreamFlightService::new(
-        streams.clone(),
-        options.cluster.max_flight_data_bytes,
-    ))
-    .max_decoding_message_size(max)
-    .max_encoding_message_size(max);
+    let worker_service = security.guard(
+        WorkerServiceServer::new(WorkerServer {
+            state: state.clone(),
+        })
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max),
+    );
+    let flight = security.guard(
+        FlightServiceServer::new(StreamFlightService::new(
+            streams.clone(),
+            options.cluster.max_flight_data_bytes,
+        ))
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max),
+    );
 
     let heartbeat_timeout = options.cluster.heartbeat_timeout;
     let held = streams.clone();
@@ -267,7 +285,8 @@ pub async fn run_worker(
             }
         }
     };
-    let server = tonic::transport::Server::builder()
+    let server = security
+        .server()?
         .add_service(worker_service)
         .add_service(flight)
         .serve_with_incoming(TcpIncoming::from(listener).with_nodelay(Some(true)));

@@ -13,7 +13,8 @@ use datafusion::execution::SendableRecordBatchStream;
 
 pub use manager::{StreamManager, StreamWriter};
 
-pub type JobId = u64;
+/// 128 random bits: a job's streams cannot be guessed by whoever reaches a worker.
+pub type JobId = u128;
 pub type WorkerId = u64;
 
 /// One output channel of one task attempt.

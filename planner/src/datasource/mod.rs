@@ -79,6 +79,28 @@ fn unable_to_infer(format_name: &str) -> PlanError {
     .into()
 }
 
+/// A read or write outside `ember server --allowed-paths` (Spark's class for a denied
+/// permission).
+pub fn path_not_allowed(path: &str) -> PlanError {
+    SparkError::new(
+        ErrorKind::Analysis,
+        "INSUFFICIENT_PERMISSIONS",
+        "42501",
+        ember_execution::sandbox::refusal(path),
+        vec![("report", ember_execution::sandbox::refusal(path))],
+    )
+    .into()
+}
+
+/// Refuse `path` when it is outside `--allowed-paths`.
+pub fn check_allowed(path: &str) -> PlanResult<()> {
+    if ember_execution::sandbox::allowed(path) {
+        Ok(())
+    } else {
+        Err(path_not_allowed(path))
+    }
+}
+
 pub fn path_not_found(path: &str) -> PlanError {
     SparkError::new(
         ErrorKind::Analysis,
@@ -320,6 +342,12 @@ impl Sources {
     fn add_local_path(&mut self, path: &str) -> PlanResult<()> {
         let local = local_part(path)?;
         if local.contains(['*', '?', '[']) {
+            // The directory the glob lists must be allowed; each match is checked again.
+            if ember_execution::sandbox::restricted() {
+                let literal = &local[..local.find(['*', '?', '[']).unwrap_or(local.len())];
+                let dir = &literal[..literal.rfind('/').map_or(0, |i| i + 1)];
+                check_allowed(if dir.is_empty() { "." } else { dir })?;
+            }
             // Each visible match as if named: a file, or a directory listed (as Spark's
             // globs, partition columns come only from directories below a match).
             let matches = glob::glob(local)
@@ -343,6 +371,7 @@ impl Sources {
             }
             return Ok(());
         }
+        check_allowed(path)?;
         let plain = std::path::Path::new(local);
         let absolute =
             std::path::absolute(plain).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
@@ -357,12 +386,20 @@ impl Sources {
         }
         // An interrupted commit of a write to this directory is finished first.
         ember_execution::write::commit::recover(&absolute)?;
-        self.add_directory(discover::list(&absolute)?, local_url(&absolute, true)?)
+        let listing = discover::list(&absolute)?;
+        if ember_execution::sandbox::restricted() {
+            // A link in an allowed directory may point out of it.
+            for file in &listing.files {
+                check_allowed(file)?;
+            }
+        }
+        self.add_directory(listing, local_url(&absolute, true)?)
     }
 
     /// An `s3a://bucket/key` path: an object, or the objects under it as a directory.
     fn add_object_path(&mut self, state: &SessionState, path: &str) -> PlanResult<()> {
         use object_store::ObjectStoreExt as _;
+        check_allowed(path)?;
         if let Some(glob_at) = path.find(['*', '?', '[']) {
             // DataFusion lists the objects a glob matches, under the prefix before it.
             let split = path[..glob_at].rfind('/').map_or(0, |i| i + 1);

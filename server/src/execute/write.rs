@@ -92,6 +92,7 @@ impl WriteLocation {
 /// Parse the path of a write: `file:` URLs and plain paths are local (made absolute),
 /// `s3://`/`s3a://` URLs name objects.
 pub fn location(path: &str) -> ServerResult<WriteLocation> {
+    ember_planner::datasource::check_allowed(path).map_err(|e| e.into_spark())?;
     if ember_execution::storage::is_object_store_path(path) {
         let url = url::Url::parse(path).map_err(|e| {
             SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
