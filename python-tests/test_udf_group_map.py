@@ -72,3 +72,47 @@ def test_apply_in_pandas_errors(spark, df, expected):
     expected.check_error(
         lambda: df.groupBy("k").applyInPandas(lambda pdf: 1, "k string").collect(), name="not_a_frame"
     )
+
+
+def test_apply_iterator_forms(spark, df, expected):
+    # Functions over an iterator of frames / batches (type hints pick eval types 216 and 215).
+    from typing import Iterator, Tuple
+
+    import pandas as pd
+    import pyarrow as pa
+
+    def sums(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for pdf in frames:
+            yield pd.DataFrame({"k": [pdf.k.iloc[0]], "n": [len(pdf)], "s": [pdf.i.sum()]})
+
+    expected.check(df.groupBy("k").applyInPandas(sums, "k string, n long, s long"), name="pandas_iter")
+
+    def keyed(key: Tuple, frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        n = sum(len(f) for f in frames)
+        yield pd.DataFrame({"k": [key[0]], "n": [n], "key_type": [type(key[0]).__name__]})
+
+    expected.check(df.groupBy("k").applyInPandas(keyed, "k string, n long, key_type string"), name="pandas_iter_key")
+
+    def key_types(key, pdf):
+        return pd.DataFrame({"i": [key[0]], "t": [type(key[0]).__name__]})
+
+    expected.check(df.groupBy("i").applyInPandas(key_types, "i long, t string"), name="numpy_key")
+
+    def batches(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for b in it:
+            yield pa.RecordBatch.from_pydict({"k": [b.column(0)[0].as_py()], "n": [b.num_rows]})
+
+    expected.check(df.groupBy("k").applyInArrow(batches, "k string, n long"), name="arrow_iter")
+
+    def arrow_keyed(key: Tuple[pa.Scalar, ...], it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        total = sum(b.num_rows for b in it)
+        yield pa.RecordBatch.from_pydict({"k": [key[0].as_py()], "n": [total]})
+
+    expected.check(df.groupBy("k").applyInArrow(arrow_keyed, "k string, n long"), name="arrow_iter_key")
+
+    def nothing(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for _ in frames:
+            pass
+        return iter([])
+
+    expected.check(df.groupBy("k").applyInPandas(nothing, "k string"), name="pandas_iter_empty")

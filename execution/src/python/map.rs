@@ -224,6 +224,10 @@ fn groups(
     if all.num_rows() == 0 {
         return Ok((tagged, vec![]));
     }
+    if keys == 0 {
+        // (One group of every row.)
+        return Ok((tagged.clone(), vec![all.with_schema(tagged)?]));
+    }
     let converter = RowConverter::new(
         schema
             .fields()

@@ -36,6 +36,10 @@ pub const SQL_MAP_ARROW_ITER_UDF: i32 = 207;
 pub const SQL_GROUPED_MAP_PANDAS_UDF: i32 = 201;
 /// `groupBy().applyInArrow`.
 pub const SQL_GROUPED_MAP_ARROW_UDF: i32 = 209;
+/// `groupBy().applyInArrow` with a function over an iterator of batches.
+pub const SQL_GROUPED_MAP_ARROW_ITER_UDF: i32 = 215;
+/// `groupBy().applyInPandas` with a function over an iterator of frames.
+pub const SQL_GROUPED_MAP_PANDAS_ITER_UDF: i32 = 216;
 /// `cogroup().applyInPandas`.
 pub const SQL_COGROUPED_MAP_PANDAS_UDF: i32 = 206;
 /// `cogroup().applyInArrow`.
@@ -225,11 +229,28 @@ pub fn run(
         writer.finish()?;
     }
     let output_schema = schema_bytes(out_schema)?;
+    let answer = exchange(function, function.eval_type, python, &input, &output_schema)?;
+    let reader = StreamReader::try_new(std::io::Cursor::new(answer), None)?;
+    let mut out = Vec::new();
+    for b in reader {
+        out.push(b?);
+    }
+    Ok(out)
+}
+
+/// One request to a pooled worker of `python`; the answer's bytes.
+fn exchange(
+    function: &PythonFunction,
+    eval_type: i32,
+    python: &str,
+    input: &[u8],
+    output_schema: &[u8],
+) -> Result<Vec<u8>, PythonError> {
     let request = Request {
-        eval_type: function.eval_type,
+        eval_type,
         command: &function.command,
-        input: &input,
-        output_schema: &output_schema,
+        input,
+        output_schema,
     };
     let mut worker = pool::take(python)?;
     if !function.python_ver.is_empty() && worker.version != function.python_ver {
@@ -245,23 +266,52 @@ pub fn run(
     if let Some(message) = worker.setup_error.take() {
         return Err(PythonError::Setup(message));
     }
-    let answer = match worker.evaluate(&request) {
+    match worker.evaluate(&request) {
         Ok(bytes) => {
             pool::give_back(python, worker);
-            bytes
+            Ok(bytes)
         }
-        Err(e @ PythonError::Crashed(_)) => return Err(e),
+        Err(e @ PythonError::Crashed(_)) => Err(e),
         Err(e) => {
             pool::give_back(python, worker);
-            return Err(e);
+            Err(e)
         }
-    };
-    let reader = StreamReader::try_new(std::io::Cursor::new(answer), None)?;
-    let mut out = Vec::new();
-    for b in reader {
-        out.push(b?);
     }
-    Ok(out)
+}
+
+/// The worker's request to run a UDTF's static `analyze` method (`worker_udtf.py`).
+const UDTF_ANALYZE: i32 = -1;
+
+/// What a UDTF's `analyze` answered: its result schema (a Spark type string,
+/// `struct<a:int,...>`) and the rest of its `AnalyzeResult` as JSON
+/// (`withSinglePartition`, `partitionBy`, `orderBy`, `select`).
+#[derive(Debug, Clone)]
+pub struct Analyzed {
+    pub schema: String,
+    pub rest: String,
+}
+
+/// Run the static `analyze` method of the UDTF class `function` over `args`: one column per
+/// argument (named as the UDTF's request names them), its field metadata `ember.kind` one of
+/// `table`, `constant` (the value in the batch's one row) or `expr`.
+pub fn analyze_udtf(
+    function: &PythonFunction,
+    python: &str,
+    args: &RecordBatch,
+) -> Result<Analyzed, PythonError> {
+    let mut input = Vec::new();
+    {
+        let mut writer = StreamWriter::try_new(&mut input, &args.schema())?;
+        writer.write(args)?;
+        writer.finish()?;
+    }
+    let answer = exchange(function, UDTF_ANALYZE, python, &input, &[])?;
+    let schema = StreamReader::try_new(std::io::Cursor::new(answer), None)?.schema();
+    let get = |k: &str| schema.metadata().get(k).cloned().unwrap_or_default();
+    Ok(Analyzed {
+        schema: get("ember.schema"),
+        rest: get("ember.analyze"),
+    })
 }
 
 pub fn schema_bytes(schema: &Schema) -> Result<Vec<u8>, PythonError> {

@@ -11,7 +11,8 @@
 #   response worker -> ember: u32 0, bytes Arrow IPC stream of the result column; or
 #            u32 1, bytes error class, bytes message (the Python traceback)
 #
-# `bytes` is a u32 length followed by that many bytes; integers are little-endian.
+# `bytes` is a u32 length followed by that many bytes; integers are little-endian. Eval type -1
+# runs a UDTF's `analyze` (worker_udtf.py, which comes before this file in the script).
 # The process serves requests until its stdin closes. What a UDF prints goes to stderr.
 
 import os
@@ -33,6 +34,8 @@ SQL_MAP_ARROW_ITER_UDF = 207
 SQL_GROUPED_AGG_PANDAS_UDF = 202
 SQL_GROUPED_MAP_PANDAS_UDF = 201
 SQL_GROUPED_MAP_ARROW_UDF = 209
+SQL_GROUPED_MAP_ARROW_ITER_UDF = 215
+SQL_GROUPED_MAP_PANDAS_ITER_UDF = 216
 SQL_COGROUPED_MAP_PANDAS_UDF = 206
 SQL_COGROUPED_MAP_ARROW_UDF = 210
 SQL_GROUPED_AGG_ARROW_UDF = 252
@@ -457,26 +460,40 @@ def _takes_key(f):
 
 
 def _group_map(f, eval_type, reader, out_schema):
-    """applyInPandas / applyInArrow: each batch is one group, its first columns the keys."""
+    """applyInPandas / applyInArrow: each batch is one group, its first columns the keys.
+    The iterator forms (216, 215) take the group as an iterator of frames / batches and
+    yield frames / batches."""
     keys = int((reader.schema.metadata or {}).get(b"ember.group_keys", b"0"))
     with_key = _takes_key(f)
+    pandas = eval_type in (SQL_GROUPED_MAP_PANDAS_UDF, SQL_GROUPED_MAP_PANDAS_ITER_UDF)
+    iterator = eval_type in (SQL_GROUPED_MAP_PANDAS_ITER_UDF, SQL_GROUPED_MAP_ARROW_ITER_UDF)
     out = []
     for batch in reader:
         data = pa.Table.from_batches([batch.slice(0)]).select(list(range(keys, batch.num_columns)))
-        if eval_type == SQL_GROUPED_MAP_PANDAS_UDF:
+        if pandas:
             pd = _require("pandas", "pandas")
-            key = tuple(batch.column(i)[0].as_py() for i in range(keys))
+            # As Spark: the first value of each key column in pandas (numpy scalars).
+            kdf = pa.Table.from_batches([batch.slice(0, 1)]).select(list(range(keys))).to_pandas()
+            key = tuple(kdf.iloc[0, i] for i in range(keys))
             pdf = data.to_pandas()
-            result = f(key, pdf) if with_key else f(pdf)
-            if not isinstance(result, pd.DataFrame):
-                raise PySparkError(
-                    "UDF_RETURN_TYPE",
-                    f"Return type of the user-defined function should be pandas.DataFrame, but is {type(result).__name__}.",
-                )
-            out.extend(_map_pandas(lambda it: iter([result]), [None], out_schema))
+            arg = iter([pdf]) if iterator else pdf
+            result = f(key, arg) if with_key else f(arg)
+            results = result if iterator else [result]
+            for r in results:
+                if not isinstance(r, pd.DataFrame):
+                    kind = "iterator of pandas.DataFrame" if iterator else "pandas.DataFrame"
+                    raise PySparkError(
+                        "UDF_RETURN_TYPE",
+                        f"Return type of the user-defined function should be {kind}, but is {type(r).__name__}.",
+                    )
+                out.extend(_map_pandas(lambda it: iter([r]), [None], out_schema))
         else:
             key = tuple(batch.column(i)[0] for i in range(keys))
-            result = f(key, data) if with_key else f(data)
+            arg = iter(data.to_batches()) if iterator else data
+            result = f(key, arg) if with_key else f(arg)
+            if iterator:
+                out.extend(_map_arrow(lambda it: iter(result), [None], out_schema))
+                continue
             if not isinstance(result, pa.Table):
                 raise PySparkError(
                     "UDF_RETURN_TYPE",
@@ -537,110 +554,10 @@ def _cogroup_map(f, eval_type, reader, out_schema):
     return out
 
 
-def _udtf_args(names, row):
-    """A UDTF's `eval` arguments: the columns `__ember_arg_<i>` positional, `__kw__<name>`
-    by keyword (see planner/src/resolver/udtf.rs)."""
-    args, kwargs = [], {}
-    for name, v in zip(names, row):
-        if name.startswith(_KEYWORD):
-            kwargs[name[len(_KEYWORD) :]] = v
-        elif name.startswith("__ember_arg_"):
-            args.append(v)
-    return args, kwargs
-
-
-def _udtf_arrow_converter(t):
-    """Values of an Arrow-optimized UDTF (eval type 301): PySpark's own conversion to Arrow."""
-    try:
-        from pyspark.sql.pandas.types import from_arrow_type
-
-        return_type = from_arrow_type(t)
-    except (ImportError, TypeError):
-        return_type = None
-    conv = _output_converter(return_type, t)
-    return (lambda v: v) if conv is None else conv
-
-
-def _table_udf(cls, reader, out_schema, arrow):
-    """A Python UDTF (eval types 300 and 301): one instance of the class per request,
-    `eval` for each row of arguments, `terminate` at the end; each yielded tuple is a row of
-    `out_schema`, its values taken as Spark's JVM side takes them (300) or as PySpark
-    converts them to Arrow (301, the default when `@udtf` runs beside an active session)."""
-    convs = [(_udtf_arrow_converter if arrow else _converter)(f.type) for f in out_schema]
-    width = len(convs)
-    rows = []
-
-    def collect(results):
-        if results is None:
-            return
-        for r in results:
-            if arrow and (not isinstance(r, (tuple, list)) or len(r) != width):
-                if width == 1 and not isinstance(r, (tuple, list)):
-                    r = (r,)
-                else:
-                    raise PySparkError(
-                        "UDTF_ARROW_DATA_CONVERSION_ERROR",
-                        f"Cannot convert UDTF output to Arrow. Data: {r!r}. Schema: {out_schema}.",
-                    )
-            if not isinstance(r, (tuple, list)):
-                raise PySparkError(
-                    "UDTF_INVALID_OUTPUT_ROW_TYPE",
-                    f"The type of an individual output row in the 'eval' method of the UDTF "
-                    f"is invalid. Each row should be a tuple, list, or dict, but got '{type(r).__name__}'. "
-                    "Please make sure that the output rows are of the correct type.",
-                )
-            if len(r) != width:
-                raise PySparkError(
-                    "UDTF_RETURN_SCHEMA_MISMATCH",
-                    f"The number of columns in the result does not match the specified schema. "
-                    f"Expected column count: {width}, Actual column count: {len(r)}. "
-                    "Please make sure the values returned by the 'eval' method have the same "
-                    "number of columns as specified in the output schema.",
-                )
-            rows.append(tuple(None if v is None else c(v) for c, v in zip(convs, r)))
-
-    # A lateral call's input columns `__ember_pass_<i>` come first in the output, beside each
-    # row from their input row (the rows of `terminate` beside the last input row).
-    passed = [f.name for f in out_schema if f.name.startswith("__ember_pass_")]
-    udtf_schema = pa.schema([f for f in out_schema if f.name not in passed])
-    convs = convs[len(passed) :]
-    width = len(convs)
-    sources = []  # for each output row, the index of its input row among all the input's
-    last = None
-    inputs = []
-    handler = cls()
-    for batch in reader:
-        names = batch.schema.names
-        outer = "__ember_outer" in names
-        offset = sum(b.num_rows for b in inputs)
-        inputs.append(batch)
-        for i, row in enumerate(_rows(batch)):
-            args, kwargs = _udtf_args(names, row)
-            before = len(rows)
-            collect(handler.eval(*args, **kwargs))
-            if outer and len(rows) == before:
-                rows.append((None,) * width)
-            last = offset + i
-            sources.extend([last] * (len(rows) - before))
-    terminate = getattr(handler, "terminate", None)
-    if callable(terminate):
-        before = len(rows)
-        collect(terminate())
-        sources.extend([last] * (len(rows) - before))
-    if not rows:
-        return []
-    columns = []
-    if passed:
-        if last is None:
-            return []
-        table = pa.Table.from_batches(inputs).select(passed).take(pa.array(sources, pa.int64()))
-        columns = [c.combine_chunks() for c in table.columns]
-    columns += [pa.array([r[i] for r in rows], type=f.type) for i, f in enumerate(udtf_schema)]
-    return [pa.record_batch(columns, schema=out_schema)]
-
-
 def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
+    if eval_type == UDTF_ANALYZE:
+        return _analyze_udtf(f, data)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
     if eval_type in (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF):
         reader = ipc.open_stream(pa.py_buffer(data))
@@ -649,7 +566,12 @@ def _evaluate(eval_type, command, data, schema_bytes):
     if eval_type in (SQL_COGROUPED_MAP_PANDAS_UDF, SQL_COGROUPED_MAP_ARROW_UDF):
         reader = ipc.open_stream(pa.py_buffer(data))
         return _write_stream(out_schema, _cogroup_map(f, eval_type, reader, out_schema))
-    if eval_type in (SQL_GROUPED_MAP_PANDAS_UDF, SQL_GROUPED_MAP_ARROW_UDF):
+    if eval_type in (
+        SQL_GROUPED_MAP_PANDAS_UDF,
+        SQL_GROUPED_MAP_ARROW_UDF,
+        SQL_GROUPED_MAP_PANDAS_ITER_UDF,
+        SQL_GROUPED_MAP_ARROW_ITER_UDF,
+    ):
         reader = ipc.open_stream(pa.py_buffer(data))
         return _write_stream(out_schema, _group_map(f, eval_type, reader, out_schema))
     if eval_type in (SQL_MAP_PANDAS_ITER_UDF, SQL_MAP_ARROW_ITER_UDF):

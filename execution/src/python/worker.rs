@@ -9,7 +9,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use super::PythonError;
 use super::protocol::{self, STATUS_OK, STATUS_PYTHON_ERROR, STATUS_SETUP_ERROR};
 
-const SCRIPT: &str = include_str!("worker.py");
+/// The worker's Python: UDTFs (`worker_udtf.py`) and the rest, whose end runs the loop.
+const SCRIPT: &str = concat!(include_str!("worker_udtf.py"), include_str!("worker.py"));
 
 /// What one evaluation needs besides its data.
 pub struct Request<'a> {

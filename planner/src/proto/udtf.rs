@@ -41,14 +41,13 @@ pub fn python_udtf(
         }
         other => return unsupported(format!("Python UDTF eval type {other}")),
     }
-    let Some(return_type) = &udtf.return_type else {
-        return unsupported(format!(
-            "Python UDTF {} without a returnType (analyze)",
-            f.function_name
-        ));
+    // Without a returnType, the class's static `analyze` gives the schema at planning time
+    // (`resolver/udtf_table.rs`): `Null` marks that.
+    let output_type = match &udtf.return_type {
+        Some(t) => types::from_proto(t, &ctx.time_zone)?,
+        None => DataType::Null,
     };
-    let output_type = types::from_proto(return_type, &ctx.time_zone)?;
-    if !matches!(output_type, DataType::Struct(_)) {
+    if !matches!(output_type, DataType::Struct(_) | DataType::Null) {
         return invalid(format!(
             "the returnType of Python UDTF {} is not a struct",
             f.function_name

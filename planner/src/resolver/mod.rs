@@ -38,6 +38,7 @@ mod time_windows;
 mod to_schema;
 mod transpose;
 mod udtf;
+mod udtf_table;
 mod window;
 
 use std::collections::HashMap;

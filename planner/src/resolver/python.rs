@@ -111,13 +111,15 @@ impl Resolver<'_> {
         if !grouped && super::udtf::is_udtf(udf.function.eval_type) {
             return self.resolve_udtf(input, call);
         }
-        let expected = if grouped {
-            [
+        let expected: &[i32] = if grouped {
+            &[
                 python::SQL_GROUPED_MAP_PANDAS_UDF,
                 python::SQL_GROUPED_MAP_ARROW_UDF,
+                python::SQL_GROUPED_MAP_PANDAS_ITER_UDF,
+                python::SQL_GROUPED_MAP_ARROW_ITER_UDF,
             ]
         } else {
-            [
+            &[
                 python::SQL_MAP_PANDAS_ITER_UDF,
                 python::SQL_MAP_ARROW_ITER_UDF,
             ]

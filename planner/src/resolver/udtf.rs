@@ -12,6 +12,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, lit};
 
 use super::Resolver;
+use super::udtf_table::{AnalyzeInput, Partitioning, table_arg};
 use crate::error::{PlanResult, invalid, unsupported};
 use crate::exec::python_map::PythonMapNode;
 use crate::spec::{self, Expr as SExpr, JoinType, Plan, PlanNode};
@@ -20,7 +21,9 @@ use crate::spec::{self, Expr as SExpr, JoinType, Plan, PlanNode};
 /// `worker.py`'s `_call`).
 const POSITIONAL: &str = "__ember_arg_";
 const KEYWORD: &str = "__kw__";
-/// The input columns a lateral call passes through (`worker.py`'s `_table_udf`).
+/// The columns of a TABLE argument (`worker_udtf.py`'s `_udtf_args`).
+const TABLE_COL: &str = "__ember_tab_";
+/// The input columns a lateral call passes through (`worker_udtf.py`'s `_table_udf`).
 const PASS: &str = "__ember_pass_";
 /// The column marking a `LEFT JOIN LATERAL` call.
 const OUTER: &str = "__ember_outer";
@@ -55,12 +58,85 @@ impl Resolver<'_> {
         renames: &[String],
     ) -> PlanResult<LogicalPlan> {
         let udf = &call.udf;
+        // A TABLE argument: the UDTF runs over the table's rows instead.
+        let mut table = None;
+        for (i, a) in call.args.iter().enumerate() {
+            if let Some(t) = table_arg(a)? {
+                if table.is_some() || lateral.is_some() {
+                    return unsupported(format!(
+                        "Python UDTF {} with more than one TABLE argument or in a LATERAL join",
+                        udf.name
+                    ));
+                }
+                table = Some((i, t));
+            }
+        }
+        let plan = match &table {
+            Some((_, t)) => self.resolve(&t.plan)?,
+            None => plan,
+        };
         let schema = plan.schema().clone();
-        let DataType::Struct(fields) = &udf.output_type else {
-            return invalid(format!(
-                "Python UDTF {} whose returnType is not a struct",
-                udf.name
-            ));
+        // The arguments but the TABLE one, resolved over the input.
+        let mut resolved: Vec<Option<(Expr, String)>> = Vec::with_capacity(call.args.len());
+        for (i, a) in call.args.iter().enumerate() {
+            if table.as_ref().is_some_and(|(t, _)| *t == i) {
+                resolved.push(None);
+                continue;
+            }
+            resolved.push(Some(match a {
+                SExpr::NamedArgument { name, value } => (
+                    self.resolve_expr(value, &schema)?.0,
+                    format!("{KEYWORD}{name}"),
+                ),
+                _ => (self.resolve_expr(a, &schema)?.0, format!("{POSITIONAL}{i}")),
+            }));
+        }
+        let table_key = |i: usize| match &call.args[i] {
+            SExpr::NamedArgument { name, .. } => format!("kw={name}"),
+            _ => i.to_string(),
+        };
+        let fields = match &udf.output_type {
+            DataType::Struct(fields) => fields.clone(),
+            // No returnType: the UDTF's `analyze` gives it.
+            DataType::Null => {
+                let inputs: Vec<AnalyzeInput> = resolved
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| match r {
+                        Some((e, name)) => AnalyzeInput {
+                            name: name.clone(),
+                            expr: Some(e.clone()),
+                            table: None,
+                        },
+                        None => AnalyzeInput {
+                            name: match &call.args[i] {
+                                SExpr::NamedArgument { name, .. } => format!("{KEYWORD}{name}"),
+                                _ => format!("{POSITIONAL}{i}"),
+                            },
+                            expr: None,
+                            table: Some(
+                                schema
+                                    .fields()
+                                    .iter()
+                                    .filter(|f| !super::is_hidden(f.name()))
+                                    .map(|f| {
+                                        let shown = self.info(f.name()).name;
+                                        Arc::new(f.as_ref().clone().with_name(shown))
+                                    })
+                                    .collect(),
+                            ),
+                        },
+                    })
+                    .collect();
+                let t = table.as_mut().map(|(_, t)| t);
+                self.analyze_udtf(udf, &inputs, &schema, t)?
+            }
+            _ => {
+                return invalid(format!(
+                    "Python UDTF {} whose returnType is not a struct",
+                    udf.name
+                ));
+            }
         };
         if !renames.is_empty() && renames.len() != fields.len() {
             return invalid(format!(
@@ -73,6 +149,31 @@ impl Resolver<'_> {
         let mut args = Vec::with_capacity(call.args.len() + 1);
         let mut out_fields = Vec::new();
         let mut passed = Vec::new();
+        // A partitioned TABLE argument: the keys first, then the sort keys.
+        let mut group_keys = None;
+        if let Some((_, t)) = &table {
+            match &t.partitioning {
+                Partitioning::Any => {}
+                Partitioning::Single => group_keys = Some(0),
+                Partitioning::By(keys) => {
+                    for (j, k) in keys.iter().enumerate() {
+                        let (e, _) = self.resolve_expr(k, &schema)?;
+                        args.push(e.alias(format!("__ember_key_{j}")));
+                    }
+                    group_keys = Some(keys.len());
+                }
+            }
+            if !t.order.is_empty() && group_keys.is_none() {
+                // (ORDER BY without PARTITION BY sorts one partition of every row.)
+                group_keys = Some(0);
+            }
+            for (j, k) in t.order.iter().enumerate() {
+                let (e, _) = self.resolve_expr(&k.expr, &schema)?;
+                let direction = if k.ascending { "asc" } else { "desc" };
+                let nulls = if k.nulls_first { "first" } else { "last" };
+                args.push(e.alias(format!("__ember_ord_{j}_{direction}_{nulls}")));
+            }
+        }
         if let Some(mode) = lateral {
             if mode == Lateral::Outer {
                 // (The worker gives an input row without output rows one row of nulls.)
@@ -90,20 +191,30 @@ impl Resolver<'_> {
                 passed.push((name, c.name));
             }
         }
-        for (i, a) in call.args.iter().enumerate() {
-            if matches!(a, SExpr::Function(f) if f.name.eq_ignore_ascii_case("table")) {
-                return unsupported(format!("TABLE arguments of Python UDTF {}", udf.name));
+        for (i, r) in resolved.into_iter().enumerate() {
+            match r {
+                Some((e, name)) => args.push(e.alias(name)),
+                None => {
+                    let key = table_key(i);
+                    let select = table
+                        .as_ref()
+                        .map(|(_, t)| t.select.clone())
+                        .unwrap_or_default();
+                    if select.is_empty() {
+                        for c in schema.columns() {
+                            if super::is_hidden(&c.name) {
+                                continue;
+                            }
+                            let shown = self.info(&c.name).name;
+                            args.push(Expr::Column(c).alias(format!("{TABLE_COL}{key}:{shown}")));
+                        }
+                    }
+                    for (e, alias) in select {
+                        let (e, _) = self.resolve_expr(&e, &schema)?;
+                        args.push(e.alias(format!("{TABLE_COL}{key}:{alias}")));
+                    }
+                }
             }
-            args.push(match a {
-                SExpr::NamedArgument { name, value } => self
-                    .resolve_expr(value, &schema)?
-                    .0
-                    .alias(format!("{KEYWORD}{name}")),
-                _ => self
-                    .resolve_expr(a, &schema)?
-                    .0
-                    .alias(format!("{POSITIONAL}{i}")),
-            });
         }
         if args.is_empty() {
             // (A projection needs a column; the worker passes only the ones named above.)
@@ -117,7 +228,7 @@ impl Resolver<'_> {
             self.config.python.clone(),
             self.config.arrow_batch_size,
             Arc::new(Schema::new(out_fields)),
-            None,
+            group_keys,
         )?;
         let mut exprs: Vec<Expr> = passed
             .iter()

@@ -11,6 +11,7 @@ mod expression;
 mod literal;
 mod query;
 mod statement;
+pub(crate) mod table_args;
 
 use sqlparser::ast;
 use sqlparser::parser::{Parser, ParserError};
@@ -174,7 +175,7 @@ fn tokenize(dialect: &SparkDialect, sql: &str) -> PlanResult<Vec<TokenWithSpan>>
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| PlanError::from(SparkError::parse_syntax(&format!("'{}'", e.message), "")))?;
-    Ok(number_positional_markers(dialect::multi_unit_intervals(
+    table_args::table_arguments(number_positional_markers(dialect::multi_unit_intervals(
         dialect::exists_functions(dialect::merge_typed_number_literals(tokens)),
     )))
 }
