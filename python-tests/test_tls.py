@@ -135,12 +135,15 @@ def pki(tmp_path_factory):
 def tls_server(request, ember_mode, pki, tmp_path_factory):
     _, cert, key = pki
     workdir = tmp_path_factory.mktemp("ember-tls")
+    flight_port = free_port()
     server = EmberServer(
         ember_binary(request.config),
         ember_mode,
-        extra_args=["--tls-cert", str(cert), "--tls-key", str(key), "--auth-token", TOKEN],
+        extra_args=["--tls-cert", str(cert), "--tls-key", str(key), "--auth-token", TOKEN,
+                    "--flight-sql-port", str(flight_port)],
         workdir=workdir,
     )
+    server.flight_port = flight_port
     yield server
     server.stop()
 
@@ -210,6 +213,26 @@ def test_plain_or_untrusting_clients_cannot_talk_to_the_tls_port(tls_server, pki
     channel, stub = ssl_stub(tls_server.port, pki[0].read_bytes(), TOKEN)
     with channel:
         assert stub.Config(config_request(), timeout=20).session_id
+
+
+def test_flight_sql_port_uses_the_same_certificate(tls_server, pki):
+    flightsql = pytest.importorskip("adbc_driver_flightsql")
+    from adbc_driver_flightsql import dbapi
+
+    options = {
+        flightsql.DatabaseOptions.AUTHORIZATION_HEADER.value: f"Bearer {TOKEN}",
+        flightsql.DatabaseOptions.TLS_ROOT_CERTS.value: pki[0].read_text(),
+    }
+    url = f"grpc+tls://localhost:{tls_server.flight_port}"
+    with dbapi.connect(url, db_kwargs=options, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute("SELECT 41 + 1 AS answer")
+        assert cur.fetchall() == [(42,)]
+    # Plain gRPC to the TLS port fails.
+    with pytest.raises(Exception):
+        plain = {flightsql.DatabaseOptions.AUTHORIZATION_HEADER.value: f"Bearer {TOKEN}"}
+        with dbapi.connect(f"grpc://127.0.0.1:{tls_server.flight_port}", db_kwargs=plain,
+                           autocommit=True) as conn, conn.cursor() as cur:
+            cur.execute("SELECT 1")
 
 
 def test_bad_certificate_files_stop_the_server_at_start(request, ember_mode, tmp_path):
