@@ -15,6 +15,7 @@ pub mod panic;
 pub mod plan;
 pub mod progress;
 pub mod python;
+pub mod query_view;
 pub mod remote;
 pub mod rules;
 pub mod runner;

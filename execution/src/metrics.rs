@@ -193,6 +193,12 @@ pub struct StageReport {
     pub lines: Vec<String>,
     pub partitions: usize,
     pub metrics: TaskMetrics,
+    /// The stages it reads (by index in the job) and how (`Shuffle`, `Forward`, ...).
+    pub inputs: Vec<(usize, String)>,
+    /// How its tasks split their output, e.g. `Hash([k@0], 4)`.
+    pub distribution: String,
+    /// `worker` or `driver`.
+    pub placement: String,
 }
 
 /// One job of a query in the cluster modes: its stages (ids from `first_stage` on) and the
@@ -324,6 +330,17 @@ impl JobReport {
                         .collect(),
                     partitions: stage.partitions(),
                     metrics: TaskMetrics::default(),
+                    inputs: stage
+                        .inputs
+                        .iter()
+                        .map(|i| (i.stage, format!("{:?}", i.mode)))
+                        .collect(),
+                    distribution: stage.distribution.to_string(),
+                    placement: match stage.placement {
+                        crate::job_graph::Placement::Worker => "worker",
+                        crate::job_graph::Placement::Driver => "driver",
+                    }
+                    .to_string(),
                 }
             })
             .collect();
@@ -464,6 +481,9 @@ mod tests {
                 output_bytes: 10 * rows,
                 ..Default::default()
             },
+            inputs: vec![],
+            distribution: String::new(),
+            placement: "worker".into(),
         };
         let job = JobReport {
             first_stage: 0,

@@ -26,6 +26,7 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 
 use crate::metrics::{JobReport, MetricNode, TaskMetrics};
+use crate::query_view::{StageView, TaskAttempt, TaskLog, TaskRecord, TaskStatus};
 
 /// One stage's progress.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,6 +55,12 @@ struct State {
     jobs: Vec<JobReport>,
     /// Local mode: the plans that ran, whose operators hold their metrics.
     local_plans: Vec<Arc<dyn ExecutionPlan>>,
+    /// The job UI's view: every job's stages and the task attempts.
+    views: Vec<StageView>,
+    view_jobs: usize,
+    tasks: TaskLog,
+    /// Rows the server returned to the client.
+    rows_returned: u64,
 }
 
 /// The progress of one query, shared by whoever runs its plans and the server.
@@ -126,9 +133,10 @@ impl QueryProgress {
     }
 
     /// A task of `stage` started running.
-    pub fn task_started(&self, stage: i64) {
+    pub fn task_started(&self, stage: i64, task: TaskAttempt) {
         self.update(|s| {
             s.inflight += 1;
+            s.tasks.started(stage, task);
             if let Some(t) = s.times.get_mut(stage as usize) {
                 t.0.get_or_insert_with(Instant::now);
             }
@@ -137,9 +145,10 @@ impl QueryProgress {
 
     /// A task of `stage` succeeded after reading `input_bytes`. A task run again (its output
     /// was lost) does not count twice: a stage never shows more tasks done than it has.
-    pub fn task_succeeded(&self, stage: i64, input_bytes: u64) {
+    pub fn task_succeeded(&self, stage: i64, task: TaskAttempt, input_bytes: u64) {
         self.update(|s| {
             s.inflight = (s.inflight - 1).max(0);
+            s.tasks.ended(stage, task, TaskStatus::Succeeded);
             if let Some(st) = s.stages.iter_mut().find(|st| st.stage_id == stage) {
                 st.num_completed_tasks = (st.num_completed_tasks + 1).min(st.num_tasks);
                 st.input_bytes_read += input_bytes as i64;
@@ -153,24 +162,72 @@ impl QueryProgress {
         });
     }
 
-    /// A running task ended without success (failed, stopped or superseded).
-    pub fn task_ended(&self, _stage: i64) {
-        self.update(|s| s.inflight = (s.inflight - 1).max(0));
+    /// A running task ended without success: `failed`, or stopped (superseded, its job
+    /// ended).
+    pub fn task_ended(&self, stage: i64, task: TaskAttempt, failed: bool) {
+        self.update(|s| {
+            s.inflight = (s.inflight - 1).max(0);
+            let status = if failed {
+                TaskStatus::Failed
+            } else {
+                TaskStatus::Stopped
+            };
+            s.tasks.ended(stage, task, status);
+        });
     }
 
     /// A cluster job's stages (after [`QueryProgress::add_job`] gave them ids).
     pub fn add_job_report(&self, report: JobReport) {
-        self.state.lock().jobs.push(report);
+        let mut s = self.state.lock();
+        let job = s.view_jobs;
+        s.view_jobs += 1;
+        s.views.extend(StageView::of_job(&report, job));
+        s.jobs.push(report);
+    }
+
+    /// What a local task returned (rows and bytes of its batches).
+    pub fn task_output(&self, stage: i64, task: TaskAttempt, rows: u64, bytes: u64) {
+        self.state.lock().tasks.output(stage, task, rows, bytes);
+    }
+
+    /// The server returned `rows` more rows to the client.
+    pub fn add_rows_returned(&self, rows: u64) {
+        self.state.lock().rows_returned += rows;
+    }
+
+    pub fn rows_returned(&self) -> u64 {
+        self.state.lock().rows_returned
+    }
+
+    /// The stages of every job the query ran, for the job UI.
+    pub fn stage_views(&self) -> Vec<StageView> {
+        self.state.lock().views.clone()
+    }
+
+    /// The task attempts recorded and how many more were not.
+    pub fn task_records(&self) -> (Vec<TaskRecord>, usize) {
+        let s = self.state.lock();
+        (s.tasks.records().to_vec(), s.tasks.dropped)
+    }
+
+    /// When each stage's first task started and its last one ended, by stage id.
+    pub fn stage_times(&self) -> Vec<(Option<Instant>, Option<Instant>)> {
+        self.state.lock().times.clone()
     }
 
     /// A plan that runs in this process, whose operators' metrics are read at the end.
     pub fn add_local_plan(&self, plan: Arc<dyn ExecutionPlan>) {
-        self.state.lock().local_plans.push(plan);
+        let mut s = self.state.lock();
+        let job = s.view_jobs;
+        s.view_jobs += 1;
+        s.views.extend(crate::query_view::local_stages(&plan, job));
+        s.local_plans.push(plan);
     }
 
     /// A task of `stage` measured `metrics` (reported before the task's success).
-    pub fn stage_metrics(&self, stage: i64, metrics: &TaskMetrics) {
+    pub fn stage_metrics(&self, stage: i64, task: TaskAttempt, metrics: &TaskMetrics) {
         let mut s = self.state.lock();
+        s.tasks.measured(stage, task, metrics);
         for job in s.jobs.iter_mut() {
             let index = stage - job.first_stage;
             if index >= 0
@@ -340,6 +397,13 @@ pub struct ProgressExec {
     stage: i64,
 }
 
+impl ProgressExec {
+    /// The stage id its tasks report to.
+    pub fn stage(&self) -> i64 {
+        self.stage
+    }
+}
+
 impl DisplayAs for ProgressExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "ProgressExec: stage={}", self.stage)
@@ -387,21 +451,34 @@ impl ExecutionPlan for ProgressExec {
     ) -> Result<SendableRecordBatchStream> {
         let stream = self.input.execute(partition, context)?;
         let schema = stream.schema();
-        self.progress.task_started(self.stage);
+        let task = TaskAttempt {
+            partition,
+            ..Default::default()
+        };
+        self.progress.task_started(self.stage, task);
         let guard = TaskGuard {
             progress: self.progress.clone(),
             stage: self.stage,
+            task,
             plan: self.input.clone(),
             succeeded: false,
+            rows: 0,
+            bytes: 0,
         };
         let stream = futures::stream::unfold(
             (stream, Some(guard)),
             |(mut stream, mut guard)| async move {
                 let item = stream.next().await;
-                if item.is_none()
-                    && let Some(mut g) = guard.take()
-                {
-                    g.succeeded = true;
+                match (&item, guard.as_mut()) {
+                    (Some(Ok(batch)), Some(g)) => {
+                        g.rows += batch.num_rows() as u64;
+                        g.bytes += batch.get_array_memory_size() as u64;
+                    }
+                    (None, Some(g)) => g.succeeded = true,
+                    _ => {}
+                }
+                if item.is_none() {
+                    drop(guard.take());
                 }
                 item.map(|i| (i, (stream, guard)))
             },
@@ -414,12 +491,17 @@ impl ExecutionPlan for ProgressExec {
 struct TaskGuard {
     progress: Arc<QueryProgress>,
     stage: i64,
+    task: TaskAttempt,
     plan: Arc<dyn ExecutionPlan>,
     succeeded: bool,
+    rows: u64,
+    bytes: u64,
 }
 
 impl Drop for TaskGuard {
     fn drop(&mut self) {
+        self.progress
+            .task_output(self.stage, self.task, self.rows, self.bytes);
         if self.succeeded {
             // Bytes read so far by the whole plan, shared out as tasks finish.
             let total = bytes_scanned(&self.plan);
@@ -432,9 +514,9 @@ impl Drop for TaskGuard {
                 .map(|s| s.input_bytes_read.max(0) as u64)
                 .unwrap_or(0);
             self.progress
-                .task_succeeded(self.stage, total.saturating_sub(reported));
+                .task_succeeded(self.stage, self.task, total.saturating_sub(reported));
         } else {
-            self.progress.task_ended(self.stage);
+            self.progress.task_ended(self.stage, self.task, false);
         }
     }
 }
@@ -466,13 +548,21 @@ mod tests {
     #[test]
     fn stages_count_tasks_once_and_finish() {
         let p = QueryProgress::new();
+        let t = |partition, attempt| TaskAttempt {
+            partition,
+            attempt,
+            worker: Some(1),
+        };
         assert_eq!(p.add_job(&[2, 1]), 0);
-        p.task_started(0);
-        p.task_started(0);
-        p.task_succeeded(0, 10);
-        p.task_succeeded(0, 5);
-        p.task_started(0);
-        p.task_succeeded(0, 0); // a task run again
+        p.task_started(0, t(0, 0));
+        p.task_started(0, t(1, 0));
+        p.task_succeeded(0, t(0, 0), 10);
+        p.task_succeeded(0, t(1, 0), 5);
+        p.task_started(0, t(1, 1));
+        p.task_succeeded(0, t(1, 1), 0); // a task run again
+        let (records, dropped) = p.task_records();
+        assert_eq!((records.len(), dropped), (3, 0));
+        assert!(records.iter().all(|r| r.status == TaskStatus::Succeeded));
         let s = p.take_if_changed().unwrap();
         assert_eq!(s.stages[0].num_completed_tasks, 2);
         assert_eq!(s.stages[0].input_bytes_read, 15);

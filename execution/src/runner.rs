@@ -29,6 +29,11 @@ pub trait JobRunner: Send + Sync {
         None
     }
 
+    /// The workers, alive and lately lost, for runners that have workers (the job UI).
+    fn workers(&self) -> Option<Vec<crate::cluster::WorkerInfo>> {
+        None
+    }
+
     /// Adjust DataFusion's settings for plans this runner executes.
     fn configure(&self, _config: &mut datafusion::prelude::SessionConfig) {}
 }

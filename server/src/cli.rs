@@ -474,7 +474,7 @@ async fn serve(
     });
     if let Some(ui) = crate::prometheus::bind(&args.host, args.ui_port).await {
         if let Ok(at) = ui.local_addr() {
-            tracing::info!("Ember metrics on http://{at}/metrics");
+            tracing::info!("Ember job UI on http://{at}/ (metrics on /metrics)");
         }
         tokio::spawn(crate::prometheus::serve(ui, state.clone()));
     }

@@ -24,6 +24,7 @@ mod service;
 mod session;
 mod state;
 mod tls;
+mod ui;
 
 use clap::Parser;
 

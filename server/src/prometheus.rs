@@ -1,12 +1,15 @@
 //! `/metrics` on `--ui-port` (Spark's 4040 by default, the next free one of 16 when taken, as
 //! Spark's UI does; `0` turns it off): the server's counters in Prometheus' text format.
 //! Queries running, finished and failed, tasks run, bytes written to exchanges, bytes
-//! spilled, memory in use, sessions, workers alive (cluster modes). The HTTP side is a minimal HTTP/1.1 responder (one
-//! request per connection): no framework for two pages.
+//! spilled, memory in use and spill files (this process's and, from their heartbeats, the
+//! worker processes'), sessions, workers alive (cluster modes). The HTTP side is a minimal
+//! HTTP/1.1 responder (one request per connection) that also serves the job UI (`ui/`): no
+//! framework for a page and a few JSON routes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use ember_execution::cluster::WorkerInfo;
 use ember_execution::metrics::MetricNode;
 use ember_execution::progress::QueryProgress;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -16,6 +19,28 @@ use crate::state::ServerState;
 
 /// Ports tried after `--ui-port` when it is taken (Spark's `spark.port.maxRetries`).
 const PORT_RETRIES: u16 = 16;
+
+/// A gauge of each worker process: name, help, its value.
+type WorkerGauge = (&'static str, &'static str, fn(&WorkerInfo) -> Option<u64>);
+
+/// What worker processes report with their heartbeats.
+const WORKER_GAUGES: [WorkerGauge; 3] = [
+    (
+        "ember_worker_memory_used_bytes",
+        "Memory reserved in a worker process's pool (last heartbeat).",
+        |w| w.memory_used,
+    ),
+    (
+        "ember_worker_memory_limit_bytes",
+        "A worker process's memory limit.",
+        |w| w.memory_limit,
+    ),
+    (
+        "ember_worker_spill_disk_bytes",
+        "Bytes of a worker process's spill files (last heartbeat).",
+        |w| w.spill_bytes,
+    ),
+];
 
 /// Counters of the whole process.
 #[derive(Default)]
@@ -198,6 +223,33 @@ pub fn render(state: &ServerState) -> String {
              # TYPE ember_workers_alive gauge\nember_workers_alive {workers}\n"
         ));
     }
+    let spill = ember_execution::memory::installed()
+        .map(|b| b.disk_manager().used_disk_space())
+        .unwrap_or(0);
+    out.push_str(&format!(
+        "# HELP ember_spill_disk_bytes Bytes of this process's spill files now.\n\
+         # TYPE ember_spill_disk_bytes gauge\nember_spill_disk_bytes {spill}\n"
+    ));
+    // Worker processes report their memory and spill files with their heartbeats.
+    let reporting: Vec<_> = state
+        .runner
+        .workers()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|w| w.alive && w.memory_used.is_some())
+        .collect();
+    if !reporting.is_empty() {
+        for (name, help, of) in WORKER_GAUGES {
+            out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} gauge\n"));
+            for w in &reporting {
+                out.push_str(&format!(
+                    "{name}{{worker=\"{}\"}} {}\n",
+                    w.id,
+                    of(w).unwrap_or(0)
+                ));
+            }
+        }
+    }
     for (name, kind, help, value) in rows {
         out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
         if name == "ember_build_info" {
@@ -268,14 +320,11 @@ async fn answer(mut stream: TcpStream, state: &ServerState) -> std::io::Result<(
             "text/plain; version=0.0.4; charset=utf-8",
             render(state),
         ),
-        ("GET", "/") => (
-            "200 OK",
-            "text/html; charset=utf-8",
-            "<!doctype html><title>Ember</title><p>Ember: <a href=\"/metrics\">metrics</a> \
-             (Prometheus).</p>\n"
-                .to_string(),
-        ),
-        ("GET", _) => ("404 Not Found", "text/plain", "not found\n".to_string()),
+        ("GET", _) => crate::ui::route(path, state).unwrap_or((
+            "404 Not Found",
+            "text/plain",
+            "not found\n".to_string(),
+        )),
         _ => (
             "405 Method Not Allowed",
             "text/plain",
@@ -283,7 +332,11 @@ async fn answer(mut stream: TcpStream, state: &ServerState) -> std::io::Result<(
         ),
     };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
+         Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; \
+         style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:\r\n\
+         Connection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).await?;

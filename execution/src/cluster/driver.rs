@@ -18,6 +18,7 @@ use crate::job_graph::{JobGraph, input_streams};
 use crate::metrics::JobReport;
 use crate::plan::StageInputExec;
 use crate::progress::QueryProgress;
+use crate::query_view::TaskAttempt;
 use crate::stream::{JobId, StreamKey, StreamRef, StreamSource, WorkerId};
 use crate::task::{TaskDefinition, TaskId, TaskInput};
 use crate::topology::{JobTopology, TaskPosition};
@@ -45,9 +46,16 @@ pub struct DriverHandle {
     tx: mpsc::UnboundedSender<DriverEvent>,
     /// Workers registered and not lost (for metrics).
     workers_alive: Arc<std::sync::atomic::AtomicUsize>,
+    /// The workers as the job UI sees them.
+    board: Arc<super::WorkerBoard>,
 }
 
 impl DriverHandle {
+    /// The workers, alive and lost, as the job UI and the metrics see them.
+    pub fn board(&self) -> &Arc<super::WorkerBoard> {
+        &self.board
+    }
+
     /// Workers registered and not lost.
     pub fn workers_alive(&self) -> usize {
         self.workers_alive
@@ -141,6 +149,7 @@ impl Driver {
         let handle = DriverHandle {
             tx,
             workers_alive: Arc::default(),
+            board: Arc::default(),
         };
         let driver = Self {
             inbox,
@@ -157,7 +166,11 @@ impl Driver {
 
     pub async fn run(mut self) {
         while let Some(event) = self.inbox.recv().await {
+            let tick = matches!(event, DriverEvent::Tick);
             self.handle_event(event);
+            if !tick {
+                self.publish_workers();
+            }
         }
     }
 
@@ -183,7 +196,14 @@ impl Driver {
             }
             DriverEvent::TaskMetrics { task, metrics } => {
                 if let Some(job) = self.jobs.get(&task.job) {
-                    job.report(task.stage, |p, stage| p.stage_metrics(stage, &metrics));
+                    let attempt = TaskAttempt {
+                        partition: task.partition,
+                        attempt: task.attempt,
+                        worker: None,
+                    };
+                    job.report(task.stage, |p, stage| {
+                        p.stage_metrics(stage, attempt, &metrics)
+                    });
                 }
             }
             DriverEvent::ReleaseJob { job } => self.release_job(job),
@@ -206,6 +226,7 @@ impl Driver {
                 self.schedule();
             }
             DriverEvent::WorkerLost { worker } => {
+                self.handle.board.lost(worker);
                 self.worker_lost(worker);
                 self.count_workers();
                 if self.workers.is_empty() {
@@ -222,6 +243,13 @@ impl Driver {
         self.handle
             .workers_alive
             .store(self.workers.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Publish the live workers' slots and running tasks on the board.
+    fn publish_workers(&self) {
+        for (id, w) in &self.workers {
+            self.handle.board.alive(*id, w.slots, w.running.len());
+        }
     }
 
     fn accept_job(
@@ -412,7 +440,12 @@ impl Driver {
         if let Some(s) = job.tasks.get_mut(&position) {
             s.status = Status::Running { worker };
         }
-        job.report(position.stage, |p, stage| p.task_started(stage));
+        let attempt = TaskAttempt {
+            partition: position.partition,
+            attempt: state.attempt,
+            worker: Some(worker),
+        };
+        job.report(position.stage, |p, stage| p.task_started(stage, attempt));
         if position.stage == final_stage
             && let Some(tx) = job.output.get(position.partition)
         {
@@ -443,6 +476,7 @@ impl Driver {
     fn task_finished(&mut self, worker: WorkerId, task: TaskId, outcome: TaskOutcome) {
         if let Some(w) = self.workers.get_mut(&worker) {
             w.running.remove(&task);
+            self.handle.board.task_done(worker);
         }
         let max_attempts = self.config.max_attempts;
         let Some(job) = self.jobs.get_mut(&task.job) else {
@@ -460,9 +494,14 @@ impl Driver {
         }
         if let Some((progress, first)) = &job.progress {
             let stage = first + task.stage as i64;
+            let attempt = TaskAttempt {
+                partition: task.partition,
+                attempt: task.attempt,
+                worker: Some(worker),
+            };
             match &outcome {
-                TaskOutcome::Succeeded => progress.task_succeeded(stage, 0),
-                TaskOutcome::Failed { .. } => progress.task_ended(stage),
+                TaskOutcome::Succeeded => progress.task_succeeded(stage, attempt, 0),
+                TaskOutcome::Failed { .. } => progress.task_ended(stage, attempt, true),
             }
         }
         match outcome {
@@ -557,7 +596,12 @@ impl Driver {
                     let _ = w.client.send(WorkerCommand::StopTask { task });
                 }
                 if let Some((progress, first)) = &job.progress {
-                    progress.task_ended(first + position.stage as i64);
+                    let attempt = TaskAttempt {
+                        partition: position.partition,
+                        attempt: state.attempt,
+                        worker: Some(worker),
+                    };
+                    progress.task_ended(first + position.stage as i64, attempt, false);
                 }
                 state.status = Status::Waiting;
             }
@@ -608,10 +652,15 @@ impl Driver {
             }
             for position in &lost {
                 if let Some(state) = job.tasks.get_mut(position) {
-                    if let (Status::Running { .. }, Some((progress, first))) =
+                    if let (Status::Running { worker: w }, Some((progress, first))) =
                         (state.status, &job.progress)
                     {
-                        progress.task_ended(first + position.stage as i64);
+                        let attempt = TaskAttempt {
+                            partition: position.partition,
+                            attempt: state.attempt,
+                            worker: Some(w),
+                        };
+                        progress.task_ended(first + position.stage as i64, attempt, true);
                     }
                     state.failures += 1;
                     state.attempt += 1;
@@ -650,7 +699,12 @@ impl Driver {
                             let _ = ws.client.send(WorkerCommand::StopTask { task });
                         }
                         if let Some((progress, first)) = &job.progress {
-                            progress.task_ended(first + position.stage as i64);
+                            let attempt = TaskAttempt {
+                                partition: position.partition,
+                                attempt: state.attempt,
+                                worker: Some(w),
+                            };
+                            progress.task_ended(first + position.stage as i64, attempt, false);
                         }
                     }
                     state.attempt += 1;

@@ -81,6 +81,10 @@ impl JobRunner for LocalClusterJobRunner {
         Some(self.driver.workers_alive())
     }
 
+    fn workers(&self) -> Option<Vec<crate::cluster::WorkerInfo>> {
+        Some(self.driver.board().snapshot())
+    }
+
     fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
         crate::cluster::configure_for_job_graph(config);
     }

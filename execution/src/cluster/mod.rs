@@ -2,6 +2,7 @@
 //! driver, [`WorkerCommand`] to a worker), so the same driver schedules in-process workers
 //! (local-cluster mode) and, over gRPC, worker processes (cluster mode).
 
+mod board;
 mod driver;
 mod local;
 mod output;
@@ -14,6 +15,7 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::ExecutionPlan;
 use tokio::sync::oneshot;
 
+pub use board::{WorkerBoard, WorkerInfo};
 pub use driver::{Driver, DriverConfig, DriverHandle};
 pub use local::LocalClusterJobRunner;
 pub use worker::{InProcessStreams, Worker};

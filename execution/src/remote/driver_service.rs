@@ -108,6 +108,7 @@ impl DriverService for DriverServer {
         )
         .map_err(Status::invalid_argument)?;
         self.addresses.write().insert(id, req.address.clone());
+        self.driver.board().address(id, &req.address);
         self.workers.lock().insert(
             id,
             WorkerEntry {
@@ -136,6 +137,12 @@ impl DriverService for DriverServer {
             Some(w) => {
                 w.last_seen = Instant::now();
                 w.held_streams = beat.held_streams;
+                self.driver.board().heartbeat(
+                    beat.worker_id,
+                    beat.memory_used_bytes,
+                    beat.memory_limit_bytes,
+                    beat.spill_bytes,
+                );
                 true
             }
             None => false,
@@ -261,6 +268,10 @@ impl JobRunner for ClusterJobRunner {
 
     fn workers_alive(&self) -> Option<usize> {
         Some(self.driver.workers_alive())
+    }
+
+    fn workers(&self) -> Option<Vec<crate::cluster::WorkerInfo>> {
+        Some(self.driver.board().snapshot())
     }
 
     fn name(&self) -> &str {

@@ -271,9 +271,13 @@ pub async fn run_worker(
         let mut last_ok = Instant::now();
         loop {
             tokio::time::sleep(interval).await;
+            let budget = crate::memory::installed();
             let beat = pb::HeartbeatRequest {
                 worker_id: id,
                 held_streams: held.len() as u64,
+                memory_used_bytes: budget.map_or(0, |b| b.pool().reserved() as u64),
+                memory_limit_bytes: budget.map_or(0, |b| b.limit() as u64),
+                spill_bytes: budget.map_or(0, |b| b.disk_manager().used_disk_space()),
             };
             match driver.heartbeat(beat).await {
                 Ok(r) if r.get_ref().known => last_ok = Instant::now(),

@@ -105,6 +105,7 @@ pub fn execute_plan(
     };
     let task_op = op.clone();
     let cpu = ctx.state.cpu.clone();
+    let text = crate::ui::plan_text(&plan);
     // (A client older than Spark 4.0 has no `execution_progress`: it gets none.)
     let interval = progress::report_interval(
         ctx.session
@@ -122,6 +123,13 @@ pub fn execute_plan(
         async move {
             let started = std::time::Instant::now();
             let counted = crate::prometheus::QueryGuard::started();
+            let shown = crate::ui::QueryGuard::started(
+                &ctx.session.session_id,
+                &ctx.session.user_id,
+                &task_op.id,
+                text,
+                task_op.progress.clone(),
+            );
             // A panic while planning or running is this query's error, not a client left waiting.
             let run =
                 ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
@@ -157,6 +165,7 @@ pub fn execute_plan(
             // Counted and logged before the client is told: once it has ResultComplete it may
             // release the operation, which ends this task.
             progress::operation_ended(&task_op, counted, started, outcome.is_err()).await;
+            shown.ended(outcome.as_ref().err().map(|e| e.to_string()));
             match outcome {
                 Ok(()) => {
                     let complete =
@@ -345,6 +354,7 @@ async fn stream_relation(
         _ => convert_relation(&ctx.proto_context(), rel)?,
     };
     let query = ctx.resolve(&spec)?;
+    crate::ui::describe(&op.progress, query.plan.display_indent().to_string());
     send_rows(ctx, op, responder, &query).await?;
     if let Some(metrics) = progress::metrics_response(op, responder) {
         push(op, metrics).await?;
@@ -523,6 +533,7 @@ async fn send_batch(
             num_chunks_in_batch: None,
         })));
         push(op, response).await?;
+        op.progress.add_rows_returned(rows.max(0) as u64);
         offset += rows;
     }
     Ok(offset)
