@@ -271,3 +271,60 @@ def test_analyze_errors(spark, table, expected):
         lambda: spark.sql("SELECT * FROM ember_sum_per_partition(TABLE(ember_udtf_t) PARTITION BY k)").collect(),
         name="partition_twice",
     )
+
+
+def test_arrow_udtf(spark, table, expected):
+    # `@arrow_udtf` (eval type 302): eval takes pyarrow Arrays (a TABLE argument as a
+    # RecordBatch) and yields pyarrow Tables / RecordBatches, matched by column name.
+    import pyarrow as pa
+    from pyspark.sql.functions import arrow_udtf
+
+    @arrow_udtf(returnType="x long, doubled long")
+    class Doubles:
+        def eval(self, a: pa.Array):
+            import pyarrow.compute as pc
+
+            yield pa.table({"doubled": pc.multiply(a, 2), "x": a})
+
+    @arrow_udtf(returnType="k string, total long")
+    class Totals:
+        def __init__(self):
+            self.k = None
+            self.total = 0
+
+        def eval(self, batch: pa.RecordBatch):
+            import pyarrow.compute as pc
+
+            self.k = batch.column(0)[0].as_py()
+            self.total += pc.sum(batch.column(1)).as_py() or 0
+            return iter([])
+
+        def terminate(self):
+            yield pa.table({"k": [self.k], "total": pa.array([self.total], pa.int64())})
+
+    @arrow_udtf(returnType="n long, label string")
+    class Labels:
+        def eval(self, batch: pa.RecordBatch, label: pa.Array):
+            yield pa.RecordBatch.from_pydict(
+                {"n": pa.array([batch.num_rows], pa.int64()), "label": [label[0].as_py()]}
+            )
+
+    @arrow_udtf(returnType="x int")
+    class NotArrow:
+        def eval(self, a: pa.Array):
+            yield [1, 2]
+
+    expected.check(Doubles(lit(21)), name="dataframe")
+    spark.udtf.register("ember_doubles", Doubles)
+    spark.udtf.register("ember_totals", Totals)
+    spark.udtf.register("ember_labels", Labels)
+    spark.udtf.register("ember_not_arrow", NotArrow)
+    expected.check(spark.sql("SELECT * FROM ember_doubles(4)"), name="sql")
+    expected.check(
+        spark.sql("SELECT * FROM ember_totals(TABLE(ember_udtf_t) PARTITION BY k)"), name="table_partitioned"
+    )
+    expected.check(
+        spark.sql("SELECT * FROM ember_labels(TABLE(ember_udtf_t) WITH SINGLE PARTITION, 'all')"),
+        name="table_with_scalar",
+    )
+    expected.check_error(lambda: spark.sql("SELECT * FROM ember_not_arrow(1)").collect(), name="not_arrow")

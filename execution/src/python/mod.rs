@@ -67,6 +67,8 @@ pub fn is_aggregate_eval_type(eval_type: i32) -> bool {
 pub const SQL_TABLE_UDF: i32 = 300;
 /// A Python UDTF with Arrow optimization (`spark.sql.execution.pythonUDTF.arrow.enabled`).
 pub const SQL_ARROW_TABLE_UDF: i32 = 301;
+/// An Arrow UDTF (`@arrow_udtf`): `eval` over pyarrow arrays, yielding Arrow tables.
+pub const SQL_ARROW_UDTF: i32 = 302;
 /// Scalar `arrow_udf`.
 pub const SQL_SCALAR_ARROW_UDF: i32 = 250;
 /// Scalar iterator `arrow_udf`.

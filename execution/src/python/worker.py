@@ -45,6 +45,7 @@ SQL_SCALAR_ARROW_UDF = 250
 SQL_SCALAR_ARROW_ITER_UDF = 251
 SQL_TABLE_UDF = 300
 SQL_ARROW_TABLE_UDF = 301
+SQL_ARROW_UDTF = 302
 
 
 def _write_u32(value):
@@ -559,6 +560,9 @@ def _evaluate(eval_type, command, data, schema_bytes):
     if eval_type == UDTF_ANALYZE:
         return _analyze_udtf(f, data)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    if eval_type == SQL_ARROW_UDTF:
+        reader = ipc.open_stream(pa.py_buffer(data))
+        return _write_stream(out_schema, _arrow_udtf(f, reader, out_schema))
     if eval_type in (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF):
         reader = ipc.open_stream(pa.py_buffer(data))
         results = _table_udf(f, reader, out_schema, eval_type == SQL_ARROW_TABLE_UDF)

@@ -182,6 +182,93 @@ def _table_udf(cls, reader, out_schema, arrow):
     return [pa.record_batch(columns, schema=out_schema)]
 
 
+def _arrow_udtf(cls, reader, out_schema):
+    """An Arrow UDTF (`@arrow_udtf`, eval type 302): `eval` takes each batch's arguments as
+    pyarrow Arrays (a TABLE argument as a RecordBatch) and yields pyarrow Tables or
+    RecordBatches, matched to the result schema by column name."""
+    if any(f.name.startswith("__ember_pass_") for f in out_schema):
+        raise PySparkError("UNSUPPORTED", "Arrow UDTFs in LATERAL joins are not supported by Ember")
+    partitioned = b"ember.group_keys" in (reader.schema.metadata or {})
+    out = []
+
+    def collect(result, method):
+        if result is None:
+            return
+        try:
+            items = iter(result)
+        except TypeError:
+            raise PySparkError(
+                "UDTF_RETURN_NOT_ITERABLE",
+                f"The return value of the '{method}' method of the UDTF is invalid. It should be an "
+                f"iterable (e.g., generator or list), but got '{type(result).__name__}'. Please make sure "
+                "that the UDTF returns one of these types.",
+            ) from None
+        for item in items:
+            if isinstance(item, pa.Table):
+                batches = item.to_batches()
+            elif isinstance(item, pa.RecordBatch):
+                batches = [item]
+            else:
+                raise PySparkError(
+                    "UDTF_ARROW_TYPE_CONVERSION_ERROR",
+                    "Cannot convert the output value of the input UDTF to the specified return type.",
+                )
+            for b in batches:
+                if b.num_columns != len(out_schema):
+                    raise PySparkError(
+                        "UDTF_RETURN_SCHEMA_MISMATCH",
+                        f"The number of columns in the result does not match the specified schema. "
+                        f"Expected column count: {len(out_schema)}, Actual column count: {b.num_columns}. "
+                        f"Please make sure the values returned by the '{method}' method have the same "
+                        "number of columns as specified in the output schema.",
+                    )
+                out.extend(_map_arrow(lambda it: iter([b]), [None], out_schema))
+
+    def arguments(batch):
+        args, kwargs, tables = [], {}, {}
+        for i, name in enumerate(batch.schema.names):
+            col = batch.column(i)
+            if name.startswith(_KEYWORD):
+                kwargs[name[len(_KEYWORD) :]] = col
+            elif name.startswith("__ember_arg_"):
+                args.append(col)
+            elif name.startswith(_TABLE_COL):
+                key, colname = name[len(_TABLE_COL) :].split(":", 1)
+                table = tables.get(key)
+                if table is None:
+                    table = tables[key] = _TableArg()
+                    if key.startswith("kw="):
+                        kwargs[key[3:]] = table
+                    else:
+                        args.append(table)
+                table.names.append(colname)
+                table.values.append(col)
+
+        def value(a):
+            return pa.RecordBatch.from_arrays(a.values, names=a.names) if isinstance(a, _TableArg) else a
+
+        return [value(a) for a in args], {k: value(v) for k, v in kwargs.items()}
+
+    def finish(handler):
+        terminate = getattr(handler, "terminate", None)
+        if callable(terminate):
+            collect(terminate(), "terminate")
+
+    handler = None if partitioned else cls()
+    for batch in reader:
+        if partitioned:
+            batch = _sorted_partition(batch)
+            handler = cls()
+        if batch.num_rows:
+            args, kwargs = arguments(batch)
+            collect(handler.eval(*args, **kwargs), "eval")
+        if partitioned:
+            finish(handler)
+    if not partitioned:
+        finish(handler)
+    return out
+
+
 def _analyze_error(name, message):
     return PySparkError(
         "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON",

@@ -35,10 +35,9 @@ pub fn python_udtf(
         return invalid("user-defined table function without a function");
     };
     match udtf.eval_type {
-        ember_execution::python::SQL_TABLE_UDF | ember_execution::python::SQL_ARROW_TABLE_UDF => {}
-        302 => {
-            return unsupported(format!("Arrow UDTF {} (arrow_udtf)", f.function_name));
-        }
+        ember_execution::python::SQL_TABLE_UDF
+        | ember_execution::python::SQL_ARROW_TABLE_UDF
+        | ember_execution::python::SQL_ARROW_UDTF => {}
         other => return unsupported(format!("Python UDTF eval type {other}")),
     }
     // Without a returnType, the class's static `analyze` gives the schema at planning time

@@ -339,8 +339,12 @@ impl Resolver<'_> {
     }
 }
 
-/// The UDTF eval types Ember runs (`@udtf`, with or without Arrow optimization).
+/// The UDTF eval types Ember runs (`@udtf`, with or without Arrow optimization, and
+/// `@arrow_udtf`).
 pub(crate) fn is_udtf(eval_type: i32) -> bool {
-    use ember_execution::python::{SQL_ARROW_TABLE_UDF, SQL_TABLE_UDF};
-    eval_type == SQL_TABLE_UDF || eval_type == SQL_ARROW_TABLE_UDF
+    use ember_execution::python::{SQL_ARROW_TABLE_UDF, SQL_ARROW_UDTF, SQL_TABLE_UDF};
+    matches!(
+        eval_type,
+        SQL_TABLE_UDF | SQL_ARROW_TABLE_UDF | SQL_ARROW_UDTF
+    )
 }
