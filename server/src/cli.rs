@@ -460,7 +460,7 @@ async fn serve(
     }
     let auth = TokenAuth::new(token.as_deref());
     let state = Arc::new(ServerState {
-        sessions: SessionManager::default(),
+        sessions: SessionManager::new(crate::limits::SessionLimits::from_conf(&defaults)?),
         global_views: Arc::new(ServerCatalog::new(
             Warehouse::open(warehouse.clone()).map_err(|e| {
                 format!("cannot open the catalog under {}: {e}", warehouse.display())

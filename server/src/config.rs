@@ -190,6 +190,9 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     // Ember's own: the most partitions a query may ask for (`range`, `repartition`,
     // `coalesce`, `spark.sql.shuffle.partitions`); static, set with `ember server --conf`.
     entry("spark.ember.maxPartitions", Some("100000"), false),
+    // Ember's own limits (see `limits.rs`), static like the one above.
+    entry("spark.ember.maxSessions", Some("1000"), false),
+    entry("spark.ember.maxArtifactBytes", Some("1073741824"), false),
 ];
 
 fn known(key: &str) -> Option<&'static ConfigEntry> {
@@ -199,6 +202,8 @@ fn known(key: &str) -> Option<&'static ConfigEntry> {
 /// Spark's static SQL settings: fixed when the server starts (CANNOT_MODIFY_STATIC_CONFIG).
 const STATIC_KEYS: &[&str] = &[
     "spark.ember.maxPartitions",
+    "spark.ember.maxSessions",
+    "spark.ember.maxArtifactBytes",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",
     "spark.sql.extensions",
@@ -217,7 +222,7 @@ const STATIC_KEYS: &[&str] = &[
     "spark.sql.metadataCacheTTLSeconds",
     "spark.sql.legacy.sessionInitWithConfigDefaults",
 ];
-const STATIC_PREFIXES: &[&str] = &["spark.connect.grpc."];
+const STATIC_PREFIXES: &[&str] = &["spark.connect.grpc.", "spark.connect.session.manager."];
 
 /// Families of Spark's core (SparkConf) settings, which a session cannot change
 /// (CANNOT_MODIFY_CONFIG); `spark.app.name`, `spark.master` and other keys Spark registers no

@@ -18,6 +18,7 @@ mod error;
 mod execute;
 mod explain;
 mod flight_sql;
+mod limits;
 mod logging;
 mod prometheus;
 mod service;

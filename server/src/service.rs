@@ -20,7 +20,24 @@ pub struct EmberService {
 }
 
 impl EmberService {
+    /// The service; it also starts the periodic expiry of idle sessions
+    /// (`spark.connect.session.manager.maintenanceInterval`).
     pub fn new(state: Arc<ServerState>) -> Self {
+        if state.sessions.limits.idle_timeout.is_some()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let weak = Arc::downgrade(&state);
+            let every = state.sessions.limits.maintenance_interval;
+            runtime.spawn(async move {
+                let mut ticks = tokio::time::interval(every);
+                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    ticks.tick().await;
+                    let Some(state) = weak.upgrade() else { break };
+                    state.sessions.expire_idle();
+                }
+            });
+        }
         Self { state }
     }
 
@@ -252,6 +269,7 @@ impl SparkConnectService for EmberService {
                 )?);
             }
             let Some(c) = &ctx else { continue };
+            let limits = &self.state.sessions.limits;
             match msg.payload {
                 Some(Payload::Batch(b)) => {
                     for a in b.artifacts {
@@ -264,9 +282,7 @@ impl SparkConnectService for EmberService {
                         };
                         if ok {
                             c.session
-                                .artifacts
-                                .lock()
-                                .insert(a.name.clone(), Bytes::from(data));
+                                .add_artifact(limits, a.name.clone(), Bytes::from(data))?;
                         }
                         summaries.push(pb::add_artifacts_response::ArtifactSummary {
                             name: a.name,
@@ -286,8 +302,14 @@ impl SparkConnectService for EmberService {
                     pending = Some((b.name, data, remaining, ok));
                 }
                 Some(Payload::Chunk(chunk)) => {
-                    if let Some((_, data, remaining, ok)) = pending.as_mut() {
+                    if let Some((name, data, remaining, ok)) = pending.as_mut() {
                         *ok &= crc32fast::hash(&chunk.data) as i64 == chunk.crc;
+                        // (Checked as it grows: a stream of chunks is not held past the limit.)
+                        let held = c.session.artifact_bytes();
+                        let size = data.len().saturating_add(chunk.data.len());
+                        if held.saturating_add(size) > limits.max_artifact_bytes {
+                            return Err(limits.too_many_artifact_bytes(name, held, size));
+                        }
                         data.extend_from_slice(&chunk.data);
                         *remaining -= 1;
                     }
@@ -300,9 +322,7 @@ impl SparkConnectService for EmberService {
             {
                 if ok {
                     c.session
-                        .artifacts
-                        .lock()
-                        .insert(name.clone(), Bytes::from(data));
+                        .add_artifact(limits, name.clone(), Bytes::from(data))?;
                 }
                 summaries.push(pb::add_artifacts_response::ArtifactSummary {
                     name,

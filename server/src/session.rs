@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 use datafusion::execution::SessionStateBuilder;
@@ -16,6 +17,7 @@ use tonic::Status;
 use crate::config::{ServerDefaults, SessionConf};
 use crate::error::{ErrorRecord, invalid_handle};
 use crate::execute::operation::Operation;
+use crate::limits::SessionLimits;
 
 /// Errors kept per session for `FetchErrorDetails`.
 const MAX_KEPT_ERRORS: usize = 64;
@@ -39,6 +41,8 @@ pub struct Session {
     pub checkpoints: Mutex<HashMap<String, Arc<ember_planner::spec::LocalData>>>,
     /// The tables and DataFrames the session cached, with their storage levels.
     pub cache: crate::cache::CacheRegistry,
+    /// When a request last used the session (idle sessions expire).
+    last_used: Mutex<Instant>,
 }
 
 impl Session {
@@ -62,7 +66,43 @@ impl Session {
             created_by_plan: Mutex::new(HashSet::new()),
             checkpoints: Mutex::new(HashMap::new()),
             cache: Default::default(),
+            last_used: Mutex::new(Instant::now()),
         }
+    }
+
+    fn touch(&self) {
+        *self.last_used.lock() = Instant::now();
+    }
+
+    /// Whether the session has been idle for `timeout` with nothing running.
+    fn expired(&self, now: Instant, timeout: std::time::Duration) -> bool {
+        now.saturating_duration_since(*self.last_used.lock()) >= timeout
+            && self.operations.lock().values().all(|op| op.is_finished())
+    }
+
+    /// Keep an artifact, unless the session's artifacts would exceed `limits`.
+    pub fn add_artifact(
+        &self,
+        limits: &SessionLimits,
+        name: String,
+        data: Bytes,
+    ) -> Result<(), Status> {
+        let mut artifacts = self.artifacts.lock();
+        let held: usize = artifacts
+            .iter()
+            .filter(|(n, _)| **n != name)
+            .map(|(_, b)| b.len())
+            .sum();
+        if held.saturating_add(data.len()) > limits.max_artifact_bytes {
+            return Err(limits.too_many_artifact_bytes(&name, held, data.len()));
+        }
+        artifacts.insert(name, data);
+        Ok(())
+    }
+
+    /// Bytes of the artifacts the session holds.
+    pub fn artifact_bytes(&self) -> usize {
+        self.artifacts.lock().values().map(|b| b.len()).sum()
     }
 
     /// A DataFusion context for one request, configured from the session's settings.
@@ -162,13 +202,71 @@ impl Session {
     }
 }
 
+/// Closed session ids, oldest first, at most `limits.tombstones` of them (Spark's tombstones).
+#[derive(Default)]
+struct Tombstones {
+    set: HashSet<(String, String)>,
+    order: VecDeque<(String, String)>,
+}
+
+impl Tombstones {
+    fn insert(&mut self, key: (String, String), cap: usize) {
+        if cap == 0 || !self.set.insert(key.clone()) {
+            return;
+        }
+        self.order.push_back(key);
+        while self.order.len() > cap {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct SessionManager {
     sessions: Mutex<HashMap<(String, String), Arc<Session>>>,
-    closed: Mutex<HashSet<(String, String)>>,
+    closed: Mutex<Tombstones>,
+    pub limits: SessionLimits,
 }
 
 impl SessionManager {
+    pub fn new(limits: SessionLimits) -> Self {
+        Self {
+            limits,
+            ..Default::default()
+        }
+    }
+
+    /// Close the sessions idle for longer than the timeout (and running nothing): their state
+    /// is released and their ids answer INVALID_HANDLE.SESSION_CLOSED, as Spark's expiry does.
+    pub fn expire_idle(&self) -> Vec<Arc<Session>> {
+        let Some(timeout) = self.limits.idle_timeout else {
+            return vec![];
+        };
+        let now = Instant::now();
+        let expired: Vec<Arc<Session>> = {
+            let mut sessions = self.sessions.lock();
+            let keys: Vec<(String, String)> = sessions
+                .iter()
+                .filter(|(_, s)| s.expired(now, timeout))
+                .map(|(k, _)| k.clone())
+                .collect();
+            let mut closed = self.closed.lock();
+            keys.into_iter()
+                .filter_map(|k| {
+                    closed.insert(k.clone(), self.limits.tombstones);
+                    sessions.remove(&k)
+                })
+                .collect()
+        };
+        for s in &expired {
+            s.interrupt_all();
+            tracing::info!(session = %s.session_id, "session expired after {timeout:?} idle");
+        }
+        expired
+    }
+
     /// The session for this client, created on first use. A session the client released,
     /// or one whose server-side id the client saw differs from ours, is an error.
     pub fn get_or_create(
@@ -182,6 +280,15 @@ impl SessionManager {
     ) -> Result<Arc<Session>, Status> {
         let key = self.open_key(user_id, session_id)?;
         let mut sessions = self.sessions.lock();
+        if !sessions.contains_key(&key) && sessions.len() >= self.limits.max_sessions {
+            // Idle sessions may have expired since the last check.
+            drop(sessions);
+            self.expire_idle();
+            sessions = self.sessions.lock();
+            if sessions.len() >= self.limits.max_sessions {
+                return Err(self.limits.too_many_sessions());
+            }
+        }
         let session = sessions
             .entry(key)
             .or_insert_with(|| {
@@ -194,6 +301,7 @@ impl SessionManager {
                 ))
             })
             .clone();
+        session.touch();
         check_observed(&session, observed_server_side_id)?;
         Ok(session)
     }
@@ -219,6 +327,7 @@ impl SessionManager {
                 None,
             ));
         };
+        session.touch();
         check_observed(&session, observed_server_side_id)?;
         Ok(session)
     }
@@ -227,7 +336,7 @@ impl SessionManager {
     fn open_key(&self, user_id: &str, session_id: &str) -> Result<(String, String), Status> {
         validate_session_id(session_id)?;
         let key = (user_id.to_string(), session_id.to_string());
-        if self.closed.lock().contains(&key) {
+        if self.closed.lock().set.contains(&key) {
             return Err(invalid_handle(
                 "INVALID_HANDLE.SESSION_CLOSED",
                 &format!("The handle {session_id} is invalid. Session was closed."),
@@ -252,7 +361,7 @@ impl SessionManager {
         // Only a session that existed leaves a tombstone (Spark's), so releasing an id never
         // used keeps it usable.
         if !allow_reconnect && removed.is_some() {
-            self.closed.lock().insert(key);
+            self.closed.lock().insert(key, self.limits.tombstones);
         }
         removed
     }

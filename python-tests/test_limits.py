@@ -1,0 +1,124 @@
+"""Limits (issue 25), each a static setting of `ember server --conf KEY=VALUE` with a safe
+default: concurrent sessions (`spark.ember.maxSessions`, 1000), idle session expiry (Spark's
+`spark.connect.session.manager.defaultSessionTimeout`, 60m), artifact bytes per session
+(`spark.ember.maxArtifactBytes`, 1 GiB). Past a limit the client gets a clear error naming the
+setting, and the server goes on serving. Each test starts its own server; every mode of
+``--ember-modes``."""
+
+import time
+
+import grpc
+import pytest
+
+from conftest import RECORD, EmberServer, ember_binary, new_session
+
+
+@pytest.fixture
+def limited(request, ember_mode, tmp_path):
+    if RECORD:
+        pytest.skip("Ember's own server settings")
+    servers = []
+
+    def start(*confs):
+        args = [a for c in confs for a in ("--conf", c)]
+        server = EmberServer(ember_binary(request.config), ember_mode, extra_args=args, workdir=tmp_path)
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def test_sessions_beyond_the_limit_get_a_clear_error(limited):
+    from pyspark.errors.exceptions.connect import SparkConnectGrpcException
+
+    server = limited("spark.ember.maxSessions=3")
+    sessions = [new_session(server.url) for _ in range(3)]
+    try:
+        for i, s in enumerate(sessions):
+            assert s.range(i + 1).count() == i + 1
+        extra = new_session(server.url)
+        with pytest.raises(SparkConnectGrpcException) as raised:
+            extra.range(1).count()
+        assert raised.value.getGrpcStatusCode() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "spark.ember.maxSessions" in str(raised.value)
+        assert "at most 3" in str(raised.value)
+        # The sessions already open keep working; a stopped one frees its place.
+        assert sessions[0].range(5).count() == 5
+        sessions.pop().stop()
+        again = new_session(server.url)
+        sessions.append(again)
+        assert again.range(7).count() == 7
+        # The limit is static.
+        with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
+            again.conf.set("spark.ember.maxSessions", "10")
+        assert again.conf.get("spark.ember.maxSessions") == "3"
+    finally:
+        for s in sessions:
+            s.stop()
+
+
+def test_idle_sessions_expire_as_sparks_do(limited):
+    from pyspark.errors.exceptions.connect import SparkConnectException
+
+    server = limited(
+        "spark.connect.session.manager.defaultSessionTimeout=2s",
+        "spark.connect.session.manager.maintenanceInterval=200ms",
+        "spark.ember.maxSessions=2",
+    )
+    idle, busy = new_session(server.url), new_session(server.url)
+    try:
+        idle.range(3).createOrReplaceTempView("held")
+        busy.range(4).createOrReplaceTempView("held")
+        # The busy session is used every half second: never idle for 2 s.
+        for _ in range(8):
+            assert busy.table("held").count() == 4
+            time.sleep(0.5)
+        # The idle one was closed, as Spark closes it: its id answers SESSION_CLOSED.
+        with pytest.raises(SparkConnectException) as raised:
+            idle.table("held").count()
+        assert raised.value.getCondition() == "INVALID_HANDLE.SESSION_CLOSED"
+        # Its place was released: a new session fits under the limit of 2.
+        fresh = new_session(server.url)
+        try:
+            assert fresh.range(2).count() == 2
+            assert "held" not in [t.name for t in fresh.catalog.listTables()]
+        finally:
+            fresh.stop()
+    finally:
+        busy.stop()
+
+
+def test_artifact_bytes_per_session_are_capped(limited, tmp_path):
+    from pyspark.errors.exceptions.connect import SparkConnectGrpcException
+
+    server = limited("spark.ember.maxArtifactBytes=1m")
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    small.write_bytes(b"x" * 600_000)
+    big.write_bytes(b"y" * 600_000)
+    spark = new_session(server.url)
+    try:
+        spark.addArtifacts(str(small), file=True)
+        # (Sent in chunks: the limit holds while the chunks arrive.)
+        with pytest.raises(SparkConnectGrpcException) as raised:
+            spark.addArtifacts(str(big), file=True)
+        assert raised.value.getGrpcStatusCode() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "spark.ember.maxArtifactBytes" in str(raised.value)
+        # The session goes on, and another session has its own allowance.
+        assert spark.range(3).count() == 3
+        other = new_session(server.url)
+        try:
+            other.addArtifacts(str(big), file=True)
+        finally:
+            other.stop()
+    finally:
+        spark.stop()
+
+
+def test_bad_limit_values_stop_the_server_with_a_clear_message(request, ember_mode, tmp_path):
+    if RECORD or ember_mode != "local":
+        pytest.skip("the same flag handling in every mode")
+    with pytest.raises(RuntimeError, match="spark.ember.maxSessions=none"):
+        EmberServer(ember_binary(request.config), ember_mode, extra_args=["--conf", "spark.ember.maxSessions=none"], workdir=tmp_path)
+
