@@ -149,9 +149,10 @@ impl ExecutionPlan for OrderedCoalesceExec {
 /// Run every partition of `plan` concurrently and emit their batches in partition order.
 ///
 /// With `buffer`, each partition runs at most that many batches ahead of the consumer. Without
-/// it, partitions run ahead freely while the memory pool grants their buffered batches (a few
-/// batches each are always allowed); when it refuses, a later partition waits until the
-/// consumer reaches it, so buffering never exceeds the memory budget.
+/// it, partitions run ahead while the memory pool grants their buffered batches, up to
+/// [`AHEAD_BYTES`] each (a quarter of the memory limit over all partitions if less; a few
+/// batches each are always allowed); beyond, a later partition waits until the consumer
+/// reaches it, so a slow client never makes the process buffer the whole result.
 pub fn ordered_concat(
     plan: &Arc<dyn ExecutionPlan>,
     context: Arc<TaskContext>,
@@ -162,6 +163,9 @@ pub fn ordered_concat(
         return plan.execute(0, context);
     }
     let schema = plan.schema();
+    let cap = crate::memory::installed().map_or(AHEAD_BYTES, |b| {
+        (b.limit() / 4 / partitions).min(AHEAD_BYTES)
+    });
     let mut outputs = Vec::with_capacity(partitions);
     for p in 0..partitions {
         let mut stream = plan.execute(p, context.clone())?;
@@ -179,6 +183,7 @@ pub fn ordered_concat(
                     ),
                     queued: AtomicUsize::new(0),
                     freed: Notify::new(),
+                    cap,
                 });
                 (
                     Sender::Unbounded(tx, gate.clone()),
@@ -207,11 +212,16 @@ pub fn ordered_concat(
 /// Batches a partition may always buffer, whatever the memory pool says.
 const FREE_BUFFER: usize = 2;
 
+/// Bytes a partition may buffer ahead of the consumer, at most.
+pub const AHEAD_BYTES: usize = 64 << 20;
+
 /// The memory a partition's buffered batches hold, granted by the pool.
 struct Gate {
     reservation: Mutex<MemoryReservation>,
     queued: AtomicUsize,
     freed: Notify,
+    /// Bytes the partition may hold beyond its free batches.
+    cap: usize,
 }
 
 impl Gate {
@@ -221,8 +231,11 @@ impl Gate {
             if self.queued.load(Ordering::Acquire) < FREE_BUFFER {
                 return 0;
             }
-            if self.reservation.lock().try_grow(bytes).is_ok() {
-                return bytes;
+            {
+                let reservation = self.reservation.lock();
+                if reservation.size() + bytes <= self.cap && reservation.try_grow(bytes).is_ok() {
+                    return bytes;
+                }
             }
             self.freed.notified().await;
         }

@@ -65,6 +65,9 @@ pub struct TaskDefinition {
     /// One entry per placeholder index.
     pub inputs: Vec<TaskInput>,
     pub output: OutputDistribution,
+    /// The task writes the job's output (final stage): its stream is read once, and the task
+    /// waits for its reader (the client) rather than run ahead of it.
+    pub job_output: bool,
 }
 
 /// Replace the placeholders of a stage plan with readers of the assigned streams.
@@ -107,7 +110,13 @@ pub async fn run_task(
     let channels = task.output.channels();
     let schema = plan.schema();
     let writers: Vec<_> = (0..channels)
-        .map(|c| streams.create(task.id.stream(c), schema.clone()))
+        .map(|c| {
+            if task.job_output {
+                streams.create_job_output(task.id.stream(c), schema.clone())
+            } else {
+                streams.create(task.id.stream(c), schema.clone())
+            }
+        })
         .collect();
     let mut written = (0u64, 0u64);
     let mut count = |batch: &arrow::array::RecordBatch| {
@@ -120,7 +129,7 @@ pub async fn run_task(
             while let Some(batch) = stream.next().await {
                 let batch = batch?;
                 count(&batch);
-                writers[0].push(batch);
+                writers[0].push(batch).await;
             }
             return Ok(());
         }
@@ -149,7 +158,7 @@ pub async fn run_task(
                     let (channel, batch) = part?;
                     if batch.num_rows() > 0 {
                         count(&batch);
-                        writers[channel].push(batch);
+                        writers[channel].push(batch).await;
                     }
                 }
             }

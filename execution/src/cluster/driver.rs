@@ -12,7 +12,7 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::ExecutionPlan;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::output::{FinalState, job_output};
+use super::output::{FinalState, OutputProgress, job_output};
 use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
 use crate::job_graph::{JobGraph, input_streams};
 use crate::metrics::JobReport;
@@ -111,6 +111,8 @@ struct JobState {
     /// Partition counts of each stage's input placeholders, by input index.
     placeholder_partitions: Vec<Vec<usize>>,
     output: Vec<watch::Sender<FinalState>>,
+    /// Final partitions the job output has read to their end.
+    output_read: Arc<OutputProgress>,
     /// The query's progress and the id it gives this job's first stage.
     progress: Option<(Arc<QueryProgress>, i64)>,
 }
@@ -287,12 +289,14 @@ impl Driver {
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..final_partitions)
             .map(|_| watch::channel(FinalState::Pending))
             .unzip();
+        let output_read = Arc::new(OutputProgress::default());
         let stream = job_output(
             job,
             graph.schema().clone(),
             receivers,
             self.source.clone(),
             self.handle.clone(),
+            output_read.clone(),
         );
         tracing::debug!(job, stages = graph.stages().len(), "job accepted");
         let progress = QueryProgress::of(&context).map(|p| {
@@ -311,6 +315,7 @@ impl Driver {
                 tasks,
                 placeholder_partitions,
                 output: senders,
+                output_read,
                 progress,
             },
         );
@@ -363,6 +368,78 @@ impl Driver {
                 self.fail_job(job_id, Arc::new(e));
             }
         }
+        if self.preempt_for_job_output() {
+            self.schedule();
+        }
+    }
+
+    /// Final tasks wait for the client to read their output, which it does in partition
+    /// order: a final task queued while higher partitions of its job hold every slot would
+    /// never run (after a lost worker). Stop the highest of those, to run again later (nothing
+    /// of it was read), and put the lower one first in the queue. True if a task was stopped.
+    fn preempt_for_job_output(&mut self) -> bool {
+        if self.workers.values().any(|w| w.running.len() < w.slots) {
+            return false;
+        }
+        let jobs = &self.jobs;
+        let waiting = self.queue.iter().copied().find(|(j, p)| {
+            jobs.get(j)
+                .is_some_and(|job| p.stage == job.graph.output_stage())
+        });
+        let Some((job_id, position)) = waiting else {
+            return false;
+        };
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return false;
+        };
+        let victim = job
+            .tasks
+            .iter()
+            .filter(|(p, s)| {
+                p.stage == position.stage
+                    && p.partition > position.partition
+                    && matches!(s.status, Status::Running { .. })
+            })
+            .map(|(p, _)| *p)
+            .max();
+        let Some(victim) = victim else {
+            return false;
+        };
+        let Some(state) = job.tasks.get_mut(&victim) else {
+            return false;
+        };
+        let Status::Running { worker } = state.status else {
+            return false;
+        };
+        let task = TaskId {
+            job: job_id,
+            stage: victim.stage,
+            partition: victim.partition,
+            attempt: state.attempt,
+        };
+        tracing::debug!(%task, "stopped to free a slot for a lower job output partition");
+        state.attempt += 1;
+        state.status = Status::Queued;
+        if let Some(tx) = job.output.get(victim.partition) {
+            let _ = tx.send(FinalState::Pending);
+        }
+        if let Some((progress, first)) = &job.progress {
+            let attempt = TaskAttempt {
+                partition: victim.partition,
+                attempt: task.attempt,
+                worker: Some(worker),
+            };
+            progress.task_ended(first + victim.stage as i64, attempt, false);
+        }
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.running.remove(&task);
+            let _ = w.client.send(WorkerCommand::StopTask { task });
+        }
+        self.queue
+            .retain(|(j, p)| !(*j == job_id && *p == position));
+        self.queue.push_front((job_id, position));
+        self.queue.push_back((job_id, victim));
+        true
     }
 
     fn launch(&mut self, job_id: JobId, position: TaskPosition, worker: WorkerId) -> Result<()> {
@@ -434,6 +511,7 @@ impl Driver {
             plan: stage.plan.clone(),
             inputs,
             output: stage.distribution.clone(),
+            job_output: position.stage == job.graph.output_stage(),
         };
         let context = job.context.clone();
         let final_stage = job.graph.output_stage();
@@ -639,7 +717,9 @@ impl Driver {
                             .consumers(position.stage)
                             .iter()
                             .any(|(consumer, _)| stage_unfinished(job, *consumer));
-                        let is_final = position.stage == job.graph.output_stage();
+                        // A final partition the client has read needs no second run.
+                        let is_final = position.stage == job.graph.output_stage()
+                            && position.partition >= job.output_read.read();
                         if needed || is_final {
                             lost.push(*position);
                         }

@@ -2,31 +2,58 @@
 //! stream. Partition `k + 1` is not read before partition `k` has ended; dropping the stream
 //! tells the driver the job is released.
 //!
+//! A reader task moves batches from the final tasks' streams to the consumer through a channel
+//! of a few batches, so rows reach the client while the final tasks still run, and a consumer
+//! that stops reading stops the reader, whose final-task streams (read once, bounded: see
+//! `crate::stream`) stop their tasks in turn: nothing between the tasks and the client buffers
+//! more than a few batches. The driver learns through [`OutputProgress`] which partitions
+//! were read to their end (their tasks need not run again if their worker is lost).
+//!
 //! A partition is read from the attempt the driver last published for it (running or
 //! succeeded). Its rows are held back until that attempt's output stream ends, or until more
-//! than [`HOLD_BYTES`] are held; so an attempt that fails before its output is complete and
+//! than [`hold_bytes`] are held; so an attempt that fails before its output is complete and
 //! is run again never shows its rows. Past that limit rows stream as produced, and a later
 //! failure of that attempt fails the job rather than show rows twice. When a read fails and
 //! the driver neither runs the partition again nor fails it for a while, the same output is
 //! read again (the read, not the task, may have failed), up to `MAX_READS` times.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion_common_runtime::SpawnedTask;
 use futures::StreamExt;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::DriverEvent;
 use super::driver::DriverHandle;
 use crate::stream::{JobId, StreamRef, StreamSource};
 
-/// Output held back per partition before it streams regardless of retries.
+/// Output held back per partition before it streams regardless of retries (at most).
 pub const HOLD_BYTES: usize = 64 * 1024 * 1024;
+
+/// Output held back per partition: [`HOLD_BYTES`], or an eighth of the memory limit if less.
+fn hold_bytes() -> usize {
+    crate::memory::installed().map_or(HOLD_BYTES, |b| (b.limit() / 8).min(HOLD_BYTES))
+}
+
+/// Batches between the reader task and the consumer.
+const CHANNEL_BATCHES: usize = 2;
+
+/// How far the job output has read: partitions below [`OutputProgress::read`] were read to
+/// their end. Shared by the job output and the driver.
+#[derive(Debug, Default)]
+pub struct OutputProgress(AtomicUsize);
+
+impl OutputProgress {
+    pub fn read(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
 
 /// After a failed read, how long to wait for the driver to run the partition again before
 /// reading the same output again (the read, not the task, may have failed).
@@ -56,16 +83,7 @@ impl Drop for JobGuard {
     }
 }
 
-struct OutputState {
-    partitions: VecDeque<watch::Receiver<FinalState>>,
-    /// Every partition, to wait at the end for the driver to have their tasks' reports.
-    all: Vec<watch::Receiver<FinalState>>,
-    source: Arc<dyn StreamSource>,
-    schema: SchemaRef,
-    /// Batches ready to emit.
-    ready: VecDeque<RecordBatch>,
-    _guard: JobGuard,
-}
+type Sender = mpsc::Sender<Result<RecordBatch>>;
 
 pub fn job_output(
     job: JobId,
@@ -73,48 +91,43 @@ pub fn job_output(
     partitions: Vec<watch::Receiver<FinalState>>,
     source: Arc<dyn StreamSource>,
     driver: DriverHandle,
+    progress: Arc<OutputProgress>,
 ) -> SendableRecordBatchStream {
-    let state = OutputState {
-        all: partitions.clone(),
-        partitions: partitions.into(),
-        source,
-        schema: schema.clone(),
-        ready: VecDeque::new(),
-        _guard: JobGuard { job, driver },
-    };
-    let stream = futures::stream::unfold(Some(state), |state| async move {
-        let mut state = state?;
-        loop {
-            if let Some(batch) = state.ready.pop_front() {
-                return Some((Ok(batch), Some(state)));
-            }
-            let Some(mut partition) = state.partitions.pop_front() else {
-                settle(&mut state.all).await;
-                return None;
-            };
-            match read_partition(
-                &mut partition,
-                &state.source,
-                &state.schema,
-                &mut state.ready,
-            )
-            .await
-            {
-                Ok(()) => continue,
-                Err(e) => return Some((Err(e), None)),
+    let (tx, rx) = mpsc::channel(CHANNEL_BATCHES);
+    let reader_schema = schema.clone();
+    // Dropping the stream aborts the reader, which drops the guard (the job is released).
+    let reader = SpawnedTask::spawn(async move {
+        let _guard = JobGuard { job, driver };
+        let mut all = partitions.clone();
+        for mut partition in partitions {
+            match read_partition(&mut partition, &source, &reader_schema, &tx).await {
+                Ok(true) => {
+                    progress.0.fetch_add(1, Ordering::AcqRel);
+                }
+                Ok(false) => return, // the consumer is gone
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
             }
         }
+        settle(&mut all).await;
+    });
+    let stream = futures::stream::unfold((rx, reader), |(mut rx, reader)| async move {
+        rx.recv().await.map(|item| (item, (rx, reader)))
     });
     Box::pin(RecordBatchStreamAdapter::new(schema, stream))
 }
 
-/// Read one final partition into `ready`, following retries until it is committed.
+/// Read one final partition to the consumer, following retries until it is committed; false
+/// when the consumer is gone.
 async fn read_partition(
     partition: &mut watch::Receiver<FinalState>,
     source: &Arc<dyn StreamSource>,
     schema: &SchemaRef,
-    ready: &mut VecDeque<RecordBatch>,
-) -> Result<()> {
+    out: &Sender,
+) -> Result<bool> {
+    let hold = hold_bytes();
     let mut reads = 0usize;
     let mut last_read: Option<StreamRef> = None;
     loop {
@@ -141,14 +154,20 @@ async fn read_partition(
                 item = stream.next() => match item {
                     Some(Ok(batch)) => {
                         if committed {
-                            ready.push_back(batch);
+                            if out.send(Ok(batch)).await.is_err() {
+                                return Ok(false);
+                            }
                             continue;
                         }
                         held_bytes += batch.get_array_memory_size();
                         held.push(batch);
-                        if held_bytes > HOLD_BYTES {
+                        if held_bytes > hold {
                             committed = true;
-                            ready.extend(held.drain(..));
+                            for batch in held.drain(..) {
+                                if out.send(Ok(batch)).await.is_err() {
+                                    return Ok(false);
+                                }
+                            }
                         }
                     }
                     Some(Err(e)) => break Err(e),
@@ -172,8 +191,12 @@ async fn read_partition(
         };
         match outcome {
             Ok(()) => {
-                ready.extend(held);
-                return Ok(());
+                for batch in held {
+                    if out.send(Ok(batch)).await.is_err() {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
             }
             Err(e) => {
                 if committed {

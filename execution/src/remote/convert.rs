@@ -137,6 +137,7 @@ pub fn encode_task(
         inputs,
         output: Some(pb::OutputDistribution { kind: Some(output) }),
         config,
+        job_output: task.job_output,
     })
 }
 
@@ -209,6 +210,7 @@ pub fn decode_task(
             plan,
             inputs,
             output,
+            job_output: task.job_output,
         },
         addresses,
     ))

@@ -4,8 +4,14 @@
 //! memory pool grants them (one consumer per process: a pool that cannot ask it to
 //! spill must not let it crowd out sorts); beyond that, the stream's batches in memory move to
 //! a spill file (`super::spill`) and are read back from there.
+//!
+//! A job output stream (the final stage's, read once by the job output) is bounded instead:
+//! its writer waits while more than [`JOB_OUTPUT_WINDOW`] bytes are unread, and each batch is
+//! dropped as it is read, so a slow client holds back the task rather than fill memory or
+//! disk. Such a stream can be read once; opening it again after its first batches were read
+//! fails.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 
 use arrow::array::RecordBatch;
@@ -28,6 +34,9 @@ enum Slot {
 
 type SharedReservation = Arc<Mutex<MemoryReservation>>;
 
+/// Unread bytes a job output stream holds before its writer waits for the reader.
+pub const JOB_OUTPUT_WINDOW: usize = 4 << 20;
+
 /// The process's stream outputs keep at most this part of the memory limit in memory.
 const OUTPUT_SHARE: usize = 4;
 
@@ -44,7 +53,11 @@ fn min_spill() -> usize {
 struct BufferState {
     /// Set by the writer; readers elsewhere (Flight) need it before the first batch.
     schema: Option<SchemaRef>,
-    batches: Vec<Slot>,
+    batches: VecDeque<Slot>,
+    /// Batches already dropped from the front (read once, job output streams).
+    base: usize,
+    /// Set for a job output stream: read once, at most this many bytes unread.
+    window: Option<usize>,
     /// Bytes of the batches in memory (as granted by the pool).
     in_memory: usize,
     /// `Some` once the writer finished: `Err` carries its failure to readers.
@@ -55,6 +68,8 @@ struct BufferState {
 struct Buffer {
     state: Mutex<BufferState>,
     notify: Notify,
+    /// Wakes the writer of a job output stream when its reader took a batch.
+    space: Notify,
     /// The worker's share of the memory pool (none without an installed budget).
     reservation: Option<SharedReservation>,
 }
@@ -154,6 +169,7 @@ impl StreamManager {
                 Arc::new(Buffer {
                     state: Mutex::default(),
                     notify: Notify::new(),
+                    space: Notify::new(),
                     reservation,
                 })
             })
@@ -164,6 +180,18 @@ impl StreamManager {
     pub fn create(&self, key: StreamKey, schema: SchemaRef) -> StreamWriter {
         let buffer = self.buffer(key);
         buffer.state.lock().schema = Some(schema);
+        StreamWriter { buffer }
+    }
+
+    /// The writer of a job output stream: read once, its writer waits while
+    /// [`JOB_OUTPUT_WINDOW`] bytes are unread.
+    pub fn create_job_output(&self, key: StreamKey, schema: SchemaRef) -> StreamWriter {
+        let buffer = self.buffer(key);
+        {
+            let mut state = buffer.state.lock();
+            state.schema = Some(schema);
+            state.window = Some(JOB_OUTPUT_WINDOW);
+        }
         StreamWriter { buffer }
     }
 
@@ -191,8 +219,31 @@ impl StreamManager {
                     tokio::pin!(notified);
                     notified.as_mut().enable();
                     {
-                        let state = buffer.state.lock();
-                        match state.batches.get(next) {
+                        let mut state = buffer.state.lock();
+                        if next < state.base {
+                            let e = DataFusionError::Execution(
+                                "this job output stream was already read".into(),
+                            );
+                            return Some((Err(e), (buffer.clone(), next, true, None)));
+                        }
+                        if state.window.is_some() && next < state.base + state.batches.len() {
+                            // Read once: the batch leaves the stream, and its writer may go on.
+                            let taken = state.batches.pop_front();
+                            state.base += 1;
+                            if let Some(Slot::Memory(batch, bytes)) = taken {
+                                state.in_memory -= bytes;
+                                drop(state);
+                                if let Some(reservation) = &buffer.reservation {
+                                    reservation.lock().shrink(bytes);
+                                }
+                                buffer.space.notify_waiters();
+                                return Some((Ok(batch), (buffer, next + 1, false, reader)));
+                            }
+                            let e =
+                                DataFusionError::Internal("a job output stream left memory".into());
+                            return Some((Err(e), (buffer.clone(), next, true, None)));
+                        }
+                        match state.batches.get(next - state.base) {
                             Some(Slot::Memory(batch, _)) => {
                                 let batch = batch.clone();
                                 drop(state);
@@ -264,6 +315,7 @@ impl StreamManager {
             }
             drop(state);
             b.notify.notify_waiters();
+            b.space.notify_waiters();
         }
     }
 
@@ -282,7 +334,45 @@ pub struct StreamWriter {
 }
 
 impl StreamWriter {
-    pub fn push(&self, batch: RecordBatch) {
+    /// Add a batch; for a job output stream, first wait until its reader has taken enough
+    /// (or the stream was given up).
+    pub async fn push(&self, batch: RecordBatch) {
+        let window = self.buffer.state.lock().window;
+        if let Some(window) = window {
+            loop {
+                let space = self.buffer.space.notified();
+                tokio::pin!(space);
+                space.as_mut().enable();
+                {
+                    let state = self.buffer.state.lock();
+                    if state.in_memory < window || state.batches.is_empty() {
+                        break;
+                    }
+                    if state.done.is_some() {
+                        return; // nobody will read it (the job was cleaned up)
+                    }
+                }
+                space.await;
+            }
+            let bytes = batch.get_array_memory_size();
+            if let Some(reservation) = &self.buffer.reservation {
+                let reservation = reservation.lock();
+                if reservation.try_grow(bytes).is_err() {
+                    // Bounded by the window: counted even past the pool's limit.
+                    reservation.grow(bytes);
+                }
+            }
+            let mut state = self.buffer.state.lock();
+            state.in_memory += bytes;
+            state.batches.push_back(Slot::Memory(batch, bytes));
+            drop(state);
+            self.buffer.notify.notify_waiters();
+            return;
+        }
+        self.push_now(batch);
+    }
+
+    fn push_now(&self, batch: RecordBatch) {
         let mut state = self.buffer.state.lock();
         let mut spill = false;
         let mut accounted = 0;
@@ -299,7 +389,7 @@ impl StreamWriter {
             }
         }
         state.in_memory += accounted;
-        state.batches.push(Slot::Memory(batch, accounted));
+        state.batches.push_back(Slot::Memory(batch, accounted));
         if spill {
             match state.spill() {
                 Ok(freed) => {
@@ -330,6 +420,7 @@ impl StreamWriter {
         }
         drop(state);
         self.buffer.notify.notify_waiters();
+        self.buffer.space.notify_waiters();
     }
 }
 

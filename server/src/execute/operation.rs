@@ -4,6 +4,10 @@
 //!
 //! The producer (the task running the query) stays at most [`MAX_AHEAD`] responses ahead of
 //! the fastest consumer, so a slow client applies backpressure instead of growing the buffer.
+//! Responses already sent are kept for a reattach up to [`RETRY_BUFFER_BYTES`] (Spark's
+//! `spark.connect.execute.reattachable.observerRetryBufferSize`, 10 MiB) even if the client has
+//! not released them yet: a client whose releases lag behind its reading (PySpark releases
+//! from a thread pool) does not make the server hold the whole result.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -12,6 +16,7 @@ use ember_execution::progress::QueryProgress;
 use ember_protos::spark::connect::ExecutePlanResponse;
 use futures::Stream;
 use parking_lot::Mutex;
+use prost::Message;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 use tonic::Status;
@@ -21,15 +26,21 @@ use crate::error::{operation_canceled, status_of};
 /// Responses the producer may run ahead of the client.
 pub const MAX_AHEAD: u64 = 16;
 
+/// Bytes of sent responses kept for a reattach before the oldest are dropped unreleased.
+pub const RETRY_BUFFER_BYTES: usize = 10 << 20;
+
 struct Buffered {
     seq: u64,
     response_id: String,
     response: ExecutePlanResponse,
+    bytes: usize,
 }
 
 #[derive(Default)]
 struct OpState {
     buffer: VecDeque<Buffered>,
+    /// Encoded bytes of the responses in `buffer`.
+    buffered_bytes: usize,
     next_seq: u64,
     /// One past the highest sequence number any stream has sent.
     consumed: u64,
@@ -87,10 +98,13 @@ impl Operation {
                     let seq = s.next_seq;
                     s.next_seq += 1;
                     let response_id = response.response_id.clone();
+                    let bytes = response.encoded_len();
+                    s.buffered_bytes += bytes;
                     s.buffer.push_back(Buffered {
                         seq,
                         response_id,
                         response,
+                        bytes,
                     });
                     drop(s);
                     self.notify.notify_waiters();
@@ -135,7 +149,8 @@ impl Operation {
     pub fn release_until(&self, response_id: &str) {
         let mut s = self.state.lock();
         if let Some(pos) = s.buffer.iter().position(|b| b.response_id == response_id) {
-            s.buffer.drain(..=pos);
+            let freed: usize = s.buffer.drain(..=pos).map(|b| b.bytes).sum();
+            s.buffered_bytes -= freed;
         }
     }
 
@@ -145,6 +160,7 @@ impl Operation {
             let mut s = self.state.lock();
             s.released = true;
             s.buffer.clear();
+            s.buffered_bytes = 0;
         }
         self.interrupt();
     }
@@ -185,10 +201,15 @@ impl Operation {
                         .map(|b| (b.seq, b.response.clone()));
                     if let Some((seq, response)) = next {
                         s.consumed = s.consumed.max(seq + 1);
-                        if !op.reattachable {
-                            while s.buffer.front().is_some_and(|b| b.seq <= seq) {
-                                s.buffer.pop_front();
-                            }
+                        // Sent responses go at once (not reattachable), or once those kept
+                        // for a reattach exceed their budget.
+                        while let Some(front) = s.buffer.front()
+                            && front.seq <= seq
+                            && (!op.reattachable || s.buffered_bytes > RETRY_BUFFER_BYTES)
+                        {
+                            let bytes = front.bytes;
+                            s.buffer.pop_front();
+                            s.buffered_bytes -= bytes;
                         }
                         drop(s);
                         op.notify.notify_waiters();
