@@ -93,6 +93,7 @@ def make_pki(directory: Path, names=("localhost",), ips=("127.0.0.1",)):
 # A PySpark client in a child process that trusts `ca` (gRPC's default roots come from the
 # environment when first used).
 CLIENT = r"""
+import os
 import sys
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -101,6 +102,9 @@ df = spark.range(0, 1000, 1, 4).withColumn("k", F.col("id") % 7)
 agg = df.groupBy("k").agg(F.sum("id").alias("s"))
 joined = agg.join(spark.range(7).withColumnRenamed("id", "k"), "k").orderBy("k")
 print("ANSWER", [(r.k, r.s) for r in joined.collect()])
+# User code sees neither the cluster secret nor the token in its environment.
+secrets = F.udf(lambda _: str([os.environ.get(k) for k in ("EMBER_CLUSTER_SECRET", "SPARK_CONNECT_AUTHENTICATE_TOKEN")]))
+print("UDF_ENV", spark.range(1).select(secrets("id")).first()[0])
 spark.stop()
 """
 
@@ -274,6 +278,7 @@ def test_started_workers_use_cluster_tls_and_a_generated_secret(request, ember_m
         server.stop()
     log = server.log_path.read_text()
     assert re.search(r"driver service listening on https://.*cluster secret: yes, TLS: yes", log), log
+    assert "UDF_ENV [None, None]" in done.stdout
     # The secret never appears on a command line.
     assert "EMBER_CLUSTER_SECRET=" not in log
 

@@ -41,6 +41,10 @@ impl Worker {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .env("PYTHONUNBUFFERED", "1")
+            // User code runs here: it gets no secrets through its environment (it runs as the
+            // server's user all the same; see README, Security).
+            .env_remove(crate::remote::CLUSTER_SECRET_ENV)
+            .env_remove("SPARK_CONNECT_AUTHENTICATE_TOKEN")
             .spawn()
             .map_err(|e| {
                 PythonError::Setup(format!("cannot start the Python worker `{python}`: {e}"))
