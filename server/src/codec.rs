@@ -378,6 +378,7 @@ fn encode_python_map(map: &PythonMapExec) -> Result<Vec<u8>> {
         "batch_size": map.batch_size(),
         "schema": hex(&schema),
         "group_keys": map.group_keys(),
+        "artifacts": f.artifacts.as_ref().map(|a| a.to_json()),
     });
     Ok(v.to_string().into_bytes())
 }
@@ -395,6 +396,9 @@ fn decode_python_map(v: &Value, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn
             .ok_or_else(|| bad("mapInPandas"))?,
         command: bytes("command")?.into(),
         python_ver: text("python_ver").unwrap_or_default().to_string(),
+        artifacts: v
+            .get("artifacts")
+            .and_then(ember_execution::python::PythonArtifacts::from_json),
     };
     let batch_size = v
         .get("batch_size")

@@ -74,6 +74,13 @@ impl RequestContext {
             time_zone: self.session.conf.time_zone(),
             artifacts: Some(lookup),
             cached_relations: Some(checkpoints),
+            python_artifacts: ember_execution::python::PythonArtifacts::new(
+                self.session
+                    .artifacts
+                    .lock()
+                    .iter()
+                    .map(|(n, b)| (n.clone(), Arc::from(b.as_ref()))),
+            ),
         }
     }
 

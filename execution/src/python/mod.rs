@@ -147,6 +147,127 @@ pub struct PythonFunction {
     pub command: Arc<[u8]>,
     /// The client's Python `major.minor`.
     pub python_ver: String,
+    /// The session's Python artifacts (`spark.addArtifacts(..., pyfile/archive/file=True)`),
+    /// importable by the function.
+    pub artifacts: Option<Arc<PythonArtifacts>>,
+}
+
+/// The files a session added for its Python functions: `pyfiles/<name>`, `archives/<name>`
+/// (maybe `#<alias>`) and `files/<name>`, as the client names them. `key` identifies this set
+/// (a hash of the names and contents): the worker's copy on disk is made once per key.
+#[derive(Debug, Clone)]
+pub struct PythonArtifacts {
+    pub key: String,
+    pub files: Vec<(String, Arc<[u8]>)>,
+}
+
+impl PythonArtifacts {
+    /// The set of `files` (the session's artifacts; those that are not Python's are left out),
+    /// or `None` when there are none.
+    pub fn new(files: impl IntoIterator<Item = (String, Arc<[u8]>)>) -> Option<Arc<Self>> {
+        use std::hash::{Hash, Hasher};
+        let mut files: Vec<(String, Arc<[u8]>)> = files
+            .into_iter()
+            .filter(|(n, _)| {
+                ["pyfiles/", "archives/", "files/"]
+                    .iter()
+                    .any(|p| n.starts_with(p))
+            })
+            .collect();
+        if files.is_empty() {
+            return None;
+        }
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for (n, data) in &files {
+            n.hash(&mut hasher);
+            data.hash(&mut hasher);
+        }
+        Some(Arc::new(Self {
+            key: format!("{:016x}", hasher.finish()),
+            files,
+        }))
+    }
+}
+
+impl PythonArtifacts {
+    /// For plans sent to cluster workers: `{"key", "files": [[name, hex], ...]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let files: Vec<serde_json::Value> = self
+            .files
+            .iter()
+            .map(|(n, d)| {
+                let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
+                serde_json::json!([n, hex])
+            })
+            .collect();
+        serde_json::json!({ "key": self.key, "files": files })
+    }
+
+    /// What [`Self::to_json`] wrote (`None` for null or anything else).
+    pub fn from_json(v: &serde_json::Value) -> Option<Arc<Self>> {
+        let key = v.get("key")?.as_str()?.to_string();
+        let mut files = Vec::new();
+        for f in v.get("files")?.as_array()? {
+            let name = f.get(0)?.as_str()?.to_string();
+            let hex = f.get(1)?.as_str()?.as_bytes();
+            let data = hex
+                .chunks(2)
+                .map(|c| u8::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok())
+                .collect::<Option<Vec<u8>>>()?;
+            files.push((name, Arc::from(data)));
+        }
+        Some(Arc::new(Self { key, files }))
+    }
+}
+
+impl PartialEq for PythonArtifacts {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for PythonArtifacts {}
+
+impl std::hash::Hash for PythonArtifacts {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key.hash(state);
+    }
+}
+
+static MATERIALIZED: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashSet<String>>> =
+    std::sync::LazyLock::new(|| parking_lot::Mutex::new(std::collections::HashSet::new()));
+
+/// The directory holding `artifacts` for the workers of this process (written on first use):
+/// pyfiles and files at its top, archives under `.archives/` for the worker to unpack.
+fn artifacts_dir(artifacts: &PythonArtifacts) -> Result<String, PythonError> {
+    let dir = std::env::temp_dir()
+        .join(format!("ember-python-artifacts-{}", std::process::id()))
+        .join(&artifacts.key);
+    let mut done = MATERIALIZED.lock();
+    if !done.contains(&artifacts.key) {
+        let io = |e: std::io::Error| PythonError::Setup(format!("Python artifacts: {e}"));
+        std::fs::create_dir_all(dir.join(".archives")).map_err(io)?;
+        for (name, data) in &artifacts.files {
+            let (prefix, rest) = name.split_once('/').unwrap_or(("files", name));
+            // (Names are the client's: no way out of the directory.)
+            let rest: String = rest
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+                .collect::<Vec<_>>()
+                .join("/");
+            let path = match prefix {
+                "archives" => dir.join(".archives").join(rest.replace('/', "_")),
+                _ => dir.join(&rest),
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            std::fs::write(&path, data).map_err(io)?;
+        }
+        done.insert(artifacts.key.clone());
+    }
+    Ok(dir.to_string_lossy().into_owned())
 }
 
 /// Evaluate a scalar Python function over `args` (`num_rows` rows), in batches of at most
@@ -248,11 +369,16 @@ fn exchange(
     input: &[u8],
     output_schema: &[u8],
 ) -> Result<Vec<u8>, PythonError> {
+    let artifacts = match &function.artifacts {
+        Some(a) => artifacts_dir(a)?,
+        None => String::new(),
+    };
     let request = Request {
         eval_type,
         command: &function.command,
         input,
         output_schema,
+        artifacts: artifacts.as_bytes(),
     };
     let mut worker = pool::take(python)?;
     if !function.python_ver.is_empty() && worker.version != function.python_ver {

@@ -7,7 +7,8 @@
 #            and after a setup error bytes message
 #   request  ember -> worker: i32 eval type, bytes command (cloudpickled (func, return type)),
 #            bytes Arrow IPC stream of the arguments (one column per argument), bytes Arrow
-#            IPC stream holding only the schema of the result (one field)
+#            IPC stream holding only the schema of the result (one field), bytes the directory
+#            of the session's artifacts (empty: none; see _use_artifacts)
 #   response worker -> ember: u32 0, bytes Arrow IPC stream of the result column; or
 #            u32 1, bytes error class, bytes message (the Python traceback)
 #
@@ -632,6 +633,63 @@ def _write_stream(schema, batches):
     return sink.getvalue().to_pybytes()
 
 
+_ARTIFACTS = [None, []]  # the directory in use, the sys.path entries it added
+
+
+def _use_artifacts(directory):
+    """Make the session's artifacts importable (pyfiles, zip/egg files, unpacked archives) and
+    its files SparkFiles', with the directory as the working directory, as Spark's worker does;
+    what another session's artifacts added (sys.path, imported modules) is taken away."""
+    current, added = _ARTIFACTS
+    if directory == (current or ""):
+        return
+    if current:
+        for p in added:
+            while p in sys.path:
+                sys.path.remove(p)
+        for name, module in list(sys.modules.items()):
+            path = getattr(module, "__file__", None) or ""
+            if path.startswith(current + os.sep):
+                del sys.modules[name]
+        os.chdir("/")
+    _ARTIFACTS[0], _ARTIFACTS[1] = None, []
+    if not directory:
+        return
+    import shutil
+    import tempfile
+
+    archives = os.path.join(directory, ".archives")
+    for name in sorted(os.listdir(archives)) if os.path.isdir(archives) else []:
+        file_name, _, alias = name.partition("#")
+        target = os.path.join(directory, alias or file_name)
+        if os.path.exists(target):
+            continue
+        tmp = tempfile.mkdtemp(dir=directory)
+        fmt = "zip" if file_name.endswith((".zip", ".jar")) else None
+        shutil.unpack_archive(os.path.join(archives, name), tmp, format=fmt)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    entries = [directory] + [
+        os.path.join(directory, n) for n in sorted(os.listdir(directory)) if n.endswith((".zip", ".egg", ".whl"))
+    ]
+    for p in reversed(entries):
+        sys.path.insert(0, p)
+    os.chdir(directory)
+    for module in ("pyspark.files", "pyspark.core.files"):
+        try:
+            files = __import__(module, fromlist=["SparkFiles"]).SparkFiles
+        except (ImportError, AttributeError):
+            continue
+        files._root_directory = directory
+        files._is_running_on_worker = True
+    import importlib
+
+    importlib.invalidate_caches()
+    _ARTIFACTS[0], _ARTIFACTS[1] = directory, entries
+
+
 def _format_exception(e):
     # As Spark's worker does: the traceback without the worker's own frames.
     tb = e.__traceback__
@@ -661,7 +719,9 @@ def main():
         command = _read_bytes()
         data = _read_bytes()
         schema = _read_bytes()
+        artifacts = _read_bytes().decode()
         try:
+            _use_artifacts(artifacts)
             out = _evaluate(eval_type, command, data, schema)
         except SetupError as e:
             _write_u32(2)

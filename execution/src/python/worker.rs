@@ -20,6 +20,8 @@ pub struct Request<'a> {
     pub input: &'a [u8],
     /// Arrow IPC schema of the result (one field).
     pub output_schema: &'a [u8],
+    /// The directory of the session's Python artifacts (empty: none).
+    pub artifacts: &'a [u8],
 }
 
 pub struct Worker {
@@ -96,6 +98,7 @@ impl Worker {
         protocol::write_bytes(&mut self.stdin, request.command)?;
         protocol::write_bytes(&mut self.stdin, request.input)?;
         protocol::write_bytes(&mut self.stdin, request.output_schema)?;
+        protocol::write_bytes(&mut self.stdin, request.artifacts)?;
         self.stdin.flush()?;
         Ok(match protocol::read_u32(&mut self.stdout)? {
             STATUS_OK => Ok(protocol::read_bytes(&mut self.stdout)?),

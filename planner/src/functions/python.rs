@@ -179,6 +179,7 @@ impl PythonScalarUdf {
             "deterministic": self.deterministic,
             "keywords": self.keywords,
             "return_type": hex(&type_bytes),
+            "artifacts": self.function.artifacts.as_ref().map(|a| a.to_json()),
         });
         Some(v.to_string().into_bytes())
     }
@@ -214,6 +215,9 @@ impl PythonScalarUdf {
                 eval_type: i32::try_from(v.get("eval_type")?.as_i64()?).ok()?,
                 command: unhex(&text("command")?)?.into(),
                 python_ver: text("python_ver")?,
+                artifacts: v
+                    .get("artifacts")
+                    .and_then(python::PythonArtifacts::from_json),
             },
             return_type,
             python: text("python"),
@@ -261,6 +265,7 @@ mod tests {
                 eval_type: 101,
                 command: vec![0u8, 1, 2, 255].into(),
                 python_ver: "3.11".into(),
+                artifacts: None,
             },
             DataType::List(Arc::new(Field::new_list_field(DataType::Int32, true))),
             Some("/usr/bin/python3".into()),

@@ -247,6 +247,7 @@ pub fn python_udf(
             eval_type: udf.eval_type,
             command: udf.command.as_slice().into(),
             python_ver: udf.python_ver.clone(),
+            artifacts: ctx.python_artifacts.clone(),
         },
         output_type,
         deterministic: f.deterministic,

@@ -35,6 +35,8 @@ pub struct ProtoContext {
     pub time_zone: String,
     pub artifacts: Option<ArtifactLookup>,
     pub cached_relations: Option<CachedRelationLookup>,
+    /// The session's Python artifacts, for the Python functions the plan holds.
+    pub python_artifacts: Option<Arc<ember_execution::python::PythonArtifacts>>,
 }
 
 impl ProtoContext {
@@ -43,6 +45,7 @@ impl ProtoContext {
             time_zone: time_zone.into(),
             artifacts: None,
             cached_relations: None,
+            python_artifacts: None,
         }
     }
 }

@@ -58,6 +58,7 @@ pub fn python_udtf(
             eval_type: udtf.eval_type,
             command: udtf.command.as_slice().into(),
             python_ver: udtf.python_ver.clone(),
+            artifacts: ctx.python_artifacts.clone(),
         },
         output_type,
         deterministic: f.deterministic,
