@@ -18,6 +18,8 @@ mod error;
 mod execute;
 mod explain;
 mod flight_sql;
+#[cfg(test)]
+mod fuzz;
 mod limits;
 mod logging;
 mod prometheus;

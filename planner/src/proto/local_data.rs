@@ -25,6 +25,14 @@ fn bad(why: impl std::fmt::Display) -> PlanError {
 /// Decode the Arrow IPC stream the client sends for `createDataFrame`.
 pub fn decode_arrow(bytes: &[u8]) -> PlanResult<LocalData> {
     check_stream(bytes, MAX_DECODED_BYTES)?;
+    // arrow-ipc asserts some sizes rather than returning an error (a validity bitmap shorter
+    // than its array panics while the array is built; found by fuzzing): such a panic is this
+    // data's error too.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_checked(bytes)))
+        .unwrap_or_else(|p| Err(bad(ember_execution::panic::panic_message(p.as_ref()))))
+}
+
+fn decode_checked(bytes: &[u8]) -> PlanResult<LocalData> {
     let mut buffer = Buffer::from(bytes.to_vec());
     let mut decoder = StreamDecoder::new();
     let mut batches = Vec::new();
