@@ -219,6 +219,18 @@ def test_plain_or_untrusting_clients_cannot_talk_to_the_tls_port(tls_server, pki
         assert stub.Config(config_request(), timeout=20).session_id
 
 
+def test_a_silent_connection_is_closed_after_the_handshake_timeout(tls_server, ember_mode):
+    if ember_mode != "local":
+        pytest.skip("the same listener in every mode")
+    import socket
+
+    with socket.create_connection(("127.0.0.1", tls_server.port)) as silent:
+        silent.settimeout(30)
+        started = time.time()
+        assert silent.recv(1) == b""  # closed by the server, no handshake ever started
+        assert time.time() - started < 25
+
+
 def test_flight_sql_port_uses_the_same_certificate(tls_server, pki):
     flightsql = pytest.importorskip("adbc_driver_flightsql")
     from adbc_driver_flightsql import dbapi

@@ -12,6 +12,9 @@ use std::path::PathBuf;
 use ember_execution::remote::{CLUSTER_SECRET_ENV, ClusterSecurity, ClusterTls};
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
+/// A connection that has not finished its TLS handshake by then is closed.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// TLS on the client-facing gRPC ports (Spark Connect, Flight SQL).
 #[derive(clap::Args, Debug, Clone)]
 pub struct TlsArgs {
@@ -37,7 +40,11 @@ impl TlsArgs {
         };
         let identity = Identity::from_pem(read(cert, "--tls-cert")?, read(key, "--tls-key")?);
         builder
-            .tls_config(ServerTlsConfig::new().identity(identity))
+            .tls_config(
+                ServerTlsConfig::new()
+                    .identity(identity)
+                    .timeout(HANDSHAKE_TIMEOUT),
+            )
             .map_err(|e| format!("bad --tls-cert/--tls-key: {e}"))
     }
 

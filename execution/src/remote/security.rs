@@ -102,7 +102,11 @@ impl ClusterSecurity {
         match &self.tls {
             None => Ok(builder),
             Some(tls) => builder
-                .tls_config(ServerTlsConfig::new().identity(tls.identity.clone()))
+                .tls_config(
+                    ServerTlsConfig::new()
+                        .identity(tls.identity.clone())
+                        .timeout(std::time::Duration::from_secs(10)),
+                )
                 .map_err(|e| format!("bad cluster TLS certificate: {e}")),
         }
     }
