@@ -140,3 +140,58 @@ def test_python_version_mismatch(request, tmp_path, ember_mode):
     finally:
         session.stop()
         server.stop()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # (A killed child not yet reaped is a zombie: dead for this purpose.)
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_cancel_kills_running_function(server_url):
+    # A cancelled query (interruptAll) ends at once, the worker running its function (sleeping
+    # 60 s) is killed, and the next query of the session runs.
+    session = new_session(server_url)
+    pid_file = Path(tempfile.mkdtemp()) / "pid"
+
+    def slow(batches, path=str(pid_file)):
+        import os
+        import time
+
+        for b in batches:
+            with open(path, "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(60)
+            yield b
+
+    def cancel():
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        session.interruptAll()
+
+    threading.Thread(target=cancel, daemon=True).start()
+    started = time.time()
+    try:
+        with pytest.raises(Exception):
+            session.range(1, numPartitions=1).mapInPandas(slow, "id long").collect()
+        assert time.time() - started < 20, "the cancelled query did not end at once"
+        pid = int(pid_file.read_text())
+        for _ in range(100):
+            if not _alive(pid):
+                break
+            time.sleep(0.05)
+        assert not _alive(pid), "the worker running the cancelled function is still running"
+        plus_one = udf(lambda x: x + 1, "long")
+        assert [r[0] for r in session.range(3).select(plus_one("id")).collect()] == [1, 2, 3]
+        assert session.range(2).mapInPandas(lambda it: it, "id long").count() == 2
+    finally:
+        session.stop()

@@ -194,12 +194,24 @@ impl ExecutionPlan for PythonMapExec {
                 }
             }
             let schema = out_schema.clone();
+            // (A cancelled query drops this future: the guard kills the worker.)
+            let switch = super::KillSwitch::default();
+            let guard = super::KillOnDrop(switch.clone());
             let answer = tokio::task::spawn_blocking(move || {
-                super::run(&function, &python, &in_schema, &slices, &schema)
+                super::run_killable(
+                    &function,
+                    &python,
+                    &in_schema,
+                    &slices,
+                    &schema,
+                    Some(&switch),
+                )
             })
-            .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))?
-            .map_err(on_error)?;
+            .await;
+            guard.0.finished();
+            let answer = answer
+                .map_err(|e| DataFusionError::External(Box::new(e)))?
+                .map_err(on_error)?;
             Ok::<_, DataFusionError>(futures::stream::iter(answer.into_iter().map(Ok)))
         })
         .try_flatten();

@@ -343,6 +343,18 @@ pub fn run(
     batches: &[RecordBatch],
     out_schema: &SchemaRef,
 ) -> Result<Vec<RecordBatch>, PythonError> {
+    run_killable(function, python, schema, batches, out_schema, None)
+}
+
+/// [`run`], the worker killed through `kill` if the query is cancelled meanwhile.
+pub fn run_killable(
+    function: &PythonFunction,
+    python: &str,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    out_schema: &SchemaRef,
+    kill: Option<&KillSwitch>,
+) -> Result<Vec<RecordBatch>, PythonError> {
     let mut input = Vec::new();
     {
         let mut writer = StreamWriter::try_new(&mut input, schema)?;
@@ -352,13 +364,62 @@ pub fn run(
         writer.finish()?;
     }
     let output_schema = schema_bytes(out_schema)?;
-    let answer = exchange(function, function.eval_type, python, &input, &output_schema)?;
+    let answer = exchange_killable(
+        function,
+        function.eval_type,
+        python,
+        &input,
+        &output_schema,
+        kill,
+    )?;
     let reader = StreamReader::try_new(std::io::Cursor::new(answer), None)?;
     let mut out = Vec::new();
     for b in reader {
         out.push(b?);
     }
     Ok(out)
+}
+
+/// Kills the worker process serving a request when the query that asked for it is dropped
+/// (cancelled) before the answer came: the process is not left running the function, and is
+/// never given back to the pool.
+#[derive(Default, Clone)]
+pub struct KillSwitch {
+    process: Arc<parking_lot::Mutex<Option<Arc<parking_lot::Mutex<std::process::Child>>>>>,
+    done: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl KillSwitch {
+    fn arm(&self, process: Arc<parking_lot::Mutex<std::process::Child>>) {
+        *self.process.lock() = Some(process);
+    }
+
+    fn disarm(&self) {
+        *self.process.lock() = None;
+    }
+
+    /// The request finished: dropping the switch kills nothing.
+    pub fn finished(&self) {
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Kill the process serving the request now, if any.
+    pub fn kill(&self) {
+        if let Some(p) = self.process.lock().take() {
+            let _ = p.lock().kill();
+        }
+    }
+}
+
+/// Kills the request's worker when dropped before [`KillSwitch::finished`].
+pub struct KillOnDrop(pub KillSwitch);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if !self.0.done.load(std::sync::atomic::Ordering::SeqCst) {
+            self.0.kill();
+        }
+    }
 }
 
 /// One request to a pooled worker of `python`; the answer's bytes.
@@ -368,6 +429,17 @@ fn exchange(
     python: &str,
     input: &[u8],
     output_schema: &[u8],
+) -> Result<Vec<u8>, PythonError> {
+    exchange_killable(function, eval_type, python, input, output_schema, None)
+}
+
+fn exchange_killable(
+    function: &PythonFunction,
+    eval_type: i32,
+    python: &str,
+    input: &[u8],
+    output_schema: &[u8],
+    kill: Option<&KillSwitch>,
 ) -> Result<Vec<u8>, PythonError> {
     let artifacts = match &function.artifacts {
         Some(a) => artifacts_dir(a)?,
@@ -394,7 +466,14 @@ fn exchange(
     if let Some(message) = worker.setup_error.take() {
         return Err(PythonError::Setup(message));
     }
-    match worker.evaluate(&request) {
+    if let Some(k) = kill {
+        k.arm(worker.process());
+    }
+    let answer = worker.evaluate(&request);
+    if let Some(k) = kill {
+        k.disarm();
+    }
+    match answer {
         Ok(bytes) => {
             pool::give_back(python, worker);
             Ok(bytes)

@@ -5,6 +5,9 @@
 
 use std::io::{BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::PythonError;
 use super::protocol::{self, STATUS_OK, STATUS_PYTHON_ERROR, STATUS_SETUP_ERROR};
@@ -25,7 +28,8 @@ pub struct Request<'a> {
 }
 
 pub struct Worker {
-    child: Child,
+    /// (Shared with a [`super::KillSwitch`], which kills it when its query is cancelled.)
+    child: Arc<Mutex<Child>>,
     stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     /// The worker's Python `major.minor`.
@@ -55,7 +59,7 @@ impl Worker {
             return Err(PythonError::Setup("the Python worker has no pipes".into()));
         };
         let mut worker = Self {
-            child,
+            child: Arc::new(Mutex::new(child)),
             stdin: BufWriter::new(stdin),
             stdout: BufReader::new(stdout),
             version: String::new(),
@@ -117,11 +121,17 @@ impl Worker {
         })
     }
 
+    /// The process, for a kill switch.
+    pub fn process(&self) -> Arc<Mutex<Child>> {
+        self.child.clone()
+    }
+
     /// How the process ended, if it did (`; exit status 1`).
     fn exit_note(&mut self) -> String {
         // Give a dying process a moment to be reaped.
         for _ in 0..20 {
-            match self.child.try_wait() {
+            let status = self.child.lock().try_wait();
+            match status {
                 Ok(Some(status)) => return format!(" ({status})"),
                 Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
                 Err(_) => break,
@@ -133,7 +143,8 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut child = self.child.lock();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
