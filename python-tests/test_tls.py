@@ -279,9 +279,15 @@ def only_cluster(ember_mode):
         pytest.skip("starts its own cluster processes")
 
 
-def test_started_workers_use_cluster_tls_and_a_generated_secret(request, ember_mode, pki, tmp_path):
+@pytest.mark.parametrize("one_name", [False, True], ids=["host-names", "cluster-tls-domain"])
+def test_started_workers_use_cluster_tls_and_a_generated_secret(request, ember_mode, pki, tmp_path, one_name):
     only_cluster(ember_mode)
-    server = EmberServer(ember_binary(request.config), "cluster", extra_args=cluster_flags(pki), workdir=tmp_path)
+    flags = cluster_flags(pki)
+    if one_name:
+        # One certificate for a name no process is reached at: --cluster-tls-domain checks it.
+        flags = cluster_flags(make_pki(tmp_path / "named", names=("ember-cluster",), ips=()))
+        flags += ["--cluster-tls-domain", "ember-cluster"]
+    server = EmberServer(ember_binary(request.config), "cluster", extra_args=flags, workdir=tmp_path)
     try:
         done = run_client(server.url)
         assert done.returncode == 0, done.stderr[-3000:] + server.log_path.read_text()[-3000:]
