@@ -24,6 +24,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
+        // prost's codec with short decode errors (src/codec.rs).
+        .codec_path("crate::codec::ProstCodec")
         .compile_with_config(config, &files, &[root])?;
     Ok(())
 }

@@ -19,6 +19,7 @@ mod pattern;
 pub mod python;
 pub mod python_agg;
 mod reflect;
+mod size_limit;
 mod sketch;
 mod spatial;
 mod string;
@@ -309,6 +310,8 @@ pub fn registry() -> &'static Registry {
         to_char::register(&mut b);
         text::register(&mut b);
         vector::register(&mut b);
+        // (Last: it wraps functions registered above.)
+        size_limit::register(&mut b);
         Registry {
             functions: b.functions,
         }

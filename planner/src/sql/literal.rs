@@ -26,15 +26,7 @@ pub(crate) fn value_to_expr(l: &Lowering, v: Value) -> PlanResult<Expr> {
         | Value::DoubleQuotedRawStringLiteral(s)
         | Value::TripleSingleQuotedRawStringLiteral(s)
         | Value::TripleDoubleQuotedRawStringLiteral(s) => Expr::Literal(ScalarValue::Utf8(Some(s))),
-        Value::HexStringLiteral(h) => {
-            let h = if h.len() % 2 == 1 { format!("0{h}") } else { h };
-            let bytes = (0..h.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|_| PlanError::from(SparkError::parse_syntax(&format!("'X'{h}''"), "")))?;
-            Expr::Literal(ScalarValue::Binary(Some(bytes)))
-        }
+        Value::HexStringLiteral(h) => Expr::Literal(ScalarValue::Binary(Some(unhex_literal(&h)?))),
         Value::SingleQuotedByteStringLiteral(s) | Value::DoubleQuotedByteStringLiteral(s) => {
             Expr::Literal(ScalarValue::Binary(Some(s.into_bytes())))
         }
@@ -43,6 +35,31 @@ pub(crate) fn value_to_expr(l: &Lowering, v: Value) -> PlanResult<Expr> {
         Value::Placeholder(p) => parameter(l, &p)?,
         other => return unsupported(format!("literal {other}")),
     })
+}
+
+/// The bytes of `X'...'` (an odd count of digits has a leading zero); anything but hex
+/// digits is Spark's INVALID_TYPED_LITERAL (`X'éa'` once panicked here, slicing inside `é`).
+fn unhex_literal(text: &str) -> PlanResult<Vec<u8>> {
+    let digits: Option<Vec<u8>> = text
+        .chars()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect();
+    let Some(mut digits) = digits else {
+        return Err(PlanError::from(SparkError::new(
+            crate::error::ErrorKind::Parse,
+            "INVALID_TYPED_LITERAL",
+            "42604",
+            format!("The value of the typed literal \"X\" is invalid: '{text}'."),
+            vec![
+                ("valueType", "\"X\"".to_string()),
+                ("value", format!("'{text}'")),
+            ],
+        )));
+    };
+    if digits.len() % 2 == 1 {
+        digits.insert(0, 0);
+    }
+    Ok(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
 }
 
 /// `:name` and `?` markers, bound from `spark.sql(..., args=...)`.
