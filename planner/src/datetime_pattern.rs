@@ -148,6 +148,13 @@ const SHORT_IDS: &[(&str, &str)] = &[
     ("HST", "-10:00"),
 ];
 
+/// Spark's INVALID_TIMEZONE message for `name`.
+pub fn invalid_timezone_message(name: &str) -> String {
+    format!(
+        "The timezone: {name} is invalid. The timezone must be either a region-based zone ID or a zone offset. Region IDs must have the form 'area/city', such as 'America/Los_Angeles'. Zone offsets must be in the format '(+|-)HH', '(+|-)HH:mm\u{2019} or '(+|-)HH:mm:ss', e.g '-08' , '+01:00' or '-13:33:33', and must be in the range from -18:00 to +18:00. 'Z' and 'UTC' are accepted as synonyms for '+00:00'."
+    )
+}
+
 /// A zone name as Java's `ZoneId.of(name, SHORT_IDS)` reads it, in the form Arrow's time zones
 /// take (a region name or `+HH:MM`); None for a name Java refuses.
 pub fn java_zone_id(name: &str) -> Option<String> {

@@ -64,5 +64,7 @@ pub(crate) fn csv_options(
         multi_line: flag(ds, "multiLine", false),
         compression: compression.get_variant().to_string(),
         charset,
+        trim_leading: flag(ds, "ignoreLeadingWhiteSpace", false),
+        trim_trailing: flag(ds, "ignoreTrailingWhiteSpace", false),
     })
 }

@@ -244,6 +244,15 @@ pub fn register(b: &mut RegistryBuilder) {
             if f.args.len() == 1 {
                 f.args.push(lit(""));
             }
+            let binary = |t: &DataType| matches!(t, DataType::Binary | DataType::LargeBinary);
+            if f.types.first().is_some_and(binary) {
+                // Of BINARY values a BINARY, byte for byte: joined as hex text (which keeps
+                // the bytes' order and equality) and decoded.
+                let hex = |x: Expr| super::df_udf("encode").map(|u| u.call(vec![x, lit("hex")]));
+                f.args = f.args.into_iter().map(hex).collect::<PlanResult<_>>()?;
+                let joined = agg(f, df("string_agg"), 2, 2)?;
+                return Ok(super::df_udf("decode")?.call(vec![joined, lit("hex")]));
+            }
             agg(f, df("string_agg"), 2, 2)
         },
     );
@@ -390,14 +399,28 @@ fn regr_avg(mut f: FunctionInput, pick: usize) -> PlanResult<Expr> {
         .clone()
         .is_not_null()
         .and(f.args[1].clone().is_not_null());
-    f.args = vec![when_true(both, f.args[pick].clone())];
+    let mut value = f.args[pick].clone();
+    if f.types[pick] == DataType::Null {
+        value = cast(value, DataType::Float64);
+        f.types[pick] = DataType::Float64;
+    }
+    f.args = vec![when_true(both, value)];
     f.types = vec![f.types[pick].clone()];
     avg(f)
 }
 
 /// `avg(x)`; of decimal(p, s) as Spark: decimal(p + 4, s + 4), rounded half up
 /// (DataFusion's truncates).
-fn avg(f: FunctionInput) -> PlanResult<Expr> {
+fn avg(mut f: FunctionInput) -> PlanResult<Expr> {
+    // avg(NULL): a DOUBLE, as Spark types it.
+    if f.types.first() == Some(&DataType::Null) {
+        f.args = f
+            .args
+            .into_iter()
+            .map(|x| cast(x, DataType::Float64))
+            .collect();
+        f.types = vec![DataType::Float64];
+    }
     if f.distinct {
         return agg(f, df("avg"), 1, 1);
     }
@@ -410,19 +433,22 @@ fn avg(f: FunctionInput) -> PlanResult<Expr> {
         args: vec![cast(x.clone(), DataType::Decimal128((p + 10).min(38), s))],
         ..f.clone()
     };
+    // An average that does not fit its type fails under ANSI, else (and for try_avg) is NULL.
+    let fail = f.config.ansi && !f.name.eq_ignore_ascii_case("try_avg");
     let count_input = FunctionInput { args: vec![x], ..f };
     let sum = agg(sum_input, df("sum"), 1, 1)?;
     let count = agg(count_input, df("count"), 1, 1)?;
-    Ok(decimal_average(sum, count, p, s))
+    Ok(decimal_average(sum, count, p, s, fail))
 }
 
 /// Spark's average of DECIMAL(p, s) values from their sum (a DECIMAL(p + 10, s)) and count:
 /// a DECIMAL(p + 4, s + 4), rounded half up.
-pub(crate) fn decimal_average(sum: Expr, count: Expr, p: u8, s: i8) -> Expr {
+pub(crate) fn decimal_average(sum: Expr, count: Expr, p: u8, s: i8, fail: bool) -> Expr {
     let count = cast(count, DataType::Decimal128(20, 0));
     let (rp, rs) = ((p + 4).min(38), (s + 4).min(38));
-    // The count is never 0 where the sum is not NULL, so the division never fails.
-    super::decimal::DecimalDivide::udf(rp, rs, true).call(vec![sum, count])
+    // The count is never 0 where the sum is not NULL: only an average too large for its
+    // type fails (`fail`) or is NULL.
+    super::decimal::DecimalDivide::udf(rp, rs, fail).call(vec![sum, count])
 }
 
 /// `CASE WHEN p THEN value END`.

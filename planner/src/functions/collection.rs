@@ -100,12 +100,30 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["array_prepend"], |f| {
         let (a, e) = super::operators::two(f)?;
-        Ok(df_udf("array_prepend")?.call(vec![e, a]))
+        Ok(null_if_null(
+            a.clone(),
+            df_udf("array_prepend")?.call(vec![e, a]),
+        ))
     });
     add_df(b, &["array_compact"], "array_compact", 1, 1);
     // map_concat(m1, m2, ...): the entries of all, NULL when one map is.
-    b.scalar(&["map_concat"], |f| {
+    b.scalar(&["map_concat"], |mut f| {
         f.arity(1, usize::MAX)?;
+        // `map()` (a map of NULL type, always empty) adds nothing, and has no type to unify.
+        let untyped = |t: &DataType| match t {
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(fields) => fields
+                    .first()
+                    .is_some_and(|k| k.data_type() == &DataType::Null),
+                _ => false,
+            },
+            _ => false,
+        };
+        if f.types.iter().any(|t| !untyped(t)) {
+            let keep: Vec<bool> = f.types.iter().map(|t| !untyped(t)).collect();
+            let mut keep = keep.into_iter();
+            f.args.retain(|_| keep.next().unwrap_or(true));
+        }
         let any_null = super::any_null(&f.args);
         let entries = f
             .args
@@ -117,25 +135,50 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(null_when(any_null, map))
     });
     // array_insert(a, pos, v): 1-based; negative positions count from the end (-1 appends).
+    // A position past either end pads with NULLs, as Spark does: inserting at 5 into
+    // [a, b, c] gives [a, b, c, NULL, v], at -5 gives [v, NULL, a, b, c].
     b.scalar(&["array_insert"], |f| {
         f.arity(3, 3)?;
         let (a, pos, v) = (f.args[0].clone(), f.args[1].clone(), f.args[2].clone());
+        let element = match f.types.first() {
+            Some(DataType::List(field) | DataType::LargeList(field)) => field.data_type().clone(),
+            _ => DataType::Null,
+        };
         let size = cast(
             df_udf("array_length")?.call(vec![a.clone()]),
             DataType::Int64,
         );
         let pos = cast(pos, DataType::Int64);
+        let pos_arg = pos.clone();
+        // The 1-based slot the value takes, counted from the front.
         let at = when(
             pos.clone().lt(lit(0i64)),
             size.clone() + lit(2i64) + pos.clone(),
             Some(pos),
         );
+        let nulls = |n: Expr| -> PlanResult<Expr> {
+            let null = cast(lit(ScalarValue::Null), element.clone());
+            let n = df_udf("greatest")?.call(vec![n, lit(0i64)]);
+            Ok(df_udf("array_repeat")?.call(vec![null, n]))
+        };
         let slice = df_udf("array_slice")?;
-        let before = slice.call(vec![a.clone(), lit(1i64), at.clone() - lit(1i64)]);
-        let after = slice.call(vec![a.clone(), at, size]);
-        let joined =
-            df_udf("array_concat")?.call(vec![before, df_udf("make_array")?.call(vec![v]), after]);
-        Ok(null_if_null(a, joined))
+        let concat = df_udf("array_concat")?;
+        let one = df_udf("make_array")?.call(vec![v]);
+        let inside = concat.call(vec![
+            slice.call(vec![a.clone(), lit(1i64), at.clone() - lit(1i64)]),
+            nulls(at.clone() - lit(1i64) - size.clone())?,
+            one.clone(),
+            slice.call(vec![a.clone(), at.clone(), size]),
+        ]);
+        let before_start = concat.call(vec![one, nulls(lit(1i64) - at.clone())?, a.clone()]);
+        let joined = when(at.lt(lit(1i64)), before_start, Some(inside));
+        let joined = super::native::fail_when(
+            pos_arg.clone().eq(lit(0i64)),
+            super::native::Failure::IndexOfZero,
+            vec![pos_arg.clone()],
+            joined,
+        );
+        Ok(null_when(a.is_null().or(pos_arg.is_null()), joined))
     });
     // arrays_zip: struct fields named after the argument columns, else their positions.
     b.scalar(&["arrays_zip"], |f| {
@@ -253,7 +296,35 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["array_union"], "array_union", 2, 2);
     add_df(b, &["array_intersect"], "array_intersect", 2, 2);
     add_df(b, &["array_except"], "array_except", 2, 2);
-    add_df(b, &["arrays_overlap"], "array_has_any", 2, 2);
+    // arrays_overlap(a, b): true when a non-NULL element is in both; else NULL when both are
+    // non-empty and either holds a NULL (it might have matched), else false.
+    b.scalar(&["arrays_overlap"], |f| {
+        let (a, b2) = super::operators::two(f)?;
+        let compact = df_udf("array_compact")?;
+        let length = df_udf("array_length")?;
+        let has_nulls = |x: &Expr| {
+            length
+                .call(vec![compact.call(vec![x.clone()])])
+                .lt(length.call(vec![x.clone()]))
+        };
+        let non_empty = |x: &Expr| length.call(vec![x.clone()]).gt(lit(0u64));
+        let overlap = df_udf("array_has_any")?.call(vec![
+            compact.call(vec![a.clone()]),
+            compact.call(vec![b2.clone()]),
+        ]);
+        let maybe = non_empty(&a)
+            .and(non_empty(&b2))
+            .and(has_nulls(&a).or(has_nulls(&b2)));
+        let answer = Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![
+                (Box::new(overlap), Box::new(lit(true))),
+                (Box::new(maybe), Box::new(lit(ScalarValue::Boolean(None)))),
+            ],
+            Some(Box::new(lit(false))),
+        ));
+        Ok(null_when(a.is_null().or(b2.is_null()), answer))
+    });
     // flatten: NULL when one of the arrays is NULL.
     b.scalar(&["flatten"], |f| {
         super::check_type(&f, 0, &["ARRAY\" of \"ARRAY"], |t| match t {
@@ -282,18 +353,14 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["element_at"], |f| {
         f.arity(2, 2)?;
         match f.types.first() {
-            Some(arrow::datatypes::DataType::Map(..)) => {
-                Ok(datafusion::functions::core::get_field().call(f.args))
-            }
+            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args),
             _ => Ok(crate::functions::udf::ArrayIndex::udf(true, f.config.ansi).call(f.args)),
         }
     });
     b.scalar(&["try_element_at"], |f| {
         f.arity(2, 2)?;
         match f.types.first() {
-            Some(arrow::datatypes::DataType::Map(..)) => {
-                Ok(datafusion::functions::core::get_field().call(f.args))
-            }
+            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args),
             _ => Ok(crate::functions::udf::ArrayIndex::udf(true, false).call(f.args)),
         }
     });
@@ -345,6 +412,16 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(super::native::NativeUdf::udf(super::native::Native::CollectUnion { respect_nulls })
             .call(vec![arrays]))
     });
+}
+
+/// The value of a map's key (NULL without it): a literal key by field access, a computed one
+/// (`element_at(m, k)` with `k` a column) through `map_extract`.
+fn map_value(args: Vec<Expr>) -> PlanResult<Expr> {
+    if matches!(args.get(1), Some(Expr::Literal(..))) {
+        return Ok(datafusion::functions::core::get_field().call(args));
+    }
+    let values = df_udf("map_extract")?.call(args);
+    Ok(df_udf("array_element")?.call(vec![values, lit(1i64)]))
 }
 
 /// `struct(a, b)`: fields named after the columns they come from, else `colN`.

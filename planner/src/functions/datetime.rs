@@ -221,6 +221,12 @@ pub fn register(b: &mut RegistryBuilder) {
         b.scalar(&[name], move |mut f| {
             f.arity(2, 2)?;
             java_zone_literal(&mut f.args[1])?;
+            if !matches!(f.args[1], Expr::Literal(..)) {
+                // A column of zone names: each read as Java reads it (`JST`, `GMT+1`).
+                let zones = f.args[1].clone();
+                f.args[1] = super::native::NativeUdf::udf(super::native::Native::JavaZoneId)
+                    .call(vec![zones]);
+            }
             Ok(super::sp_udf(name)?.call(f.args))
         });
     }
@@ -747,9 +753,7 @@ pub(crate) fn java_zone_literal(arg: &mut Expr) -> PlanResult<()> {
                 crate::error::ErrorKind::DateTime,
                 "INVALID_TIMEZONE",
                 "22009",
-                format!(
-                    "The timezone: {name} is invalid. The timezone must be either a region-based zone ID or a zone offset. Region IDs must have the form 'area/city', such as 'America/Los_Angeles'. Zone offsets must be in the format '(+|-)HH', '(+|-)HH:mm\u{2019} or '(+|-)HH:mm:ss', e.g '-08' , '+01:00' or '-13:33:33', and must be in the range from -18:00 to +18:00. 'Z' and 'UTC' are accepted as synonyms for '+00:00'."
-                ),
+                crate::datetime_pattern::invalid_timezone_message(name),
                 vec![("timeZone", name.clone())],
             )
             .into());

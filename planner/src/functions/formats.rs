@@ -21,6 +21,19 @@ pub fn register(b: &mut RegistryBuilder) {
                 .map(|v| super::variant::variant_to_json(v, &f.config.time_zone))
                 .ok_or_else(|| crate::error::PlanError::InvalidPlan("to_json".into()));
         }
+        // Options that change the text are refused rather than ignored.
+        for (key, value) in literal_options(f.args.get(1), "to_json")? {
+            let default = match key.to_ascii_lowercase().as_str() {
+                "pretty" => value.eq_ignore_ascii_case("false"),
+                "ignorenullfields" => value.eq_ignore_ascii_case("true"),
+                _ => false,
+            };
+            if !default {
+                return Err(crate::error::PlanError::Unsupported(format!(
+                    "to_json option {key} = {value:?}"
+                )));
+            }
+        }
         Ok(NativeUdf::udf(Native::ToJson).call(f.args))
     });
     b.scalar_named(&["to_csv"], Naming::Custom(after_text), |f| {
@@ -46,9 +59,11 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(2, 3)?;
         check_options(&f, 2)?;
         let (schema, _) = literal_schema(&f, "from_json")?;
+        let leniency = json_leniency(f.args.get(2), "from_json")?;
         let kind = Native::FromJson {
             schema,
             time_zone: f.config.time_zone.clone(),
+            leniency,
         };
         Ok(NativeUdf::udf(kind).call(vec![f.args[0].clone()]))
     });
@@ -156,7 +171,8 @@ pub fn register(b: &mut RegistryBuilder) {
                 ));
             }
         };
-        let t = crate::datasource::whole::infer_json_value_type(&text)?;
+        let leniency = json_leniency(f.args.get(1), "schema_of_json")?;
+        let t = crate::datasource::whole::infer_json_value_type(&leniency.strict(&text))?;
         Ok(lit(crate::types::sql_name(&t)))
     });
 }
@@ -214,6 +230,53 @@ fn csv_function_options(
     arg: Option<&Expr>,
     function: &str,
 ) -> PlanResult<crate::datasource::csv::CsvOptions> {
+    let options = literal_options(arg, function)?;
+    crate::datasource::csv_options(
+        &crate::spec::DataSource {
+            format: Some("csv".into()),
+            schema: None,
+            options,
+            paths: vec![],
+        },
+        datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
+    )
+}
+
+/// The JSON options of `from_json`/`schema_of_json` that Ember reads: `allowSingleQuotes`
+/// (on by default, as in Spark), `allowUnquotedFieldNames`, and `mode` PERMISSIVE; any other
+/// is refused rather than ignored.
+fn json_leniency(arg: Option<&Expr>, function: &str) -> PlanResult<super::native::Leniency> {
+    let mut leniency = super::native::Leniency::default();
+    for (key, value) in literal_options(arg, function)? {
+        let flag = || -> PlanResult<bool> {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(crate::error::PlanError::Unsupported(format!(
+                    "{function} option {key} = {value:?}"
+                ))),
+            }
+        };
+        match key.to_ascii_lowercase().as_str() {
+            "allowsinglequotes" => leniency.single_quotes = flag()?,
+            "allowunquotedfieldnames" => leniency.unquoted_names = flag()?,
+            "mode" if value.eq_ignore_ascii_case("PERMISSIVE") => {}
+            _ => {
+                return Err(crate::error::PlanError::Unsupported(format!(
+                    "{function} option {key} = {value:?}"
+                )));
+            }
+        }
+    }
+    Ok(leniency)
+}
+
+/// A function's options argument: a `map()` of literal strings (PySpark sends `map(...)` of
+/// its dict), as key/value pairs.
+fn literal_options(
+    arg: Option<&Expr>,
+    function: &str,
+) -> PlanResult<std::collections::HashMap<String, String>> {
     let mut options = std::collections::HashMap::new();
     if let Some(arg) = arg {
         let literal = |e: &Expr| match e {
@@ -240,15 +303,7 @@ fn csv_function_options(
         };
         options.extend(pairs);
     }
-    crate::datasource::csv_options(
-        &crate::spec::DataSource {
-            format: Some("csv".into()),
-            schema: None,
-            options,
-            paths: vec![],
-        },
-        datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
-    )
+    Ok(options)
 }
 
 /// `name(text)`: the name of a parsing function (`from_json`, `from_csv`).

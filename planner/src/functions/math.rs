@@ -157,7 +157,11 @@ pub fn register(b: &mut RegistryBuilder) {
             None => value,
         })
     });
-    add_spark(b, &["factorial"], "factorial", 1, 1);
+    // factorial(n) of an INT: other integers are read as one (NULL outside 0..=20 anyway).
+    b.scalar(&["factorial"], |f| {
+        let x = one(f)?;
+        Ok(super::sp_udf("factorial")?.call(vec![cast(x, DataType::Int32)]))
+    });
     add_spark_named(b, &["expm1"], Naming::Fixed("EXPM1"), "expm1", 1, 1);
     add_spark_named(b, &["hypot"], Naming::Fixed("HYPOT"), "hypot", 2, 2);
     b.scalar(&["rint"], |f| {

@@ -286,9 +286,10 @@ fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
             }
             Expr::Literal(v, _) if v.is_null() => escape = None,
             _ => {
-                return Err(PlanError::Unsupported(format!(
-                    "LIKE with a pattern that is not a literal and the escape character '{c}'"
-                )));
+                // A computed pattern: rewritten row by row.
+                let kind = super::native::Native::LikeEscape { escape: c };
+                r = super::native::NativeUdf::udf(kind).call(vec![r]);
+                escape = None;
             }
         }
     }
@@ -303,8 +304,8 @@ fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
 
 /// A LIKE pattern with escape character `escape` in the form that escapes with a backslash.
 /// As Spark: the escape character may only precede `_`, `%` or itself, and not end the pattern.
-fn backslash_pattern(pattern: &str, escape: char) -> PlanResult<String> {
-    let invalid = |sub: &str, reason: String| -> PlanError {
+pub(crate) fn backslash_pattern(pattern: &str, escape: char) -> Result<String, SparkError> {
+    let invalid = |sub: &str, reason: String| -> SparkError {
         SparkError::new(
             crate::error::ErrorKind::Analysis,
             &format!("INVALID_FORMAT.{sub}"),
@@ -312,7 +313,6 @@ fn backslash_pattern(pattern: &str, escape: char) -> PlanResult<String> {
             format!("The format is invalid: '{pattern}'. {reason}"),
             vec![("format", format!("'{pattern}'"))],
         )
-        .into()
     };
     let mut out = String::with_capacity(pattern.len() + 2);
     let mut chars = pattern.chars();

@@ -5,7 +5,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::native::charset::Charset;
-use super::native::{Native, NativeUdf, XpathResult};
+use super::native::{BytesOp, Native, NativeUdf, XpathResult};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
 use crate::error::{PlanResult, SparkError};
@@ -70,6 +70,13 @@ pub fn register(b: &mut RegistryBuilder) {
             f.types.first(),
             Some(arrow::datatypes::DataType::List(_) | arrow::datatypes::DataType::LargeList(_))
         );
+        if f.types.first().is_some_and(is_binary) {
+            let x = super::operators::one(f)?;
+            return Ok(NativeUdf::udf(Native::Bytes {
+                op: BytesOp::Reverse,
+            })
+            .call(vec![x]));
+        }
         let x = super::operators::one(f)?;
         let name = if list { "array_reverse" } else { "reverse" };
         Ok(super::df_udf(name)?.call(vec![x]))
@@ -149,9 +156,20 @@ pub fn register(b: &mut RegistryBuilder) {
     native(b, &["json_array_length"], 1, 1, || Native::JsonArrayLength);
     native(b, &["json_object_keys"], 1, 1, || Native::JsonObjectKeys);
     add_spark(b, &["ascii"], "ascii", 1, 1);
-    add_df(b, &["startswith"], "starts_with", 2, 2);
-    add_df(b, &["endswith"], "ends_with", 2, 2);
-    add_df(b, &["contains"], "contains", 2, 2);
+    // Of BINARY values these match bytes (DataFusion's take text only).
+    for (name, df_name, op) in [
+        ("startswith", "starts_with", BytesOp::StartsWith),
+        ("endswith", "ends_with", BytesOp::EndsWith),
+        ("contains", "contains", BytesOp::Contains),
+    ] {
+        b.scalar(&[name], move |f| {
+            f.arity(2, 2)?;
+            if f.types.iter().any(is_binary) {
+                return Ok(NativeUdf::udf(Native::Bytes { op }).call(f.args));
+            }
+            Ok(super::df_udf(df_name)?.call(f.args))
+        });
+    }
     add_df(b, &["left"], "left", 2, 2);
     add_df(b, &["right"], "right", 2, 2);
     add_df(b, &["translate"], "translate", 3, 3);
@@ -679,4 +697,11 @@ fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
         return Ok(super::null_when(any_null, joined));
     }
     super::sp_udf("concat").map(|u| u.call(f.args))
+}
+
+fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
 }

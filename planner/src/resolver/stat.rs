@@ -39,7 +39,7 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
             let total = datafusion::functions_aggregate::expr_fn::sum(
                 datafusion::logical_expr::cast(column.clone(), wide),
             );
-            crate::functions::decimal_average(total, count(column), p, s)
+            crate::functions::decimal_average(total, count(column), p, s, true)
         }
         "mean" if numeric || is_string(t) => avg(as_double(column)),
         "stddev" if numeric || is_string(t) => stddev(as_double(column)),

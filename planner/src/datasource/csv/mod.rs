@@ -66,6 +66,10 @@ pub struct CsvOptions {
     pub compression: String,
     /// The files' character set (`encoding`).
     pub charset: Charset,
+    /// `ignoreLeadingWhiteSpace` / `ignoreTrailingWhiteSpace`: white space around values
+    /// dropped (both false when reading, as in Spark).
+    pub trim_leading: bool,
+    pub trim_trailing: bool,
 }
 
 impl CsvOptions {
@@ -373,6 +377,8 @@ mod tests {
             multi_line: false,
             compression: "UNCOMPRESSED".into(),
             charset: Charset::Utf8,
+            trim_leading: false,
+            trim_trailing: false,
         }
     }
 

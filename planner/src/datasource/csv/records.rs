@@ -125,7 +125,21 @@ impl Records {
             Written::QuotedEmpty => Some(self.options.empty_value.as_str().into()),
             Written::Text => {
                 let start = if i == 0 { 0 } else { self.fields[i - 1].0 };
-                Some(String::from_utf8_lossy(&self.data[start..end]))
+                let text = String::from_utf8_lossy(&self.data[start..end]);
+                let (lead, trail) = (self.options.trim_leading, self.options.trim_trailing);
+                Some(match (lead, trail) {
+                    (false, false) => text,
+                    _ => {
+                        let mut t: &str = &text;
+                        if lead {
+                            t = t.trim_start();
+                        }
+                        if trail {
+                            t = t.trim_end();
+                        }
+                        t.to_string().into()
+                    }
+                })
             }
         }
     }

@@ -17,6 +17,8 @@ pub enum Failure {
     ArithmeticOverflow,
     /// A NaN or infinite DOUBLE cast to TIMESTAMP under ANSI: argument (the value).
     NotATimestamp,
+    /// A 1-based index of 0 (`array_insert(a, 0, v)`), an error in any mode.
+    IndexOfZero,
 }
 
 impl Failure {
@@ -31,6 +33,13 @@ impl Failure {
                 vec![("config", "\"spark.sql.ansi.enabled\"".to_string())],
             ),
             Failure::ArithmeticOverflow => SparkError::arithmetic_overflow("overflow", ""),
+            Failure::IndexOfZero => SparkError::new(
+                ErrorKind::Runtime,
+                "INVALID_INDEX_OF_ZERO",
+                "22003",
+                "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).",
+                vec![],
+            ),
             Failure::NotATimestamp => {
                 let value = arrays
                     .first()

@@ -64,7 +64,11 @@ pub(super) fn to_json(arrays: &[ArrayRef]) -> Result<ArrayRef> {
 
 /// `from_json(text, schema)`: each text read as `target`; text that does not match reads
 /// as a struct of NULLs (NULL for other types), as Spark's PERMISSIVE mode.
-pub(super) fn from_json(arrays: &[ArrayRef], target: &DataType) -> Result<ArrayRef> {
+pub(super) fn from_json(
+    arrays: &[ArrayRef],
+    target: &DataType,
+    leniency: super::Leniency,
+) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let text = text.as_string::<i32>();
     let (schema, wrapped) = match target {
@@ -81,9 +85,9 @@ pub(super) fn from_json(arrays: &[ArrayRef], target: &DataType) -> Result<ArrayR
         let row = if text.is_null(i) {
             "{}".to_string()
         } else if wrapped {
-            format!("{{\"v\":{}}}", text.value(i))
+            format!("{{\"v\":{}}}", leniency.strict(text.value(i)))
         } else {
-            text.value(i).to_string()
+            leniency.strict(text.value(i)).into_owned()
         };
         let decoded = decoder
             .decode(row.as_bytes())
@@ -294,7 +298,9 @@ pub(super) fn get_json_object(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         }
         let found = (|| {
             let steps = path_steps(paths.value(i))?;
-            let value: Value = serde_json::from_str(text.value(i)).ok()?;
+            // (Spark's reader takes single-quoted strings here too.)
+            let text = super::Leniency::default().strict(text.value(i));
+            let value: Value = serde_json::from_str(&text).ok()?;
             let mut written = JsonOut::default();
             evaluate_path(&value, &mut written, Style::Raw, &steps).then_some(written.text)
         })();

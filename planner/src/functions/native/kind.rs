@@ -244,6 +244,8 @@ pub enum Native {
     FromJson {
         schema: String,
         time_zone: String,
+        #[serde(default)]
+        leniency: Leniency,
     },
     /// `from_csv(text, schema, options)`: `schema` a DDL struct, read in `time_zone`.
     FromCsv {
@@ -290,6 +292,16 @@ pub enum Native {
     },
     /// `hmac(key, message[, algorithm])`.
     Hmac,
+    /// `contains`/`startswith`/`endswith`/`reverse` of BINARY values.
+    Bytes {
+        op: BytesOp,
+    },
+    /// Zone names read as Java's `ZoneId.of(name, SHORT_IDS)` reads them, row by row.
+    JavaZoneId,
+    /// LIKE patterns with escape character `escape`, rewritten to escape with `\\`.
+    LikeEscape {
+        escape: char,
+    },
     /// `jaro_winkler_similarity(a, b)`.
     JaroWinkler,
     /// `instr(str, substr, position, occurrence)`.

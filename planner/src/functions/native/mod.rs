@@ -9,7 +9,10 @@ mod aes;
 mod array_sort;
 mod base32;
 mod binary;
+mod bytes;
+mod row_rewrites;
 pub use binary::BinaryFormat;
+pub use bytes::BytesOp;
 mod bitmap;
 pub mod charset;
 mod collect_union;
@@ -26,6 +29,8 @@ mod instr;
 pub use failure::{Failure, fail_when};
 mod interval;
 mod json;
+mod lenient_json;
+pub use lenient_json::Leniency;
 mod kind;
 pub(crate) mod legacy_cast;
 mod poisson;
@@ -190,6 +195,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::SortByComparisons => "ember_sort_by_comparisons",
             Native::Base32 { .. } => "ember_base32",
             Native::Hmac => "ember_hmac",
+            Native::Bytes { .. } => "ember_bytes",
+            Native::JavaZoneId => "ember_java_zone_id",
+            Native::LikeEscape { .. } => "ember_like_escape",
             Native::JaroWinkler => "ember_jaro_winkler",
             Native::Instr => "ember_instr",
             Native::Vector { .. } => "ember_vector",
@@ -355,9 +363,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
             Native::Mask => regex::mask(&arrays)?,
             Native::RenameFields { names } => numbers::rename_fields(&arrays, names)?,
-            Native::FromJson { schema, time_zone } => {
-                json::from_json(&arrays, &json::schema_type(schema, time_zone)?)?
-            }
+            Native::FromJson {
+                schema,
+                time_zone,
+                leniency,
+            } => json::from_json(&arrays, &json::schema_type(schema, time_zone)?, *leniency)?,
             Native::FromCsv {
                 schema,
                 time_zone,
@@ -371,6 +381,9 @@ impl ScalarUDFImpl for NativeUdf {
             Native::SortByComparisons => array_sort::sort_by(&arrays)?,
             Native::Base32 { encode } => base32::evaluate(&arrays, *encode)?,
             Native::Hmac => hmac::evaluate(&arrays)?,
+            Native::Bytes { op } => bytes::evaluate(*op, &arrays)?,
+            Native::JavaZoneId => row_rewrites::zone_ids(&arrays)?,
+            Native::LikeEscape { escape } => row_rewrites::like_patterns(&arrays, *escape)?,
             Native::JaroWinkler => similarity::evaluate(&arrays)?,
             Native::Instr => instr::evaluate(&arrays)?,
             Native::Vector { op } => vector::evaluate(*op, &arrays)?,

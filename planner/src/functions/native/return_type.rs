@@ -35,7 +35,9 @@ impl Native {
                 },
                 other => return internal_err!("rename_fields of {other:?}"),
             },
-            Native::FromJson { schema, time_zone } => json::schema_type(schema, time_zone)?,
+            Native::FromJson {
+                schema, time_zone, ..
+            } => json::schema_type(schema, time_zone)?,
             Native::FromCsv {
                 schema, time_zone, ..
             } => json::schema_type(schema, time_zone)?,
@@ -162,6 +164,8 @@ impl Native {
             Native::JaroWinkler => DataType::Float64,
             Native::Instr => DataType::Int32,
             Native::Vector { op } => op.return_type(),
+            Native::Bytes { op } => op.return_type(),
+            Native::JavaZoneId | Native::LikeEscape { .. } => DataType::Utf8,
             Native::CollectUnion { .. } => {
                 DataType::List(collect_union::element_field(arg_types.first())?)
             }
@@ -190,7 +194,10 @@ impl Native {
             Native::RegexpLike { .. }
             | Native::RegexpCount
             | Native::RegexpReplace
-            | Native::StrToMap { .. } => Nullability::OfArguments,
+            | Native::StrToMap { .. }
+            | Native::Bytes { .. }
+            | Native::JavaZoneId
+            | Native::LikeEscape { .. } => Nullability::OfArguments,
             Native::Base32 { .. }
             | Native::ToChar { .. }
             | Native::Zoned { .. }

@@ -144,7 +144,14 @@ pub(super) fn from_xml(arrays: &[ArrayRef], target: &DataType) -> Result<ArrayRe
             )
         })
         .collect();
-    super::json::from_json(&[Arc::new(json)], target)
+    super::json::from_json(
+        &[Arc::new(json)],
+        target,
+        super::Leniency {
+            single_quotes: false,
+            unquoted_names: false,
+        },
+    )
 }
 
 // ---- schema_of_xml -----------------------------------------------------------------------

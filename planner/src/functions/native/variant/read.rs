@@ -432,6 +432,10 @@ impl Cast<'_> {
         if own.data_type() == *target {
             return Ok(Some(own));
         }
+        // Only a binary value reads as BINARY (Arrow would give a number's bytes).
+        if matches!(target, DataType::Binary | DataType::LargeBinary) {
+            return self.reject(v, target);
+        }
         let options = arrow::compute::CastOptions {
             safe: true,
             format_options: Default::default(),
