@@ -109,12 +109,17 @@ pub async fn run_task(
     let partitions = plan.output_partitioning().partition_count();
     let channels = task.output.channels();
     let schema = plan.schema();
+    let codec = context
+        .session_config()
+        .options()
+        .execution
+        .spill_compression;
     let writers: Vec<_> = (0..channels)
         .map(|c| {
             if task.job_output {
                 streams.create_job_output(task.id.stream(c), schema.clone())
             } else {
-                streams.create(task.id.stream(c), schema.clone())
+                streams.create(task.id.stream(c), schema.clone(), codec)
             }
         })
         .collect();

@@ -135,6 +135,21 @@ impl Session {
         }
         configure(&mut config);
         ember_execution::memory::configure(&mut config);
+        // Spill files (sorts' and stage outputs'): Spark's `spark.shuffle.compress` (false:
+        // uncompressed) and `spark.io.compression.codec` (zstd; lz4, the default, for the
+        // others: lz4, lzf and snappy are all fast codecs, and Arrow IPC has LZ4 and ZSTD).
+        let compress = self
+            .conf
+            .get("spark.shuffle.compress")
+            .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        let codec = self.conf.get("spark.io.compression.codec");
+        config.options_mut().execution.spill_compression = match codec.as_deref() {
+            _ if !compress => datafusion::common::config::SpillCompression::Uncompressed,
+            Some(c) if c.trim().eq_ignore_ascii_case("zstd") => {
+                datafusion::common::config::SpillCompression::Zstd
+            }
+            _ => datafusion::common::config::SpillCompression::Lz4Frame,
+        };
         // Spark's `spark.sql.join.preferSortMergeJoin`, when the session sets it: sort-merge
         // joins (which spill) for every shuffled equi-join. Unset, Ember picks by the build
         // side's estimated size against the memory limit (`memory::SpillableJoins`).

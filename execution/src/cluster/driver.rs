@@ -113,6 +113,9 @@ struct JobState {
     output: Vec<watch::Sender<FinalState>>,
     /// Final partitions the job output has read to their end.
     output_read: Arc<OutputProgress>,
+    /// Stages whose streams were freed (every consumer had succeeded); such a stage runs
+    /// again if a consumer must.
+    freed: Vec<bool>,
     /// The query's progress and the id it gives this job's first stage.
     progress: Option<(Arc<QueryProgress>, i64)>,
 }
@@ -309,6 +312,7 @@ impl Driver {
             job,
             JobState {
                 started: vec![false; topology.regions.len()],
+                freed: vec![false; graph.stages().len()],
                 graph,
                 topology,
                 context,
@@ -593,6 +597,7 @@ impl Driver {
                         key: task.stream(0),
                     }));
                 }
+                self.free_read_inputs(task.job, task.stage);
             }
             TaskOutcome::Failed { error, retryable } => {
                 state.failures += 1;
@@ -690,11 +695,48 @@ impl Driver {
         }
     }
 
+    /// Free the streams of the inputs of `stage` that every consumer has read (all their
+    /// tasks succeeded), on every worker, rather than at the end of the job.
+    fn free_read_inputs(&mut self, job_id: JobId, stage: usize) {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return;
+        };
+        let inputs: Vec<usize> = job.graph.stages()[stage]
+            .inputs
+            .iter()
+            .map(|i| i.stage)
+            .collect();
+        for input in inputs {
+            if job.freed[input] || input == job.graph.output_stage() {
+                continue;
+            }
+            let read = job
+                .graph
+                .consumers(input)
+                .iter()
+                .all(|(consumer, _)| !stage_unfinished(job, *consumer));
+            if !read {
+                continue;
+            }
+            job.freed[input] = true;
+            tracing::debug!(job = job_id, stage = input, "stage output freed");
+            for w in self.workers.values() {
+                let _ = w.client.send(WorkerCommand::CleanupJob {
+                    job: job_id,
+                    stage: Some(input),
+                });
+            }
+        }
+    }
+
     fn release_job(&mut self, job_id: JobId) {
         self.stop_tasks(job_id);
         self.jobs.remove(&job_id);
         for w in self.workers.values() {
-            let _ = w.client.send(WorkerCommand::CleanupJob { job: job_id });
+            let _ = w.client.send(WorkerCommand::CleanupJob {
+                job: job_id,
+                stage: None,
+            });
         }
         tracing::debug!(job = job_id, "job released");
     }
@@ -789,6 +831,38 @@ impl Driver {
                     }
                     state.attempt += 1;
                     state.status = Status::Waiting;
+                }
+            }
+            // Stages that run again read their inputs: freed inputs run again first (and
+            // theirs, in turn).
+            let mut rerun: Vec<usize> = job
+                .tasks
+                .iter()
+                .filter(|(_, s)| s.status == Status::Waiting)
+                .map(|(p, _)| p.stage)
+                .collect();
+            rerun.sort_unstable();
+            rerun.dedup();
+            while let Some(stage) = rerun.pop() {
+                let inputs: Vec<usize> = job.graph.stages()[stage]
+                    .inputs
+                    .iter()
+                    .map(|i| i.stage)
+                    .collect();
+                for input in inputs {
+                    if !job.freed[input] {
+                        continue;
+                    }
+                    job.freed[input] = false;
+                    for (position, state) in job.tasks.iter_mut() {
+                        if position.stage == input
+                            && matches!(state.status, Status::Succeeded { .. })
+                        {
+                            state.attempt += 1;
+                            state.status = Status::Waiting;
+                        }
+                    }
+                    rerun.push(input);
                 }
             }
             let topology = job.topology.clone();

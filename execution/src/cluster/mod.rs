@@ -76,8 +76,10 @@ pub enum WorkerCommand {
     StopTask {
         task: TaskId,
     },
+    /// Free the job's streams: those of one stage (every consumer has read them), or all.
     CleanupJob {
         job: JobId,
+        stage: Option<usize>,
     },
 }
 

@@ -127,7 +127,11 @@ impl WorkerClient for InProcessWorkerClient {
                     handle.abort();
                 }
             }
-            WorkerCommand::CleanupJob { job } => worker.streams.remove_job(job),
+            WorkerCommand::CleanupJob {
+                job,
+                stage: Some(stage),
+            } => worker.streams.remove_stage(job, stage),
+            WorkerCommand::CleanupJob { job, stage: None } => worker.streams.remove_job(job),
         }
         Ok(())
     }

@@ -344,3 +344,33 @@ async fn job_graphs_return_what_datafusion_returns() {
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert_eq!(runner.stream_count(), 0);
 }
+
+/// A stage's streams are freed once every consumer has read them, before the job ends: with
+/// the final tasks done and the output not read yet, only the final stage's streams are left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_stage_outputs_are_freed_before_the_job_ends() {
+    let ctx = context(3);
+    let runner = LocalClusterJobRunner::start(
+        2,
+        2,
+        DriverConfig::default(),
+        tokio::runtime::Handle::current(),
+    );
+    let plan = physical(&ctx, "SELECT k, count(*), sum(v) FROM t GROUP BY k").await;
+    let graph = JobGraph::try_new(plan.clone()).unwrap();
+    assert!(graph.stages().len() > 1, "{graph}");
+    let final_streams = graph.stages()[graph.output_stage()].partitions();
+    let expected = collect(plan.clone(), ctx.task_ctx()).await.unwrap();
+    let stream = runner.execute(plan, ctx.task_ctx()).await.unwrap();
+    let mut left = usize::MAX;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        left = runner.stream_count();
+        if left <= final_streams {
+            break;
+        }
+    }
+    assert!(left <= final_streams, "{left} streams held");
+    let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
+    assert_eq!(sorted_rows(&got).await, sorted_rows(&expected).await);
+}

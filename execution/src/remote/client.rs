@@ -77,11 +77,16 @@ impl WorkerClient for RemoteWorkerClient {
                         .await;
                 });
             }
-            WorkerCommand::CleanupJob { job } => {
+            WorkerCommand::CleanupJob { job, stage } => {
                 self.runtime.spawn(async move {
                     let (job_high, job) = split_job(job);
+                    let stage = stage.map(|s| s as u32);
                     let _ = client
-                        .cleanup_job(pb::CleanupJobRequest { job, job_high })
+                        .cleanup_job(pb::CleanupJobRequest {
+                            job,
+                            job_high,
+                            stage,
+                        })
                         .await;
                 });
             }

@@ -105,9 +105,11 @@ impl WorkerService for WorkerServer {
         request: Request<pb::CleanupJobRequest>,
     ) -> Result<Response<pb::CleanupJobResponse>, Status> {
         let request = request.into_inner();
-        self.state
-            .streams
-            .remove_job(join_job(request.job_high, request.job));
+        let job = join_job(request.job_high, request.job);
+        match request.stage {
+            Some(stage) => self.state.streams.remove_stage(job, stage as usize),
+            None => self.state.streams.remove_job(job),
+        }
         Ok(Response::new(pb::CleanupJobResponse {}))
     }
 }

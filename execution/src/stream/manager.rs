@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::DataFusionError;
+use datafusion::common::config::SpillCompression;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -58,6 +59,8 @@ struct BufferState {
     base: usize,
     /// Set for a job output stream: read once, at most this many bytes unread.
     window: Option<usize>,
+    /// How spill files of this stream are compressed.
+    codec: SpillCompression,
     /// Bytes of the batches in memory (as granted by the pool).
     in_memory: usize,
     /// `Some` once the writer finished: `Err` carries its failure to readers.
@@ -100,7 +103,7 @@ impl BufferState {
             return Ok(0);
         };
         let schema = self.schema.clone().unwrap_or_else(|| first.schema());
-        let chunk = write_chunk(budget.spill_dir(), &schema, &in_memory)?;
+        let chunk = write_chunk(budget.spill_dir(), &schema, &in_memory, self.codec)?;
         let mut index = 0;
         let mut freed = 0;
         for slot in self.batches.iter_mut() {
@@ -176,10 +179,19 @@ impl StreamManager {
             .clone()
     }
 
-    /// The writer of a new stream of batches of `schema`.
-    pub fn create(&self, key: StreamKey, schema: SchemaRef) -> StreamWriter {
+    /// The writer of a new stream of batches of `schema`, spilled with `codec`.
+    pub fn create(
+        &self,
+        key: StreamKey,
+        schema: SchemaRef,
+        codec: SpillCompression,
+    ) -> StreamWriter {
         let buffer = self.buffer(key);
-        buffer.state.lock().schema = Some(schema);
+        {
+            let mut state = buffer.state.lock();
+            state.schema = Some(schema);
+            state.codec = codec;
+        }
         StreamWriter { buffer }
     }
 
@@ -292,6 +304,23 @@ impl StreamManager {
             .is_some_and(|b| matches!(b.state.lock().done, Some(Ok(()))))
     }
 
+    /// Free the streams of one stage of a job (every consumer has read them).
+    pub fn remove_stage(&self, job: JobId, stage: usize) {
+        let removed: Vec<Arc<Buffer>> = {
+            let mut streams = self.streams.lock();
+            let keys: Vec<StreamKey> = streams
+                .buffers
+                .keys()
+                .filter(|k| k.job == job && k.stage == stage)
+                .copied()
+                .collect();
+            keys.iter()
+                .filter_map(|k| streams.buffers.remove(k))
+                .collect()
+        };
+        Self::end_readers(removed);
+    }
+
     /// Free every stream of a job.
     pub fn remove_job(&self, job: JobId) {
         let removed: Vec<Arc<Buffer>> = {
@@ -307,6 +336,10 @@ impl StreamManager {
                 .filter_map(|k| streams.buffers.remove(k))
                 .collect()
         };
+        Self::end_readers(removed);
+    }
+
+    fn end_readers(removed: Vec<Arc<Buffer>>) {
         // Wake readers still waiting on removed streams: they end with an error.
         for b in removed {
             let mut state = b.state.lock();

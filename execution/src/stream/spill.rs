@@ -1,6 +1,8 @@
 //! Stream batches that left memory: when the process's memory pool refuses a stream's next
-//! batch, the stream's batches still in memory are written to one Arrow IPC file (LZ4
-//! compressed) in the process's spill directory, and read back from it by index. A file is
+//! batch, the stream's batches still in memory are written to one Arrow IPC file (compressed
+//! with the job's `datafusion.execution.spill_compression`, which the server sets from
+//! `spark.shuffle.compress` and `spark.io.compression.codec`: LZ4 frames, ZSTD or none) in the
+//! process's spill directory, and read back from it by index. A file is
 //! removed when the last stream slot referring to it is dropped (the job's streams freed).
 
 use std::fs::File;
@@ -14,6 +16,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::ipc::CompressionType;
 use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
+use datafusion::common::config::SpillCompression;
 use datafusion::common::{DataFusionError, Result};
 
 /// Files written so far by this process (for logs and tests).
@@ -36,11 +39,21 @@ pub fn files_written() -> u64 {
     WRITTEN.load(Ordering::Relaxed)
 }
 
-/// Write `batches` to a new file in `dir`.
+/// Arrow IPC's compression for a spill codec.
+fn ipc_compression(codec: SpillCompression) -> Option<CompressionType> {
+    match codec {
+        SpillCompression::Lz4Frame => Some(CompressionType::LZ4_FRAME),
+        SpillCompression::Zstd => Some(CompressionType::ZSTD),
+        SpillCompression::Uncompressed => None,
+    }
+}
+
+/// Write `batches` to a new file in `dir`, compressed with `codec`.
 pub fn write_chunk(
     dir: &std::path::Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
+    codec: SpillCompression,
 ) -> Result<Arc<SpillChunk>> {
     let n = WRITTEN.fetch_add(1, Ordering::Relaxed);
     let path = dir.join(format!(
@@ -49,8 +62,7 @@ pub fn write_chunk(
     ));
     let chunk = Arc::new(SpillChunk { path });
     let file = File::create(&chunk.path)?;
-    let options =
-        IpcWriteOptions::default().try_with_compression(Some(CompressionType::LZ4_FRAME))?;
+    let options = IpcWriteOptions::default().try_with_compression(ipc_compression(codec))?;
     let mut writer = FileWriter::try_new_with_options(BufWriter::new(file), schema, options)?;
     for batch in batches {
         writer.write(batch)?;
@@ -116,8 +128,13 @@ mod tests {
                 .unwrap()
             })
             .collect();
+        for codec in [SpillCompression::Uncompressed, SpillCompression::Zstd] {
+            let chunk = write_chunk(&dir, &schema, &batches, codec).unwrap();
+            let mut reader = ChunkReader::open(chunk.clone()).unwrap();
+            assert_eq!(reader.read(1).unwrap(), batches[1]);
+        }
         let before = files_written();
-        let chunk = write_chunk(&dir, &schema, &batches).unwrap();
+        let chunk = write_chunk(&dir, &schema, &batches, SpillCompression::Lz4Frame).unwrap();
         assert_eq!(files_written(), before + 1);
         let path = chunk.path.clone();
         assert!(path.exists());

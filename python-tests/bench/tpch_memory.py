@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""TPC-H under a memory limit (issue 23): the 22 queries through PySpark against `ember server
+--memory-limit LIMIT` in each mode, answers checked against DuckDB on the same files. Prints per
+query its time, whether the answer is right, the peak RSS of the server and of its workers
+(cluster mode), and the bytes written to spill files; with several scales, the time ratio of
+the largest to the smallest.
+
+    python python-tests/bench/tpch_memory.py --scales 1 --modes local-cluster --memory-limit 256m
+    python python-tests/bench/tpch_memory.py --scales 1,10 --modes local,local-cluster,cluster --memory-limit 4g
+
+Run it with the PySpark venv's Python (~/.cache/ember/venv-pyspark-4.3.0, which also has
+`tpchgen-cli`); DuckDB runs in a venv of its own (`--duckdb-python`, default
+~/.cache/ember/venv-bench/bin/python: `python3 -m venv ~/.cache/ember/venv-bench &&
+~/.cache/ember/venv-bench/bin/pip install duckdb`). Data is generated once under
+~/.cache/ember/tpch-sf<scale>; DuckDB's answers are kept beside it. The binary is EMBER_BIN, or a
+release build when there is one, else the debug build. `--unlimited` also runs each mode without
+a limit, for the time the limit costs when nothing spills.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import tpch  # noqa: E402
+from conftest import EmberServer  # noqa: E402
+
+REFERENCE = r"""
+import datetime, decimal, json, sys
+from pathlib import Path
+import duckdb
+data, queries, out = Path(sys.argv[1]), [int(q) for q in sys.argv[2].split(",")], sys.argv[3]
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
+for t in %r:
+    con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data / t}/*.parquet')")
+def norm(v):
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    return v
+answers = {}
+for q in queries:
+    sql = (Path(%r) / f"q{q}.sql").read_text()
+    answers[q] = [[norm(v) for v in row] for row in con.execute(sql).fetchall()]
+json.dump(answers, open(out, "w"))
+"""
+
+
+def ember_binary() -> Path:
+    if os.environ.get("EMBER_BIN"):
+        return Path(os.environ["EMBER_BIN"])
+    targets = [os.environ.get("CARGO_TARGET_DIR"), str(Path.home() / ".cache/ember/target"), str(HERE.parents[1] / "target")]
+    for profile in ["release", "debug"]:
+        for target in targets:
+            if target and (Path(target) / profile / "ember").exists():
+                return Path(target) / profile / "ember"
+    raise SystemExit("no ember binary: run `cargo build` or set EMBER_BIN")
+
+
+def reference_answers(duckdb_python: str, data: Path, queries) -> dict:
+    cache = data / "duckdb-answers.json"
+    answers = json.loads(cache.read_text()) if cache.exists() else {}
+    missing = [q for q in queries if str(q) not in answers]
+    if missing:
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            script = REFERENCE % (tpch.TABLES, str(tpch.QUERY_DIR))
+            subprocess.run([duckdb_python, "-c", script, str(data), ",".join(map(str, missing)), out.name], check=True)
+            answers.update(json.loads(Path(out.name).read_text()))
+        cache.write_text(json.dumps(answers))
+    return {int(q): [tuple(r) for r in rows] for q, rows in answers.items()}
+
+
+def rss_mb(pid) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+class Watch:
+    """Peak RSS of the server and its workers, and spill files' bytes, while a query runs."""
+
+    def __init__(self, server_pid, spill: Path):
+        self.server_pid = server_pid
+        self.workers = children(server_pid)
+        self.spill = spill
+
+    def __enter__(self):
+        self.server_peak = 0
+        self.worker_peak = 0
+        self.files = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.server_peak = max(self.server_peak, rss_mb(self.server_pid))
+            for w in self.workers:
+                self.worker_peak = max(self.worker_peak, rss_mb(w))
+            for root, _, names in os.walk(self.spill):
+                for n in names:
+                    path = os.path.join(root, n)
+                    try:
+                        self.files[path] = max(self.files.get(path, 0), os.path.getsize(path))
+                    except OSError:
+                        pass
+            time.sleep(0.02)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def spilled_mb(self) -> float:
+        return sum(self.files.values()) / (1 << 20)
+
+
+def run_mode(binary, mode, data, queries, answers, limit, workers):
+    """{query: (seconds or None when wrong, server MB, worker MB, spilled MB)}"""
+    from pyspark.sql import SparkSession
+
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="ember-bench-spill-") as spill:
+        extra = ["--spill-dir", spill] + (["--memory-limit", limit] if limit else [])
+        if mode != "local":
+            extra += ["--workers", str(workers)]
+        server = EmberServer(binary, mode, extra_args=extra)
+        try:
+            spark = SparkSession.builder.remote(server.url).create()
+            tpch.register_spark(spark, data)
+            assert spark.range(3).count() == 3  # workers registered
+            for q in queries:
+                sql = tpch.query(q)
+                with Watch(server.proc.pid, Path(spill)) as watch:
+                    start = time.perf_counter()
+                    try:
+                        rows = [tuple(r) for r in spark.sql(sql).collect()]
+                        problem = tpch.same_answer(rows, answers[q])
+                    except Exception as e:  # noqa: BLE001 - reported, the run goes on
+                        problem = f"failed: {str(e).splitlines()[0][:200]}"
+                    took = time.perf_counter() - start
+                if problem:
+                    print(f"  {mode} q{q}: WRONG: {problem}", flush=True)
+                results[q] = (None if problem else took, watch.server_peak, watch.worker_peak, watch.spilled_mb())
+                print(f"  {mode} q{q}: {took:.2f} s, server {watch.server_peak} MB, workers {watch.worker_peak} MB, spilled {watch.spilled_mb():.1f} MB", flush=True)
+            spark.stop()
+        finally:
+            server.stop()
+    return results
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--scales", default="1", help="comma-separated scale factors (the ratio is largest/smallest)")
+    p.add_argument("--modes", default="local,local-cluster,cluster")
+    p.add_argument("--memory-limit", default="4g")
+    p.add_argument("--queries", default=",".join(str(i) for i in range(1, 23)))
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--unlimited", action="store_true", help="also run without --memory-limit (time comparison)")
+    p.add_argument("--duckdb-python", default=str(Path.home() / ".cache/ember/venv-bench/bin/python"))
+    args = p.parse_args()
+
+    scales = [float(s) for s in args.scales.split(",")]
+    queries = [int(q) for q in args.queries.split(",")]
+    modes = [m for m in args.modes.split(",") if m]
+    binary = ember_binary()
+    print(f"ember binary {binary}, {os.cpu_count()} cores, --memory-limit {args.memory_limit}", flush=True)
+    totals = {}
+    for scale in scales:
+        data = tpch.generate(scale, Path.home() / ".cache" / "ember" / f"tpch-sf{scale:g}", parts=4)
+        answers = reference_answers(args.duckdb_python, data, queries)
+        runs = [(m, args.memory_limit) for m in modes] + ([(m, None) for m in modes] if args.unlimited else [])
+        for mode, limit in runs:
+            label = f"{mode}" + ("" if limit else " (no limit)")
+            print(f"SF{scale:g} {label}", flush=True)
+            results = run_mode(binary, mode, data, queries, answers, limit, args.workers)
+            right = sum(1 for r in results.values() if r[0] is not None)
+            print(f"{'query':>6} {'s':>9} {'server MB':>10} {'workers MB':>11} {'spilled MB':>11}")
+            for q, (t, s, w, sp) in results.items():
+                print(f"{'q' + str(q):>6} {('%.2f' % t) if t is not None else 'WRONG':>9} {s:>10} {w:>11} {sp:>11.1f}")
+            total = sum(r[0] for r in results.values() if r[0] is not None)
+            print(
+                f"SF{scale:g} {label}: {right}/{len(queries)} right, {total:.1f} s, peak server "
+                f"{max(r[1] for r in results.values())} MB, peak worker {max(r[2] for r in results.values())} MB, "
+                f"spilled {sum(r[3] for r in results.values()):.0f} MB",
+                flush=True,
+            )
+            totals[(scale, label)] = (total, right)
+    if len(scales) > 1:
+        small, large = min(scales), max(scales)
+        for (scale, label), (total, _) in totals.items():
+            if scale == large and (small, label) in totals:
+                print(f"{label}: SF{large:g}/SF{small:g} time ratio {total / totals[(small, label)][0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
