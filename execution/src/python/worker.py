@@ -329,10 +329,48 @@ def _eval_arrow_rows(f, return_type, batch, out_type):
 
 
 def _to_pandas(col):
-    return col.to_pandas()
+    """A column as pandas, as Spark gives it: timestamps as naive wall-clock times of the
+    session time zone."""
+    s = col.to_pandas()
+    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+        s = s.dt.tz_convert(col.type.tz).dt.tz_localize(None)
+    return s
+
+
+def _localized(series, out_type):
+    """Naive timestamps returned for a zoned timestamp type are the session zone's wall-clock
+    times (as Spark takes them)."""
+    if (
+        pa.types.is_timestamp(out_type)
+        and out_type.tz is not None
+        and str(getattr(series, "dtype", "")).startswith("datetime64")
+        and getattr(series.dt, "tz", None) is None
+    ):
+        return series.dt.tz_localize(out_type.tz, ambiguous=False, nonexistent="shift_forward")
+    return series
+
+
+def _frame_to_struct(df, out_type):
+    """A pandas DataFrame returned for a struct type: its columns, by name (or position)."""
+    names = list(df.columns)
+    arrays = []
+    for i, field in enumerate(out_type):
+        col = _localized(_column_of(df, names, field, i), field.type)
+        try:
+            arrays.append(pa.Array.from_pandas(col, mask=col.isnull(), type=field.type, safe=False))
+        except ValueError:
+            arrays.append(pa.Array.from_pandas(col, type=field.type, safe=False))
+    return pa.StructArray.from_arrays(arrays, fields=list(out_type))
 
 
 def _series_to_arrow(result, out_type, n, pd):
+    if isinstance(result, pd.DataFrame) and pa.types.is_struct(out_type):
+        if len(result) != n:
+            raise PySparkError(
+                "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
+                f"Result vector from pandas_udf was not the required length: expected {n}, got {len(result)}.",
+            )
+        return _frame_to_struct(result, out_type)
     if not isinstance(result, pd.Series):
         raise PySparkError(
             "UDF_RETURN_TYPE",
@@ -343,6 +381,7 @@ def _series_to_arrow(result, out_type, n, pd):
             "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
             f"Result vector from pandas_udf was not the required length: expected {n}, got {len(result)}.",
         )
+    result = _localized(result, out_type)
     try:
         return pa.Array.from_pandas(result, mask=result.isnull(), type=out_type, safe=False)
     except ValueError:
@@ -414,7 +453,7 @@ def _map_pandas(f, batches, out_schema):
         names = list(df.columns)
         arrays = []
         for i, field in enumerate(out_schema):
-            col = _column_of(df, names, field, i)
+            col = _localized(_column_of(df, names, field, i), field.type)
             try:
                 arrays.append(pa.Array.from_pandas(col, mask=col.isnull(), type=field.type, safe=False))
             except ValueError:
