@@ -6,7 +6,9 @@ Spark 4.3's answers, observed on a real Spark Connect server: `X'éa'` fails wit
 INVALID_TYPED_LITERAL; `repeat('x', 2147483647)`, `lpad`/`rpad` to 2147483647 and
 `space(2147483647)` fail with gRPC UNKNOWN "Requested array size exceeds VM limit" (the JVM
 refusing the allocation); `array_repeat(1, 2147483647)` fails with
-COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER; `LIMIT 2147483647` is an ordinary limit. Chains of
+COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER; `LIMIT 2147483647` is an ordinary limit; `sample(False, 2.0)` fails with "requirement failed:
+Sampling fraction (2.0) must be on interval [0, 1] without replacement" (and
+`sample(True, 1e9)` runs on, as any long query: a task timeout would end it). Chains of
 500 `withColumn` calls work on Spark 4.3, 510 fail there with UNKNOWN "Application error
 processing RPC" (its protobuf recursion limit of 1024), and 300 chained filters already fail
 ("Max iterations (100) reached for batch Resolution")."""
@@ -113,6 +115,17 @@ def test_absurd_sizes_are_errors_not_allocations(spark, sql, function):
     assert f"{function} would make a value of more than" in str(raised.value)
     # Sizes under the limit are values as before.
     assert spark.sql("SELECT length(repeat('ab', 3)), length(lpad('a', 5, 'b')), size(array_repeat(1, 4))").first() == (6, 5, 4)
+
+
+@pytest.mark.parametrize("fraction", [2.0, -0.5])
+def test_sample_fractions_out_of_range_are_sparks_error(spark, fraction):
+    from pyspark.errors.exceptions.connect import IllegalArgumentException
+
+    with pytest.raises(IllegalArgumentException) as raised:
+        spark.range(10).sample(False, fraction).count()
+    assert str(raised.value).startswith(
+        f"requirement failed: Sampling fraction ({fraction}) must be on interval [0, 1] without replacement"
+    )
 
 
 def test_huge_limits_are_ordinary(spark):

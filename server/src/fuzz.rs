@@ -180,11 +180,9 @@ async fn run_case(ctx: &RequestContext, plan: pb::Plan, tally: &mut Tally) {
     };
     let drained = tokio::time::timeout(CASE_TIMEOUT, async {
         while let Some(item) = stream.next().await {
-            if let Err(status) = item {
-                return Err(status);
-            }
+            item?;
         }
-        Ok(())
+        Ok::<(), tonic::Status>(())
     })
     .await;
     match drained {

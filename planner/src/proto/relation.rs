@@ -506,6 +506,17 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 )
                 .into());
             }
+            // Spark's check of the fraction (within its sampler's rounding epsilon).
+            let fraction = s.upper_bound - s.lower_bound;
+            if !with_replacement && !(-1e-6..=1.0 + 1e-6).contains(&fraction) {
+                return Err(crate::error::SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Sampling fraction ({fraction:?}) must be on interval [0, 1] without replacement"
+                    ),
+                )
+                .into());
+            }
             // (With replacement a fraction is a mean number of copies: it may exceed 1.)
             let in_range = |b: f64| b >= 0.0 && (with_replacement || b <= 1.0);
             if !in_range(s.lower_bound) || !in_range(s.upper_bound) || s.lower_bound > s.upper_bound
