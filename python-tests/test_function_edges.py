@@ -40,6 +40,8 @@ ANSWERS = {
     "get_json_object_single_quotes": "SELECT get_json_object('{''a'': 1}', '$.a') a",
     "from_csv_trims": "SELECT from_csv('   abc  ', 's string', map('ignoreLeadingWhiteSpace', 'true')) a, "
     "from_csv('   abc  ', 's string', map('ignoreTrailingWhiteSpace', 'true')) b, from_csv('   abc  ', 's string') c",
+    "date_part_field_names": "SELECT date_part('S', ts) s, date_part('M', ts) m, date_part('D', ts) d, date_part('YRS', ts) y, "
+    "date_part('MONS', ts) mo, date_part('SECS', ts) ss, date_part('H', ts) h, date_part('W', ts) w FROM VALUES (TIMESTAMP'2015-04-08 13:08:15') t(ts)",
     "map_concat_with_empty_map": "SELECT map_concat(map(1, 'a'), map()) a, map_concat(map(), map(1, 'a', 2, 'b')) b, map_concat(map(), map()) c",
     "listagg_of_binary": "SELECT listagg(col, X'42') a, string_agg(col, X'') c FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",
     "listagg_of_binary_ordered": "SELECT listagg(col) WITHIN GROUP (ORDER BY col DESC) b FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",

@@ -49,15 +49,16 @@ pub fn register(b: &mut RegistryBuilder) {
                     ));
                 }
             };
-            let part = match field.trim_end_matches('s') {
-                "year" | "y" | "yr" => "year",
-                "month" | "mon" => "month",
-                "day" | "d" => "day",
-                "hour" | "h" | "hr" => "hour",
-                "minute" | "min" | "m" => "minute",
-                "second" | "sec" => "second",
+            // Spark's names of each field (DatePart.parseExtractField).
+            let part = match field.as_str() {
+                "year" | "y" | "years" | "yr" | "yrs" => "year",
+                "month" | "mon" | "mons" | "months" => "month",
+                "day" | "d" | "days" => "day",
+                "hour" | "h" | "hours" | "hr" | "hrs" => "hour",
+                "minute" | "m" | "min" | "mins" | "minutes" => "minute",
+                "second" | "s" | "sec" | "seconds" | "secs" => "second",
                 "quarter" | "qtr" => "quarter",
-                "week" | "w" => "week",
+                "week" | "w" | "weeks" => "week",
                 "dayofweek" | "dow" => "dow",
                 "doy" | "dayofyear" => "doy",
                 other => {
@@ -67,9 +68,16 @@ pub fn register(b: &mut RegistryBuilder) {
                 }
             };
             let udf = super::df_udf("date_part")?;
+            if part == "second" {
+                // Seconds with their fraction, a DECIMAL(8, 6) as in Spark (DataFusion's
+                // `second` drops the fraction; `microsecond` counts the minute's).
+                let micros = udf.call(vec![datafusion::logical_expr::lit("microsecond"), x]);
+                let seconds =
+                    cast(micros, DataType::Float64) / datafusion::logical_expr::lit(1_000_000f64);
+                return Ok(cast(seconds, DataType::Decimal128(8, 6)));
+            }
             let value = udf.call(vec![datafusion::logical_expr::lit(part), x]);
             Ok(match part {
-                "second" => value,
                 // Spark's DAYOFWEEK counts from 1 (Sunday).
                 "dow" => cast(value, DataType::Int32) + datafusion::logical_expr::lit(1),
                 _ => cast(value, DataType::Int32),
