@@ -310,13 +310,24 @@ def test_prometheus_metrics(request, ember_mode, tmp_path):
         assert len(multi_stage(spark).collect()) == 7
         with pytest.raises(Exception):
             spark.sql("SELECT no_such_column FROM range(1)").collect()
-        _, after = scrape(port)
+        text, after = scrape(port)
         assert after["ember_queries_finished_total"] >= before["ember_queries_finished_total"] + 2
         assert after["ember_queries_failed_total"] >= before["ember_queries_failed_total"] + 1
         assert after["ember_queries_running"] == 0
         assert after["ember_tasks_completed_total"] > before["ember_tasks_completed_total"]
         assert after["ember_sessions"] >= 1
         assert after["ember_memory_limit_bytes"] > 0
+        assert after["ember_spill_disk_bytes"] >= 0
+        if ember_mode == "cluster":
+            # Worker processes report their memory and spill files with their heartbeats (every
+            # 500 ms: a worker that joined just now may not have sent one yet).
+            deadline = time.time() + 10
+            while text.count("ember_worker_memory_used_bytes{worker=") < 2 and time.time() < deadline:
+                time.sleep(0.2)
+                text, after = scrape(port)
+            assert text.count("ember_worker_memory_used_bytes{worker=") == 2, text
+            assert after["ember_worker_memory_limit_bytes"] > 0
+            assert "ember_worker_spill_disk_bytes" in after
         if ember_mode != "local":
             assert after["ember_workers_alive"] == 2
             assert after["ember_shuffle_bytes_written_total"] > 0

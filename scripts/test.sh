@@ -54,6 +54,20 @@ for client in $CLIENTS $SLICE_CLIENTS; do
   fi
 done
 
+# The job UI's browser test (python-tests/test_ui.py) drives Debian's chromium through its
+# chromedriver; install them when missing (it skips, saying why, where they cannot be installed).
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  step "chromium and chromium-driver for python-tests/test_ui.py"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  if command -v apt-get >/dev/null && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq chromium chromium-driver >/dev/null \
+      || echo "WARNING: could not install chromium and chromium-driver: test_ui.py will skip" >&2
+  else
+    echo "WARNING: chromium and chromium-driver are missing and cannot be installed here (needs" \
+      "apt-get as root): test_ui.py will skip. Install them with: apt-get install chromium chromium-driver" >&2
+  fi
+fi
+
 step "cargo build"
 cargo build --workspace --bins
 

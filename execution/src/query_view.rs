@@ -19,7 +19,7 @@ use crate::metrics::{JobReport, TaskMetrics};
 use crate::progress::ProgressExec;
 
 /// Task attempts recorded per query at most (later ones are counted, not recorded).
-pub const MAX_TASK_RECORDS: usize = 5_000;
+pub const MAX_TASK_RECORDS: usize = 2_000;
 
 /// An input of a stage: the stage it reads and how (`Shuffle`, `Forward`, `Merge`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
