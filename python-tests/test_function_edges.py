@@ -42,6 +42,12 @@ ANSWERS = {
     "from_csv('   abc  ', 's string', map('ignoreTrailingWhiteSpace', 'true')) b, from_csv('   abc  ', 's string') c",
     "date_part_field_names": "SELECT date_part('S', ts) s, date_part('M', ts) m, date_part('D', ts) d, date_part('YRS', ts) y, "
     "date_part('MONS', ts) mo, date_part('SECS', ts) ss, date_part('H', ts) h, date_part('W', ts) w FROM VALUES (TIMESTAMP'2015-04-08 13:08:15') t(ts)",
+    "parse_digit_widths": "SELECT try_to_date('2020-1-1', 'yyyy-MM-dd') a, try_to_date('2020-1-1', 'yyyy-M-d') b, try_to_date('12', 'yyyy') c, "
+    "try_to_date('12345', 'yyyy') d, try_to_date('0012', 'yyyy') e, try_to_date('5', 'y') f, try_to_date('20', 'yy') g, "
+    "try_to_date('20240101', 'yyyyMMdd') h, try_to_date('2024011', 'yyyyMMdd') i, try_to_date('202401011', 'yyyyMMdd') j",
+    "parse_digit_widths_timestamps": "SELECT try_to_timestamp('2020-01-01 1:2:3', 'yyyy-MM-dd H:m:s') a, "
+    "try_to_timestamp('2020-01-01 1:2:3', 'yyyy-MM-dd HH:mm:ss') b, try_to_timestamp('Jan 5 2020', 'MMM d yyyy') c, "
+    "try_to_date('05/01/20', 'dd/MM/yy') d, date_format(DATE'0005-03-04', 'y') e, date_format(DATE'0005-03-04', 'yyyy') f",
     "map_concat_with_empty_map": "SELECT map_concat(map(1, 'a'), map()) a, map_concat(map(), map(1, 'a', 2, 'b')) b, map_concat(map(), map()) c",
     "listagg_of_binary": "SELECT listagg(col, X'42') a, string_agg(col, X'') c FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",
     "listagg_of_binary_ordered": "SELECT listagg(col) WITHIN GROUP (ORDER BY col DESC) b FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",
@@ -53,6 +59,7 @@ ANSWERS = {
 
 ERRORS = {
     "array_insert_at_zero": "SELECT array_insert(array(1,2,3), 0, 1)",
+    "to_date_digit_widths": "SELECT to_date('2020-1-1', 'yyyy-MM-dd')",
     "like_escape_computed_pattern_misplaced": "SELECT 'a_b' LIKE p ESCAPE '/' FROM VALUES ('a/b') t(p)",
     "invalid_zone_of_a_column": "SELECT from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', tz) FROM VALUES ('Nowhere/Zone') t(tz)",
 }

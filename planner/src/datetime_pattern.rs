@@ -51,6 +51,9 @@ pub fn to_chrono(pattern: &str) -> PlanResult<String> {
         }
         let run: String = std::iter::repeat_n(c, n).collect();
         let spec = match (c, n) {
+            // `y`/`yyy` take a year of any width, `yyyy` exactly four digits (see
+            // `functions::native::datetime::widths_fit`).
+            ('y' | 'u', 1 | 3) => "%-Y",
             ('y' | 'u', 2) => "%y",
             ('y' | 'u', _) => "%Y",
             ('M' | 'L', 1) => "%-m",

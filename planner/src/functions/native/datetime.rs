@@ -149,8 +149,57 @@ fn cannot_parse(text: &str, function: &str) -> datafusion::error::DataFusionErro
     ))
 }
 
+/// Whether the digits of `text` have the widths the pattern's numeric fields require, as
+/// java.time requires them where chrono does not: `yyyy` exactly four digits, `MM`, `dd`,
+/// `HH`, `mm`, `ss` exactly two, their one-letter forms one or two (`y` any number). Only the
+/// pattern's start up to its first field of another kind (names, zones, fractions) is
+/// checked; chrono reads the rest.
+pub(super) fn widths_fit(text: &str, pattern: &str) -> bool {
+    let text = text.as_bytes();
+    let mut p = pattern.chars().peekable();
+    let mut at = 0;
+    while let Some(c) = p.next() {
+        if c != '%' {
+            // A literal: the text must have it; chrono decides otherwise.
+            if c.is_ascii() && text.get(at) == Some(&(c as u8)) {
+                at += 1;
+                continue;
+            }
+            return true;
+        }
+        let unpadded = p.peek() == Some(&'-');
+        if unpadded {
+            p.next();
+        }
+        let (min, max) = match (p.next(), unpadded) {
+            (Some('Y'), false) => (4, 4),
+            (Some('Y'), true) => (1, 10),
+            (Some('y' | 'm' | 'd' | 'H' | 'I' | 'M' | 'S'), false) => (2, 2),
+            (Some('m' | 'd' | 'H' | 'I' | 'M' | 'S'), true) => (1, 2),
+            _ => return true,
+        };
+        let digits = text[at.min(text.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let next_is_field = p.peek() == Some(&'%');
+        if min < max && next_is_field {
+            // Two fields of variable width side by side: left to chrono.
+            return true;
+        }
+        if digits < min || (digits > max && !next_is_field) {
+            return false;
+        }
+        at += digits.min(max);
+    }
+    true
+}
+
 /// The instant and local date of `s` read with a chrono pattern in `tz`.
 fn read_with(s: &str, pattern: &str, tz: Tz) -> Option<(i64, NaiveDate)> {
+    if !widths_fit(s, pattern) {
+        return None;
+    }
     let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%Z");
     if zoned && let Ok(t) = DateTime::parse_from_str(s, pattern) {
         let local = t.with_timezone(&tz).date_naive();
@@ -579,4 +628,23 @@ pub(super) fn months_between(
         });
     }
     Ok(Arc::new(out.finish()))
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::widths_fit;
+
+    #[test]
+    fn digits_have_the_widths_java_requires() {
+        assert!(widths_fit("2020-01-01", "%Y-%m-%d"));
+        assert!(!widths_fit("2020-1-1", "%Y-%m-%d"));
+        assert!(widths_fit("2020-1-1", "%Y-%-m-%-d"));
+        assert!(widths_fit("20240101", "%Y%m%d"));
+        assert!(!widths_fit("12345", "%Y"));
+        assert!(!widths_fit("12", "%Y"));
+        assert!(widths_fit("12", "%-Y"));
+        assert!(!widths_fit("2020-01-01 1:2:3", "%Y-%m-%d %H:%M:%S"));
+        assert!(widths_fit("2020-01-01 1:2:3", "%Y-%m-%d %-H:%-M:%-S"));
+        assert!(widths_fit("Jan 2020", "%b %Y"));
+    }
 }
