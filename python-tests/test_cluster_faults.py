@@ -20,6 +20,7 @@ from conftest import EmberServer, ember_binary, new_session
 SCALE = 0.1
 QUERY = 9  # six tables, five joins, an aggregation and a sort: several shuffle stages
 
+SECRET = "test-cluster-secret"
 WORKER = re.compile(r"Ember worker (\d+) \(pid (\d+)\)")
 DRIVER = re.compile(r"Ember driver service listening on (http://\S+)")
 ACCEPTED = re.compile(r"job accepted job=(\d+)")
@@ -57,7 +58,8 @@ class Cluster:
             "cluster",
             extra_args=args,
             workdir=tmp_path,
-            env={"EMBER_LOG": "info,ember_execution::cluster::driver=debug"},
+            # A known cluster secret, so that a worker started by hand may join.
+            env={"EMBER_LOG": "info,ember_execution::cluster::driver=debug", "EMBER_CLUSTER_SECRET": SECRET},
         )
         self.spark = new_session(self.server.url)
 
@@ -229,6 +231,7 @@ def test_all_workers_killed(cluster_factory, data, want, request):
         [str(ember_binary(request.config)), "worker", "--driver", driver, "--slots", "2"],
         stdout=open(cluster.server.log_path, "a"),
         stderr=subprocess.STDOUT,
+        env={**os.environ, "EMBER_CLUSTER_SECRET": SECRET},
     )
     try:
         got = [tuple(r) for r in cluster.spark.sql(tpch.query(QUERY)).collect()]
