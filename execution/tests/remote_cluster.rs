@@ -108,6 +108,7 @@ fn session(runner: &ClusterJobRunner) -> SessionContext {
 }
 
 const QUERY: &str = "SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k ORDER BY k";
+const BIG_QUERY: &str = "SELECT a.k, a.v, b.v AS w FROM t a JOIN t b ON a.k = b.k";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn finished_jobs_free_their_streams() {
@@ -162,8 +163,10 @@ async fn finished_jobs_free_their_streams() {
 async fn cancelled_jobs_free_their_streams() {
     let runner = start_cluster(2).await;
     let ctx = session(&runner);
+    // An answer (1.6M rows, about 38 MB) larger than a final stream holds unread, so that the
+    // query is still running, its streams held, when the reader gives up after one batch.
     let plan = ctx
-        .sql(QUERY)
+        .sql(BIG_QUERY)
         .await
         .unwrap()
         .create_physical_plan()
