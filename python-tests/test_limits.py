@@ -1,7 +1,8 @@
 """Limits (issue 25), each a static setting of `ember server --conf KEY=VALUE` with a safe
 default: concurrent sessions (`spark.ember.maxSessions`, 1000), idle session expiry (Spark's
 `spark.connect.session.manager.defaultSessionTimeout`, 60m), artifact bytes per session
-(`spark.ember.maxArtifactBytes`, 1 GiB). Past a limit the client gets a clear error naming the
+(`spark.ember.maxArtifactBytes`, 1 GiB), the time one query may run (`spark.ember.queryTimeout`,
+no limit by default). Past a limit the client gets a clear error naming the
 setting, and the server goes on serving. Each test starts its own server; every mode of
 ``--ember-modes``."""
 
@@ -112,6 +113,25 @@ def test_artifact_bytes_per_session_are_capped(limited, tmp_path):
             other.addArtifacts(str(big), file=True)
         finally:
             other.stop()
+    finally:
+        spark.stop()
+
+
+def test_queries_past_the_timeout_stop_with_a_clear_error(limited):
+    import time as clock
+
+    server = limited("spark.ember.queryTimeout=3s")
+    spark = new_session(server.url)
+    try:
+        started = clock.time()
+        with pytest.raises(Exception, match="spark.ember.queryTimeout") as raised:
+            spark.range(0, 10**13, 1, 2).selectExpr("sum(id * 2) AS s").collect()
+        assert "ran longer than 3s" in str(raised.value)
+        assert clock.time() - started < 60
+        # The session and the server go on.
+        assert spark.range(5).count() == 5
+        with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
+            spark.conf.set("spark.ember.queryTimeout", "1h")
     finally:
         spark.stop()
 

@@ -193,6 +193,7 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     // Ember's own limits (see `limits.rs`), static like the one above.
     entry("spark.ember.maxSessions", Some("1000"), false),
     entry("spark.ember.maxArtifactBytes", Some("1073741824"), false),
+    entry("spark.ember.queryTimeout", None, false),
 ];
 
 fn known(key: &str) -> Option<&'static ConfigEntry> {
@@ -204,6 +205,7 @@ const STATIC_KEYS: &[&str] = &[
     "spark.ember.maxPartitions",
     "spark.ember.maxSessions",
     "spark.ember.maxArtifactBytes",
+    "spark.ember.queryTimeout",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",
     "spark.sql.extensions",

@@ -18,6 +18,8 @@ pub const SESSION_TIMEOUT: &str = "spark.connect.session.manager.defaultSessionT
 pub const MAINTENANCE_INTERVAL: &str = "spark.connect.session.manager.maintenanceInterval";
 /// Spark's count of closed session ids remembered (SESSION_CLOSED rather than a new session).
 pub const TOMBSTONES: &str = "spark.connect.session.manager.closedSessionsTombstonesSize";
+/// Longest an `ExecutePlan` operation may run (default: no limit).
+pub const QUERY_TIMEOUT: &str = "spark.ember.queryTimeout";
 
 #[derive(Debug, Clone)]
 pub struct SessionLimits {
@@ -27,6 +29,8 @@ pub struct SessionLimits {
     pub maintenance_interval: Duration,
     pub tombstones: usize,
     pub max_artifact_bytes: usize,
+    /// None: operations run as long as they take.
+    pub query_timeout: Option<Duration>,
 }
 
 impl Default for SessionLimits {
@@ -38,6 +42,7 @@ impl Default for SessionLimits {
             maintenance_interval: Duration::from_secs(30),
             tombstones: 1000,
             max_artifact_bytes: 1 << 30,
+            query_timeout: None,
         }
     }
 }
@@ -74,6 +79,12 @@ impl SessionLimits {
                 )
             };
         }
+        if let Some(v) = get(QUERY_TIMEOUT) {
+            limits.query_timeout = parse_duration(&v)
+                .filter(|d| !d.is_zero())
+                .map(Some)
+                .ok_or_else(|| bad(QUERY_TIMEOUT, &v, "expected e.g. 30m or 90s"))?;
+        }
         if let Some(v) = get(MAINTENANCE_INTERVAL) {
             limits.maintenance_interval = parse_duration(&v)
                 .filter(|d| !d.is_zero())
@@ -89,6 +100,20 @@ impl SessionLimits {
              Stop an unused session (spark.stop()) or wait for idle ones to expire ({SESSION_TIMEOUT}).",
             self.max_sessions
         ))
+    }
+
+    /// The error of an operation that ran past `spark.ember.queryTimeout`.
+    pub fn query_timed_out(&self, timeout: Duration) -> ember_planner::SparkError {
+        ember_planner::SparkError::new(
+            ember_planner::error::ErrorKind::Runtime,
+            "QUERY_TIMEOUT",
+            "HYT00",
+            format!(
+                "The query ran longer than {timeout:?}, the most this server allows (the static \
+                 setting {QUERY_TIMEOUT}), and was stopped."
+            ),
+            vec![],
+        )
     }
 
     /// The error of an artifact that would take the session over its byte limit.
@@ -137,6 +162,12 @@ mod tests {
         assert_eq!(limits.idle_timeout, None);
         assert_eq!(limits.max_artifact_bytes, 10 << 20);
         assert_eq!(limits.max_sessions, 3);
+        assert_eq!(limits.query_timeout, None);
+        d.values.insert(QUERY_TIMEOUT.into(), "90s".into());
+        assert_eq!(
+            SessionLimits::from_conf(&d).unwrap().query_timeout,
+            Some(Duration::from_secs(90))
+        );
         d.values.insert(MAX_SESSIONS.into(), "0".into());
         assert!(SessionLimits::from_conf(&d).is_err());
         assert_eq!(parse_duration("2s"), Some(Duration::from_secs(2)));

@@ -133,6 +133,16 @@ pub fn execute_plan(
             // A panic while planning or running is this query's error, not a client left waiting.
             let run =
                 ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
+            // `spark.ember.queryTimeout`: past it the operation stops (its job is dropped).
+            let limits = &ctx.state.sessions.limits;
+            let run = async {
+                match limits.query_timeout {
+                    Some(limit) => tokio::time::timeout(limit, run)
+                        .await
+                        .unwrap_or_else(|_| Ok(Err(limits.query_timed_out(limit).into()))),
+                    None => run.await,
+                }
+            };
             // Progress is tracked for the metrics sent with the results, reported if asked for.
             let run = progress::scope(task_op.progress.clone(), run);
             let outcome = match interval {
