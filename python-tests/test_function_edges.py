@@ -52,6 +52,8 @@ ANSWERS = {
     "listagg_of_binary": "SELECT listagg(col, X'42') a, string_agg(col, X'') c FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",
     "listagg_of_binary_ordered": "SELECT listagg(col) WITHIN GROUP (ORDER BY col DESC) b FROM VALUES (X'01'), (X'02'), (X'FF') t(col)",
     "to_json_date_format": "SELECT to_json(named_struct('d', DATE'2022-02-22'), map('dateFormat', 'yyyy/MM/dd')) a",
+    "to_json_timestamp_formats": "SELECT to_json(named_struct('t', TIMESTAMP'2022-02-22 10:11:12', 'n', TIMESTAMP_NTZ'2022-02-22 10:11:12'), "
+    "map('timestampFormat', 'dd.MM.yyyy HH:mm', 'timestampNTZFormat', 'yyyy/MM/dd HH:mm:ss')) a",
     "listagg_of_null_binary": "SELECT listagg(col) a FROM VALUES (CAST(NULL AS BINARY)) t(col)",
     "try_variant_get_binary_of_number": "SELECT try_variant_get(parse_json('{\"a\": 1}'), '$.a', 'binary') a",
     "like_escape_computed_pattern": "SELECT p, 'a/b' LIKE p ESCAPE '/' l, 'a_b' ILIKE p ESCAPE '/' i FROM VALUES ('a//b'), ('A/_B'), ('a_b'), (NULL) t(p)",
@@ -65,11 +67,7 @@ ERRORS = {
 }
 
 
-# What Ember refuses with "not supported" where Spark answers.
-GAPS = {"to_json_date_format": "to_json's dateFormat/timestampFormat options"}
-
-
-@pytest.mark.parametrize("case", cases(ANSWERS, GAPS))
+@pytest.mark.parametrize("case", cases(ANSWERS))
 def test_answers(spark, expected, case):
     expected.check(spark.sql(ANSWERS[case]), name=case)
 

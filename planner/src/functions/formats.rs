@@ -21,20 +21,26 @@ pub fn register(b: &mut RegistryBuilder) {
                 .map(|v| super::variant::variant_to_json(v, &f.config.time_zone))
                 .ok_or_else(|| crate::error::PlanError::InvalidPlan("to_json".into()));
         }
-        // Options that change the text are refused rather than ignored.
+        // Date and timestamp patterns are honoured; other options that change the text are
+        // refused rather than ignored.
+        let mut formats = super::native::JsonFormats::default();
         for (key, value) in literal_options(f.args.get(1), "to_json")? {
-            let default = match key.to_ascii_lowercase().as_str() {
-                "pretty" => value.eq_ignore_ascii_case("false"),
-                "ignorenullfields" => value.eq_ignore_ascii_case("true"),
-                _ => false,
-            };
-            if !default {
-                return Err(crate::error::PlanError::Unsupported(format!(
-                    "to_json option {key} = {value:?}"
-                )));
+            let pattern = || super::pattern::chrono_pattern(&value).map(Some);
+            match key.to_ascii_lowercase().as_str() {
+                "dateformat" => formats.date = pattern()?,
+                "timestampformat" => formats.timestamp = pattern()?,
+                "timestampntzformat" => formats.timestamp_ntz = pattern()?,
+                "pretty" if value.eq_ignore_ascii_case("false") => {}
+                "ignorenullfields" if value.eq_ignore_ascii_case("true") => {}
+                _ => {
+                    return Err(crate::error::PlanError::Unsupported(format!(
+                        "to_json option {key} = {value:?}"
+                    )));
+                }
             }
         }
-        Ok(NativeUdf::udf(Native::ToJson).call(f.args))
+        let value: Vec<Expr> = f.args.into_iter().take(1).collect();
+        Ok(NativeUdf::udf(Native::ToJson { formats }).call(value))
     });
     b.scalar_named(&["to_csv"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;

@@ -1,6 +1,6 @@
 //! Caps on the size one value may take, checked before it is built: `repeat`, `lpad`, `rpad`
-//! and `space` make strings of at most [`MAX_STRING_BYTES`], `array_repeat` arrays of at most
-//! [`MAX_ARRAY_ELEMENTS`]. Beyond them the query fails with an error naming the function,
+//! and `space` make strings of at most [`MAX_STRING_BYTES`], `array_repeat` and `array_insert`
+//! (whose position past the end pads with NULLs) arrays of at most [`MAX_ARRAY_ELEMENTS`]. Beyond them the query fails with an error naming the function,
 //! rather than the process trying (and failing, which aborts it) to allocate gigabytes.
 //! Spark's own ceiling is 2 GiB per value (past it the JVM answers "Requested array size
 //! exceeds VM limit"), and `array_repeat` past 2,147,483,632 elements fails with
@@ -23,6 +23,8 @@ enum Unit {
     One,
     /// The bytes of the given argument (`repeat`'s string).
     BytesOf(usize),
+    /// One, counted from either end (`array_insert`'s position, which pads with NULLs).
+    Magnitude,
 }
 
 /// Wrap the registered functions' count arguments in their checks.
@@ -31,6 +33,14 @@ pub(super) fn register(b: &mut RegistryBuilder) {
     guard(b, "lpad", 1, Unit::One, MAX_STRING_BYTES, "characters");
     guard(b, "rpad", 1, Unit::One, MAX_STRING_BYTES, "characters");
     guard(b, "space", 0, Unit::One, MAX_STRING_BYTES, "characters");
+    guard(
+        b,
+        "array_insert",
+        1,
+        Unit::Magnitude,
+        MAX_ARRAY_ELEMENTS,
+        "elements",
+    );
     guard(
         b,
         "array_repeat",
@@ -57,6 +67,9 @@ fn guard(
         if let Some(count) = f.args.get(at).cloned() {
             let size = match unit {
                 Unit::One => cast(count.clone(), DataType::Float64),
+                Unit::Magnitude => {
+                    super::df_udf("abs")?.call(vec![cast(count.clone(), DataType::Float64)])
+                }
                 Unit::BytesOf(i) => match f.args.get(i).cloned() {
                     Some(text) => {
                         let bytes = super::df_udf("octet_length")?.call(vec![text]);

@@ -19,8 +19,16 @@ pub(super) fn schema_type(schema: &str, time_zone: &str) -> Result<DataType> {
         .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string()))
 }
 
+/// The chrono patterns `to_json` writes dates and timestamps with (None: arrow's ISO forms).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct JsonFormats {
+    pub date: Option<String>,
+    pub timestamp: Option<String>,
+    pub timestamp_ntz: Option<String>,
+}
+
 /// `to_json(value)`: structs as objects (NULL fields left out), arrays and maps as JSON.
-pub(super) fn to_json(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<ArrayRef> {
     let Some(value) = arrays.first() else {
         return internal_err!("to_json without a value");
     };
@@ -36,7 +44,17 @@ pub(super) fn to_json(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     };
     let mut buffer = Vec::new();
     {
-        let mut writer = arrow::json::LineDelimitedWriter::new(&mut buffer);
+        let mut builder = arrow::json::WriterBuilder::new();
+        if let Some(f) = &formats.date {
+            builder = builder.with_date_format(f.clone());
+        }
+        if let Some(f) = &formats.timestamp {
+            builder = builder.with_timestamp_tz_format(f.clone());
+        }
+        if let Some(f) = &formats.timestamp_ntz {
+            builder = builder.with_timestamp_format(f.clone());
+        }
+        let mut writer = builder.build::<_, arrow::json::writer::LineDelimited>(&mut buffer);
         writer.write(&batch)?;
         writer.finish()?;
     }

@@ -99,8 +99,12 @@ pub enum Native {
     },
     /// The most frequent value of a list (`mode`), the first seen among ties.
     ArrayMode,
-    /// `to_json(value)`.
-    ToJson,
+    /// `to_json(value[, options])`: dates and timestamps written with the chrono patterns of
+    /// the `dateFormat`, `timestampFormat` and `timestampNTZFormat` options, if given.
+    ToJson {
+        #[serde(default)]
+        formats: JsonFormats,
+    },
     /// `to_csv(struct)`.
     ToCsv,
     /// Spark's bitmap functions.

@@ -29,6 +29,7 @@ mod instr;
 pub use failure::{Failure, fail_when};
 mod interval;
 mod json;
+pub use json::JsonFormats;
 mod lenient_json;
 pub use lenient_json::Leniency;
 mod kind;
@@ -146,7 +147,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Murmur3 => "ember_hash",
             Native::RoundHalfEven { .. } => "ember_bround",
             Native::CeilFloor { .. } => "ember_ceil_floor",
-            Native::ToJson => "ember_to_json",
+            Native::ToJson { .. } => "ember_to_json",
             Native::ToCsv => "ember_to_csv",
             Native::Bitmap { .. } => "ember_bitmap",
             Native::Xpath { .. } => "ember_xpath",
@@ -296,7 +297,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
             Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
-            Native::ToJson => json::to_json(&arrays)?,
+            Native::ToJson { formats } => json::to_json(&arrays, formats)?,
             Native::ToCsv => csv::to_csv(&arrays)?,
             Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
             Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,

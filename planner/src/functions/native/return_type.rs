@@ -13,7 +13,7 @@ impl Native {
                 Some(DataType::List(item)) => item.data_type().clone(),
                 _ => DataType::Null,
             },
-            Native::ToJson
+            Native::ToJson { .. }
             | Native::ToCsv
             | Native::GetJsonObject
             | Native::Conv
