@@ -2,7 +2,7 @@
 default: concurrent sessions (`spark.ember.maxSessions`, 1000), idle session expiry (Spark's
 `spark.connect.session.manager.defaultSessionTimeout`, 60m), artifact bytes per session
 (`spark.ember.maxArtifactBytes`, 1 GiB), the time one query may run (`spark.ember.queryTimeout`,
-no limit by default). Past a limit the client gets a clear error naming the
+no limit by default), the relations a plan may nest (`spark.ember.maxPlanDepth`, 2,000). Past a limit the client gets a clear error naming the
 setting, and the server goes on serving. Each test starts its own server; every mode of
 ``--ember-modes``."""
 
@@ -132,6 +132,23 @@ def test_queries_past_the_timeout_stop_with_a_clear_error(limited):
         assert spark.range(5).count() == 5
         with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
             spark.conf.set("spark.ember.queryTimeout", "1h")
+    finally:
+        spark.stop()
+
+
+def test_plans_deeper_than_the_setting_are_refused(limited):
+    server = limited("spark.ember.maxPlanDepth=50")
+    spark = new_session(server.url)
+    try:
+        chain = lambda n: __import__("functools").reduce(lambda df, i: df.filter(df.id != -i - 1), range(n), spark.range(10))
+        assert chain(40).count() == 10
+        with pytest.raises(Exception, match="spark.ember.maxPlanDepth") as raised:
+            chain(60).count()
+        assert "more than 50 relations" in str(raised.value)
+        # The session goes on; the setting is static.
+        assert chain(10).count() == 10
+        with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
+            spark.conf.set("spark.ember.maxPlanDepth", "5000")
     finally:
         spark.stop()
 

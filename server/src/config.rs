@@ -194,6 +194,9 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     entry("spark.ember.maxSessions", Some("1000"), false),
     entry("spark.ember.maxArtifactBytes", Some("1073741824"), false),
     entry("spark.ember.queryTimeout", None, false),
+    // The most relations a plan may nest (a chain of DataFrame operations); the protobuf
+    // decoder's own limit (4,096 levels, two per relation) caps it at 2,000.
+    entry("spark.ember.maxPlanDepth", Some("2000"), false),
 ];
 
 fn known(key: &str) -> Option<&'static ConfigEntry> {
@@ -206,6 +209,7 @@ const STATIC_KEYS: &[&str] = &[
     "spark.ember.maxSessions",
     "spark.ember.maxArtifactBytes",
     "spark.ember.queryTimeout",
+    "spark.ember.maxPlanDepth",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",
     "spark.sql.extensions",
@@ -382,7 +386,7 @@ impl SessionConf {
             .unwrap_or(default)
     }
 
-    fn usize(&self, key: &str, default: usize) -> usize {
+    pub(crate) fn usize(&self, key: &str, default: usize) -> usize {
         self.get(key)
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(default)

@@ -81,6 +81,15 @@ impl RequestContext {
                     .iter()
                     .map(|(n, b)| (n.clone(), Arc::from(b.as_ref()))),
             ),
+            max_depth: self
+                .session
+                .conf
+                .usize(
+                    "spark.ember.maxPlanDepth",
+                    ember_planner::proto::MAX_PLAN_DEPTH,
+                )
+                .max(1),
+            depth: std::cell::Cell::new(0),
         }
     }
 

@@ -37,7 +37,14 @@ pub struct ProtoContext {
     pub cached_relations: Option<CachedRelationLookup>,
     /// The session's Python artifacts, for the Python functions the plan holds.
     pub python_artifacts: Option<Arc<ember_execution::python::PythonArtifacts>>,
+    /// The most relations the plan may nest (`spark.ember.maxPlanDepth`).
+    pub max_depth: usize,
+    /// How deep the conversion is now.
+    pub depth: std::cell::Cell<usize>,
 }
+
+/// The default of `spark.ember.maxPlanDepth`: what the protobuf decoder's 4,096 levels hold.
+pub const MAX_PLAN_DEPTH: usize = 2000;
 
 impl ProtoContext {
     pub fn new(time_zone: impl Into<String>) -> Self {
@@ -46,6 +53,8 @@ impl ProtoContext {
             artifacts: None,
             cached_relations: None,
             python_artifacts: None,
+            max_depth: MAX_PLAN_DEPTH,
+            depth: std::cell::Cell::new(0),
         }
     }
 }

@@ -21,7 +21,22 @@ pub fn convert(ctx: &ProtoContext, rel: &pb::Relation) -> PlanResult<Plan> {
     let Some(rel_type) = &rel.rel_type else {
         return invalid("relation without a type");
     };
-    let node = convert_node(ctx, rel_type)?;
+    let depth = ctx.depth.get() + 1;
+    if depth > ctx.max_depth {
+        return Err(crate::error::SparkError::illegal_argument(
+            "INVALID_PARAMETER_VALUE",
+            format!(
+                "The plan nests more than {} relations (the static setting spark.ember.maxPlanDepth). \
+                 Break the chain of operations, e.g. with df.localCheckpoint().",
+                ctx.max_depth
+            ),
+        )
+        .into());
+    }
+    ctx.depth.set(depth);
+    let node = convert_node(ctx, rel_type);
+    ctx.depth.set(depth - 1);
+    let node = node?;
     Ok(Plan {
         plan_id,
         node,
