@@ -180,6 +180,25 @@ def new_session(url):
     return SparkSession.builder.remote(url).create()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _no_leaked_default_session():
+    """A session a module leaves open must not become the next modules' default: PySpark's
+    `SparkSession.active()` (used by createDataFrame and friends) would send their calls to a
+    server that may be gone."""
+    yield
+    from pyspark.sql.connect.session import SparkSession
+
+    for leaked in (SparkSession._default_session, getattr(SparkSession._active_session, "session", None)):
+        if leaked is not None and not leaked.is_stopped:
+            try:
+                leaked.release_session_on_close = False  # its server may be gone: no retries
+                leaked.stop()
+            except Exception:
+                pass
+    SparkSession._default_session = None
+    SparkSession._active_session.session = None
+
+
 @pytest.fixture(scope="module")
 def spark(server_url):
     session = new_session(server_url)

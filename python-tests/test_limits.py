@@ -6,10 +6,9 @@ no limit by default), the relations a plan may nest (`spark.ember.maxPlanDepth`,
 setting, and the server goes on serving. Each test starts its own server; every mode of
 ``--ember-modes``.
 
-This file is named to run last: after its session-limit tests, the PySpark client process could
-not open new connections (its next new session retried UNAVAILABLE until the test timed out;
-seen in whole-suite runs, cause not yet found), so nothing may run after them in the same
-process."""
+Every session a test opens is stopped, even one the server has closed: PySpark makes the first
+session of a process its default (`SparkSession.active()`), and a default left pointing at a
+stopped server sends later modules' calls there (they retried UNAVAILABLE until timing out)."""
 
 import time
 
@@ -80,6 +79,8 @@ def test_sessions_beyond_the_limit_get_a_clear_error(limited):
     finally:
         for s in sessions:
             s.stop()
+        if "extra" in locals():
+            extra.stop()
 
 
 def test_idle_sessions_expire_as_sparks_do(limited):
@@ -111,6 +112,7 @@ def test_idle_sessions_expire_as_sparks_do(limited):
             fresh.stop()
     finally:
         busy.stop()
+        idle.stop()  # closed by the server; stop() still clears PySpark's default session
 
 
 def test_artifact_bytes_per_session_are_capped(limited, tmp_path):
