@@ -17,6 +17,7 @@ use datafusion::logical_expr::{Expr, lit};
 
 pub mod csv;
 mod csv_options;
+pub mod delta;
 pub mod discover;
 pub(crate) mod infer;
 pub(crate) use csv_options::csv_options;
@@ -446,7 +447,7 @@ fn local_url(path: &std::path::Path, directory: bool) -> PlanResult<ListingTable
 
 /// Whether `name` is a file format Ember reads (`SELECT * FROM parquet.\`/path\``).
 pub fn is_file_format(name: &str) -> bool {
-    ["parquet", "csv", "json", "orc", "text", "avro"]
+    ["parquet", "csv", "json", "orc", "text", "avro", "delta"]
         .iter()
         .any(|f| f.eq_ignore_ascii_case(name))
 }
@@ -463,6 +464,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     }
     if format_name == "text" {
         return whole::read_text(state, ds, time_zone);
+    }
+    if format_name == "delta" {
+        return delta::read(state, ds, time_zone);
     }
     // JSON is read by Ember's reader; schemas are inferred from every record when malformed
     // records may matter (else from the first ones, as DataFusion's reader does).

@@ -222,7 +222,8 @@ pub fn write_settings(
     let mut extra: Vec<(String, String)> = Vec::new();
     let mut set = |k: &str, v: String| out.push((format!("format.{k}"), v));
     let (format, extension) = match format.to_ascii_lowercase().as_str() {
-        "parquet" => {
+        // Delta's data files are parquet (the write itself is `delta`'s).
+        "parquet" | "delta" => {
             let codec = o
                 .get("compression")
                 .or_else(|| o.get("parquet.compression"))

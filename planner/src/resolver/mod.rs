@@ -362,6 +362,7 @@ impl<'a> Resolver<'a> {
             }
             PlanNode::Values { rows } => self.resolve_values(rows)?,
             PlanNode::Table { name } => self.resolve_table(name)?,
+            PlanNode::TimeTravel { name, at } => self.resolve_time_travel(name, at)?,
             PlanNode::DataSource(ds) => self.resolve_data_source(ds)?,
             PlanNode::TableFunction { name, args } => self.resolve_table_function(name, args)?,
             PlanNode::OneRow => LogicalPlanBuilder::empty(true).build()?,

@@ -321,6 +321,54 @@ impl Resolver<'_> {
         }
     }
 
+    /// `t VERSION AS OF n` / `TIMESTAMP AS OF '...'`: a Delta table (by path or in the
+    /// catalog) at that version.
+    pub(crate) fn resolve_time_travel(
+        &mut self,
+        name: &[String],
+        at: &crate::spec::TimeTravel,
+    ) -> PlanResult<LogicalPlan> {
+        let option = match at {
+            crate::spec::TimeTravel::Version(v) => ("versionAsOf".to_string(), v.to_string()),
+            crate::spec::TimeTravel::Timestamp(t) => ("timestampAsOf".to_string(), t.clone()),
+        };
+        let mut ds = if let [format, path] = name
+            && format.eq_ignore_ascii_case("delta")
+        {
+            crate::spec::DataSource {
+                format: Some("delta".into()),
+                schema: None,
+                options: Default::default(),
+                paths: vec![path.clone()],
+            }
+        } else {
+            match self.catalog().lookup(name)? {
+                Some(CatalogEntry::Table(table)) if table.format.eq_ignore_ascii_case("delta") => {
+                    table_source(&table)
+                }
+                Some(_) => {
+                    let shown = name
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(".");
+                    return Err(SparkError::analysis(
+                        "UNSUPPORTED_FEATURE.TIME_TRAVEL",
+                        "0A000",
+                        format!(
+                            "The feature is not supported: Time travel on the relation: {shown}."
+                        ),
+                    )
+                    .into());
+                }
+                None => return Err(SparkError::table_not_found(&name.join(".")).into()),
+            }
+        };
+        ds.options.insert(option.0, option.1);
+        let plan = self.resolve_data_source(&ds)?;
+        self.reassign(plan, Some(name.to_vec()))
+    }
+
     pub(crate) fn resolve_table_function(
         &mut self,
         name: &str,
@@ -416,7 +464,8 @@ fn spark_compatible(dt: &DataType) -> DataType {
 pub(crate) fn table_source(table: &crate::catalog::TableMeta) -> crate::spec::DataSource {
     crate::spec::DataSource {
         format: Some(table.format.clone()),
-        schema: Some(table.schema_json()),
+        // A Delta table's schema is its log's.
+        schema: (!table.format.eq_ignore_ascii_case("delta")).then(|| table.schema_json()),
         options: table
             .options
             .iter()

@@ -164,6 +164,15 @@ pub struct DataSource {
     pub paths: Vec<String>,
 }
 
+/// Which version of a table a read sees (`versionAsOf`, `timestampAsOf`, `VERSION AS OF`,
+/// `TIMESTAMP AS OF`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimeTravel {
+    Version(i64),
+    /// A timestamp as the user wrote it (read in the session's time zone).
+    Timestamp(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanNode {
     /// `spark.range` / `range()`: one `id` column of type bigint.
@@ -187,6 +196,11 @@ pub enum PlanNode {
         name: Vec<String>,
     },
     DataSource(DataSource),
+    /// A table at an earlier version (`t VERSION AS OF 1`, `TIMESTAMP AS OF '...'`).
+    TimeTravel {
+        name: Vec<String>,
+        at: TimeTravel,
+    },
     /// A table-valued function in FROM (`range(10)`).
     TableFunction {
         name: String,
@@ -439,6 +453,7 @@ impl PlanNode {
             | PlanNode::Values { .. }
             | PlanNode::Table { .. }
             | PlanNode::DataSource(_)
+            | PlanNode::TimeTravel { .. }
             | PlanNode::TableFunction { .. }
             | PlanNode::OneRow
             | PlanNode::PlanReference { .. } => {}

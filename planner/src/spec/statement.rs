@@ -205,6 +205,11 @@ pub enum Statement {
         column: Option<Vec<String>>,
     },
     DescribeQuery(Plan),
+    /// `DESCRIBE HISTORY t [LIMIT n]` of a Delta table.
+    DescribeHistory {
+        table: Vec<String>,
+        limit: Option<usize>,
+    },
     /// `USE db`.
     Use {
         database: String,

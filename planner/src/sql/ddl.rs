@@ -637,6 +637,19 @@ fn describe(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
         let q = p.parse_query().map_err(PlanError::from_parser)?;
         return Ok(Some(Statement::DescribeQuery(query::lower_query(l, *q)?)));
     }
+    let history = matches!(&p.peek_token_ref().token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("HISTORY"))
+        && !matches!(p.peek_nth_token(1).token, Token::EOF | Token::SemiColon);
+    if history {
+        p.next_token();
+        let table = name(p)?;
+        let limit = if word(p, "LIMIT") {
+            let n = p.parse_literal_uint().map_err(PlanError::from_parser)?;
+            Some(usize::try_from(n).unwrap_or(usize::MAX))
+        } else {
+            None
+        };
+        return Ok(Some(Statement::DescribeHistory { table, limit }));
+    }
     word(p, "TABLE");
     let extended = word(p, "EXTENDED") || word(p, "FORMATTED");
     let table = name(p)?;

@@ -13,6 +13,10 @@ pub struct SparkDialect {
 }
 
 impl Dialect for SparkDialect {
+    /// `t VERSION AS OF 1`, `t TIMESTAMP AS OF '...'` (Delta's time travel).
+    fn supports_table_versioning(&self) -> bool {
+        true
+    }
     fn is_delimited_identifier_start(&self, ch: char) -> bool {
         self.inner.is_delimited_identifier_start(ch)
     }

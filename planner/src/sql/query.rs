@@ -550,11 +550,16 @@ fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
             version,
             ..
         } => {
-            if version.is_some() {
-                return unsupported("time travel");
-            }
             let _ = with_hints;
             let parts = object_name_parts(&name)?;
+            if let Some(version) = version {
+                let at = time_travel(l, version)?;
+                if args.is_some() {
+                    return unsupported("time travel of a table function");
+                }
+                let plan = Plan::new(PlanNode::TimeTravel { name: parts, at });
+                return Ok(with_alias(plan, alias));
+            }
             let plan = match args {
                 Some(args) => {
                     let args = args
@@ -766,4 +771,42 @@ fn table_sample(l: &Lowering, plan: Plan, s: ast::TableSample) -> PlanResult<Pla
         input: Box::new(plan),
         condition: Expr::operator("<", vec![Expr::function("rand", vec![]), fraction]),
     }))
+}
+
+/// `VERSION AS OF n` or `TIMESTAMP AS OF 'text'` after a table name.
+fn time_travel(l: &Lowering, version: ast::TableVersion) -> PlanResult<crate::spec::TimeTravel> {
+    use crate::spec::{Expr as SExpr, TimeTravel};
+    let literal = |e: ast::Expr| -> PlanResult<Option<String>> {
+        let text = |v: ScalarValue| match v {
+            ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => Some(s),
+            _ => None,
+        };
+        match lower(l, e)? {
+            SExpr::Literal(v) => Ok(text(v)),
+            SExpr::Cast { expr, .. } => match *expr {
+                SExpr::Literal(v) => Ok(text(v)),
+                _ => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    };
+    match version {
+        ast::TableVersion::VersionAsOf(e) => {
+            let text = e.to_string();
+            match text.trim().parse::<i64>() {
+                Ok(v) => Ok(TimeTravel::Version(v)),
+                Err(_) => unsupported(format!("VERSION AS OF {text}")),
+            }
+        }
+        ast::TableVersion::TimestampAsOf(e) => {
+            let shown = e.to_string();
+            match literal(e)? {
+                Some(v) => Ok(TimeTravel::Timestamp(v)),
+                _ => unsupported(format!(
+                    "TIMESTAMP AS OF {shown} (only a literal is supported)"
+                )),
+            }
+        }
+        other => unsupported(format!("time travel {other}")),
+    }
 }

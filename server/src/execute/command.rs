@@ -260,6 +260,9 @@ pub async fn execute_statement(
             catalog::show_tblproperties(ctx, &name, key.as_deref())
         }
         Statement::ShowPartitions { name } => catalog::show_partitions(ctx, &name),
+        Statement::DescribeHistory { table, limit } => {
+            super::delta::describe_history(ctx, &table, limit).await
+        }
         Statement::DescribeQuery(plan) => {
             let query = ctx.resolve(&plan)?;
             describe(&query)

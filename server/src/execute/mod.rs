@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod catalog_api;
 pub mod command;
+pub mod delta;
 pub mod encode;
 pub mod operation;
 pub mod progress;

@@ -160,11 +160,26 @@ pub fn format_or_default(ctx: &RequestContext, format: Option<&str>) -> String {
 }
 
 pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<()> {
+    let format = format_or_default(ctx, spec.format.as_deref());
+    if matches!(spec.target, WriteTarget::Path(_))
+        && let Some(source) = super::python_source::registered(ctx, &format)
+    {
+        let name = spec.format.clone().unwrap_or(format);
+        return super::python_source::write(ctx, spec, &name, source).await;
+    }
     let path = match &spec.target {
+        WriteTarget::Path(p) if p.is_empty() => {
+            return Err(ember_planner::PlanError::Unsupported(format!(
+                "writing to {format} without a path or table"
+            ))
+            .into());
+        }
         WriteTarget::Path(p) => p.clone(),
         WriteTarget::Table { .. } => return super::catalog::write_table(ctx, spec).await,
     };
-    let format = format_or_default(ctx, spec.format.as_deref());
+    if format == "delta" {
+        return super::delta::save(ctx, spec, &path).await;
+    }
     // Bad formats and options fail before anything is looked at.
     write_settings(&format, &spec.options, &CodecDefaults::default())?;
     let target = location(&path)?;
@@ -226,6 +241,9 @@ pub async fn write_files(
     query: ResolvedQuery,
     spec: FileWriteSpec,
 ) -> ServerResult<u64> {
+    if spec.format == "delta" {
+        return super::delta::write(ctx, query, spec).await;
+    }
     let codecs = CodecDefaults::from_conf(|key| ctx.session.conf.get(key));
     let settings = write_settings(&spec.format, &spec.options, &codecs)?;
     let target = spec.target;

@@ -95,7 +95,14 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
     };
     let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
     check_unique_columns(&names)?;
+    // A Delta table keeps its columns in the declared order.
+    let declared = fields.clone();
     let (fields, partition_columns) = partitioned_last(fields, &spec.partition_by, &db, &name)?;
+    let fields = if format == "delta" {
+        declared.clone()
+    } else {
+        fields
+    };
     let bucketing = checked_bucketing(spec.bucketing, &fields, &db, &name)?;
     if !external {
         check_new_location(&location)?;
@@ -120,6 +127,10 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
         }
         None => {
             std::fs::create_dir_all(&location).map_err(|e| io_error("create", &location, e))?;
+            if format == "delta" {
+                crate::execute::delta::create_empty(&location, &declared, &partition_columns)
+                    .await?;
+            }
         }
     }
     register(

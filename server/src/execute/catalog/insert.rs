@@ -86,6 +86,11 @@ pub async fn insert(
         .into());
     }
     let table = existing_table(ctx, table_name)?;
+    if table.format.eq_ignore_ascii_case("delta") && !partition.is_empty() {
+        return Err(
+            SparkError::unsupported("INSERT ... PARTITION (...) into a Delta table").into(),
+        );
+    }
     let fields = table_fields(ctx, &table)?;
     let q = quoted(&table.database, &table.name);
     let is_partition = |name: &str| {
@@ -411,18 +416,26 @@ pub async fn replace_table(
     let fields = query_fields(&query);
     let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
     check_unique_columns(&names)?;
+    let declared = fields.clone();
     let (fields, partition_columns) =
         partitioned_last(fields, &partition_by, &old.database, &old.name)?;
+    // A Delta table keeps its columns in the declared order.
+    let fields = if format == "delta" { declared } else { fields };
     let bucketing = checked_bucketing(bucketing, &fields, &old.database, &old.name)?;
     let location = PathBuf::from(&old.location);
     recover(&location)?;
+    let mut write_options = options.clone();
+    if format == "delta" {
+        // Replacing a Delta table replaces its schema and partitioning too.
+        write_options.insert("overwriteSchema".into(), "true".into());
+    }
     write_files(
         ctx,
         query,
         FileWriteSpec {
             target: location.into(),
             format: format.clone(),
-            options: options.clone(),
+            options: write_options,
             partition_by: partition_columns.clone(),
             bucketing: bucketing.clone(),
             overwrite: true,

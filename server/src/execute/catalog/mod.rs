@@ -214,7 +214,7 @@ fn checked_bucketing(
 /// Only file formats Ember reads and writes make tables.
 fn check_table_format(format: &str) -> ServerResult<()> {
     match format {
-        "parquet" | "csv" | "json" | "text" | "orc" | "avro" => Ok(()),
+        "parquet" | "csv" | "json" | "text" | "orc" | "avro" | "delta" => Ok(()),
         other => Err(ember_planner::datasource::write::data_source_not_found(other).into()),
     }
 }

@@ -1,0 +1,496 @@
+//! Delta Lake tables (`format("delta")`, ``delta.`/path` ``, catalog tables `USING delta`).
+//!
+//! deltalake-core reads the table's log (`_delta_log/`) into a snapshot, at a version or a
+//! timestamp for time travel; the snapshot's data files are then scanned by DataFusion's own
+//! parquet scan ([`DeltaFiles`]), with each file's partition values as strings that the reader
+//! casts to the columns' types ([`FileRead::partitions`]). The plan is an ordinary parquet
+//! `DataSourceExec`, so it ships to cluster workers like any parquet read. Errors are Delta's
+//! classes (`DELTA_*`, from delta-spark's `delta-error-classes.json`).
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::ScalarValue;
+use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::object_store::ObjectStoreUrl;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::logical_expr::{Expr, TableType};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::empty::EmptyExec;
+pub use deltalake_core;
+use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
+
+use super::{FileRead, block_on, check_allowed, option};
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::DataSource;
+
+pub use crate::spec::TimeTravel;
+
+/// The time travel a read's options ask for.
+pub fn time_travel(ds: &DataSource) -> PlanResult<Option<TimeTravel>> {
+    let version = option(ds, "versionAsOf");
+    let timestamp = option(ds, "timestampAsOf");
+    match (version, timestamp) {
+        (Some(_), Some(_)) => Err(SparkError::analysis(
+            "DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS",
+            "42613",
+            "Cannot specify time travel in multiple formats.",
+        )
+        .into()),
+        (Some(v), None) => match v.trim().parse::<i64>() {
+            Ok(v) => Ok(Some(TimeTravel::Version(v))),
+            Err(_) => Err(SparkError::analysis(
+                "DELTA_TIME_TRAVEL_INVALID_BEGIN_VALUE",
+                "42604",
+                "versionAsOf needs to be a valid begin value.",
+            )
+            .into()),
+        },
+        (None, Some(t)) => Ok(Some(TimeTravel::Timestamp(t.to_string()))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The URL deltalake opens a table path by: local paths (plain, `file:`) made absolute.
+pub fn table_url(path: &str) -> PlanResult<url::Url> {
+    check_allowed(path)?;
+    if ember_execution::storage::is_object_store_path(path) {
+        return Err(PlanError::Unsupported(format!(
+            "Delta tables in object stores ({path})"
+        )));
+    }
+    let local = super::local_part(path)?;
+    let absolute = std::path::absolute(local).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+    let absolute: std::path::PathBuf = absolute.components().collect();
+    url::Url::from_directory_path(&absolute)
+        .map_err(|_| PlanError::InvalidPlan(format!("bad Delta table path {path}")))
+}
+
+/// The path a table URL names, as Spark shows it (`file:/dir/t`).
+pub fn shown(url: &url::Url) -> String {
+    match url.to_file_path() {
+        Ok(p) => format!("file:{}", p.display()),
+        Err(_) => url.to_string(),
+    }
+}
+
+/// `path` is no Delta table (nothing there, or files without a log).
+pub fn not_a_delta_table(url: &url::Url) -> PlanError {
+    let exists = url.to_file_path().is_ok_and(|p| p.exists());
+    if exists {
+        SparkError::analysis(
+            "DELTA_MISSING_DELTA_TABLE",
+            "42P01",
+            format!("`{}` is not a Delta table.", shown(url)),
+        )
+        .into()
+    } else {
+        SparkError::analysis(
+            "DELTA_PATH_DOES_NOT_EXIST",
+            "42K03",
+            format!("{} doesn't exist, or is not a Delta table.", shown(url)),
+        )
+        .into()
+    }
+}
+
+/// A deltalake error as Ember's.
+pub fn delta_error(url: &url::Url, e: DeltaTableError) -> PlanError {
+    match e {
+        DeltaTableError::NotATable(_) => not_a_delta_table(url),
+        DeltaTableError::InvalidVersion(v) => {
+            version_not_found(i64::try_from(v).unwrap_or(i64::MAX), None)
+        }
+        other => PlanError::InvalidPlan(format!("Delta table {}: {other}", shown(url))),
+    }
+}
+
+fn version_not_found(version: i64, latest: Option<i64>) -> PlanError {
+    let latest = latest.map_or("?".to_string(), |l| l.to_string());
+    SparkError::analysis(
+        "DELTA_VERSION_NOT_FOUND",
+        "22003",
+        format!("Cannot time travel Delta table to version {version}. Available versions: [0, {latest}]."),
+    )
+    .into()
+}
+
+/// Whether a Delta log is at the table URL.
+pub async fn is_delta_table(url: &url::Url) -> bool {
+    match url.to_file_path() {
+        Ok(p) => p.join("_delta_log").is_dir(),
+        Err(_) => false,
+    }
+}
+
+/// The table at `url`, at its latest version or the one `at` asks for.
+pub async fn open(
+    url: &url::Url,
+    at: Option<&TimeTravel>,
+    time_zone: &str,
+) -> PlanResult<DeltaTable> {
+    if !is_delta_table(url).await {
+        return Err(not_a_delta_table(url));
+    }
+    let builder = DeltaTableBuilder::from_url(url.clone()).map_err(|e| delta_error(url, e))?;
+    let mut table = builder.load().await.map_err(|e| delta_error(url, e))?;
+    match at {
+        None => {}
+        Some(TimeTravel::Version(v)) => {
+            let latest = table
+                .version()
+                .and_then(|v| i64::try_from(v).ok())
+                .unwrap_or(-1);
+            let wanted = u64::try_from(*v).ok().filter(|_| *v <= latest);
+            let Some(wanted) = wanted else {
+                return Err(version_not_found(*v, Some(latest)));
+            };
+            if *v != latest {
+                table
+                    .load_version(wanted)
+                    .await
+                    .map_err(|e| delta_error(url, e))?;
+            }
+        }
+        Some(TimeTravel::Timestamp(text)) => {
+            let wanted = parse_timestamp(text, time_zone)?;
+            let (first, last) = commit_time_range(&table).await?;
+            if let Some(last) = last
+                && wanted > last
+            {
+                let fmt = |t: chrono::DateTime<chrono::Utc>| {
+                    t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+                };
+                return Err(SparkError::analysis(
+                    "DELTA_TIMESTAMP_GREATER_THAN_COMMIT",
+                    "42816",
+                    format!(
+                        "The provided timestamp ({}) is after the latest version available to this table ({}). Please use a timestamp before or at {}.",
+                        fmt(wanted),
+                        fmt(last),
+                        fmt(last)
+                    ),
+                )
+                .into());
+            }
+            if let Some(first) = first
+                && wanted < first
+            {
+                return Err(SparkError::analysis(
+                    "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION",
+                    "42816",
+                    format!(
+                        "The provided timestamp ({text}) is before the earliest version available to this table ({first}). Please use a timestamp after {first}."
+                    ),
+                )
+                .into());
+            }
+            table
+                .load_with_datetime(wanted)
+                .await
+                .map_err(|e| delta_error(url, e))?;
+        }
+    }
+    Ok(table)
+}
+
+/// The commit times of a table's first and last commits in its history.
+async fn commit_time_range(
+    table: &DeltaTable,
+) -> PlanResult<(
+    Option<chrono::DateTime<chrono::Utc>>,
+    Option<chrono::DateTime<chrono::Utc>>,
+)> {
+    use futures::TryStreamExt;
+    let url = table.table_url().clone();
+    let commits: Vec<_> = table
+        .history(None)
+        .try_collect()
+        .await
+        .map_err(|e| delta_error(&url, e))?;
+    let times: Vec<_> = commits
+        .iter()
+        .filter_map(|c| c.timestamp)
+        .filter_map(chrono::DateTime::from_timestamp_millis)
+        .collect();
+    Ok((times.iter().min().copied(), times.iter().max().copied()))
+}
+
+/// A `timestampAsOf` value: a timestamp or date string in the session's time zone (or with
+/// its own offset).
+fn parse_timestamp(text: &str, time_zone: &str) -> PlanResult<chrono::DateTime<chrono::Utc>> {
+    use chrono::TimeZone;
+    let t = text.trim();
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(t) {
+        return Ok(t.with_timezone(&chrono::Utc));
+    }
+    let naive = [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ]
+    .iter()
+    .find_map(|f| chrono::NaiveDateTime::parse_from_str(t, f).ok())
+    .or_else(|| {
+        chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+    });
+    let Some(naive) = naive else {
+        return Err(SparkError::analysis(
+            "DELTA_TIME_TRAVEL_INVALID_BEGIN_VALUE",
+            "42604",
+            format!("The provided timestamp ('{text}') cannot be converted to a valid timestamp."),
+        )
+        .into());
+    };
+    let zone: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
+    zone.from_local_datetime(&naive)
+        .earliest()
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .ok_or_else(|| PlanError::InvalidPlan(format!("no such local time: {text}")))
+}
+
+/// Spark's view of a Delta column type (the types Ember's batches carry).
+pub fn spark_type(t: &DataType) -> DataType {
+    match t {
+        DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
+        DataType::BinaryView | DataType::LargeBinary => DataType::Binary,
+        DataType::Timestamp(_, Some(_)) => {
+            DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from("UTC")))
+        }
+        DataType::Timestamp(_, None) => DataType::Timestamp(TimeUnit::Microsecond, None),
+        other => other.clone(),
+    }
+}
+
+/// The table's schema as Spark shows it and its partition columns.
+pub fn table_schema(table: &DeltaTable) -> PlanResult<(Schema, Vec<String>)> {
+    let snapshot = table
+        .snapshot()
+        .map_err(|e| delta_error(table.table_url(), e))?;
+    let arrow = snapshot.snapshot().arrow_schema();
+    let fields: Vec<Field> = arrow
+        .fields()
+        .iter()
+        .map(|f| Field::new(f.name(), spark_type(f.data_type()), f.is_nullable()))
+        .collect();
+    let partitions = snapshot.metadata().partition_columns().clone();
+    Ok((Schema::new(fields), partitions.to_vec()))
+}
+
+/// The table a `format("delta")` read scans.
+pub fn read(
+    state: &datafusion::execution::SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    let [path] = ds.paths.as_slice() else {
+        return Err(PlanError::Unsupported(
+            "reading several Delta tables in one load".into(),
+        ));
+    };
+    if ds.schema.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+        return Err(SparkError::analysis(
+            "DELTA_UNSUPPORTED_READ_WITH_SCHEMA",
+            "0AKDC",
+            "Delta does not support specifying the schema at read time.",
+        )
+        .into());
+    }
+    let at = time_travel(ds)?;
+    let url = table_url(path)?;
+    let table = block_on(open(&url, at.as_ref(), time_zone))??;
+    scan_table(state, &table)
+}
+
+/// The provider that scans a loaded table's snapshot.
+pub fn scan_table(
+    state: &datafusion::execution::SessionState,
+    table: &DeltaTable,
+) -> PlanResult<FileRead> {
+    let url = table.table_url().clone();
+    let snapshot = table.snapshot().map_err(|e| delta_error(&url, e))?;
+    let mapping = snapshot.table_config().column_mapping_mode;
+    if mapping.is_some_and(|m| format!("{m:?}") != "None") {
+        return Err(PlanError::Unsupported(
+            "Delta tables with column mapping".into(),
+        ));
+    }
+    let (schema, partition_names) = table_schema(table)?;
+    let root = url
+        .to_file_path()
+        .map_err(|_| PlanError::Unsupported(format!("Delta table at {url}")))?;
+    let mut files = vec![];
+    for file in snapshot.snapshot().log_data().iter() {
+        if file.deletion_vector_descriptor().is_some() {
+            return Err(PlanError::Unsupported(
+                "Delta tables with deletion vectors".into(),
+            ));
+        }
+        let relative = file.path().to_string();
+        if relative.contains("://") {
+            return Err(PlanError::Unsupported(
+                "Delta data files outside the table's directory".into(),
+            ));
+        }
+        let location = object_store::path::Path::from_absolute_path(root.join(&relative))
+            .map_err(|e| PlanError::InvalidPlan(format!("bad Delta data file path: {e}")))?;
+        let values = file.partition_values_map();
+        let partition_values = partition_names
+            .iter()
+            .map(|p| ScalarValue::Utf8(values.get(p).cloned().flatten()))
+            .collect();
+        let size = u64::try_from(file.size()).unwrap_or(0);
+        files.push(
+            PartitionedFile::new(location.to_string(), size)
+                .with_partition_values(partition_values),
+        );
+    }
+    let provider = DeltaFiles::new(state, &schema, &partition_names, files);
+    let partitions = partition_names
+        .iter()
+        .filter_map(|p| {
+            schema
+                .field_with_name(p)
+                .ok()
+                .map(|f| (p.clone(), f.data_type().clone()))
+        })
+        .collect();
+    Ok(FileRead {
+        provider: Arc::new(provider),
+        partitions,
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
+
+/// A Delta snapshot's data files as a parquet scan: the table's columns in its order, the
+/// partition columns as strings (their values from the log).
+#[derive(Debug)]
+pub struct DeltaFiles {
+    /// The table's columns in the table's order (partition columns as strings).
+    schema: SchemaRef,
+    /// The columns stored in the data files.
+    file_schema: SchemaRef,
+    partition_fields: Vec<FieldRef>,
+    /// Where each column of `schema` is in the scan's output (file columns, then partitions).
+    inner_index: Vec<usize>,
+    files: Vec<PartitionedFile>,
+    format: ParquetFormat,
+}
+
+impl DeltaFiles {
+    fn new(
+        state: &datafusion::execution::SessionState,
+        schema: &Schema,
+        partition_names: &[String],
+        files: Vec<PartitionedFile>,
+    ) -> Self {
+        let is_partition = |name: &str| partition_names.iter().any(|p| p == name);
+        let file_fields: Vec<FieldRef> = schema
+            .fields()
+            .iter()
+            .filter(|f| !is_partition(f.name()))
+            .cloned()
+            .collect();
+        let partition_fields: Vec<FieldRef> = partition_names
+            .iter()
+            .map(|p| Arc::new(Field::new(p, DataType::Utf8, true)))
+            .collect();
+        let outer: Vec<FieldRef> = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                if is_partition(f.name()) {
+                    Arc::new(Field::new(f.name(), DataType::Utf8, true))
+                } else {
+                    f.clone()
+                }
+            })
+            .collect();
+        let inner_index = schema
+            .fields()
+            .iter()
+            .map(
+                |f| match partition_names.iter().position(|p| p == f.name()) {
+                    Some(i) => file_fields.len() + i,
+                    None => file_fields
+                        .iter()
+                        .position(|g| g.name() == f.name())
+                        .unwrap_or(0),
+                },
+            )
+            .collect();
+        let mut parquet = state.table_options().parquet.clone();
+        parquet.global.coerce_int96 = Some("us".into());
+        parquet.global.coerce_int96_tz = Some("UTC".into());
+        Self {
+            schema: Arc::new(Schema::new(outer)),
+            file_schema: Arc::new(Schema::new(file_fields)),
+            partition_fields,
+            inner_index,
+            files,
+            format: ParquetFormat::default().with_options(parquet),
+        }
+    }
+}
+
+#[async_trait]
+impl TableProvider for DeltaFiles {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        limit: Option<usize>,
+    ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
+        let wanted: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None => (0..self.schema.fields().len()).collect(),
+        };
+        if self.files.is_empty() {
+            let projected = Arc::new(self.schema.project(&wanted)?);
+            return Ok(Arc::new(EmptyExec::new(projected)));
+        }
+        let inner: Vec<usize> = wanted.iter().map(|&i| self.inner_index[i]).collect();
+        // The files spread over the session's partitions, largest first.
+        let groups_wanted = state.config().target_partitions().max(1);
+        let mut files = self.files.clone();
+        files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
+        let mut groups: Vec<(u64, Vec<PartitionedFile>)> = vec![];
+        for f in files {
+            if groups.len() < groups_wanted {
+                groups.push((f.object_meta.size, vec![f]));
+                continue;
+            }
+            if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+                g.0 += f.object_meta.size;
+                g.1.push(f);
+            }
+        }
+        let table_schema = TableSchema::builder(self.file_schema.clone())
+            .with_table_partition_cols(self.partition_fields.clone())
+            .build();
+        let source = self.format.file_source(table_schema);
+        let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
+            .with_file_groups(groups.into_iter().map(|g| FileGroup::new(g.1)).collect())
+            .with_projection_indices(Some(inner))?
+            .with_limit(limit)
+            .build();
+        self.format.create_physical_plan(state, config).await
+    }
+}
