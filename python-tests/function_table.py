@@ -24,11 +24,7 @@ TRANSFORMS = {"years", "months", "days", "hours", "bucket"}
 PYTHON = {"udf", "udtf", "pandas_udf", "arrow_udf", "arrow_udtf", "call_udf", "unwrap_udt"}
 # Why a function of the client is not supported (every unsupported function says why; the test
 # fails on one that does not).
-WHY_NOT = {
-    # Spark 4.3's nanosecond timestamps (which its 4.3 client cannot read yet either).
-    "timestamp_nanos": "answers a TIMESTAMP_LTZ(9), a type Ember does not have yet",
-    "unix_nanos": "takes a TIMESTAMP_LTZ(9) or TIMESTAMP_NTZ(7 to 9), types Ember does not have yet",
-}
+WHY_NOT: dict[str, str] = {}
 # Client names that call a server function of another name.
 SERVER_NAME = {
     "countDistinct": "count", "count_distinct": "count", "sumDistinct": "sum",

@@ -349,6 +349,15 @@ pub fn display(value: &ScalarValue) -> String {
         ScalarValue::Float64(Some(v)) => format_double(*v),
         ScalarValue::Float32(Some(v)) => format_double(*v as f64),
         ScalarValue::Date32(Some(d)) => format!("DATE '{}'", values::datetime::date_text(*d)),
+        ScalarValue::TimestampNanosecond(Some(ns), tz) => {
+            let kw = if tz.is_some() {
+                "TIMESTAMP"
+            } else {
+                "TIMESTAMP_NTZ"
+            };
+            let text = values::datetime::timestamp_nanos_text(*ns, tz.as_deref(), false);
+            format!("{kw} '{text}'")
+        }
         ScalarValue::TimestampMicrosecond(Some(us), tz) => {
             let kw = if tz.is_some() {
                 "TIMESTAMP"
@@ -451,6 +460,22 @@ pub fn to_proto(value: &ScalarValue) -> PlanResult<Literal> {
             Some(_) => LiteralType::Timestamp(*t),
             None => LiteralType::TimestampNtz(*t),
         },
+        ScalarValue::TimestampNanosecond(Some(t), tz) => {
+            let (epoch_micros, nanos_within_micro) =
+                (t.div_euclid(1000), t.rem_euclid(1000) as i32);
+            match tz {
+                Some(_) => LiteralType::TimestampLtzNanos(lit::TimestampLtzNanos {
+                    epoch_micros,
+                    nanos_within_micro,
+                    precision: Some(9),
+                }),
+                None => LiteralType::TimestampNtzNanos(lit::TimestampNtzNanos {
+                    epoch_micros,
+                    nanos_within_micro,
+                    precision: Some(9),
+                }),
+            }
+        }
         ScalarValue::IntervalYearMonth(Some(m)) => LiteralType::YearMonthInterval(*m),
         ScalarValue::DurationMicrosecond(Some(us)) => LiteralType::DayTimeInterval(*us),
         ScalarValue::IntervalMonthDayNano(Some(i)) => {

@@ -438,6 +438,7 @@ impl SessionConf {
                 },
                 None => 10_000,
             },
+            timestamp_nanos: self.bool("spark.sql.timestampNanosTypes.enabled", false),
             ..PlannerConfig::default()
         }
     }

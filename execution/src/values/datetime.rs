@@ -30,6 +30,14 @@ fn fraction(micros: u32) -> String {
     format!(".{micros:06}").trim_end_matches('0').to_string()
 }
 
+/// `.fraction` of `nanos` (below one second) without trailing zeros; empty for none.
+fn nano_fraction(nanos: u32) -> String {
+    if nanos == 0 {
+        return String::new();
+    }
+    format!(".{nanos:09}").trim_end_matches('0').to_string()
+}
+
 /// A date (days since the epoch) as `yyyy-MM-dd`.
 pub fn date_text(days: i32) -> String {
     NaiveDate::from_num_days_from_ce_opt(days + 719_163)
@@ -38,9 +46,10 @@ pub fn date_text(days: i32) -> String {
 }
 
 /// A local date-time as a cast spells it: `yyyy-MM-dd HH:mm:ss[.fraction]`.
+/// Nanoseconds (of TIMESTAMP_NTZ(9) and TIMESTAMP_LTZ(9)) are spelled to the nanosecond.
 pub fn local_text(t: NaiveDateTime) -> String {
     let base = t.format("%Y-%m-%d %H:%M:%S").to_string();
-    base + &fraction(t.and_utc().timestamp_subsec_micros())
+    base + &nano_fraction(t.and_utc().timestamp_subsec_nanos())
 }
 
 /// A timestamp (microseconds since the epoch) as a cast spells it: its local date-time in
@@ -50,6 +59,16 @@ pub fn timestamp_text(micros: i64, zone: Option<&str>, offset: bool) -> String {
     let Some(utc) = DateTime::from_timestamp_micros(micros) else {
         return micros.to_string();
     };
+    utc_text(utc, zone, offset)
+}
+
+/// A nanosecond timestamp (TIMESTAMP_NTZ(9), TIMESTAMP_LTZ(9): nanoseconds since the epoch)
+/// as a cast spells it, as [`timestamp_text`] does (up to nine fraction digits).
+pub fn timestamp_nanos_text(nanos: i64, zone: Option<&str>, offset: bool) -> String {
+    utc_text(DateTime::from_timestamp_nanos(nanos), zone, offset)
+}
+
+fn utc_text(utc: DateTime<chrono::Utc>, zone: Option<&str>, offset: bool) -> String {
     let (local, suffix) = match zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
         Some(z) => {
             let t = utc.with_timezone(&z);

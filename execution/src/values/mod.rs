@@ -16,8 +16,8 @@ use arrow::array::{Array, AsArray};
 use arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, DurationMicrosecondType, Float32Type, Float64Type,
     Int8Type, Int16Type, Int32Type, Int64Type, IntervalMonthDayNanoType, IntervalUnit,
-    IntervalYearMonthType, Time64MicrosecondType, TimeUnit, UInt8Type, UInt16Type, UInt32Type,
-    UInt64Type,
+    IntervalYearMonthType, Time64MicrosecondType, TimeUnit, TimestampNanosecondType, UInt8Type,
+    UInt16Type, UInt32Type, UInt64Type,
 };
 
 pub use datetime::{time_text, timestamp_text};
@@ -73,6 +73,11 @@ pub fn spell(
         DataType::LargeBinary => binary_text(array.as_binary::<i64>().value(row)),
         DataType::BinaryView => binary_text(array.as_binary_view().value(row)),
         DataType::Date32 => datetime::date_text(array.as_primitive::<Date32Type>().value(row)),
+        DataType::Timestamp(TimeUnit::Nanosecond, zone) => datetime::timestamp_nanos_text(
+            array.as_primitive::<TimestampNanosecondType>().value(row),
+            zone.is_some().then_some(tz),
+            false,
+        ),
         DataType::Timestamp(unit, zone) => timestamp_text(
             datetime::timestamp_micros(array, unit, row),
             zone.is_some().then_some(tz),

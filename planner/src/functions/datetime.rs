@@ -720,6 +720,7 @@ fn text_to_instant(x: Expr, tz: &str, fail: bool) -> Expr {
     NativeUdf::udf(Native::TextToTimestamp {
         time_zone: tz.to_string(),
         fail,
+        nanos: false,
     })
     .call(vec![x])
 }

@@ -26,6 +26,7 @@ mod string;
 mod text;
 pub mod time;
 mod time_windows;
+pub mod timestamp_nanos;
 mod to_char;
 pub mod udf;
 pub mod variant;
@@ -307,6 +308,7 @@ pub fn registry() -> &'static Registry {
         spatial::register(&mut b);
         reflect::register(&mut b);
         time::register(&mut b);
+        timestamp_nanos::register(&mut b);
         to_char::register(&mut b);
         text::register(&mut b);
         vector::register(&mut b);

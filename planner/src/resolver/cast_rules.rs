@@ -54,7 +54,15 @@ pub(super) fn cast_rule(
     let local = |t: &DataType| matches!(t, Timestamp(_, None));
     let zoned = |t: &DataType| matches!(t, Timestamp(_, Some(_)));
     let refused = |kind: Refusal| Some(CastRule::Refused(refusal(kind, from, to, shown)));
+    let nanos = |t: &DataType| matches!(t, Timestamp(arrow::datatypes::TimeUnit::Nanosecond, _));
     match (from, to) {
+        // (Spark 4.3's nanosecond timestamps cast to and from no number or boolean.)
+        (f, t)
+            if (nanos(f) && (is_number(t) || *t == Boolean))
+                || (nanos(t) && (is_number(f) || *f == Boolean)) =>
+        {
+            refused(Refusal::Plain)
+        }
         (f, Date32) if is_number(f) => refused(if ansi {
             Refusal::Function("DATE_FROM_UNIX_DATE")
         } else {

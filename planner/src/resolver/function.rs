@@ -335,6 +335,7 @@ impl Resolver<'_> {
             CastMode::Legacy => false,
         };
         let to = self.in_session_zone(to.clone());
+        crate::functions::timestamp_nanos::check_allowed(self.config, &to)?;
         let from = inner.get_type(schema)?;
         Ok(
             match super::cast_rules::cast_rule(&from, &to, ansi, shown) {
@@ -433,11 +434,18 @@ impl Resolver<'_> {
         };
         Ok(if let Some(to_local) = shift {
             use crate::functions::native::{Native, NativeUdf};
-            NativeUdf::udf(Native::ShiftZone {
+            let shifted = NativeUdf::udf(Native::ShiftZone {
                 time_zone: self.config.time_zone.clone(),
                 to_local,
             })
-            .call(vec![inner])
+            .call(vec![inner]);
+            // (Between microsecond and nanosecond timestamps too.)
+            match (&from, &to) {
+                (DataType::Timestamp(a, _), DataType::Timestamp(b, _)) if a != b => {
+                    cast(shifted, to.clone())
+                }
+                _ => shifted,
+            }
         } else if spark_string {
             // (An interval's fields are fixed here: a worker's plan may not carry them.)
             let (_, field) = inner.to_field(schema)?;
@@ -459,6 +467,7 @@ impl Resolver<'_> {
             let instant = NativeUdf::udf(Native::TextToTimestamp {
                 time_zone,
                 fail: !try_mode,
+                nanos: matches!(to, DataType::Timestamp(TimeUnit::Nanosecond, _)),
             })
             .call(vec![inner]);
             if text_to_local {
@@ -522,6 +531,11 @@ impl Resolver<'_> {
         else {
             return Err(PlanError::InvalidPlan("typed literal".into()));
         };
+        if let Some(v) = crate::functions::timestamp_nanos::typed_literal(self.config, kind, text)?
+        {
+            let display = literal::display(&v);
+            return Ok((lit(v), display));
+        }
         let target = match kind.as_str() {
             "DATE" => DataType::Date32,
             "TIME" => DataType::Time64(TimeUnit::Microsecond),

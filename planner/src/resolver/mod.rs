@@ -89,6 +89,9 @@ pub struct PlannerConfig {
     /// The most partitions a query may ask for (`spark.ember.maxPartitions`): a larger count
     /// (`range(0, 10, 1, 2000000000)`) is an error, not hours of empty tasks.
     pub max_partitions: usize,
+    /// `spark.sql.timestampNanosTypes.enabled`: TIMESTAMP_LTZ(9)/TIMESTAMP_NTZ(9) allowed
+    /// (see `functions::timestamp_nanos`).
+    pub timestamp_nanos: bool,
 }
 
 impl Default for PlannerConfig {
@@ -104,6 +107,7 @@ impl Default for PlannerConfig {
             python: None,
             arrow_batch_size: 10_000,
             max_partitions: 100_000,
+            timestamp_nanos: false,
         }
     }
 }

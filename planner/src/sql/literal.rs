@@ -217,3 +217,26 @@ pub(super) fn spark_type_text(text: &str) -> String {
     }
     out
 }
+
+/// `TIMESTAMP_LTZ '...'`, which sqlparser does not know, as the `TIMESTAMP '...'` it is (an
+/// instant in the session time zone).
+pub(super) fn timestamp_ltz_literals(
+    mut tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Vec<sqlparser::tokenizer::TokenWithSpan> {
+    use sqlparser::tokenizer::Token;
+    for i in 0..tokens.len() {
+        let Token::Word(w) = &tokens[i].token else {
+            continue;
+        };
+        if w.quote_style.is_some() || !w.value.eq_ignore_ascii_case("TIMESTAMP_LTZ") {
+            continue;
+        }
+        let next = tokens[i + 1..]
+            .iter()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)));
+        if next.is_some_and(|t| matches!(t.token, Token::SingleQuotedString(_))) {
+            tokens[i].token = Token::make_keyword("TIMESTAMP");
+        }
+    }
+    tokens
+}

@@ -5,6 +5,7 @@
 //! Mapping: byte/short/int/long -> Int8/16/32/64, float/double -> Float32/64, decimal(p,s) ->
 //! Decimal128(p,s), string/char/varchar -> Utf8, binary -> Binary, boolean -> Boolean, date ->
 //! Date32, timestamp -> Timestamp(us, session zone), timestamp_ntz -> Timestamp(us, None),
+//! timestamp_ltz(9)/timestamp_ntz(9) (Spark 4.3's nanosecond timestamps) -> Timestamp(ns, ..),
 //! day-time interval -> Duration(us), year-month interval -> Interval(YearMonth), calendar
 //! interval -> Interval(MonthDayNano), void -> Null, array/map/struct -> List/Map/Struct.
 
@@ -284,6 +285,18 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
         | DataType::BinaryView
         | DataType::FixedSizeBinary(_) => Kind::Binary(t::Binary::default()),
         DataType::Date32 | DataType::Date64 => Kind::Date(t::Date::default()),
+        DataType::Timestamp(TimeUnit::Nanosecond, Some(_)) => {
+            Kind::TimestampLtzNanos(t::TimestampLtzNanos {
+                precision: Some(9),
+                type_variation_reference: 0,
+            })
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, None) => {
+            Kind::TimestampNtzNanos(t::TimestampNtzNanos {
+                precision: Some(9),
+                type_variation_reference: 0,
+            })
+        }
         DataType::Timestamp(_, Some(_)) => Kind::Timestamp(t::Timestamp::default()),
         DataType::Timestamp(_, None) => Kind::TimestampNtz(t::TimestampNtz::default()),
         DataType::Duration(_) => Kind::DayTimeInterval(t::DayTimeInterval {
@@ -540,6 +553,8 @@ pub fn simple_string(dt: &DataType) -> String {
         | DataType::BinaryView
         | DataType::FixedSizeBinary(_) => "binary".into(),
         DataType::Date32 | DataType::Date64 => "date".into(),
+        DataType::Timestamp(TimeUnit::Nanosecond, Some(_)) => "timestamp_ltz(9)".into(),
+        DataType::Timestamp(TimeUnit::Nanosecond, None) => "timestamp_ntz(9)".into(),
         DataType::Timestamp(_, Some(_)) => "timestamp".into(),
         DataType::Timestamp(_, None) => "timestamp_ntz".into(),
         DataType::Duration(_) => "interval day to second".into(),

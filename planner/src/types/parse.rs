@@ -2,11 +2,11 @@
 //! `interval day to second`), a DDL field list (`a INT, b ARRAY<STRING>`), or Spark's JSON
 //! schema form.
 
+use std::sync::Arc;
+
 use arrow::datatypes::{DataType, Field, Fields, IntervalUnit, Schema, TimeUnit};
 
-use super::{
-    COMMENT_KEY, decimal_type, list_type, map_type, timestamp_type, variant_type, with_comment,
-};
+use super::{COMMENT_KEY, decimal_type, list_type, map_type, variant_type, with_comment};
 use crate::error::{PlanError, PlanResult, SparkError};
 
 /// Parse a Spark type string: `int`, `decimal(10,2)`, `array<string>`, `map<string,int>`,
@@ -241,10 +241,14 @@ impl<'a> TypeParser<'a> {
     /// Either a single type, or a comma-separated DDL field list.
     fn parse_type_or_fields(&mut self) -> PlanResult<DataType> {
         let start = self.pos;
-        if let Ok(dt) = self.parse_type()
-            && self.peek().is_none()
-        {
-            return Ok(dt);
+        match self.parse_type() {
+            Ok(dt) if self.peek().is_none() => return Ok(dt),
+            // (A timestamp's precision Spark refuses, or Ember does not support.)
+            Err(e @ PlanError::Unsupported(_)) => return Err(e),
+            Err(PlanError::Spark(e)) if e.error_class == "INVALID_TIMESTAMP_PRECISION" => {
+                return Err(PlanError::Spark(e));
+            }
+            _ => {}
         }
         self.pos = start;
         Ok(DataType::Struct(self.parse_fields(None)?))
@@ -333,8 +337,17 @@ impl<'a> TypeParser<'a> {
             "float" | "real" => DataType::Float32,
             "double" => DataType::Float64,
             "date" => DataType::Date32,
-            "timestamp" | "timestamp_ltz" => timestamp_type(self.time_zone),
-            "timestamp_ntz" => DataType::Timestamp(TimeUnit::Microsecond, None),
+            "timestamp" | "timestamp_ltz" | "timestamp_ntz" => {
+                let zone = (name != "timestamp_ntz").then(|| Arc::from(self.time_zone));
+                let unit = if self.eat('(') {
+                    let precision = self.number()?;
+                    self.expect(')')?;
+                    timestamp_unit(&name, precision)?
+                } else {
+                    TimeUnit::Microsecond
+                };
+                DataType::Timestamp(unit, zone)
+            }
             "binary" => DataType::Binary,
             "variant" => variant_type(),
             "time" => {
@@ -420,5 +433,33 @@ impl<'a> TypeParser<'a> {
         }
         self.pos = start;
         Ok(DataType::Interval(IntervalUnit::MonthDayNano))
+    }
+}
+
+/// The unit of `TIMESTAMP(p)`, `TIMESTAMP_LTZ(p)` or `TIMESTAMP_NTZ(p)`: 6 is the standard
+/// microsecond type, 9 Spark 4.3's nanosecond type (Arrow nanoseconds); 7 and 8, which Spark
+/// also has, are not supported; anything else is Spark's INVALID_TIMESTAMP_PRECISION.
+fn timestamp_unit(name: &str, precision: i32) -> PlanResult<TimeUnit> {
+    let shown = if name == "timestamp_ntz" {
+        "TIMESTAMP_NTZ"
+    } else {
+        "TIMESTAMP_LTZ"
+    };
+    match precision {
+        6 => Ok(TimeUnit::Microsecond),
+        9 => Ok(TimeUnit::Nanosecond),
+        7 | 8 => Err(PlanError::Unsupported(format!(
+            "{shown}({precision}) (nanosecond timestamps of precision 9 are)"
+        ))),
+        _ => Err(SparkError::new(
+            crate::error::ErrorKind::Spark,
+            "INVALID_TIMESTAMP_PRECISION",
+            "22023",
+            format!(
+                "The seconds precision {precision} of {shown} is invalid. Expected an integer in [7, 9] for nanosecond precision; use precision 6 or parameterless {shown} for the standard microsecond type."
+            ),
+            vec![("precision", precision.to_string()), ("type", shown.into())],
+        )
+        .into()),
     }
 }

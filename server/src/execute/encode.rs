@@ -149,7 +149,13 @@ pub fn client_type(dt: &DataType) -> DataType {
             DataType::Struct(fields.iter().map(|f| client_field(f)).collect::<Fields>())
         }
         DataType::Map(entries, sorted) => DataType::Map(Arc::new(client_field(entries)), *sorted),
-        DataType::Timestamp(unit, tz) if unit != &arrow::datatypes::TimeUnit::Microsecond => {
+        // (Nanoseconds are Spark 4.3's TIMESTAMP_LTZ(9)/TIMESTAMP_NTZ(9), sent as they are.)
+        DataType::Timestamp(unit, tz)
+            if !matches!(
+                unit,
+                arrow::datatypes::TimeUnit::Microsecond | arrow::datatypes::TimeUnit::Nanosecond
+            ) =>
+        {
             DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, tz.clone())
         }
         other => other.clone(),

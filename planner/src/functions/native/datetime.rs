@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::timezone::Tz;
 use arrow::array::{
     Array, ArrayRef, AsArray, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
-    TimestampMicrosecondArray, TimestampMicrosecondBuilder,
+    TimestampMicrosecondArray, TimestampMicrosecondBuilder, TimestampNanosecondArray,
 };
 use arrow::datatypes::{DataType, Date32Type, TimeUnit, TimestampMicrosecondType};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
@@ -293,14 +293,23 @@ pub(super) fn text_to_timestamp(
     arrays: &[ArrayRef],
     time_zone: &str,
     fail: bool,
+    nanos: bool,
 ) -> Result<ArrayRef> {
     let text = strings(arrays, 0)?;
     let text = text.as_string::<i32>();
     let tz = zone(time_zone)?;
-    let mut out = TimestampMicrosecondBuilder::with_capacity(text.len()).with_timezone(time_zone);
+    // (Microseconds, or nanoseconds for TIMESTAMP_LTZ(9).)
+    let mut out: Vec<Option<i64>> = Vec::with_capacity(text.len());
+    let since_epoch = |t: DateTime<Utc>| {
+        if nanos {
+            t.timestamp_nanos_opt()
+        } else {
+            Some(t.timestamp_micros())
+        }
+    };
     for i in 0..text.len() {
         if text.is_null(i) {
-            out.append_null();
+            out.push(None);
             continue;
         }
         let s = text.value(i).trim();
@@ -318,24 +327,37 @@ pub(super) fn text_to_timestamp(
             },
         };
         let at = match arrow::compute::kernels::cast_utils::string_to_datetime(&tz, s) {
-            Ok(t) => Some(t.timestamp_micros()),
+            Ok(t) => since_epoch(t.with_timezone(&Utc)),
             // No single instant for this local time: resolve it as java.time does.
             Err(_) => arrow::compute::kernels::cast_utils::string_to_datetime(&Utc, s)
                 .ok()
-                .and_then(|t| resolve(tz, t.naive_utc()))
-                .map(|t| t.timestamp_micros()),
+                .and_then(|t| {
+                    // (The resolution is of microseconds: the nanoseconds are added back.)
+                    let below = i64::from(t.timestamp_subsec_nanos() % 1000);
+                    let at = since_epoch(resolve(tz, t.naive_utc())?.with_timezone(&Utc))?;
+                    Some(if nanos { at + below } else { at })
+                }),
         };
         match at {
-            Some(v) => out.append_value(v),
+            Some(v) => out.push(Some(v)),
             None if fail => {
-                let mut e = SparkError::cast_invalid_input(original, "STRING", "TIMESTAMP");
+                let target = if nanos {
+                    "TIMESTAMP_LTZ(9)"
+                } else {
+                    "TIMESTAMP"
+                };
+                let mut e = SparkError::cast_invalid_input(original, "STRING", target);
                 e.kind = ErrorKind::DateTime;
                 return Err(to_datafusion(e));
             }
-            None => out.append_null(),
+            None => out.push(None),
         }
     }
-    Ok(Arc::new(out.finish()))
+    Ok(if nanos {
+        Arc::new(TimestampNanosecondArray::from(out).with_timezone(time_zone))
+    } else {
+        Arc::new(TimestampMicrosecondArray::from(out).with_timezone(time_zone))
+    })
 }
 
 /// A timestamp in one of Spark's shorter forms (`yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, a time
@@ -548,6 +570,9 @@ pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -
         return internal_err!("a timestamp to shift");
     };
     let tz = zone(time_zone)?;
+    if let DataType::Timestamp(TimeUnit::Nanosecond, _) = at.data_type() {
+        return shift_zone_nanos(at, tz, time_zone, to_local);
+    }
     // The stored microseconds, whatever the zone of the type.
     let micros = arrow::compute::cast(at, &DataType::Int64)?;
     let micros = micros.as_primitive::<arrow::datatypes::Int64Type>();
@@ -562,6 +587,32 @@ pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -
         }
     });
     let out: TimestampMicrosecondArray = shifted.collect();
+    Ok(Arc::new(if to_local {
+        out
+    } else {
+        out.with_timezone(time_zone)
+    }))
+}
+
+/// [`shift_zone`] of nanosecond timestamps (TIMESTAMP_LTZ(9) and TIMESTAMP_NTZ(9)).
+fn shift_zone_nanos(at: &ArrayRef, tz: Tz, time_zone: &str, to_local: bool) -> Result<ArrayRef> {
+    let nanos = arrow::compute::cast(at, &DataType::Int64)?;
+    let nanos = nanos.as_primitive::<arrow::datatypes::Int64Type>();
+    let shifted = nanos.iter().map(|v| {
+        // (The microseconds shifted as `shift_zone` shifts them, the nanoseconds kept.)
+        let v = v?;
+        let (micros, below) = (v.div_euclid(1000), v.rem_euclid(1000));
+        let shifted = if to_local {
+            let local = tz.timestamp_micros(micros).single()?.naive_local();
+            local.and_utc().timestamp_micros()
+        } else {
+            let local =
+                arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(micros)?;
+            resolve(tz, local)?.timestamp_micros()
+        };
+        shifted.checked_mul(1000)?.checked_add(below)
+    });
+    let out: TimestampNanosecondArray = shifted.collect();
     Ok(Arc::new(if to_local {
         out
     } else {

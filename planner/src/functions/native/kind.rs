@@ -28,6 +28,9 @@ pub enum Native {
     TextToTimestamp {
         time_zone: String,
         fail: bool,
+        /// To nanoseconds (TIMESTAMP_LTZ(9)), not microseconds.
+        #[serde(default)]
+        nanos: bool,
     },
     /// `CAST(text AS DATE)` by Spark's rules (`yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, anything
     /// after a space or `T` ignored). `fail`: CAST_INVALID_INPUT for malformed text, else NULL.

@@ -281,9 +281,11 @@ impl ScalarUDFImpl for NativeUdf {
             Native::TimestampDiff { unit, time_zone } => {
                 datetime::timestamp_diff(&arrays, unit, time_zone)?
             }
-            Native::TextToTimestamp { time_zone, fail } => {
-                datetime::text_to_timestamp(&arrays, time_zone, *fail)?
-            }
+            Native::TextToTimestamp {
+                time_zone,
+                fail,
+                nanos,
+            } => datetime::text_to_timestamp(&arrays, time_zone, *fail, *nanos)?,
             Native::TextToDate { fail } => text_to_date::text_to_date(&arrays, *fail)?,
             Native::Split => regex::split(&arrays)?,
             Native::RegexpExtract { all } => regex::extract(&arrays, *all)?,

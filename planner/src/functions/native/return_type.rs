@@ -109,6 +109,14 @@ impl Native {
             | Native::RegexpSubstr
             | Native::Initcap
             | Native::RegexpExtract { all: false } => DataType::Utf8,
+            Native::TextToTimestamp {
+                time_zone,
+                nanos: true,
+                ..
+            } => DataType::Timestamp(
+                arrow::datatypes::TimeUnit::Nanosecond,
+                Some(time_zone.as_str().into()),
+            ),
             Native::TextToTimestamp { time_zone, .. } => crate::types::timestamp_type(time_zone),
             Native::TextToDate { .. } => DataType::Date32,
             Native::ParseDatetime {
@@ -121,10 +129,23 @@ impl Native {
             Native::MonthsBetween { .. } => DataType::Float64,
             Native::TimestampAdd { time_zone, .. } => crate::types::timestamp_type(time_zone),
             Native::TimestampDiff { .. } => DataType::Int64,
-            Native::ConvertTimezone | Native::ShiftZone { to_local: true, .. } => {
+            Native::ConvertTimezone => {
                 DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None)
             }
-            Native::ShiftZone { time_zone, .. } => crate::types::timestamp_type(time_zone),
+            // (Nanosecond timestamps stay nanoseconds.)
+            Native::ShiftZone {
+                time_zone,
+                to_local,
+            } => {
+                let unit = match arg_types.first() {
+                    Some(DataType::Timestamp(arrow::datatypes::TimeUnit::Nanosecond, _)) => {
+                        arrow::datatypes::TimeUnit::Nanosecond
+                    }
+                    _ => arrow::datatypes::TimeUnit::Microsecond,
+                };
+                let zone = (!to_local).then(|| time_zone.as_str().into());
+                DataType::Timestamp(unit, zone)
+            }
             Native::Split | Native::RegexpExtract { all: true } => {
                 crate::types::list_type(DataType::Utf8, true)
             }
