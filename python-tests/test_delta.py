@@ -373,3 +373,56 @@ def test_not_a_delta_table(spark, tmp_path):
     missing = str(tmp_path / "nothing")
     assert "DELTA_PATH_DOES_NOT_EXIST" in error_of(lambda: spark.read.format("delta").load(missing).collect())
     assert "DELTA_PATH_DOES_NOT_EXIST" in error_of(lambda: spark.sql(f"SELECT * FROM delta.`{missing}`").collect())
+
+
+# ------------------------------------------------------------------------------------------
+# DELETE and UPDATE
+
+
+def test_delete(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.range(10).selectExpr("id", "id % 2 AS p").write.format("delta").partitionBy("p").save(path)
+    got = spark.sql(f"DELETE FROM delta.`{path}` WHERE id < 3").collect()
+    assert [r["num_affected_rows"] for r in got] == [3]
+    assert delta_rows(path, ["id", "p"]) == [(i, i % 2) for i in range(3, 10)]
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE p = 1")
+    assert rows(spark.read.format("delta").load(path)) == [(4, 0), (6, 0), (8, 0)]
+    assert DeltaTable(path).history()[0]["operation"] == "DELETE"
+    assert rows(spark.read.format("delta").option("versionAsOf", 0).load(path)) == [(i, i % 2) for i in range(10)]
+    spark.sql(f"DELETE FROM delta.`{path}`")
+    assert delta_rows(path) == []
+
+
+def test_update(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.range(6).selectExpr("id", "CAST(id AS DOUBLE) AS v", "'x' AS s").write.format("delta").save(path)
+    got = spark.sql(f"UPDATE delta.`{path}` SET v = v * 10, s = 'y' WHERE id >= 4").collect()
+    assert [r["num_affected_rows"] for r in got] == [2]
+    want = [(0, 0.0, "x"), (1, 1.0, "x"), (2, 2.0, "x"), (3, 3.0, "x"), (4, 40.0, "y"), (5, 50.0, "y")]
+    assert delta_rows(path, ["id", "v", "s"]) == want
+    assert rows(spark.read.format("delta").load(path)) == want
+    assert DeltaTable(path).history()[0]["operation"] == "UPDATE"
+
+
+def test_delete_and_update_catalog_table(spark):
+    name = "delta_dml"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    try:
+        spark.sql(f"CREATE TABLE {name} (id BIGINT, s STRING) USING delta")
+        spark.sql(f"INSERT INTO {name} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        spark.sql(f"DELETE FROM {name} WHERE id = 2")
+        spark.sql(f"UPDATE {name} SET s = 'z' WHERE id = 3")
+        assert rows(spark.table(name)) == [(1, "a"), (3, "z")]
+        assert [r["operation"] for r in spark.sql(f"DESCRIBE HISTORY {name}").collect()][:2] == ["UPDATE", "DELETE"]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_read_rows_deleted_by_deltalake(spark, tmp_path):
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": pa.array(range(6), pa.int64()), "g": ["a", "b"] * 3}), partition_by=["g"])
+    dt = DeltaTable(path)
+    dt.delete("id = 1 OR id = 4")
+    dt.update(updates={"id": "id + 100"}, predicate="g = 'a'")
+    assert rows(spark.read.format("delta").load(path)) == [(3, "b"), (5, "b"), (100, "a"), (102, "a")]
+    assert rows(spark.read.format("delta").option("versionAsOf", 1).load(path)) == [(0, "a"), (2, "a"), (3, "b"), (5, "b")]

@@ -280,7 +280,7 @@ pub fn table_schema(table: &DeltaTable) -> PlanResult<(Schema, Vec<String>)> {
         .iter()
         .map(|f| Field::new(f.name(), spark_type(f.data_type()), f.is_nullable()))
         .collect();
-    let partitions = snapshot.metadata().partition_columns().clone();
+    let partitions = snapshot.metadata().partition_columns();
     Ok((Schema::new(fields), partitions.to_vec()))
 }
 

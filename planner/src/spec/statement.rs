@@ -205,6 +205,17 @@ pub enum Statement {
         column: Option<Vec<String>>,
     },
     DescribeQuery(Plan),
+    /// `DELETE FROM t [WHERE ...]` and `UPDATE t SET ... [WHERE ...]` (Delta tables). The
+    /// predicate and values stay SQL text, evaluated by the table format's own engine.
+    Delete {
+        table: Vec<String>,
+        predicate: Option<String>,
+    },
+    Update {
+        table: Vec<String>,
+        assignments: Vec<(String, String)>,
+        predicate: Option<String>,
+    },
     /// `DESCRIBE HISTORY t [LIMIT n]` of a Delta table.
     DescribeHistory {
         table: Vec<String>,

@@ -93,6 +93,8 @@ pub(crate) fn strip_global_temp(sql: &str) -> Option<String> {
 pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement> {
     Ok(match stmt {
         ast::Statement::Query(q) => Statement::Query(query::lower_query(l, *q)?),
+        ast::Statement::Delete(d) => dml_delete(d)?,
+        ast::Statement::Update(u) => dml_update(u)?,
         ast::Statement::CreateView(v) => {
             if v.materialized {
                 return unsupported("materialized views");
@@ -252,4 +254,48 @@ fn show_target(o: &ast::ShowStatementOptions) -> PlanResult<(Option<String>, Opt
         None => None,
     };
     Ok((database, pattern))
+}
+
+/// The one table a DELETE or UPDATE names (no alias, join or USING).
+fn dml_table(t: &ast::TableWithJoins) -> PlanResult<Vec<String>> {
+    match &t.relation {
+        ast::TableFactor::Table {
+            name, alias: None, ..
+        } if t.joins.is_empty() => object_name_parts(name),
+        other => unsupported(format!("DELETE or UPDATE of {other}")),
+    }
+}
+
+fn dml_delete(d: ast::Delete) -> PlanResult<Statement> {
+    let tables = match &d.from {
+        ast::FromTable::WithFromKeyword(t) | ast::FromTable::WithoutKeyword(t) => t,
+    };
+    let ([table], true, None) = (tables.as_slice(), d.tables.is_empty(), &d.using) else {
+        return unsupported("DELETE of several tables");
+    };
+    Ok(Statement::Delete {
+        table: dml_table(table)?,
+        predicate: d.selection.map(|e| e.to_string()),
+    })
+}
+
+fn dml_update(u: ast::Update) -> PlanResult<Statement> {
+    if u.from.is_some() {
+        return unsupported("UPDATE ... FROM");
+    }
+    let assignments = u
+        .assignments
+        .into_iter()
+        .map(|a| match a.target {
+            ast::AssignmentTarget::ColumnName(name) => {
+                Ok((object_name_parts(&name)?.join("."), a.value.to_string()))
+            }
+            other => unsupported(format!("UPDATE ... SET {other}")),
+        })
+        .collect::<PlanResult<Vec<_>>>()?;
+    Ok(Statement::Update {
+        table: dml_table(&u.table)?,
+        assignments,
+        predicate: u.selection.map(|e| e.to_string()),
+    })
 }

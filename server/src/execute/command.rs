@@ -260,6 +260,14 @@ pub async fn execute_statement(
             catalog::show_tblproperties(ctx, &name, key.as_deref())
         }
         Statement::ShowPartitions { name } => catalog::show_partitions(ctx, &name),
+        Statement::Delete { table, predicate } => {
+            super::delta::delete(ctx, &table, predicate).await
+        }
+        Statement::Update {
+            table,
+            assignments,
+            predicate,
+        } => super::delta::update(ctx, &table, assignments, predicate).await,
         Statement::DescribeHistory { table, limit } => {
             super::delta::describe_history(ctx, &table, limit).await
         }

@@ -391,25 +391,7 @@ pub async fn describe_history(
         ArrayRef, BooleanBuilder, Int64Builder, MapBuilder, MapFieldNames, StringBuilder,
         TimestampMicrosecondBuilder,
     };
-    let url = match table {
-        [format, path] if format.eq_ignore_ascii_case("delta") => table_url(&location(path)?)?,
-        _ => match ctx.session.catalog.lookup_table(table) {
-            Some(meta) if meta.format.eq_ignore_ascii_case("delta") => table_url(
-                &WriteLocation::Local(std::path::PathBuf::from(&meta.location)),
-            )?,
-            Some(_) => {
-                let shown = table.join(".");
-                return Err(analysis(
-                    "DELTA_TABLE_ONLY_OPERATION",
-                    "0AKDD",
-                    format!("{shown} is not a Delta table. DESCRIBE HISTORY is only supported for Delta tables."),
-                    vec![],
-                )
-                .into());
-            }
-            None => return Err(SparkError::table_not_found(&table.join(".")).into()),
-        },
-    };
+    let url = named_table(ctx, table, "DESCRIBE HISTORY")?;
     let time_zone = ctx.session.conf.time_zone();
     let t = delta::open(&url, None, &time_zone)
         .await
@@ -519,4 +501,94 @@ async fn new_table(url: &url::Url) -> ServerResult<deltalake_core::DeltaTable> {
     Ok(deltalake_core::DeltaTable::try_from_url(url.clone())
         .await
         .map_err(|e| delta::delta_error(url, e).into_spark())?)
+}
+
+/// The location of the Delta table a statement names: ``delta.`path` `` or a catalog table.
+fn named_table(ctx: &RequestContext, table: &[String], operation: &str) -> ServerResult<url::Url> {
+    match table {
+        [format, path] if format.eq_ignore_ascii_case("delta") => table_url(&location(path)?),
+        _ => match ctx.session.catalog.lookup_table(table) {
+            Some(meta) if meta.format.eq_ignore_ascii_case("delta") => table_url(
+                &WriteLocation::Local(std::path::PathBuf::from(&meta.location)),
+            ),
+            Some(_) => {
+                let shown = table.join(".");
+                Err(analysis(
+                    "DELTA_TABLE_ONLY_OPERATION",
+                    "0AKDD",
+                    format!("{shown} is not a Delta table. {operation} is only supported for Delta tables."),
+                    vec![],
+                )
+                .into())
+            }
+            None => Err(SparkError::table_not_found(&table.join(".")).into()),
+        },
+    }
+}
+
+/// One row of counts, as delta-spark answers DML statements.
+fn counts(columns: &[(&str, i64)]) -> ServerResult<Option<RecordBatch>> {
+    let schema = std::sync::Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, _)| Field::new(*n, DataType::Int64, false))
+            .collect::<Vec<_>>(),
+    ));
+    let arrays: Vec<arrow::array::ArrayRef> = columns
+        .iter()
+        .map(|(_, v)| std::sync::Arc::new(arrow::array::Int64Array::from(vec![*v])) as _)
+        .collect();
+    Ok(Some(
+        RecordBatch::try_new(schema, arrays).map_err(arrow_error)?,
+    ))
+}
+
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// `DELETE FROM t [WHERE p]`: copy-on-write by deltalake (the files holding matching rows are
+/// rewritten without them; a predicate on partition columns only removes whole files).
+pub async fn delete(
+    ctx: &RequestContext,
+    table: &[String],
+    predicate: Option<String>,
+) -> ServerResult<Option<RecordBatch>> {
+    let url = named_table(ctx, table, "DELETE")?;
+    let time_zone = ctx.session.conf.time_zone();
+    let t = delta::open(&url, None, &time_zone)
+        .await
+        .map_err(|e| e.into_spark())?;
+    let mut builder = t.delete();
+    if let Some(p) = predicate {
+        builder = builder.with_predicate(p);
+    }
+    let (_, metrics) = builder.await.map_err(|e| write_error(&url, e))?;
+    counts(&[(
+        "num_affected_rows",
+        count(metrics.num_deleted_rows.unwrap_or(0)),
+    )])
+}
+
+/// `UPDATE t SET c = v, ... [WHERE p]`: copy-on-write by deltalake.
+pub async fn update(
+    ctx: &RequestContext,
+    table: &[String],
+    assignments: Vec<(String, String)>,
+    predicate: Option<String>,
+) -> ServerResult<Option<RecordBatch>> {
+    let url = named_table(ctx, table, "UPDATE")?;
+    let time_zone = ctx.session.conf.time_zone();
+    let t = delta::open(&url, None, &time_zone)
+        .await
+        .map_err(|e| e.into_spark())?;
+    let mut builder = t.update();
+    for (column, value) in assignments {
+        builder = builder.with_update(column, value);
+    }
+    if let Some(p) = predicate {
+        builder = builder.with_predicate(p);
+    }
+    let (_, metrics) = builder.await.map_err(|e| write_error(&url, e))?;
+    counts(&[("num_affected_rows", count(metrics.num_updated_rows))])
 }
