@@ -438,6 +438,9 @@ impl SessionConf {
                 },
                 None => 10_000,
             },
+            python_filter_pushdown: self
+                .get("spark.sql.python.filterPushdown.enabled")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
             timestamp_nanos: self.bool("spark.sql.timestampNanosTypes.enabled", false),
             ..PlannerConfig::default()
         }

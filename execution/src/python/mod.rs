@@ -6,6 +6,7 @@
 //! workers: `--python` (set once per process with [`set_python`]), else `PYSPARK_PYTHON`,
 //! else the session's `spark.pyspark.python`, else `python3`.
 
+pub mod datasource;
 pub mod map;
 mod pool;
 mod protocol;
@@ -387,6 +388,8 @@ pub fn run_killable(
 pub struct KillSwitch {
     process: Arc<parking_lot::Mutex<Option<Arc<parking_lot::Mutex<std::process::Child>>>>>,
     done: Arc<std::sync::atomic::AtomicBool>,
+    /// The switch killed a process.
+    fired: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl KillSwitch {
@@ -406,6 +409,7 @@ impl KillSwitch {
     /// Kill the process serving the request now, if any.
     pub fn kill(&self) {
         if let Some(p) = self.process.lock().take() {
+            self.fired.store(true, std::sync::atomic::Ordering::SeqCst);
             let _ = p.lock().kill();
         }
     }
@@ -472,6 +476,10 @@ fn exchange_killable(
     let answer = worker.evaluate(&request);
     if let Some(k) = kill {
         k.disarm();
+        if k.fired.load(std::sync::atomic::Ordering::SeqCst) {
+            // (Killed as it answered: never given back.)
+            return answer;
+        }
     }
     match answer {
         Ok(bytes) => {

@@ -24,8 +24,12 @@ static IDLE: LazyLock<Mutex<HashMap<String, Vec<Worker>>>> =
 
 /// A worker for `python`, idle or new.
 pub fn take(python: &str) -> Result<Worker, PythonError> {
-    if let Some(worker) = IDLE.lock().get_mut(python).and_then(|v| v.pop()) {
-        return Ok(worker);
+    // (A worker killed while idle, e.g. by a cancelled query's switch just as it answered,
+    // is dropped here rather than failing the next request.)
+    while let Some(worker) = IDLE.lock().get_mut(python).and_then(|v| v.pop()) {
+        if worker.is_alive() {
+            return Ok(worker);
+        }
     }
     Worker::spawn(python)
 }

@@ -13,7 +13,8 @@
 #            u32 1, bytes error class, bytes message (the Python traceback)
 #
 # `bytes` is a u32 length followed by that many bytes; integers are little-endian. Eval type -1
-# runs a UDTF's `analyze` (worker_udtf.py, which comes before this file in the script).
+# runs a UDTF's `analyze` (worker_udtf.py, which comes before this file in the script); -10 to
+# -15 are Python data sources' requests (worker_datasource.py, also before this file).
 # The process serves requests until its stdin closes. What a UDF prints goes to stderr.
 
 import os
@@ -596,6 +597,8 @@ def _cogroup_map(f, eval_type, reader, out_schema):
 
 
 def _evaluate(eval_type, command, data, schema_bytes):
+    if eval_type in _DATA_SOURCE_REQUESTS:  # worker_datasource.py
+        return _data_source(eval_type, command, data, schema_bytes)
     f, return_type = _load(command)
     if eval_type == UDTF_ANALYZE:
         return _analyze_udtf(f, data)

@@ -12,8 +12,13 @@ use parking_lot::Mutex;
 use super::PythonError;
 use super::protocol::{self, STATUS_OK, STATUS_PYTHON_ERROR, STATUS_SETUP_ERROR};
 
-/// The worker's Python: UDTFs (`worker_udtf.py`) and the rest, whose end runs the loop.
-const SCRIPT: &str = concat!(include_str!("worker_udtf.py"), include_str!("worker.py"));
+/// The worker's Python: UDTFs (`worker_udtf.py`), data sources (`worker_datasource.py`) and
+/// the rest, whose end runs the loop.
+const SCRIPT: &str = concat!(
+    include_str!("worker_udtf.py"),
+    include_str!("worker_datasource.py"),
+    include_str!("worker.py")
+);
 
 /// What one evaluation needs besides its data.
 pub struct Request<'a> {
@@ -119,6 +124,11 @@ impl Worker {
                 "the Python worker answered an unknown status {other}"
             ))),
         })
+    }
+
+    /// Whether the process still runs.
+    pub fn is_alive(&self) -> bool {
+        matches!(self.child.lock().try_wait(), Ok(None))
     }
 
     /// The process, for a kill switch.

@@ -38,6 +38,10 @@ pub trait Catalog: Send + Sync {
     fn python_function(&self, _name: &str) -> Option<crate::spec::PythonUdf> {
         None
     }
+    /// A Python data source of the session (`spark.dataSource.register`): its class.
+    fn python_data_source(&self, _name: &str) -> Option<ember_execution::python::PythonFunction> {
+        None
+    }
 }
 
 /// What every session of a server shares: global temporary views and the warehouse.
@@ -62,6 +66,8 @@ pub struct SessionCatalog {
     current_database: RwLock<String>,
     /// Temporary functions (`spark.udf.register`), by lower-case name.
     functions: RwLock<HashMap<String, crate::spec::PythonUdf>>,
+    /// Python data sources (`spark.dataSource.register`), by lower-case name.
+    data_sources: RwLock<HashMap<String, ember_execution::python::PythonFunction>>,
 }
 
 impl SessionCatalog {
@@ -71,6 +77,7 @@ impl SessionCatalog {
             global,
             current_database: RwLock::new("default".to_string()),
             functions: RwLock::new(HashMap::new()),
+            data_sources: RwLock::new(HashMap::new()),
         }
     }
 
@@ -197,6 +204,15 @@ impl SessionCatalog {
     pub fn register_function(&self, udf: crate::spec::PythonUdf) {
         self.functions.write().insert(Self::key(&udf.name), udf);
     }
+
+    /// `spark.dataSource.register(cls)`: replaces a source of the same name.
+    pub fn register_data_source(
+        &self,
+        name: &str,
+        source: ember_execution::python::PythonFunction,
+    ) {
+        self.data_sources.write().insert(Self::key(name), source);
+    }
 }
 
 impl Catalog for SessionCatalog {
@@ -206,6 +222,10 @@ impl Catalog for SessionCatalog {
 
     fn python_function(&self, name: &str) -> Option<crate::spec::PythonUdf> {
         self.functions.read().get(&Self::key(name)).cloned()
+    }
+
+    fn python_data_source(&self, name: &str) -> Option<ember_execution::python::PythonFunction> {
+        self.data_sources.read().get(&Self::key(name)).cloned()
     }
 
     fn lookup(&self, name: &[String]) -> PlanResult<Option<CatalogEntry>> {

@@ -31,6 +31,12 @@ pub enum CommandSpec {
     MlCleanCache,
     /// `spark.udf.register(name, f)`: a temporary Python function of the session.
     RegisterPythonFunction(crate::spec::PythonUdf),
+    /// `spark.dataSource.register(MySource)`: a Python data source of the session, by the
+    /// name its `name()` gives.
+    RegisterPythonDataSource {
+        name: String,
+        source: ember_execution::python::PythonFunction,
+    },
 }
 
 pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<CommandSpec> {
@@ -101,7 +107,21 @@ pub fn convert_command(ctx: &ProtoContext, cmd: &pb::Command) -> PlanResult<Comm
         CommandType::RegisterTableFunction(f) => {
             CommandSpec::RegisterPythonFunction(super::udtf::python_udtf(ctx, f)?)
         }
-        CommandType::RegisterDataSource(_) => return unsupported("Python data sources"),
+        CommandType::RegisterDataSource(d) => {
+            use pb::common_inline_user_defined_data_source::DataSource;
+            let Some(DataSource::PythonDataSource(p)) = &d.data_source else {
+                return invalid("register_data_source without a Python data source");
+            };
+            CommandSpec::RegisterPythonDataSource {
+                name: d.name.clone(),
+                source: ember_execution::python::PythonFunction {
+                    eval_type: ember_execution::python::datasource::DS_SCHEMA,
+                    command: p.command.as_slice().into(),
+                    python_ver: p.python_ver.clone(),
+                    artifacts: ctx.python_artifacts.clone(),
+                },
+            }
+        }
         CommandType::WriteStreamOperationStart(_)
         | CommandType::StreamingQueryCommand(_)
         | CommandType::StreamingQueryManagerCommand(_)
@@ -219,10 +239,8 @@ fn write_operation(ctx: &ProtoContext, w: &pb::WriteOperation) -> PlanResult<Wri
             name: crate::sql::parse_identifier_parts(&t.table_name)?,
             insert: t.save_method() == TableSaveMethod::InsertInto,
         },
-        None => {
-            let format = w.source.as_deref().unwrap_or("parquet");
-            return unsupported(format!("writing to {format} without a path or table"));
-        }
+        // (A Python data source needs none; other formats refuse an empty path.)
+        None => WriteTarget::Path(String::new()),
     };
     let mode = match w.mode() {
         PbMode::Append => SaveMode::Append,

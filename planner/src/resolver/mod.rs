@@ -31,6 +31,7 @@ mod pivot;
 mod project;
 mod python;
 mod python_cogroup;
+pub mod python_source;
 mod relation;
 mod sort;
 mod stat;
@@ -86,6 +87,9 @@ pub struct PlannerConfig {
     pub python: Option<String>,
     /// `spark.sql.execution.arrow.maxRecordsPerBatch`: rows per batch sent to Python UDFs.
     pub arrow_batch_size: usize,
+    /// `spark.sql.python.filterPushdown.enabled`: Python data sources may implement
+    /// `pushFilters` (otherwise such a source is refused, as Spark refuses it).
+    pub python_filter_pushdown: bool,
     /// The most partitions a query may ask for (`spark.ember.maxPartitions`): a larger count
     /// (`range(0, 10, 1, 2000000000)`) is an error, not hours of empty tasks.
     pub max_partitions: usize,
@@ -106,6 +110,7 @@ impl Default for PlannerConfig {
             spark_version: SPARK_VERSION.to_string(),
             python: None,
             arrow_batch_size: 10_000,
+            python_filter_pushdown: false,
             max_partitions: 100_000,
             timestamp_nanos: false,
         }

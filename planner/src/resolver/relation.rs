@@ -127,6 +127,16 @@ impl Resolver<'_> {
         &mut self,
         ds: &crate::spec::DataSource,
     ) -> PlanResult<LogicalPlan> {
+        if let Some(format) = &ds.format
+            && let Some(source) = self.catalog().python_data_source(format)
+        {
+            return self.resolve_python_source(format, &source, ds);
+        }
+        if let Some(format) = &ds.format
+            && !super::python_source::is_builtin_source(format)
+        {
+            return Err(crate::datasource::write::data_source_not_found(format).into());
+        }
         let Some(state) = self.session_state() else {
             return Err(PlanError::Unsupported(
                 "reading files without a session".into(),

@@ -7,6 +7,7 @@ pub mod delta;
 pub mod encode;
 pub mod operation;
 pub mod progress;
+pub mod python_source;
 mod tail;
 pub mod write;
 
@@ -623,6 +624,10 @@ async fn run_command(
         }
         CommandSpec::RegisterPythonFunction(udf) => {
             ctx.session.catalog.register_function(udf);
+            Ok(())
+        }
+        CommandSpec::RegisterPythonDataSource { name, source } => {
+            ctx.session.catalog.register_data_source(&name, source);
             Ok(())
         }
         // (Its answer comes before ResultComplete as Spark's does: a client that stops reading
