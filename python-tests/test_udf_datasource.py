@@ -430,11 +430,20 @@ def test_read_load_path(spark, expected):
     expected.check(spark.read.format("path_source").load("/some/where"), name="path_option")
 
 
-@pytest.mark.xfail(strict=True, reason="CREATE TEMPORARY VIEW ... USING is not parsed yet")
 def test_sql_temporary_view_using(spark, expected):
     spark.sql("CREATE OR REPLACE TEMPORARY VIEW ds_view USING my_source OPTIONS (k 'z')")
     expected.check(spark.sql("SELECT * FROM ds_view"), name="view")
     spark.sql("DROP VIEW ds_view")
+    spark.sql("CREATE TEMPORARY VIEW ds_view2 (id INT, name STRING) USING my_source")
+    expected.check(spark.sql("SELECT name FROM ds_view2 WHERE id > 0"), name="view_with_schema")
+    spark.sql("DROP VIEW ds_view2")
+
+
+def test_sql_temporary_view_using_files(spark, tmp_path, expected):
+    (tmp_path / "a.csv").write_text("x,y\n1,a\n2,b\n")
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW csv_view USING csv OPTIONS (path '{tmp_path}/a.csv', header 'true', inferSchema 'true')")
+    expected.check(spark.sql("SELECT * FROM csv_view"), name="csv")
+    spark.sql("DROP VIEW csv_view")
 
 
 def test_pushfilters_enabled(spark, expected):

@@ -340,6 +340,51 @@ pub(crate) fn parse(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement
     Ok(stmt)
 }
 
+/// `CREATE [OR REPLACE] TEMPORARY VIEW name [(columns)] USING format [OPTIONS (...)]`: a view
+/// reading a data source (files, or a registered Python data source); `path` is the files'.
+/// A view over a query is sqlparser's (`None`: the statement is parsed afresh).
+fn temporary_view_using(p: &mut Parser, replace: bool) -> PlanResult<Option<Statement>> {
+    let perr = PlanError::from_parser;
+    let if_not_exists = words(p, &["IF", "NOT", "EXISTS"]);
+    let view = name(p)?;
+    let schema = if p.peek_token_ref().token == Token::LParen {
+        Some(parenthesized_text(p).map_err(perr)?)
+    } else {
+        None
+    };
+    if !word(p, "USING") {
+        return Ok(None);
+    }
+    let format = p
+        .parse_identifier()
+        .map_err(perr)?
+        .value
+        .to_ascii_lowercase();
+    let mut options = std::collections::HashMap::new();
+    if word(p, "OPTIONS") {
+        options.extend(properties(p).map_err(perr)?);
+    }
+    let path = options
+        .keys()
+        .find(|k| k.eq_ignore_ascii_case("path"))
+        .cloned();
+    let paths = path.and_then(|k| options.remove(&k)).into_iter().collect();
+    let source = crate::spec::DataSource {
+        format: Some(format),
+        schema,
+        options,
+        paths,
+    };
+    Ok(Some(Statement::CreateView {
+        name: view,
+        plan: crate::spec::Plan::new(crate::spec::PlanNode::DataSource(source)),
+        kind: crate::spec::ViewKind::Temporary,
+        replace,
+        if_not_exists,
+        columns: vec![],
+    }))
+}
+
 fn create(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
     let replace = words(p, &["OR", "REPLACE"]);
     if word(p, "DATABASE") || word(p, "SCHEMA") || word(p, "NAMESPACE") {
@@ -349,6 +394,9 @@ fn create(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
             )));
         }
         return Ok(Some(create_database(p)?));
+    }
+    if words(p, &["TEMPORARY", "VIEW"]) || words(p, &["TEMP", "VIEW"]) {
+        return temporary_view_using(p, replace);
     }
     let external = word(p, "EXTERNAL");
     if !word(p, "TABLE") {
