@@ -426,3 +426,55 @@ def test_read_rows_deleted_by_deltalake(spark, tmp_path):
     dt.update(updates={"id": "id + 100"}, predicate="g = 'a'")
     assert rows(spark.read.format("delta").load(path)) == [(3, "b"), (5, "b"), (100, "a"), (102, "a")]
     assert rows(spark.read.format("delta").option("versionAsOf", 1).load(path)) == [(0, "a"), (2, "a"), (3, "b"), (5, "b")]
+
+
+# ------------------------------------------------------------------------------------------
+# MERGE INTO
+
+
+def test_merge(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.sql("SELECT * FROM VALUES (1L, 'a', 10L), (2L, 'b', 20L), (3L, 'c', 30L) AS t(id, s, n)").write.format("delta").save(path)
+    spark.sql("SELECT * FROM VALUES (2L, 'B', 200L), (3L, 'C', 300L), (4L, 'D', 400L) AS t(id, s, n)").createOrReplaceTempView("delta_src")
+    got = spark.sql(
+        f"""MERGE INTO delta.`{path}` AS t USING delta_src AS s ON t.id = s.id
+            WHEN MATCHED AND s.id = 3 THEN DELETE
+            WHEN MATCHED THEN UPDATE SET s = s.s, n = t.n + s.n
+            WHEN NOT MATCHED THEN INSERT (id, s, n) VALUES (s.id, s.s, s.n)"""
+    ).collect()
+    assert [(r["num_affected_rows"], r["num_updated_rows"], r["num_deleted_rows"], r["num_inserted_rows"]) for r in got] == [(3, 1, 1, 1)]
+    want = [(1, "a", 10), (2, "B", 220), (4, "D", 400)]
+    assert delta_rows(path, ["id", "s", "n"]) == want
+    assert rows(spark.read.format("delta").load(path)) == want
+    assert DeltaTable(path).history()[0]["operation"] == "MERGE"
+
+
+def test_merge_star_and_not_matched_by_source(spark, tmp_path):
+    name = "delta_merge_target"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    try:
+        spark.sql(f"CREATE TABLE {name} (id BIGINT, v STRING) USING delta")
+        spark.sql(f"INSERT INTO {name} VALUES (1, 'old1'), (2, 'old2'), (5, 'gone')")
+        source = spark.sql("SELECT * FROM VALUES (1L, 'new1'), (3L, 'new3') AS s(id, v)")
+        source.createOrReplaceTempView("delta_merge_src")
+        spark.sql(
+            f"""MERGE INTO {name} t USING delta_merge_src s ON t.id = s.id
+                WHEN MATCHED THEN UPDATE SET *
+                WHEN NOT MATCHED THEN INSERT *
+                WHEN NOT MATCHED BY SOURCE AND t.id = 5 THEN DELETE
+                WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = 'untouched'"""
+        )
+        assert rows(spark.table(name)) == [(1, "new1"), (2, "untouched"), (3, "new3")]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_merge_from_deltalake_source_table(spark, tmp_path):
+    target, source = str(tmp_path / "target"), str(tmp_path / "source")
+    write_deltalake(target, pa.table({"k": pa.array([1, 2], pa.int64()), "x": [1.0, 2.0]}), partition_by=["k"])
+    write_deltalake(source, pa.table({"k": pa.array([2, 3], pa.int64()), "x": [20.0, 30.0]}))
+    spark.sql(
+        f"""MERGE INTO delta.`{target}` t USING (SELECT * FROM delta.`{source}`) s ON t.k = s.k
+            WHEN MATCHED THEN UPDATE SET x = s.x WHEN NOT MATCHED THEN INSERT *"""
+    )
+    assert delta_rows(target, ["k", "x"]) == [(1, 1.0), (2, 20.0), (3, 30.0)]

@@ -216,6 +216,8 @@ pub enum Statement {
         assignments: Vec<(String, String)>,
         predicate: Option<String>,
     },
+    /// `MERGE INTO` a Delta table.
+    Merge(Box<MergeSpec>),
     /// `DESCRIBE HISTORY t [LIMIT n]` of a Delta table.
     DescribeHistory {
         table: Vec<String>,
@@ -294,4 +296,43 @@ pub enum Statement {
     ShowPartitions {
         name: Vec<String>,
     },
+}
+
+/// `MERGE INTO target [alias] USING source [alias] ON cond WHEN ...`: conditions and values are
+/// SQL text (for the table format's engine), the source a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeSpec {
+    pub target: Vec<String>,
+    pub target_alias: Option<String>,
+    pub source: Plan,
+    pub source_alias: Option<String>,
+    pub on: String,
+    pub clauses: Vec<MergeClause>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeWhen {
+    Matched,
+    NotMatched,
+    NotMatchedBySource,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MergeAction {
+    /// `UPDATE SET c = v, ...`.
+    Update(Vec<(String, String)>),
+    /// `UPDATE SET *`: every target column from the source's column of its name.
+    UpdateAll,
+    Delete,
+    /// `INSERT (c, ...) VALUES (v, ...)`.
+    Insert(Vec<(String, String)>),
+    /// `INSERT *`.
+    InsertAll,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeClause {
+    pub when: MergeWhen,
+    pub predicate: Option<String>,
+    pub action: MergeAction,
 }

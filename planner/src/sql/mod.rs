@@ -9,6 +9,7 @@ mod ddl;
 mod dialect;
 mod expression;
 mod literal;
+mod merge;
 mod query;
 mod statement;
 pub(crate) mod table_args;
@@ -52,7 +53,10 @@ pub fn parse_statement(sql: &str, args: &Arguments) -> PlanResult<Statement> {
     }
     let (sql, global_view) = match statement::strip_global_temp(sql) {
         Some(rewritten) => (rewritten, true),
-        None => (sql.to_string(), false),
+        None => (
+            merge::rewrite_stars(sql).unwrap_or_else(|| sql.to_string()),
+            false,
+        ),
     };
     let sql = sql.as_str();
     let dialect = SparkDialect::default();

@@ -539,7 +539,7 @@ fn with_alias(plan: Plan, alias: Option<ast::TableAlias>) -> Plan {
     }
 }
 
-fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
+pub(crate) fn lower_table_factor(l: &Lowering, t: TableFactor) -> PlanResult<Plan> {
     match t {
         TableFactor::Table {
             name,

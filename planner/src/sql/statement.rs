@@ -95,6 +95,7 @@ pub(crate) fn lower(l: &Lowering, stmt: ast::Statement) -> PlanResult<Statement>
         ast::Statement::Query(q) => Statement::Query(query::lower_query(l, *q)?),
         ast::Statement::Delete(d) => dml_delete(d)?,
         ast::Statement::Update(u) => dml_update(u)?,
+        ast::Statement::Merge(m) => super::merge::lower_merge(l, m)?,
         ast::Statement::CreateView(v) => {
             if v.materialized {
                 return unsupported("materialized views");

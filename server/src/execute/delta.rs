@@ -105,7 +105,7 @@ fn up_casts(from: &DataType, to: &DataType) -> bool {
 }
 
 /// How Delta stores a column of Ember's: instants in UTC.
-fn stored_type(t: &DataType) -> DataType {
+pub(super) fn stored_type(t: &DataType) -> DataType {
     match t {
         DataType::Timestamp(_, Some(_)) => {
             DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
@@ -329,7 +329,7 @@ pub async fn write(
 
 /// A failed Delta write: a predicate the data breaks is Delta's `replaceWhere` error, a lost
 /// race with another writer Delta's concurrent-modification error.
-fn write_error(url: &url::Url, e: deltalake_core::DeltaTableError) -> SparkError {
+pub(super) fn write_error(url: &url::Url, e: deltalake_core::DeltaTableError) -> SparkError {
     let text = e.to_string();
     if text.contains("does not conform") || text.contains("failed validation check") {
         return analysis(
@@ -504,7 +504,11 @@ async fn new_table(url: &url::Url) -> ServerResult<deltalake_core::DeltaTable> {
 }
 
 /// The location of the Delta table a statement names: ``delta.`path` `` or a catalog table.
-fn named_table(ctx: &RequestContext, table: &[String], operation: &str) -> ServerResult<url::Url> {
+pub(super) fn named_table(
+    ctx: &RequestContext,
+    table: &[String],
+    operation: &str,
+) -> ServerResult<url::Url> {
     match table {
         [format, path] if format.eq_ignore_ascii_case("delta") => table_url(&location(path)?),
         _ => match ctx.session.catalog.lookup_table(table) {
@@ -527,7 +531,7 @@ fn named_table(ctx: &RequestContext, table: &[String], operation: &str) -> Serve
 }
 
 /// One row of counts, as delta-spark answers DML statements.
-fn counts(columns: &[(&str, i64)]) -> ServerResult<Option<RecordBatch>> {
+pub(super) fn counts(columns: &[(&str, i64)]) -> ServerResult<Option<RecordBatch>> {
     let schema = std::sync::Arc::new(Schema::new(
         columns
             .iter()
@@ -543,7 +547,7 @@ fn counts(columns: &[(&str, i64)]) -> ServerResult<Option<RecordBatch>> {
     ))
 }
 
-fn count(n: usize) -> i64 {
+pub(super) fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 

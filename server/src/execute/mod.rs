@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod catalog_api;
 pub mod command;
 pub mod delta;
+mod delta_merge;
 pub mod encode;
 pub mod operation;
 pub mod progress;
