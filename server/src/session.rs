@@ -100,6 +100,17 @@ impl Session {
         Ok(())
     }
 
+    /// The key of the session's Python artifacts, if it has any.
+    pub fn python_artifacts_key(&self) -> Option<String> {
+        ember_execution::python::PythonArtifacts::new(
+            self.artifacts
+                .lock()
+                .iter()
+                .map(|(n, b)| (n.clone(), Arc::from(b.as_ref()))),
+        )
+        .map(|a| a.key.clone())
+    }
+
     /// Bytes of the artifacts the session holds.
     pub fn artifact_bytes(&self) -> usize {
         self.artifacts.lock().values().map(|b| b.len()).sum()
@@ -279,6 +290,7 @@ impl SessionManager {
             s.interrupt_all();
             tracing::info!(session = %s.session_id, "session expired after {timeout:?} idle");
         }
+        self.forget_python_artifacts(&expired);
         expired
     }
 
@@ -372,6 +384,7 @@ impl SessionManager {
         let removed = self.sessions.lock().remove(&key);
         if let Some(s) = &removed {
             s.interrupt_all();
+            self.forget_python_artifacts(std::slice::from_ref(s));
         }
         // Only a session that existed leaves a tombstone (Spark's), so releasing an id never
         // used keeps it usable.
@@ -379,6 +392,21 @@ impl SessionManager {
             self.closed.lock().insert(key, self.limits.tombstones);
         }
         removed
+    }
+
+    /// Remove this process's copies of the Python artifacts of `closed` sessions that no open
+    /// session shares (a set's copy is keyed by its contents).
+    fn forget_python_artifacts(&self, closed: &[Arc<Session>]) {
+        let open: HashSet<String> = self
+            .all()
+            .iter()
+            .filter_map(|s| s.python_artifacts_key())
+            .collect();
+        for key in closed.iter().filter_map(|s| s.python_artifacts_key()) {
+            if !open.contains(&key) {
+                ember_execution::python::forget_artifacts(&key);
+            }
+        }
     }
 
     pub fn all(&self) -> Vec<Arc<Session>> {

@@ -239,12 +239,26 @@ impl std::hash::Hash for PythonArtifacts {
 static MATERIALIZED: std::sync::LazyLock<parking_lot::Mutex<std::collections::HashSet<String>>> =
     std::sync::LazyLock::new(|| parking_lot::Mutex::new(std::collections::HashSet::new()));
 
+/// The directory of this process's copies of Python artifacts.
+fn artifacts_root() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("ember-python-artifacts-{}", std::process::id()))
+}
+
+/// Remove this process's copy of the artifacts set `key` (its last session closed); a later
+/// use writes it again.
+pub fn forget_artifacts(key: &str) {
+    let mut done = MATERIALIZED.lock();
+    done.remove(key);
+    let dir = artifacts_root().join(key);
+    if dir.exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// The directory holding `artifacts` for the workers of this process (written on first use):
 /// pyfiles and files at its top, archives under `.archives/` for the worker to unpack.
 fn artifacts_dir(artifacts: &PythonArtifacts) -> Result<String, PythonError> {
-    let dir = std::env::temp_dir()
-        .join(format!("ember-python-artifacts-{}", std::process::id()))
-        .join(&artifacts.key);
+    let dir = artifacts_root().join(&artifacts.key);
     let mut done = MATERIALIZED.lock();
     if !done.contains(&artifacts.key) {
         let io = |e: std::io::Error| PythonError::Setup(format!("Python artifacts: {e}"));
