@@ -478,3 +478,39 @@ def test_merge_from_deltalake_source_table(spark, tmp_path):
             WHEN MATCHED THEN UPDATE SET x = s.x WHEN NOT MATCHED THEN INSERT *"""
     )
     assert delta_rows(target, ["k", "x"]) == [(1, 1.0), (2, 20.0), (3, 30.0)]
+
+
+# ------------------------------------------------------------------------------------------
+# Partition pruning, concurrent writers
+
+
+def test_partition_pruning_reads_only_matching_files(spark, tmp_path):
+    import os
+
+    path = tmp_path / "t"
+    write_deltalake(str(path), pa.table({"id": pa.array(range(6), pa.int64()), "p": pa.array([0, 1, 2] * 2, pa.int32())}), partition_by=["p"])
+    # The files of partition p=2 vanish: a read that prunes by the log's partition values
+    # never opens them.
+    for f in os.listdir(path / "p=2"):
+        os.remove(path / "p=2" / f)
+    df = spark.read.format("delta").load(str(path))
+    assert rows(df.where("p = 1")) == [(1, 1), (4, 1)]
+    assert rows(spark.sql(f"SELECT id FROM delta.`{path}` WHERE p < 2 AND id > 0")) == [(1,), (3,), (4,)]
+    with pytest.raises(Exception):
+        df.collect()
+
+
+def test_concurrent_appends_lose_no_commit(spark, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = str(tmp_path / "t")
+    spark.range(0).write.format("delta").save(path)
+
+    def append(k):
+        spark.range(k * 10, k * 10 + 10).write.format("delta").mode("append").save(path)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(append, range(4)))
+    assert delta_rows(path) == [(i,) for i in range(40)]
+    assert DeltaTable(path).version() == 4
+    assert spark.read.format("delta").load(path).count() == 40

@@ -19,7 +19,7 @@ use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::logical_expr::{Expr, TableType};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::empty::EmptyExec;
 pub use deltalake_core;
@@ -159,7 +159,9 @@ pub async fn open(
         }
         Some(TimeTravel::Timestamp(text)) => {
             let wanted = parse_timestamp(text, time_zone)?;
-            let (first, last) = commit_time_range(&table).await?;
+            let commits = commit_times(&table).await?;
+            let first = commits.iter().map(|c| c.1).min();
+            let last = commits.iter().map(|c| c.1).max();
             if let Some(last) = last
                 && wanted > last
             {
@@ -190,35 +192,41 @@ pub async fn open(
                 )
                 .into());
             }
-            table
-                .load_with_datetime(wanted)
-                .await
-                .map_err(|e| delta_error(url, e))?;
+            // The newest commit at or before the time (the commit times DESCRIBE HISTORY shows).
+            if let Some((version, _)) = commits.iter().find(|c| c.1 <= wanted)
+                && Some(*version) != table.version()
+            {
+                table
+                    .load_version(*version)
+                    .await
+                    .map_err(|e| delta_error(url, e))?;
+            }
         }
     }
     Ok(table)
 }
 
-/// The commit times of a table's first and last commits in its history.
-async fn commit_time_range(
-    table: &DeltaTable,
-) -> PlanResult<(
-    Option<chrono::DateTime<chrono::Utc>>,
-    Option<chrono::DateTime<chrono::Utc>>,
-)> {
+/// The commit times of a table's commits (newest first), by version.
+async fn commit_times(table: &DeltaTable) -> PlanResult<Vec<(u64, chrono::DateTime<chrono::Utc>)>> {
     use futures::TryStreamExt;
     let url = table.table_url().clone();
+    let latest = table.version().unwrap_or(0);
     let commits: Vec<_> = table
         .history(None)
         .try_collect()
         .await
         .map_err(|e| delta_error(&url, e))?;
-    let times: Vec<_> = commits
+    // Newest first, one commit per version.
+    Ok(commits
         .iter()
-        .filter_map(|c| c.timestamp)
-        .filter_map(chrono::DateTime::from_timestamp_millis)
-        .collect();
-    Ok((times.iter().min().copied(), times.iter().max().copied()))
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let time = c
+                .timestamp
+                .and_then(chrono::DateTime::from_timestamp_millis)?;
+            Some((latest.checked_sub(i as u64)?, time))
+        })
+        .collect())
 }
 
 /// A `timestampAsOf` value: a timestamp or date string in the session's time zone (or with
@@ -441,8 +449,89 @@ impl DeltaFiles {
     }
 }
 
+impl DeltaFiles {
+    /// Whether a filter reads partition columns only.
+    fn on_partitions(&self, filter: &Expr) -> bool {
+        let columns = filter.column_refs();
+        !columns.is_empty()
+            && columns
+                .iter()
+                .all(|c| self.partition_fields.iter().any(|f| f.name() == &c.name))
+    }
+
+    /// The files whose partition values pass every filter on partition columns (partition
+    /// pruning from the log's values; a filter that cannot be evaluated prunes nothing).
+    fn pruned(&self, state: &dyn Session, filters: &[Expr]) -> Vec<PartitionedFile> {
+        use arrow::array::{Array, AsArray, StringArray};
+        use datafusion::common::tree_node::{Transformed, TreeNode};
+        let on_partitions: Vec<&Expr> = filters.iter().filter(|f| self.on_partitions(f)).collect();
+        if on_partitions.is_empty() || self.files.is_empty() {
+            return self.files.clone();
+        }
+        let schema = Arc::new(Schema::new(self.partition_fields.clone()));
+        let columns = (0..self.partition_fields.len())
+            .map(|i| {
+                let values = self.files.iter().map(|f| match f.partition_values.get(i) {
+                    Some(ScalarValue::Utf8(v)) => v.clone(),
+                    _ => None,
+                });
+                Arc::new(values.collect::<StringArray>()) as arrow::array::ArrayRef
+            })
+            .collect();
+        let Ok(batch) = arrow::record_batch::RecordBatch::try_new(schema.clone(), columns) else {
+            return self.files.clone();
+        };
+        let Ok(df_schema) = datafusion::common::DFSchema::try_from(schema) else {
+            return self.files.clone();
+        };
+        let mut keep = vec![true; self.files.len()];
+        for filter in on_partitions {
+            // The scan's columns, unqualified as the batch's.
+            let unqualified = filter.clone().transform_up(|e| match e {
+                Expr::Column(c) => Ok(Transformed::yes(Expr::Column(
+                    datafusion::common::Column::new_unqualified(c.name),
+                ))),
+                other => Ok(Transformed::no(other)),
+            });
+            let passed = unqualified
+                .and_then(|e| state.create_physical_expr(e.data, &df_schema))
+                .and_then(|p| p.evaluate(&batch))
+                .and_then(|v| v.into_array(batch.num_rows()));
+            let Ok(passed) = passed else { continue };
+            let Some(passed) = passed.as_boolean_opt() else {
+                continue;
+            };
+            for (i, k) in keep.iter_mut().enumerate() {
+                *k &= passed.is_valid(i) && passed.value(i);
+            }
+        }
+        self.files
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(f, _)| f.clone())
+            .collect()
+    }
+}
+
 #[async_trait]
 impl TableProvider for DeltaFiles {
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> datafusion::error::Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if self.on_partitions(f) {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -455,21 +544,22 @@ impl TableProvider for DeltaFiles {
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
+        filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
+        let files = self.pruned(state, filters);
         let wanted: Vec<usize> = match projection {
             Some(p) => p.clone(),
             None => (0..self.schema.fields().len()).collect(),
         };
-        if self.files.is_empty() {
+        if files.is_empty() {
             let projected = Arc::new(self.schema.project(&wanted)?);
             return Ok(Arc::new(EmptyExec::new(projected)));
         }
         let inner: Vec<usize> = wanted.iter().map(|&i| self.inner_index[i]).collect();
         // The files spread over the session's partitions, largest first.
         let groups_wanted = state.config().target_partitions().max(1);
-        let mut files = self.files.clone();
+        let mut files = files;
         files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
         let mut groups: Vec<(u64, Vec<PartitionedFile>)> = vec![];
         for f in files {
