@@ -514,3 +514,33 @@ def test_concurrent_appends_lose_no_commit(spark, tmp_path):
     assert delta_rows(path) == [(i,) for i in range(40)]
     assert DeltaTable(path).version() == 4
     assert spark.read.format("delta").load(path).count() == 40
+
+
+def test_allowed_paths_apply_to_delta(request, ember_mode, tmp_path):
+    from conftest import EmberServer, ember_binary, new_session
+
+    allowed, outside, work = tmp_path / "allowed", tmp_path / "outside", tmp_path / "work"
+    for d in (allowed, outside, work):
+        d.mkdir()
+    write_deltalake(str(outside / "t"), pa.table({"a": pa.array([1], pa.int64())}))
+    server = EmberServer(ember_binary(request.config), ember_mode, extra_args=["--allowed-paths", str(allowed)], workdir=work)
+    session = new_session(server.url)
+    try:
+        inside = str(allowed / "t")
+        session.range(2).write.format("delta").save(inside)
+        assert rows(session.read.format("delta").load(inside)) == [(0,), (1,)]
+        there = str(outside / "t")
+        refused = [
+            lambda: session.read.format("delta").load(there).collect(),
+            lambda: session.sql(f"SELECT * FROM delta.`{there}`").collect(),
+            lambda: session.range(1).write.format("delta").mode("append").save(there),
+            lambda: session.sql(f"DESCRIBE HISTORY delta.`{there}`").collect(),
+            lambda: session.sql(f"DELETE FROM delta.`{there}` WHERE a = 1").collect(),
+            lambda: session.sql(f"SELECT * FROM delta.`{there}` VERSION AS OF 0").collect(),
+        ]
+        for action in refused:
+            assert "INSUFFICIENT_PERMISSIONS" in error_of(action)
+        assert delta_rows(there) == [(1,)]
+    finally:
+        session.stop()
+        server.stop()
