@@ -83,6 +83,8 @@ class RowWriter(DataSourceWriter):
         return CountMessage(len(rows))
 
     def commit(self, messages):
+        if self.options.get("mode") == "commitfail":
+            raise RuntimeError("boom in commit")
         total = sum(m.count for m in messages if m is not None)
         with open(os.path.join(self.dir, "_commit"), "w") as f:
             json.dump({"rows": total, "overwrite": self.overwrite}, f)
@@ -112,6 +114,30 @@ class MySource(DataSource):
 
     def writer(self, schema, overwrite):
         return RowWriter(self.options, overwrite)
+
+
+class WhereSource(DataSource):
+    """Each partition says which processes read it."""
+
+    @classmethod
+    def name(cls):
+        return "where_source"
+
+    def schema(self):
+        return "p int, pid long, ppid long"
+
+    def reader(self, schema):
+        class R(DataSourceReader):
+            def partitions(self):
+                return [InputPartition(i) for i in range(8)]
+
+            def read(self, partition):
+                import time
+
+                time.sleep(0.2)
+                yield (partition.value, os.getpid(), os.getppid())
+
+        return R()
 
 
 class StructSource(DataSource):
@@ -316,7 +342,7 @@ class ArrowWriterSource(DataSource):
         return W(self.options["dir"])
 
 
-SOURCES = [MySource, StructSource, NoPartitions, EmptyPartitions, BadPartitions, ArrowSource, TypesSource, ManyRows, PushSource, ReadOnly, ArrowWriterSource]
+SOURCES = [WhereSource, MySource, StructSource, NoPartitions, EmptyPartitions, BadPartitions, ArrowSource, TypesSource, ManyRows, PushSource, ReadOnly, ArrowWriterSource]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -566,3 +592,26 @@ def test_write_without_writer(spark, expected):
     fn = lambda: spark.range(2).write.format("read_only").mode("append").save()  # noqa: E731
     expected.check_error(fn, name="error")
     expected.check_value("Failed to initialize Python data source writer" in error_text(fn), name="message")
+
+
+def test_write_commit_fails(spark, tmp_path, expected):
+    fn = lambda: data(spark).write.format("my_source").mode("append").option("dir", str(tmp_path)).option("mode", "commitfail").save()  # noqa: E731
+    expected.check_error(fn, name="error")
+    expected.check_value("boom in commit" in error_text(fn), name="traceback")
+    expected.check_value(written(tmp_path)["abort"], name="aborted")
+
+
+def test_partitions_read_by_tasks(spark, ember_mode):
+    """Ember's own: each partition is a task, read by pooled Python workers at once; in
+    cluster mode they spread over the worker processes (the Python workers' parents are
+    different `ember worker` processes; local-cluster's workers are in the server)."""
+    if ember_mode == "spark":
+        pytest.skip("Ember's processes")
+    rows = spark.read.format("where_source").load().collect()
+    assert sorted(r.p for r in rows) == list(range(8))
+    assert len({r.pid for r in rows}) > 1, "every partition read by one Python worker"
+    parents = {r.ppid for r in rows}
+    if ember_mode == "cluster":
+        assert len(parents) > 1, f"every partition read under one process: {parents}"
+    else:
+        assert len(parents) == 1

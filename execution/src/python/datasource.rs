@@ -180,10 +180,10 @@ pub fn commit(
     python: &str,
     messages: &[Option<Vec<u8>>],
     abort: bool,
-) -> Result<(), PythonError> {
+) -> Result<Planned<()>, PythonError> {
     let schema = Schema::new(vec![Field::new("m", DataType::Binary, true)]);
     let values: Vec<Option<&[u8]>> = messages.iter().map(|m| m.as_deref()).collect();
     let input = request(&schema, &[("ember.abort", abort.to_string())], Some(values))?;
-    exchange(writer, DS_COMMIT, python, &input, &[])?;
-    Ok(())
+    let (meta, _) = answer(exchange(writer, DS_COMMIT, python, &input, &[])?)?;
+    planned(&meta, || Ok(()))
 }

@@ -16,7 +16,8 @@
 #   DS_WRITE   command: the pickled writer; input: one partition's rows. Answers one row:
 #              the pickled WriterCommitMessage (`message`), or the traceback (`error`).
 #   DS_COMMIT  command: the pickled writer; input: one binary row per message (null: a
-#              failed task), metadata `ember.abort`. Calls commit or abort.
+#              failed task), metadata `ember.abort`. Calls commit or abort (a failure is
+#              answered as a planning step's).
 #
 # A planning step that fails answers `ember.error` (Spark's PYTHON_DATA_SOURCE_ERROR text)
 # instead of failing the request: what it says depends on the step, as in Spark.
@@ -302,9 +303,9 @@ def _ds_commit(writer, meta, data):
     for batch in ipc.open_stream(pa.py_buffer(data)):
         messages.extend(None if m is None else pickle.loads(m) for m in batch.column(0).to_pylist())
     if meta.get(b"ember.abort") == b"true":
-        writer.abort(messages)
+        _ds_step("Failed to commit or abort Python data source write", lambda: writer.abort(messages))
     else:
-        writer.commit(messages)
+        _ds_step("Failed to commit or abort Python data source write", lambda: writer.commit(messages))
     return _ds_answer({})
 
 
@@ -323,10 +324,10 @@ def _data_source(eval_type, command, data, schema_bytes):
             return _ds_plan(obj, meta, schema)
         if eval_type == DS_WRITER:
             return _ds_writer(obj, meta, schema)
+        if eval_type == DS_COMMIT:
+            return _ds_commit(obj, meta, data)
     except _PlanFailure as f:
         return _ds_answer({"ember.error": f"{f.message}: {_format_exception(f.cause)}"})
     if eval_type == DS_READ:
         return _ds_read(obj, data, ipc.open_stream(pa.py_buffer(schema_bytes)).schema)
-    if eval_type == DS_WRITE:
-        return _ds_write(obj, data, ipc.open_stream(pa.py_buffer(schema_bytes)).schema)
-    return _ds_commit(obj, meta, data)
+    return _ds_write(obj, data, ipc.open_stream(pa.py_buffer(schema_bytes)).schema)

@@ -148,14 +148,27 @@ pub async fn write(
         }
     }
     if let Some(traceback) = failure {
-        finish(messages, true).await?.map_err(python_error)?;
+        planned(finish(messages, true).await?)?;
         return Err(python_error(PythonError::Exception {
             error_class: String::new(),
             traceback,
         })
         .into());
     }
-    finish(messages, false).await?.map_err(python_error)?;
+    if let Err(commit) = planned(finish(messages.clone(), false).await?) {
+        // Spark aborts a job whose commit failed; when the abort fails too, the job fails.
+        return match planned(finish(messages, true).await?) {
+            Ok(()) => Err(commit.into()),
+            Err(_) => Err(SparkError::new(
+                ErrorKind::Spark,
+                "",
+                "",
+                "Writing job failed.".to_string(),
+                vec![],
+            )
+            .into()),
+        };
+    }
     Ok(())
 }
 
