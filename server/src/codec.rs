@@ -28,6 +28,7 @@ use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::fold::{FOLD_NAME, array_fold};
 use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
 use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
+use ember_planner::functions::nested_nullability::NestedType;
 use ember_planner::functions::nullability::SparkNullability;
 use ember_planner::functions::python::PythonScalarUdf;
 use ember_planner::functions::python_agg::PythonAggUdf;
@@ -238,6 +239,8 @@ impl CodecPart for PlannerCodec {
             json!({"fn": "native", "native": serde_json::to_value(n.kind()).ok()?})
         } else if let Some(n) = inner.downcast_ref::<SparkNullability>() {
             json!({"fn": "nullability", "nullable": n.nullable()})
+        } else if let Some(n) = inner.downcast_ref::<NestedType>() {
+            json!({"fn": "nested_type", "type": n.encode()?})
         } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
             json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
         } else {
@@ -308,6 +311,11 @@ impl CodecPart for PlannerCodec {
                     .and_then(Value::as_bool)
                     .ok_or_else(|| bad("nullability"))?,
             )),
+            Some("nested_type") => v
+                .get("type")
+                .and_then(Value::as_str)
+                .and_then(NestedType::decode)
+                .ok_or_else(|| bad("nested type")),
             Some("spark") => spark_scalar(name).ok_or_else(|| bad(name)),
             _ => Err(bad("function")),
         }

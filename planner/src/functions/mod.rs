@@ -12,6 +12,7 @@ mod formats;
 pub(crate) mod java_regex;
 mod math;
 pub mod native;
+pub mod nested_nullability;
 pub mod nullability;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;

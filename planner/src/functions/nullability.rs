@@ -134,6 +134,8 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     let Some(rule) = rule(name) else {
         return Ok(call);
     };
+    // (Inside the values of array, map and struct constructors too.)
+    let call = super::nested_nullability::apply(name, args, call, schema)?;
     let nullable = |e: &Expr| e.nullable(schema);
     let any = || -> Result<bool> {
         for a in args {
@@ -221,12 +223,15 @@ pub fn cast(
     with_nullability(out, spark, schema)
 }
 
-/// `e` without the wrapper [`with_nullability`] may have put around it (for builders that
+/// `e` without the wrappers [`with_nullability`] and the nested types of
+/// [`super::nested_nullability`] may have put around it (for builders that
 /// read a call's arguments, such as the literal lists of `array(...)`).
 pub fn unwrapped(e: &Expr) -> &Expr {
+    use super::nested_nullability::NestedType;
     match e {
         Expr::ScalarFunction(f)
-            if (f.func.inner().as_ref() as &dyn std::any::Any).is::<SparkNullability>() =>
+            if (f.func.inner().as_ref() as &dyn std::any::Any).is::<SparkNullability>()
+                || (f.func.inner().as_ref() as &dyn std::any::Any).is::<NestedType>() =>
         {
             f.args.first().map_or(e, unwrapped)
         }

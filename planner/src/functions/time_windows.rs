@@ -65,9 +65,16 @@ pub fn register(b: &mut RegistryBuilder) {
                 Some(start),
                 Some(f.config.time_zone.clone().into()),
             ));
-            let begin = super::df_udf("date_bin")?.call(vec![stride(width), ts, origin]);
+            // (date_bin answers nanoseconds: Spark's bounds are microsecond TIMESTAMPs.)
+            let begin = cast(
+                super::df_udf("date_bin")?.call(vec![stride(width), ts, origin]),
+                crate::types::timestamp_type(&f.config.time_zone),
+            );
             let end = begin.clone() + stride(width);
-            Ok(super::df_udf("named_struct")?.call(vec![lit("start"), begin, lit("end"), end]))
+            // (Spark's window is never NULL; its bounds may be.)
+            let window =
+                super::df_udf("named_struct")?.call(vec![lit("start"), begin, lit("end"), end]);
+            Ok(super::nullability::SparkNullability::udf(false).call(vec![window]))
         },
     );
     // session_window(ts, gap): as a GROUP BY key, the sessions of rows at most `gap` apart

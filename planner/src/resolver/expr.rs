@@ -181,6 +181,8 @@ impl Resolver<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 super::coercion::check_same_type("casewhen", 0, &format!("{name} END"), &types)?;
                 self.coerce_together(&mut values, &mut types, schema)?;
+                // (Nested fields nullable where they are in any branch, as Spark merges them.)
+                crate::functions::nested_nullability::merge_values(&mut values, &mut types);
                 let value_fields = values
                     .iter()
                     .map(|v| v.to_field(schema).map(|(_, f)| f))

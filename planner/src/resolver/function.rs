@@ -229,6 +229,7 @@ impl Resolver<'_> {
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
         self.implicit_casts(&lname, &mut args, &mut types, schema)?;
         self.date_plus_time_as_timestamp(&lname, &mut args, &mut types, schema)?;
+        crate::functions::nested_nullability::prepare_arguments(&lname, &mut args, &mut types);
         // Spark names an ordered `string_agg(..) WITHIN GROUP (..)` by its canonical name.
         let written = match lname.as_str() {
             "string_agg" if !within_group.is_empty() => "listagg",

@@ -407,7 +407,16 @@ impl Resolver<'_> {
         let (array, array_name) = self.resolve_expr(array, schema)?;
         let (zero, zero_name) = self.resolve_expr(zero, schema)?;
         let element = self.element_type(name, &array, &array_name, schema)?;
-        let zero_type = zero.get_type(schema)?;
+        // (The merge's value may be NULL inside where the start's is not: its nested fields
+        // nullable.)
+        let mut zero_type = zero.get_type(schema)?;
+        let mut zero = [zero];
+        crate::functions::nested_nullability::prepare_arguments(
+            "aggregate",
+            &mut zero,
+            std::slice::from_mut(&mut zero_type),
+        );
+        let [zero] = zero;
         let (acc_internal, acc) = self.new_variable(&merge_params[0], &(zero_type.clone(), true));
         let (x_internal, x) = self.new_variable(&merge_params[1], &element);
         let scope = self.lambda_variables.len();

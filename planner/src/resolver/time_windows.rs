@@ -208,9 +208,16 @@ impl Resolver<'_> {
         );
         let bound = |c: &str| datafusion::logical_expr::cast(Self::column(c), ts.clone());
         let mut out = columns(&plan);
+        // (Spark's session window is never NULL; its bounds may be.)
+        let key = crate::functions::df_udf("named_struct")?.call(vec![
+            lit("start"),
+            bound(&low),
+            lit("end"),
+            bound(&high),
+        ]);
         out.push(
-            crate::functions::df_udf("named_struct")?
-                .call(vec![lit("start"), bound(&low), lit("end"), bound(&high)])
+            crate::functions::nullability::SparkNullability::udf(false)
+                .call(vec![key])
                 .alias(&session.key),
         );
         Ok(LogicalPlanBuilder::from(plan).project(out)?.build()?)

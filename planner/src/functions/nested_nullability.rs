@@ -1,0 +1,324 @@
+//! Spark's nullability inside the values its constructors make: `array(...)`'s elements may be
+//! NULL only where an argument may (`containsNull`), `named_struct`/`struct` fields as their
+//! values (`map(...)`'s values are still all nullable). DataFusion's
+//! constructors call every nested field nullable; the call is wrapped in [`NestedType`], a
+//! pass-through whose type states Spark's (the same buffers under the stricter type).
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayData, make_array};
+use arrow::datatypes::{DataType, Field, FieldRef, Fields};
+use datafusion::common::{DFSchema, Result, internal_err};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ExprSchemable, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
+
+/// `call` (the constructor `name` of `args`) with Spark's nested nullability.
+pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let nullable = |e: &Expr| e.nullable(schema);
+    let values: Vec<&Expr> = match name {
+        "array" | "struct" => args.iter().collect(),
+        "named_struct" => args.iter().skip(1).step_by(2).collect(),
+        // (Not maps yet: Ember's map code builds entries with nullable values.)
+        _ => return Ok(call),
+    };
+    let mut flags = Vec::with_capacity(values.len());
+    for v in &values {
+        flags.push(nullable(v)?);
+    }
+    let any = flags.iter().any(|n| *n);
+    let have = call.get_type(schema)?;
+    let want = match (&have, name) {
+        (DataType::List(f), "array") => {
+            DataType::List(Arc::new(f.as_ref().clone().with_nullable(any)))
+        }
+        (DataType::Struct(fields), "struct" | "named_struct") if fields.len() == flags.len() => {
+            DataType::Struct(
+                fields
+                    .iter()
+                    .zip(&flags)
+                    .map(|(f, n)| f.as_ref().clone().with_nullable(*n))
+                    .collect::<Fields>(),
+            )
+        }
+        (DataType::Map(entries, sorted), "map") => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                let kv: Fields = vec![
+                    kv[0].as_ref().clone(),
+                    kv[1].as_ref().clone().with_nullable(any),
+                ]
+                .into();
+                let entries = entries
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(kv));
+                DataType::Map(Arc::new(entries), *sorted)
+            }
+            _ => return Ok(call),
+        },
+        _ => return Ok(call),
+    };
+    if want == have {
+        return Ok(call);
+    }
+    Ok(NestedType::udf(want).call(vec![call]))
+}
+
+/// The arguments of the function `name` as its implementation may take them. DataFusion's
+/// functions keep their argument's nested fields in their result while they may add NULLs
+/// (`array_append(array(1), NULL)`), so only the constructors above see non-nullable nested
+/// fields; the values of `if`/`coalesce`/`nvl`/`greatest`/... share their types with the
+/// nullability merged (a field NULL in any of them is nullable, as Spark merges them); every
+/// other argument has its nested fields nullable.
+pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) {
+    let values = match name {
+        // (Constructors, and functions that add no NULL to the values they keep.)
+        "array" | "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" => {
+            return;
+        }
+        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" => 0,
+        "if" | "iff" | "nvl2" => 1,
+        _ => {
+            for (a, t) in args.iter_mut().zip(types.iter_mut()) {
+                let loose = relaxed(t);
+                retype_expr(a, t, loose);
+            }
+            return;
+        }
+    };
+    let from = values.min(args.len()).min(types.len());
+    merge_values(&mut args[from..], &mut types[from..]);
+}
+
+/// `values` (of `types`) with one type: the nested nullability of all of them merged (where
+/// they differ only in it; otherwise relaxed).
+pub fn merge_values(values: &mut [Expr], types: &mut [DataType]) {
+    let merged = types
+        .iter()
+        .skip(1)
+        .try_fold(types.first().cloned(), |acc, t| match acc {
+            Some(a) => Ok(merge(&a, t)),
+            None => Err(()),
+        })
+        .ok()
+        .flatten();
+    for (v, t) in values.iter_mut().zip(types.iter_mut()) {
+        let want = match &merged {
+            Some(m) => m.clone(),
+            None => relaxed(t),
+        };
+        retype_expr(v, t, want);
+    }
+}
+
+fn retype_expr(e: &mut Expr, have: &mut DataType, want: DataType) {
+    if *have != want {
+        let inner = std::mem::replace(
+            e,
+            Expr::Literal(datafusion::common::ScalarValue::Null, None),
+        );
+        *e = NestedType::udf(want.clone()).call(vec![inner]);
+        *have = want;
+    }
+}
+
+/// `a` and `b` (types equal but for nested nullability) with every nested field nullable
+/// where it is in either; None when they differ otherwise.
+fn merge(a: &DataType, b: &DataType) -> Option<DataType> {
+    let field = |x: &FieldRef, y: &FieldRef| -> Option<Field> {
+        (x.name() == y.name()).then_some(())?;
+        Some(
+            x.as_ref()
+                .clone()
+                .with_data_type(merge(x.data_type(), y.data_type())?)
+                .with_nullable(x.is_nullable() || y.is_nullable()),
+        )
+    };
+    Some(match (a, b) {
+        (DataType::List(x), DataType::List(y)) => DataType::List(Arc::new(field(x, y)?)),
+        (DataType::LargeList(x), DataType::LargeList(y)) => {
+            DataType::LargeList(Arc::new(field(x, y)?))
+        }
+        (DataType::Map(x, s), DataType::Map(y, _)) => DataType::Map(Arc::new(field(x, y)?), *s),
+        (DataType::Struct(xs), DataType::Struct(ys)) if xs.len() == ys.len() => DataType::Struct(
+            xs.iter()
+                .zip(ys.iter())
+                .map(|(x, y)| field(x, y))
+                .collect::<Option<Fields>>()?,
+        ),
+        (x, y) if x == y => x.clone(),
+        _ => return None,
+    })
+}
+
+/// `t` with every nested field nullable (map keys stay non-nullable).
+pub fn relaxed(t: &DataType) -> DataType {
+    let field = |f: &FieldRef| f.as_ref().clone().with_data_type(relaxed(f.data_type()));
+    match t {
+        // (VARIANT and spatial values are structs whose fields say what they are.)
+        d if crate::types::is_variant(d) || crate::types::spatial_of(d).is_some() => d.clone(),
+        DataType::List(f) => DataType::List(Arc::new(field(f).with_nullable(true))),
+        DataType::LargeList(f) => DataType::LargeList(Arc::new(field(f).with_nullable(true))),
+        DataType::FixedSizeList(f, n) => {
+            DataType::FixedSizeList(Arc::new(field(f).with_nullable(true)), *n)
+        }
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .iter()
+                .map(|f| field(f).with_nullable(true))
+                .collect(),
+        ),
+        DataType::Map(entries, sorted) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                let kv: Fields = vec![field(&kv[0]), field(&kv[1]).with_nullable(true)].into();
+                let entries = entries
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(kv));
+                DataType::Map(Arc::new(entries), *sorted)
+            }
+            _ => t.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// Its argument under `data_type`: the same values with other nested nullability.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct NestedType {
+    data_type: DataType,
+    signature: Signature,
+}
+
+impl NestedType {
+    pub fn udf(data_type: DataType) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            data_type,
+            signature: Signature::any(1, Volatility::Immutable),
+        }))
+    }
+
+    pub fn data_type(&self) -> &DataType {
+        &self.data_type
+    }
+
+    /// The type as hex text of an Arrow IPC schema (for plans sent to workers).
+    pub fn encode(&self) -> Option<String> {
+        let schema =
+            arrow::datatypes::Schema::new(vec![Field::new("t", self.data_type.clone(), true)]);
+        let mut buf = Vec::new();
+        {
+            let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut buf, &schema).ok()?;
+            w.finish().ok()?;
+        }
+        Some(buf.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// [`NestedType::udf`] of what [`NestedType::encode`] wrote.
+    pub fn decode(hex: &str) -> Option<Arc<ScalarUDF>> {
+        let bytes = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()?;
+        let reader =
+            arrow::ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).ok()?;
+        let schema = reader.schema();
+        Some(Self::udf(schema.fields().first()?.data_type().clone()))
+    }
+}
+
+impl ScalarUDFImpl for NestedType {
+    fn name(&self) -> &str {
+        "ember_nested_type"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(self.data_type.clone())
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        match args.arg_fields.first() {
+            Some(f) => Ok(Arc::new(
+                Field::new(f.name(), self.data_type.clone(), f.is_nullable())
+                    .with_metadata(f.metadata().clone()),
+            )),
+            None => internal_err!("ember_nested_type takes one argument"),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let Some(value) = args.args.into_iter().next() else {
+            return internal_err!("ember_nested_type takes one argument");
+        };
+        let array = value.to_array(args.number_rows)?;
+        let data = retype(array.to_data(), &self.data_type)?;
+        let out = make_array(data);
+        Ok(match value {
+            ColumnarValue::Scalar(_) => {
+                ColumnarValue::Scalar(datafusion::common::ScalarValue::try_from_array(&out, 0)?)
+            }
+            ColumnarValue::Array(_) => ColumnarValue::Array(out),
+        })
+    }
+}
+
+/// `data` under `to` (a type that differs from its own only in nested nullability); Arrow
+/// checks that a field made non-nullable holds no NULL.
+fn retype(data: ArrayData, to: &DataType) -> Result<ArrayData> {
+    let children = match to {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => match data.child_data().first() {
+            Some(c) => vec![retype(c.clone(), f.data_type())?],
+            None => return internal_err!("a list without its values"),
+        },
+        DataType::Struct(fields) => data
+            .child_data()
+            .iter()
+            .zip(fields.iter())
+            .map(|(c, f)| retype(c.clone(), f.data_type()))
+            .collect::<Result<Vec<_>>>()?,
+        _ => data.child_data().to_vec(),
+    };
+    Ok(data
+        .into_builder()
+        .data_type(to.clone())
+        .child_data(children)
+        .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, ListArray};
+    use arrow::datatypes::Int32Type;
+
+    #[test]
+    fn states_non_null_elements() {
+        let list =
+            ListArray::from_iter_primitive::<Int32Type, _, _>(vec![Some(vec![Some(1), Some(2)])]);
+        let to = DataType::List(Arc::new(Field::new_list_field(DataType::Int32, false)));
+        let out = make_array(retype(list.to_data(), &to).unwrap());
+        assert_eq!(out.data_type(), &to);
+        let with_null =
+            ListArray::from_iter_primitive::<Int32Type, _, _>(vec![Some(vec![Some(1), None])]);
+        assert!(retype(with_null.to_data(), &to).is_err());
+        let udf = NestedType::udf(to.clone());
+        let inner = udf.inner().as_ref() as &dyn std::any::Any;
+        let hex = inner
+            .downcast_ref::<NestedType>()
+            .and_then(NestedType::encode);
+        let back = hex.as_deref().and_then(NestedType::decode);
+        let back = back
+            .as_ref()
+            .map(|u| u.inner().as_ref() as &dyn std::any::Any);
+        let back = back.and_then(|b| b.downcast_ref::<NestedType>());
+        assert_eq!(back.map(NestedType::data_type), Some(&to));
+    }
+}
