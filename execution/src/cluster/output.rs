@@ -130,6 +130,7 @@ async fn read_partition(
     let hold = hold_bytes();
     let mut reads = 0usize;
     let mut last_read: Option<StreamRef> = None;
+    let mut first_error: Option<Arc<DataFusionError>> = None;
     loop {
         let current = partition.borrow_and_update().clone();
         let stream_ref = match current {
@@ -202,6 +203,18 @@ async fn read_partition(
                 if committed {
                     return Err(e);
                 }
+                // A job output stream is read once: had the failed read taken batches, reading
+                // it again says so; the first read's error is the one that tells what happened.
+                let e = match first_error.take() {
+                    Some(first) if e.to_string().contains(ALREADY_READ) => first,
+                    Some(first) => {
+                        first_error = Some(first);
+                        Arc::new(e)
+                    }
+                    None => Arc::new(e),
+                };
+                first_error.get_or_insert_with(|| e.clone());
+                let e = DataFusionError::Shared(e);
                 // The attempt failed: wait for the driver to run it again, or to give up. If
                 // it does neither for a while, the read itself failed: read it again.
                 loop {
@@ -226,6 +239,9 @@ async fn read_partition(
         }
     }
 }
+
+/// The error of a second read of a job output stream (`StreamManager::open`).
+const ALREADY_READ: &str = crate::stream::ALREADY_READ;
 
 /// How long the end of the output waits for the driver to record its tasks' success.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use arrow::datatypes::{Schema, SchemaRef};
+use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::encode::FlightDataEncoderBuilder;
 use arrow_flight::error::FlightError;
 use arrow_flight::flight_service_client::FlightServiceClient;
@@ -27,9 +28,32 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::{from_stream_key, stream_key};
 use super::{ClusterSecurity, StreamLost};
+use crate::ipc_check::{IpcBudget, check_flight_data};
 use crate::stream::{StreamManager, StreamRef, StreamSource, WorkerId};
 
 type BoxedStream<T> = Pin<Box<dyn Stream<Item = std::result::Result<T, Status>> + Send + 'static>>;
+
+/// `batch` with every column declared nullable (the data as it is).
+fn nullable_columns(batch: arrow::array::RecordBatch) -> arrow::array::RecordBatch {
+    let schema = batch.schema();
+    if schema.fields().iter().all(|f| f.is_nullable()) {
+        return batch;
+    }
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_nullable(true))
+        .collect();
+    let relaxed = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let columns = batch.columns().to_vec();
+    let rows = batch.num_rows();
+    arrow::array::RecordBatch::try_new_with_options(
+        relaxed,
+        columns,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .unwrap_or(batch)
+}
 
 /// Serves one worker's streams.
 pub struct StreamFlightService {
@@ -66,22 +90,20 @@ impl FlightService for StreamFlightService {
             .key
             .ok_or_else(|| Status::invalid_argument("ticket without a stream key"))?;
         let key = from_stream_key(&key).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        // The reader may come before the task that writes the stream: then it waits for it,
-        // and the schema goes with the first batch.
+        // The reader may come before the task that writes the stream: then it waits for it.
+        // The schema goes with the first batch, its columns all declared nullable: a plan may
+        // declare a column non-nullable that its batches hold nulls in (DataFusion builds some
+        // batches unchecked; in local mode they pass as they are), and the encoder re-declaring
+        // them would fail. The reader knows the stream's schema from its own plan.
         let schema = self.streams.schema(&key);
         tracing::debug!(?key, known = schema.is_some(), "serving a stream");
         let batches = self
             .streams
-            .open(
-                key,
-                schema.clone().unwrap_or_else(|| Arc::new(Schema::empty())),
-            )
+            .open(key, schema.unwrap_or_else(|| Arc::new(Schema::empty())))
+            .map_ok(nullable_columns)
             .map_err(|e| FlightError::ExternalError(Box::new(e)));
-        let mut encoder =
+        let encoder =
             FlightDataEncoderBuilder::new().with_max_flight_data_size(self.max_flight_data_bytes);
-        if let Some(schema) = schema {
-            encoder = encoder.with_schema(schema);
-        }
         let encoded = encoder
             .build(batches)
             .map_err(|e| Status::internal(e.to_string()));
@@ -225,10 +247,22 @@ impl StreamSource for FlightStreams {
                 .max_encoding_message_size(max);
             let mut client = FlightClient::new_from_inner(inner);
             security.authorize(client.metadata_mut());
-            let stream = client
-                .do_get(Ticket::new(ticket))
+            let mut request = Request::new(Ticket::new(ticket));
+            *request.metadata_mut() = client.metadata().clone();
+            let messages = client
+                .inner_mut()
+                .do_get(request)
                 .await
-                .map_err(|e| lost(e.to_string()))?;
+                .map_err(|e| lost(e.to_string()))?
+                .into_inner();
+            // Each message is checked against its body before arrow-ipc decodes (and
+            // allocates for) it: a peer's stream is data from outside this process.
+            let mut budget = IpcBudget::new(u64::MAX);
+            let messages = messages.map_err(FlightError::from).and_then(move |m| {
+                let checked = check_flight_data(&m, &mut budget).map(|()| m);
+                async move { checked.map_err(FlightError::Arrow) }
+            });
+            let stream = FlightRecordBatchStream::new_from_flight_data(messages);
             Ok::<_, DataFusionError>(stream.map_err(move |e| lost(e.to_string())))
         })
         .try_flatten();

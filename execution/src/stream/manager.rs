@@ -233,9 +233,7 @@ impl StreamManager {
                     {
                         let mut state = buffer.state.lock();
                         if next < state.base {
-                            let e = DataFusionError::Execution(
-                                "this job output stream was already read".into(),
-                            );
+                            let e = DataFusionError::Execution(super::ALREADY_READ.into());
                             return Some((Err(e), (buffer.clone(), next, true, None)));
                         }
                         if state.window.is_some() && next < state.base + state.batches.len() {

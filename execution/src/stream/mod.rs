@@ -13,6 +13,9 @@ use datafusion::execution::SendableRecordBatchStream;
 
 pub use manager::{StreamManager, StreamWriter};
 
+/// The error of a second read of a job output stream (read once: its batches leave as read).
+pub const ALREADY_READ: &str = "this job output stream was already read";
+
 /// 128 random bits: a job's streams cannot be guessed by whoever reaches a worker.
 pub type JobId = u128;
 pub type WorkerId = u64;
