@@ -2,7 +2,7 @@
 default: concurrent sessions (`spark.ember.maxSessions`, 1000), idle session expiry (Spark's
 `spark.connect.session.manager.defaultSessionTimeout`, 60m), artifact bytes per session
 (`spark.ember.maxArtifactBytes`, 1 GiB), the time one query may run (`spark.ember.queryTimeout`,
-no limit by default), the relations a plan may nest (`spark.ember.maxPlanDepth`, 2,000). Past a limit the client gets a clear error naming the
+no limit by default) and one task (`spark.ember.taskTimeout`, no limit by default), the relations a plan may nest (`spark.ember.maxPlanDepth`, 2,000). Past a limit the client gets a clear error naming the
 setting, and the server goes on serving. Each test starts its own server; every mode of
 ``--ember-modes``.
 
@@ -156,6 +156,29 @@ def test_queries_past_the_timeout_stop_with_a_clear_error(limited):
         assert spark.range(5).count() == 5
         with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
             spark.conf.set("spark.ember.queryTimeout", "1h")
+    finally:
+        spark.stop()
+
+
+def test_tasks_past_the_task_timeout_stop_with_a_clear_error(limited):
+    """`spark.ember.taskTimeout`: the driver stops a task attempt that runs longer and fails its
+    query; in local mode, where a query runs as one plan rather than as tasks, it bounds the
+    query."""
+    import time as clock
+
+    server = limited("spark.ember.taskTimeout=3s")
+    spark = new_session(server.url)
+    try:
+        started = clock.time()
+        with pytest.raises(Exception, match="spark.ember.taskTimeout") as raised:
+            spark.range(0, 10**13, 1, 2).selectExpr("sum(id * 2) AS s").collect()
+        assert "longer than 3s" in str(raised.value)
+        assert clock.time() - started < 60
+        # Tasks that finish in time are not touched; the session and the server go on.
+        assert spark.range(0, 1000, 1, 4).selectExpr("sum(id) AS s").collect()[0].s == 499500
+        assert spark.range(5).count() == 5
+        with pytest.raises(Exception, match="CANNOT_MODIFY_STATIC_CONFIG"):
+            spark.conf.set("spark.ember.taskTimeout", "1h")
     finally:
         spark.stop()
 

@@ -2,7 +2,9 @@
 one file each under server/tests/fuzz_corpus/ (`server/src/fuzz.rs` mutates them).
 
     ember server --port 15002 &
-    python scripts/capture_fuzz_corpus.py [sc://127.0.0.1:15002]   # needs pyspark[connect]
+    python scripts/capture_fuzz_corpus.py [sc://127.0.0.1:15002] [--commands]   # needs pyspark[connect]
+
+(`--commands` writes only the command plans.)
 
 The plans are captured as the client serializes them (a server answers the few calls PySpark
 makes while building them, e.g. `spark.sql`); nothing else runs."""
@@ -21,7 +23,8 @@ OUT = Path(__file__).resolve().parent.parent / "server" / "tests" / "fuzz_corpus
 
 def main():
     sys.setrecursionlimit(10000)
-    url = sys.argv[1] if len(sys.argv) > 1 else "sc://127.0.0.1:15002"
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    url = args[0] if args else "sc://127.0.0.1:15002"
     spark = SparkSession.builder.remote(url).create()
     client = spark.client
     a = spark.range(0, 20, 1, 2)
@@ -85,11 +88,36 @@ def main():
         "except": a.exceptAll(spark.range(3)),
     }
     OUT.mkdir(parents=True, exist_ok=True)
+    only_commands = "--commands" in sys.argv
     for name, df in frames.items():
+        if only_commands:
+            break
         plan = df._plan.to_proto(client)
         (OUT / f"{name}.bin").write_bytes(plan.SerializeToString())
     # Commands: SQL statements.
     import pyspark.sql.connect.proto as pb2
+
+    # Commands that write or register, into tables only (the fuzz harness runs no command that
+    # names a path: a mutated path could point anywhere).
+    rel = lambda df: df._plan.to_proto(client).root
+    Write = pb2.WriteOperation
+    commands = {
+        "cmd_save_as_table": pb2.Command(write_operation=Write(
+            input=rel(b), source="parquet", mode=Write.SAVE_MODE_OVERWRITE, partitioning_columns=["flag"],
+            table=Write.SaveTable(table_name="fuzz_t", save_method=Write.SaveTable.TABLE_SAVE_METHOD_SAVE_AS_TABLE))),
+        "cmd_insert_into": pb2.Command(write_operation=Write(
+            input=rel(a), mode=Write.SAVE_MODE_APPEND,
+            table=Write.SaveTable(table_name="fuzz_t", save_method=Write.SaveTable.TABLE_SAVE_METHOD_INSERT_INTO))),
+        "cmd_write_v2": pb2.Command(write_operation_v2=pb2.WriteOperationV2(
+            input=rel(c), table_name="fuzz_t2", provider="parquet", mode=pb2.WriteOperationV2.MODE_CREATE_OR_REPLACE,
+            table_properties={"k": "v"})),
+        "cmd_df_view": pb2.Command(create_dataframe_view=pb2.CreateDataFrameViewCommand(
+            input=rel(a.filter(a.id > 2)), name="fuzz_df_view", is_global=False, replace=True)),
+        "cmd_global_view": pb2.Command(create_dataframe_view=pb2.CreateDataFrameViewCommand(
+            input=rel(b), name="fuzz_global", is_global=True, replace=True)),
+    }
+    for name, command in commands.items():
+        (OUT / f"{name}.bin").write_bytes(pb2.Plan(command=command).SerializeToString())
 
     for name, sql in {
         "cmd_create_view": "CREATE TEMPORARY VIEW fuzz_v AS SELECT 1 AS a",

@@ -313,6 +313,7 @@ async fn start_cluster(
     let security = options.security.clone();
     let config = DriverConfig {
         max_attempts: args.max_task_attempts.max(1),
+        task_timeout: crate::limits::SessionLimits::task_timeout_in(&args.conf)?,
         ..DriverConfig::default()
     };
     let runner = Arc::new(ClusterJobRunner::start(
@@ -407,7 +408,10 @@ async fn serve(
             Arc::new(LocalClusterJobRunner::start(
                 workers,
                 TASK_SLOTS_PER_WORKER,
-                DriverConfig::default(),
+                DriverConfig {
+                    task_timeout: crate::limits::SessionLimits::task_timeout_in(&args.conf)?,
+                    ..DriverConfig::default()
+                },
                 cpu.clone(),
             ))
         }

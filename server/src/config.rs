@@ -194,6 +194,7 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     entry("spark.ember.maxSessions", Some("1000"), false),
     entry("spark.ember.maxArtifactBytes", Some("1073741824"), false),
     entry("spark.ember.queryTimeout", None, false),
+    entry("spark.ember.taskTimeout", None, false),
     // The most relations a plan may nest (a chain of DataFrame operations); the protobuf
     // decoder's own limit (4,096 levels, two per relation) caps it at 2,000.
     entry("spark.ember.maxPlanDepth", Some("2000"), false),
@@ -209,6 +210,7 @@ const STATIC_KEYS: &[&str] = &[
     "spark.ember.maxSessions",
     "spark.ember.maxArtifactBytes",
     "spark.ember.queryTimeout",
+    "spark.ember.taskTimeout",
     "spark.ember.maxPlanDepth",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",

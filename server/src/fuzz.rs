@@ -1,5 +1,6 @@
 //! Fuzzing of the Spark Connect `Plan` message (issue 25), run by `cargo test`: real plans
-//! PySpark built (`server/tests/fuzz_corpus/`, captured by `scripts/capture_fuzz_corpus.py`)
+//! and commands (SQL, DataFrame views, table writes) PySpark built
+//! (`server/tests/fuzz_corpus/`, captured by `scripts/capture_fuzz_corpus.py`)
 //! are mutated byte-wise (bit flips, overwritten and interesting bytes, inserted, deleted and
 //! duplicated spans, splices of two plans, truncation), and random bytes are added; each case
 //! is decoded, planned and run in-process as `ExecutePlan` runs it. A case must end in an
@@ -200,17 +201,25 @@ async fn run_case(ctx: &RequestContext, plan: pb::Plan, tally: &mut Tally) {
     tally.slowest = tally.slowest.max(started.elapsed());
 }
 
-/// Whether a decoded plan may run here: relations, and SQL commands (in the test's own
-/// warehouse); other commands could write wherever a mutated path points.
+/// Whether a decoded plan may run here: relations; SQL commands, DataFrame views, and writes
+/// into tables of the test's own warehouse (table names are checked there); never a command
+/// that names a path (a mutated path could point anywhere) or starts Python.
 fn runnable(plan: &pb::Plan) -> bool {
+    use pb::command::CommandType;
+    let no_path = |options: &std::collections::HashMap<String, String>| {
+        !options.keys().any(|k| k.eq_ignore_ascii_case("path"))
+    };
     match &plan.op_type {
         Some(pb::plan::OpType::Root(_)) => true,
-        Some(pb::plan::OpType::Command(c)) => {
-            matches!(
-                c.command_type,
-                Some(pb::command::CommandType::SqlCommand(_))
-            )
-        }
+        Some(pb::plan::OpType::Command(c)) => match &c.command_type {
+            Some(CommandType::SqlCommand(_) | CommandType::CreateDataframeView(_)) => true,
+            Some(CommandType::WriteOperation(w)) => {
+                matches!(w.save_type, Some(pb::write_operation::SaveType::Table(_)))
+                    && no_path(&w.options)
+            }
+            Some(CommandType::WriteOperationV2(w)) => no_path(&w.options),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -220,7 +229,7 @@ fn mutated_plans_never_panic_or_hang() {
     let cases = env_number("EMBER_FUZZ_CASES", 20_000) as usize;
     let seed = env_number("EMBER_FUZZ_SEED", 25);
     let corpus = corpus();
-    assert!(corpus.len() >= 40, "the fuzz corpus is missing");
+    assert!(corpus.len() >= 60, "the fuzz corpus is missing");
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let ours = std::thread::current()

@@ -20,6 +20,9 @@ pub const MAINTENANCE_INTERVAL: &str = "spark.connect.session.manager.maintenanc
 pub const TOMBSTONES: &str = "spark.connect.session.manager.closedSessionsTombstonesSize";
 /// Longest an `ExecutePlan` operation may run (default: no limit).
 pub const QUERY_TIMEOUT: &str = "spark.ember.queryTimeout";
+/// Longest one task may run (default: no limit). In local mode, where a query runs as one
+/// plan rather than as tasks, it bounds the query.
+pub const TASK_TIMEOUT: &str = "spark.ember.taskTimeout";
 
 #[derive(Debug, Clone)]
 pub struct SessionLimits {
@@ -31,6 +34,8 @@ pub struct SessionLimits {
     pub max_artifact_bytes: usize,
     /// None: operations run as long as they take.
     pub query_timeout: Option<Duration>,
+    /// None: tasks run as long as they take.
+    pub task_timeout: Option<Duration>,
 }
 
 impl Default for SessionLimits {
@@ -43,6 +48,7 @@ impl Default for SessionLimits {
             tombstones: 1000,
             max_artifact_bytes: 1 << 30,
             query_timeout: None,
+            task_timeout: None,
         }
     }
 }
@@ -85,6 +91,9 @@ impl SessionLimits {
                 .map(Some)
                 .ok_or_else(|| bad(QUERY_TIMEOUT, &v, "expected e.g. 30m or 90s"))?;
         }
+        if let Some(v) = get(TASK_TIMEOUT) {
+            limits.task_timeout = Some(task_timeout(&v)?);
+        }
         if let Some(v) = get(MAINTENANCE_INTERVAL) {
             limits.maintenance_interval = parse_duration(&v)
                 .filter(|d| !d.is_zero())
@@ -102,15 +111,38 @@ impl SessionLimits {
         ))
     }
 
-    /// The error of an operation that ran past `spark.ember.queryTimeout`.
-    pub fn query_timed_out(&self, timeout: Duration) -> ember_planner::SparkError {
+    /// `spark.ember.taskTimeout` among `ember server --conf KEY=VALUE` entries (the driver
+    /// needs it before the sessions' defaults exist).
+    pub fn task_timeout_in(conf: &[String]) -> Result<Option<Duration>, String> {
+        conf.iter()
+            .filter_map(|e| e.split_once('='))
+            .filter(|(k, _)| k.trim() == TASK_TIMEOUT)
+            .last()
+            .map(|(_, v)| task_timeout(v.trim()))
+            .transpose()
+    }
+
+    /// How long an operation may run, and the setting that says so: the query timeout, and in
+    /// local mode (`tasks` false: the query is one plan) the task timeout too.
+    pub fn operation_timeout(&self, tasks: bool) -> Option<(Duration, &'static str)> {
+        let query = self.query_timeout.map(|d| (d, QUERY_TIMEOUT));
+        let task = self.task_timeout.filter(|_| !tasks).map(|d| (d, TASK_TIMEOUT));
+        match (query, task) {
+            (Some(q), Some(t)) => Some(if t.0 < q.0 { t } else { q }),
+            (q, t) => q.or(t),
+        }
+    }
+
+    /// The error of an operation that ran past `setting` (`spark.ember.queryTimeout`, or in local
+    /// mode `spark.ember.taskTimeout`).
+    pub fn query_timed_out(&self, timeout: Duration, setting: &str) -> ember_planner::SparkError {
         ember_planner::SparkError::new(
             ember_planner::error::ErrorKind::Runtime,
             "QUERY_TIMEOUT",
             "HYT00",
             format!(
                 "The query ran longer than {timeout:?}, the most this server allows (the static \
-                 setting {QUERY_TIMEOUT}), and was stopped."
+                 setting {setting}), and was stopped."
             ),
             vec![],
         )
@@ -125,6 +157,12 @@ impl SessionLimits {
             self.max_artifact_bytes
         ))
     }
+}
+
+fn task_timeout(v: &str) -> Result<Duration, String> {
+    parse_duration(v)
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("bad --conf {TASK_TIMEOUT}={v}: expected e.g. 30m or 90s"))
 }
 
 /// A duration as Spark's time settings write it: a number with `ms`, `s`, `m`/`min`, `h` or
@@ -170,6 +208,16 @@ mod tests {
         );
         d.values.insert(MAX_SESSIONS.into(), "0".into());
         assert!(SessionLimits::from_conf(&d).is_err());
+        let conf = ["spark.ember.taskTimeout=2s".to_string()];
+        assert_eq!(SessionLimits::task_timeout_in(&conf).unwrap(), Some(Duration::from_secs(2)));
+        assert!(SessionLimits::task_timeout_in(&["spark.ember.taskTimeout=0s".into()]).is_err());
+        let both = SessionLimits {
+            query_timeout: Some(Duration::from_secs(9)),
+            task_timeout: Some(Duration::from_secs(2)),
+            ..SessionLimits::default()
+        };
+        assert_eq!(both.operation_timeout(false), Some((Duration::from_secs(2), TASK_TIMEOUT)));
+        assert_eq!(both.operation_timeout(true), Some((Duration::from_secs(9), QUERY_TIMEOUT)));
         assert_eq!(parse_duration("2s"), Some(Duration::from_secs(2)));
         assert_eq!(parse_duration("1500"), Some(Duration::from_millis(1500)));
         assert_eq!(parse_duration("5x"), None);

@@ -32,6 +32,9 @@ pub struct DriverConfig {
     pub max_attempts: usize,
     /// With no worker alive for this long, waiting jobs fail (`None`: wait forever).
     pub worker_wait_timeout: Option<std::time::Duration>,
+    /// A task attempt running longer than this is stopped and its job fails
+    /// (`spark.ember.taskTimeout`; `None`: tasks run as long as they take).
+    pub task_timeout: Option<std::time::Duration>,
 }
 
 impl Default for DriverConfig {
@@ -39,6 +42,7 @@ impl Default for DriverConfig {
         Self {
             max_attempts: 4,
             worker_wait_timeout: None,
+            task_timeout: None,
         }
     }
 }
@@ -244,6 +248,10 @@ impl Driver {
                 self.schedule();
             }
             DriverEvent::Tick => self.check_workers(),
+            DriverEvent::TaskTimedOut { task } => {
+                self.task_timed_out(task);
+                self.schedule();
+            }
         }
     }
 
@@ -555,7 +563,41 @@ impl Driver {
                 "cannot reach worker {worker}: {e}"
             )));
         }
+        // The task's timeout hook: the driver hears when this attempt's time is up.
+        if let Some(limit) = self.config.task_timeout {
+            let handle = self.handle.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(limit).await;
+                handle.send(DriverEvent::TaskTimedOut { task: id });
+            });
+        }
         Ok(())
+    }
+
+    /// `task`'s time is up: if that attempt still runs, stop it and fail its job.
+    fn task_timed_out(&mut self, task: TaskId) {
+        let Some(limit) = self.config.task_timeout else {
+            return;
+        };
+        let Some(job) = self.jobs.get(&task.job) else {
+            return;
+        };
+        let position = TaskPosition {
+            stage: task.stage,
+            partition: task.partition,
+        };
+        let running = job.tasks.get(&position).is_some_and(|s| {
+            s.attempt == task.attempt && matches!(s.status, Status::Running { .. })
+        });
+        if running {
+            tracing::warn!(%task, ?limit, "task ran past spark.ember.taskTimeout; stopping its job");
+            let error = DataFusionError::Execution(format!(
+                "[TASK_TIMEOUT] Stage {} partition {} ran longer than {limit:?}, the most one task \
+                 may run (the static setting spark.ember.taskTimeout), and was stopped.",
+                task.stage, task.partition
+            ));
+            self.fail_job(task.job, Arc::new(error));
+        }
     }
 
     fn task_finished(&mut self, worker: WorkerId, task: TaskId, outcome: TaskOutcome) {

@@ -65,6 +65,10 @@ pub enum DriverEvent {
     },
     /// Periodic: lets the driver notice jobs that wait for workers that never come.
     Tick,
+    /// A task attempt's `spark.ember.taskTimeout` is up (it may have finished already).
+    TaskTimedOut {
+        task: crate::task::TaskId,
+    },
 }
 
 /// Messages to a worker.

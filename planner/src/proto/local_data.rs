@@ -1,22 +1,22 @@
 //! The Arrow IPC stream of a `LocalRelation` (`createDataFrame`), decoded without trusting it.
 //!
 //! The bytes come from the client, so before anything is allocated every message is checked
-//! against the bytes actually sent: each message's metadata is a verified flatbuffer, its body
-//! lies within the stream, each buffer within its body, and the sizes a compressed buffer
-//! declares for itself add up to at most [`MAX_DECODED_BYTES`]. Decoding then slices the one
+//! against the bytes actually sent (`ember_execution::ipc_check`): each message's metadata is a
+//! verified flatbuffer, its body lies within the stream, each buffer within its body, and the
+//! sizes a compressed buffer declares for itself add up to at most [`MAX_DECODED_BYTES`]. Decoding then slices the one
 //! input buffer (arrow-ipc's `StreamDecoder`, never a buffer of a declared size) and validates
 //! every array. A lie in the data is an error for that request, never an allocation of
 //! terabytes that aborts the server.
 
 use arrow::buffer::Buffer;
 use arrow::ipc::reader::StreamDecoder;
-use arrow::ipc::{MessageHeader, root_as_message};
+use ember_execution::ipc_check;
 
 use crate::error::{PlanError, PlanResult};
 use crate::spec::LocalData;
 
 /// The most bytes one `LocalRelation` may decode to (its buffers once decompressed).
-pub const MAX_DECODED_BYTES: u64 = 4 << 30;
+pub const MAX_DECODED_BYTES: u64 = ipc_check::MAX_DECODED_BYTES;
 
 fn bad(why: impl std::fmt::Display) -> PlanError {
     PlanError::InvalidPlan(format!("bad Arrow IPC data: {why}"))
@@ -49,94 +49,15 @@ fn decode_checked(bytes: &[u8]) -> PlanResult<LocalData> {
     Ok(LocalData { schema, batches })
 }
 
-/// Walk the stream's messages and check every size they declare against the bytes there are.
+/// Check every size the stream declares against the bytes there are ([`ipc_check`]).
 fn check_stream(bytes: &[u8], max_decoded: u64) -> PlanResult<()> {
-    let mut pos = 0usize;
-    let mut decoded: u64 = 0;
-    loop {
-        let Some(word) = read_u32(bytes, pos) else {
-            // The end of a stream without an end-of-stream marker.
-            return if pos == bytes.len() {
-                Ok(())
-            } else {
-                Err(bad("truncated message header"))
-            };
-        };
-        pos += 4;
-        let size = if word == u32::MAX {
-            let size = read_u32(bytes, pos).ok_or_else(|| bad("truncated message header"))?;
-            pos += 4;
-            size
-        } else {
-            word
-        };
-        if size == 0 {
-            return Ok(());
+    ipc_check::check_stream(bytes, max_decoded).map_err(|e| match e {
+        arrow::error::ArrowError::MemoryError(m) => {
+            PlanError::InvalidPlan(format!("local data too large: {m}"))
         }
-        let size = usize::try_from(size).map_err(bad)?;
-        let metadata = bytes
-            .get(pos..pos.saturating_add(size))
-            .ok_or_else(|| bad("a message is longer than the data"))?;
-        pos += size;
-        let message = root_as_message(metadata).map_err(bad)?;
-        let body_length = usize::try_from(message.bodyLength())
-            .map_err(|_| bad("a negative message body length"))?;
-        let body = bytes
-            .get(pos..pos.saturating_add(body_length))
-            .ok_or_else(|| bad("a message body is longer than the data"))?;
-        pos += body_length;
-        let batch = match message.header_type() {
-            MessageHeader::RecordBatch => message.header_as_record_batch(),
-            MessageHeader::DictionaryBatch => {
-                message.header_as_dictionary_batch().and_then(|d| d.data())
-            }
-            _ => None,
-        };
-        let Some(batch) = batch else { continue };
-        if batch.length() < 0 {
-            return Err(bad("a negative row count"));
-        }
-        if let Some(nodes) = batch.nodes()
-            && nodes.iter().any(|n| n.length() < 0 || n.null_count() < 0)
-        {
-            return Err(bad("a negative array length"));
-        }
-        let compressed = batch.compression().is_some();
-        for b in batch.buffers().into_iter().flatten() {
-            let (Ok(offset), Ok(length)) =
-                (usize::try_from(b.offset()), usize::try_from(b.length()))
-            else {
-                return Err(bad("a negative buffer offset or length"));
-            };
-            let data = body
-                .get(offset..offset.saturating_add(length))
-                .ok_or_else(|| bad("a buffer lies outside its message body"))?;
-            let size = match data.get(..8) {
-                // A compressed buffer starts with its decompressed length (-1: not compressed).
-                Some(prefix) if compressed => {
-                    let mut le = [0u8; 8];
-                    le.copy_from_slice(prefix);
-                    match i64::from_le_bytes(le) {
-                        -1 => length as u64,
-                        n => u64::try_from(n)
-                            .map_err(|_| bad("a negative decompressed buffer length"))?,
-                    }
-                }
-                _ => length as u64,
-            };
-            decoded = decoded.saturating_add(size);
-            if decoded > max_decoded {
-                return Err(PlanError::InvalidPlan(format!(
-                    "local data too large: the Arrow IPC data declares more than {max_decoded} bytes of buffers"
-                )));
-            }
-        }
-    }
-}
-
-fn read_u32(bytes: &[u8], pos: usize) -> Option<u32> {
-    let b = bytes.get(pos..pos.checked_add(4)?)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        arrow::error::ArrowError::IpcError(m) => PlanError::InvalidPlan(m),
+        other => bad(other),
+    })
 }
 
 #[cfg(test)]
@@ -179,7 +100,7 @@ mod tests {
 
     /// Where the message after the schema starts.
     fn after_schema(bytes: &[u8]) -> usize {
-        8 + read_u32(bytes, 4).unwrap_or(0) as usize
+        8 + u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) as usize
     }
 
     #[test]

@@ -136,13 +136,15 @@ pub fn execute_plan(
             // A panic while planning or running is this query's error, not a client left waiting.
             let run =
                 ember_execution::panic::catch_panic(run_plan(&ctx, &task_op, &responder, plan));
-            // `spark.ember.queryTimeout`: past it the operation stops (its job is dropped).
+            // `spark.ember.queryTimeout` (and in local mode `spark.ember.taskTimeout`): past it
+            // the operation stops (its job is dropped).
             let limits = &ctx.state.sessions.limits;
+            let tasks = ctx.state.runner.name() != "local";
             let run = async {
-                match limits.query_timeout {
-                    Some(limit) => tokio::time::timeout(limit, run)
-                        .await
-                        .unwrap_or_else(|_| Ok(Err(limits.query_timed_out(limit).into()))),
+                match limits.operation_timeout(tasks) {
+                    Some((limit, setting)) => tokio::time::timeout(limit, run).await.unwrap_or_else(
+                        |_| Ok(Err(limits.query_timed_out(limit, setting).into())),
+                    ),
                     None => run.await,
                 }
             };

@@ -80,6 +80,9 @@ fn encode_params(params: &[ScalarValue]) -> Result<Vec<u8>, Status> {
 }
 
 fn decode_params(bytes: &[u8]) -> Result<Vec<ScalarValue>, Status> {
+    // A handle comes back from the client: its parameters are checked before they are decoded.
+    ember_execution::ipc_check::check_stream(bytes, ember_execution::ipc_check::MAX_DECODED_BYTES)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
     let mut reader = arrow::ipc::reader::StreamReader::try_new(bytes, None).map_err(internal)?;
     match reader.next() {
         Some(batch) => {

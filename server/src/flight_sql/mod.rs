@@ -39,6 +39,7 @@ use crate::error::{ServerError, status_of};
 use crate::execute::command;
 use crate::execute::encode::ResultEncoder;
 use crate::state::{RequestContext, ServerState};
+use ember_execution::ipc_check::{IpcBudget, check_flight_data};
 
 mod handles;
 use handles::Handles;
@@ -239,13 +240,19 @@ impl FlightSql {
     async fn parameters(
         request: Request<PeekableFlightDataStream>,
     ) -> Result<Vec<ScalarValue>, Status> {
+        // The client's messages are checked against their bodies before arrow-ipc decodes them.
+        let mut budget = IpcBudget::default();
         let stream = request
             .into_inner()
-            .map_err(arrow_flight::error::FlightError::from);
+            .map_err(arrow_flight::error::FlightError::from)
+            .and_then(move |m| {
+                let checked = check_flight_data(&m, &mut budget).map(|()| m);
+                async move { checked.map_err(arrow_flight::error::FlightError::Arrow) }
+            });
         let mut batches =
             arrow_flight::decode::FlightRecordBatchStream::new_from_flight_data(stream);
         while let Some(batch) = batches.next().await {
-            let batch = batch.map_err(internal)?;
+            let batch = batch.map_err(|e| Status::invalid_argument(e.to_string()))?;
             if batch.num_rows() == 0 {
                 continue;
             }
