@@ -544,3 +544,24 @@ def test_allowed_paths_apply_to_delta(request, ember_mode, tmp_path):
     finally:
         session.stop()
         server.stop()
+
+
+def test_file_skipping_from_log_statistics(spark, tmp_path):
+    import os
+
+    path = tmp_path / "t"
+    # Three files with disjoint id ranges: deltalake records min/max per file in the log.
+    for start in (0, 100, 200):
+        batch = pa.table({"id": pa.array(range(start, start + 10), pa.int64()), "s": [f"v{start}"] * 10})
+        write_deltalake(str(path), batch, mode="append")
+    # The file holding ids 100..109 vanishes: reads whose filter rules it out by the log's
+    # statistics never open it.
+    dt = DeltaTable(str(path))
+    victim = [a["path"] for a in pa.table(dt.get_add_actions(flatten=True)).to_pylist() if a["min.id"] == 100][0]
+    os.remove(path / victim)
+    df = spark.read.format("delta").load(str(path))
+    assert rows(df.where("id >= 200").select("id")) == [(i,) for i in range(200, 210)]
+    assert rows(df.where("id < 5").select("id")) == [(i,) for i in range(5)]
+    assert rows(spark.sql(f"SELECT count(*) FROM delta.`{path}` WHERE id = 203 OR id = 7")) == [(2,)]
+    with pytest.raises(Exception):
+        df.where("id = 105").collect()

@@ -9,22 +9,13 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
-use async_trait::async_trait;
-use datafusion::catalog::{Session, TableProvider};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::common::ScalarValue;
-use datafusion::datasource::file_format::FileFormat;
-use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::object_store::ObjectStoreUrl;
-use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
-use datafusion::datasource::table_schema::TableSchema;
-use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
-use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::empty::EmptyExec;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
+use super::delta_scan::DeltaFiles;
 use super::{FileRead, block_on, check_allowed, option};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
@@ -335,6 +326,7 @@ pub fn scan_table(
         .to_file_path()
         .map_err(|_| PlanError::Unsupported(format!("Delta table at {url}")))?;
     let mut files = vec![];
+    let mut stats = vec![];
     for file in snapshot.snapshot().log_data().iter() {
         if file.deletion_vector_descriptor().is_some() {
             return Err(PlanError::Unsupported(
@@ -355,12 +347,13 @@ pub fn scan_table(
             .map(|p| ScalarValue::Utf8(values.get(p).cloned().flatten()))
             .collect();
         let size = u64::try_from(file.size()).unwrap_or(0);
+        stats.push(file.stats());
         files.push(
             PartitionedFile::new(location.to_string(), size)
                 .with_partition_values(partition_values),
         );
     }
-    let provider = DeltaFiles::new(state, &schema, &partition_names, files);
+    let provider = DeltaFiles::new(state, &schema, &partition_names, files, stats);
     let partitions = partition_names
         .iter()
         .filter_map(|p| {
@@ -376,211 +369,4 @@ pub fn scan_table(
         parse: vec![],
         drop_malformed: false,
     })
-}
-
-/// A Delta snapshot's data files as a parquet scan: the table's columns in its order, the
-/// partition columns as strings (their values from the log).
-#[derive(Debug)]
-pub struct DeltaFiles {
-    /// The table's columns in the table's order (partition columns as strings).
-    schema: SchemaRef,
-    /// The columns stored in the data files.
-    file_schema: SchemaRef,
-    partition_fields: Vec<FieldRef>,
-    /// Where each column of `schema` is in the scan's output (file columns, then partitions).
-    inner_index: Vec<usize>,
-    files: Vec<PartitionedFile>,
-    format: ParquetFormat,
-}
-
-impl DeltaFiles {
-    fn new(
-        state: &datafusion::execution::SessionState,
-        schema: &Schema,
-        partition_names: &[String],
-        files: Vec<PartitionedFile>,
-    ) -> Self {
-        let is_partition = |name: &str| partition_names.iter().any(|p| p == name);
-        let file_fields: Vec<FieldRef> = schema
-            .fields()
-            .iter()
-            .filter(|f| !is_partition(f.name()))
-            .cloned()
-            .collect();
-        let partition_fields: Vec<FieldRef> = partition_names
-            .iter()
-            .map(|p| Arc::new(Field::new(p, DataType::Utf8, true)))
-            .collect();
-        let outer: Vec<FieldRef> = schema
-            .fields()
-            .iter()
-            .map(|f| {
-                if is_partition(f.name()) {
-                    Arc::new(Field::new(f.name(), DataType::Utf8, true))
-                } else {
-                    f.clone()
-                }
-            })
-            .collect();
-        let inner_index = schema
-            .fields()
-            .iter()
-            .map(
-                |f| match partition_names.iter().position(|p| p == f.name()) {
-                    Some(i) => file_fields.len() + i,
-                    None => file_fields
-                        .iter()
-                        .position(|g| g.name() == f.name())
-                        .unwrap_or(0),
-                },
-            )
-            .collect();
-        let mut parquet = state.table_options().parquet.clone();
-        parquet.global.coerce_int96 = Some("us".into());
-        parquet.global.coerce_int96_tz = Some("UTC".into());
-        Self {
-            schema: Arc::new(Schema::new(outer)),
-            file_schema: Arc::new(Schema::new(file_fields)),
-            partition_fields,
-            inner_index,
-            files,
-            format: ParquetFormat::default().with_options(parquet),
-        }
-    }
-}
-
-impl DeltaFiles {
-    /// Whether a filter reads partition columns only.
-    fn on_partitions(&self, filter: &Expr) -> bool {
-        let columns = filter.column_refs();
-        !columns.is_empty()
-            && columns
-                .iter()
-                .all(|c| self.partition_fields.iter().any(|f| f.name() == &c.name))
-    }
-
-    /// The files whose partition values pass every filter on partition columns (partition
-    /// pruning from the log's values; a filter that cannot be evaluated prunes nothing).
-    fn pruned(&self, state: &dyn Session, filters: &[Expr]) -> Vec<PartitionedFile> {
-        use arrow::array::{Array, AsArray, StringArray};
-        use datafusion::common::tree_node::{Transformed, TreeNode};
-        let on_partitions: Vec<&Expr> = filters.iter().filter(|f| self.on_partitions(f)).collect();
-        if on_partitions.is_empty() || self.files.is_empty() {
-            return self.files.clone();
-        }
-        let schema = Arc::new(Schema::new(self.partition_fields.clone()));
-        let columns = (0..self.partition_fields.len())
-            .map(|i| {
-                let values = self.files.iter().map(|f| match f.partition_values.get(i) {
-                    Some(ScalarValue::Utf8(v)) => v.clone(),
-                    _ => None,
-                });
-                Arc::new(values.collect::<StringArray>()) as arrow::array::ArrayRef
-            })
-            .collect();
-        let Ok(batch) = arrow::record_batch::RecordBatch::try_new(schema.clone(), columns) else {
-            return self.files.clone();
-        };
-        let Ok(df_schema) = datafusion::common::DFSchema::try_from(schema) else {
-            return self.files.clone();
-        };
-        let mut keep = vec![true; self.files.len()];
-        for filter in on_partitions {
-            // The scan's columns, unqualified as the batch's.
-            let unqualified = filter.clone().transform_up(|e| match e {
-                Expr::Column(c) => Ok(Transformed::yes(Expr::Column(
-                    datafusion::common::Column::new_unqualified(c.name),
-                ))),
-                other => Ok(Transformed::no(other)),
-            });
-            let passed = unqualified
-                .and_then(|e| state.create_physical_expr(e.data, &df_schema))
-                .and_then(|p| p.evaluate(&batch))
-                .and_then(|v| v.into_array(batch.num_rows()));
-            let Ok(passed) = passed else { continue };
-            let Some(passed) = passed.as_boolean_opt() else {
-                continue;
-            };
-            for (i, k) in keep.iter_mut().enumerate() {
-                *k &= passed.is_valid(i) && passed.value(i);
-            }
-        }
-        self.files
-            .iter()
-            .zip(keep)
-            .filter(|(_, k)| *k)
-            .map(|(f, _)| f.clone())
-            .collect()
-    }
-}
-
-#[async_trait]
-impl TableProvider for DeltaFiles {
-    fn supports_filters_pushdown(
-        &self,
-        filters: &[&Expr],
-    ) -> datafusion::error::Result<Vec<TableProviderFilterPushDown>> {
-        Ok(filters
-            .iter()
-            .map(|f| {
-                if self.on_partitions(f) {
-                    TableProviderFilterPushDown::Inexact
-                } else {
-                    TableProviderFilterPushDown::Unsupported
-                }
-            })
-            .collect())
-    }
-
-    fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-
-    fn table_type(&self) -> TableType {
-        TableType::Base
-    }
-
-    async fn scan(
-        &self,
-        state: &dyn Session,
-        projection: Option<&Vec<usize>>,
-        filters: &[Expr],
-        limit: Option<usize>,
-    ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
-        let files = self.pruned(state, filters);
-        let wanted: Vec<usize> = match projection {
-            Some(p) => p.clone(),
-            None => (0..self.schema.fields().len()).collect(),
-        };
-        if files.is_empty() {
-            let projected = Arc::new(self.schema.project(&wanted)?);
-            return Ok(Arc::new(EmptyExec::new(projected)));
-        }
-        let inner: Vec<usize> = wanted.iter().map(|&i| self.inner_index[i]).collect();
-        // The files spread over the session's partitions, largest first.
-        let groups_wanted = state.config().target_partitions().max(1);
-        let mut files = files;
-        files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
-        let mut groups: Vec<(u64, Vec<PartitionedFile>)> = vec![];
-        for f in files {
-            if groups.len() < groups_wanted {
-                groups.push((f.object_meta.size, vec![f]));
-                continue;
-            }
-            if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
-                g.0 += f.object_meta.size;
-                g.1.push(f);
-            }
-        }
-        let table_schema = TableSchema::builder(self.file_schema.clone())
-            .with_table_partition_cols(self.partition_fields.clone())
-            .build();
-        let source = self.format.file_source(table_schema);
-        let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
-            .with_file_groups(groups.into_iter().map(|g| FileGroup::new(g.1)).collect())
-            .with_projection_indices(Some(inner))?
-            .with_limit(limit)
-            .build();
-        self.format.create_physical_plan(state, config).await
-    }
 }

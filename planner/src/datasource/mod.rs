@@ -18,6 +18,7 @@ use datafusion::logical_expr::{Expr, lit};
 pub mod csv;
 mod csv_options;
 pub mod delta;
+mod delta_scan;
 pub mod discover;
 pub(crate) mod infer;
 pub(crate) use csv_options::csv_options;
