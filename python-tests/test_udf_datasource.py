@@ -465,6 +465,21 @@ def test_sql_temporary_view_using(spark, expected):
     spark.sql("DROP VIEW ds_view2")
 
 
+def test_sql_table_using(spark, expected):
+    spark.sql("DROP TABLE IF EXISTS ds_table")
+    spark.sql("CREATE TABLE ds_table USING my_source OPTIONS (k 't')")
+    try:
+        expected.check(spark.sql("SELECT * FROM ds_table"), name="table")
+        expected.check(spark.table("ds_table").filter("id = 1"), name="table_api")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS ds_table")
+    spark.sql("CREATE TABLE ds_table2 (a INT, b STRING) USING my_source")
+    try:
+        expected.check(spark.sql("SELECT b, a FROM ds_table2"), name="declared_columns")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS ds_table2")
+
+
 def test_sql_temporary_view_using_files(spark, tmp_path, expected):
     (tmp_path / "a.csv").write_text("x,y\n1,a\n2,b\n")
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW csv_view USING csv OPTIONS (path '{tmp_path}/a.csv', header 'true', inferSchema 'true')")

@@ -472,6 +472,9 @@ fn spark_compatible(dt: &DataType) -> DataType {
 
 /// The files of a warehouse table, read as `spark.read` would with the table's schema.
 pub(crate) fn table_source(table: &crate::catalog::TableMeta) -> crate::spec::DataSource {
+    // A table of a Python data source reads no files, and (as in Spark 4.3) its source does
+    // not see the table's OPTIONS.
+    let files = crate::datasource::is_file_format(&table.format);
     crate::spec::DataSource {
         format: Some(table.format.clone()),
         // A Delta table's schema is its log's.
@@ -479,8 +482,13 @@ pub(crate) fn table_source(table: &crate::catalog::TableMeta) -> crate::spec::Da
         options: table
             .options
             .iter()
+            .filter(|_| files)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
-        paths: vec![table.location.clone()],
+        paths: if files {
+            vec![table.location.clone()]
+        } else {
+            vec![]
+        },
     }
 }

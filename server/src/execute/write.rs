@@ -244,6 +244,12 @@ pub async fn write_files(
     if spec.format == "delta" {
         return super::delta::write(ctx, query, spec).await;
     }
+    if super::python_source::registered(ctx, &spec.format).is_some() {
+        return Err(ember_planner::PlanError::Unsupported(
+            "writing into a table of a Python data source".into(),
+        )
+        .into());
+    }
     let codecs = CodecDefaults::from_conf(|key| ctx.session.conf.get(key));
     let settings = write_settings(&spec.format, &spec.options, &codecs)?;
     let target = spec.target;

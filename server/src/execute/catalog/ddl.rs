@@ -59,14 +59,25 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
         .into());
     }
     let format = format_or_default(ctx, spec.format.as_deref());
-    check_table_format(&format)?;
+    // A table of a Python data source the session registered reads through the source.
+    let python_source = crate::execute::python_source::registered(ctx, &format).is_some();
     let options: BTreeMap<String, String> = spec.options.iter().cloned().collect();
     let write_options: HashMap<String, String> = options.clone().into_iter().collect();
-    ember_planner::datasource::write::write_settings(
-        &format,
-        &write_options,
-        &ember_planner::datasource::write::CodecDefaults::default(),
-    )?;
+    if python_source {
+        if spec.query.is_some() {
+            return Err(ember_planner::PlanError::Unsupported(
+                "CREATE TABLE ... AS SELECT of a Python data source".into(),
+            )
+            .into());
+        }
+    } else {
+        check_table_format(&format)?;
+        ember_planner::datasource::write::write_settings(
+            &format,
+            &write_options,
+            &ember_planner::datasource::write::CodecDefaults::default(),
+        )?;
+    }
     let external = spec.location.is_some();
     let location = match &spec.location {
         Some(l) => local_path(l)?,
@@ -88,7 +99,11 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
                 format: Some(format.clone()),
                 schema: None,
                 options: write_options.clone(),
-                paths: vec![location.display().to_string()],
+                paths: if python_source {
+                    vec![]
+                } else {
+                    vec![location.display().to_string()]
+                },
             }));
             query_fields(&ctx.resolve(&read)?)
         }
