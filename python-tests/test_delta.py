@@ -565,3 +565,20 @@ def test_file_skipping_from_log_statistics(spark, tmp_path):
     assert rows(spark.sql(f"SELECT count(*) FROM delta.`{path}` WHERE id = 203 OR id = 7")) == [(2,)]
     with pytest.raises(Exception):
         df.where("id = 105").collect()
+
+
+def test_catalog_table_follows_the_log_schema(spark, tmp_path):
+    path = str(tmp_path / "ext")
+    write_deltalake(path, pa.table({"k": pa.array([1], pa.int64()), "s": ["x"]}))
+    name = "delta_evolving"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    try:
+        spark.sql(f"CREATE TABLE {name} USING delta LOCATION '{path}'")
+        # Another writer adds a column.
+        write_deltalake(path, pa.table({"k": pa.array([2], pa.int64()), "s": ["y"], "extra": [2.5]}), mode="append", schema_mode="merge")
+        assert spark.table(name).columns == ["k", "s", "extra"]
+        spark.sql(f"INSERT INTO {name} VALUES (3, 'z', 3.5)")
+        assert rows(spark.table(name)) == [(1, "x", None), (2, "y", 2.5), (3, "z", 3.5)]
+        assert delta_rows(path, ["k", "s", "extra"]) == [(1, "x", None), (2, "y", 2.5), (3, "z", 3.5)]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -95,7 +95,31 @@ fn existing_table(ctx: &RequestContext, name: &[String]) -> ServerResult<TableMe
 
 /// A table's columns (partition columns last), as Arrow fields in the session's zone.
 fn table_fields(ctx: &RequestContext, t: &TableMeta) -> ServerResult<Fields> {
-    let schema = types::parse_schema(&t.schema_json(), &ctx.session.conf.time_zone())?;
+    let time_zone = ctx.session.conf.time_zone();
+    if t.format.eq_ignore_ascii_case("delta") {
+        // A Delta table's schema is its log's (other writers may have evolved it).
+        use ember_planner::datasource::{block_on, delta};
+        let url = delta::table_url(&t.location).map_err(|e| e.into_spark())?;
+        if block_on(delta::is_delta_table(&url)).map_err(|e| e.into_spark())? {
+            let table = block_on(delta::open(&url, None, &time_zone))
+                .and_then(|r| r)
+                .map_err(|e| e.into_spark())?;
+            let (schema, _) = delta::table_schema(&table).map_err(|e| e.into_spark())?;
+            let timestamp = types::timestamp_type(&time_zone);
+            let fields: Vec<Field> = schema
+                .fields()
+                .iter()
+                .map(|f| match f.data_type() {
+                    DataType::Timestamp(_, Some(_)) => {
+                        f.as_ref().clone().with_data_type(timestamp.clone())
+                    }
+                    _ => f.as_ref().clone(),
+                })
+                .collect();
+            return Ok(Fields::from(fields));
+        }
+    }
+    let schema = types::parse_schema(&t.schema_json(), &time_zone)?;
     Ok(schema.fields().clone())
 }
 
