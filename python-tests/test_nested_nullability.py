@@ -24,6 +24,9 @@ SQL = {
     "functions_of_constructors": "SELECT array_append(array(1), 2) a, array_append(array(1), CAST(NULL AS INT)) b, "
     "array_prepend(array(1), CAST(NULL AS INT)) c, array_insert(array(1), 3, 5) d, array_union(array(1), array(CAST(NULL AS INT))) e, "
     "array_distinct(array(1, 1)) f, reverse(array(1, 2)) g, slice(array(1, 2, 3), 1, 2) h",
+    "array_of_structs": "SELECT array(struct(1, 'a'), struct(2, NULL)) a, array(named_struct('a', 1), NULL) b, "
+    "array(array(1), array(CAST(NULL AS INT))) c, array(array(1), NULL) d",
+    "map_from_entries": "SELECT map_from_entries(array(struct(1, 'a'), struct(2, NULL))) m",
     "inline_outer": "SELECT inline_outer(array(named_struct('a', 1, 'b', 2)))",
     "concat": "SELECT concat(array(1), array(2)) d",
     "collect": "SELECT collect_list(id) a, collect_set(id) b, array_agg(id) c FROM range(3)",

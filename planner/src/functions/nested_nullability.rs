@@ -74,9 +74,11 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
 pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) {
     let values = match name {
         // (Constructors, and functions that add no NULL to the values they keep.)
-        "array" | "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" => {
+        "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" => {
             return;
         }
+        // (An array's elements share one type.)
+        "array" => 0,
         "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" => 0,
         "if" | "iff" | "nvl2" => 1,
         _ => {
@@ -94,16 +96,20 @@ pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) 
 /// `values` (of `types`) with one type: the nested nullability of all of them merged (where
 /// they differ only in it; otherwise relaxed).
 pub fn merge_values(values: &mut [Expr], types: &mut [DataType]) {
-    let merged = types
-        .iter()
-        .skip(1)
-        .try_fold(types.first().cloned(), |acc, t| match acc {
+    // (An untyped NULL takes the others' type.)
+    let mut typed = types.iter().filter(|t| **t != DataType::Null);
+    let first = typed.next().cloned();
+    let merged = typed
+        .try_fold(first, |acc, t| match acc {
             Some(a) => Ok(merge(&a, t)),
             None => Err(()),
         })
         .ok()
         .flatten();
     for (v, t) in values.iter_mut().zip(types.iter_mut()) {
+        if *t == DataType::Null {
+            continue;
+        }
         let want = match &merged {
             Some(m) => m.clone(),
             None => relaxed(t),
@@ -136,6 +142,7 @@ fn merge(a: &DataType, b: &DataType) -> Option<DataType> {
         )
     };
     Some(match (a, b) {
+        (DataType::Null, other) | (other, DataType::Null) => other.clone(),
         (DataType::List(x), DataType::List(y)) => DataType::List(Arc::new(field(x, y)?)),
         (DataType::LargeList(x), DataType::LargeList(y)) => {
             DataType::LargeList(Arc::new(field(x, y)?))
@@ -256,8 +263,11 @@ impl ScalarUDFImpl for NestedType {
             return internal_err!("ember_nested_type takes one argument");
         };
         let array = value.to_array(args.number_rows)?;
-        let data = retype(array.to_data(), &self.data_type)?;
-        let out = make_array(data);
+        let out = match retype(array.to_data(), &self.data_type) {
+            Ok(data) => make_array(data),
+            // (A nested NULL of no type takes the merged type's: a cast.)
+            Err(_) => arrow::compute::cast(&array, &self.data_type)?,
+        };
         Ok(match value {
             ColumnarValue::Scalar(_) => {
                 ColumnarValue::Scalar(datafusion::common::ScalarValue::try_from_array(&out, 0)?)
