@@ -28,8 +28,6 @@ SAMPLE = {"local": 1, "local-cluster": 20, "cluster": 20}
 RUNAWAY = {
     "array_insert/0/a1/edge": "runs away: array_insert at index 2147483647 allocates the whole array",
     "array_insert/0/a1/edge/ansi_off": "runs away: array_insert at index 2147483647 allocates the whole array",
-    "stack/0/a0/edge": "runs away: stack(2147483647, ...) makes rows where Spark raises STACK_COLUMN_DIFF_TYPES",
-    "stack/0/a0/edge/ansi_off": "runs away: stack(2147483647, ...) makes rows where Spark raises STACK_COLUMN_DIFF_TYPES",
 }
 
 

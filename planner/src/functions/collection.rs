@@ -281,15 +281,26 @@ pub fn register(b: &mut RegistryBuilder) {
                 matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
             })?;
         }
-        Ok(df_udf("array_to_string")?.call(f.args))
+        // (A NULL replacement makes the whole value NULL, as in Spark.)
+        let replacement = f.args.get(2).cloned();
+        let joined = df_udf("array_to_string")?.call(f.args);
+        Ok(match replacement {
+            Some(r) => super::null_if_null(r, joined),
+            None => joined,
+        })
     });
     b.scalar(&["array_position"], |f| {
         f.arity(2, 2)?;
+        // NULL for a NULL array or value.
+        let absent = super::any_null(&f.args);
         let p = df_udf("array_position")?.call(f.args);
         // 0 when absent, as a bigint.
-        Ok(cast(
-            df_udf("coalesce")?.call(vec![p, lit(0u64)]),
-            DataType::Int64,
+        Ok(super::null_when(
+            absent,
+            cast(
+                df_udf("coalesce")?.call(vec![p, lit(0u64)]),
+                DataType::Int64,
+            ),
         ))
     });
     add_df(b, &["array_remove"], "array_remove_all", 2, 2);

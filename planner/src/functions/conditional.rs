@@ -1,5 +1,7 @@
 //! Conditional functions: `when`/CASE, `if`, `coalesce`, `nvl`, `nullif`, ...
 
+use arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, expr::Case, lit};
 
 use super::operators::{one, two};
@@ -78,9 +80,29 @@ pub fn register(b: &mut RegistryBuilder) {
             Some(Box::new(z)),
         )))
     });
-    add_df(b, &["nullif"], "nullif", 2, 2);
+    // nullif(a, b): `a`, NULL where it equals `b`; of `a`'s type (Spark's `If(a = b, NULL,
+    // a)`), where DataFusion's nullif takes the common type.
+    b.scalar(&["nullif"], |f| {
+        f.arity(2, 2)?;
+        let numbers = f
+            .types
+            .iter()
+            .all(|t| t.is_numeric() || *t == DataType::Null);
+        match f.types.first() {
+            Some(t) if numbers => {
+                let t = t.clone();
+                let (a, b) = two(f)?;
+                null_unless_differs(a, b, &t)
+            }
+            _ => super::df_udf("nullif").map(|n| n.call(f.args)),
+        }
+    });
     b.scalar(&["nullifzero"], |f| {
+        let t = f.types.first().cloned().unwrap_or(DataType::Null);
         let x = one(f)?;
+        if t.is_numeric() || t == DataType::Null {
+            return null_unless_differs(x, lit(0), &t);
+        }
         super::df_udf("nullif").map(|n| n.call(vec![x, lit(0)]))
     });
     b.scalar(&["zeroifnull"], |f| {
@@ -124,4 +146,13 @@ fn case_name(_: &str, a: &[String], _: bool) -> String {
     }
     out.push_str(" END");
     out
+}
+
+/// `a`, a NULL of type `t` (`a`'s) where `a = b`.
+fn null_unless_differs(a: Expr, b: Expr, t: &DataType) -> PlanResult<Expr> {
+    if *t == DataType::Null {
+        return Ok(a);
+    }
+    let null = Expr::Literal(ScalarValue::try_from(t)?, None);
+    Ok(super::when(a.clone().eq(b), null, Some(a)))
 }

@@ -192,8 +192,8 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["char", "chr"], "char", 1, 1);
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
-    // levenshtein(l, r[, threshold]): -1 when the distance is beyond the threshold (or the
-    // threshold is NULL).
+    // levenshtein(l, r[, threshold]): -1 when the distance is beyond the threshold; a NULL
+    // threshold is none (a NULL literal makes the value NULL, as Spark's folding does).
     b.scalar(&["levenshtein"], |mut f| {
         f.arity(2, 3)?;
         let threshold = (f.args.len() == 3)
@@ -201,12 +201,18 @@ pub fn register(b: &mut RegistryBuilder) {
             .flatten()
             .map(|t| cast(t, DataType::Int32));
         let distance = super::df_udf("levenshtein")?.call(f.args);
+        let null_literal = |t: &Expr| match t {
+            Expr::Literal(v, _) => v.is_null(),
+            Expr::Cast(c) => matches!(c.expr.as_ref(), Expr::Literal(v, _) if v.is_null()),
+            _ => false,
+        };
         Ok(match threshold {
+            Some(t) if null_literal(&t) => lit(ScalarValue::Int32(None)),
             Some(t) => super::when(
                 distance.clone().is_null(),
                 lit(ScalarValue::Int32(None)),
                 Some(super::when(
-                    t.clone().is_null().or(distance.clone().gt(t)),
+                    t.clone().is_not_null().and(distance.clone().gt(t)),
                     lit(-1i32),
                     Some(distance),
                 )),
@@ -263,12 +269,20 @@ pub fn register(b: &mut RegistryBuilder) {
                 return Err(crate::error::PlanError::InvalidPlan("locate".into()));
             };
             let pos = cast(pos, DataType::Int32);
-            let tail = super::df_udf("substr")?.call(vec![s, pos.clone()]);
-            let found = strpos.call(vec![tail, sub]);
+            let tail = super::df_udf("substr")?.call(vec![s.clone(), pos.clone()]);
+            let found = strpos.call(vec![tail, sub.clone()]);
+            // (As Spark's: 0 for a NULL position, whatever the strings; an empty one is found
+            // at once.)
             return Ok(Expr::Case(datafusion::logical_expr::expr::Case::new(
                 None,
                 vec![
+                    (Box::new(pos.clone().is_null()), Box::new(lit(0))),
+                    (
+                        Box::new(sub.clone().is_null().or(s.is_null())),
+                        Box::new(lit(ScalarValue::Int32(None))),
+                    ),
                     (Box::new(pos.clone().lt(lit(1))), Box::new(lit(0))),
+                    (Box::new(sub.eq(lit(""))), Box::new(lit(1))),
                     (Box::new(found.clone().eq(lit(0))), Box::new(lit(0))),
                 ],
                 Some(Box::new(cast(found + pos - lit(1), DataType::Int32))),

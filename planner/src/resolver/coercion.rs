@@ -86,6 +86,24 @@ pub(super) fn common_type(types: &[DataType]) -> Option<DataType> {
     out.filter(|t| types.iter().any(|x| x != t && x != &DataType::Null))
 }
 
+/// Outside ANSI mode, Spark's string promotion: text meeting numbers, dates or timestamps
+/// makes them all text (`coalesce('a', 1)` is a STRING); `None` where it does not apply.
+fn string_promotion(types: &[DataType]) -> Option<DataType> {
+    let is_string =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let promoted =
+        |t: &DataType| t.is_numeric() || matches!(t, DataType::Date32 | DataType::Timestamp(..));
+    let strings = types.iter().any(is_string);
+    let others = types
+        .iter()
+        .filter(|t| !is_string(t) && **t != DataType::Null);
+    let mut others = others.peekable();
+    if !strings || others.peek().is_none() {
+        return None;
+    }
+    others.all(promoted).then_some(DataType::Utf8)
+}
+
 /// The argument positions of a function whose values must share one type.
 pub(super) fn same_type_groups(function: &str, arity: usize) -> Vec<Vec<usize>> {
     match function {
@@ -101,81 +119,7 @@ pub(super) fn same_type_groups(function: &str, arity: usize) -> Vec<Vec<usize>> 
     }
 }
 
-/// What Spark's `ImplicitCastInputTypes` makes of an argument: a number, boolean or datetime
-/// where a string is expected is cast to its text (`lower(1)`), a string where a number is
-/// expected is read as one (`abs('-1')`, `substring(s, '2')`; an ANSI cast, so text that is not
-/// a number is CAST_INVALID_INPUT).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Implicit {
-    Any,
-    Text,
-    Double,
-    Int,
-}
-
-/// The implicit casts of `function`'s arguments, by position (`Any` beyond the list).
-fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
-    use Implicit::*;
-    match function {
-        "lower" | "lcase" | "upper" | "ucase" | "trim" | "ltrim" | "rtrim" | "btrim"
-        | "initcap" | "ascii" | "instr" | "replace" | "translate" | "length" | "char_length"
-        | "character_length" => vec![Text; arity],
-        "concat_ws" => vec![Text; arity],
-        "locate" | "position" => vec![Text, Text, Int],
-        "lpad" | "rpad" => vec![Text, Int, Text],
-        "repeat" | "left" | "right" => vec![Text, Int],
-        "substring" | "substr" => vec![Text, Int, Int],
-        "split" => vec![Text, Text, Int],
-        "date_add" | "date_sub" | "dateadd" => vec![Any, Int],
-        "abs" | "sqrt" | "cbrt" | "exp" | "expm1" | "ln" | "log10" | "log2" | "log1p" | "ceil"
-        | "ceiling" | "floor" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh"
-        | "cosh" | "tanh" | "degrees" | "radians" | "signum" | "sign" | "sum" | "avg" | "mean"
-        | "stddev" | "std" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop"
-        | "round" | "bround" => vec![Double],
-        "log" | "pow" | "power" | "atan2" | "hypot" => vec![Double; arity],
-        _ => vec![],
-    }
-}
-
 impl Resolver<'_> {
-    /// The arguments of `function` with Spark's implicit casts of their input types (see
-    /// [`Implicit`]).
-    pub(super) fn implicit_casts(
-        &self,
-        function: &str,
-        args: &mut [Expr],
-        types: &mut [DataType],
-        schema: &DFSchema,
-    ) -> PlanResult<()> {
-        let is_text =
-            |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-        for (i, want) in implicit_inputs(function, args.len())
-            .into_iter()
-            .enumerate()
-        {
-            let (Some(arg), Some(t)) = (args.get_mut(i), types.get_mut(i)) else {
-                break;
-            };
-            let to = match want {
-                Implicit::Text
-                    if t.is_numeric()
-                        || matches!(
-                            t,
-                            DataType::Boolean | DataType::Date32 | DataType::Timestamp(..)
-                        ) =>
-                {
-                    DataType::Utf8
-                }
-                Implicit::Double if is_text(t) => DataType::Float64,
-                Implicit::Int if is_text(t) => DataType::Int32,
-                _ => continue,
-            };
-            *arg = self.cast_to(arg.clone(), &to, crate::spec::CastMode::Default, schema)?;
-            *t = to;
-        }
-        Ok(())
-    }
-
     /// The arguments of `function` cast to the Spark common type of each group of them that
     /// must share one (see [`same_type_groups`]).
     pub(super) fn coerce_arguments(
@@ -276,7 +220,10 @@ impl Resolver<'_> {
         types: &mut [DataType],
         schema: &DFSchema,
     ) -> PlanResult<()> {
-        let Some(target) = common_type(types) else {
+        let promoted = (!self.config.ansi)
+            .then(|| string_promotion(types))
+            .flatten();
+        let Some(target) = promoted.or_else(|| common_type(types)) else {
             return Ok(());
         };
         for (e, t) in exprs.iter_mut().zip(types.iter_mut()) {

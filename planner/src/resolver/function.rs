@@ -227,7 +227,11 @@ impl Resolver<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let shown = def.display(&call.name, &names, call.distinct);
         self.coerce_arguments(&lname, &shown, &mut args, &mut types, schema)?;
-        self.implicit_casts(&lname, &mut args, &mut types, schema)?;
+        // (Spark's nullability of the call sees its arguments before the implicit casts, but
+        // for those that may make a NULL.)
+        let before_casts = args.clone();
+        let may_null =
+            self.implicit_casts(&lname, &shown, &names, &mut args, &mut types, schema)?;
         self.date_plus_time_as_timestamp(&lname, &mut args, &mut types, schema)?;
         crate::functions::nested_nullability::prepare_arguments(&lname, &mut args, &mut types);
         // Spark names an ordered `string_agg(..) WITHIN GROUP (..)` by its canonical name.
@@ -293,7 +297,15 @@ impl Resolver<'_> {
         // (The arguments, for Spark's nullability of the call.)
         let nullability_args = (def.kind == FunctionKind::Scalar
             && crate::functions::nullability::rule(&lname).is_some())
-        .then(|| args.clone());
+        .then(|| {
+            let mut seen = before_casts;
+            for i in may_null {
+                if let (Some(s), Some(a)) = (seen.get_mut(i), args.get(i)) {
+                    *s = a.clone();
+                }
+            }
+            seen
+        });
         let expr = (def.build)(FunctionInput {
             name: &lname,
             args,

@@ -65,8 +65,11 @@ impl Resolver<'_> {
         let lname = call.name.to_ascii_lowercase();
         if lname == "stack" || lname == "json_tuple" {
             let inline = if lname == "stack" {
-                stack_as_inline(call)?
+                let schema: DFSchema = input.schema().as_ref().clone();
+                self.check_stack(call, &schema)?
             } else {
+                let schema: DFSchema = input.schema().as_ref().clone();
+                self.check_json_tuple(call, &schema)?;
                 json_tuple_as_inline(call)?
             };
             return self.resolve_generate(input, &inline, aliases, qualifier, outer);
@@ -404,8 +407,34 @@ impl Resolver<'_> {
     }
 }
 
-/// `stack(n, v1, v2, ...)`: the values in `n` rows of `ceil(count / n)` columns `col0`,
-/// `col1`, ... (NULL where the values run out), as `inline` of an array of structs.
+impl Resolver<'_> {
+    /// Spark's NON_STRING_TYPE unless every argument of `json_tuple` is a string.
+    fn check_json_tuple(&mut self, call: &FunctionCall, schema: &DFSchema) -> PlanResult<()> {
+        let mut names = Vec::with_capacity(call.args.len());
+        let mut strings = true;
+        for a in &call.args {
+            let (e, n) = self.resolve_expr(a, schema)?;
+            strings &= matches!(
+                e.get_type(schema)?,
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            );
+            names.push(n);
+        }
+        if strings || call.args.len() < 2 {
+            return Ok(());
+        }
+        Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_STRING_TYPE",
+            "42K09",
+            format!(
+                "Cannot resolve \"json_tuple({})\" due to data type mismatch: all arguments of the function `json_tuple` must be strings.",
+                names.join(", ")
+            ),
+        )
+        .into())
+    }
+}
+
 /// `json_tuple(json, k1, ..., kn)`: one row of the top-level fields `k1..kn` of the JSON
 /// object as strings, in columns `c0..`, as `inline` of one struct.
 fn json_tuple_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
@@ -433,45 +462,5 @@ fn json_tuple_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
             "array",
             vec![SExpr::function("named_struct", fields)],
         )],
-    ))
-}
-
-fn stack_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
-    let rows = match call.args.first() {
-        Some(SExpr::Literal(v)) => match v.cast_to(&DataType::Int64) {
-            Ok(datafusion::common::ScalarValue::Int64(Some(n))) if n > 0 => n as usize,
-            _ => 0,
-        },
-        _ => 0,
-    };
-    if rows == 0 || call.args.len() < 2 {
-        return Err(SparkError::analysis(
-            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
-            "42K09",
-            "Cannot resolve \"stack\": the first argument must be a positive integer literal, followed by values.",
-        )
-        .into());
-    }
-    let values = &call.args[1..];
-    let columns = values.len().div_ceil(rows);
-    let mut structs = Vec::with_capacity(rows);
-    for r in 0..rows {
-        let mut fields = Vec::with_capacity(columns * 2);
-        for c in 0..columns {
-            fields.push(SExpr::Literal(datafusion::common::ScalarValue::Utf8(Some(
-                format!("col{c}"),
-            ))));
-            fields.push(
-                values
-                    .get(r * columns + c)
-                    .cloned()
-                    .unwrap_or(SExpr::Literal(datafusion::common::ScalarValue::Null)),
-            );
-        }
-        structs.push(SExpr::function("named_struct", fields));
-    }
-    Ok(FunctionCall::new(
-        "inline",
-        vec![SExpr::function("array", structs)],
     ))
 }

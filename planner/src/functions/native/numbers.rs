@@ -293,7 +293,14 @@ pub(super) fn format_number(arrays: &[ArrayRef], format: &NumberFormat) -> Resul
     };
     let x = arrow::compute::cast(a, &DataType::Float64)?;
     let x = x.as_primitive::<Float64Type>();
-    let out: arrow::array::StringArray = x.iter().map(|v| v.map(|v| format.format(v))).collect();
+    // (Java's DecimalFormat writes NaN and the infinities by their symbols.)
+    let shown = |v: f64| match v {
+        v if v.is_nan() => "NaN".to_string(),
+        v if v.is_infinite() && v > 0.0 => "\u{221e}".to_string(),
+        v if v.is_infinite() => "-\u{221e}".to_string(),
+        v => format.format(v),
+    };
+    let out: arrow::array::StringArray = x.iter().map(|v| v.map(shown)).collect();
     Ok(Arc::new(out))
 }
 
