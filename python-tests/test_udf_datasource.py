@@ -480,6 +480,30 @@ def test_sql_table_using(spark, expected):
         spark.sql("DROP TABLE IF EXISTS ds_table2")
 
 
+def test_insert_into_table(spark, tmp_path, expected):
+    class DirSource(MySource):
+        """`my_source`, its writer's directory fixed (a table's writer gets no options)."""
+
+        @classmethod
+        def name(cls):
+            return "dir_source"
+
+        def writer(self, schema, overwrite):
+            return RowWriter({"dir": DIRECTORY}, overwrite)
+
+    DIRECTORY = str(tmp_path)
+    spark.dataSource.register(DirSource)
+    spark.sql("DROP TABLE IF EXISTS ds_sink")
+    spark.sql("CREATE TABLE ds_sink USING dir_source")
+    try:
+        data(spark).write.insertInto("ds_sink")
+        expected.check_value(written(tmp_path), name="insert_into")
+        spark.sql("INSERT INTO ds_sink VALUES (9, 'nine')")
+        expected.check_value(written(tmp_path)["rows"], name="insert_sql")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS ds_sink")
+
+
 def test_sql_temporary_view_using_files(spark, tmp_path, expected):
     (tmp_path / "a.csv").write_text("x,y\n1,a\n2,b\n")
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW csv_view USING csv OPTIONS (path '{tmp_path}/a.csv', header 'true', inferSchema 'true')")

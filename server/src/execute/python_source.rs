@@ -73,6 +73,18 @@ pub async fn write(
     }
     let options = source_options(&ds)?;
     let query = ctx.resolve(&spec.input)?;
+    write_query(ctx, query, source, options, mode).await
+}
+
+/// Write `query`'s rows into the source (`overwrite`: the writer is asked to replace what
+/// the source holds).
+pub async fn write_query(
+    ctx: &RequestContext,
+    query: ResolvedQuery,
+    source: PythonFunction,
+    options: std::collections::HashMap<String, String>,
+    mode: bool,
+) -> ServerResult<()> {
     // The writer sees the columns by the names the user sees.
     let exprs: Vec<Expr> = query
         .plan

@@ -244,11 +244,11 @@ pub async fn write_files(
     if spec.format == "delta" {
         return super::delta::write(ctx, query, spec).await;
     }
-    if super::python_source::registered(ctx, &spec.format).is_some() {
-        return Err(ember_planner::PlanError::Unsupported(
-            "writing into a table of a Python data source".into(),
-        )
-        .into());
+    // (A table of a Python data source: its writer gets none of the table's options.)
+    if let Some(source) = super::python_source::registered(ctx, &spec.format) {
+        super::python_source::write_query(ctx, query, source, HashMap::new(), spec.overwrite)
+            .await?;
+        return Ok(0);
     }
     let codecs = CodecDefaults::from_conf(|key| ctx.session.conf.get(key));
     let settings = write_settings(&spec.format, &spec.options, &codecs)?;
