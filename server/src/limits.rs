@@ -115,9 +115,9 @@ impl SessionLimits {
     /// needs it before the sessions' defaults exist).
     pub fn task_timeout_in(conf: &[String]) -> Result<Option<Duration>, String> {
         conf.iter()
+            .rev()
             .filter_map(|e| e.split_once('='))
-            .filter(|(k, _)| k.trim() == TASK_TIMEOUT)
-            .last()
+            .find(|(k, _)| k.trim() == TASK_TIMEOUT)
             .map(|(_, v)| task_timeout(v.trim()))
             .transpose()
     }
@@ -126,7 +126,10 @@ impl SessionLimits {
     /// local mode (`tasks` false: the query is one plan) the task timeout too.
     pub fn operation_timeout(&self, tasks: bool) -> Option<(Duration, &'static str)> {
         let query = self.query_timeout.map(|d| (d, QUERY_TIMEOUT));
-        let task = self.task_timeout.filter(|_| !tasks).map(|d| (d, TASK_TIMEOUT));
+        let task = self
+            .task_timeout
+            .filter(|_| !tasks)
+            .map(|d| (d, TASK_TIMEOUT));
         match (query, task) {
             (Some(q), Some(t)) => Some(if t.0 < q.0 { t } else { q }),
             (q, t) => q.or(t),
@@ -209,15 +212,24 @@ mod tests {
         d.values.insert(MAX_SESSIONS.into(), "0".into());
         assert!(SessionLimits::from_conf(&d).is_err());
         let conf = ["spark.ember.taskTimeout=2s".to_string()];
-        assert_eq!(SessionLimits::task_timeout_in(&conf).unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(
+            SessionLimits::task_timeout_in(&conf).unwrap(),
+            Some(Duration::from_secs(2))
+        );
         assert!(SessionLimits::task_timeout_in(&["spark.ember.taskTimeout=0s".into()]).is_err());
         let both = SessionLimits {
             query_timeout: Some(Duration::from_secs(9)),
             task_timeout: Some(Duration::from_secs(2)),
             ..SessionLimits::default()
         };
-        assert_eq!(both.operation_timeout(false), Some((Duration::from_secs(2), TASK_TIMEOUT)));
-        assert_eq!(both.operation_timeout(true), Some((Duration::from_secs(9), QUERY_TIMEOUT)));
+        assert_eq!(
+            both.operation_timeout(false),
+            Some((Duration::from_secs(2), TASK_TIMEOUT))
+        );
+        assert_eq!(
+            both.operation_timeout(true),
+            Some((Duration::from_secs(9), QUERY_TIMEOUT))
+        );
         assert_eq!(parse_duration("2s"), Some(Duration::from_secs(2)));
         assert_eq!(parse_duration("1500"), Some(Duration::from_millis(1500)));
         assert_eq!(parse_duration("5x"), None);

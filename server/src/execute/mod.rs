@@ -142,9 +142,9 @@ pub fn execute_plan(
             let tasks = ctx.state.runner.name() != "local";
             let run = async {
                 match limits.operation_timeout(tasks) {
-                    Some((limit, setting)) => tokio::time::timeout(limit, run).await.unwrap_or_else(
-                        |_| Ok(Err(limits.query_timed_out(limit, setting).into())),
-                    ),
+                    Some((limit, setting)) => tokio::time::timeout(limit, run)
+                        .await
+                        .unwrap_or_else(|_| Ok(Err(limits.query_timed_out(limit, setting).into()))),
                     None => run.await,
                 }
             };
