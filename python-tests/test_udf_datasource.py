@@ -239,6 +239,22 @@ class ArrowSource(DataSource):
         return R()
 
 
+class WrongArrow(DataSource):
+    @classmethod
+    def name(cls):
+        return "wrong_arrow"
+
+    def schema(self):
+        return "x long"
+
+    def reader(self, schema):
+        class R(DataSourceReader):
+            def read(self, partition):
+                yield pa.record_batch([pa.array([1, 2], pa.int32())], names=["x"])
+
+        return R()
+
+
 class TypesSource(DataSource):
     @classmethod
     def name(cls):
@@ -342,7 +358,7 @@ class ArrowWriterSource(DataSource):
         return W(self.options["dir"])
 
 
-SOURCES = [WhereSource, MySource, StructSource, NoPartitions, EmptyPartitions, BadPartitions, ArrowSource, TypesSource, ManyRows, PushSource, ReadOnly, ArrowWriterSource]
+SOURCES = [WrongArrow, WhereSource, MySource, StructSource, NoPartitions, EmptyPartitions, BadPartitions, ArrowSource, TypesSource, ManyRows, PushSource, ReadOnly, ArrowWriterSource]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -543,6 +559,12 @@ def test_read_wrong_row_kind(spark, expected):
     fn = lambda: spark.read.format("my_source").option("mode", "kind").load().collect()  # noqa: E731
     expected.check_error(fn, name="error")
     expected.check_value("DATA_SOURCE_INVALID_RETURN_TYPE" in error_text(fn), name="class")
+
+
+def test_read_arrow_batch_of_other_types(spark, expected):
+    fn = lambda: spark.read.format("wrong_arrow").load().collect()  # noqa: E731
+    expected.check_error(fn, name="error")
+    expected.check_value("DATA_SOURCE_RETURN_SCHEMA_MISMATCH" in error_text(fn), name="class")
 
 
 def test_read_wrong_value_type(spark, expected):

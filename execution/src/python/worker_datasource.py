@@ -164,13 +164,22 @@ def _ds_rows_to_batches(it, out_schema, name):
                 errorClass="DATA_SOURCE_RETURN_SCHEMA_MISMATCH",
                 messageParameters={"expected": str(n), "actual": str(first.num_columns)},
             )
+        if any(x not in first.schema.names for x in names):
+            raise PySparkRuntimeError(
+                errorClass="DATA_SOURCE_RETURN_SCHEMA_MISMATCH",
+                messageParameters={"expected": str(names), "actual": str(first.schema.names)},
+            )
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        # (As Spark: the first batch must have exactly the schema's Arrow form.)
+        spark_schema = to_arrow_schema(struct, timezone="UTC")
+        if not spark_schema.equals(first.schema):
+            raise PySparkRuntimeError(
+                errorClass="DATA_SOURCE_RETURN_SCHEMA_MISMATCH",
+                messageParameters={"expected": str(spark_schema), "actual": str(first.schema)},
+            )
         for b in [first, *it]:
-            if list(b.schema.names) != names:
-                if set(b.schema.names) != set(names):
-                    raise PySparkRuntimeError(
-                        errorClass="DATA_SOURCE_RETURN_SCHEMA_MISMATCH",
-                        messageParameters={"expected": str(names), "actual": str(b.schema.names)},
-                    )
+            if list(b.schema.names) != names and set(b.schema.names) == set(names):
                 b = pa.record_batch([b.column(x) for x in names], names=names)
             columns = [c if c.type == f.type else c.cast(f.type) for c, f in zip(b.columns, out_schema)]
             yield pa.record_batch(columns, schema=out_schema)
