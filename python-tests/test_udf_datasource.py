@@ -520,6 +520,34 @@ def test_insert_into_table(spark, tmp_path, expected):
         spark.sql("DROP TABLE IF EXISTS ds_sink")
 
 
+def test_reader_imports_artifact_added_later(spark, tmp_path, expected):
+    import uuid
+
+    module = f"ds_helper_{uuid.uuid4().hex[:8]}"
+
+    class ImportingSource(DataSource):
+        @classmethod
+        def name(cls):
+            return "importing_source"
+
+        def schema(self):
+            return "v string"
+
+        def reader(self, schema):
+            class R(DataSourceReader):
+                def read(self, partition):
+                    import importlib
+
+                    yield (importlib.import_module(module).WORD,)
+
+            return R()
+
+    spark.dataSource.register(ImportingSource)
+    (tmp_path / f"{module}.py").write_text("WORD = 'imported'\n")
+    spark.addArtifacts(str(tmp_path / f"{module}.py"), pyfile=True)
+    expected.check(spark.read.format("importing_source").load(), name="artifact")
+
+
 def test_sql_temporary_view_using_files(spark, tmp_path, expected):
     (tmp_path / "a.csv").write_text("x,y\n1,a\n2,b\n")
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW csv_view USING csv OPTIONS (path '{tmp_path}/a.csv', header 'true', inferSchema 'true')")

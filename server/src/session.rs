@@ -97,6 +97,13 @@ impl Session {
             return Err(limits.too_many_artifact_bytes(&name, held, data.len()));
         }
         artifacts.insert(name, data);
+        // The session's Python data sources read with the artifacts it has now.
+        let python = ember_execution::python::PythonArtifacts::new(
+            artifacts
+                .iter()
+                .map(|(n, b)| (n.clone(), Arc::from(b.as_ref()))),
+        );
+        self.catalog.set_data_source_artifacts(python);
         Ok(())
     }
 

@@ -213,6 +213,16 @@ impl SessionCatalog {
     ) {
         self.data_sources.write().insert(Self::key(name), source);
     }
+
+    /// The session's Python artifacts changed: its data sources use the new set.
+    pub fn set_data_source_artifacts(
+        &self,
+        artifacts: Option<Arc<ember_execution::python::PythonArtifacts>>,
+    ) {
+        for source in self.data_sources.write().values_mut() {
+            source.artifacts = artifacts.clone();
+        }
+    }
 }
 
 impl Catalog for SessionCatalog {
