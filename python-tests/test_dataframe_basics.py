@@ -34,6 +34,8 @@ def test_select_and_expressions(spark, people, expected):
     expected.check(people.select("name", people.age + 1, (F.col("score") * 2).alias("double"), F.lit("k")))
     expected.check(people.select("*"), name="star")
     expected.check(people.selectExpr("id * 10 AS x", "upper(name)", "age IS NULL"), name="select_expr")
+    # An alias without AS may be a word that is also a keyword (`id`, `name`).
+    expected.check(people.selectExpr("cast(id AS string) id", "concat('v', name) name", "age + 1 x"), name="select_expr_bare_alias")
     expected.check(people.select(F.col("id").cast("string"), (F.col("id") + 1).cast("string")), name="casts")
     expected.check(people.select(F.when(F.col("age") > 26, "old").otherwise("young"), F.coalesce("age", F.lit(0))), name="when")
     expected.check(people.select(F.col("id") != 1, F.col("id") % 2, F.col("id") / 2, -F.col("id"), F.col("name").isNull()), name="operators")

@@ -111,10 +111,14 @@ pub fn parse_expression(sql: &str) -> PlanResult<Expr> {
     let alias = if parser.parse_keyword(sqlparser::keywords::Keyword::AS) {
         Some(parser.parse_identifier().map_err(|e| parse_error(e, sql))?)
     } else {
+        // A word after the expression is its alias, keyword or not when it ends the text
+        // (`cast(id AS int) id`, `concat('v', id) name`), as Spark's namedExpression reads it.
+        let last = parser.peek_nth_token(1).token == Token::EOF;
         match parser.peek_token().token {
             Token::Word(w)
                 if w.keyword == sqlparser::keywords::Keyword::NoKeyword
-                    || w.quote_style.is_some() =>
+                    || w.quote_style.is_some()
+                    || last =>
             {
                 Some(parser.parse_identifier().map_err(|e| parse_error(e, sql))?)
             }
