@@ -53,6 +53,12 @@ pub(super) enum Implicit {
     StrictBoolean,
     /// ARRAY of anything, no implicit cast.
     Array,
+    /// ARRAY of anything, an untyped NULL taken as an ARRAY<VOID> (`sort_array(NULL)`).
+    ArrayOrNull,
+    /// A number, date, timestamp or interval kept, text read as a DOUBLE (`percentile`).
+    Ordered,
+    /// An integer kept, an untyped NULL taken as an INT (`bit_and`).
+    Integral,
 }
 
 impl Implicit {
@@ -72,7 +78,9 @@ impl Implicit {
             Implicit::IntOrLong => "(\"INT\" or \"BIGINT\")",
             Implicit::Binary => "\"BINARY\"",
             Implicit::Boolean | Implicit::StrictBoolean => "\"BOOLEAN\"",
-            Implicit::Array => "\"ARRAY\"",
+            Implicit::Array | Implicit::ArrayOrNull => "\"ARRAY\"",
+            Implicit::Ordered => "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"INTERVAL\")",
+            Implicit::Integral => "\"INTEGRAL\"",
         }
     }
 }
@@ -106,7 +114,6 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "lpad" | "rpad" => vec![Text, Int, Text],
         "repeat" | "left" | "right" => vec![Text, Int],
         "substring" | "substr" => vec![TextOrBinary, Int, Int],
-        "overlay" => vec![Any, Any, Int, Int],
         "split" => vec![Text, Text, Int],
         "split_part" => vec![Text, Text, Int],
         "substring_index" => vec![Text, Text, Int],
@@ -123,7 +130,18 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         // Booleans.
         "any" | "some" | "every" | "bool_and" | "bool_or" | "count_if" => vec![Boolean],
         "assert_true" => vec![StrictBoolean],
-        "sort_array" => vec![Array, StrictBoolean],
+        "sort_array" => vec![ArrayOrNull, StrictBoolean],
+        "array_distinct" | "array_compact" => vec![ArrayOrNull],
+        "approx_percentile" | "percentile_approx" | "percentile" | "median"
+        | "histogram_numeric" => vec![Ordered],
+        "bit_and" | "bit_or" | "bit_xor" => vec![Integral],
+        "overlay" => vec![TextOrBinary, TextOrBinary, Int, Int],
+        "listagg" | "string_agg" => vec![TextOrBinary],
+        "elt" => {
+            let mut v = vec![Int];
+            v.resize(arity.max(1), TextOrBinary);
+            v
+        }
         "arrays_zip" => vec![Array; arity],
         "map_from_arrays" if arity == 2 => vec![Array; 2],
         // Numbers.
@@ -188,7 +206,17 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
     let to = |d: DataType| Ok(Some(d));
     match (want, t) {
         (I::Any, _) => Ok(None),
-        (I::Array, Null | List(_) | LargeList(_) | FixedSizeList(..)) => Ok(None),
+        (I::Array | I::ArrayOrNull, List(_) | LargeList(_) | FixedSizeList(..)) => Ok(None),
+        (I::Array, Null) => Ok(None),
+        (I::ArrayOrNull, Null) => to(List(std::sync::Arc::new(arrow::datatypes::Field::new(
+            "element", Null, true,
+        )))),
+        (I::Ordered, Null) => to(Float64),
+        (I::Ordered, t) if is_text(t) => to(Float64),
+        (I::Ordered, Date32 | Timestamp(..) | Duration(_) | Interval(_)) => Ok(None),
+        (I::Ordered, _) if number => Ok(None),
+        (I::Integral, Null) => to(Int32),
+        (I::Integral, _) => Ok(None),
         (I::StrictText, Null) | (I::StrictBoolean, Null) => Ok(None),
         (I::Text | I::TextOrBinary | I::StrictText, t) if is_text(t) => Ok(None),
         (I::TextOrBinary | I::Binary, t) if is_binary(t) => Ok(None),
