@@ -167,6 +167,10 @@ fn conv_one(s: &str, from: i64, to: i64) -> Option<String> {
     if !(2..=36).contains(&from) || !(2..=36).contains(&to_abs) {
         return None;
     }
+    // (Empty text is NULL, as in Spark.)
+    if s.is_empty() {
+        return None;
+    }
     let s = s.trim();
     let (negative, digits) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
