@@ -39,6 +39,8 @@ const STACK_BYTES: usize = 256 << 20;
 fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
     logging::init(args.log_format);
+    // rustls's provider, chosen once for the process (both ring and aws-lc-rs are linked in).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .thread_stack_size(STACK_BYTES)
         .enable_all()
