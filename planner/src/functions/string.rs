@@ -193,7 +193,8 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
     // levenshtein(l, r[, threshold]): -1 when the distance is beyond the threshold; a NULL
-    // threshold is none (a NULL literal makes the value NULL, as Spark's folding does).
+    // threshold read from a column (or text that is no number) counts as 0, as Spark's generated
+    // code reads it; a NULL literal threshold makes the value NULL (Spark's folding).
     b.scalar(&["levenshtein"], |mut f| {
         f.arity(2, 3)?;
         let threshold = (f.args.len() == 3)
@@ -212,7 +213,9 @@ pub fn register(b: &mut RegistryBuilder) {
                 distance.clone().is_null(),
                 lit(ScalarValue::Int32(None)),
                 Some(super::when(
-                    t.clone().is_not_null().and(distance.clone().gt(t)),
+                    distance
+                        .clone()
+                        .gt(super::df_udf("coalesce")?.call(vec![t, lit(0i32)])),
                     lit(-1i32),
                     Some(distance),
                 )),
