@@ -34,6 +34,7 @@ mod python;
 mod python_cogroup;
 pub mod python_source;
 mod relation;
+mod scope;
 mod sort;
 mod stack;
 mod stat;
@@ -760,34 +761,6 @@ impl<'a> Resolver<'a> {
     fn resolve_to_df(&mut self, input: &Plan, names: &[String]) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
         self.rename_all(input, names, None)
-    }
-
-    pub(crate) fn push_outer(&mut self, schema: DFSchemaRef) {
-        self.outer.push(schema);
-    }
-
-    pub(crate) fn pop_outer(&mut self) {
-        self.outer.pop();
-    }
-
-    /// The innermost common table expression named `name` and its position in scope.
-    pub(crate) fn find_cte(&self, name: &[String]) -> Option<(usize, Plan)> {
-        let [single] = name else { return None };
-        self.ctes
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, (n, _))| self.names_equal(n, single))
-            .map(|(i, (_, p))| (i, p.clone()))
-    }
-
-    /// Resolve the body of the common table expression at `position` in scope: it sees the
-    /// ones defined before it, not itself nor those after it (as in Spark).
-    pub(crate) fn resolve_cte(&mut self, position: usize, body: &Plan) -> PlanResult<LogicalPlan> {
-        let later = self.ctes.split_off(position);
-        let out = self.resolve(body);
-        self.ctes.extend(later);
-        out
     }
 
     pub(crate) fn catalog(&self) -> &dyn Catalog {

@@ -13,6 +13,7 @@ mod merge;
 mod query;
 mod statement;
 pub(crate) mod table_args;
+mod table_modifiers;
 
 use sqlparser::ast;
 use sqlparser::parser::{Parser, ParserError};
