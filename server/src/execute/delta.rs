@@ -60,6 +60,26 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
     Ok(())
 }
 
+/// Run `plan` projected to `exprs` as an Ember job and collect its batches (one empty batch
+/// of its schema when it has no rows: deltalake takes the schema from the batches).
+pub(super) async fn run_projected(
+    ctx: &RequestContext,
+    plan: datafusion::logical_expr::LogicalPlan,
+    exprs: Vec<Expr>,
+) -> ServerResult<Vec<RecordBatch>> {
+    let plan = LogicalPlanBuilder::from(plan).project(exprs)?.build()?;
+    let df = ctx.datafusion_context();
+    let physical = df.state().create_physical_plan(&plan).await?;
+    let output_schema = physical.schema();
+    let context = super::progress::attach(df.task_ctx());
+    let stream = ctx.state.runner.execute(physical, context).await?;
+    let mut batches: Vec<RecordBatch> = stream.try_collect().await?;
+    if batches.is_empty() {
+        batches.push(RecordBatch::new_empty(output_schema));
+    }
+    Ok(batches)
+}
+
 fn table_url(target: &WriteLocation) -> ServerResult<url::Url> {
     match target {
         WriteLocation::Local(p) => {
@@ -270,18 +290,7 @@ pub async fn write(
             }
         }
     }
-    let plan = LogicalPlanBuilder::from(query.plan)
-        .project(exprs)?
-        .build()?;
-    let df = ctx.datafusion_context();
-    let physical = df.state().create_physical_plan(&plan).await?;
-    let output_schema = physical.schema();
-    let context = super::progress::attach(df.task_ctx());
-    let stream = ctx.state.runner.execute(physical, context).await?;
-    let mut batches: Vec<RecordBatch> = stream.try_collect().await?;
-    if batches.is_empty() {
-        batches.push(RecordBatch::new_empty(output_schema));
-    }
+    let batches = run_projected(ctx, query.plan, exprs).await?;
     // Delta's columns are nullable unless declared otherwise.
     let nullable = std::sync::Arc::new(Schema::new(
         batches[0]

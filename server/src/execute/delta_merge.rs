@@ -2,10 +2,9 @@
 //! of deltalake's DataFusion session, and deltalake's merge rewrites the files it touches
 //! (copy-on-write) and commits once. Answers delta-spark's counts.
 
-use datafusion::logical_expr::{Expr, LogicalPlanBuilder, cast};
+use datafusion::logical_expr::{Expr, cast};
 use ember_planner::datasource::delta;
 use ember_planner::spec::{MergeAction, MergeSpec, MergeWhen};
-use futures::TryStreamExt;
 
 use super::delta::{count, counts, named_table, stored_type, write_error};
 use crate::error::ServerResult;
@@ -44,18 +43,7 @@ pub async fn merge(
         })
         .collect();
     let source_names = query.names.clone();
-    let plan = LogicalPlanBuilder::from(query.plan)
-        .project(exprs)?
-        .build()?;
-    let df = ctx.datafusion_context();
-    let physical = df.state().create_physical_plan(&plan).await?;
-    let output_schema = physical.schema();
-    let context = super::progress::attach(df.task_ctx());
-    let stream = ctx.state.runner.execute(physical, context).await?;
-    let mut batches: Vec<_> = stream.try_collect().await?;
-    if batches.is_empty() {
-        batches.push(arrow::record_batch::RecordBatch::new_empty(output_schema));
-    }
+    let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
     let session = datafusion::prelude::SessionContext::new();
     let source = session.read_batches(batches)?;
     let target_alias = spec
