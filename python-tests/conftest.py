@@ -11,6 +11,7 @@ for an older client, only the answers that differ from the newest client's (reco
 older client writes there). A test asks the answer of its own client version.
 """
 
+import gc
 import json
 import os
 import signal
@@ -197,6 +198,11 @@ def _no_leaked_default_session():
                 pass
     SparkSession._default_session = None
     SparkSession._active_session.session = None
+    # PySpark 3.5's `SparkSession.__del__` closes the client, and closing any client shuts down
+    # the release thread pool all sessions share: a session garbage-collected while a later
+    # test's query runs makes that query fail with "Pool not running". Collect the dead ones
+    # here, between modules, where no query is running.
+    gc.collect()
 
 
 @pytest.fixture(scope="module")
