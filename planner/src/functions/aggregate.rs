@@ -52,9 +52,9 @@ pub fn register(b: &mut RegistryBuilder) {
         &["collect_list", "array_agg"],
         super::FunctionKind::Aggregate,
         Naming::Fixed("collect_list"),
-        Arc::new(|f: FunctionInput| agg(f, spark("collect_list"), 1, 1)),
+        Arc::new(|f: FunctionInput| collect(f, "collect_list")),
     );
-    b.aggregate(&["collect_set"], |f| agg(f, spark("collect_set"), 1, 1));
+    b.aggregate(&["collect_set"], |f| collect(f, "collect_set"));
     b.aggregate(&["stddev", "std", "stddev_samp"], |f| {
         agg_double(f, df("stddev"))
     });
@@ -268,6 +268,23 @@ pub fn register(b: &mut RegistryBuilder) {
             DataType::Int64,
         ))
     });
+}
+
+/// `collect_list`/`collect_set`: never NULL, and without NULL elements (they skip NULLs), as
+/// Spark states (`ARRAY<T>` with `containsNull = false`).
+fn collect(f: FunctionInput, name: &str) -> PlanResult<Expr> {
+    use super::nested_nullability::NestedType;
+    use super::nullability::SparkNullability;
+    let element = f.types.first().cloned();
+    let call = agg(f, spark(name), 1, 1)?;
+    let Some(element) = element.filter(|t| *t != DataType::Null) else {
+        return Ok(call);
+    };
+    let list = DataType::List(Arc::new(arrow::datatypes::Field::new_list_field(
+        element, false,
+    )));
+    let typed = NestedType::udf(list).call(vec![call]);
+    Ok(SparkNullability::udf(false).call(vec![typed]))
 }
 
 fn df(name: &str) -> PlanResult<Arc<AggregateUDF>> {

@@ -42,7 +42,12 @@ pub fn register(b: &mut RegistryBuilder) {
     double_fn(b, &["exp"], Naming::Fixed("EXP"), "exp");
     log_fn(b, &["ln"], Naming::Call, "ln");
     log_fn(b, &["log10"], Naming::Fixed("LOG10"), "log10");
-    log_fn(b, &["log2"], Naming::Fixed("LOG2"), "log2");
+    // Spark's LOG2 is ln(x) / ln(2) (log2(3) is 1.5849625007211563, not 1.584962500721156).
+    b.scalar_named(&["log2"], Naming::Fixed("LOG2"), |f| -> PlanResult<Expr> {
+        let x = cast(one(f)?, DataType::Float64);
+        let ln = super::df_udf("ln")?.call(vec![x.clone()]) / lit(std::f64::consts::LN_2);
+        Ok(when(x.gt(lit(0.0f64)), ln, lit(ScalarValue::Float64(None))))
+    });
     double_fn(b, &["cbrt"], Naming::Fixed("CBRT"), "cbrt");
     double_fn(b, &["sin"], Naming::Fixed("SIN"), "sin");
     double_fn(b, &["cos"], Naming::Fixed("COS"), "cos");

@@ -1,6 +1,7 @@
 //! Spark's nullability inside the values its constructors make: `array(...)`'s elements may be
 //! NULL only where an argument may (`containsNull`), `named_struct`/`struct` fields as their
-//! values (`map(...)`'s values are still all nullable). DataFusion's
+//! values, `map(...)`'s values as its value arguments, `concat` of arrays as its arguments'
+//! elements. DataFusion's
 //! constructors call every nested field nullable; the call is wrapped in [`NestedType`], a
 //! pass-through whose type states Spark's (the same buffers under the stricter type).
 
@@ -17,10 +18,12 @@ use datafusion::logical_expr::{
 /// `call` (the constructor `name` of `args`) with Spark's nested nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
     let nullable = |e: &Expr| e.nullable(schema);
+    if name == "concat" {
+        return concat_arrays(args, call, schema);
+    }
     let values: Vec<&Expr> = match name {
         "array" | "struct" => args.iter().collect(),
-        "named_struct" => args.iter().skip(1).step_by(2).collect(),
-        // (Not maps yet: Ember's map code builds entries with nullable values.)
+        "named_struct" | "map" => args.iter().skip(1).step_by(2).collect(),
         _ => return Ok(call),
     };
     let mut flags = Vec::with_capacity(values.len());
@@ -65,6 +68,27 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     Ok(NestedType::udf(want).call(vec![call]))
 }
 
+/// `concat` of arrays (`call`): its elements NULL only where an argument's may be.
+fn concat_arrays(args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let have = call.get_type(schema)?;
+    let DataType::List(f) = &have else {
+        return Ok(call);
+    };
+    let mut any = false;
+    for a in args {
+        match a.get_type(schema)? {
+            DataType::List(g) => any |= g.is_nullable(),
+            DataType::Null => {}
+            _ => return Ok(call),
+        }
+    }
+    let want = DataType::List(Arc::new(f.as_ref().clone().with_nullable(any)));
+    if want == have {
+        return Ok(call);
+    }
+    Ok(NestedType::udf(want).call(vec![call]))
+}
+
 /// The arguments of the function `name` as its implementation may take them. DataFusion's
 /// functions keep their argument's nested fields in their result while they may add NULLs
 /// (`array_append(array(1), NULL)`), so only the constructors above see non-nullable nested
@@ -79,7 +103,22 @@ pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) 
         }
         // (An array's elements share one type.)
         "array" => 0,
-        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" => 0,
+        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" | "concat" => 0,
+        // (Keys share one type, values another.)
+        "map" => {
+            let n = args.len().min(types.len());
+            for parity in 0..2 {
+                let at: Vec<usize> = (parity..n).step_by(2).collect();
+                let mut vs: Vec<Expr> = at.iter().map(|&i| args[i].clone()).collect();
+                let mut ts: Vec<DataType> = at.iter().map(|&i| types[i].clone()).collect();
+                merge_values(&mut vs, &mut ts);
+                for ((i, v), t) in at.into_iter().zip(vs).zip(ts) {
+                    args[i] = v;
+                    types[i] = t;
+                }
+            }
+            return;
+        }
         "if" | "iff" | "nvl2" => 1,
         _ => {
             for (a, t) in args.iter_mut().zip(types.iter_mut()) {
