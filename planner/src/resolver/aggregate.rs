@@ -196,7 +196,12 @@ impl Resolver<'_> {
         let plan = match having {
             Some(h) => {
                 let h = replace_exprs(h, &replacements)?;
-                self.check_grouped(&h, &out_schema, grouped)?;
+                // A column of HAVING neither grouped nor aggregated: Spark cannot resolve it
+                // over the aggregation's output.
+                if let Some(name) = self.ungrouped_column(&h, &out_schema)? {
+                    let candidates = self.output_names(&out_schema);
+                    return Err(SparkError::unresolved_column(&name, &candidates).into());
+                }
                 LogicalPlanBuilder::from(plan).filter(h)?.build()?
             }
             None => plan,
@@ -208,23 +213,7 @@ impl Resolver<'_> {
     /// Every column an output expression uses must come out of the aggregation.
     /// Without any grouping (`grouped` false), Spark's MISSING_GROUP_BY.
     fn check_grouped(&self, e: &Expr, schema: &DFSchema, grouped: bool) -> PlanResult<()> {
-        let mut missing = None;
-        e.apply(|x| {
-            if let Expr::Column(c) = x
-                && schema.field_with_unqualified_name(&c.name).is_err()
-            {
-                missing = Some(self.info(&c.name).name);
-                return Ok(TreeNodeRecursion::Stop);
-            }
-            if matches!(
-                x,
-                Expr::ScalarSubquery(_) | Expr::Exists(_) | Expr::InSubquery(_)
-            ) {
-                return Ok(TreeNodeRecursion::Jump);
-            }
-            Ok(TreeNodeRecursion::Continue)
-        })?;
-        match missing {
+        match self.ungrouped_column(e, schema)? {
             Some(_) if !grouped => Err(SparkError::analysis(
                 "MISSING_GROUP_BY",
                 "42803",
@@ -245,8 +234,33 @@ impl Resolver<'_> {
         }
     }
 
+    /// The first column `e` uses that the aggregation's output lacks (outside subqueries).
+    fn ungrouped_column(&self, e: &Expr, schema: &DFSchema) -> PlanResult<Option<String>> {
+        let mut missing = None;
+        e.apply(|x| {
+            if let Expr::Column(c) = x
+                && schema.field_with_unqualified_name(&c.name).is_err()
+            {
+                missing = Some(self.info(&c.name).name);
+                return Ok(TreeNodeRecursion::Stop);
+            }
+            if matches!(
+                x,
+                Expr::ScalarSubquery(_) | Expr::Exists(_) | Expr::InSubquery(_)
+            ) {
+                return Ok(TreeNodeRecursion::Jump);
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        Ok(missing)
+    }
+
     pub(crate) fn resolve_aggregate(&mut self, a: &spec::Aggregate) -> PlanResult<LogicalPlan> {
-        let input = self.resolve(&a.input)?;
+        // (Columns of the input's DataFrames the aggregation drops are UNRESOLVED_COLUMN.)
+        self.plan_ids.enter_aggregate_input();
+        let input = self.resolve(&a.input);
+        self.plan_ids.leave_aggregate_input();
+        let input = input?;
         if let Some((column, values)) = &a.pivot {
             return self.resolve_pivot(input, a, column, values);
         }

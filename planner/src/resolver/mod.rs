@@ -27,6 +27,7 @@ mod names;
 mod nearest_by_join;
 mod observe;
 mod parse;
+mod plan_ids;
 pub use observe::Observation;
 mod pivot;
 mod project;
@@ -159,6 +160,7 @@ pub struct Resolver<'a> {
     fields: HashMap<String, FieldInfo>,
     /// Internal output names of each relation that carried a plan id.
     plan_outputs: HashMap<i64, Vec<String>>,
+    plan_ids: plan_ids::PlanIds,
     /// Common table expressions in scope, innermost last.
     ctes: Vec<(String, Plan)>,
     /// Relations registered by `WithRelations`, by plan id.
@@ -197,6 +199,7 @@ impl<'a> Resolver<'a> {
             next_id: 0,
             fields: HashMap::new(),
             plan_outputs: HashMap::new(),
+            plan_ids: Default::default(),
             ctes: Vec::new(),
             references: HashMap::new(),
             outer: Vec::new(),
@@ -630,6 +633,7 @@ impl<'a> Resolver<'a> {
                 .iter()
                 .map(|f| f.name().clone())
                 .collect();
+            self.plan_ids.resolved(id, &names);
             self.plan_outputs.entry(id).or_default().extend(names);
         }
         Ok(out)

@@ -92,7 +92,7 @@ impl Resolver<'_> {
             match matches.as_slice() {
                 [] => continue,
                 [(internal, _)] => return Ok(Some((internal.clone(), k))),
-                many => return Err(self.ambiguous(parts, many)),
+                many => return Err(self.ambiguous(parts, plan_id, many)),
             }
         }
         let Some(first) = parts.first() else {
@@ -111,7 +111,7 @@ impl Resolver<'_> {
         match distinct.as_slice() {
             [] => Ok(None),
             [(internal, _)] => Ok(Some((internal.clone(), 0))),
-            many => Err(self.ambiguous(parts, many)),
+            many => Err(self.ambiguous(parts, plan_id, many)),
         }
     }
 
@@ -130,7 +130,12 @@ impl Resolver<'_> {
         (parts.len() - start > 1).then(|| parts[start..].join("."))
     }
 
-    fn ambiguous(&self, parts: &[String], many: &[&(String, FieldInfo)]) -> PlanError {
+    fn ambiguous(
+        &self,
+        parts: &[String],
+        plan_id: Option<i64>,
+        many: &[&(String, FieldInfo)],
+    ) -> PlanError {
         let names: Vec<String> = many
             .iter()
             .map(|(_, i)| {
@@ -139,7 +144,9 @@ impl Resolver<'_> {
                 p.join(".")
             })
             .collect();
-        SparkError::ambiguous_reference(&parts.join("."), &names).into()
+        let internals: Vec<&String> = many.iter().map(|(internal, _)| internal).collect();
+        let other = SparkError::ambiguous_reference(&parts.join("."), &names).into();
+        self.ambiguous_dataframe_column(parts, plan_id, &internals, other)
     }
 
     /// Follow struct fields `a.b.c` (case-insensitively). The column name is the last part.
@@ -232,6 +239,9 @@ impl Resolver<'_> {
             }
         }
         self.check_plan_id(parts, plan_id)?;
+        if let Some(dropped) = self.dropped_dataframe_column(parts, plan_id) {
+            return Err(dropped);
+        }
         let mut candidates = self.output_names(schema);
         candidates
             .sort_by_key(|c| strsim_distance(c, parts.last().map(|s| s.as_str()).unwrap_or("")));
@@ -241,7 +251,7 @@ impl Resolver<'_> {
     /// A DataFrame's column (`df.a`, by plan id) must name a column of that DataFrame, and the
     /// DataFrame must be part of the query: else Spark's CANNOT_RESOLVE_DATAFRAME_COLUMN
     /// (`df1.select(df2.a)`). (A column of the DataFrame that the query cannot reach where it
-    /// is used, such as one an aggregation dropped, is UNRESOLVED_COLUMN instead.)
+    /// is used is `dropped_dataframe_column`'s.)
     pub(crate) fn check_plan_id(&self, parts: &[String], plan_id: Option<i64>) -> PlanResult<()> {
         let Some(id) = plan_id else {
             return Ok(());
@@ -259,15 +269,7 @@ impl Resolver<'_> {
         if known {
             return Ok(());
         }
-        Err(SparkError::analysis(
-            "CANNOT_RESOLVE_DATAFRAME_COLUMN",
-            "42704",
-            format!(
-                "Cannot resolve dataframe column \"{}\". It's probably because of illegal references like `df1.select(df2.col(\"a\"))`.",
-                parts.join(".")
-            ),
-        )
-        .into())
+        Err(super::plan_ids::cannot_resolve_dataframe_column(parts))
     }
 
     /// Expand `*`, `t.*`, `struct.*` or `df["*"]` into named columns.

@@ -462,6 +462,17 @@ impl Resolver<'_> {
         shuffle: bool,
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
+        self.repartition_resolved(input, num_partitions, exprs, shuffle)
+    }
+
+    /// A repartition of an already resolved input.
+    pub(crate) fn repartition_resolved(
+        &mut self,
+        input: LogicalPlan,
+        num_partitions: Option<usize>,
+        exprs: &[SExpr],
+        shuffle: bool,
+    ) -> PlanResult<LogicalPlan> {
         let n = num_partitions
             .unwrap_or(self.config.shuffle_partitions)
             .max(1);

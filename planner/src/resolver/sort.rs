@@ -10,7 +10,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, SortExpr};
 use super::Resolver;
 use super::project::{contains_aggregate, ordinal, substitute_aliases};
 use crate::error::{PlanError, PlanResult, SparkError};
-use crate::spec::{Expr as SExpr, Plan, PlanNode, SortOrder};
+use crate::spec::{self, Expr as SExpr, Plan, PlanNode, SortOrder};
 
 impl Resolver<'_> {
     pub(crate) fn resolve_filter(
@@ -20,7 +20,12 @@ impl Resolver<'_> {
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input_spec)?;
         let schema = input.schema().clone();
-        let first = match self.resolve_expr(condition, &schema) {
+        let mut conjuncts = Vec::new();
+        super::in_subquery::filter_conjuncts(condition, &mut conjuncts);
+        let outer = std::mem::replace(&mut self.filter_in_subqueries, conjuncts);
+        let resolved = self.resolve_expr(condition, &schema);
+        self.filter_in_subqueries = outer;
+        let first = match resolved {
             Ok((e, _)) if !contains_aggregate(&e) && !contains_window(&e) => {
                 return Ok(LogicalPlanBuilder::from(input).filter(e)?.build()?);
             }
@@ -153,6 +158,9 @@ impl Resolver<'_> {
                 Ok((plan, hidden))
             }
             PlanNode::Aggregate(a) => {
+                if a.having.is_some() {
+                    self.check_over_having(a, extras)?;
+                }
                 let mut with_extras = a.clone();
                 let visible = a.aggregates.len()
                     + if a.output_grouping {
@@ -283,6 +291,17 @@ impl Resolver<'_> {
                 ))
             }
             PlanNode::Hint { input, .. } => self.resolve_with_extras(input, extras),
+            PlanNode::Repartition {
+                input,
+                num_partitions,
+                exprs,
+                shuffle,
+            } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let plan = self.repartition_resolved(plan, *num_partitions, exprs, *shuffle)?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
             // Any other relation: the extras over its own columns.
             _ => {
                 let plan = self.resolve(spec)?;
@@ -312,6 +331,40 @@ impl Resolver<'_> {
         }
     }
 
+    /// Keys over an aggregation's HAVING (`... HAVING min(a) > 1 ORDER BY avg(b)`) reach
+    /// through the filter only the aggregation's output and its grouping columns: Spark's
+    /// UNRESOLVED_COLUMN for any other column (even one an aggregate function would read).
+    fn check_over_having(&self, a: &spec::Aggregate, extras: &[SExpr]) -> PlanResult<()> {
+        let last = |e: &SExpr| match e {
+            SExpr::Attribute { name, .. } => name.last().cloned(),
+            SExpr::Alias { names, .. } => names.last().cloned(),
+            _ => None,
+        };
+        let reachable: Vec<String> = a
+            .aggregates
+            .iter()
+            .chain(&a.grouping)
+            .filter_map(last)
+            .collect();
+        for e in extras {
+            let attributes = std::cell::RefCell::new(Vec::new());
+            e.any(&|x| {
+                if let SExpr::Attribute { name, .. } = x {
+                    attributes.borrow_mut().push(name.clone());
+                }
+                false
+            });
+            for parts in attributes.into_inner() {
+                let name = parts.last().map(String::as_str).unwrap_or_default();
+                if !reachable.iter().any(|r| self.names_equal(r, name)) {
+                    let shown: Vec<String> = a.aggregates.iter().filter_map(last).collect();
+                    return Err(SparkError::unresolved_column(&parts.join("."), &shown).into());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Record the columns of `plan` but `hidden` as the output of `spec`'s plan id.
     fn record_visible(&mut self, spec: &Plan, plan: &LogicalPlan, hidden: &[String]) {
         if let Some(id) = spec.plan_id {
@@ -322,6 +375,7 @@ impl Resolver<'_> {
                 .map(|f| f.name().clone())
                 .filter(|n| !hidden.contains(n))
                 .collect();
+            self.plan_ids.resolved(id, &names);
             self.plan_outputs.entry(id).or_default().extend(names);
         }
     }
@@ -332,6 +386,7 @@ impl Resolver<'_> {
                 .iter()
                 .map(|f| f.name().clone())
                 .collect();
+            self.plan_ids.resolved(id, &names);
             self.plan_outputs.entry(id).or_default().extend(names);
         }
     }

@@ -1,0 +1,200 @@
+"""Name resolution as Spark's analyzer does it (issue 30): missing references added below a
+projection, aggregate or join and projected away again (Filter, Sort, HAVING, ORDER BY an
+aggregate), struct fields recovered after the struct was projected, CTE scoping,
+`spark.sql.caseSensitive`, ambiguous references and the other resolution errors. Answers and
+error classes recorded from Spark 4.3 (test_analyzer.py has the first cases of each rule)."""
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import cases
+
+
+@pytest.fixture(scope="module")
+def f(spark):
+    df = spark.createDataFrame(
+        [(1, 10, "p", (1, 2)), (2, 20, "q", (3, 4)), (3, 30, "p", (5, 6)), (4, 5, "q", (7, 8))],
+        "a INT, b INT, c STRING, s STRUCT<x: INT, y: INT>",
+    )
+    df2 = spark.createDataFrame([(1, -1), (2, 3), (3, 0), (5, 9)], "a INT, b INT")
+    df.createOrReplaceTempView("nr_t")
+    df2.createOrReplaceTempView("nr_u")
+    spark.createDataFrame([(100,)], "z INT").createOrReplaceTempView("nr_cte")
+    yield {"df": df, "df2": df2, "spark": spark}
+    for v in ("nr_t", "nr_u", "nr_cte"):
+        spark.catalog.dropTempView(v)
+
+
+# name -> (frame -> DataFrame, ordered)
+ANSWERS = {
+    # Filter
+    "filter_dropped": (lambda f: f["df"].select("a").filter(f["df"].b > 10), False),
+    "filter_dropped_text": (lambda f: f["df"].select("a").where("b > 10"), False),
+    "filter_dropped_two": (lambda f: f["df"].select("a").filter((f["df"].b > 5) & (f["df"].c == "p")), False),
+    "filter_dropped_alias": (lambda f: f["df"].select(f["df"].a.alias("x")).filter(f["df"].b > 10), False),
+    "filter_dropped_expr": (lambda f: f["df"].select((f["df"].a + 1).alias("x")).filter(f["df"].a + f["df"].b > 12), False),
+    "sql_where_qualified": (lambda f: f["spark"].sql("SELECT a FROM nr_t t WHERE t.b > 10"), False),
+    # Sort
+    "orderby_dropped": (lambda f: f["df"].select("a").orderBy(f["df"].b), True),
+    "orderby_dropped_desc": (lambda f: f["df"].select("a", "c").orderBy(f["df"].b.desc()), True),
+    "orderby_dropped_name": (lambda f: f["df"].select("a").orderBy("b"), True),
+    "sort_within_dropped": (lambda f: f["df"].select("a").repartition(1).sortWithinPartitions(f["df"].b), True),
+    "sql_order_by_dropped": (lambda f: f["spark"].sql("SELECT a FROM nr_t ORDER BY b"), True),
+    "sql_order_by_dropped_qualified": (lambda f: f["spark"].sql("SELECT t.a FROM nr_t t ORDER BY t.b DESC"), True),
+    "sql_order_by_dropped_expr": (lambda f: f["spark"].sql("SELECT a FROM nr_t ORDER BY b % 7, a"), True),
+    "sql_order_by_alias": (lambda f: f["spark"].sql("SELECT a + 1 AS x FROM nr_t ORDER BY x DESC"), True),
+    "sql_order_by_alias_source": (lambda f: f["spark"].sql("SELECT a AS x FROM nr_t ORDER BY a DESC"), True),
+    # Aggregate / HAVING
+    "sql_having_aggregate_not_selected": (
+        lambda f: f["spark"].sql("SELECT c, count(*) n FROM nr_t GROUP BY c HAVING max(b) > 25"),
+        False,
+    ),
+    "sql_having_grouping_under_alias": (lambda f: f["spark"].sql("SELECT c AS k, count(*) n FROM nr_t GROUP BY c HAVING c = 'p'"), False),
+    "sql_having_alias": (lambda f: f["spark"].sql("SELECT c, sum(b) AS total FROM nr_t GROUP BY c HAVING total > 30"), False),
+    "sql_order_by_aggregate_not_selected": (
+        lambda f: f["spark"].sql("SELECT c, count(*) n FROM nr_t GROUP BY c ORDER BY max(b) DESC"),
+        True,
+    ),
+    "sql_order_by_grouping_under_alias": (lambda f: f["spark"].sql("SELECT c AS k, sum(b) t FROM nr_t GROUP BY c ORDER BY c DESC"), True),
+    "sql_order_by_aggregate_alias": (lambda f: f["spark"].sql("SELECT c, sum(b) AS t FROM nr_t GROUP BY c ORDER BY sum(b)"), True),
+    "agg_orderby_grouping_df_col": (lambda f: f["df"].groupBy("c").agg(F.sum("b").alias("t")).orderBy(f["df"].c.desc()), True),
+    "agg_filter_grouping_df_col": (lambda f: f["df"].groupBy("c").agg(F.sum("b").alias("t")).filter(f["df"].c == "q"), False),
+    # distinct() of the DataFrame API keeps one row's dropped columns (SQL's DISTINCT does not)
+    "distinct_orderby_dropped": (lambda f: f["df"].select("a").distinct().orderBy(f["df"].b), True),
+    # joins
+    "join_select_filter_other": (
+        lambda f: f["df"].join(f["df2"], f["df"].a == f["df2"].a).select(f["df"].a).filter(f["df2"].b > 0),
+        False,
+    ),
+    "join_select_orderby_other": (
+        lambda f: f["df"].join(f["df2"], f["df"].a == f["df2"].a).select(f["df"].c).orderBy(f["df2"].b),
+        True,
+    ),
+    "join_using_filter_dropped": (lambda f: f["df"].join(f["df2"], "a").select("c").filter(f["df2"].b >= 0), False),
+    "sql_join_order_by_dropped": (
+        lambda f: f["spark"].sql("SELECT t.c FROM nr_t t JOIN nr_u u ON t.a = u.a ORDER BY u.b"),
+        True,
+    ),
+    # subquery aliases
+    "alias_select_filter": (lambda f: f["df"].alias("x").select("x.a").filter(F.col("x.b") > 10), False),
+    "alias_select_orderby": (lambda f: f["df"].alias("x").select("x.a").orderBy(F.col("x.b").desc()), True),
+    "sql_subquery_alias_order_by": (lambda f: f["spark"].sql("SELECT q.a FROM (SELECT a, b FROM nr_t) q ORDER BY q.b DESC"), True),
+    # struct fields
+    "struct_projected_filter": (lambda f: f["df"].select("s").filter(f["df"].s.x > 1), False),
+    "struct_dropped_filter": (lambda f: f["df"].select("a").filter(f["df"].s.x > 1), False),
+    "struct_dropped_filter_name": (lambda f: f["df"].select("a").filter(F.col("s.x") > 1), False),
+    "struct_dropped_orderby": (lambda f: f["df"].select("a").orderBy(f["df"].s.y.desc()), True),
+    "struct_field_select_after_projection": (lambda f: f["df"].select("s").select(F.col("s.x")), False),
+    "struct_field_select_df_col_after_projection": (lambda f: f["df"].select("s", "a").select(f["df"].s.x), False),
+    "sql_struct_order_by_dropped": (lambda f: f["spark"].sql("SELECT a FROM nr_t ORDER BY s.y DESC"), True),
+}
+
+
+@pytest.mark.parametrize("case", cases(ANSWERS))
+def test_answers(f, expected, case):
+    build, ordered = ANSWERS[case]
+    expected.check(build(f), ordered=ordered, name=case)
+
+
+ERRORS = {
+    "unresolved_suggestion": lambda f: f["df"].select("bb"),
+    "sql_unresolved_suggestion": lambda f: f["spark"].sql("SELECT bb FROM nr_t"),
+    "select_after_select_dropped": lambda f: f["df"].select("a").select(f["df"].b),
+    "select_after_select_dropped_name": lambda f: f["df"].select("a").select("b"),
+    "aggregate_non_grouping_filter": lambda f: f["df"].groupBy("c").count().filter(f["df"].b > 1),
+    "aggregate_non_grouping_orderby": lambda f: f["df"].groupBy("c").count().orderBy(f["df"].b),
+    "sql_order_by_non_grouping": lambda f: f["spark"].sql("SELECT c FROM nr_t GROUP BY c ORDER BY b"),
+    "sql_having_non_grouping": lambda f: f["spark"].sql("SELECT c FROM nr_t GROUP BY c HAVING b > 1"),
+    # ORDER BY an aggregate of a column after HAVING: Spark's analyzer cannot reach it
+    "sql_having_then_order_by_aggregate": lambda f: f["spark"].sql(
+        "SELECT c FROM nr_t GROUP BY c HAVING min(a) >= 1 ORDER BY avg(b) DESC"
+    ),
+    "sql_missing_group_by": lambda f: f["spark"].sql("SELECT a, count(*) FROM nr_t"),
+    "sql_having_without_group_by": lambda f: f["spark"].sql("SELECT a FROM nr_t HAVING count(*) > 1"),
+    "sql_distinct_order_by_dropped": lambda f: f["spark"].sql("SELECT DISTINCT a FROM nr_t ORDER BY b"),
+    "union_filter_dropped": lambda f: f["df"].select("a").union(f["df2"].select("a")).filter(f["df"].b > 1),
+    # ambiguous references
+    "self_join_reference": lambda f: f["df"].join(f["df"], f["df"].a == f["df"].a).select(f["df"].b),
+    "join_duplicate_name": lambda f: f["df"].join(f["df2"], f["df"].a == f["df2"].a).select("b"),
+    "join_duplicate_name_filter": lambda f: f["df"].join(f["df2"], f["df"].a == f["df2"].a).filter("b > 1"),
+    "sql_join_duplicate_name": lambda f: f["spark"].sql("SELECT b FROM nr_t JOIN nr_u ON nr_t.a = nr_u.a"),
+    "sql_duplicate_alias_in_subquery": lambda f: f["spark"].sql("SELECT x FROM (SELECT 1 AS x, 2 AS x)"),
+    "struct_field_missing": lambda f: f["df"].select(F.col("s.zz")),
+    "struct_field_of_int": lambda f: f["df"].select(F.col("a.x")),
+    "qualifier_unknown": lambda f: f["spark"].sql("SELECT q.a FROM nr_t t"),
+    "sql_cte_recursive_without_keyword": lambda f: f["spark"].sql("WITH r AS (SELECT 1 n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r"),
+}
+
+
+@pytest.mark.parametrize("case", cases(ERRORS))
+def test_errors(f, expected, case):
+    expected.check_error(lambda: ERRORS[case](f).collect(), name=case)
+
+
+CTE = {
+    "nested_shadows_outer": "WITH x AS (SELECT 1 v) SELECT * FROM (WITH x AS (SELECT 2 v) SELECT v FROM x) UNION ALL SELECT v FROM x",
+    "shadowed_in_subquery_expression": "WITH x AS (SELECT 1 v) SELECT v, (WITH x AS (SELECT 5 v) SELECT max(v) FROM x) w FROM x",
+    "several_places": "WITH x AS (SELECT a, b FROM nr_t) SELECT a FROM x WHERE b > (SELECT avg(b) FROM x) "
+    "AND a IN (SELECT a FROM x WHERE a > 1) AND EXISTS (SELECT 1 FROM x y WHERE y.a = x.a)",
+    "self_join": "WITH x AS (SELECT a, b FROM nr_t) SELECT l.a, r.b FROM x l JOIN x r ON l.a = r.a + 1",
+    "chain": "WITH x AS (SELECT 1 v), y AS (SELECT v + 1 v FROM x), z AS (SELECT v * 10 v FROM y UNION ALL SELECT v FROM x) SELECT * FROM z",
+    "name_of_a_view": "WITH nr_cte AS (SELECT 7 w) SELECT * FROM nr_cte",
+    "view_outside_the_with": "SELECT * FROM nr_cte UNION ALL SELECT * FROM (WITH nr_cte AS (SELECT 7 w) SELECT * FROM nr_cte)",
+    "inner_sees_outer": "WITH x AS (SELECT 3 v) SELECT * FROM (WITH y AS (SELECT v * 2 v FROM x) SELECT * FROM y JOIN x ON true)",
+    "cte_in_subquery_expression": "SELECT (WITH x AS (SELECT 4 v) SELECT v FROM x) w",
+    "cte_column_aliases": "WITH x(p, q) AS (SELECT 1, 2) SELECT q, p FROM x",
+    "recursive": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT * FROM r",
+}
+
+
+CTE_GAPS = {"recursive": "WITH RECURSIVE (Spark 4.3 runs it; Ember refuses it)"}
+
+
+@pytest.mark.parametrize("case", cases(CTE, CTE_GAPS))
+def test_cte(f, expected, case):
+    expected.check(f["spark"].sql(CTE[case]), name=case)
+
+
+CASE_INSENSITIVE = {
+    "column_other_case": lambda f: f["df"].select("A", "B"),
+    "sql_column_other_case": lambda f: f["spark"].sql("SELECT A, T.B FROM nr_t t"),
+    "struct_field_other_case": lambda f: f["df"].select(F.col("S.X")),
+    "sql_struct_field_other_case": lambda f: f["spark"].sql("SELECT s.X FROM nr_t"),
+    "filter_dropped_other_case": lambda f: f["df"].select("a").filter("B > 10"),
+}
+
+
+@pytest.mark.parametrize("case", cases(CASE_INSENSITIVE))
+def test_case_insensitive(f, expected, case):
+    expected.check(CASE_INSENSITIVE[case](f), name=case)
+
+
+CASE_SENSITIVE_ERRORS = {
+    "column_other_case": lambda f: f["df"].select("A"),
+    "sql_column_other_case": lambda f: f["spark"].sql("SELECT A FROM nr_t"),
+    "struct_field_other_case": lambda f: f["df"].select(F.col("s.X")),
+    "sql_struct_field_other_case": lambda f: f["spark"].sql("SELECT s.X FROM nr_t"),
+    "filter_dropped_other_case": lambda f: f["df"].select("a").filter("B > 10"),
+    "qualifier_other_case": lambda f: f["spark"].sql("SELECT T.a FROM nr_t t"),
+}
+
+
+@pytest.mark.parametrize("case", cases(CASE_SENSITIVE_ERRORS))
+def test_case_sensitive_errors(f, expected, case):
+    f["spark"].conf.set("spark.sql.caseSensitive", "true")
+    try:
+        expected.check_error(lambda: CASE_SENSITIVE_ERRORS[case](f).collect(), name=case)
+    finally:
+        f["spark"].conf.unset("spark.sql.caseSensitive")
+
+
+def test_case_sensitive_distinct_names(spark, expected):
+    # `a` and `A` are two columns when case matters, one ambiguous name when it does not.
+    df = spark.createDataFrame([(1, 2)], "a INT, A INT")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        expected.check(df.select("A", "a"), name="sensitive")
+        expected.check(df.selectExpr("A + 10 AS x"), name="sensitive_expr")
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+    expected.check_error(lambda: df.select("a").collect(), name="insensitive_ambiguous")
