@@ -245,6 +245,23 @@ def test_explain_analyze(spark, ember_mode):
     assert "metrics=" not in plain
 
 
+def test_explain_cost_shows_estimates(spark, ember_mode):
+    """`explain(mode="cost")` / EXPLAIN COST: as Spark, the optimized logical plan (no analyzed
+    one) and the estimates of each operator; Ember's are DataFusion's statistics (Spark's
+    `Statistics(sizeInBytes=..., rowCount=...)` are its own optimizer's)."""
+    if ember_mode == "spark":
+        pytest.skip("Ember's estimates are DataFusion's statistics")
+    text = spark.sql("EXPLAIN COST SELECT id FROM range(0, 10, 1, 2) WHERE id > 3").collect()[0][0]
+    assert text.startswith("== Optimized Logical Plan ==\n"), text
+    assert "== Analyzed Logical Plan ==" not in text
+    # range's row count and bounds are exact; the filter narrows the bounds.
+    assert re.search(r"RangeExec: .*statistics=\[Rows=Exact\(10\), .*Min=Exact\(Int64\(0\)\) Max=Exact\(Int64\(9\)\)", text), text
+    assert re.search(r"FilterExec: .*statistics=\[.*Min=Inexact\(Int64\(4\)\)", text), text
+    # Other modes show no estimates.
+    plain = spark.sql("EXPLAIN EXTENDED SELECT id FROM range(10)").collect()[0][0]
+    assert "statistics=" not in plain and "== Analyzed Logical Plan ==" in plain
+
+
 # ---------------------------------------------------------------------------------------------
 # Logs as JSON and Prometheus metrics (Ember's own: servers of their own, not recorded)
 

@@ -28,19 +28,25 @@ pub async fn explain(
     let columns = query.names.join(", ");
     if matches!(
         mode,
-        ExplainMode::Extended | ExplainMode::Formatted | ExplainMode::Cost | ExplainMode::Codegen
+        ExplainMode::Extended | ExplainMode::Formatted | ExplainMode::Codegen
     ) {
         out.push_str("== Analyzed Logical Plan ==\n");
         out.push_str(&format!("{columns}\n"));
         out.push_str(&format!("{}\n\n", query.plan.display_indent()));
+    }
+    if matches!(
+        mode,
+        ExplainMode::Extended | ExplainMode::Formatted | ExplainMode::Cost | ExplainMode::Codegen
+    ) {
         out.push_str("== Optimized Logical Plan ==\n");
         out.push_str(&format!("{}\n\n", optimized.display_indent()));
     }
     out.push_str("== Physical Plan ==\n");
-    out.push_str(&format!(
-        "{}\n",
-        displayable(physical.as_ref()).indent(true)
-    ));
+    // The cost mode shows what the optimizer estimates of each operator (Spark's
+    // `Statistics(sizeInBytes=..., rowCount=...)`): DataFusion's row counts and sizes, exact or
+    // inexact as it knows them.
+    let plan = displayable(physical.as_ref()).set_show_statistics(mode == ExplainMode::Cost);
+    out.push_str(&format!("{}\n", plan.indent(true)));
     if let Some(graph) = ctx.state.runner.explain(&physical)? {
         out.push_str("\n== Job Graph ==\n");
         out.push_str(&graph);
