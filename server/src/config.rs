@@ -408,6 +408,25 @@ impl SessionConf {
         self.usize("spark.sql.shuffle.partitions", 200).max(1)
     }
 
+    /// The `spark.sql.catalog.<name>[.<key>]` settings by lower-case catalog name (the
+    /// catalog's class under ""); `spark_catalog` is Ember's own.
+    fn catalogs(&self) -> BTreeMap<String, BTreeMap<String, String>> {
+        let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for (k, v) in self.all() {
+            let Some(rest) = k.strip_prefix("spark.sql.catalog.") else {
+                continue;
+            };
+            let (name, key) = rest.split_once('.').unwrap_or((rest, ""));
+            if name.eq_ignore_ascii_case("spark_catalog") || name.is_empty() {
+                continue;
+            }
+            out.entry(name.to_ascii_lowercase())
+                .or_default()
+                .insert(key.to_string(), v);
+        }
+        out
+    }
+
     /// The settings the planner honours, read once per request.
     pub fn planner_config(&self, default_parallelism: usize) -> PlannerConfig {
         PlannerConfig {
@@ -444,6 +463,7 @@ impl SessionConf {
                 .get("spark.sql.python.filterPushdown.enabled")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
             timestamp_nanos: self.bool("spark.sql.timestampNanosTypes.enabled", false),
+            catalogs: self.catalogs(),
             ..PlannerConfig::default()
         }
     }

@@ -222,7 +222,10 @@ async fn commit_times(table: &DeltaTable) -> PlanResult<Vec<(u64, chrono::DateTi
 
 /// A `timestampAsOf` value: a timestamp or date string in the session's time zone (or with
 /// its own offset).
-fn parse_timestamp(text: &str, time_zone: &str) -> PlanResult<chrono::DateTime<chrono::Utc>> {
+pub(crate) fn parse_timestamp(
+    text: &str,
+    time_zone: &str,
+) -> PlanResult<chrono::DateTime<chrono::Utc>> {
     use chrono::TimeZone;
     let t = text.trim();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(t) {

@@ -20,6 +20,8 @@ mod csv_options;
 pub mod delta;
 mod delta_scan;
 pub mod discover;
+pub mod iceberg;
+mod iceberg_scan;
 pub(crate) mod infer;
 pub(crate) use csv_options::csv_options;
 pub mod json;
@@ -448,9 +450,11 @@ fn local_url(path: &std::path::Path, directory: bool) -> PlanResult<ListingTable
 
 /// Whether `name` is a file format Ember reads (`SELECT * FROM parquet.\`/path\``).
 pub fn is_file_format(name: &str) -> bool {
-    ["parquet", "csv", "json", "orc", "text", "avro", "delta"]
-        .iter()
-        .any(|f| f.eq_ignore_ascii_case(name))
+    [
+        "parquet", "csv", "json", "orc", "text", "avro", "delta", "iceberg",
+    ]
+    .iter()
+    .any(|f| f.eq_ignore_ascii_case(name))
 }
 
 /// The table a `spark.read...load(paths)` reads.
@@ -468,6 +472,9 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
     }
     if format_name == "delta" {
         return delta::read(state, ds, time_zone);
+    }
+    if format_name == "iceberg" {
+        return iceberg::read(state, ds, time_zone);
     }
     // JSON is read by Ember's reader; schemas are inferred from every record when malformed
     // records may matter (else from the first ones, as DataFusion's reader does).

@@ -100,6 +100,10 @@ pub struct PlannerConfig {
     /// `spark.sql.timestampNanosTypes.enabled`: TIMESTAMP_LTZ(9)/TIMESTAMP_NTZ(9) allowed
     /// (see `functions::timestamp_nanos`).
     pub timestamp_nanos: bool,
+    /// The `spark.sql.catalog.<name>` settings, by lower-case catalog name: the catalog's
+    /// class under "" and each `spark.sql.catalog.<name>.<key>` under its key (Iceberg
+    /// catalogs, see `datasource::iceberg`).
+    pub catalogs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 impl Default for PlannerConfig {
@@ -117,6 +121,7 @@ impl Default for PlannerConfig {
             python_filter_pushdown: false,
             max_partitions: 100_000,
             timestamp_nanos: false,
+            catalogs: Default::default(),
         }
     }
 }

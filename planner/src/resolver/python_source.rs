@@ -68,6 +68,7 @@ pub fn is_builtin_source(format: &str) -> bool {
         "text",
         "avro",
         "delta",
+        "iceberg",
         "xml",
         "binaryfile",
         "jdbc",

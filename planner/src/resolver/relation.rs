@@ -317,6 +317,11 @@ impl Resolver<'_> {
             let plan = self.resolve_data_source(&ds)?;
             return self.reassign(plan, Some(name.to_vec()));
         }
+        // `ice.db.t`: a table of an Iceberg catalog of the session.
+        if let Some(ds) = crate::datasource::iceberg::catalog_source(&self.config.catalogs, name)? {
+            let plan = self.resolve_data_source(&ds)?;
+            return self.reassign(plan, Some(name.to_vec()));
+        }
         match self.catalog().lookup(name)? {
             Some(CatalogEntry::View(view)) => {
                 let plan = self.resolve(&view)?;
@@ -342,18 +347,24 @@ impl Resolver<'_> {
             crate::spec::TimeTravel::Version(v) => ("versionAsOf".to_string(), v.to_string()),
             crate::spec::TimeTravel::Timestamp(t) => ("timestampAsOf".to_string(), t.clone()),
         };
+        let lakehouse =
+            |f: &str| f.eq_ignore_ascii_case("delta") || f.eq_ignore_ascii_case("iceberg");
         let mut ds = if let [format, path] = name
-            && format.eq_ignore_ascii_case("delta")
+            && lakehouse(format)
         {
             crate::spec::DataSource {
-                format: Some("delta".into()),
+                format: Some(format.to_ascii_lowercase()),
                 schema: None,
                 options: Default::default(),
                 paths: vec![path.clone()],
             }
+        } else if let Some(ds) =
+            crate::datasource::iceberg::catalog_source(&self.config.catalogs, name)?
+        {
+            ds
         } else {
             match self.catalog().lookup(name)? {
-                Some(CatalogEntry::Table(table)) if table.format.eq_ignore_ascii_case("delta") => {
+                Some(CatalogEntry::Table(table)) if lakehouse(&table.format) => {
                     table_source(&table)
                 }
                 Some(_) => {
@@ -477,8 +488,10 @@ pub(crate) fn table_source(table: &crate::catalog::TableMeta) -> crate::spec::Da
     let files = crate::datasource::is_file_format(&table.format);
     crate::spec::DataSource {
         format: Some(table.format.clone()),
-        // A Delta table's schema is its log's.
-        schema: (!table.format.eq_ignore_ascii_case("delta")).then(|| table.schema_json()),
+        // A Delta table's schema is its log's, an Iceberg table's its metadata's.
+        schema: (!table.format.eq_ignore_ascii_case("delta")
+            && !table.format.eq_ignore_ascii_case("iceberg"))
+        .then(|| table.schema_json()),
         options: table
             .options
             .iter()

@@ -1,0 +1,721 @@
+//! Apache Iceberg tables (`format("iceberg")`, catalog tables `USING iceberg`, and the tables
+//! of a `spark.sql.catalog.<name>` Hadoop catalog), read by Ember's own code.
+//!
+//! A table is its metadata JSON (`metadata/vN.metadata.json` or `NNNNN-<uuid>.metadata.json`,
+//! the newest by version, or the one `version-hint.text` names): its schemas, partition specs
+//! and snapshots. A snapshot's manifest list and manifests are Avro files (read with
+//! `arrow-avro`); their live entries (status not DELETED) are the snapshot's data files,
+//! scanned by DataFusion's parquet scan ([`IcebergFiles`]). Columns are matched by Iceberg
+//! field id (the parquet `field_id` of each file), so renamed, added and dropped columns read
+//! as Iceberg defines them. Data files hold every column, partition source columns included,
+//! so partition transforms need no evaluation to read. Delete files (merge-on-read deletes)
+//! are refused (`not supported`), never ignored.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
+use datafusion::datasource::listing::PartitionedFile;
+use serde_json::Value;
+
+use super::iceberg_scan::{FileGroupMapping, IcebergFiles};
+use super::{FileRead, check_allowed, option};
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::DataSource;
+
+/// The parquet field metadata key of a column's Iceberg field id.
+const FIELD_ID: &str = "PARQUET:field_id";
+
+/// A table's metadata JSON and where it is.
+pub struct TableMetadata {
+    pub file: PathBuf,
+    pub json: Value,
+}
+
+fn invalid(text: impl Into<String>) -> PlanError {
+    PlanError::InvalidPlan(text.into())
+}
+
+/// A local path of the table (`file:` URIs as paths); object stores are not read yet.
+fn local_path(path: &str) -> PlanResult<PathBuf> {
+    if ember_execution::storage::is_object_store_path(path) {
+        return Err(PlanError::Unsupported(format!(
+            "Iceberg tables in object stores ({path})"
+        )));
+    }
+    let local = super::local_part(path)?;
+    std::path::absolute(local).map_err(|e| invalid(e.to_string()))
+}
+
+/// The version a metadata file's name gives (`v3.metadata.json`, `00003-<uuid>.metadata.json`).
+fn version_of(name: &str) -> Option<u64> {
+    let stem = name.strip_suffix(".metadata.json")?;
+    let stem = stem.strip_prefix('v').unwrap_or(stem);
+    let digits: String = stem.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// Whether an Iceberg table (a `metadata/` directory with metadata files) is at `path`.
+pub fn is_iceberg_table(path: &str) -> bool {
+    local_path(path).is_ok_and(|p| newest_metadata(&p).is_some())
+}
+
+/// The newest metadata file of the table at `dir`: the one `version-hint.text` names, else the
+/// highest version.
+fn newest_metadata(dir: &Path) -> Option<PathBuf> {
+    let meta = dir.join("metadata");
+    if let Ok(hint) = std::fs::read_to_string(meta.join("version-hint.text"))
+        && let Ok(v) = hint.trim().parse::<u64>()
+    {
+        let file = meta.join(format!("v{v}.metadata.json"));
+        if file.is_file() {
+            return Some(file);
+        }
+    }
+    let entries = std::fs::read_dir(&meta).ok()?;
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            version_of(&name).map(|v| (v, e.path()))
+        })
+        .max_by_key(|(v, _)| *v)
+        .map(|(_, p)| p)
+}
+
+/// The table at `path` (its location, or one of its metadata JSON files).
+pub fn load(path: &str) -> PlanResult<TableMetadata> {
+    check_allowed(path)?;
+    let local = local_path(path)?;
+    let file = if local.is_file() {
+        local
+    } else {
+        newest_metadata(&local)
+            .ok_or_else(|| invalid(format!("Table does not exist at location: {path}")))?
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
+    let json: Value = serde_json::from_str(&text)
+        .map_err(|e| invalid(format!("bad Iceberg metadata {}: {e}", file.display())))?;
+    if json
+        .get("format-version")
+        .and_then(Value::as_i64)
+        .unwrap_or(1)
+        > 2
+    {
+        return Err(PlanError::Unsupported(
+            "Iceberg format version 3 tables".into(),
+        ));
+    }
+    Ok(TableMetadata { file, json })
+}
+
+/// What snapshot a read asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum At {
+    Snapshot(i64),
+    /// A branch or tag name.
+    Ref(String),
+    /// Milliseconds since the epoch.
+    Timestamp(i64),
+}
+
+/// The snapshot a read's options ask for (`snapshot-id`, `as-of-timestamp` in milliseconds,
+/// `branch`, `tag`, and SQL's `VERSION AS OF` / `TIMESTAMP AS OF` as `versionAsOf` /
+/// `timestampAsOf`).
+pub fn time_travel(ds: &DataSource, time_zone: &str) -> PlanResult<Option<At>> {
+    let mut asked = vec![];
+    if let Some(v) = option(ds, "snapshot-id") {
+        let id = v
+            .trim()
+            .parse()
+            .map_err(|_| invalid(format!("Invalid snapshot-id: {v}")))?;
+        asked.push(At::Snapshot(id));
+    }
+    if let Some(v) = option(ds, "versionAsOf") {
+        asked.push(match v.trim().parse() {
+            Ok(id) => At::Snapshot(id),
+            Err(_) => At::Ref(v.to_string()),
+        });
+    }
+    for key in ["branch", "tag"] {
+        if let Some(v) = option(ds, key) {
+            asked.push(At::Ref(v.to_string()));
+        }
+    }
+    if let Some(v) = option(ds, "as-of-timestamp") {
+        let ms = v
+            .trim()
+            .parse()
+            .map_err(|_| invalid(format!("Invalid as-of-timestamp: {v}")))?;
+        asked.push(At::Timestamp(ms));
+    }
+    if let Some(v) = option(ds, "timestampAsOf") {
+        let t = super::delta::parse_timestamp(v, time_zone)?;
+        asked.push(At::Timestamp(t.timestamp_millis()));
+    }
+    match asked.len() {
+        0 => Ok(None),
+        1 => Ok(asked.pop()),
+        _ => Err(invalid(
+            "Cannot specify more than one of snapshot-id, as-of-timestamp, branch and tag",
+        )),
+    }
+}
+
+impl TableMetadata {
+    fn snapshots(&self) -> &[Value] {
+        self.json
+            .get("snapshots")
+            .and_then(Value::as_array)
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    fn snapshot(&self, id: i64) -> Option<&Value> {
+        self.snapshots()
+            .iter()
+            .find(|s| s.get("snapshot-id").and_then(Value::as_i64) == Some(id))
+    }
+
+    /// The snapshot read (None: the table has none yet).
+    pub fn chosen_snapshot(&self, at: Option<&At>) -> PlanResult<Option<&Value>> {
+        let id = match at {
+            None => match self.json.get("current-snapshot-id").and_then(Value::as_i64) {
+                Some(id) if id >= 0 => id,
+                _ => return Ok(None),
+            },
+            Some(At::Snapshot(id)) => *id,
+            Some(At::Ref(name)) => self
+                .json
+                .get("refs")
+                .and_then(|r| r.get(name))
+                .and_then(|r| r.get("snapshot-id"))
+                .and_then(Value::as_i64)
+                .ok_or_else(|| {
+                    invalid(format!("Cannot find matching snapshot ID for ref {name}"))
+                })?,
+            Some(At::Timestamp(ms)) => {
+                // The newest snapshot of the table's history at or before the time.
+                let log: Vec<(i64, i64)> = match self.json.get("snapshot-log") {
+                    Some(Value::Array(log)) => log
+                        .iter()
+                        .filter_map(|e| {
+                            Some((
+                                e.get("timestamp-ms")?.as_i64()?,
+                                e.get("snapshot-id")?.as_i64()?,
+                            ))
+                        })
+                        .collect(),
+                    _ => self
+                        .snapshots()
+                        .iter()
+                        .filter_map(|s| {
+                            Some((
+                                s.get("timestamp-ms")?.as_i64()?,
+                                s.get("snapshot-id")?.as_i64()?,
+                            ))
+                        })
+                        .collect(),
+                };
+                let found = log
+                    .iter()
+                    .filter(|(t, _)| t <= ms)
+                    .max_by_key(|(t, _)| *t)
+                    .map(|(_, id)| *id);
+                found.ok_or_else(|| {
+                    let shown = chrono::DateTime::from_timestamp_millis(*ms)
+                        .map_or(ms.to_string(), |t| t.to_rfc3339());
+                    invalid(format!("Cannot find a snapshot older than {shown}"))
+                })?
+            }
+        };
+        self.snapshot(id)
+            .map(Some)
+            .ok_or_else(|| invalid(format!("Cannot find snapshot with ID {id}")))
+    }
+
+    fn schemas(&self) -> Vec<&Value> {
+        match self.json.get("schemas").and_then(Value::as_array) {
+            Some(s) => s.iter().collect(),
+            None => self.json.get("schema").into_iter().collect(),
+        }
+    }
+
+    /// The schema a read of `snapshot` sees: the snapshot's own under time travel, else the
+    /// table's current one.
+    pub fn schema_for(&self, snapshot: Option<&Value>, travel: bool) -> PlanResult<&Value> {
+        let wanted = if travel {
+            snapshot
+                .and_then(|s| s.get("schema-id"))
+                .and_then(Value::as_i64)
+        } else {
+            None
+        }
+        .or_else(|| self.json.get("current-schema-id").and_then(Value::as_i64));
+        let schemas = self.schemas();
+        let found = match wanted {
+            Some(id) => schemas
+                .iter()
+                .find(|s| s.get("schema-id").and_then(Value::as_i64).unwrap_or(0) == id),
+            None => schemas.first(),
+        };
+        found
+            .copied()
+            .ok_or_else(|| invalid("Iceberg metadata without its schema"))
+    }
+
+    /// Whether every field id kept one name and every name one field id in all the table's
+    /// schemas (then the data files' column names are the table's).
+    fn names_stable(&self) -> bool {
+        let mut by_id: HashMap<i64, String> = HashMap::new();
+        let mut by_name: HashMap<String, i64> = HashMap::new();
+        for schema in self.schemas() {
+            for (id, name) in top_level(schema) {
+                if by_id.insert(id, name.clone()).is_some_and(|n| n != name)
+                    || by_name.insert(name, id).is_some_and(|i| i != id)
+                {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The (field id, name) of a struct schema's fields.
+fn top_level(schema: &Value) -> Vec<(i64, String)> {
+    schema
+        .get("fields")
+        .and_then(Value::as_array)
+        .map(|fields| {
+            fields
+                .iter()
+                .filter_map(|f| {
+                    Some((f.get("id")?.as_i64()?, f.get("name")?.as_str()?.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An Iceberg schema (a struct) as Arrow fields in Spark's types.
+pub fn arrow_schema(schema: &Value) -> PlanResult<Schema> {
+    Ok(Schema::new(struct_fields(schema)?))
+}
+
+fn struct_fields(schema: &Value) -> PlanResult<Vec<Field>> {
+    let fields = schema
+        .get("fields")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("Iceberg struct without fields"))?;
+    fields
+        .iter()
+        .map(|f| {
+            let name = f
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| invalid("Iceberg field without a name"))?;
+            let required = f.get("required").and_then(Value::as_bool).unwrap_or(false);
+            let t = f
+                .get("type")
+                .ok_or_else(|| invalid("Iceberg field without a type"))?;
+            Ok(Field::new(name, arrow_type(t)?, !required))
+        })
+        .collect()
+}
+
+/// An Iceberg type as the Arrow type of Spark's type for it.
+fn arrow_type(t: &Value) -> PlanResult<DataType> {
+    if let Some(name) = t.as_str() {
+        let name = name.trim();
+        return Ok(match name {
+            "boolean" => DataType::Boolean,
+            "int" => DataType::Int32,
+            "long" => DataType::Int64,
+            "float" => DataType::Float32,
+            "double" => DataType::Float64,
+            "date" => DataType::Date32,
+            "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
+            "timestamptz" => DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from("UTC"))),
+            "string" => DataType::Utf8,
+            "binary" => DataType::Binary,
+            _ if name.starts_with("fixed[") => DataType::Binary,
+            _ if name.starts_with("decimal(") => {
+                let inner = name
+                    .trim_start_matches("decimal(")
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(|p| p.trim().parse::<i64>())
+                    .collect::<Result<Vec<_>, _>>();
+                match inner.as_deref() {
+                    Ok([p, s]) => DataType::Decimal128(
+                        u8::try_from(*p).map_err(|_| invalid(name))?,
+                        i8::try_from(*s).map_err(|_| invalid(name))?,
+                    ),
+                    _ => return Err(invalid(format!("bad Iceberg type {name}"))),
+                }
+            }
+            other => {
+                return Err(PlanError::Unsupported(format!("Iceberg type {other}")));
+            }
+        });
+    }
+    match t.get("type").and_then(Value::as_str) {
+        Some("struct") => Ok(DataType::Struct(struct_fields(t)?.into())),
+        Some("list") => {
+            let element = arrow_type(t.get("element").unwrap_or(&Value::Null))?;
+            let required = t
+                .get("element-required")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            Ok(DataType::List(Arc::new(Field::new_list_field(
+                element, !required,
+            ))))
+        }
+        Some("map") => {
+            let key = arrow_type(t.get("key").unwrap_or(&Value::Null))?;
+            let value = arrow_type(t.get("value").unwrap_or(&Value::Null))?;
+            let required = t
+                .get("value-required")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let entries = Field::new(
+                "entries",
+                DataType::Struct(
+                    vec![
+                        Field::new("key", key, false),
+                        Field::new("value", value, !required),
+                    ]
+                    .into(),
+                ),
+                false,
+            );
+            Ok(DataType::Map(Arc::new(entries), false))
+        }
+        _ => Err(invalid(format!("bad Iceberg type {t}"))),
+    }
+}
+
+/// The fields of a manifest list read (Avro schema resolution: by name, defaults where v1
+/// files lack a field).
+const MANIFEST_LIST_READ: &str = r#"{"type": "record", "name": "manifest_file", "fields": [
+    {"name": "manifest_path", "type": "string"},
+    {"name": "partition_spec_id", "type": "int"},
+    {"name": "content", "type": "int", "default": 0}
+]}"#;
+
+/// The fields of a manifest read (a partition tuple may be an empty record, which Arrow cannot
+/// hold, so it is left out).
+const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fields": [
+    {"name": "status", "type": "int"},
+    {"name": "data_file", "type": {"type": "record", "name": "r2", "fields": [
+        {"name": "content", "type": "int", "default": 0},
+        {"name": "file_path", "type": "string"},
+        {"name": "file_format", "type": "string"},
+        {"name": "record_count", "type": "long"},
+        {"name": "file_size_in_bytes", "type": "long"}
+    ]}}
+]}"#;
+
+/// The record batches of an Avro file (manifest lists and manifests) read with `schema`.
+fn read_avro(path: &Path, schema: &str) -> PlanResult<Vec<RecordBatch>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+    let reader = arrow_avro::reader::ReaderBuilder::new()
+        .with_reader_schema(arrow_avro::schema::AvroSchema::new(schema.to_string()))
+        .build(std::io::BufReader::new(file))
+        .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))
+}
+
+fn strings(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<String>> {
+    let Some(cast) = column.and_then(|c| arrow::compute::cast(c, &DataType::Utf8).ok()) else {
+        return vec![None; rows];
+    };
+    let text = cast.as_string::<i32>();
+    (0..rows)
+        .map(|i| text.is_valid(i).then(|| text.value(i).to_string()))
+        .collect()
+}
+
+fn longs(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<i64>> {
+    let Some(cast) = column.and_then(|c| arrow::compute::cast(c, &DataType::Int64).ok()) else {
+        return vec![None; rows];
+    };
+    let values = cast.as_primitive::<Int64Type>();
+    (0..rows)
+        .map(|i| values.is_valid(i).then(|| values.value(i)))
+        .collect()
+}
+
+/// One live data file of a snapshot.
+#[derive(Debug, Clone)]
+pub struct DataFile {
+    pub path: String,
+    pub format: String,
+    pub size: u64,
+    pub records: i64,
+    /// The partition tuple, as text per partition field name.
+    pub partition: BTreeMap<String, Option<String>>,
+    pub spec_id: i64,
+}
+
+/// A manifest path as a local path.
+fn file_path(path: &str) -> PlanResult<PathBuf> {
+    check_allowed(path)?;
+    local_path(path)
+}
+
+/// The live data files of a snapshot; delete files are refused.
+pub fn data_files(snapshot: &Value) -> PlanResult<Vec<DataFile>> {
+    let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
+        return Err(PlanError::Unsupported(
+            "Iceberg v1 snapshots without a manifest list".into(),
+        ));
+    };
+    let mut out = vec![];
+    for batch in read_avro(&file_path(list)?, MANIFEST_LIST_READ)? {
+        let rows = batch.num_rows();
+        let paths = strings(batch.column_by_name("manifest_path"), rows);
+        let contents = longs(batch.column_by_name("content"), rows);
+        let specs = longs(batch.column_by_name("partition_spec_id"), rows);
+        for row in 0..rows {
+            let Some(path) = &paths[row] else { continue };
+            let delete_manifest = contents[row].unwrap_or(0) != 0;
+            read_manifest(
+                &file_path(path)?,
+                delete_manifest,
+                specs[row].unwrap_or(0),
+                &mut out,
+            )?;
+        }
+    }
+    Ok(out)
+}
+
+fn delete_files_refused() -> PlanError {
+    PlanError::Unsupported("Iceberg delete files (merge-on-read deletes)".into())
+}
+
+fn read_manifest(
+    path: &Path,
+    delete_manifest: bool,
+    spec_id: i64,
+    out: &mut Vec<DataFile>,
+) -> PlanResult<()> {
+    for batch in read_avro(path, MANIFEST_READ)? {
+        let rows = batch.num_rows();
+        let status = longs(batch.column_by_name("status"), rows);
+        let Some(data_file) = batch
+            .column_by_name("data_file")
+            .and_then(|c| c.as_any().downcast_ref::<StructArray>())
+        else {
+            return Err(invalid(format!(
+                "bad Iceberg manifest {}: no data_file",
+                path.display()
+            )));
+        };
+        let content = longs(data_file.column_by_name("content"), rows);
+        let paths = strings(data_file.column_by_name("file_path"), rows);
+        let formats = strings(data_file.column_by_name("file_format"), rows);
+        let sizes = longs(data_file.column_by_name("file_size_in_bytes"), rows);
+        let records = longs(data_file.column_by_name("record_count"), rows);
+        let partition = data_file
+            .column_by_name("partition")
+            .and_then(|c| c.as_any().downcast_ref::<StructArray>());
+        let partition_values: Vec<(String, Vec<Option<String>>)> = partition
+            .map(|p| {
+                p.fields()
+                    .iter()
+                    .zip(p.columns())
+                    .map(|(f, c)| (f.name().clone(), strings(Some(c), rows)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for row in 0..rows {
+            // 0 EXISTING, 1 ADDED, 2 DELETED.
+            if status[row] == Some(2) {
+                continue;
+            }
+            if delete_manifest || content[row].unwrap_or(0) != 0 {
+                return Err(delete_files_refused());
+            }
+            let Some(p) = &paths[row] else { continue };
+            out.push(DataFile {
+                path: p.clone(),
+                format: formats[row].clone().unwrap_or_else(|| "PARQUET".into()),
+                size: sizes[row].and_then(|s| u64::try_from(s).ok()).unwrap_or(0),
+                records: records[row].unwrap_or(0),
+                partition: partition_values
+                    .iter()
+                    .map(|(name, values)| (name.clone(), values[row].clone()))
+                    .collect(),
+                spec_id,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The field id → top-level column name map of a parquet file (empty: the file has no ids).
+fn file_field_names(path: &Path) -> PlanResult<HashMap<i64, String>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+    let builder =
+        datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| invalid(format!("bad parquet file {}: {e}", path.display())))?;
+    Ok(builder
+        .schema()
+        .fields()
+        .iter()
+        .filter_map(|f| {
+            let id = f.metadata().get(FIELD_ID)?.parse().ok()?;
+            Some((id, f.name().clone()))
+        })
+        .collect())
+}
+
+/// The table a `format("iceberg")` read scans.
+pub fn read(
+    state: &datafusion::execution::SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    let [path] = ds.paths.as_slice() else {
+        return Err(PlanError::Unsupported(
+            "reading several Iceberg tables in one load".into(),
+        ));
+    };
+    if ds.schema.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+        return Err(SparkError::analysis(
+            "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+            "0A000",
+            "The feature is not supported: Table does not support user specified schema.",
+        )
+        .into());
+    }
+    let at = time_travel(ds, time_zone)?;
+    let table = load(path)?;
+    let snapshot = table.chosen_snapshot(at.as_ref())?;
+    let schema_json = table.schema_for(snapshot, at.is_some())?;
+    let schema = Arc::new(arrow_schema(schema_json)?);
+    let ids: Vec<i64> = top_level(schema_json)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let files = match snapshot {
+        Some(s) => data_files(s)?,
+        None => vec![],
+    };
+    let stable = table.names_stable();
+    let mut groups: Vec<FileGroupMapping> = vec![];
+    for file in files {
+        if !file.format.eq_ignore_ascii_case("parquet") {
+            return Err(PlanError::Unsupported(format!(
+                "Iceberg {} data files",
+                file.format
+            )));
+        }
+        let local = file_path(&file.path)?;
+        let names: Vec<Option<String>> = if stable {
+            schema
+                .fields()
+                .iter()
+                .map(|f| Some(f.name().clone()))
+                .collect()
+        } else {
+            let by_id = file_field_names(&local)?;
+            if by_id.is_empty() {
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| Some(f.name().clone()))
+                    .collect()
+            } else {
+                ids.iter().map(|id| by_id.get(id).cloned()).collect()
+            }
+        };
+        let location = object_store::path::Path::from_absolute_path(&local)
+            .map_err(|e| invalid(format!("bad Iceberg data file path: {e}")))?;
+        let part = PartitionedFile::new(location.to_string(), file.size);
+        match groups.iter_mut().find(|g| g.names == names) {
+            Some(g) => g.files.push(part),
+            None => groups.push(FileGroupMapping {
+                names,
+                files: vec![part],
+            }),
+        }
+    }
+    Ok(FileRead {
+        provider: Arc::new(IcebergFiles::new(state, schema, groups)),
+        partitions: vec![],
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
+
+/// The location of table `name` (`db.t`, namespaces first) of a Hadoop catalog's warehouse.
+pub fn hadoop_table_location(warehouse: &str, name: &[String]) -> String {
+    let mut location = warehouse.trim_end_matches('/').to_string();
+    for part in name {
+        location.push('/');
+        location.push_str(part);
+    }
+    location
+}
+
+/// The read of `name` when its first part is an Iceberg catalog of the session
+/// (`spark.sql.catalog.<name>=org.apache.iceberg.spark.SparkCatalog`, `type=hadoop`,
+/// `warehouse=<path>`): the table at `<warehouse>/<namespace...>/<table>`. None: no such
+/// catalog.
+pub fn catalog_source(
+    catalogs: &BTreeMap<String, BTreeMap<String, String>>,
+    name: &[String],
+) -> PlanResult<Option<DataSource>> {
+    let [catalog, rest @ ..] = name else {
+        return Ok(None);
+    };
+    let Some(settings) = catalogs.get(&catalog.to_ascii_lowercase()) else {
+        return Ok(None);
+    };
+    let class = settings.get("").map(String::as_str).unwrap_or("");
+    if !class.starts_with("org.apache.iceberg.") {
+        return Ok(None);
+    }
+    let kind = settings
+        .get("type")
+        .map(|t| t.to_ascii_lowercase())
+        .unwrap_or_default();
+    if kind != "hadoop" {
+        let shown = if kind.is_empty() {
+            settings.get("catalog-impl").cloned().unwrap_or_default()
+        } else {
+            kind
+        };
+        return Err(PlanError::Unsupported(format!(
+            "Iceberg catalogs of type {shown} (catalog {catalog}; Hadoop catalogs are read)"
+        )));
+    }
+    let Some(warehouse) = settings.get("warehouse") else {
+        return Err(invalid(format!(
+            "Cannot initialize HadoopCatalog because warehousePath must not be null or empty (spark.sql.catalog.{catalog}.warehouse)"
+        )));
+    };
+    if rest.len() < 2 {
+        return Err(SparkError::table_not_found(&name.join(".")).into());
+    }
+    let location = hadoop_table_location(warehouse, rest);
+    if !is_iceberg_table(&location) {
+        return Err(SparkError::table_not_found(&name.join(".")).into());
+    }
+    Ok(Some(DataSource {
+        format: Some("iceberg".into()),
+        schema: None,
+        options: Default::default(),
+        paths: vec![location],
+    }))
+}
