@@ -293,6 +293,20 @@ impl SparkError {
         )
     }
 
+    /// Spark's parser error for a statement nested too deeply (its parser's stack overflowed;
+    /// Ember's nesting bound is `spark.ember.maxExpressionDepth`).
+    pub fn too_complex_to_parse() -> Self {
+        Self::new(
+            ErrorKind::Parse,
+            "FAILED_TO_PARSE_TOO_COMPLEX",
+            "54001",
+            "The statement, including potential SQL functions and referenced views, was too \
+             complex to parse. To mitigate this error divide the statement into multiple, less \
+             complex chunks.",
+            vec![],
+        )
+    }
+
     /// Any other analysis error, with a Spark error class chosen by the caller.
     pub fn analysis(error_class: &str, sql_state: &str, message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Analysis, error_class, sql_state, message, vec![])

@@ -198,6 +198,9 @@ pub const DEFAULTS: &[ConfigEntry] = &[
     // The most relations a plan may nest (a chain of DataFrame operations); the protobuf
     // decoder's own limit (4,096 levels, two per relation) caps it at 2,000.
     entry("spark.ember.maxPlanDepth", Some("2000"), false),
+    // The most levels one expression may nest (SQL text or Spark Connect message): planning
+    // costs O(depth^2), so this bounds the time one request may take before any work.
+    entry("spark.ember.maxExpressionDepth", Some("1200"), false),
 ];
 
 fn known(key: &str) -> Option<&'static ConfigEntry> {
@@ -212,6 +215,7 @@ const STATIC_KEYS: &[&str] = &[
     "spark.ember.queryTimeout",
     "spark.ember.taskTimeout",
     "spark.ember.maxPlanDepth",
+    "spark.ember.maxExpressionDepth",
     "spark.sql.warehouse.dir",
     "spark.sql.globalTempDatabase",
     "spark.sql.extensions",

@@ -70,6 +70,11 @@ impl RequestContext {
         let session = self.session.clone();
         let checkpoints: CachedRelationLookup =
             Arc::new(move |id: &str| session.checkpoints.lock().get(id).cloned());
+        // (A static setting: the same for every session, installed where SQL text is parsed.)
+        ember_planner::sql::set_max_expression_depth(self.session.conf.usize(
+            "spark.ember.maxExpressionDepth",
+            ember_planner::sql::DEFAULT_MAX_EXPRESSION_DEPTH,
+        ));
         ProtoContext {
             time_zone: self.session.conf.time_zone(),
             artifacts: Some(lookup),
@@ -90,6 +95,7 @@ impl RequestContext {
                 )
                 .max(1),
             depth: std::cell::Cell::new(0),
+            expr_depth: std::cell::Cell::new(0),
         }
     }
 

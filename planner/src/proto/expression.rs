@@ -13,7 +13,28 @@ use crate::interval::IntervalFields;
 use crate::spec::{self, CastMode, Expr, FrameBound, FunctionCall, WindowFrame, WindowSpec};
 use crate::{literal, sql, types};
 
+/// Converts one expression, refusing one that nests deeper than
+/// [`sql::max_expression_depth`] before any planning work.
 pub fn convert(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
+    let depth = ctx.expr_depth.get() + 1;
+    let max = sql::max_expression_depth();
+    if depth > max {
+        return Err(crate::error::SparkError::illegal_argument(
+            "INVALID_PARAMETER_VALUE",
+            format!(
+                "The expression nests more than {max} levels (the static setting \
+                 spark.ember.maxExpressionDepth). Build it from fewer nested calls."
+            ),
+        )
+        .into());
+    }
+    ctx.expr_depth.set(depth);
+    let out = convert_nested(ctx, e);
+    ctx.expr_depth.set(depth - 1);
+    out
+}
+
+fn convert_nested(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
     let Some(expr) = &e.expr_type else {
         return invalid("expression without a type");
     };

@@ -41,6 +41,9 @@ pub struct ProtoContext {
     pub max_depth: usize,
     /// How deep the conversion is now.
     pub depth: std::cell::Cell<usize>,
+    /// How deep the expression being converted nests now (bounded by
+    /// [`crate::sql::max_expression_depth`]).
+    pub expr_depth: std::cell::Cell<usize>,
 }
 
 /// The default of `spark.ember.maxPlanDepth`: what the protobuf decoder's 4,096 levels hold.
@@ -55,6 +58,7 @@ impl ProtoContext {
             python_artifacts: None,
             max_depth: MAX_PLAN_DEPTH,
             depth: std::cell::Cell::new(0),
+            expr_depth: std::cell::Cell::new(0),
         }
     }
 }

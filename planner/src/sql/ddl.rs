@@ -209,7 +209,9 @@ impl PlanError {
     fn from_parser(e: ParserError) -> PlanError {
         let msg = match e {
             ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
-            ParserError::RecursionLimitExceeded => "recursion limit exceeded".into(),
+            ParserError::RecursionLimitExceeded => {
+                return crate::error::SparkError::too_complex_to_parse().into();
+            }
         };
         let near = msg
             .split("found: ")

@@ -82,11 +82,24 @@ pub(crate) fn lower(l: &Lowering, e: ast::Expr) -> PlanResult<Expr> {
     lower_with_windows(l, e, &Vec::new())
 }
 
+/// Lowers one expression, refusing one that nests deeper than
+/// [`super::max_expression_depth`] (FAILED_TO_PARSE_TOO_COMPLEX, as Spark's parser).
 pub(crate) fn lower_with_windows(
     l: &Lowering,
     e: ast::Expr,
     windows: &NamedWindows,
 ) -> PlanResult<Expr> {
+    let depth = l.depth.get() + 1;
+    if depth > super::max_expression_depth() {
+        return Err(crate::error::SparkError::too_complex_to_parse().into());
+    }
+    l.depth.set(depth);
+    let out = lower_nested(l, e, windows);
+    l.depth.set(depth - 1);
+    out
+}
+
+fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResult<Expr> {
     check_predicate_operands(&e)?;
     let go = |e: ast::Expr| lower_with_windows(l, e, windows);
     let go_box = |e: Box<ast::Expr>| lower_with_windows(l, *e, windows).map(Box::new);
