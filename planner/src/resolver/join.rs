@@ -153,6 +153,10 @@ impl Resolver<'_> {
             } else {
                 shown
             };
+            // (An inner join's key has both sides' values: `df2.a` reads it, as in Spark.)
+            if join_type == JoinType::Inner {
+                self.plan_ids.derived(&l.name, &r.name);
+            }
             items.push((key, shown));
         }
         let left_key_names: HashSet<&String> = left_keys.iter().map(|c| &c.name).collect();

@@ -702,6 +702,7 @@ impl<'a> Resolver<'a> {
                 let info = self.info(f.name());
                 let q = qualifier.clone().unwrap_or(info.qualifier);
                 let fresh = self.fresh(&info.name, q);
+                self.plan_ids.derived(&fresh, f.name());
                 Self::column(f.name()).alias(fresh)
             })
             .collect::<Vec<_>>();

@@ -31,10 +31,12 @@ impl Resolver<'_> {
             Some(allowed) => {
                 let filtered: Vec<_> = all
                     .iter()
-                    .filter(|(n, _)| allowed.contains(n))
+                    .filter(|(n, _)| self.plan_ids.stands_for_any(n, allowed))
                     .cloned()
                     .collect();
-                if filtered.is_empty() { all } else { filtered }
+                // (No column of the DataFrame is here: Spark's missing-reference rule or its
+                // errors, never another DataFrame's column of the same name.)
+                if filtered.is_empty() && self.in_stored_plan { all } else { filtered }
             }
             None => all,
         }

@@ -19,6 +19,9 @@ pub(crate) struct PlanIds {
     aggregated: HashSet<i64>,
     /// How many aggregations' inputs are being resolved.
     aggregate_inputs: usize,
+    /// The column each column re-exposed under a new internal name (a subquery alias, the
+    /// right side of a self-join) stands for: Spark's attribute stays the same there.
+    sources: HashMap<String, Vec<String>>,
 }
 
 impl PlanIds {
@@ -28,6 +31,40 @@ impl PlanIds {
         if self.aggregate_inputs > 0 {
             self.aggregated.insert(id);
         }
+    }
+
+    /// `internal` is `source` under a new name (or has its values, as an inner join's USING
+    /// column has both sides' keys).
+    pub(crate) fn derived(&mut self, internal: &str, source: &str) {
+        self.sources
+            .entry(internal.to_string())
+            .or_default()
+            .push(source.to_string());
+    }
+
+    /// The first of `internal` and the columns it was re-exposed from (nearest first) that
+    /// `matches`.
+    fn find_source(&self, internal: &str, matches: &dyn Fn(&str) -> bool) -> Option<String> {
+        let mut stack = vec![internal.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(current) = stack.pop() {
+            if matches(&current) {
+                return Some(current);
+            }
+            if !seen.insert(current.clone()) {
+                continue;
+            }
+            if let Some(sources) = self.sources.get(&current) {
+                stack.extend(sources.iter().rev().cloned());
+            }
+        }
+        None
+    }
+
+    /// Whether `internal`, or a column it was re-exposed from, is one of `outputs`.
+    pub(crate) fn stands_for_any(&self, internal: &str, outputs: &[String]) -> bool {
+        self.find_source(internal, &|c| outputs.iter().any(|o| o == c))
+            .is_some()
     }
 
     pub(crate) fn enter_aggregate_input(&mut self) {
@@ -44,7 +81,11 @@ impl PlanIds {
         let Some(resolutions) = self.resolutions.get(&id) else {
             return false;
         };
-        let which = |internal: &String| resolutions.iter().position(|r| r.contains(internal));
+        let in_one = |c: &str| resolutions.iter().any(|r| r.iter().any(|n| n == c));
+        let which = |internal: &String| {
+            let source = self.find_source(internal, &in_one)?;
+            resolutions.iter().position(|r| r.contains(&source))
+        };
         let mut seen: Vec<usize> = internals.iter().filter_map(|i| which(i)).collect();
         seen.sort_unstable();
         seen.dedup();

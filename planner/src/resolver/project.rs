@@ -302,6 +302,15 @@ impl Resolver<'_> {
             }
         }
         let input = self.resolve(input)?;
+        self.with_columns_resolved(input, columns)
+    }
+
+    /// `withColumns` over an already resolved input.
+    pub(crate) fn with_columns_resolved(
+        &mut self,
+        input: LogicalPlan,
+        columns: &[(String, SExpr)],
+    ) -> PlanResult<LogicalPlan> {
         let mut items: Vec<Named> = input
             .schema()
             .fields()

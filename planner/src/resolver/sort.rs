@@ -291,6 +291,45 @@ impl Resolver<'_> {
                 ))
             }
             PlanNode::Hint { input, .. } => self.resolve_with_extras(input, extras),
+            PlanNode::WithColumns { input, columns } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let plan = self.with_columns_resolved(plan, columns)?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
+            PlanNode::Sample {
+                input,
+                lower,
+                upper,
+                seed,
+                by_row_values,
+                with_replacement: false,
+            } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let plan = self.sample_resolved(plan, *lower, *upper, *seed, *by_row_values)?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
+            // `toDF(names)`: the visible columns renamed, the extras kept as they are.
+            PlanNode::ToDf { input, names } => {
+                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+                let visible = visible_columns(&plan, &hidden);
+                let renamed = self.rename_all(
+                    LogicalPlanBuilder::from(plan.clone())
+                        .project(visible)?
+                        .build()?,
+                    names,
+                    None,
+                )?;
+                let mut exprs: Vec<Expr> = Vec::new();
+                if let LogicalPlan::Projection(p) = &renamed {
+                    exprs.extend(p.expr.iter().cloned());
+                }
+                exprs.extend(hidden.iter().map(|h| Self::column(h)));
+                let plan = LogicalPlanBuilder::from(plan).project(exprs)?.build()?;
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
             PlanNode::Repartition {
                 input,
                 num_partitions,

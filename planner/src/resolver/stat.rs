@@ -226,6 +226,18 @@ impl Resolver<'_> {
         by_row_values: bool,
     ) -> PlanResult<LogicalPlan> {
         let input = self.resolve(input)?;
+        self.sample_resolved(input, lower, upper, seed, by_row_values)
+    }
+
+    /// `sample` (without replacement) of an already resolved input.
+    pub(crate) fn sample_resolved(
+        &mut self,
+        input: LogicalPlan,
+        lower: f64,
+        upper: f64,
+        seed: i64,
+        by_row_values: bool,
+    ) -> PlanResult<LogicalPlan> {
         if by_row_values {
             let x = row_fraction(&input, seed);
             let keep = x.clone().gt_eq(lit(lower)).and(x.lt(lit(upper)));
