@@ -317,29 +317,7 @@ impl Resolver<'_> {
                 expr,
                 plan,
                 negated,
-            } => {
-                let (value, value_name) = self.resolve_expr(expr, schema)?;
-                let (subquery, outer_refs) = self.resolve_subquery(plan, schema)?;
-                let sub = Subquery {
-                    subquery: Arc::new(subquery),
-                    outer_ref_columns: outer_refs,
-                    spans: Default::default(),
-                };
-                let e = Expr::InSubquery(datafusion::logical_expr::expr::InSubquery::new(
-                    Box::new(value),
-                    sub,
-                    *negated,
-                ));
-                let name = format!("({value_name} IN (listquery()))");
-                Ok((
-                    e,
-                    if *negated {
-                        format!("(NOT {name})")
-                    } else {
-                        name
-                    },
-                ))
-            }
+            } => self.resolve_in_subquery(e, expr, plan, *negated, schema),
             SExpr::InList {
                 expr,
                 list,
@@ -418,7 +396,7 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_subquery(
+    pub(super) fn resolve_subquery(
         &mut self,
         plan: &spec::Plan,
         schema: &DFSchema,

@@ -18,6 +18,7 @@ mod generate;
 mod input_file;
 mod input_types;
 mod intervals;
+mod in_subquery;
 pub use generate::GENERATORS;
 mod as_of_join;
 mod join;
@@ -194,6 +195,9 @@ pub struct Resolver<'a> {
     /// Whether a stored plan (`Plan::stored`) is being resolved: its expressions may name
     /// plan ids no relation has any more.
     in_stored_plan: bool,
+    /// The `IN (subquery)` conjuncts of the filter condition being resolved (by address; see
+    /// `in_subquery`).
+    filter_in_subqueries: Vec<usize>,
 }
 
 impl<'a> Resolver<'a> {
@@ -216,6 +220,7 @@ impl<'a> Resolver<'a> {
             in_window: false,
             lateral_aliases: vec![],
             in_stored_plan: false,
+            filter_in_subqueries: Vec::new(),
         }
     }
 

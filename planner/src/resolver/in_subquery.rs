@@ -1,0 +1,170 @@
+//! `expr [NOT] IN (subquery)`, including Spark's several-column form: a struct built in place
+//! (`struct(a, b)`, SQL's `(a, b)`, `struct(df.a, df.b).isin(df2)`) stands for its fields,
+//! compared with the subquery's columns one by one (`IN_SUBQUERY_LENGTH_MISMATCH` when the
+//! counts differ). DataFusion compares one value: both sides become structs of the same
+//! type. Struct equality treats NULL fields as values, which Spark's `a = x AND b = y` does
+//! not; where a field may be NULL the rows are compared as NULL when any field is (the same
+//! rows pass a filter, but NOT IN and IN's value outside a filter differ), so that form is
+//! taken only for `IN` as a conjunct of a filter's condition.
+
+use std::sync::Arc;
+
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::expr::{Case, InSubquery};
+use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
+use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlanBuilder, Subquery, cast, lit};
+
+use super::Resolver;
+use super::names::Named;
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::{Expr as SExpr, Plan};
+
+/// The top-level conjuncts of `condition` that are `IN (subquery)` (by address), which a
+/// filter may compare as NULL when a field is.
+pub(crate) fn filter_conjuncts(condition: &SExpr, out: &mut Vec<usize>) {
+    match condition {
+        SExpr::Function(f) if f.name.eq_ignore_ascii_case("and") && f.args.len() == 2 => {
+            for a in &f.args {
+                filter_conjuncts(a, out);
+            }
+        }
+        SExpr::InSubquery { negated: false, .. } => out.push(condition as *const SExpr as usize),
+        _ => {}
+    }
+}
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_in_subquery(
+        &mut self,
+        whole: &SExpr,
+        expr: &SExpr,
+        plan: &Plan,
+        negated: bool,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let (value, value_name) = self.resolve_expr(expr, schema)?;
+        let (subquery, outer_refs) = self.resolve_subquery(plan, schema)?;
+        let name = format!("({value_name} IN (listquery()))");
+        let name = if negated {
+            format!("(NOT {name})")
+        } else {
+            name
+        };
+        let fields = match expr {
+            SExpr::Function(f) if f.name.eq_ignore_ascii_case("struct") && !f.is_operator => {
+                Some(f.args.len())
+            }
+            _ => None,
+        };
+        let (value, subquery) = match fields {
+            None if subquery.schema().fields().len() != 1 => {
+                let right = self.output_names(subquery.schema());
+                return Err(length_mismatch(&name, &[value_name], &right));
+            }
+            None => (value, subquery),
+            Some(n) if n != subquery.schema().fields().len() => {
+                let left = match value.get_type(schema)? {
+                    arrow::datatypes::DataType::Struct(fs) => {
+                        fs.iter().map(|f| f.name().clone()).collect::<Vec<_>>()
+                    }
+                    _ => vec![],
+                };
+                let right = self.output_names(subquery.schema());
+                return Err(length_mismatch(&name, &left, &right));
+            }
+            Some(_) => {
+                let arrow::datatypes::DataType::Struct(left) = value.get_type(schema)? else {
+                    return Err(PlanError::InvalidPlan("IN of a struct".into()));
+                };
+                let sub_schema = subquery.schema().clone();
+                let mut lhs = Vec::new();
+                let mut rhs = Vec::new();
+                let mut nullable = false;
+                for (i, (l, (q, r))) in left.iter().zip(sub_schema.iter()).enumerate() {
+                    let want =
+                        comparison_coercion(l.data_type(), r.data_type()).ok_or_else(|| {
+                            PlanError::Unsupported(format!(
+                                "IN subquery comparing {} with {}",
+                                l.data_type(),
+                                r.data_type()
+                            ))
+                        })?;
+                    nullable |= l.is_nullable() || r.is_nullable();
+                    let field = datafusion::functions::core::expr_fn::get_field(
+                        value.clone(),
+                        l.name().as_str(),
+                    );
+                    let column = Expr::Column(datafusion::common::Column::from((q, r)));
+                    lhs.push((format!("c{i}"), cast(field, want.clone())));
+                    rhs.push((format!("c{i}"), cast(column, want)));
+                }
+                let conjunct = self
+                    .filter_in_subqueries
+                    .contains(&(whole as *const SExpr as usize));
+                if nullable && (negated || !conjunct) {
+                    return Err(PlanError::Unsupported(format!(
+                        "{name} of several columns that may be NULL outside a filter's IN"
+                    )));
+                }
+                let projected = LogicalPlanBuilder::from(subquery)
+                    .project(vec![masked_struct(&rhs)?.alias("value")])?
+                    .build()?;
+                (masked_struct(&lhs)?, projected)
+            }
+        };
+        let sub = Subquery {
+            subquery: Arc::new(subquery),
+            outer_ref_columns: outer_refs,
+            spans: Default::default(),
+        };
+        let e = Expr::InSubquery(InSubquery::new(Box::new(value), sub, negated));
+        Ok((e, name))
+    }
+}
+
+/// Spark's error for an IN whose sides have different numbers of columns.
+fn length_mismatch(name: &str, left: &[String], right: &[String]) -> PlanError {
+    let quoted = |v: &[String]| {
+        v.iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    SparkError::analysis(
+        "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH",
+        "42K09",
+        format!(
+            "Cannot resolve \"{name}\" due to data type mismatch: The number of columns in the left hand side of an IN subquery does not match the number of columns in the output of subquery. Left hand side columns(length: {}): [{}], right hand side columns(length: {}): [{}].",
+            left.len(),
+            quoted(left),
+            right.len(),
+            quoted(right)
+        ),
+    )
+    .into()
+}
+
+/// `named_struct(name, value, ...)`, NULL where any value is.
+fn masked_struct(values: &[(String, Expr)]) -> PlanResult<Expr> {
+    let mut args = Vec::new();
+    for (n, v) in values {
+        args.push(lit(n.as_str()));
+        args.push(v.clone());
+    }
+    let built = crate::functions::df_udf("named_struct")?.call(args);
+    let any_null = values
+        .iter()
+        .map(|(_, v)| v.clone().is_null())
+        .reduce(Expr::or);
+    Ok(match any_null {
+        None => built,
+        Some(c) => Expr::Case(Case::new(
+            None,
+            vec![(
+                Box::new(c),
+                Box::new(lit(datafusion::common::ScalarValue::Null)),
+            )],
+            Some(Box::new(built)),
+        )),
+    })
+}
