@@ -71,7 +71,7 @@ pub fn timestamp_nanos_text(nanos: i64, zone: Option<&str>, offset: bool) -> Str
 fn utc_text(utc: DateTime<chrono::Utc>, zone: Option<&str>, offset: bool) -> String {
     let (local, suffix) = match zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
         Some(z) => {
-            let t = utc.with_timezone(&z);
+            let t = super::zone_rules::in_zone(&z, utc);
             (t.naive_local(), t.format("%:z").to_string())
         }
         None => (utc.naive_utc(), "+00:00".to_string()),
@@ -101,6 +101,7 @@ pub fn time_text(micros: i64) -> String {
 pub fn format_instant(micros: i64, tz: Tz, pattern: &str) -> Result<String> {
     let at = as_datetime_with_timezone::<TimestampMicrosecondType>(micros, tz)
         .ok_or_else(|| bad_value("timestamp", micros))?;
+    let at = super::zone_rules::in_zone(&tz, at.with_timezone(&chrono::Utc));
     let mut text = String::new();
     format_with(&mut text, at.format(pattern))?;
     Ok(with_offsets(&text, at.offset().fix().local_minus_utc()))
@@ -130,6 +131,7 @@ pub fn format_timestamp(
         Some(zone) => {
             let tz: Tz = zone.parse()?;
             let at = timestamp_in(value, unit, tz).ok_or_else(|| bad_value("timestamp", value))?;
+            let at = super::zone_rules::in_zone(&tz, at.with_timezone(&chrono::Utc));
             format_with(&mut text, at.format(pattern))?;
             Ok(with_offsets(&text, at.offset().fix().local_minus_utc()))
         }

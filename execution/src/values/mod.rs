@@ -11,6 +11,7 @@
 pub mod datetime;
 pub mod interval;
 pub mod numbers;
+pub mod zone_rules;
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::{

@@ -546,6 +546,7 @@ fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static st
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
         );
         let time = matches!(f.types.first(), Some(DataType::Time64(_)));
+        let zoned = matches!(f.types.first(), Some(DataType::Timestamp(_, Some(_))));
         let x = one(f)?;
         if time {
             // The fields of a TIME.
@@ -557,8 +558,21 @@ fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static st
         } else {
             x
         };
-        Ok(super::sp_udf(spark_name)?.call(vec![x]))
+        Ok(super::sp_udf(spark_name)?.call(vec![local_of(x, zoned, &tz)]))
     });
+}
+
+/// A TIMESTAMP (`zoned`) as its local date-time in the session time zone `tz` (Ember's
+/// offsets, which follow a zone's last rule after 2037 where Arrow's stop), else `x`.
+fn local_of(x: Expr, zoned: bool, tz: &str) -> Expr {
+    if !zoned {
+        return x;
+    }
+    NativeUdf::udf(Native::ShiftZone {
+        time_zone: tz.to_string(),
+        to_local: true,
+    })
+    .call(vec![x])
 }
 
 fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
@@ -567,8 +581,14 @@ fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
             f.types.first(),
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
         );
+        let zoned = matches!(f.types.first(), Some(DataType::Timestamp(_, Some(_))));
+        let tz = f.config.time_zone.clone();
         let x = one(f)?;
-        let x = if text { to_date(x) } else { x };
+        let x = if text {
+            to_date(x)
+        } else {
+            local_of(x, zoned, &tz)
+        };
         let udf = super::df_udf("date_part")?;
         Ok(cast(
             udf.call(vec![datafusion::logical_expr::lit(part), x]),

@@ -552,10 +552,10 @@ pub(super) fn convert_timezone(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         let (source, target) = (zone(from.value(i))?, zone(to.value(i))?);
         let local =
             arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(at.value(i));
-        match local
-            .and_then(|l| resolve(source, l))
-            .map(|t| t.with_timezone(&target).naive_local())
-        {
+        match local.and_then(|l| resolve(source, l)).map(|t| {
+            ember_execution::values::zone_rules::in_zone(&target, t.with_timezone(&Utc))
+                .naive_local()
+        }) {
             Some(t) => out.append_value(t.and_utc().timestamp_micros()),
             None => out.append_null(),
         }
@@ -566,6 +566,7 @@ pub(super) fn convert_timezone(arrays: &[ArrayRef]) -> Result<ArrayRef> {
 /// Instants as local date-times of `time_zone` (`to_local`), or local date-times as
 /// instants.
 pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -> Result<ArrayRef> {
+    use ember_execution::values::zone_rules;
     let Some(at) = arrays.first() else {
         return internal_err!("a timestamp to shift");
     };
@@ -579,7 +580,7 @@ pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -
     let shifted = micros.iter().map(|v| {
         let v = v?;
         if to_local {
-            let local = tz.timestamp_micros(v).single()?.naive_local();
+            let local = zone_rules::in_zone(&tz, DateTime::from_timestamp_micros(v)?).naive_local();
             Some(local.and_utc().timestamp_micros())
         } else {
             let local = arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(v)?;
@@ -596,6 +597,7 @@ pub(super) fn shift_zone(arrays: &[ArrayRef], time_zone: &str, to_local: bool) -
 
 /// [`shift_zone`] of nanosecond timestamps (TIMESTAMP_LTZ(9) and TIMESTAMP_NTZ(9)).
 fn shift_zone_nanos(at: &ArrayRef, tz: Tz, time_zone: &str, to_local: bool) -> Result<ArrayRef> {
+    use ember_execution::values::zone_rules;
     let nanos = arrow::compute::cast(at, &DataType::Int64)?;
     let nanos = nanos.as_primitive::<arrow::datatypes::Int64Type>();
     let shifted = nanos.iter().map(|v| {
@@ -603,7 +605,8 @@ fn shift_zone_nanos(at: &ArrayRef, tz: Tz, time_zone: &str, to_local: bool) -> R
         let v = v?;
         let (micros, below) = (v.div_euclid(1000), v.rem_euclid(1000));
         let shifted = if to_local {
-            let local = tz.timestamp_micros(micros).single()?.naive_local();
+            let local =
+                zone_rules::in_zone(&tz, DateTime::from_timestamp_micros(micros)?).naive_local();
             local.and_utc().timestamp_micros()
         } else {
             let local =

@@ -63,7 +63,7 @@ pub use xml::schema_of_xml;
 mod xpath;
 pub use xpath::XpathResult;
 mod zoned;
-pub use zoned::{ZonedOp, zoned_literal};
+pub use zoned::{ZonedOp, literal_past_2037, zoned_literal};
 
 use std::sync::Arc;
 

@@ -106,7 +106,8 @@ fn of_local(
     local: NaiveDateTime,
     preferred: Option<FixedOffset>,
 ) -> (NaiveDateTime, FixedOffset) {
-    match tz.offset_from_local_datetime(&local) {
+    use ember_execution::values::zone_rules;
+    match zone_rules::local_offsets(tz, &local) {
         LocalResult::Single(o) => (local, o.fix()),
         LocalResult::Ambiguous(earlier, later) => {
             if Some(later.fix()) == preferred {
@@ -117,8 +118,8 @@ fn of_local(
         }
         LocalResult::None => {
             let day = TimeDelta::days(1);
-            let before = tz.offset_from_utc_datetime(&(local - day)).fix();
-            let after = tz.offset_from_utc_datetime(&(local + day)).fix();
+            let before = zone_rules::utc_offset(tz, &(local - day));
+            let after = zone_rules::utc_offset(tz, &(local + day));
             let gap = i64::from(after.local_minus_utc() - before.local_minus_utc());
             (local + TimeDelta::seconds(gap), after)
         }
@@ -144,6 +145,22 @@ fn local_to_instant(local_micros: i64, time_zone: &str) -> Option<i64> {
 pub(super) fn resolve_local(tz: &Tz, local: NaiveDateTime) -> Option<DateTime<Tz>> {
     let (local, offset) = of_local(tz, local, None);
     tz.timestamp_micros(instant_micros(local, offset)).single()
+}
+
+/// A `TIMESTAMP '...'` literal `value` as Arrow read it from `text` (by chrono-tz's offsets,
+/// which stop at 2037), read again by the zone's last rule when it is a local time (no zone
+/// or offset in the text) after 2037.
+pub fn literal_past_2037(text: &str, value: ScalarValue, time_zone: &str) -> ScalarValue {
+    const FIRST_UNLISTED: i64 = 2_145_916_800_000_000; // 2038-01-01T00:00:00Z
+    let late = matches!(&value, ScalarValue::TimestampMicrosecond(Some(t), Some(_)) if *t >= FIRST_UNLISTED - 86_400_000_000);
+    // (Zone text after the date: `Z`, an offset or a zone name.)
+    let time = text.trim().get(10..).unwrap_or("");
+    let zoned = time.contains(['Z', 'z', '+', '-', '/'])
+        || time.chars().any(|c| c.is_ascii_alphabetic() && c != 'T');
+    if !late || zoned {
+        return value;
+    }
+    zoned_literal(&ScalarValue::Utf8(Some(text.trim().to_string())), time_zone).unwrap_or(value)
 }
 
 /// A `TIMESTAMP '...'` literal whose local time a daylight-saving change in `time_zone` skips
