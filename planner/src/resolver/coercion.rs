@@ -59,6 +59,29 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
             spark_wider(x.data_type(), y.data_type())?,
             x.is_nullable() || y.is_nullable(),
         ))),
+        // (A value NULL on either side is nullable in the common type.)
+        (Map(x, sorted), Map(y, _)) => {
+            let (Struct(xs), Struct(ys)) = (x.data_type(), y.data_type()) else {
+                return None;
+            };
+            let ([xk, xv], [yk, yv]) = (xs.iter().as_slice(), ys.iter().as_slice()) else {
+                return None;
+            };
+            let key = xk
+                .as_ref()
+                .clone()
+                .with_data_type(spark_wider(xk.data_type(), yk.data_type())?);
+            let value = xv
+                .as_ref()
+                .clone()
+                .with_data_type(spark_wider(xv.data_type(), yv.data_type())?)
+                .with_nullable(xv.is_nullable() || yv.is_nullable());
+            let entries = x
+                .as_ref()
+                .clone()
+                .with_data_type(Struct(vec![key, value].into()));
+            Map(std::sync::Arc::new(entries), *sorted)
+        }
         _ => return None,
     })
 }

@@ -113,7 +113,11 @@ impl Resolver<'_> {
             ) => (value.clone(), f.as_ref().clone(), Elements::Values),
             (DataType::Map(entries, _), "explode" | "posexplode") => {
                 let field = Field::new("item", entries.data_type().clone(), true);
-                (map_entries(value.clone()), field, Elements::MapEntries)
+                (
+                    map_entries_of(value.clone(), &data_type),
+                    field,
+                    Elements::MapEntries,
+                )
             }
             (
                 DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _),
@@ -463,4 +467,24 @@ fn json_tuple_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
             vec![SExpr::function("named_struct", fields)],
         )],
     ))
+}
+
+/// `map_entries(map)` with the map's own nested nullability (DataFusion's states nullable
+/// values, and refuses a map whose values are not).
+fn map_entries_of(map: Expr, map_type: &DataType) -> Expr {
+    use crate::functions::nested_nullability::{NestedType, relaxed};
+    let loose = relaxed(map_type);
+    if &loose == map_type {
+        return map_entries(map);
+    }
+    let DataType::Map(entries, _) = map_type else {
+        return map_entries(map);
+    };
+    let entries_of = map_entries(NestedType::udf(loose).call(vec![map]));
+    let want = DataType::List(std::sync::Arc::new(Field::new(
+        "item",
+        entries.data_type().clone(),
+        true,
+    )));
+    NestedType::udf(want).call(vec![entries_of])
 }

@@ -195,6 +195,15 @@ impl Resolver<'_> {
                     )
                     .into());
                 }
+                // (DataFusion's map_entries states nullable values.)
+                let map_type = map.get_type(schema)?;
+                let loose = crate::functions::nested_nullability::relaxed(&map_type);
+                let map = match loose == map_type {
+                    true => map,
+                    false => {
+                        crate::functions::nested_nullability::NestedType::udf(loose).call(vec![map])
+                    }
+                };
                 let entries = df_udf("map_entries")?.call(vec![map]);
                 let element = self.element_type(name, &entries, &map_name, schema)?;
                 let (lambda, body_name, variable) = self.lambda(
