@@ -195,3 +195,88 @@ def test_cancel_kills_running_function(server_url):
         assert session.range(2).mapInPandas(lambda it: it, "id long").count() == 2
     finally:
         session.stop()
+
+
+def _slow_scalar(kind, pid_file):
+    """A scalar function of `kind` that writes its worker's pid, then sleeps 60 s."""
+    import pandas as pd
+
+    from pyspark.sql.functions import pandas_udf
+
+    def mark_and_sleep(path=str(pid_file)):
+        import os
+        import time
+
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
+
+    if kind == "udf":
+        return udf(lambda x: (mark_and_sleep(), x)[1], "long")
+
+    @pandas_udf("long")
+    def slow(v: pd.Series) -> pd.Series:
+        mark_and_sleep()
+        return v
+
+    return slow
+
+
+def _wait_for_pid(pid_file):
+    for _ in range(400):
+        if pid_file.exists() and pid_file.read_text():
+            return int(pid_file.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the function never started")
+
+
+def _assert_killed(pid):
+    for _ in range(100):
+        if not _alive(pid):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the worker running the cancelled function is still running")
+
+
+@pytest.mark.parametrize("kind", ["udf", "pandas_udf"])
+def test_cancel_kills_running_scalar_function(server_url, kind):
+    # A scalar function is called while an operator computes its batch (the thread waits for
+    # the worker), so dropping the query does not stop it: the query's cancel kills the worker
+    # serving it, in local mode through the query and on cluster workers through the task.
+    session = new_session(server_url)
+    pid_file = Path(tempfile.mkdtemp()) / "pid"
+    slow = _slow_scalar(kind, pid_file)
+    threading.Thread(target=lambda: (_wait_for_pid(pid_file), session.interruptAll()), daemon=True).start()
+    started = time.time()
+    try:
+        with pytest.raises(Exception):
+            session.range(1, numPartitions=1).select(slow("id")).collect()
+        assert time.time() - started < 30, "the cancelled query did not end at once"
+        _assert_killed(int(pid_file.read_text()))
+        # The session goes on; its functions run again.
+        plus_one = udf(lambda x: x + 1, "long")
+        assert [r[0] for r in session.range(3).select(plus_one("id")).collect()] == [1, 2, 3]
+    finally:
+        session.stop()
+
+
+def test_query_timeout_kills_running_scalar_function(request, ember_mode, tmp_path):
+    # `spark.ember.queryTimeout` stops a query waiting in a Python function at the limit, not
+    # when the function returns.
+    if ember_mode == "spark":
+        pytest.skip("Ember's own server settings")
+    server = EmberServer(
+        ember_binary(request.config), ember_mode, extra_args=["--conf", "spark.ember.queryTimeout=3s"], workdir=tmp_path
+    )
+    session = new_session(server.url)
+    pid_file = tmp_path / "pid"
+    started = time.time()
+    try:
+        with pytest.raises(Exception, match="spark.ember.queryTimeout"):
+            session.range(1, numPartitions=1).select(_slow_scalar("udf", pid_file)("id")).collect()
+        assert time.time() - started < 30, "the query ran past its timeout"
+        _assert_killed(int(pid_file.read_text()))
+        assert session.range(2).count() == 2
+    finally:
+        session.stop()
+        server.stop()

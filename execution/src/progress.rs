@@ -70,6 +70,8 @@ pub struct QueryProgress {
     /// Set by every change, cleared by [`QueryProgress::take_if_changed`].
     dirty: AtomicBool,
     changed: Notify,
+    /// The Python calls its local plans make (cluster tasks have their own).
+    python: Arc<crate::python::CancelScope>,
 }
 
 impl fmt::Debug for QueryProgress {
@@ -83,6 +85,11 @@ impl fmt::Debug for QueryProgress {
 impl QueryProgress {
     pub fn new() -> Arc<Self> {
         Arc::new(Self::default())
+    }
+
+    /// The query is cancelled: kill the Python workers its local plans wait for.
+    pub fn cancel_python_calls(&self) {
+        self.python.cancel();
     }
 
     /// The progress a task context reports to, if its query tracks progress.
@@ -451,6 +458,8 @@ impl ExecutionPlan for ProgressExec {
     ) -> Result<SendableRecordBatchStream> {
         let stream = self.input.execute(partition, context)?;
         let schema = stream.schema();
+        // (Python functions called while this pipeline's stream is polled can be cancelled.)
+        let stream = crate::python::InScope::new(stream, self.progress.python.clone());
         let task = TaskAttempt {
             partition,
             ..Default::default()

@@ -19,6 +19,32 @@ use crate::metrics::TaskMetrics;
 use crate::plan::{StageInputExec, StageReadExec};
 use crate::stream::{JobId, StreamKey, StreamManager, StreamRef, StreamSource};
 
+/// A task a worker runs now: how to stop it. Aborting its future is not enough while the task
+/// waits inside a Python function (the call blocks the thread that polls it): the workers
+/// serving its calls are killed first ([`crate::python::CancelScope`]).
+pub struct RunningTask {
+    pub abort: tokio::task::AbortHandle,
+    pub python: Arc<crate::python::CancelScope>,
+}
+
+impl RunningTask {
+    /// Spawn `task` on `runtime` with its own Python cancel scope.
+    pub fn spawn<F>(runtime: &tokio::runtime::Handle, task: F) -> Self
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let python = crate::python::CancelScope::new();
+        let scoped = crate::python::InScope::new(Box::pin(task), python.clone());
+        let abort = runtime.spawn(scoped).abort_handle();
+        Self { abort, python }
+    }
+
+    pub fn stop(&self) {
+        self.python.cancel();
+        self.abort.abort();
+    }
+}
+
 /// Identifies one attempt of one task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TaskId {

@@ -8,12 +8,11 @@ use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SendableRecordBatchStream;
 use parking_lot::{Mutex, RwLock};
-use tokio::task::AbortHandle;
 
 use super::driver::DriverHandle;
 use super::{DriverEvent, TaskOutcome, WorkerClient, WorkerCommand};
 use crate::stream::{StreamManager, StreamRef, StreamSource, WorkerId};
-use crate::task::{TaskId, run_task};
+use crate::task::{RunningTask, TaskId, run_task};
 
 /// The stream managers of the in-process workers, by worker id.
 #[derive(Debug, Default)]
@@ -52,7 +51,7 @@ pub struct Worker {
     source: Arc<dyn StreamSource>,
     driver: DriverHandle,
     runtime: tokio::runtime::Handle,
-    tasks: Mutex<HashMap<TaskId, AbortHandle>>,
+    tasks: Mutex<HashMap<TaskId, RunningTask>>,
 }
 
 impl Worker {
@@ -88,7 +87,7 @@ impl WorkerClient for InProcessWorkerClient {
             WorkerCommand::RunTask { task, context } => {
                 let id = task.id;
                 let runner = worker.clone();
-                let handle = worker.runtime.spawn(async move {
+                let running = RunningTask::spawn(&worker.runtime, async move {
                     let outcome = crate::panic::catch_panic(run_task(
                         task,
                         context,
@@ -120,11 +119,11 @@ impl WorkerClient for InProcessWorkerClient {
                         outcome,
                     });
                 });
-                worker.tasks.lock().insert(id, handle.abort_handle());
+                worker.tasks.lock().insert(id, running);
             }
             WorkerCommand::StopTask { task } => {
-                if let Some(handle) = worker.tasks.lock().remove(&task) {
-                    handle.abort();
+                if let Some(running) = worker.tasks.lock().remove(&task) {
+                    running.stop();
                 }
             }
             WorkerCommand::CleanupJob {

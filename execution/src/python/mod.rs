@@ -6,6 +6,7 @@
 //! workers: `--python` (set once per process with [`set_python`]), else `PYSPARK_PYTHON`,
 //! else the session's `spark.pyspark.python`, else `python3`.
 
+mod cancel;
 pub mod datasource;
 pub mod map;
 mod pool;
@@ -19,6 +20,7 @@ use arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
 use arrow::ipc::reader::StreamReader;
 use arrow::ipc::writer::StreamWriter;
 
+pub use cancel::{CancelScope, InScope, KillOnDrop, KillSwitch};
 pub use worker::Request;
 
 /// Row-at-a-time `udf`.
@@ -358,7 +360,11 @@ pub fn run(
     batches: &[RecordBatch],
     out_schema: &SchemaRef,
 ) -> Result<Vec<RecordBatch>, PythonError> {
-    run_killable(function, python, schema, batches, out_schema, None)
+    // (Called from an operator's poll: the thread waits for the worker, so the call is
+    // cancelled through the query's scope, and the runtime moves its other tasks elsewhere.)
+    cancel::in_current_scope(|switch| {
+        cancel::blocking(|| run_killable(function, python, schema, batches, out_schema, switch))
+    })
 }
 
 /// [`run`], the worker killed through `kill` if the query is cancelled meanwhile.
@@ -393,51 +399,6 @@ pub fn run_killable(
         out.push(b?);
     }
     Ok(out)
-}
-
-/// Kills the worker process serving a request when the query that asked for it is dropped
-/// (cancelled) before the answer came: the process is not left running the function, and is
-/// never given back to the pool.
-#[derive(Default, Clone)]
-pub struct KillSwitch {
-    process: Arc<parking_lot::Mutex<Option<Arc<parking_lot::Mutex<std::process::Child>>>>>,
-    done: Arc<std::sync::atomic::AtomicBool>,
-    /// The switch killed a process.
-    fired: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl KillSwitch {
-    fn arm(&self, process: Arc<parking_lot::Mutex<std::process::Child>>) {
-        *self.process.lock() = Some(process);
-    }
-
-    fn disarm(&self) {
-        *self.process.lock() = None;
-    }
-
-    /// The request finished: dropping the switch kills nothing.
-    pub fn finished(&self) {
-        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// Kill the process serving the request now, if any.
-    pub fn kill(&self) {
-        if let Some(p) = self.process.lock().take() {
-            self.fired.store(true, std::sync::atomic::Ordering::SeqCst);
-            let _ = p.lock().kill();
-        }
-    }
-}
-
-/// Kills the request's worker when dropped before [`KillSwitch::finished`].
-pub struct KillOnDrop(pub KillSwitch);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        if !self.0.done.load(std::sync::atomic::Ordering::SeqCst) {
-            self.0.kill();
-        }
-    }
 }
 
 /// One request to a pooled worker of `python`; the answer's bytes.
@@ -490,7 +451,7 @@ fn exchange_killable(
     let answer = worker.evaluate(&request);
     if let Some(k) = kill {
         k.disarm();
-        if k.fired.load(std::sync::atomic::Ordering::SeqCst) {
+        if k.fired() {
             // (Killed as it answered: never given back.)
             return answer;
         }

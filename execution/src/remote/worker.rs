@@ -14,7 +14,6 @@ use ember_protos::ember::worker::driver_service_client::DriverServiceClient;
 use ember_protos::ember::worker::worker_service_server::{WorkerService, WorkerServiceServer};
 use parking_lot::{Mutex, RwLock};
 use tokio::net::TcpListener;
-use tokio::task::AbortHandle;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
@@ -25,7 +24,7 @@ use super::{
 use crate::codec::EmberCodec;
 use crate::storage::StorageOptions;
 use crate::stream::{StreamManager, WorkerId};
-use crate::task::{TaskId, run_task};
+use crate::task::{RunningTask, TaskId, run_task};
 
 #[derive(Debug, Clone)]
 pub struct WorkerOptions {
@@ -49,7 +48,7 @@ struct WorkerState {
     codec: Arc<EmberCodec>,
     errors: Arc<dyn ErrorCodec>,
     cpu: tokio::runtime::Handle,
-    tasks: Mutex<HashMap<TaskId, AbortHandle>>,
+    tasks: Mutex<HashMap<TaskId, RunningTask>>,
 }
 
 #[derive(Clone)]
@@ -73,7 +72,7 @@ impl WorkerService for WorkerServer {
             .ok_or_else(|| Status::invalid_argument("task without key"))?;
         let id = task_id(&key);
         let runner = state.clone();
-        let handle = state.cpu.spawn(async move {
+        let running = RunningTask::spawn(&state.cpu, async move {
             let outcome = crate::panic::catch_panic(run(&runner, &definition))
                 .await
                 .unwrap_or_else(|panic| {
@@ -84,7 +83,7 @@ impl WorkerService for WorkerServer {
             runner.tasks.lock().remove(&id);
             report(&runner, id, outcome).await;
         });
-        state.tasks.lock().insert(id, handle.abort_handle());
+        state.tasks.lock().insert(id, running);
         Ok(Response::new(pb::RunTaskResponse {}))
     }
 
@@ -93,9 +92,9 @@ impl WorkerService for WorkerServer {
         request: Request<pb::StopTaskRequest>,
     ) -> Result<Response<pb::StopTaskResponse>, Status> {
         if let Some(key) = request.into_inner().key
-            && let Some(handle) = self.state.tasks.lock().remove(&task_id(&key))
+            && let Some(running) = self.state.tasks.lock().remove(&task_id(&key))
         {
-            handle.abort();
+            running.stop();
         }
         Ok(Response::new(pb::StopTaskResponse {}))
     }

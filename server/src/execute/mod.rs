@@ -6,6 +6,7 @@ pub mod command;
 pub mod delta;
 mod delta_merge;
 pub mod encode;
+mod iceberg;
 pub mod operation;
 pub mod progress;
 pub mod python_source;
@@ -142,9 +143,27 @@ pub fn execute_plan(
             let tasks = ctx.state.runner.name() != "local";
             let run = async {
                 match limits.operation_timeout(tasks) {
-                    Some((limit, setting)) => tokio::time::timeout(limit, run)
-                        .await
-                        .unwrap_or_else(|_| Ok(Err(limits.query_timed_out(limit, setting).into()))),
+                    Some((limit, setting)) => {
+                        // A local plan waiting in a Python function sees the timer only when
+                        // the call returns: a watchdog kills the workers serving it.
+                        let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                        let watchdog = tokio::spawn({
+                            let (progress, fired) = (task_op.progress.clone(), fired.clone());
+                            async move {
+                                tokio::time::sleep(limit).await;
+                                fired.store(true, std::sync::atomic::Ordering::SeqCst);
+                                progress.cancel_python_calls();
+                            }
+                        });
+                        let outcome = tokio::time::timeout(limit, run).await;
+                        watchdog.abort();
+                        match outcome {
+                            Ok(outcome) if !fired.load(std::sync::atomic::Ordering::SeqCst) => {
+                                outcome
+                            }
+                            _ => Ok(Err(limits.query_timed_out(limit, setting).into())),
+                        }
+                    }
                     None => run.await,
                 }
             };

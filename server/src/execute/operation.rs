@@ -138,6 +138,8 @@ impl Operation {
             s.finished = Some(Err(status_of(&operation_canceled(), None)));
         }
         drop(s);
+        // (A local plan waiting in a Python function is not stopped by aborting its task.)
+        self.progress.cancel_python_calls();
         if let Some(task) = self.task.lock().take() {
             task.abort();
         }
