@@ -114,7 +114,11 @@ def rows(df):
 
 def iceberg_rows(table, snapshot_id=None):
     """What pyiceberg reads from the table (at a snapshot), as sorted tuples."""
-    data = table.refresh().scan(snapshot_id=snapshot_id).to_arrow()
+    from pyiceberg.table import StaticTable
+
+    if not isinstance(table, StaticTable):
+        table = table.refresh()
+    data = table.scan(snapshot_id=snapshot_id).to_arrow()
     names = data.column_names
     out = []
     for r in data.to_pylist():
@@ -544,6 +548,113 @@ def test_rest_catalog_not_supported(spark):
 
 
 # ------------------------------------------------------------------------------------------
+# Ember writes, pyiceberg reads
+
+
+def static(location):
+    """The table at `location` as pyiceberg reads it from its newest metadata file."""
+    from pyiceberg.table import StaticTable
+
+    meta = os.path.join(location, "metadata")
+    newest = max(
+        (f for f in os.listdir(meta) if f.endswith(".metadata.json")),
+        key=lambda f: int(f.removeprefix("v").split("-")[0].split(".")[0]),
+    )
+    return StaticTable.from_metadata(os.path.join(meta, newest))
+
+
+def test_write_new_table_then_pyiceberg_reads(spark, tmp_path):
+    location = str(tmp_path / "t")
+    df = spark.sql("SELECT id, CAST(id AS STRING) AS name, id * 1.5D AS x, DATE'2024-01-01' + CAST(id AS INT) AS d FROM range(5)")
+    df.write.format("iceberg").save(location)
+    table = static(location)
+    assert iceberg_rows(table) == rows(spark.read.format("iceberg").load(location)) == rows(df)
+    assert [f.name for f in table.schema().fields] == ["id", "name", "x", "d"]
+    assert len(table.snapshots()) == 1
+
+
+def test_append_and_overwrite(spark, tmp_path):
+    location = str(tmp_path / "t")
+    spark.range(3).write.format("iceberg").save(location)
+    spark.range(3, 5).write.format("iceberg").mode("append").save(location)
+    assert iceberg_rows(static(location)) == [(i,) for i in range(5)]
+    spark.range(10, 12).write.format("iceberg").mode("overwrite").save(location)
+    table = static(location)
+    assert iceberg_rows(table) == rows(spark.read.format("iceberg").load(location)) == [(10,), (11,)]
+    assert [s.summary.operation.value for s in table.snapshots()] == ["append", "append", "overwrite"]
+    # Each snapshot stays readable (time travel to the second one).
+    second = table.snapshots()[1].snapshot_id
+    assert rows(spark.read.format("iceberg").option("snapshot-id", second).load(location)) == [(i,) for i in range(5)]
+    assert iceberg_rows(table, second) == [(i,) for i in range(5)]
+
+
+def test_save_modes(spark, tmp_path):
+    location = str(tmp_path / "t")
+    spark.range(1).write.format("iceberg").save(location)
+    assert "already exists" in error_of(lambda: spark.range(1).write.format("iceberg").save(location))
+    spark.range(5).write.format("iceberg").mode("ignore").save(location)
+    assert iceberg_rows(static(location)) == [(0,)]
+
+
+def test_append_to_pyiceberg_table(spark, catalog, warehouse):
+    table, _ = new_table(catalog, warehouse, SIMPLE)
+    table.append(simple([1]))
+    spark.createDataFrame([("n2", 2)], "name string, id int").write.format("iceberg").mode("append").save(table.location())
+    # By name; the INT data is stored as the table's BIGINT.
+    assert iceberg_rows(static(table.location())) == [(1, "n1"), (2, "n2")]
+    spark.createDataFrame([(3,)], "id long").write.format("iceberg").mode("append").save(table.location())
+    assert iceberg_rows(static(table.location())) == [(1, "n1"), (2, "n2"), (3, None)]
+    assert "INCOMPATIBLE_DATA_FOR_TABLE" in error_of(
+        lambda: spark.createDataFrame([(3, 1)], "id long, other int").write.format("iceberg").mode("append").save(table.location())
+    )
+
+
+def test_write_types_round_trip(spark, tmp_path):
+    location = str(tmp_path / "t")
+    df = spark.sql(
+        "SELECT true AS b, 1 AS i, 2L AS l, 1.5F AS f, 2.5D AS d, 12.34BD AS dec, 'x' AS s, DATE'2024-02-29' AS dt, "
+        "TIMESTAMP_NTZ'2024-01-01 12:00:00' AS ts, TIMESTAMP'2024-01-01 12:00:00' AS tstz, X'0001' AS bin, "
+        "named_struct('a', 1, 'b', 'y') AS st, array(1, 2) AS arr, map('k', 1) AS m"
+    )
+    df.write.format("iceberg").save(location)
+    back = spark.read.format("iceberg").load(location)
+    assert back.dtypes == df.dtypes
+    assert [tuple(r) for r in back.collect()] == [tuple(r) for r in df.collect()]
+    data = static(location).scan().to_arrow().to_pylist()[0]
+    assert data["st"] == {"a": 1, "b": "y"} and data["arr"] == [1, 2] and data["dec"] == decimal.Decimal("12.34")
+
+
+def test_writing_partitioned_tables_is_refused(spark, catalog, warehouse, tmp_path):
+    spec = PartitionSpec(PartitionField(1, 1000, IdentityTransform(), "id"))
+    table, _ = new_table(catalog, warehouse, SIMPLE, spec)
+    assert "not supported" in error_of(lambda: spark.range(1).write.format("iceberg").mode("append").save(table.location())).lower()
+    assert "not supported" in error_of(lambda: spark.range(1).write.format("iceberg").partitionBy("id").save(str(tmp_path / "p"))).lower()
+
+
+def test_concurrent_commit_is_refused_not_lost(spark, tmp_path):
+    location = str(tmp_path / "t")
+    import threading
+
+    spark.range(1).write.format("iceberg").save(location)
+    errors = []
+
+    def write():
+        try:
+            spark.range(1).write.format("iceberg").mode("append").save(location)
+        except Exception as e:
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Every commit that did not fail is in the table.
+    assert static(location).scan().to_arrow().num_rows == 1 + 4 - len(errors)
+    assert all("CommitFailedException" in e for e in errors) and len(errors) < 4
+
+
+# ------------------------------------------------------------------------------------------
 # Sandbox
 
 
@@ -567,6 +678,7 @@ def test_allowed_paths_apply_to_iceberg(request, ember_mode, tmp_path):
         there = str(outside / "db" / "t")
         assert "INSUFFICIENT_PERMISSIONS" in error_of(lambda: session.read.format("iceberg").load(there).collect())
         assert "INSUFFICIENT_PERMISSIONS" in error_of(lambda: session.read.format("iceberg").load(made[outside].metadata_location).collect())
+        assert "INSUFFICIENT_PERMISSIONS" in error_of(lambda: session.range(1).write.format("iceberg").mode("append").save(there))
     finally:
         session.stop()
         server.stop()

@@ -50,7 +50,7 @@ fn local_path(path: &str) -> PlanResult<PathBuf> {
 }
 
 /// The version a metadata file's name gives (`v3.metadata.json`, `00003-<uuid>.metadata.json`).
-fn version_of(name: &str) -> Option<u64> {
+pub fn metadata_version(name: &str) -> Option<u64> {
     let stem = name.strip_suffix(".metadata.json")?;
     let stem = stem.strip_prefix('v').unwrap_or(stem);
     let digits: String = stem.chars().take_while(|c| c.is_ascii_digit()).collect();
@@ -62,27 +62,30 @@ pub fn is_iceberg_table(path: &str) -> bool {
     local_path(path).is_ok_and(|p| newest_metadata(&p).is_some())
 }
 
-/// The newest metadata file of the table at `dir`: the one `version-hint.text` names, else the
-/// highest version.
+/// The newest metadata file of the table at `dir`: the highest version, or the one
+/// `version-hint.text` names when it is at least as high (a Hadoop table's hint names its
+/// current version; a newer file is a commit whose hint update did not happen yet).
 fn newest_metadata(dir: &Path) -> Option<PathBuf> {
     let meta = dir.join("metadata");
+    let newest = std::fs::read_dir(&meta).ok().and_then(|entries| {
+        entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                metadata_version(&name).map(|v| (v, e.path()))
+            })
+            .max_by_key(|(v, _)| *v)
+    });
     if let Ok(hint) = std::fs::read_to_string(meta.join("version-hint.text"))
         && let Ok(v) = hint.trim().parse::<u64>()
+        && newest.as_ref().is_none_or(|(n, _)| *n <= v)
     {
         let file = meta.join(format!("v{v}.metadata.json"));
         if file.is_file() {
             return Some(file);
         }
     }
-    let entries = std::fs::read_dir(&meta).ok()?;
-    entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            version_of(&name).map(|v| (v, e.path()))
-        })
-        .max_by_key(|(v, _)| *v)
-        .map(|(_, p)| p)
+    newest.map(|(_, p)| p)
 }
 
 /// The table at `path` (its location, or one of its metadata JSON files).
@@ -420,7 +423,7 @@ const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fie
 ]}"#;
 
 /// The record batches of an Avro file (manifest lists and manifests) read with `schema`.
-fn read_avro(path: &Path, schema: &str) -> PlanResult<Vec<RecordBatch>> {
+pub(super) fn read_avro(path: &Path, schema: &str) -> PlanResult<Vec<RecordBatch>> {
     let file = std::fs::File::open(path)
         .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
     let reader = arrow_avro::reader::ReaderBuilder::new()
@@ -432,7 +435,7 @@ fn read_avro(path: &Path, schema: &str) -> PlanResult<Vec<RecordBatch>> {
         .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))
 }
 
-fn strings(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<String>> {
+pub(super) fn strings(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<String>> {
     let Some(cast) = column.and_then(|c| arrow::compute::cast(c, &DataType::Utf8).ok()) else {
         return vec![None; rows];
     };
@@ -442,7 +445,7 @@ fn strings(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<String>> {
         .collect()
 }
 
-fn longs(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<i64>> {
+pub(super) fn longs(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<i64>> {
     let Some(cast) = column.and_then(|c| arrow::compute::cast(c, &DataType::Int64).ok()) else {
         return vec![None; rows];
     };
@@ -465,7 +468,7 @@ pub struct DataFile {
 }
 
 /// A manifest path as a local path.
-fn file_path(path: &str) -> PlanResult<PathBuf> {
+pub(super) fn file_path(path: &str) -> PlanResult<PathBuf> {
     check_allowed(path)?;
     local_path(path)
 }

@@ -180,6 +180,9 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
     if format == "delta" {
         return super::delta::save(ctx, spec, &path).await;
     }
+    if format == "iceberg" {
+        return super::iceberg::save(ctx, spec, &path).await;
+    }
     // Bad formats and options fail before anything is looked at.
     write_settings(&format, &spec.options, &CodecDefaults::default())?;
     let target = location(&path)?;

@@ -1,0 +1,549 @@
+//! Iceberg writes: new tables (format version 2) and append/overwrite commits of unpartitioned
+//! tables. A commit writes the data as one parquet file (columns with their Iceberg field ids),
+//! a manifest and a manifest list ([`super::iceberg_avro`]), then the new metadata JSON as
+//! `metadata/v<N+1>.metadata.json`, created exclusively: of two writers that read the same
+//! version, the second one's create fails and its commit is refused rather than lost. The
+//! version hint is then replaced atomically (rename). A crash before the metadata file leaves
+//! the table at its previous version (the files written are unreferenced).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, Schema};
+use serde_json::{Value, json};
+
+use super::iceberg::{self, TableMetadata};
+use super::iceberg_avro::{AvroValue, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA, container};
+use crate::error::{PlanError, PlanResult};
+
+fn invalid(text: impl Into<String>) -> PlanError {
+    PlanError::InvalidPlan(text.into())
+}
+
+fn io(path: &Path, e: std::io::Error) -> PlanError {
+    invalid(format!("cannot write {}: {e}", path.display()))
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// The Iceberg type of an Arrow type (Spark's types), with field ids from `next` for nested
+/// fields.
+fn iceberg_type(t: &DataType, next: &mut i64) -> PlanResult<Value> {
+    Ok(match t {
+        DataType::Boolean => json!("boolean"),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 => json!("int"),
+        DataType::Int64 => json!("long"),
+        DataType::Float32 => json!("float"),
+        DataType::Float64 => json!("double"),
+        DataType::Decimal128(p, s) => json!(format!("decimal({p}, {s})")),
+        DataType::Date32 => json!("date"),
+        DataType::Timestamp(_, None) => json!("timestamp"),
+        DataType::Timestamp(_, Some(_)) => json!("timestamptz"),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => json!("string"),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => json!("binary"),
+        DataType::Struct(fields) => {
+            let ids: Vec<i64> = fields.iter().map(|_| take(next)).collect();
+            let mut out = vec![];
+            for (f, id) in fields.iter().zip(ids) {
+                out.push(json!({
+                    "id": id,
+                    "name": f.name(),
+                    "required": !f.is_nullable(),
+                    "type": iceberg_type(f.data_type(), next)?,
+                }));
+            }
+            json!({"type": "struct", "fields": out})
+        }
+        DataType::List(element) => {
+            let id = take(next);
+            json!({
+                "type": "list",
+                "element-id": id,
+                "element-required": !element.is_nullable(),
+                "element": iceberg_type(element.data_type(), next)?,
+            })
+        }
+        DataType::Map(entries, _) => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return Err(invalid("a map without entries"));
+            };
+            let (key_id, value_id) = (take(next), take(next));
+            json!({
+                "type": "map",
+                "key-id": key_id,
+                "key": iceberg_type(kv[0].data_type(), next)?,
+                "value-id": value_id,
+                "value-required": !kv[1].is_nullable(),
+                "value": iceberg_type(kv[1].data_type(), next)?,
+            })
+        }
+        other => {
+            return Err(PlanError::Unsupported(format!(
+                "writing {other} columns to Iceberg tables"
+            )));
+        }
+    })
+}
+
+fn take(next: &mut i64) -> i64 {
+    *next += 1;
+    *next
+}
+
+/// An Iceberg schema (ids from 1) for Arrow fields.
+pub fn schema_json(fields: &[Field]) -> PlanResult<(Value, i64)> {
+    let mut next = fields.len() as i64;
+    let mut out = vec![];
+    for (i, f) in fields.iter().enumerate() {
+        out.push(json!({
+            "id": i as i64 + 1,
+            "name": f.name(),
+            "required": false,
+            "type": iceberg_type(f.data_type(), &mut next)?,
+        }));
+    }
+    Ok((
+        json!({"type": "struct", "schema-id": 0, "identifier-field-ids": [], "fields": out}),
+        next,
+    ))
+}
+
+/// Create an empty, unpartitioned table (format version 2) at `location`.
+pub fn create_table(location: &str, fields: &[Field]) -> PlanResult<()> {
+    super::check_allowed(location)?;
+    let dir = PathBuf::from(super::local_part(location)?);
+    let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
+    let (schema, last_id) = schema_json(fields)?;
+    let meta = json!({
+        "format-version": 2,
+        "table-uuid": uuid::Uuid::new_v4().to_string(),
+        "location": dir.display().to_string(),
+        "last-sequence-number": 0,
+        "last-updated-ms": now_ms(),
+        "last-column-id": last_id,
+        "current-schema-id": 0,
+        "schemas": [schema],
+        "default-spec-id": 0,
+        "partition-specs": [{"spec-id": 0, "fields": []}],
+        "last-partition-id": 999,
+        "default-sort-order-id": 0,
+        "sort-orders": [{"order-id": 0, "fields": []}],
+        "properties": {},
+        "current-snapshot-id": -1,
+        "refs": {},
+        "snapshots": [],
+        "snapshot-log": [],
+        "metadata-log": [],
+    });
+    let metadata = dir.join("metadata");
+    std::fs::create_dir_all(&metadata).map_err(|e| io(&metadata, e))?;
+    write_metadata(&metadata, 1, &meta)
+}
+
+/// Write `metadata/v<version>.metadata.json` if no file of that version exists, then point
+/// the version hint at it.
+fn write_metadata(dir: &Path, version: u64, meta: &Value) -> PlanResult<()> {
+    let taken = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(|e| e.ok())
+        .any(|e| iceberg::metadata_version(&e.file_name().to_string_lossy()) == Some(version));
+    let path = dir.join(format!("v{version}.metadata.json"));
+    let conflict = || {
+        invalid(format!(
+            "CommitFailedException: Cannot commit: version {version} of the table's metadata was written by another commit"
+        ))
+    };
+    if taken {
+        return Err(conflict());
+    }
+    // Written whole under a temporary name, then linked to its name: the link fails when the
+    // name exists, and a reader never sees a partly written file.
+    let text = serde_json::to_vec_pretty(meta).map_err(|e| invalid(e.to_string()))?;
+    let temporary = dir.join(format!(
+        ".v{version}-{}.metadata.json.tmp",
+        uuid::Uuid::new_v4()
+    ));
+    let mut file = std::fs::File::create(&temporary).map_err(|e| io(&temporary, e))?;
+    file.write_all(&text).map_err(|e| io(&temporary, e))?;
+    file.sync_all().map_err(|e| io(&temporary, e))?;
+    let linked = std::fs::hard_link(&temporary, &path);
+    let _ = std::fs::remove_file(&temporary);
+    match linked {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(conflict()),
+        Err(e) => return Err(io(&path, e)),
+    }
+    let hint = dir.join(format!("version-hint.text.{}", uuid::Uuid::new_v4()));
+    std::fs::write(&hint, version.to_string()).map_err(|e| io(&hint, e))?;
+    std::fs::rename(&hint, dir.join("version-hint.text")).map_err(|e| io(&hint, e))
+}
+
+/// The Arrow fields of an Iceberg struct's fields with their field ids (parquet `field_id`).
+fn with_ids(fields: &[Field], json_fields: &[Value]) -> PlanResult<Vec<Field>> {
+    fields
+        .iter()
+        .zip(json_fields)
+        .map(|(f, j)| {
+            let id = j.get("id").and_then(Value::as_i64).unwrap_or(0);
+            let t = typed_ids(f.data_type(), j.get("type").unwrap_or(&Value::Null))?;
+            Ok(
+                Field::new(f.name(), t, f.is_nullable()).with_metadata(HashMap::from([(
+                    "PARQUET:field_id".to_string(),
+                    id.to_string(),
+                )])),
+            )
+        })
+        .collect()
+}
+
+fn id_field(f: &Field, id: Option<i64>, t: &Value) -> PlanResult<Field> {
+    let inner = typed_ids(f.data_type(), t)?;
+    Ok(
+        Field::new(f.name(), inner, f.is_nullable()).with_metadata(HashMap::from([(
+            "PARQUET:field_id".to_string(),
+            id.unwrap_or(0).to_string(),
+        )])),
+    )
+}
+
+fn typed_ids(t: &DataType, j: &Value) -> PlanResult<DataType> {
+    Ok(match t {
+        DataType::Struct(fields) => {
+            let json_fields = j
+                .get("fields")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let plain: Vec<Field> = fields.iter().map(|f| f.as_ref().clone()).collect();
+            DataType::Struct(with_ids(&plain, &json_fields)?.into())
+        }
+        DataType::List(element) => DataType::List(Arc::new(id_field(
+            element,
+            j.get("element-id").and_then(Value::as_i64),
+            j.get("element").unwrap_or(&Value::Null),
+        )?)),
+        DataType::Map(entries, sorted) => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return Err(invalid("a map without entries"));
+            };
+            let key = id_field(
+                &kv[0],
+                j.get("key-id").and_then(Value::as_i64),
+                j.get("key").unwrap_or(&Value::Null),
+            )?;
+            let value = id_field(
+                &kv[1],
+                j.get("value-id").and_then(Value::as_i64),
+                j.get("value").unwrap_or(&Value::Null),
+            )?;
+            DataType::Map(
+                Arc::new(Field::new(
+                    entries.name(),
+                    DataType::Struct(vec![key, value].into()),
+                    false,
+                )),
+                *sorted,
+            )
+        }
+        other => other.clone(),
+    })
+}
+
+/// The table's current schema as Arrow fields (Spark's types).
+pub fn table_fields(table: &TableMetadata) -> PlanResult<Vec<Field>> {
+    let schema = table.schema_for(None, false)?;
+    Ok(iceberg::arrow_schema(schema)?
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect())
+}
+
+/// The manifests of the table's current snapshot, as manifest list records.
+fn current_manifests(table: &TableMetadata) -> PlanResult<Vec<AvroValue>> {
+    let Some(snapshot) = table.chosen_snapshot(None)? else {
+        return Ok(vec![]);
+    };
+    let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
+        return Err(PlanError::Unsupported(
+            "Iceberg v1 snapshots without a manifest list".into(),
+        ));
+    };
+    let path = iceberg::file_path(list)?;
+    let mut out = vec![];
+    for batch in iceberg::read_avro(&path, MANIFEST_LIST_COPY)? {
+        let rows = batch.num_rows();
+        let column = |name: &str| batch.column_by_name(name);
+        let text = iceberg::strings(column("manifest_path"), rows);
+        let longs: Vec<Vec<Option<i64>>> = [
+            "manifest_length",
+            "partition_spec_id",
+            "content",
+            "sequence_number",
+            "min_sequence_number",
+            "added_snapshot_id",
+            "added_files_count",
+            "existing_files_count",
+            "deleted_files_count",
+            "added_rows_count",
+            "existing_rows_count",
+            "deleted_rows_count",
+        ]
+        .iter()
+        .map(|n| iceberg::longs(column(n), rows))
+        .collect();
+        for row in 0..rows {
+            let mut record = vec![AvroValue::String(text[row].clone().unwrap_or_default())];
+            for (i, values) in longs.iter().enumerate() {
+                let v = values[row].unwrap_or(0);
+                // partition_spec_id, content and the file counts are ints.
+                record.push(if matches!(i, 1 | 2 | 6 | 7 | 8) {
+                    AvroValue::Int(i32::try_from(v).unwrap_or(0))
+                } else {
+                    AvroValue::Long(v)
+                });
+            }
+            out.push(AvroValue::Record(record));
+        }
+    }
+    Ok(out)
+}
+
+/// The manifest list fields a commit copies into the next snapshot's list.
+const MANIFEST_LIST_COPY: &str = r#"{"type": "record", "name": "manifest_file", "fields": [
+    {"name": "manifest_path", "type": "string"},
+    {"name": "manifest_length", "type": "long"},
+    {"name": "partition_spec_id", "type": "int"},
+    {"name": "content", "type": "int", "default": 0},
+    {"name": "sequence_number", "type": "long", "default": 0},
+    {"name": "min_sequence_number", "type": "long", "default": 0},
+    {"name": "added_snapshot_id", "type": "long"},
+    {"name": "added_files_count", "type": "int", "default": 0},
+    {"name": "existing_files_count", "type": "int", "default": 0},
+    {"name": "deleted_files_count", "type": "int", "default": 0},
+    {"name": "added_rows_count", "type": "long", "default": 0},
+    {"name": "existing_rows_count", "type": "long", "default": 0},
+    {"name": "deleted_rows_count", "type": "long", "default": 0}
+]}"#;
+
+/// Commit `batches` (the table's columns, in its types) to the table at `location`: appended,
+/// or replacing its rows.
+pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> PlanResult<()> {
+    let table = iceberg::load(location)?;
+    let meta = &table.json;
+    if meta.get("format-version").and_then(Value::as_i64) != Some(2) {
+        return Err(PlanError::Unsupported(
+            "writing Iceberg format version 1 tables".into(),
+        ));
+    }
+    let spec_id = meta
+        .get("default-spec-id")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let spec = meta
+        .get("partition-specs")
+        .and_then(Value::as_array)
+        .and_then(|s| {
+            s.iter()
+                .find(|s| s.get("spec-id").and_then(Value::as_i64) == Some(spec_id))
+        })
+        .cloned()
+        .unwrap_or_else(|| json!({"spec-id": 0, "fields": []}));
+    if spec
+        .get("fields")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty())
+    {
+        return Err(PlanError::Unsupported(
+            "writing partitioned Iceberg tables".into(),
+        ));
+    }
+    let schema_json = table.schema_for(None, false)?.clone();
+    let json_fields = schema_json
+        .get("fields")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let root = table
+        .file
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .ok_or_else(|| invalid("bad Iceberg metadata path"))?;
+    let metadata_dir = root.join("metadata");
+    let data_dir = root.join("data");
+    std::fs::create_dir_all(&data_dir).map_err(|e| io(&data_dir, e))?;
+    let snapshot_id = (uuid::Uuid::new_v4().as_u128() as i64) & i64::MAX;
+    let sequence = meta
+        .get("last-sequence-number")
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+        + 1;
+    let commit_id = uuid::Uuid::new_v4();
+    // The data file.
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let mut manifests = if overwrite {
+        vec![]
+    } else {
+        current_manifests(&table)?
+    };
+    let mut added_files = 0;
+    if rows > 0 {
+        let fields: Vec<Field> = batches[0]
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        let schema = Arc::new(Schema::new(with_ids(&fields, &json_fields)?));
+        let path = data_dir.join(format!("00000-0-{commit_id}.parquet"));
+        let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        let mut writer =
+            datafusion::parquet::arrow::ArrowWriter::try_new(file, schema.clone(), None)
+                .map_err(|e| invalid(e.to_string()))?;
+        for b in batches {
+            // (Nested columns take their fields' ids by a cast.)
+            let columns = b
+                .columns()
+                .iter()
+                .zip(schema.fields())
+                .map(|(c, f)| {
+                    if c.data_type() == f.data_type() {
+                        Ok(c.clone())
+                    } else {
+                        arrow::compute::cast(c, f.data_type())
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| invalid(e.to_string()))?;
+            let b = RecordBatch::try_new(schema.clone(), columns)
+                .map_err(|e| invalid(e.to_string()))?;
+            writer.write(&b).map_err(|e| invalid(e.to_string()))?;
+        }
+        writer.close().map_err(|e| invalid(e.to_string()))?;
+        let size = std::fs::metadata(&path).map_err(|e| io(&path, e))?.len();
+        added_files = 1;
+        // The manifest of the new file.
+        let entry = AvroValue::Record(vec![
+            AvroValue::Int(1),
+            AvroValue::Union(1, Box::new(AvroValue::Long(snapshot_id))),
+            AvroValue::Union(0, Box::new(AvroValue::Null)),
+            AvroValue::Union(0, Box::new(AvroValue::Null)),
+            AvroValue::Record(vec![
+                AvroValue::Int(0),
+                AvroValue::String(path.display().to_string()),
+                AvroValue::String("PARQUET".into()),
+                AvroValue::Record(vec![]),
+                AvroValue::Long(rows as i64),
+                AvroValue::Long(size as i64),
+            ]),
+        ]);
+        let manifest_meta = [
+            ("schema", schema_json.to_string()),
+            (
+                "schema-id",
+                schema_json
+                    .get("schema-id")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+                    .to_string(),
+            ),
+            (
+                "partition-spec",
+                spec.get("fields").cloned().unwrap_or(json!([])).to_string(),
+            ),
+            ("partition-spec-id", spec_id.to_string()),
+            ("format-version", "2".to_string()),
+            ("content", "data".to_string()),
+        ];
+        let manifest = container(MANIFEST_ENTRY_SCHEMA, &manifest_meta, &[entry]);
+        let manifest_path = metadata_dir.join(format!("{commit_id}-m0.avro"));
+        std::fs::write(&manifest_path, &manifest).map_err(|e| io(&manifest_path, e))?;
+        manifests.insert(
+            0,
+            AvroValue::Record(vec![
+                AvroValue::String(manifest_path.display().to_string()),
+                AvroValue::Long(manifest.len() as i64),
+                AvroValue::Int(spec_id as i32),
+                AvroValue::Int(0),
+                AvroValue::Long(sequence),
+                AvroValue::Long(sequence),
+                AvroValue::Long(snapshot_id),
+                AvroValue::Int(1),
+                AvroValue::Int(0),
+                AvroValue::Int(0),
+                AvroValue::Long(rows as i64),
+                AvroValue::Long(0),
+                AvroValue::Long(0),
+            ]),
+        );
+    }
+    let parent = meta
+        .get("current-snapshot-id")
+        .and_then(Value::as_i64)
+        .filter(|id| *id >= 0);
+    let list_meta = [
+        ("snapshot-id", snapshot_id.to_string()),
+        (
+            "parent-snapshot-id",
+            parent.map_or("null".to_string(), |p| p.to_string()),
+        ),
+        ("sequence-number", sequence.to_string()),
+        ("format-version", "2".to_string()),
+    ];
+    let list = container(MANIFEST_FILE_SCHEMA, &list_meta, &manifests);
+    let list_path = metadata_dir.join(format!("snap-{snapshot_id}-1-{commit_id}.avro"));
+    std::fs::write(&list_path, &list).map_err(|e| io(&list_path, e))?;
+    // The new metadata.
+    let now = now_ms();
+    let mut next = meta.clone();
+    let mut snapshot = json!({
+        "snapshot-id": snapshot_id,
+        "sequence-number": sequence,
+        "timestamp-ms": now,
+        "manifest-list": list_path.display().to_string(),
+        "summary": {
+            "operation": if overwrite { "overwrite" } else { "append" },
+            "added-data-files": added_files.to_string(),
+            "added-records": rows.to_string(),
+        },
+        "schema-id": schema_json.get("schema-id").and_then(Value::as_i64).unwrap_or(0),
+    });
+    if let Some(p) = parent {
+        snapshot["parent-snapshot-id"] = json!(p);
+    }
+    let push = |v: &mut Value, key: &str, item: Value| match v.get_mut(key) {
+        Some(Value::Array(a)) => a.push(item),
+        _ => v[key] = json!([item]),
+    };
+    push(&mut next, "snapshots", snapshot);
+    push(
+        &mut next,
+        "snapshot-log",
+        json!({"timestamp-ms": now, "snapshot-id": snapshot_id}),
+    );
+    push(
+        &mut next,
+        "metadata-log",
+        json!({
+            "timestamp-ms": meta.get("last-updated-ms").cloned().unwrap_or(json!(now)),
+            "metadata-file": table.file.display().to_string(),
+        }),
+    );
+    next["current-snapshot-id"] = json!(snapshot_id);
+    next["last-sequence-number"] = json!(sequence);
+    next["last-updated-ms"] = json!(now);
+    next["refs"]["main"] = json!({"snapshot-id": snapshot_id, "type": "branch"});
+    let version = table
+        .file
+        .file_name()
+        .and_then(|n| iceberg::metadata_version(&n.to_string_lossy()))
+        .unwrap_or(0)
+        + 1;
+    write_metadata(&metadata_dir, version, &next)
+}
