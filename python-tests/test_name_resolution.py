@@ -241,7 +241,37 @@ CASE_SENSITIVE_ERRORS = {
     "sql_struct_field_other_case": lambda f: f["spark"].sql("SELECT s.X FROM nr_t"),
     "filter_dropped_other_case": lambda f: f["df"].select("a").filter("B > 10"),
     "qualifier_other_case": lambda f: f["spark"].sql("SELECT T.a FROM nr_t t"),
+    "orderby_dropped_other_case": lambda f: f["df"].select("a").orderBy("B"),
+    "sql_having_other_case": lambda f: f["spark"].sql("SELECT c FROM nr_t GROUP BY c HAVING max(B) > 1"),
+    "sql_order_by_alias_other_case": lambda f: f["spark"].sql("SELECT a AS X FROM nr_t ORDER BY x"),
+    "fillna_other_case": lambda f: f["df"].fillna(0, subset=["A"]),
+    "group_by_other_case": lambda f: f["df"].groupBy("C").count(),
+    "aggregate_other_case": lambda f: f["df"].groupBy("c").agg(F.max("B")),
+    "alias_other_case": lambda f: f["df"].alias("X").select("x.a"),
+    "dataframe_column_other_case": lambda f: f["df"].select(f["df"]["A"]),
+    "cte_other_case": lambda f: f["spark"].sql("WITH Q AS (SELECT 1 v) SELECT * FROM q"),
+    "join_using_other_case": lambda f: f["df"].join(f["df2"], "A"),
 }
+
+
+CASE_SENSITIVE_ANSWERS = {
+    "with_column_other_case_adds": lambda f: f["df"].withColumn("A", F.lit(0)),
+    "drop_other_case_keeps": lambda f: f["df"].drop("A"),
+    "rename_other_case_keeps": lambda f: f["df"].withColumnRenamed("A", "z"),
+    "filter_dropped_same_case": lambda f: f["df"].select("a").filter("b > 10"),
+    "orderby_dropped_df_col": lambda f: f["df"].select("a").orderBy(f["df"].b),
+    "sql_qualified_struct_field": lambda f: f["spark"].sql("SELECT t.s.x FROM nr_t t"),
+    "sql_alias_same_case": lambda f: f["spark"].sql("SELECT a AS X FROM nr_t ORDER BY X DESC"),
+}
+
+
+@pytest.mark.parametrize("case", cases(CASE_SENSITIVE_ANSWERS))
+def test_case_sensitive_answers(f, expected, case):
+    f["spark"].conf.set("spark.sql.caseSensitive", "true")
+    try:
+        expected.check(CASE_SENSITIVE_ANSWERS[case](f), name=case)
+    finally:
+        f["spark"].conf.unset("spark.sql.caseSensitive")
 
 
 @pytest.mark.parametrize("case", cases(CASE_SENSITIVE_ERRORS))

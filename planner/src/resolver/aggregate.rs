@@ -325,7 +325,8 @@ impl Resolver<'_> {
             Some(h) => Some(match self.resolve_expr(h, &schema) {
                 Ok((e, _)) => e,
                 Err(first) => {
-                    let substituted = substitute_aliases(h, &a.aggregates);
+                    let substituted =
+                        substitute_aliases(h, &a.aggregates, self.config.case_sensitive);
                     if &substituted == h {
                         return Err(first);
                     }

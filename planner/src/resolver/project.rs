@@ -540,8 +540,9 @@ pub(crate) fn replace_exprs(e: Expr, replacements: &[(Expr, Expr)]) -> PlanResul
     .data)
 }
 
-/// In HAVING, replace `name` with the select item aliased `name`.
-pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
+/// In HAVING, replace `name` with the select item aliased `name` (compared as
+/// `spark.sql.caseSensitive` says).
+pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr], case_sensitive: bool) -> SExpr {
     match e {
         SExpr::Attribute {
             name,
@@ -550,7 +551,8 @@ pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
             for s in select {
                 if let SExpr::Alias { expr, names, .. } = s
                     && names.len() == 1
-                    && names[0].eq_ignore_ascii_case(&name[0])
+                    && (names[0] == name[0]
+                        || (!case_sensitive && names[0].eq_ignore_ascii_case(&name[0])))
                 {
                     return (**expr).clone();
                 }
@@ -562,7 +564,7 @@ pub(crate) fn substitute_aliases(e: &SExpr, select: &[SExpr]) -> SExpr {
             f.args = f
                 .args
                 .iter()
-                .map(|a| substitute_aliases(a, select))
+                .map(|a| substitute_aliases(a, select, case_sensitive))
                 .collect();
             SExpr::Function(Box::new(f))
         }

@@ -140,7 +140,8 @@ impl Resolver<'_> {
                     let resolved = match self.resolve_expr(e, &schema) {
                         Ok(r) => r,
                         Err(err) => {
-                            let substituted = substitute_aliases(e, exprs);
+                            let substituted =
+                                substitute_aliases(e, exprs, self.config.case_sensitive);
                             if &substituted == e {
                                 return Err(err);
                             }
@@ -169,9 +170,10 @@ impl Resolver<'_> {
                         0
                     };
                 for e in extras {
-                    with_extras
-                        .aggregates
-                        .push(substitute_aliases(e, &a.aggregates).alias("__hidden"));
+                    with_extras.aggregates.push(
+                        substitute_aliases(e, &a.aggregates, self.config.case_sensitive)
+                            .alias("__hidden"),
+                    );
                 }
                 let plan = self.resolve_aggregate(&with_extras)?;
                 let n = plan.schema().fields().len();
