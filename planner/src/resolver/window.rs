@@ -221,15 +221,16 @@ impl Resolver<'_> {
             window_of(fexpr)?
         } else {
             // A function of aggregates (Spark's decimal average, skewness, percentiles, ...):
-            // each aggregate over the window.
-            use datafusion::common::tree_node::{Transformed, TreeNode};
+            // each outermost aggregate over the window; aggregates in their arguments
+            // (`avg(sum(x)) OVER (...)` over a GROUP BY) stay the grouping's aggregates.
+            use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
             let mut found = false;
             let mut failure = None;
-            let rewritten = fexpr.transform_up(|e| match e {
+            let rewritten = fexpr.transform_down(|e| match e {
                 Expr::AggregateFunction(_) => {
                     found = true;
                     match window_of(e.clone()) {
-                        Ok(w) => Ok(Transformed::yes(w)),
+                        Ok(w) => Ok(Transformed::new(w, true, TreeNodeRecursion::Jump)),
                         Err(err) => {
                             failure = Some(err);
                             Ok(Transformed::no(e))

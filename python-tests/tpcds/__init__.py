@@ -1,0 +1,122 @@
+"""TPC-DS for tests and benchmarks: data from DuckDB's `tpcds` extension (`dsdgen`, installed
+offline from the `duckdb-extension-tpcds` wheel), the 99 queries in Spark SQL (DuckDB's
+`tpcds_queries()` with the standard substitution parameters, double-quoted aliases written with
+backticks), and reference answers from DuckDB in-process on the same parquet files.
+
+DuckDB runs the same query text (backticks back to double quotes) with Spark's default NULL
+order (ASC NULLS FIRST, DESC NULLS LAST), so LIMIT cuts the same rows."""
+
+import datetime
+import decimal
+import shutil
+from pathlib import Path
+
+QUERY_DIR = Path(__file__).resolve().parent / "queries"
+TABLES = [
+    "call_center", "catalog_page", "catalog_returns", "catalog_sales", "customer",
+    "customer_address", "customer_demographics", "date_dim", "household_demographics",
+    "income_band", "inventory", "item", "promotion", "reason", "ship_mode", "store",
+    "store_returns", "store_sales", "time_dim", "warehouse", "web_page", "web_returns",
+    "web_sales", "web_site",
+]  # fmt: skip
+
+
+def query(n: int) -> str:
+    return (QUERY_DIR / f"q{n:02d}.sql").read_text()
+
+
+def _duckdb():
+    """An in-memory DuckDB with the tpcds extension loaded from its wheel (no network)."""
+    import duckdb
+    import duckdb_extension_tpcds
+
+    root = Path(duckdb_extension_tpcds.__file__).parent
+    ext = next(root.glob("extensions/*/tpcds.duckdb_extension"))
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"INSTALL '{ext}'")
+    con.execute("LOAD tpcds")
+    return con
+
+
+def generate(scale: float, out: Path) -> Path:
+    """Parquet files for every table at `scale`, one directory per table (kept across runs)."""
+    marker = out / f".done-sf{scale}"
+    if marker.exists():
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    con = _duckdb()
+    con.execute(f"CALL dsdgen(sf={scale})")
+    for t in TABLES:
+        (out / t).mkdir()
+        con.execute(f"COPY {t} TO '{out / t / 'part-0.parquet'}' (FORMAT parquet)")
+    con.close()
+    marker.write_text("ok")
+    return out
+
+
+def register_spark(spark, data: Path):
+    for t in TABLES:
+        spark.read.parquet(str(data / t)).createOrReplaceTempView(t)
+
+
+def duckdb_context(data: Path):
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
+    for t in TABLES:
+        con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data / t}/*.parquet')")
+    return con
+
+
+def duckdb_rows(con, sql: str):
+    return [tuple(r) for r in con.execute(sql.replace("`", '"')).fetchall()]
+
+
+def _norm(v):
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    return v
+
+
+def normalize(rows):
+    return [tuple(_norm(v) for v in r) for r in rows]
+
+
+def _close(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None:
+            return a is b
+        # Decimal quotients and averages keep a different number of digits in Spark (its
+        # precision/scale rules, rounding half up) and DuckDB (DECIMAL(18,3) or DOUBLE), and sums
+        # of doubles differ in the last bits with the summation order.
+        return abs(float(a) - float(b)) <= 1e-5 * max(1.0, abs(float(a)), abs(float(b)))
+    return a == b
+
+
+def _sort_key(row):
+    return tuple(
+        (0, "") if v is None else (1, round(v, 2)) if isinstance(v, float) else (2, str(v))
+        for v in row
+    )
+
+
+def _same_rows(got, want) -> str:
+    for i, (g, w) in enumerate(zip(got, want)):
+        if len(g) != len(w) or not all(_close(x, y) for x, y in zip(g, w)):
+            return f"row {i} {g} differs from {w}"
+    return ""
+
+
+def same_answer(got, want, ordered: bool) -> str:
+    """An empty string when the answers match (in order when `ordered`, floats approximately)."""
+    got, want = normalize(got), normalize(want)
+    if len(got) != len(want):
+        return f"{len(got)} rows, expected {len(want)}"
+    if ordered:
+        return _same_rows(got, want)
+    return _same_rows(sorted(got, key=_sort_key), sorted(want, key=_sort_key))
