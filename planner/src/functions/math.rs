@@ -4,6 +4,8 @@ use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
+use super::native::strict_math::StrictMathOp;
+use super::native::{Native, NativeUdf};
 use super::operators::{one, two};
 use super::{
     FunctionInput, Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named,
@@ -39,14 +41,17 @@ pub fn register(b: &mut RegistryBuilder) {
         let sqrt = super::df_udf("sqrt")?.call(vec![x.clone()]);
         Ok(when(x.lt(lit(0.0f64)), lit(f64::NAN), sqrt))
     });
-    double_fn(b, &["exp"], Naming::Fixed("EXP"), "exp");
+    strict_fn(b, &["exp"], Naming::Fixed("EXP"), StrictMathOp::Exp);
     log_fn(b, &["ln"], Naming::Call, "ln");
     log_fn(b, &["log10"], Naming::Fixed("LOG10"), "log10");
-    // Spark's LOG2 is ln(x) / ln(2) (log2(3) is 1.5849625007211563, not 1.584962500721156).
+    // Spark's LOG2 is StrictMath.log(x) / StrictMath.log(2), NULL for x <= 0.
     b.scalar_named(&["log2"], Naming::Fixed("LOG2"), |f| -> PlanResult<Expr> {
         let x = cast(one(f)?, DataType::Float64);
-        let ln = super::df_udf("ln")?.call(vec![x.clone()]) / lit(std::f64::consts::LN_2);
-        Ok(when(x.gt(lit(0.0f64)), ln, lit(ScalarValue::Float64(None))))
+        let log2 = NativeUdf::udf(Native::StrictMath {
+            op: StrictMathOp::Log2,
+        })
+        .call(vec![x.clone()]);
+        Ok(when(x.gt(lit(0.0f64)), log2, lit(ScalarValue::Float64(None))))
     });
     double_fn(b, &["cbrt"], Naming::Fixed("CBRT"), "cbrt");
     double_fn(b, &["sin"], Naming::Fixed("SIN"), "sin");
@@ -56,7 +61,7 @@ pub fn register(b: &mut RegistryBuilder) {
     double_fn(b, &["acos"], Naming::Fixed("ACOS"), "acos");
     double_fn(b, &["atan"], Naming::Fixed("ATAN"), "atan");
     double_fn(b, &["sinh"], Naming::Fixed("SINH"), "sinh");
-    double_fn(b, &["cosh"], Naming::Fixed("COSH"), "cosh");
+    strict_fn(b, &["cosh"], Naming::Fixed("COSH"), StrictMathOp::Cosh);
     double_fn(b, &["tanh"], Naming::Fixed("TANH"), "tanh");
     double_fn(b, &["degrees"], Naming::Fixed("DEGREES"), "degrees");
     double_fn(b, &["radians"], Naming::Fixed("RADIANS"), "radians");
@@ -436,6 +441,14 @@ fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<E
         }
         _ => rounded,
     })
+}
+
+/// A function of a double Spark computes with StrictMath (see `native::strict_math`).
+fn strict_fn(b: &mut RegistryBuilder, names: &[&str], naming: Naming, op: StrictMathOp) {
+    b.scalar_named(names, naming, move |f| -> PlanResult<Expr> {
+        let x = cast(one(f)?, DataType::Float64);
+        Ok(NativeUdf::udf(Native::StrictMath { op }).call(vec![x]))
+    });
 }
 
 fn double_fn(b: &mut RegistryBuilder, names: &[&str], naming: Naming, df_name: &'static str) {

@@ -264,6 +264,10 @@ pub enum Native {
     GetJsonObject,
     JsonArrayLength,
     JsonObjectKeys,
+    /// `exp`, `cosh`, `log2` as Java's StrictMath computes them (see `strict_math`).
+    StrictMath {
+        op: super::strict_math::StrictMathOp,
+    },
     /// `bround(x, scale)`: half-even rounding, in the type of `x`.
     RoundHalfEven {
         scale: i32,

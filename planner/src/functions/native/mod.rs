@@ -45,6 +45,7 @@ mod similarity;
 pub mod sketch;
 pub mod spatial;
 mod str_to_map;
+pub mod strict_math;
 mod text_to_date;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
 mod return_type;
@@ -145,6 +146,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::StrToMap { .. } => "ember_str_to_map",
             Native::Initcap => "ember_initcap",
             Native::Murmur3 => "ember_hash",
+            Native::StrictMath { .. } => "ember_strict_math",
             Native::RoundHalfEven { .. } => "ember_bround",
             Native::CeilFloor { .. } => "ember_ceil_floor",
             Native::ToJson { .. } => "ember_to_json",
@@ -297,6 +299,7 @@ impl ScalarUDFImpl for NativeUdf {
             Native::StrToMap { last_win } => str_to_map::str_to_map(&arrays, *last_win)?,
             Native::Initcap => regex::initcap(&arrays)?,
             Native::Murmur3 => hash::murmur3(&arrays, rows)?,
+            Native::StrictMath { op } => strict_math::evaluate(*op, &arrays)?,
             Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
             Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
             Native::ToJson { formats } => json::to_json(&arrays, formats)?,

@@ -150,6 +150,7 @@ impl Native {
                 crate::types::list_type(DataType::Utf8, true)
             }
             Native::RegexpInstr | Native::RegexpCount | Native::Murmur3 => DataType::Int32,
+            Native::StrictMath { .. } => DataType::Float64,
             Native::RegexpLike { .. } => DataType::Boolean,
             Native::RegexpReplace => DataType::Utf8,
             Native::StrToMap { .. } => {
