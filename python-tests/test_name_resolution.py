@@ -115,6 +115,14 @@ ANSWERS = {
     ),
     "sql_group_by_alias": (lambda f: f["spark"].sql("SELECT c AS k, count(*) n FROM nr_t GROUP BY k"), False),
     "sql_order_by_alias_and_dropped": (lambda f: f["spark"].sql("SELECT a AS x FROM nr_t ORDER BY x + b"), True),
+    "sql_having_then_order_by_selected_count": (
+        lambda f: f["spark"].sql("SELECT c, count(*) n FROM nr_t GROUP BY c HAVING count(*) > 0 ORDER BY count(*), c"),
+        True,
+    ),
+    "sql_having_then_order_by_grouping": (
+        lambda f: f["spark"].sql("SELECT c AS k FROM nr_t GROUP BY c HAVING count(*) > 0 ORDER BY c DESC"),
+        True,
+    ),
     "sql_having_aliases": (
         lambda f: f["spark"].sql("SELECT c AS k, max(b) m FROM nr_t GROUP BY c HAVING m > 10 AND k = 'p'"),
         False,
@@ -162,6 +170,14 @@ ERRORS = {
     "sql_having_then_order_by_aggregate": lambda f: f["spark"].sql(
         "SELECT c FROM nr_t GROUP BY c HAVING min(a) >= 1 ORDER BY avg(b) DESC"
     ),
+    "sql_having_then_order_by_unselected_count": lambda f: f["spark"].sql(
+        "SELECT c FROM nr_t GROUP BY c HAVING count(*) > 1 ORDER BY count(*)"
+    ),
+    "sql_having_then_order_by_selected_aggregate_of_column": lambda f: f["spark"].sql(
+        "SELECT c, max(a) m FROM nr_t GROUP BY c HAVING count(*) > 0 ORDER BY max(a)"
+    ),
+    "sql_having_column_and_aggregate": lambda f: f["spark"].sql("SELECT c FROM nr_t GROUP BY c HAVING max(b) > 1 AND b > 1"),
+    "sql_having_without_group_by_column": lambda f: f["spark"].sql("SELECT count(*) FROM nr_t HAVING a > 1"),
     "sql_missing_group_by": lambda f: f["spark"].sql("SELECT a, count(*) FROM nr_t"),
     "sql_having_without_group_by": lambda f: f["spark"].sql("SELECT a FROM nr_t HAVING count(*) > 1"),
     "sql_distinct_order_by_dropped": lambda f: f["spark"].sql("SELECT DISTINCT a FROM nr_t ORDER BY b"),

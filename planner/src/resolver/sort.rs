@@ -395,7 +395,38 @@ impl Resolver<'_> {
                 }
                 false
             });
-            for parts in attributes.into_inner() {
+            // An aggregate function the select list does not compute: Spark's
+            // UNSUPPORTED_EXPR_FOR_OPERATOR (it cannot add one below a HAVING).
+            let is_aggregate = |x: &SExpr| {
+                matches!(x, SExpr::Function(f) if {
+                    let name = f.name.to_ascii_lowercase();
+                    crate::functions::datafusion_aggregate(&name).is_some()
+                        || crate::functions::spark_aggregate(&name).is_some()
+                })
+            };
+            let selected = |x: &SExpr| {
+                a.aggregates.iter().any(|item| match item {
+                    SExpr::Alias { expr, .. } => **expr == *x,
+                    other => other == x,
+                })
+            };
+            let unselected = std::cell::Cell::new(false);
+            e.any(&|x| {
+                if is_aggregate(x) && !selected(x) {
+                    unselected.set(true);
+                }
+                false
+            });
+            let attributes = attributes.into_inner();
+            if unselected.get() && attributes.is_empty() {
+                return Err(SparkError::analysis(
+                    "UNSUPPORTED_EXPR_FOR_OPERATOR",
+                    "42K0E",
+                    "A query operator contains one or more unsupported expressions. Consider to rewrite it to avoid window functions, aggregate functions, and generator functions in the WHERE clause.",
+                )
+                .into());
+            }
+            for parts in attributes {
                 let name = parts.last().map(String::as_str).unwrap_or_default();
                 if !reachable.iter().any(|r| self.names_equal(r, name)) {
                     let shown: Vec<String> = a.aggregates.iter().filter_map(last).collect();
