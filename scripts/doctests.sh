@@ -5,6 +5,7 @@
 #
 #   scripts/doctests.sh [--url sc://HOST:PORT] [--modules m1,m2] [--failures FILE] [--json FILE]
 #                       [--baseline FILE.json] [--mode local|local-cluster|cluster] [--ember-bin PATH]
+#                       [--markdown docs/doctest-failures.md]
 #
 # Without --url each module runs against a fresh `ember server` (the debug binary in
 # $CARGO_TARGET_DIR, built first unless EMBER_DOCTEST_NO_BUILD=1). Against real Spark:
