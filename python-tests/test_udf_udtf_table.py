@@ -328,3 +328,23 @@ def test_arrow_udtf(spark, table, expected):
         name="table_with_scalar",
     )
     expected.check_error(lambda: spark.sql("SELECT * FROM ember_not_arrow(1)").collect(), name="not_arrow")
+
+
+def test_dataframe_table_arguments(spark, table, expected):
+    """`df.asTable()` (PySpark 4.1+) passes a DataFrame as a UDTF's TABLE argument, with
+    `partitionBy`/`withSinglePartition` and `orderBy` as SQL's PARTITION BY / ORDER BY."""
+    from pyspark.sql.functions import col
+
+    if not hasattr(table, "asTable"):
+        pytest.skip("this client has no DataFrame.asTable")
+    expected.check(Doubled(table.asTable()), name="df_table")
+    expected.check(Fields(table.filter("v > 2").asTable(), lit("|")), name="df_table_query_with_scalar")
+    expected.check(PerKey(table.asTable().partitionBy("k")), name="df_partition_by")
+    expected.check(PerKey(table.asTable().partitionBy(table.k).orderBy(col("v").desc())), name="df_order_by_desc")
+    expected.check(
+        PerKey(table.asTable().partitionBy("k").orderBy(col("v").asc_nulls_last())), name="df_order_by_nulls_last"
+    )
+    expected.check(CountAll(table.asTable().withSinglePartition()), name="df_single_partition")
+    expected.check(
+        PerKey(table.asTable().withSinglePartition().orderBy("v")), name="df_single_partition_ordered"
+    )

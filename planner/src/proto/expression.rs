@@ -225,6 +225,7 @@ fn convert_nested(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
                         negated: false,
                     }
                 }
+                SubqueryType::TableArg => table_arg(ctx, *plan, s.table_arg_options.as_ref())?,
                 other => return unsupported(format!("subquery expression {other:?}")),
             }
         }
@@ -303,6 +304,51 @@ pub fn sort_order(
         ascending,
         nulls_first,
     })
+}
+
+/// `df.asTable()[.partitionBy(...)|.withSinglePartition()][.orderBy(...)]` as a UDTF's
+/// argument: the form SQL's `TABLE(t) PARTITION BY ... ORDER BY ...` takes
+/// (`sql/table_args.rs`).
+fn table_arg(
+    ctx: &ProtoContext,
+    plan: spec::Plan,
+    options: Option<&pb::subquery_expression::TableArgOptions>,
+) -> PlanResult<Expr> {
+    use crate::sql::table_args::{ORDER_BY, PARTITION_BY, SINGLE_PARTITION, SORT, TABLE_ARG};
+    let mut args = vec![Expr::ScalarSubquery(Box::new(plan))];
+    if let Some(o) = options {
+        if o.with_single_partition == Some(true) {
+            args.push(Expr::function(SINGLE_PARTITION, vec![]));
+        } else if !o.partition_spec.is_empty() {
+            args.push(Expr::function(
+                PARTITION_BY,
+                convert_all(ctx, &o.partition_spec)?,
+            ));
+        }
+        if !o.order_spec.is_empty() {
+            let text =
+                |s: &str| Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s.into())));
+            let keys = o
+                .order_spec
+                .iter()
+                .map(|s| {
+                    let order = sort_order(ctx, s)?;
+                    let nulls = match order.nulls_first {
+                        Some(true) => "first",
+                        Some(false) => "last",
+                        None => "default",
+                    };
+                    let direction = if order.ascending { "asc" } else { "desc" };
+                    Ok(Expr::function(
+                        SORT,
+                        vec![order.expr, text(direction), text(nulls)],
+                    ))
+                })
+                .collect::<PlanResult<Vec<_>>>()?;
+            args.push(Expr::function(ORDER_BY, keys));
+        }
+    }
+    Ok(Expr::function(TABLE_ARG, args))
 }
 
 /// A sort expression: a `SortOrder`, or a plain expression sorted ascending.
