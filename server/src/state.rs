@@ -105,7 +105,7 @@ impl RequestContext {
         let state = df.state();
         let mut resolver =
             ember_planner::Resolver::new(&config, &self.session.catalog).with_session_state(&state);
-        Ok(resolver.resolve_query(plan)?)
+        Ok(off_the_runtime(|| resolver.resolve_query(plan))?)
     }
 
     /// DataFusion's optimized physical plan for a resolved query.
@@ -127,5 +127,19 @@ impl RequestContext {
     pub async fn collect(&self, q: &ResolvedQuery) -> ServerResult<Vec<arrow::array::RecordBatch>> {
         let stream = self.execute(q).await?;
         Ok(stream.try_collect().await?)
+    }
+}
+
+/// Runs synchronous, possibly long work (planning a deeply nested expression takes seconds)
+/// with `block_in_place`: the runtime hands this thread's queued tasks and its I/O driver to
+/// another thread meanwhile, so gRPC calls on the same runtime (the cluster driver's worker
+/// heartbeats, interrupts) are still answered. Plainly inline on a current-thread runtime.
+fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if multi_thread {
+        tokio::task::block_in_place(work)
+    } else {
+        work()
     }
 }
