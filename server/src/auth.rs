@@ -55,6 +55,46 @@ impl TokenAuth {
     }
 }
 
+impl TokenAuth {
+    /// Whether an HTTP request (the job UI and `/metrics`, `--ui-port`) authenticates: its
+    /// `Authorization: Bearer TOKEN` header, or a `token=TOKEN` query parameter (what the
+    /// page's address carries and its API calls repeat). Constant-time, as for gRPC.
+    pub fn check_http(&self, authorization: Option<&str>, query_token: Option<&str>) -> bool {
+        let Some(expected) = &self.expected else {
+            return true;
+        };
+        let header = authorization.is_some_and(|h| bool::from(h.as_bytes().ct_eq(expected)));
+        let query = query_token.is_some_and(|t| {
+            let given = format!("Bearer {}", percent_decode(t));
+            bool::from(given.as_bytes().ct_eq(expected))
+        });
+        header | query
+    }
+}
+
+/// `%XX` escapes and `+` of a URL query value decoded (invalid escapes are kept as written).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 impl Interceptor for TokenAuth {
     fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
         let given = request
@@ -70,6 +110,18 @@ impl Interceptor for TokenAuth {
 mod tests {
     use super::*;
     use tonic::Code;
+
+    #[test]
+    fn http_requests_need_the_token_in_a_header_or_the_query() {
+        let auth = TokenAuth::new(Some("s3 cret/+"));
+        assert!(auth.check_http(Some("Bearer s3 cret/+"), None));
+        assert!(auth.check_http(None, Some("s3%20cret%2F%2B")));
+        assert!(auth.check_http(None, Some("s3+cret/%2b")));
+        assert!(!auth.check_http(None, None));
+        assert!(!auth.check_http(Some("Bearer s3 cret"), Some("nope")));
+        assert!(!auth.check_http(Some("s3 cret/+"), Some("%")));
+        assert!(TokenAuth::new(None).check_http(None, None));
+    }
 
     fn call(auth: &TokenAuth, header: Option<&str>) -> Result<(), Status> {
         let mut request = Request::new(());

@@ -87,7 +87,7 @@ pub struct ServerArgs {
     #[arg(long, default_value_t = 15003)]
     pub driver_port: u16,
     /// Port of the HTTP endpoint with Prometheus metrics at /metrics (Spark's UI port; the
-    /// next free one when taken; 0 turns it off).
+    /// next free one when taken; 0 turns it off). With --auth-token it requires the token too.
     #[arg(long, default_value_t = 4040)]
     pub ui_port: u16,
     /// Serve Arrow Flight SQL on this port too (off unless given; 0 picks a free port), for
@@ -480,7 +480,7 @@ async fn serve(
         if let Ok(at) = ui.local_addr() {
             tracing::info!("Ember job UI on http://{at}/ (metrics on /metrics)");
         }
-        tokio::spawn(crate::prometheus::serve(ui, state.clone()));
+        tokio::spawn(crate::prometheus::serve(ui, state.clone(), auth.clone()));
     }
     let addr = socket_addr(&args.host, args.port)?;
     let listener = TcpListener::bind(addr)

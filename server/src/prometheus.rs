@@ -15,6 +15,7 @@ use ember_execution::progress::QueryProgress;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::auth::TokenAuth;
 use crate::state::ServerState;
 
 /// Ports tried after `--ui-port` when it is taken (Spark's `spark.port.maxRetries`).
@@ -284,21 +285,27 @@ pub async fn bind(host: &str, port: u16) -> Option<TcpListener> {
 }
 
 /// Answer HTTP requests on `listener` until the process ends.
-pub async fn serve(listener: TcpListener, state: Arc<ServerState>) {
+/// With `--auth-token`, every request needs the token (see [`TokenAuth::check_http`]).
+pub async fn serve(listener: TcpListener, state: Arc<ServerState>, auth: TokenAuth) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
         let state = state.clone();
+        let auth = auth.clone();
         tokio::spawn(async move {
-            if let Err(e) = answer(stream, &state).await {
+            if let Err(e) = answer(stream, &state, &auth).await {
                 tracing::debug!("metrics request failed: {e}");
             }
         });
     }
 }
 
-async fn answer(mut stream: TcpStream, state: &ServerState) -> std::io::Result<()> {
+async fn answer(
+    mut stream: TcpStream,
+    state: &ServerState,
+    auth: &TokenAuth,
+) -> std::io::Result<()> {
     let mut request = Vec::with_capacity(1024);
     let mut buf = [0u8; 1024];
     while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 16 * 1024 {
@@ -313,8 +320,25 @@ async fn answer(mut stream: TcpStream, state: &ServerState) -> std::io::Result<(
     let text = String::from_utf8_lossy(&request);
     let mut parts = text.lines().next().unwrap_or_default().split_whitespace();
     let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = path.split('?').next().unwrap_or("");
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
+    let authorization = text.lines().skip(1).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("authorization")
+            .then(|| value.trim())
+    });
+    let query_token = query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("token="));
+    let authorized = auth.check_http(authorization, query_token);
     let (status, kind, body) = match (method, path) {
+        _ if !authorized => (
+            "401 Unauthorized",
+            "text/plain",
+            "authentication required: send `Authorization: Bearer TOKEN` or open the page \
+             with ?token=TOKEN (the server's --auth-token)\n"
+                .to_string(),
+        ),
         ("GET", "/metrics") => (
             "200 OK",
             "text/plain; version=0.0.4; charset=utf-8",
@@ -331,8 +355,13 @@ async fn answer(mut stream: TcpStream, state: &ServerState) -> std::io::Result<(
             "GET only\n".to_string(),
         ),
     };
+    let challenge = if authorized {
+        ""
+    } else {
+        "WWW-Authenticate: Bearer\r\n"
+    };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\n{challenge}Content-Type: {kind}\r\nContent-Length: {}\r\n\
          Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
          Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; \
          style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:\r\n\
