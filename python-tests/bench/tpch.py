@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """TPC-H through PySpark against `ember` in each mode, and DataFusion in-process on the same
-files, measured in the same run. Prints per-query wall times, ratios to DataFusion ("/df") and,
-for the distributed modes, ratios to Ember's local mode ("/local") when it runs too.
+files, measured in the same run, and optionally Sail (`--sail sc://...`, a running
+`sail spark server`). Prints per-query wall times, ratios to DataFusion ("/df"), to Sail
+("/sail") and, for the distributed modes, to Ember's local mode ("/local") when it runs too;
+the last lines are the totals and geometric means.
 
-    python python-tests/bench/tpch.py --scale 1 --modes local,local-cluster,cluster [--queries 1,3,5]
+    python python-tests/bench/tpch.py --scale 1 --modes local,local-cluster,cluster [--queries 1,3,5] [--sail sc://127.0.0.1:50051]
 
 Use a release build (`cargo build --release`): the script picks target/release/ember when it
 exists (or EMBER_BIN). Data is generated once under ~/.cache/ember/tpch-sf<scale>.
@@ -50,6 +52,7 @@ def main():
     p.add_argument("--runs", type=int, default=1, help="timed runs per query (median reported), after one warm-up")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--shuffle-partitions", type=int, default=0, help="spark.sql.shuffle.partitions (0: server default)")
+    p.add_argument("--sail", help="a running Sail Spark Connect server to compare with")
     args = p.parse_args()
 
     queries = [int(q) for q in args.queries.split(",")]
@@ -70,11 +73,13 @@ def main():
 
     from pyspark.sql import SparkSession
 
+    if args.sail:
+        modes.append("sail")
     for mode in modes:
         extra = ["--workers", str(args.workers)] if mode != "local" else []
-        server = EmberServer(binary, mode, extra_args=extra)
+        server = EmberServer(binary, mode, extra_args=extra) if mode != "sail" else None
         try:
-            spark = SparkSession.builder.remote(server.url).create()
+            spark = SparkSession.builder.remote(server.url if server else args.sail).create()
             if args.shuffle_partitions:
                 spark.conf.set("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
             tpch.register_spark(spark, data)
@@ -89,23 +94,32 @@ def main():
                     print(f"  {mode} q{q}: WRONG ANSWER: {problem}", flush=True)
             spark.stop()
         finally:
-            server.stop()
+            if server:
+                server.stop()
 
     def vs_local(m):
-        return "local" in modes and m != "local"
+        return "local" in modes and m not in ("local", "sail")
 
-    header = f"{'query':>6} {'datafusion s':>13}"
+    def vs_sail(m):
+        return "sail" in modes and m != "sail"
+
+    header = f"{'query':>7} {'datafusion s':>12}"
     for m in modes:
         header += f" {m + ' s':>16} {'/df':>6}" + (f" {'/local':>6}" if vs_local(m) else "")
+        header += f" {'/sail':>6}" if vs_sail(m) else ""
     print(header)
-    rows = [(f"q{q}", {m: times[m][q] for m in ["datafusion", *modes]}) for q in queries]
-    rows.append(("total", {m: sum(times[m][q] for q in queries) for m in ["datafusion", *modes]}))
+    every = ["datafusion", *modes]
+    rows = [(f"q{q}", {m: times[m][q] for m in every}) for q in queries]
+    rows.append(("total", {m: sum(times[m][q] for q in queries) for m in every}))
+    rows.append(("geomean", {m: statistics.geometric_mean([times[m][q] for q in queries]) for m in every}))
     for label, t in rows:
-        line = f"{label:>6} {t['datafusion']:>13.3f}"
+        line = f"{label:>7} {t['datafusion']:>12.3f}"
         for m in modes:
             line += f" {t[m]:>16.3f} {t[m] / t['datafusion']:>6.2f}"
             if vs_local(m):
                 line += f" {t[m] / t['local']:>6.2f}"
+            if vs_sail(m):
+                line += f" {t[m] / t['sail']:>6.2f}"
         print(line)
 
 
