@@ -91,6 +91,27 @@ ANSWERS = {
     "to_df_filter_dropped": (lambda f: f["df"].select("a", "c").toDF("p", "q").filter(f["df"].b > 6), False),
     "to_df_filter_renamed": (lambda f: f["df"].toDF("w", "x", "y", "z").filter(f["df"].b > 6), False),
     "drop_duplicates_filter_dropped": (lambda f: f["df"].select("a", "c").dropDuplicates(["a"]).filter(f["df"].b > 0), False),
+    "explode_filter_dropped": (
+        lambda f: f["df"].select("a", F.explode(F.array("b", "a")).alias("e")).filter(f["df"].c == "p"),
+        False,
+    ),
+    "posexplode_filter_dropped_struct": (
+        lambda f: f["df"].select("a", F.posexplode(F.array("b")).alias("p", "v")).filter(f["df"].s.x > 2),
+        False,
+    ),
+    "groupby_orderby_grouping_df_col": (lambda f: f["df"].groupBy("c").count().orderBy(f["df"].c.desc()), True),
+    "join_aliases_filter_dropped_qualified": (
+        lambda f: f["df"].alias("x").join(f["df2"].alias("y"), F.col("x.a") == F.col("y.a")).select("x.c").filter(F.col("y.b") > 0),
+        False,
+    ),
+    "sql_order_by_dropped_outside_subquery": (
+        lambda f: f["spark"].sql("SELECT x FROM (SELECT a AS x, b FROM nr_t) ORDER BY b DESC"),
+        True,
+    ),
+    "sql_order_by_dropped_inside_subquery": (
+        lambda f: f["spark"].sql("SELECT * FROM (SELECT a FROM nr_t ORDER BY b DESC LIMIT 2)"),
+        False,
+    ),
     "distinct_select_df_col": (lambda f: f["df"].distinct().select(f["df"].b), False),
     "alias_filter_df_col": (lambda f: f["df"].alias("x").filter(f["df"].b > 10), False),
     "alias_select_df_col": (lambda f: f["df"].alias("x").select(f["df"].b), False),

@@ -131,6 +131,30 @@ impl Resolver<'_> {
         extras: &[SExpr],
     ) -> PlanResult<(LogicalPlan, Vec<String>)> {
         match &spec.node {
+            // A select with a generator (`explode`): the extras are items of it, computed
+            // for each row it makes.
+            PlanNode::Project { input, exprs }
+                if exprs
+                    .iter()
+                    .any(|e| super::generate::generator_of(e).is_some()) =>
+            {
+                let input = self.resolve(input)?;
+                let mut with_extras = exprs.clone();
+                with_extras.extend(extras.iter().map(|e| SExpr::Alias {
+                    expr: Box::new(e.clone()),
+                    names: vec!["__hidden".to_string()],
+                    metadata: None,
+                }));
+                let plan = self.resolve_project_with_generators(input, &with_extras)?;
+                let n = plan.schema().fields().len();
+                let start = n.saturating_sub(extras.len());
+                let hidden: Vec<String> = plan.schema().fields()[start..]
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                self.record_visible(spec, &plan, &hidden);
+                Ok((plan, hidden))
+            }
             PlanNode::Project { input, exprs } => {
                 let input = self.resolve(input)?;
                 let schema = input.schema().clone();
