@@ -61,6 +61,16 @@ impl Resolver<'_> {
                 let right = self.output_names(subquery.schema());
                 return Err(length_mismatch(&name, &[value_name], &right));
             }
+            None if outer_refs.is_empty() && subquery.schema().qualified_field(0).0.is_none() => {
+                // An uncorrelated subquery's column qualified: DataFusion's mark join (IN under
+                // OR) resolves an unqualified column as both the subquery's and its alias's and
+                // fails on the duplicate (TPC-DS q45). (Correlated subqueries keep theirs: the
+                // pulled-up conditions name the unqualified columns.)
+                let aliased = LogicalPlanBuilder::from(subquery)
+                    .alias("__in_subquery")?
+                    .build()?;
+                (value, aliased)
+            }
             None => (value, subquery),
             Some(n) if n != subquery.schema().fields().len() => {
                 let left = match value.get_type(schema)? {
