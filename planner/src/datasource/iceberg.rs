@@ -602,6 +602,14 @@ pub fn read(
         .into());
     }
     let at = time_travel(ds, time_zone)?;
+    // `<location>#snapshots`: a metadata table.
+    if let Some((location, name)) = path.rsplit_once('#')
+        && super::iceberg_meta::METADATA_TABLES
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(name))
+    {
+        return super::iceberg_meta::metadata_table(&load(location)?, name);
+    }
     let table = load(path)?;
     let snapshot = table.chosen_snapshot(at.as_ref())?;
     let schema_json = table.schema_for(snapshot, at.is_some())?;
@@ -671,14 +679,14 @@ pub fn hadoop_table_location(warehouse: &str, name: &[String]) -> String {
     location
 }
 
-/// The read of `name` when its first part is an Iceberg catalog of the session
+/// The location of table `name` when its first part is an Iceberg catalog of the session
 /// (`spark.sql.catalog.<name>=org.apache.iceberg.spark.SparkCatalog`, `type=hadoop`,
-/// `warehouse=<path>`): the table at `<warehouse>/<namespace...>/<table>`. None: no such
-/// catalog.
-pub fn catalog_source(
+/// `warehouse=<path>`): `<warehouse>/<namespace...>/<table>`, whether a table is there or not.
+/// None: no such catalog.
+pub fn catalog_table_location(
     catalogs: &BTreeMap<String, BTreeMap<String, String>>,
     name: &[String],
-) -> PlanResult<Option<DataSource>> {
+) -> PlanResult<Option<String>> {
     let [catalog, rest @ ..] = name else {
         return Ok(None);
     };
@@ -711,9 +719,33 @@ pub fn catalog_source(
     if rest.len() < 2 {
         return Err(SparkError::table_not_found(&name.join(".")).into());
     }
-    let location = hadoop_table_location(warehouse, rest);
+    Ok(Some(hadoop_table_location(warehouse, rest)))
+}
+
+/// The read of `name` when its first part is an Iceberg catalog of the session: the table
+/// (or metadata table) there. None: no such catalog.
+pub fn catalog_source(
+    catalogs: &BTreeMap<String, BTreeMap<String, String>>,
+    name: &[String],
+) -> PlanResult<Option<DataSource>> {
+    let Some(mut location) = catalog_table_location(catalogs, name)? else {
+        return Ok(None);
+    };
     if !is_iceberg_table(&location) {
-        return Err(SparkError::table_not_found(&name.join(".")).into());
+        // `ice.db.t.snapshots`: a metadata table of `ice.db.t`.
+        let (table, last) = name.split_at(name.len() - 1);
+        let table_location = catalog_table_location(catalogs, table).ok().flatten();
+        match (last, table_location) {
+            ([m], Some(table_location))
+                if super::iceberg_meta::METADATA_TABLES
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(m))
+                    && is_iceberg_table(&table_location) =>
+            {
+                location = format!("{table_location}#{}", m.to_ascii_lowercase());
+            }
+            _ => return Err(SparkError::table_not_found(&name.join(".")).into()),
+        }
     }
     Ok(Some(DataSource {
         format: Some("iceberg".into()),

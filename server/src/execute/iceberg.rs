@@ -1,4 +1,6 @@
-//! Writes to Iceberg tables (`df.write.format("iceberg").mode(...).save(location)`).
+//! Writes to Iceberg tables (`df.write.format("iceberg").mode(...).save(location)`, and for
+//! the tables of a session's Iceberg catalog `CREATE TABLE ice.db.t ... [AS SELECT]`,
+//! `INSERT INTO|OVERWRITE ice.db.t`, `saveAsTable`/`insertInto`).
 //!
 //! The query runs as any other job (in the cluster modes on the workers) and its batches come
 //! back to the driver, which aligns them with the table's columns by name (cast to the
@@ -11,7 +13,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 use ember_planner::SparkError;
 use ember_planner::datasource::{delta, iceberg, iceberg_write};
-use ember_planner::spec::{SaveMode, WriteSpec};
+use ember_planner::spec::{CreateTableSpec, Plan, SaveMode, WriteSpec};
 
 use super::write::analysis;
 use crate::error::ServerResult;
@@ -40,6 +42,100 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
         return Err(SparkError::unsupported("writing partitioned Iceberg tables").into());
     }
     let query = ctx.resolve(&spec.input)?;
+    write_query(ctx, query, path, spec.mode == SaveMode::Overwrite, false).await
+}
+
+/// The location of `name` when it names a table of one of the session's Iceberg catalogs.
+pub fn catalog_location(ctx: &RequestContext, name: &[String]) -> ServerResult<Option<String>> {
+    Ok(
+        iceberg::catalog_table_location(&ctx.planner_config().catalogs, name)
+            .map_err(|e| e.into_spark())?,
+    )
+}
+
+/// `CREATE TABLE ice.db.t (...) USING iceberg [AS SELECT ...]` in a Hadoop catalog.
+pub async fn create_table(
+    ctx: &RequestContext,
+    spec: &CreateTableSpec,
+    location: &str,
+) -> ServerResult<()> {
+    ember_planner::datasource::check_allowed(location).map_err(|e| e.into_spark())?;
+    if spec
+        .format
+        .as_deref()
+        .is_some_and(|f| !f.eq_ignore_ascii_case("iceberg"))
+    {
+        return Err(SparkError::unsupported(format!(
+            "tables of format {} in an Iceberg catalog",
+            spec.format.clone().unwrap_or_default()
+        ))
+        .into());
+    }
+    if !spec.partition_by.is_empty() || spec.bucketing.is_some() {
+        return Err(SparkError::unsupported("partitioned Iceberg tables in CREATE TABLE").into());
+    }
+    if spec.replace {
+        return Err(SparkError::unsupported("REPLACE TABLE of Iceberg tables").into());
+    }
+    if iceberg::is_iceberg_table(location) {
+        if spec.if_not_exists {
+            return Ok(());
+        }
+        let shown = spec.name.join(".");
+        return Err(analysis(
+            "TABLE_OR_VIEW_ALREADY_EXISTS",
+            "42P07",
+            format!("Cannot create table or view {shown} because it already exists."),
+            vec![("relationName", shown.clone())],
+        )
+        .into());
+    }
+    match (&spec.query, &spec.columns) {
+        (Some(query), _) => {
+            let query = ctx.resolve(query)?;
+            write_query(ctx, query, location, false, false).await
+        }
+        (None, Some(columns)) => {
+            let schema =
+                ember_planner::types::parse_schema(columns, &ctx.session.conf.time_zone())?;
+            let fields: Vec<Field> = schema
+                .fields()
+                .iter()
+                .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
+                .collect();
+            iceberg_write::create_table(location, &fields).map_err(|e| e.into_spark())?;
+            Ok(())
+        }
+        (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
+    }
+}
+
+/// `INSERT INTO|OVERWRITE ice.db.t ...` (columns by position) and `insertInto`.
+pub async fn insert(
+    ctx: &RequestContext,
+    location: &str,
+    query: &Plan,
+    overwrite: bool,
+    by_name: bool,
+) -> ServerResult<()> {
+    ember_planner::datasource::check_allowed(location).map_err(|e| e.into_spark())?;
+    if !iceberg::is_iceberg_table(location) {
+        return Err(SparkError::table_not_found(location).into());
+    }
+    let query = ctx.resolve(query)?;
+    write_query(ctx, query, location, overwrite, !by_name).await
+}
+
+/// Commit the rows of `query` to the table at `path` (created from the query's columns when
+/// missing), its columns matched by name or by position.
+async fn write_query(
+    ctx: &RequestContext,
+    query: ember_planner::ResolvedQuery,
+    path: &str,
+    overwrite: bool,
+    by_position: bool,
+) -> ServerResult<()> {
+    let exists = iceberg::is_iceberg_table(path);
     let schema = query.plan.schema().clone();
     let data: Vec<Field> = query
         .names
@@ -52,8 +148,21 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
     }
     let table = iceberg::load(path).map_err(|e| e.into_spark())?;
     let fields = iceberg_write::table_fields(&table).map_err(|e| e.into_spark())?;
+    if by_position && query.names.len() != fields.len() {
+        return Err(analysis(
+            "INSERT_COLUMN_ARITY_MISMATCH",
+            "21S01",
+            format!(
+                "Cannot write to {path}, the reason is: the number of data columns ({}) differs from the number of table columns ({}).",
+                query.names.len(),
+                fields.len()
+            ),
+            vec![],
+        )
+        .into());
+    }
     for name in &query.names {
-        if !fields.iter().any(|f| f.name().eq_ignore_ascii_case(name)) {
+        if !by_position && !fields.iter().any(|f| f.name().eq_ignore_ascii_case(name)) {
             return Err(analysis(
                 "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_COLUMNS",
                 "KD000",
@@ -66,11 +175,15 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
         }
     }
     let mut exprs = vec![];
-    for f in &fields {
-        let found = query
-            .names
-            .iter()
-            .position(|n| n.eq_ignore_ascii_case(f.name()));
+    for (i, f) in fields.iter().enumerate() {
+        let found = if by_position {
+            Some(i)
+        } else {
+            query
+                .names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(f.name()))
+        };
         let value = match found {
             Some(i) => Expr::Column(schema.columns()[i].clone()),
             None if f.is_nullable() => lit(ScalarValue::Null),
@@ -90,7 +203,6 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    iceberg_write::commit(path, &batches, spec.mode == SaveMode::Overwrite)
-        .map_err(|e| e.into_spark())?;
+    iceberg_write::commit(path, &batches, overwrite).map_err(|e| e.into_spark())?;
     Ok(())
 }

@@ -6,7 +6,7 @@ pub mod command;
 pub mod delta;
 mod delta_merge;
 pub mod encode;
-mod iceberg;
+pub(crate) mod iceberg;
 pub mod operation;
 pub mod progress;
 pub mod python_source;

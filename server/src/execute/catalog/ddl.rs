@@ -18,6 +18,9 @@ use crate::execute::write::{FileWriteSpec, analysis, format_or_default, local_pa
 use crate::state::RequestContext;
 
 pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> ServerResult<()> {
+    if let Some(location) = crate::execute::iceberg::catalog_location(ctx, &spec.name)? {
+        return crate::execute::iceberg::create_table(ctx, &spec, &location).await;
+    }
     let (db, name) = table_name(ctx, &spec.name)?;
     check_name(&name)?;
     if spec.replace {

@@ -78,6 +78,17 @@ pub async fn insert(
     columns: &[String],
     matching: ColumnMatch,
 ) -> ServerResult<()> {
+    if let Some(location) = crate::execute::iceberg::catalog_location(ctx, table_name)? {
+        if !partition.is_empty() || !columns.is_empty() {
+            return Err(SparkError::unsupported(
+                "INSERT into Iceberg tables with a PARTITION or column list",
+            )
+            .into());
+        }
+        let by_name = matching == ColumnMatch::ByName;
+        let overwrite = overwrite != Overwrite::No;
+        return crate::execute::iceberg::insert(ctx, &location, query, overwrite, by_name).await;
+    }
     if ctx.session.catalog.lookup_view(table_name) {
         return Err(SparkError::unsupported(format!(
             "inserting into the view {}",
@@ -314,6 +325,10 @@ pub async fn write_table(ctx: &RequestContext, spec: WriteSpec) -> ServerResult<
             ColumnMatch::ByPosition,
         )
         .await;
+    }
+    // `saveAsTable("ice.db.t")`: a table of an Iceberg catalog, with the path write's modes.
+    if let Some(location) = crate::execute::iceberg::catalog_location(ctx, name)? {
+        return crate::execute::iceberg::save(ctx, spec.clone(), &location).await;
     }
     let (db, table) = table_name(ctx, name)?;
     let existing = ctx.session.catalog.warehouse().table(&db, &table);
