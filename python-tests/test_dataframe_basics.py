@@ -184,3 +184,27 @@ def test_rows_after_a_limit_keep_its_order(spark, expected):
     ids = [r.id for r in spark.range(0, 100000, 1, 2).limit(60000).filter("id % 3 = 0").collect()]
     expected.check_value([len(ids), ids == sorted(ids)], name="filter")
     expected.check_value(spark.range(25).withColumn("x", F.col("id") * 2)._show_string(), name="show")
+
+
+def test_sort_after_a_limit_sorts_the_limited_rows(spark, expected):
+    # `df.limit(3).orderBy(...)` sorts the first three rows (Spark's limit takes rows in
+    # partition order), not the top three of all rows: DataFusion's sort pushdown moved the
+    # sort below the limit (range(10).limit(3).orderBy(desc("id")) gave 7, 6, 5).
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    ten = spark.range(0, 10, 1, 2)
+    expected.check(ten.limit(3).orderBy(F.desc("id")), ordered=True, name="range_desc")
+    local = spark.createDataFrame([(i, 9 - i) for i in range(10)], "id long, v long")
+    expected.check(local.limit(4).orderBy("v"), ordered=True, name="local_relation")
+    expected.check(
+        spark.sql("SELECT * FROM (SELECT * FROM range(0, 10, 1, 2) LIMIT 3) ORDER BY id DESC"),
+        ordered=True,
+        name="sql_subquery",
+    )
+    expected.check(ten.limit(3).orderBy(F.desc("id")).limit(2), ordered=True, name="then_limit_again")
+    expected.check(
+        ten.limit(4).withColumn("r", F.row_number().over(Window.orderBy(F.desc("id")))),
+        name="then_window",
+    )
+    expected.check(ten.orderBy("id").limit(3).orderBy(F.desc("id")), ordered=True, name="sorted_limit_resorted")

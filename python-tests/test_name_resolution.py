@@ -167,8 +167,6 @@ ANSWERS = {
 ANSWER_GAPS = {
     # (a full outer USING join's right key is not kept below the coalesced key)
     "join_full_using_right_key": "the right side's key of a full outer USING join",
-    # (the physical plan sorts with a TopK below the limit: not name resolution)
-    "limit_then_orderby_dropped": "Sort over Limit is planned as a TopK of the whole input",
 }
 
 

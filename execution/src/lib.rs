@@ -9,6 +9,7 @@ pub mod codec;
 pub mod error;
 pub mod ipc_check;
 pub mod job_graph;
+pub mod limit_fence;
 pub mod memory;
 pub mod metrics;
 pub mod ordered;

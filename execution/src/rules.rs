@@ -29,6 +29,8 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
         plan: Arc<dyn ExecutionPlan>,
         _config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        // (The first of Ember's rules after DataFusion's: the fences have done their work.)
+        let plan = crate::limit_fence::remove_fences(plan)?;
         plan.transform_down(|node| {
             if let Some(limit) = node.downcast_ref::<GlobalLimitExec>()
                 && let Some(coalesce) = limit.input().downcast_ref::<CoalescePartitionsExec>()
