@@ -5,7 +5,9 @@
 //! 7, 6, 5 instead of 2, 1, 0). [`FenceLimits`], run before DataFusion's rules, puts a
 //! [`LimitFenceExec`] over every such limit that has a parent: a pass-through node that does
 //! not claim to keep its input's order, so no ordering requirement is pushed through it.
-//! [`remove_fences`] takes them out again once DataFusion's rules have run.
+//! [`remove_fences`] takes them out again once DataFusion's rules have run. Upstream:
+//! apache/datafusion#25378 (fix proposed in #25408); remove this module once a DataFusion
+//! release keeps such sorts above their limits.
 
 use std::fmt;
 use std::sync::Arc;
