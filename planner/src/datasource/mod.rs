@@ -22,6 +22,7 @@ mod delta_scan;
 pub mod discover;
 pub mod iceberg;
 mod iceberg_avro;
+mod iceberg_catalog;
 mod iceberg_meta;
 mod iceberg_scan;
 pub mod iceberg_write;
