@@ -172,6 +172,19 @@ def test_column_metadata(spark, expected):
     expected.check_value(df.select((F.col("id") + 1).alias("x", metadata={"m": [1, 2]})).filter("x > 0").schema["x"].metadata, name="expression")
     expected.check_value(df.select("id").schema["id"].metadata, name="none")
     expected.check(aliased, name="rows")
+    # withColumn carries no metadata but what withMetadata gives.
+    expected.check_value(aliased.withColumn("y", F.col("x")).schema["y"].metadata, name="with_column_of_column")
+    expected.check_value(aliased.withColumn("x", F.col("x")).schema["x"].metadata, name="with_column_replaced")
+    expected.check_value(
+        df.withColumn("y", F.col("id").alias("z", metadata={"a": 1})).schema["y"].metadata, name="with_column_aliased"
+    )
+    expected.check_value(
+        df.withColumns({"y": F.col("id").alias("z", metadata={"a": 1})}).schema["y"].metadata, name="with_columns"
+    )
+    expected.check_value(
+        aliased.withColumn("y", F.col("x")).withMetadata("y", {"b": 2}).schema["y"].metadata,
+        name="with_column_then_metadata",
+    )
 
 
 def test_rows_after_a_limit_keep_its_order(spark, expected):

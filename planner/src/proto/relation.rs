@@ -687,15 +687,14 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 let [name] = a.name.as_slice() else {
                     return invalid("withColumns needs exactly one name per column");
                 };
-                let mut column = expr(ctx, e)?;
-                // (`withMetadata`: the column's new metadata.)
-                if a.metadata.is_some() {
-                    column = Expr::Alias {
-                        expr: Box::new(column),
-                        names: vec![name.clone()],
-                        metadata: a.metadata.clone(),
-                    };
-                }
+                // The column has the metadata `withMetadata` gives, else none: as in Spark,
+                // withColumn does not carry its expression's (`col("x").alias("y",
+                // metadata=...)` or a source column's).
+                let column = Expr::Alias {
+                    expr: Box::new(expr(ctx, e)?),
+                    names: vec![name.clone()],
+                    metadata: Some(a.metadata.clone().unwrap_or_else(|| "{}".into())),
+                };
                 columns.push((name.clone(), column));
             }
             PlanNode::WithColumns {
