@@ -51,7 +51,11 @@ pub fn register(b: &mut RegistryBuilder) {
             op: StrictMathOp::Log2,
         })
         .call(vec![x.clone()]);
-        Ok(when(x.gt(lit(0.0f64)), log2, lit(ScalarValue::Float64(None))))
+        Ok(when(
+            x.gt(lit(0.0f64)),
+            log2,
+            lit(ScalarValue::Float64(None)),
+        ))
     });
     double_fn(b, &["cbrt"], Naming::Fixed("CBRT"), "cbrt");
     double_fn(b, &["sin"], Naming::Fixed("SIN"), "sin");

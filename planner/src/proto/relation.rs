@@ -687,13 +687,22 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 let [name] = a.name.as_slice() else {
                     return invalid("withColumns needs exactly one name per column");
                 };
-                // The column has the metadata `withMetadata` gives, else none: as in Spark,
-                // withColumn does not carry its expression's (`col("x").alias("y",
-                // metadata=...)` or a source column's).
-                let column = Expr::Alias {
-                    expr: Box::new(expr(ctx, e)?),
-                    names: vec![name.clone()],
-                    metadata: Some(a.metadata.clone().unwrap_or_else(|| "{}".into())),
+                // The column has the metadata `withMetadata` gives; an `alias(..., metadata=...)`
+                // of its expression is dropped, as in Spark. (A source column's metadata still
+                // comes along, where Spark drops it too: DataFusion's aliases cannot remove
+                // metadata.)
+                let column = match (a.metadata.clone(), expr(ctx, e)?) {
+                    (Some(metadata), column) => Expr::Alias {
+                        expr: Box::new(column),
+                        names: vec![name.clone()],
+                        metadata: Some(metadata),
+                    },
+                    (None, Expr::Alias { expr, names, .. }) => Expr::Alias {
+                        expr,
+                        names,
+                        metadata: None,
+                    },
+                    (None, column) => column,
                 };
                 columns.push((name.clone(), column));
             }

@@ -570,11 +570,9 @@ impl Resolver<'_> {
         let text_value = ScalarValue::Utf8(Some(text.trim().to_string()));
         let value = match text_value.cast_to(&target) {
             // (A local time after 2037: by the zone's last rule, which Arrow's zones lack.)
-            Ok(value) if kind == "TIMESTAMP" => crate::functions::native::literal_past_2037(
-                text,
-                value,
-                &self.config.time_zone,
-            ),
+            Ok(value) if kind == "TIMESTAMP" => {
+                crate::functions::native::literal_past_2037(text, value, &self.config.time_zone)
+            }
             Ok(value) => value,
             // A local time that a daylight-saving change skips or repeats.
             Err(_) if kind == "TIMESTAMP" => {

@@ -36,7 +36,11 @@ impl Resolver<'_> {
                     .collect();
                 // (No column of the DataFrame is here: Spark's missing-reference rule or its
                 // errors, never another DataFrame's column of the same name.)
-                if filtered.is_empty() && self.in_stored_plan { all } else { filtered }
+                if filtered.is_empty() && self.in_stored_plan {
+                    all
+                } else {
+                    filtered
+                }
             }
             None => all,
         }
