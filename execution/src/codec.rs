@@ -3,20 +3,22 @@
 //! Ember's plan nodes and functions are encoded by [`CodecPart`]s, which [`EmberCodec`]
 //! composes into DataFusion's `PhysicalExtensionCodec`: each extension is written as an
 //! `ExtensionEnvelope` (the part's name and its payload), and decoded by the part of that
-//! name. There are two parts today: the execution crate's nodes in `plan::codec`
-//! (`ExecutionCodec`), and everything the planner defines (its operators, file scans and
-//! functions) in the server's `codec.rs` (`PlannerCodec`), a central file each new planner
-//! node or function must be added to. Built-in DataFusion functions are written by name and
-//! found again in the worker's registry. Compressed file scans are wrapped in
-//! [`CompressedScanExec`](crate::plan::CompressedScanExec) before encoding, so that their
-//! compression survives the trip.
+//! name. A plan node serializes itself: its module implements [`EncodedNode`] (a protobuf
+//! message of its settings) or, for a file format's scan, [`EncodedFileSource`], and the node
+//! is listed once, one line, in the list of parts of its crate (`plan::codec::parts` here,
+//! the server's `codec::ember_codec` for the planner's file formats and functions). Built-in
+//! DataFusion functions are written by name and found again in the worker's registry.
+//! Compressed file scans are wrapped in [`CompressedScanExec`](crate::plan::CompressedScanExec)
+//! before encoding, so that their compression survives the trip.
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use arrow::datatypes::Schema;
 use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, WindowUDF};
@@ -96,11 +98,11 @@ impl NodeDecoder<'_> {
     pub fn file_scan(
         &self,
         bytes: &[u8],
-        source: impl FnOnce(TableSchema) -> Arc<dyn FileSource>,
+        source: impl FnOnce(TableSchema) -> Result<Arc<dyn FileSource>>,
     ) -> Result<FileScanConfig> {
         let proto = protobuf::FileScanExecConf::decode(bytes)
             .map_err(|e| DataFusionError::Internal(format!("bad file scan: {e}")))?;
-        let source = source(FileScanConfig::parse_table_schema_from_proto(&proto)?);
+        let source = source(FileScanConfig::parse_table_schema_from_proto(&proto)?)?;
         parse_protobuf_file_scan_config(&proto, &self.context, self.converter, source)
     }
 
@@ -166,6 +168,146 @@ pub trait CodecPart: Debug + Send + Sync {
 
     fn decode_higher_order(&self, name: &str, _payload: &[u8]) -> Result<Arc<HigherOrderUDF>> {
         internal_err!("{} cannot decode higher-order function {name}", self.name())
+    }
+}
+
+/// A plan node that writes itself into serialized plans: implemented in the node's module,
+/// listed once with [`node_part`].
+pub trait EncodedNode: ExecutionPlan + Sized + 'static {
+    /// The stable name written into serialized plans.
+    const NAME: &'static str;
+    /// The node's settings on the wire.
+    type Message: Message + Default;
+
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<Self::Message>;
+
+    fn from_message(
+        message: Self::Message,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>>;
+}
+
+/// A file format's scan (a `DataSourceExec` of a `FileScanConfig` with this source), written
+/// as the scan DataFusion knows plus the source's own options.
+pub trait EncodedFileSource: FileSource + Sized + 'static {
+    /// The stable name written into serialized plans.
+    const NAME: &'static str;
+
+    /// The source's own settings.
+    fn options(&self) -> Result<Vec<u8>>;
+
+    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>>;
+}
+
+/// The part of one [`EncodedNode`].
+pub fn node_part<T: EncodedNode>() -> Arc<dyn CodecPart> {
+    Arc::new(NodePart::<T>(PhantomData))
+}
+
+/// The part of one [`EncodedFileSource`].
+pub fn file_source_part<T: EncodedFileSource>() -> Arc<dyn CodecPart> {
+    Arc::new(FileSourcePart::<T>(PhantomData))
+}
+
+/// The single input of a node that takes one.
+pub fn one_input(inputs: &[Arc<dyn ExecutionPlan>]) -> Result<Arc<dyn ExecutionPlan>> {
+    match inputs {
+        [input] => Ok(input.clone()),
+        _ => internal_err!("expected one input, got {}", inputs.len()),
+    }
+}
+
+struct NodePart<T>(PhantomData<fn() -> T>);
+
+impl<T> Debug for NodePart<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodePart({})", std::any::type_name::<T>())
+    }
+}
+
+impl<T: EncodedNode> CodecPart for NodePart<T> {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn encode_node(
+        &self,
+        node: &Arc<dyn ExecutionPlan>,
+        encoder: &NodeEncoder,
+    ) -> Result<Option<Vec<u8>>> {
+        match node.downcast_ref::<T>() {
+            Some(node) => Ok(Some(node.to_message(encoder)?.encode_to_vec())),
+            None => Ok(None),
+        }
+    }
+
+    fn decode_node(
+        &self,
+        payload: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let message = T::Message::decode(payload)
+            .map_err(|e| DataFusionError::Internal(format!("bad {}: {e}", T::NAME)))?;
+        T::from_message(message, inputs, decoder)
+    }
+}
+
+/// A file scan on the wire: DataFusion's scan configuration and the source's options.
+#[derive(Clone, PartialEq, prost::Message)]
+struct FileScanNode {
+    #[prost(bytes = "vec", tag = "1")]
+    scan: Vec<u8>,
+    #[prost(bytes = "vec", tag = "2")]
+    options: Vec<u8>,
+}
+
+struct FileSourcePart<T>(PhantomData<fn() -> T>);
+
+impl<T> Debug for FileSourcePart<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FileSourcePart({})", std::any::type_name::<T>())
+    }
+}
+
+impl<T: EncodedFileSource> CodecPart for FileSourcePart<T> {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn encode_node(
+        &self,
+        node: &Arc<dyn ExecutionPlan>,
+        encoder: &NodeEncoder,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(config) = node
+            .downcast_ref::<DataSourceExec>()
+            .and_then(|d| d.data_source().downcast_ref::<FileScanConfig>())
+        else {
+            return Ok(None);
+        };
+        let Some(source) = config.file_source().downcast_ref::<T>() else {
+            return Ok(None);
+        };
+        let node = FileScanNode {
+            scan: encoder.file_scan(config)?,
+            options: source.options()?,
+        };
+        Ok(Some(node.encode_to_vec()))
+    }
+
+    fn decode_node(
+        &self,
+        payload: &[u8],
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let node = FileScanNode::decode(payload)
+            .map_err(|e| DataFusionError::Internal(format!("bad {} scan: {e}", T::NAME)))?;
+        let config =
+            decoder.file_scan(&node.scan, |schema| T::from_options(&node.options, schema))?;
+        Ok(DataSourceExec::from_data_source(config))
     }
 }
 

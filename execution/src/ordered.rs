@@ -12,6 +12,7 @@ use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -304,6 +305,38 @@ fn limit_stream(stream: SendableRecordBatchStream, n: usize) -> SendableRecordBa
         }
     });
     Box::pin(RecordBatchStreamAdapter::new(schema, limited))
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct OrderedCoalesceNode {
+    #[prost(uint64, optional, tag = "1")]
+    fetch: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    buffer: Option<u64>,
+}
+
+impl EncodedNode for OrderedCoalesceExec {
+    const NAME: &'static str = "ordered_coalesce";
+    type Message = OrderedCoalesceNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<OrderedCoalesceNode> {
+        Ok(OrderedCoalesceNode {
+            fetch: self.fetch().map(|f| f as u64),
+            buffer: self.buffer().map(|b| b as u64),
+        })
+    }
+
+    fn from_message(
+        c: OrderedCoalesceNode,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(OrderedCoalesceExec::new(
+            one_input(inputs)?,
+            c.fetch.map(|f| f as usize),
+            c.buffer.map(|b| b as usize),
+        )))
+    }
 }
 
 #[cfg(test)]

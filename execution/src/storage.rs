@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock};
 
 use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use object_store::ObjectStore;
 use object_store::aws::AmazonS3Builder;
@@ -135,6 +136,18 @@ impl StorageOptions {
             DataFusionError::Configuration(format!("cannot reach the S3 bucket {bucket}: {e}"))
         })?;
         Ok(Arc::new(store))
+    }
+}
+
+/// The compression of a data file, by its name's suffix (as Hadoop's codecs go by).
+pub fn compression_of(file: &str) -> FileCompressionType {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    match name.rsplit_once('.').map(|(_, e)| e) {
+        Some("gz") => FileCompressionType::GZIP,
+        Some("bz2") => FileCompressionType::BZIP2,
+        Some("xz") => FileCompressionType::XZ,
+        Some("zst") => FileCompressionType::ZSTD,
+        _ => FileCompressionType::UNCOMPRESSED,
     }
 }
 

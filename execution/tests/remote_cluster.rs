@@ -14,7 +14,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use ember_execution::JobRunner;
 use ember_execution::cluster::DriverConfig;
 use ember_execution::codec::EmberCodec;
-use ember_execution::plan::codec::ExecutionCodec;
+use ember_execution::plan::codec;
 use ember_execution::remote::{
     ClusterJobRunner, ClusterOptions, TextErrors, WorkerOptions, run_worker,
 };
@@ -30,7 +30,7 @@ fn options() -> ClusterOptions {
 }
 
 async fn start_cluster(workers: usize) -> Arc<ClusterJobRunner> {
-    let codec = Arc::new(EmberCodec::new(vec![Arc::new(ExecutionCodec)]));
+    let codec = Arc::new(EmberCodec::new(codec::parts()));
     let runtime = tokio::runtime::Handle::current();
     let runner = Arc::new(ClusterJobRunner::start(
         DriverConfig::default(),

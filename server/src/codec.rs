@@ -6,24 +6,11 @@ use std::any::Any;
 use std::sync::Arc;
 
 use datafusion::common::{DataFusionError, Result};
-use datafusion::datasource::physical_plan::FileScanConfig;
-use datafusion::datasource::source::DataSourceExec;
 use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF};
-use datafusion::physical_plan::ExecutionPlan;
-use ember_execution::codec::{CodecPart, EmberCodec, NodeDecoder, NodeEncoder};
-use ember_execution::plan::codec::ExecutionCodec;
-use ember_execution::python::map::PythonMapExec;
+use ember_execution::codec::{CodecPart, EmberCodec};
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
-use ember_planner::datasource::csv::{CsvOptions, CsvSource};
-use ember_planner::datasource::json::{JsonOptions, JsonSource};
-use ember_planner::datasource::orc::OrcSource;
-use ember_planner::datasource::xml::{XmlOptions, XmlSource};
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
-use ember_planner::exec::RangeExec;
-use ember_planner::exec::partition_ids::PartitionIdsExec;
-use ember_planner::exec::range::RangeSpec;
-use ember_planner::exec::text::TextScanExec;
 use ember_planner::functions::decimal::DecimalDivide;
 use ember_planner::functions::fold::{FOLD_NAME, array_fold};
 use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
@@ -38,179 +25,32 @@ use ember_planner::functions::udf::{
 use ember_planner::functions::{spark_aggregate, spark_scalar};
 use serde_json::{Value, json};
 
-/// The codec of every Ember plan node and function.
+/// The codec of every Ember plan node and function: each crate's list of parts (a new plan
+/// node or file format adds one line to its crate's list).
 pub fn ember_codec() -> Arc<EmberCodec> {
-    Arc::new(EmberCodec::new(vec![
-        Arc::new(PlannerCodec),
-        Arc::new(ExecutionCodec),
-    ]))
+    let mut parts = ember_execution::plan::codec::parts();
+    parts.extend(ember_planner::datasource::codec_parts());
+    parts.push(ember_planner::logical::python_map::codec_part());
+    parts.push(Arc::new(PlannerFunctions));
+    Arc::new(EmberCodec::new(parts))
 }
 
-/// Encodes the planner's `RangeExec`, Ember's own UDFs and `datafusion-spark`'s functions
-/// (whose names clash with DataFusion's, so they cannot be found by name).
+/// Encodes Ember's own UDFs and `datafusion-spark`'s functions (whose names clash with
+/// DataFusion's, so they cannot be found by name).
 #[derive(Debug, Default)]
-pub struct PlannerCodec;
+pub struct PlannerFunctions;
 
 fn bad(what: &str) -> DataFusionError {
     DataFusionError::Internal(format!("bad encoded {what}"))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    bytes
-        .iter()
-        .flat_map(|b| {
-            [
-                DIGITS[(b >> 4) as usize] as char,
-                DIGITS[(b & 15) as usize] as char,
-            ]
-        })
-        .collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn same_impl(a: &dyn Any, b: &dyn Any) -> bool {
     a.type_id() == b.type_id()
 }
 
-impl CodecPart for PlannerCodec {
+impl CodecPart for PlannerFunctions {
     fn name(&self) -> &'static str {
-        "ember.planner"
-    }
-
-    fn encode_node(
-        &self,
-        node: &Arc<dyn ExecutionPlan>,
-        encoder: &NodeEncoder,
-    ) -> Result<Option<Vec<u8>>> {
-        if let Some(map) = node.downcast_ref::<PythonMapExec>() {
-            return encode_python_map(map).map(Some);
-        }
-        if node.downcast_ref::<PartitionIdsExec>().is_some() {
-            return Ok(Some(
-                json!({"node": "partition_ids"}).to_string().into_bytes(),
-            ));
-        }
-        if let Some(text) = node.downcast_ref::<TextScanExec>() {
-            let v = json!({"node": "text", "scan": text.scan()});
-            return Ok(Some(v.to_string().into_bytes()));
-        }
-        if let Some(config) = node
-            .downcast_ref::<DataSourceExec>()
-            .and_then(|d| d.data_source().downcast_ref::<FileScanConfig>())
-        {
-            let source = config.file_source();
-            let v = if source.downcast_ref::<OrcSource>().is_some() {
-                json!({"node": "orc", "scan": hex(&encoder.file_scan(config)?)})
-            } else if let Some(csv) = source.downcast_ref::<CsvSource>() {
-                json!({
-                    "node": "csv",
-                    "scan": hex(&encoder.file_scan(config)?),
-                    "options": csv.reader().options(),
-                })
-            } else if let Some(json) = source.downcast_ref::<JsonSource>() {
-                json!({
-                    "node": "json",
-                    "scan": hex(&encoder.file_scan(config)?),
-                    "options": json.reader().options(),
-                })
-            } else if let Some(xml) = source.downcast_ref::<XmlSource>() {
-                json!({
-                    "node": "xml",
-                    "scan": hex(&encoder.file_scan(config)?),
-                    "options": xml.reader().options(),
-                })
-            } else {
-                return Ok(None);
-            };
-            return Ok(Some(v.to_string().into_bytes()));
-        }
-        let Some(range) = node.downcast_ref::<RangeExec>() else {
-            return Ok(None);
-        };
-        let s = range.spec();
-        let v = json!({"node": "range", "start": s.start, "end": s.end, "step": s.step, "partitions": s.partitions, "with_id": range.with_id()});
-        Ok(Some(v.to_string().into_bytes()))
-    }
-
-    fn decode_node(
-        &self,
-        payload: &[u8],
-        inputs: &[Arc<dyn ExecutionPlan>],
-        decoder: &NodeDecoder,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        let v: Value = serde_json::from_slice(payload).map_err(|_| bad("node"))?;
-        if v.get("node").and_then(Value::as_str) == Some("python_map") {
-            let [input] = inputs else {
-                return Err(bad("mapInPandas input"));
-            };
-            return decode_python_map(&v, input.clone());
-        }
-        if v.get("node").and_then(Value::as_str) == Some("partition_ids") {
-            let [input] = inputs else {
-                return Err(bad("partition ids input"));
-            };
-            return Ok(Arc::new(PartitionIdsExec::new(input.clone())));
-        }
-        let scan = || {
-            v.get("scan")
-                .and_then(Value::as_str)
-                .and_then(unhex)
-                .ok_or_else(|| bad("file scan"))
-        };
-        match v.get("node").and_then(Value::as_str) {
-            Some("orc") => {
-                let config =
-                    decoder.file_scan(&scan()?, |schema| Arc::new(OrcSource::new(schema)))?;
-                return Ok(DataSourceExec::from_data_source(config));
-            }
-            Some("csv") => {
-                let options: CsvOptions =
-                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
-                        .map_err(|_| bad("csv options"))?;
-                let config = decoder
-                    .file_scan(&scan()?, |schema| Arc::new(CsvSource::new(schema, options)))?;
-                return Ok(DataSourceExec::from_data_source(config));
-            }
-            Some("json") => {
-                let options: JsonOptions =
-                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
-                        .map_err(|_| bad("json options"))?;
-                let config = decoder.file_scan(&scan()?, |schema| {
-                    Arc::new(JsonSource::new(schema, options))
-                })?;
-                return Ok(DataSourceExec::from_data_source(config));
-            }
-            Some("xml") => {
-                let options: XmlOptions =
-                    serde_json::from_value(v.get("options").cloned().unwrap_or_default())
-                        .map_err(|_| bad("xml options"))?;
-                let config = decoder
-                    .file_scan(&scan()?, |schema| Arc::new(XmlSource::new(schema, options)))?;
-                return Ok(DataSourceExec::from_data_source(config));
-            }
-            _ => {}
-        }
-        if v.get("node").and_then(Value::as_str) == Some("text") {
-            let scan = serde_json::from_value(v.get("scan").cloned().unwrap_or_default())
-                .map_err(|_| bad("text scan"))?;
-            return Ok(Arc::new(TextScanExec::new(scan)));
-        }
-        let int = |k: &str| v.get(k).and_then(Value::as_i64).ok_or_else(|| bad("range"));
-        let spec = RangeSpec {
-            start: int("start")?,
-            end: int("end")?,
-            step: int("step")?,
-            partitions: int("partitions")? as usize,
-        };
-        let with_id = v.get("with_id").and_then(Value::as_bool).unwrap_or(true);
-        Ok(Arc::new(RangeExec::try_new(spec, with_id)?))
+        "ember.functions"
     }
 
     fn encode_udf(&self, udf: &ScalarUDF) -> Option<Vec<u8>> {
@@ -373,62 +213,6 @@ impl CodecPart for PlannerCodec {
     }
 }
 
-fn encode_python_map(map: &PythonMapExec) -> Result<Vec<u8>> {
-    let schema = ember_execution::python::schema_bytes(&map.schema())
-        .map_err(|e| DataFusionError::External(Box::new(e)))?;
-    let f = map.function();
-    let v = json!({
-        "node": "python_map",
-        "eval_type": f.eval_type,
-        "command": hex(&f.command),
-        "python_ver": f.python_ver,
-        "python": map.python(),
-        "batch_size": map.batch_size(),
-        "schema": hex(&schema),
-        "group_keys": map.group_keys(),
-        "artifacts": f.artifacts.as_ref().map(|a| a.to_json()),
-    });
-    Ok(v.to_string().into_bytes())
-}
-
-fn decode_python_map(v: &Value, input: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
-    let text = |k: &str| v.get(k).and_then(Value::as_str);
-    let bytes = |k: &str| text(k).and_then(unhex).ok_or_else(|| bad("mapInPandas"));
-    let schema = ember_execution::python::schema_from_bytes(&bytes("schema")?)
-        .map_err(|_| bad("mapInPandas schema"))?;
-    let function = ember_execution::python::PythonFunction {
-        eval_type: v
-            .get("eval_type")
-            .and_then(Value::as_i64)
-            .and_then(|t| i32::try_from(t).ok())
-            .ok_or_else(|| bad("mapInPandas"))?,
-        command: bytes("command")?.into(),
-        python_ver: text("python_ver").unwrap_or_default().to_string(),
-        artifacts: v
-            .get("artifacts")
-            .and_then(ember_execution::python::PythonArtifacts::from_json),
-    };
-    let batch_size = v
-        .get("batch_size")
-        .and_then(Value::as_u64)
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| bad("mapInPandas"))?;
-    let exec = PythonMapExec::new(
-        input,
-        function,
-        text("python").map(str::to_string),
-        batch_size,
-        schema,
-        ember_planner::exec::python_map::map_error,
-    );
-    Ok(Arc::new(
-        match v.get("group_keys").and_then(Value::as_u64) {
-            Some(keys) => exec.grouped(keys as usize),
-            None => exec,
-        },
-    ))
-}
-
 /// Task errors keep their Spark error class across processes.
 #[derive(Debug, Default)]
 pub struct SparkErrors;
@@ -526,7 +310,13 @@ impl ErrorCodec for SparkErrors {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datafusion::datasource::physical_plan::FileScanConfig;
+    use datafusion::datasource::source::DataSourceExec;
+    use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
+    use ember_execution::plan::text_scan::{TextFile, TextOptions, TextScan};
+    use ember_execution::plan::{PartitionIdsExec, RangeExec, RangeSpec, TextScanExec};
+    use ember_planner::datasource::orc::OrcSource;
 
     #[tokio::test]
     async fn plans_with_ember_nodes_and_functions_round_trip() {
@@ -544,7 +334,7 @@ mod tests {
         assert_eq!(back.spec().end, 10);
         assert_eq!(back.spec().partitions, 3);
 
-        let part = PlannerCodec;
+        let part = PlannerFunctions;
         for udf in [
             CheckedArithmetic::udf(ArithOp::Multiply, true),
             DecimalDivide::udf(9, 6, false),
@@ -596,6 +386,30 @@ mod tests {
                 .is_some()
         );
         assert_eq!(back_config.file_groups[0].files()[0].object_meta.size, 100);
+
+        // A text scan keeps its files, options and projection; partition ids their input.
+        let text: Arc<dyn ExecutionPlan> = Arc::new(TextScanExec::new(TextScan {
+            groups: vec![vec![TextFile {
+                path: "/data/k=1/a.txt".into(),
+                partition_values: vec!["1".into()],
+            }]],
+            partition_columns: vec!["k".into()],
+            projection: vec![1, 0],
+            options: TextOptions {
+                wholetext: true,
+                line_sep: Some(";".into()),
+                column: Some("line".into()),
+            },
+        }));
+        let ids: Arc<dyn ExecutionPlan> = Arc::new(PartitionIdsExec::new(text.clone()));
+        let back = codec
+            .decode_plan(&codec.encode_plan(ids.clone()).unwrap(), &ctx.task_ctx())
+            .unwrap();
+        assert_eq!(back.schema(), ids.schema());
+        let back_text = back.children()[0].downcast_ref::<TextScanExec>().unwrap();
+        assert_eq!(back_text.scan().groups[0][0].path, "/data/k=1/a.txt");
+        assert_eq!(back_text.scan().options.line_sep.as_deref(), Some(";"));
+        assert_eq!(back_text.scan().projection, [1, 0]);
     }
 
     #[test]

@@ -195,7 +195,7 @@ impl Session {
             .with_config(config)
             .with_runtime_env(runtime)
             .with_default_features()
-            .with_query_planner(Arc::new(ember_planner::exec::EmberQueryPlanner))
+            .with_query_planner(Arc::new(ember_planner::logical::EmberQueryPlanner))
             .with_physical_optimizer_rules(ember_execution::limit_fence::fenced_default_rules())
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::InputFileInScan))

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder};
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Result, internal_err};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
@@ -113,5 +114,37 @@ impl ExecutionPlan for CompressedScanExec {
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         self.scan.execute(partition, context)
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CompressedScanNode {
+    #[prost(bytes = "vec", tag = "1")]
+    scan: Vec<u8>,
+    /// DataFusion's name of the compression (`gzip`, `zstd`, ...).
+    #[prost(string, tag = "2")]
+    compression: String,
+}
+
+impl EncodedNode for CompressedScanExec {
+    const NAME: &'static str = "compressed_scan";
+    type Message = CompressedScanNode;
+
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<CompressedScanNode> {
+        Ok(CompressedScanNode {
+            scan: encoder.plan(self.scan().clone())?,
+            compression: self.compression().get_variant().to_string(),
+        })
+    }
+
+    fn from_message(
+        c: CompressedScanNode,
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let compression = c
+            .compression
+            .parse::<datafusion::common::parsers::CompressionTypeVariant>()?;
+        CompressedScanExec::restore(decoder.plan(&c.scan)?, compression.into())
     }
 }

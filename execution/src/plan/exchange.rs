@@ -12,6 +12,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 use arrow::array::RecordBatch;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, internal_err};
@@ -239,6 +240,36 @@ impl ExecutionPlan for SlicedExec {
             futures::stream::iter(out)
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, sliced)))
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ExchangeNode {
+    #[prost(message, optional, tag = "1")]
+    partitioning: Option<datafusion_proto::protobuf::Partitioning>,
+}
+
+impl EncodedNode for ExchangeExec {
+    const NAME: &'static str = "exchange";
+    type Message = ExchangeNode;
+
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<ExchangeNode> {
+        Ok(ExchangeNode {
+            partitioning: Some(encoder.partitioning(self.partitioning())?),
+        })
+    }
+
+    fn from_message(
+        x: ExchangeNode,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let input = one_input(inputs)?;
+        let Some(partitioning) = x.partitioning.as_ref() else {
+            return internal_err!("exchange without partitioning");
+        };
+        let partitioning = decoder.partitioning(partitioning, &input.schema())?;
+        Ok(Arc::new(ExchangeExec::try_new(input, partitioning)?))
     }
 }
 

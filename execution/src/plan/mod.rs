@@ -1,18 +1,24 @@
-//! The execution crate's physical operators: the user's repartitions (`ExchangeExec`,
-//! `RescaleExec`), the job graph's stage-input placeholders and the readers that replace them
-//! in tasks, the wrapper that carries a compressed file scan across processes, and the codec
-//! part that encodes them all (`codec`). The planner's own operators are still in its `exec`
-//! module.
+//! Ember's physical operators: sources (`RangeExec`, `TextScanExec`), the user's repartitions
+//! (`ExchangeExec`, `RescaleExec`), the partition ids (`PartitionIdsExec`), the job graph's
+//! stage-input placeholders and the readers that replace them in tasks, the wrapper that
+//! carries a compressed file scan across processes, and the codec part that encodes them all
+//! (`codec`). The planner's logical nodes become these in its query planner.
 
 pub mod codec;
 mod compressed_scan;
 mod exchange;
+pub mod partition_ids;
+mod range;
 mod rescale;
 mod stage_input;
 mod stage_read;
+pub mod text_scan;
 
 pub use compressed_scan::CompressedScanExec;
 pub use exchange::{ExchangeExec, slice_rows};
+pub use partition_ids::PartitionIdsExec;
+pub use range::{RangeExec, RangeSpec, range_schema};
 pub use rescale::RescaleExec;
 pub use stage_input::StageInputExec;
 pub use stage_read::StageReadExec;
+pub use text_scan::TextScanExec;

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, internal_err};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -113,6 +114,34 @@ impl ExecutionPlan for RescaleExec {
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             schema,
             futures::stream::iter(streams).flatten(),
+        )))
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RescaleNode {
+    #[prost(uint32, tag = "1")]
+    partitions: u32,
+}
+
+impl EncodedNode for RescaleExec {
+    const NAME: &'static str = "rescale";
+    type Message = RescaleNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RescaleNode> {
+        Ok(RescaleNode {
+            partitions: self.properties().output_partitioning().partition_count() as u32,
+        })
+    }
+
+    fn from_message(
+        r: RescaleNode,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(RescaleExec::new(
+            one_input(inputs)?,
+            r.partitions as usize,
         )))
     }
 }

@@ -81,6 +81,12 @@ pub fn encode_task(
     addresses: &HashMap<WorkerId, String>,
 ) -> Result<pb::TaskDefinition> {
     let plan = codec.encode_plan(task.plan.clone())?;
+    tracing::debug!(
+        stage = task.id.stage,
+        partition = task.id.partition,
+        plan_bytes = plan.len(),
+        "task plan encoded"
+    );
     let inputs = task
         .inputs
         .iter()

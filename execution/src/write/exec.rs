@@ -41,6 +41,7 @@ use super::encode::{
 };
 use super::partition::PartitionFormatter;
 use super::values::TextValues;
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 
 /// The file formats a job can write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -607,4 +608,59 @@ fn group_by_file(
             (k, rows)
         })
         .collect())
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WriteFilesNode {
+    #[prost(string, tag = "1")]
+    format: String,
+    #[prost(btree_map = "string, string", tag = "2")]
+    options: std::collections::BTreeMap<String, String>,
+    #[prost(string, tag = "3")]
+    staging: String,
+    #[prost(uint32, tag = "4")]
+    partition_columns: u32,
+    #[prost(string, tag = "5")]
+    extension: String,
+    #[prost(bool, tag = "6")]
+    bucketed: bool,
+}
+
+impl EncodedNode for WriteFilesExec {
+    const NAME: &'static str = "write_files";
+    type Message = WriteFilesNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<WriteFilesNode> {
+        let write = self.write();
+        Ok(WriteFilesNode {
+            format: write.format.name().to_string(),
+            options: write.options.iter().cloned().collect(),
+            staging: write.staging.clone(),
+            partition_columns: write.partition_columns as u32,
+            extension: write.extension.clone(),
+            bucketed: write.bucketed,
+        })
+    }
+
+    fn from_message(
+        w: WriteFilesNode,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let Some(format) = WriteFormat::from_name(&w.format) else {
+            return internal_err!("bad write format {}", w.format);
+        };
+        let write = FileWrite {
+            format,
+            options: w.options.into_iter().collect(),
+            staging: w.staging,
+            partition_columns: w.partition_columns as usize,
+            extension: w.extension,
+            bucketed: w.bucketed,
+        };
+        Ok(Arc::new(WriteFilesExec::try_new(
+            one_input(inputs)?,
+            write,
+        )?))
+    }
 }

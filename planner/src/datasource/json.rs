@@ -39,6 +39,7 @@ use super::whole::{
     json_records_in_mode, malformed_record,
 };
 use crate::error::{PlanError, to_datafusion};
+use ember_execution::codec::EncodedFileSource;
 
 /// Spark's JSON read options, as Ember's reader applies them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -395,5 +396,20 @@ impl FileFormat for JsonFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(JsonSource::new(table_schema, self.options.clone()))
+    }
+}
+
+impl EncodedFileSource for JsonSource {
+    const NAME: &'static str = "json";
+
+    fn options(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(self.reader().options())
+            .map_err(|e| DataFusionError::Internal(format!("cannot encode json options: {e}")))
+    }
+
+    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
+        let options: JsonOptions = serde_json::from_slice(options)
+            .map_err(|e| DataFusionError::Internal(format!("bad json options: {e}")))?;
+        Ok(Arc::new(JsonSource::new(schema, options)))
     }
 }

@@ -31,8 +31,10 @@ pub mod json;
 mod json_text;
 pub mod orc;
 mod parsed;
+pub mod range;
 pub use parsed::ParsedColumn;
 pub mod source;
+pub mod text;
 pub(crate) mod whole;
 pub mod write;
 pub mod xml;
@@ -202,16 +204,18 @@ fn file_name(file: &str) -> &str {
     file.rsplit('/').next().unwrap_or(file)
 }
 
-/// The compression of a data file, by its name's suffix (as Hadoop's codecs go by).
-pub fn compression_of(file: &str) -> FileCompressionType {
-    match file_name(file).rsplit_once('.').map(|(_, e)| e) {
-        Some("gz") => FileCompressionType::GZIP,
-        Some("bz2") => FileCompressionType::BZIP2,
-        Some("xz") => FileCompressionType::XZ,
-        Some("zst") => FileCompressionType::ZSTD,
-        _ => FileCompressionType::UNCOMPRESSED,
-    }
+/// The codec parts of the file formats read here (one line per format).
+pub fn codec_parts() -> Vec<std::sync::Arc<dyn ember_execution::codec::CodecPart>> {
+    use ember_execution::codec::file_source_part;
+    vec![
+        file_source_part::<csv::CsvSource>(),
+        file_source_part::<json::JsonSource>(),
+        file_source_part::<xml::XmlSource>(),
+        file_source_part::<orc::OrcSource>(),
+    ]
 }
+
+pub use ember_execution::storage::compression_of;
 
 /// The listing URL of one file: a local path or an object's URL.
 fn file_url(file: &str) -> PlanResult<ListingTableUrl> {

@@ -32,6 +32,7 @@ use orc_rust::reader::metadata::read_metadata_async;
 use orc_rust::{ArrowReaderBuilder, ArrowSchemaOptions, TimestampPrecision};
 
 use super::source::{FileReader, ReaderSource};
+use ember_execution::codec::EncodedFileSource;
 
 fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
@@ -270,4 +271,16 @@ fn cast_column(column: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         _ => column.clone(),
     };
     Ok(arrow::compute::cast(&column, to)?)
+}
+
+impl EncodedFileSource for OrcSource {
+    const NAME: &'static str = "orc";
+
+    fn options(&self) -> Result<Vec<u8>> {
+        Ok(vec![])
+    }
+
+    fn from_options(_options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
+        Ok(Arc::new(OrcSource::new(schema)))
+    }
 }

@@ -458,7 +458,7 @@ pub(super) fn read_text(
     ds: &DataSource,
     time_zone: &str,
 ) -> PlanResult<FileRead> {
-    use crate::exec::text::{TextFile, TextOptions, TextTable};
+    use crate::datasource::text::{TextFile, TextOptions, TextTable};
     let column = match ds.schema.as_deref().map(str::trim) {
         Some(text) if !text.is_empty() => Some(text_column(text, time_zone)?),
         _ => None,

@@ -31,6 +31,7 @@ use super::xml_record::{FileRecords, split_records};
 use super::xml_values::{canonical, infer_node, merge, struct_value};
 use super::{DataSource, MalformedMode, flag, malformed_mode, option};
 use crate::error::{PlanError, PlanResult, SparkError, to_datafusion};
+use ember_execution::codec::EncodedFileSource;
 
 /// Spark's XML read options, as Ember's reader applies them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -418,5 +419,20 @@ impl FileFormat for XmlFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(XmlSource::new(table_schema, self.options.clone()))
+    }
+}
+
+impl EncodedFileSource for XmlSource {
+    const NAME: &'static str = "xml";
+
+    fn options(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(self.reader().options())
+            .map_err(|e| DataFusionError::Internal(format!("cannot encode xml options: {e}")))
+    }
+
+    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
+        let options: XmlOptions = serde_json::from_slice(options)
+            .map_err(|e| DataFusionError::Internal(format!("bad xml options: {e}")))?;
+        Ok(Arc::new(XmlSource::new(schema, options)))
     }
 }

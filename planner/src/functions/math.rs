@@ -484,7 +484,7 @@ fn seeded(
     if !f.partition_ids {
         return Ok(None);
     }
-    use crate::exec::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
+    use crate::logical::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
     let native = super::native::Native::SeededRandom { draw: kind, seed };
     Ok(Some(super::native::NativeUdf::udf(native).call(vec![
         datafusion::logical_expr::col(PARTITION_ID),

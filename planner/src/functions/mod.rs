@@ -60,7 +60,7 @@ pub struct FunctionInput<'a> {
     /// `WITHIN GROUP (ORDER BY ...)` of an aggregate.
     pub order_by: Vec<datafusion::logical_expr::expr::Sort>,
     /// Whether the input carries each row's partition and position (see
-    /// `exec::partition_ids`), which seeded random functions draw by.
+    /// `logical::partition_ids`), which seeded random functions draw by.
     pub partition_ids: bool,
 }
 

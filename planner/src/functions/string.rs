@@ -333,7 +333,7 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|_, _, _| "SPARK_PARTITION_ID()".to_string()),
         |f| {
             f.arity(0, 0)?;
-            Ok(crate::exec::partition_ids::spark_partition_id())
+            Ok(crate::logical::partition_ids::spark_partition_id())
         },
     );
     // The file each row was read from: the resolver replaces these (`resolver::input_file`).
@@ -477,7 +477,7 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["monotonically_increasing_id"], |f| {
         f.arity(0, 0)?;
-        Ok(crate::exec::partition_ids::monotonically_increasing_id())
+        Ok(crate::logical::partition_ids::monotonically_increasing_id())
     });
     // overlay(str PLACING rep FROM pos [FOR len]): a negative length (the client's default,
     // -1) replaces as many characters as `rep` has, as Spark.

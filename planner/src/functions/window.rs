@@ -114,7 +114,7 @@ fn register_spark43(b: &mut RegistryBuilder) {
                     "distributed_sequence_id without the rows' partitions".into(),
                 ));
             }
-            use crate::exec::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
+            use crate::logical::partition_ids::{PARTITION_ID, ROW_IN_PARTITION};
             use datafusion::logical_expr::{ExprFunctionExt, col, lit};
             let fun = WindowFunctionDefinition::WindowUDF(udwf("row_number")?);
             let number = Expr::WindowFunction(Box::new(WindowFunction::new(fun, vec![])))

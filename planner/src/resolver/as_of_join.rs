@@ -16,7 +16,7 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
-use crate::exec::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
+use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
 use crate::spec::{self, AsOfJoin, Expr as SExpr};
 
 /// The partition and position of each right row (see [`Resolver::numbered`]).

@@ -317,7 +317,7 @@ impl Resolver<'_> {
             field_names,
             order_by: within_group.into_iter().map(|(s, _)| s).collect(),
             partition_ids: schema
-                .has_column_with_unqualified_name(crate::exec::partition_ids::PARTITION_ID),
+                .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),
         })?;
         let expr = match nullability_args {
             Some(args) => crate::functions::nullability::apply(&lname, &args, expr, schema)?,

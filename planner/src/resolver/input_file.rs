@@ -131,7 +131,7 @@ fn files_of(plan: &LogicalPlan) -> Files {
                     None => Files::None,
                 },
                 None if provider
-                    .downcast_ref::<crate::exec::text::TextTable>()
+                    .downcast_ref::<crate::datasource::text::TextTable>()
                     .is_some() =>
                 {
                     Files::Unsupported("of text files".into())

@@ -253,7 +253,9 @@ impl<'a> Resolver<'a> {
             crate::functions::DISTRIBUTED_SEQUENCE_ID,
         ];
         if exprs.any(|e| by_partition.iter().any(|f| e.calls(f))) {
-            Ok(crate::exec::partition_ids::PartitionIdsNode::plan(input)?)
+            Ok(crate::logical::partition_ids::PartitionIdsNode::plan(
+                input,
+            )?)
         } else {
             Ok(input)
         }

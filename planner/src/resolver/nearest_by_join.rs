@@ -16,7 +16,7 @@ use datafusion::logical_expr::{
 use super::Resolver;
 use super::as_of_join::{MATCH_RANK, RIGHT_PARTITION, RIGHT_ROW};
 use crate::error::{PlanResult, SparkError};
-use crate::exec::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
+use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
 use crate::spec::NearestByJoin;
 use crate::types;
 

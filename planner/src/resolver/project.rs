@@ -10,7 +10,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
-use crate::exec::{ExchangeKind, ExchangeNode};
+use crate::logical::{ExchangeKind, ExchangeNode};
 use crate::spec::{Expr as SExpr, GroupType, Plan};
 
 impl Resolver<'_> {

@@ -13,9 +13,9 @@ use ember_execution::python;
 use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::exec::python_map::PythonMapNode;
 use crate::functions::python::PythonScalarUdf;
 use crate::functions::python_agg::PythonAggUdf;
+use crate::logical::python_map::PythonMapNode;
 use crate::spec::{self, Expr as SExpr, Plan};
 
 /// What the eval types Ember does not run yet are, for the `not supported` message.

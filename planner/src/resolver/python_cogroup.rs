@@ -16,7 +16,7 @@ use ember_execution::python;
 
 use super::Resolver;
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::exec::python_map::PythonMapNode;
+use crate::logical::python_map::PythonMapNode;
 use crate::spec::{self, Expr as SExpr, Plan};
 
 impl Resolver<'_> {

@@ -17,8 +17,8 @@ use ember_execution::python::{PythonFunction, python_executable};
 
 use super::Resolver;
 use crate::error::{ErrorKind, PlanResult, SparkError};
-use crate::exec::python_map::PythonMapNode;
 use crate::functions::python::python_error;
+use crate::logical::python_map::PythonMapNode;
 use crate::spec::DataSource;
 
 /// A planning step of a Python data source failed, as Spark reports it.

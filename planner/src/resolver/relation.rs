@@ -13,9 +13,9 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use crate::catalog::CatalogEntry;
+use crate::datasource::range::RangeSpec;
+use crate::datasource::range::RangeTable;
 use crate::error::{PlanError, PlanResult, SparkError};
-use crate::exec::RangeTable;
-use crate::exec::range::RangeSpec;
 use crate::spec::{Expr as SExpr, LocalData};
 use crate::types;
 

@@ -14,7 +14,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, lit};
 use super::Resolver;
 use super::udtf_table::{AnalyzeInput, Partitioning, table_arg};
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::exec::python_map::PythonMapNode;
+use crate::logical::python_map::PythonMapNode;
 use crate::spec::{self, Expr as SExpr, JoinType, Plan, PlanNode};
 
 /// The column names that tell the worker how an argument is passed (`__kw__` as in

@@ -43,6 +43,7 @@ mod records;
 pub use charset::Charset;
 use charset::{Transcoder, to_utf8};
 use decode::CsvDecoder;
+use ember_execution::codec::EncodedFileSource;
 pub use records::RecordReader;
 use records::Records;
 
@@ -355,6 +356,21 @@ impl FileFormat for CsvFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(CsvSource::new(table_schema, self.options.clone()))
+    }
+}
+
+impl EncodedFileSource for CsvSource {
+    const NAME: &'static str = "csv";
+
+    fn options(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(self.reader().options())
+            .map_err(|e| DataFusionError::Internal(format!("cannot encode csv options: {e}")))
+    }
+
+    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
+        let options: CsvOptions = serde_json::from_slice(options)
+            .map_err(|e| DataFusionError::Internal(format!("bad csv options: {e}")))?;
+        Ok(Arc::new(CsvSource::new(schema, options)))
     }
 }
 

@@ -4,17 +4,14 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder};
 use arrow::array::Int64Array;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use async_trait::async_trait;
-use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{ColumnStatistics, Result, ScalarValue, Statistics};
-use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::coop::make_cooperative;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType, SchedulingType};
@@ -58,40 +55,6 @@ impl RangeSpec {
         let lo = n * partition as u128 / p;
         let hi = n * (partition as u128 + 1) / p;
         (lo as u64, hi as u64)
-    }
-}
-
-#[derive(Debug)]
-pub struct RangeTable {
-    spec: RangeSpec,
-}
-
-impl RangeTable {
-    pub fn new(spec: RangeSpec) -> Self {
-        Self { spec }
-    }
-}
-
-#[async_trait]
-impl TableProvider for RangeTable {
-    fn schema(&self) -> SchemaRef {
-        range_schema()
-    }
-
-    fn table_type(&self) -> TableType {
-        TableType::Temporary
-    }
-
-    async fn scan(
-        &self,
-        _state: &dyn Session,
-        projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
-        _limit: Option<usize>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        // `count(*)` scans no columns: only the row counts matter.
-        let with_id = projection.is_none_or(|p| !p.is_empty());
-        Ok(Arc::new(RangeExec::try_new(self.spec.clone(), with_id)?))
     }
 }
 
@@ -259,6 +222,50 @@ impl ExecutionPlan for RangeExec {
         Ok(make_cooperative(Box::pin(RecordBatchStreamAdapter::new(
             schema, batches,
         ))))
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RangeNode {
+    #[prost(int64, tag = "1")]
+    start: i64,
+    #[prost(int64, tag = "2")]
+    end: i64,
+    #[prost(int64, tag = "3")]
+    step: i64,
+    #[prost(uint64, tag = "4")]
+    partitions: u64,
+    #[prost(bool, tag = "5")]
+    with_id: bool,
+}
+
+impl EncodedNode for RangeExec {
+    const NAME: &'static str = "range";
+    type Message = RangeNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RangeNode> {
+        let s = &self.spec;
+        Ok(RangeNode {
+            start: s.start,
+            end: s.end,
+            step: s.step,
+            partitions: s.partitions as u64,
+            with_id: self.with_id,
+        })
+    }
+
+    fn from_message(
+        r: RangeNode,
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let spec = RangeSpec {
+            start: r.start,
+            end: r.end,
+            step: r.step,
+            partitions: r.partitions as usize,
+        };
+        Ok(Arc::new(RangeExec::try_new(spec, r.with_id)?))
     }
 }
 

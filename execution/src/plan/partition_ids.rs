@@ -1,19 +1,16 @@
-//! `spark_partition_id()` and `monotonically_increasing_id()` need to know which partition a
-//! row is in and where in it: a logical node that adds both as columns to its input, and the
-//! operator that fills them as the partition's batches stream through.
+//! The operator behind `spark_partition_id()` and `monotonically_increasing_id()`: it adds
+//! each row's partition and position in it as two columns while the partition's batches stream
+//! through (the planner's `PartitionIdsNode` is its logical side).
 
-use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 use arrow::array::{Int32Array, Int64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::{DFSchema, DFSchemaRef, Result, internal_err};
+use datafusion::common::{Result, internal_err};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::{
-    Expr, Extension, LogicalPlan, UserDefinedLogicalNodeCore, col, lit,
-};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -26,94 +23,12 @@ pub const PARTITION_ID: &str = "__ember_partition_id";
 /// The column holding the 0-based position of each row in its partition (a bigint).
 pub const ROW_IN_PARTITION: &str = "__ember_row_in_partition";
 
-/// `spark_partition_id()` over an input with [`PartitionIdsNode`]'s columns.
-pub fn spark_partition_id() -> Expr {
-    col(PARTITION_ID)
-}
-
-/// `monotonically_increasing_id()`: the partition in the upper 31 bits, the row's position
-/// in its partition in the lower 33, as Spark computes it.
-pub fn monotonically_increasing_id() -> Expr {
-    datafusion::logical_expr::cast(col(PARTITION_ID), DataType::Int64) * lit(1i64 << 33)
-        + col(ROW_IN_PARTITION)
-}
-
-fn id_fields() -> [Field; 2] {
+/// The two id columns.
+pub fn id_fields() -> [Field; 2] {
     [
         Field::new(PARTITION_ID, DataType::Int32, false),
         Field::new(ROW_IN_PARTITION, DataType::Int64, false),
     ]
-}
-
-/// The input's columns and the two id columns.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PartitionIdsNode {
-    input: LogicalPlan,
-    schema: DFSchemaRef,
-}
-
-impl PartialOrd for PartitionIdsNode {
-    fn partial_cmp(&self, _other: &Self) -> Option<Ordering> {
-        None
-    }
-}
-
-impl PartitionIdsNode {
-    pub fn plan(input: LogicalPlan) -> Result<LogicalPlan> {
-        let mut fields: Vec<_> = input
-            .schema()
-            .iter()
-            .map(|(q, f)| (q.cloned(), f.clone()))
-            .collect();
-        fields.extend(id_fields().map(|f| (None, Arc::new(f))));
-        let schema = Arc::new(DFSchema::new_with_metadata(
-            fields,
-            input.schema().metadata().clone(),
-        )?);
-        Ok(LogicalPlan::Extension(Extension {
-            node: Arc::new(PartitionIdsNode { input, schema }),
-        }))
-    }
-}
-
-impl UserDefinedLogicalNodeCore for PartitionIdsNode {
-    fn name(&self) -> &str {
-        "PartitionIds"
-    }
-
-    fn inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        &self.schema
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "PartitionIds")
-    }
-
-    fn with_exprs_and_inputs(
-        &self,
-        _exprs: Vec<Expr>,
-        mut inputs: Vec<LogicalPlan>,
-    ) -> Result<Self> {
-        let Some(input) = inputs.pop() else {
-            return internal_err!("PartitionIds takes one input");
-        };
-        Ok(Self {
-            input,
-            schema: self.schema.clone(),
-        })
-    }
-
-    fn supports_limit_pushdown(&self) -> bool {
-        false
-    }
 }
 
 /// Appends each row's partition and position in it to the input's batches.
@@ -209,5 +124,26 @@ impl ExecutionPlan for PartitionIdsExec {
             Ok(RecordBatch::try_new(out_schema.clone(), columns)?)
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+    }
+}
+
+/// Nothing to say: the node's columns follow from its input.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PartitionIdsNode {}
+
+impl EncodedNode for PartitionIdsExec {
+    const NAME: &'static str = "partition_ids";
+    type Message = PartitionIdsNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<PartitionIdsNode> {
+        Ok(PartitionIdsNode {})
+    }
+
+    fn from_message(
+        _message: PartitionIdsNode,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(PartitionIdsExec::new(one_input(inputs)?)))
     }
 }

@@ -8,15 +8,12 @@ use std::fmt;
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 
+use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder};
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, StringBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use async_trait::async_trait;
-use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result, internal_err};
-use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -28,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 /// The text column (`value`, or the one a given schema names), then the partition columns.
-fn table_schema(options: &TextOptions, partition_columns: &[String]) -> SchemaRef {
+pub fn table_schema(options: &TextOptions, partition_columns: &[String]) -> SchemaRef {
     Arc::new(Schema::new(
         std::iter::once(options.column.as_deref().unwrap_or("value"))
             .chain(partition_columns.iter().map(String::as_str))
@@ -54,61 +51,6 @@ pub struct TextOptions {
     /// The text column's name when a schema gives one (default `value`).
     #[serde(default)]
     pub column: Option<String>,
-}
-
-/// The text files a read covers.
-#[derive(Debug)]
-pub struct TextTable {
-    files: Vec<TextFile>,
-    partition_columns: Vec<String>,
-    options: TextOptions,
-}
-
-impl TextTable {
-    pub fn new(files: Vec<TextFile>, partition_columns: Vec<String>, options: TextOptions) -> Self {
-        Self {
-            files,
-            partition_columns,
-            options,
-        }
-    }
-}
-
-#[async_trait]
-impl TableProvider for TextTable {
-    fn schema(&self) -> SchemaRef {
-        table_schema(&self.options, &self.partition_columns)
-    }
-
-    fn table_type(&self) -> TableType {
-        TableType::Base
-    }
-
-    async fn scan(
-        &self,
-        state: &dyn Session,
-        projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
-        _limit: Option<usize>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        let partitions = state
-            .config()
-            .target_partitions()
-            .clamp(1, self.files.len().max(1));
-        let mut groups = vec![Vec::new(); partitions];
-        for (i, f) in self.files.iter().enumerate() {
-            groups[i % partitions].push(f.clone());
-        }
-        let projection = projection
-            .cloned()
-            .unwrap_or_else(|| (0..=self.partition_columns.len()).collect());
-        Ok(Arc::new(TextScanExec::new(TextScan {
-            groups,
-            partition_columns: self.partition_columns.clone(),
-            projection,
-            options: self.options.clone(),
-        })))
-    }
 }
 
 /// What a [`TextScanExec`] reads (serialized as is for workers).
@@ -230,7 +172,7 @@ struct FileOpener {
 
 impl FileOpener {
     fn open(&self, path: &str) -> Result<Box<dyn std::io::Read + Send>> {
-        if !ember_execution::storage::is_object_store_path(path) {
+        if !crate::storage::is_object_store_path(path) {
             let file = std::fs::File::open(path)
                 .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?;
             return Ok(Box::new(file));
@@ -282,7 +224,7 @@ fn read_rows(
     let separator = scan.options.line_sep.as_deref().map(str::as_bytes);
     for file in files {
         let opened = opener.open(&file.path)?;
-        let compression = crate::datasource::compression_of(&file.path);
+        let compression = crate::storage::compression_of(&file.path);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
         let read_error = |e: std::io::Error| {
             DataFusionError::Execution(format!("cannot read {}: {e}", file.path))
@@ -363,6 +305,99 @@ fn read_until_separator(
             out.truncate(out.len() - sep.len());
             return Ok(true);
         }
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TextScanNode {
+    /// The files of each partition.
+    #[prost(message, repeated, tag = "1")]
+    groups: Vec<TextGroupNode>,
+    #[prost(string, repeated, tag = "2")]
+    partition_columns: Vec<String>,
+    #[prost(uint64, repeated, tag = "3")]
+    projection: Vec<u64>,
+    #[prost(bool, tag = "4")]
+    wholetext: bool,
+    #[prost(string, optional, tag = "5")]
+    line_sep: Option<String>,
+    #[prost(string, optional, tag = "6")]
+    column: Option<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TextGroupNode {
+    #[prost(message, repeated, tag = "1")]
+    files: Vec<TextFileNode>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TextFileNode {
+    #[prost(string, tag = "1")]
+    path: String,
+    #[prost(string, repeated, tag = "2")]
+    partition_values: Vec<String>,
+}
+
+impl EncodedNode for TextScanExec {
+    const NAME: &'static str = "text_scan";
+    type Message = TextScanNode;
+
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<TextScanNode> {
+        let scan = &self.scan;
+        Ok(TextScanNode {
+            groups: scan
+                .groups
+                .iter()
+                .map(|files| TextGroupNode {
+                    files: files
+                        .iter()
+                        .map(|f| TextFileNode {
+                            path: f.path.clone(),
+                            partition_values: f.partition_values.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            partition_columns: scan.partition_columns.clone(),
+            projection: scan.projection.iter().map(|&i| i as u64).collect(),
+            wholetext: scan.options.wholetext,
+            line_sep: scan.options.line_sep.clone(),
+            column: scan.options.column.clone(),
+        })
+    }
+
+    fn from_message(
+        t: TextScanNode,
+        _inputs: &[Arc<dyn ExecutionPlan>],
+        _decoder: &NodeDecoder,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let columns = 1 + t.partition_columns.len();
+        if t.projection.iter().any(|&i| i as usize >= columns) {
+            return internal_err!("bad text scan projection");
+        }
+        Ok(Arc::new(TextScanExec::new(TextScan {
+            groups: t
+                .groups
+                .into_iter()
+                .map(|g| {
+                    g.files
+                        .into_iter()
+                        .map(|f| TextFile {
+                            path: f.path,
+                            partition_values: f.partition_values,
+                        })
+                        .collect()
+                })
+                .collect(),
+            partition_columns: t.partition_columns,
+            projection: t.projection.into_iter().map(|i| i as usize).collect(),
+            options: TextOptions {
+                wholetext: t.wholetext,
+                line_sep: t.line_sep,
+                column: t.column,
+            },
+        })))
     }
 }
 

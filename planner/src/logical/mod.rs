@@ -1,0 +1,8 @@
+//! Ember's own logical plan nodes (repartitions, partition ids, Python map functions) and the
+//! query planner that turns them into the execution crate's operators.
+
+pub mod exchange;
+pub mod partition_ids;
+pub mod python_map;
+
+pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};
