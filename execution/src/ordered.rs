@@ -308,7 +308,7 @@ fn limit_stream(stream: SendableRecordBatchStream, n: usize) -> SendableRecordBa
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct OrderedCoalesceNode {
+pub struct OrderedCoalesceMessage {
     #[prost(uint64, optional, tag = "1")]
     fetch: Option<u64>,
     #[prost(uint64, optional, tag = "2")]
@@ -317,17 +317,17 @@ pub struct OrderedCoalesceNode {
 
 impl EncodedNode for OrderedCoalesceExec {
     const NAME: &'static str = "ordered_coalesce";
-    type Message = OrderedCoalesceNode;
+    type Message = OrderedCoalesceMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<OrderedCoalesceNode> {
-        Ok(OrderedCoalesceNode {
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<OrderedCoalesceMessage> {
+        Ok(OrderedCoalesceMessage {
             fetch: self.fetch().map(|f| f as u64),
             buffer: self.buffer().map(|b| b as u64),
         })
     }
 
     fn from_message(
-        c: OrderedCoalesceNode,
+        c: OrderedCoalesceMessage,
         inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

@@ -118,7 +118,7 @@ impl ExecutionPlan for CompressedScanExec {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct CompressedScanNode {
+pub struct CompressedScanMessage {
     #[prost(bytes = "vec", tag = "1")]
     scan: Vec<u8>,
     /// DataFusion's name of the compression (`gzip`, `zstd`, ...).
@@ -128,17 +128,17 @@ pub struct CompressedScanNode {
 
 impl EncodedNode for CompressedScanExec {
     const NAME: &'static str = "compressed_scan";
-    type Message = CompressedScanNode;
+    type Message = CompressedScanMessage;
 
-    fn to_message(&self, encoder: &NodeEncoder) -> Result<CompressedScanNode> {
-        Ok(CompressedScanNode {
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<CompressedScanMessage> {
+        Ok(CompressedScanMessage {
             scan: encoder.plan(self.scan().clone())?,
             compression: self.compression().get_variant().to_string(),
         })
     }
 
     fn from_message(
-        c: CompressedScanNode,
+        c: CompressedScanMessage,
         _inputs: &[Arc<dyn ExecutionPlan>],
         decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

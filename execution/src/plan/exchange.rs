@@ -244,23 +244,23 @@ impl ExecutionPlan for SlicedExec {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct ExchangeNode {
+pub struct ExchangeMessage {
     #[prost(message, optional, tag = "1")]
     partitioning: Option<datafusion_proto::protobuf::Partitioning>,
 }
 
 impl EncodedNode for ExchangeExec {
     const NAME: &'static str = "exchange";
-    type Message = ExchangeNode;
+    type Message = ExchangeMessage;
 
-    fn to_message(&self, encoder: &NodeEncoder) -> Result<ExchangeNode> {
-        Ok(ExchangeNode {
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<ExchangeMessage> {
+        Ok(ExchangeMessage {
             partitioning: Some(encoder.partitioning(self.partitioning())?),
         })
     }
 
     fn from_message(
-        x: ExchangeNode,
+        x: ExchangeMessage,
         inputs: &[Arc<dyn ExecutionPlan>],
         decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

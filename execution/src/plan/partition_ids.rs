@@ -129,18 +129,18 @@ impl ExecutionPlan for PartitionIdsExec {
 
 /// Nothing to say: the node's columns follow from its input.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct PartitionIdsNode {}
+pub struct PartitionIdsMessage {}
 
 impl EncodedNode for PartitionIdsExec {
     const NAME: &'static str = "partition_ids";
-    type Message = PartitionIdsNode;
+    type Message = PartitionIdsMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<PartitionIdsNode> {
-        Ok(PartitionIdsNode {})
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<PartitionIdsMessage> {
+        Ok(PartitionIdsMessage {})
     }
 
     fn from_message(
-        _message: PartitionIdsNode,
+        _message: PartitionIdsMessage,
         inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

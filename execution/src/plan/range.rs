@@ -226,7 +226,7 @@ impl ExecutionPlan for RangeExec {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct RangeNode {
+pub struct RangeMessage {
     #[prost(int64, tag = "1")]
     start: i64,
     #[prost(int64, tag = "2")]
@@ -241,11 +241,11 @@ pub struct RangeNode {
 
 impl EncodedNode for RangeExec {
     const NAME: &'static str = "range";
-    type Message = RangeNode;
+    type Message = RangeMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RangeNode> {
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RangeMessage> {
         let s = &self.spec;
-        Ok(RangeNode {
+        Ok(RangeMessage {
             start: s.start,
             end: s.end,
             step: s.step,
@@ -255,7 +255,7 @@ impl EncodedNode for RangeExec {
     }
 
     fn from_message(
-        r: RangeNode,
+        r: RangeMessage,
         _inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

@@ -119,23 +119,23 @@ impl ExecutionPlan for RescaleExec {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct RescaleNode {
+pub struct RescaleMessage {
     #[prost(uint32, tag = "1")]
     partitions: u32,
 }
 
 impl EncodedNode for RescaleExec {
     const NAME: &'static str = "rescale";
-    type Message = RescaleNode;
+    type Message = RescaleMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RescaleNode> {
-        Ok(RescaleNode {
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<RescaleMessage> {
+        Ok(RescaleMessage {
             partitions: self.properties().output_partitioning().partition_count() as u32,
         })
     }
 
     fn from_message(
-        r: RescaleNode,
+        r: RescaleMessage,
         inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

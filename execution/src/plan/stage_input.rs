@@ -84,7 +84,7 @@ impl ExecutionPlan for StageInputExec {
 /// A stage input on the wire: operators above it rely on its partitioning and ordering (for
 /// example an interleave of hash-partitioned inputs), so they travel with it.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct StageInputNode {
+pub struct StageInputMessage {
     #[prost(uint32, tag = "1")]
     index: u32,
     #[prost(message, optional, tag = "2")]
@@ -100,11 +100,11 @@ pub struct StageInputNode {
 
 impl EncodedNode for StageInputExec {
     const NAME: &'static str = "stage_input";
-    type Message = StageInputNode;
+    type Message = StageInputMessage;
 
-    fn to_message(&self, encoder: &NodeEncoder) -> Result<StageInputNode> {
+    fn to_message(&self, encoder: &NodeEncoder) -> Result<StageInputMessage> {
         let properties = self.properties();
-        Ok(StageInputNode {
+        Ok(StageInputMessage {
             index: self.index as u32,
             schema: Some(datafusion_proto::protobuf::Schema::try_from(
                 self.schema().as_ref(),
@@ -116,7 +116,7 @@ impl EncodedNode for StageInputExec {
     }
 
     fn from_message(
-        s: StageInputNode,
+        s: StageInputMessage,
         _inputs: &[Arc<dyn ExecutionPlan>],
         decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

@@ -309,10 +309,10 @@ fn read_until_separator(
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct TextScanNode {
+pub struct TextScanMessage {
     /// The files of each partition.
     #[prost(message, repeated, tag = "1")]
-    groups: Vec<TextGroupNode>,
+    groups: Vec<TextGroupMessage>,
     #[prost(string, repeated, tag = "2")]
     partition_columns: Vec<String>,
     #[prost(uint64, repeated, tag = "3")]
@@ -326,13 +326,13 @@ pub struct TextScanNode {
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct TextGroupNode {
+pub struct TextGroupMessage {
     #[prost(message, repeated, tag = "1")]
-    files: Vec<TextFileNode>,
+    files: Vec<TextFileMessage>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct TextFileNode {
+pub struct TextFileMessage {
     #[prost(string, tag = "1")]
     path: String,
     #[prost(string, repeated, tag = "2")]
@@ -341,18 +341,18 @@ pub struct TextFileNode {
 
 impl EncodedNode for TextScanExec {
     const NAME: &'static str = "text_scan";
-    type Message = TextScanNode;
+    type Message = TextScanMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<TextScanNode> {
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<TextScanMessage> {
         let scan = &self.scan;
-        Ok(TextScanNode {
+        Ok(TextScanMessage {
             groups: scan
                 .groups
                 .iter()
-                .map(|files| TextGroupNode {
+                .map(|files| TextGroupMessage {
                     files: files
                         .iter()
-                        .map(|f| TextFileNode {
+                        .map(|f| TextFileMessage {
                             path: f.path.clone(),
                             partition_values: f.partition_values.clone(),
                         })
@@ -368,7 +368,7 @@ impl EncodedNode for TextScanExec {
     }
 
     fn from_message(
-        t: TextScanNode,
+        t: TextScanMessage,
         _inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {

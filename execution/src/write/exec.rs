@@ -611,7 +611,7 @@ fn group_by_file(
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct WriteFilesNode {
+pub struct WriteFilesMessage {
     #[prost(string, tag = "1")]
     format: String,
     #[prost(btree_map = "string, string", tag = "2")]
@@ -628,11 +628,11 @@ pub struct WriteFilesNode {
 
 impl EncodedNode for WriteFilesExec {
     const NAME: &'static str = "write_files";
-    type Message = WriteFilesNode;
+    type Message = WriteFilesMessage;
 
-    fn to_message(&self, _encoder: &NodeEncoder) -> Result<WriteFilesNode> {
+    fn to_message(&self, _encoder: &NodeEncoder) -> Result<WriteFilesMessage> {
         let write = self.write();
-        Ok(WriteFilesNode {
+        Ok(WriteFilesMessage {
             format: write.format.name().to_string(),
             options: write.options.iter().cloned().collect(),
             staging: write.staging.clone(),
@@ -643,7 +643,7 @@ impl EncodedNode for WriteFilesExec {
     }
 
     fn from_message(
-        w: WriteFilesNode,
+        w: WriteFilesMessage,
         inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
