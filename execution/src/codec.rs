@@ -5,23 +5,27 @@
 //! `ExtensionEnvelope` (the part's name and its payload), and decoded by the part of that
 //! name. A plan node serializes itself: its module implements [`EncodedNode`] (a protobuf
 //! message of its settings) or, for a file format's scan, [`EncodedFileSource`], and the node
-//! is listed once, one line, in the list of parts of its crate (`plan::codec::parts` here,
-//! the server's `codec::ember_codec` for the planner's file formats and functions). Built-in
-//! DataFusion functions are written by name and found again in the worker's registry.
+//! is listed once, one line, in the list of parts of its crate (`plan::codec::parts` here, the
+//! planner's `datasource::codec_parts` and `functions::codec_parts`); Ember's functions do the
+//! same with [`EncodedUdf`] and [`EncodedUdaf`]. Built-in DataFusion functions are written by
+//! name and found again in the worker's registry.
 //! Compressed file scans are wrapped in [`CompressedScanExec`](crate::plan::CompressedScanExec)
 //! before encoding, so that their compression survives the trip.
 
+use std::any::Any;
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use arrow::datatypes::Schema;
+use arrow::datatypes::{DataType, Schema};
 use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, WindowUDF};
+use datafusion::logical_expr::{
+    AggregateUDF, AggregateUDFImpl, HigherOrderUDF, ScalarUDF, ScalarUDFImpl, WindowUDF,
+};
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::{ExecutionPlan, Partitioning};
 use datafusion_proto::physical_plan::from_proto::{
@@ -34,6 +38,7 @@ use datafusion_proto::physical_plan::{
     AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalPlanNodeExt,
     PhysicalProtoConverterExtension,
 };
+pub use datafusion_proto::protobuf::ArrowType;
 use datafusion_proto::protobuf::{self, PhysicalPlanNode};
 use ember_protos::ember::worker::ExtensionEnvelope;
 use prost::Message;
@@ -215,6 +220,105 @@ pub fn one_input(inputs: &[Arc<dyn ExecutionPlan>]) -> Result<Arc<dyn ExecutionP
     match inputs {
         [input] => Ok(input.clone()),
         _ => internal_err!("expected one input, got {}", inputs.len()),
+    }
+}
+
+/// A scalar function that writes itself into serialized plans: implemented in the function's
+/// module, listed once with [`udf_part`].
+pub trait EncodedUdf: ScalarUDFImpl + Sized + 'static {
+    /// The stable name written into serialized plans.
+    const NAME: &'static str;
+    /// The function's settings on the wire.
+    type Message: Message + Default;
+
+    /// `None` when this instance is not Ember's to encode (a built-in found by name).
+    fn to_message(&self) -> Option<Self::Message>;
+
+    fn from_message(name: &str, message: Self::Message) -> Result<Arc<ScalarUDF>>;
+}
+
+/// [`EncodedUdf`] for aggregate functions ([`udaf_part`]).
+pub trait EncodedUdaf: AggregateUDFImpl + Sized + 'static {
+    const NAME: &'static str;
+    type Message: Message + Default;
+
+    fn to_message(&self) -> Option<Self::Message>;
+
+    fn from_message(name: &str, message: Self::Message) -> Result<Arc<AggregateUDF>>;
+}
+
+/// The part of one [`EncodedUdf`].
+pub fn udf_part<T: EncodedUdf>() -> Arc<dyn CodecPart> {
+    Arc::new(UdfPart::<T>(PhantomData))
+}
+
+/// The part of one [`EncodedUdaf`].
+pub fn udaf_part<T: EncodedUdaf>() -> Arc<dyn CodecPart> {
+    Arc::new(UdafPart::<T>(PhantomData))
+}
+
+/// A data type in a function's message.
+pub fn data_type_message(data_type: &DataType) -> Option<ArrowType> {
+    ArrowType::try_from(data_type).ok()
+}
+
+/// The data type a [`data_type_message`] wrote.
+pub fn data_type_of(message: Option<&ArrowType>) -> Result<DataType> {
+    match message {
+        Some(m) => Ok(DataType::try_from(m)?),
+        None => internal_err!("a function message without its data type"),
+    }
+}
+
+fn bad_message(what: &str, e: prost::DecodeError) -> DataFusionError {
+    DataFusionError::Internal(format!("bad {what}: {e}"))
+}
+
+struct UdfPart<T>(PhantomData<fn() -> T>);
+
+impl<T> Debug for UdfPart<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UdfPart({})", std::any::type_name::<T>())
+    }
+}
+
+impl<T: EncodedUdf> CodecPart for UdfPart<T> {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn encode_udf(&self, udf: &ScalarUDF) -> Option<Vec<u8>> {
+        let inner: &dyn Any = udf.inner().as_ref();
+        Some(inner.downcast_ref::<T>()?.to_message()?.encode_to_vec())
+    }
+
+    fn decode_udf(&self, name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
+        let message = T::Message::decode(payload).map_err(|e| bad_message(T::NAME, e))?;
+        T::from_message(name, message)
+    }
+}
+
+struct UdafPart<T>(PhantomData<fn() -> T>);
+
+impl<T> Debug for UdafPart<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UdafPart({})", std::any::type_name::<T>())
+    }
+}
+
+impl<T: EncodedUdaf> CodecPart for UdafPart<T> {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
+        let inner: &dyn Any = udaf.inner().as_ref();
+        Some(inner.downcast_ref::<T>()?.to_message()?.encode_to_vec())
+    }
+
+    fn decode_udaf(&self, name: &str, payload: &[u8]) -> Result<Arc<AggregateUDF>> {
+        let message = T::Message::decode(payload).map_err(|e| bad_message(T::NAME, e))?;
+        T::from_message(name, message)
     }
 }
 

@@ -1,28 +1,14 @@
-//! How plans and errors cross process boundaries in cluster mode: the planner's plan nodes and
-//! functions as one codec part (the execution layer has its own), and task errors with their
-//! Spark error class.
+//! How plans and errors cross process boundaries in cluster mode: the codec made of every
+//! crate's list of parts (each plan node, file format and function encodes itself; see
+//! `ember_execution::codec`), and task errors with their Spark error class.
 
-use std::any::Any;
 use std::sync::Arc;
 
-use datafusion::common::{DataFusionError, Result};
-use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF};
-use ember_execution::codec::{CodecPart, EmberCodec};
+use datafusion::common::DataFusionError;
+use ember_execution::codec::EmberCodec;
 use ember_execution::remote::ErrorCodec;
 use ember_planner::SparkError;
 use ember_planner::error::{ErrorKind, spark_error_from_datafusion, to_datafusion};
-use ember_planner::functions::decimal::DecimalDivide;
-use ember_planner::functions::fold::{FOLD_NAME, array_fold};
-use ember_planner::functions::native::counter_diff::{COUNTER_DIFF, CounterDiff};
-use ember_planner::functions::native::{Native, NativeUdf, SketchAgg, SketchAggKind};
-use ember_planner::functions::nested_nullability::NestedType;
-use ember_planner::functions::nullability::SparkNullability;
-use ember_planner::functions::python::PythonScalarUdf;
-use ember_planner::functions::python_agg::PythonAggUdf;
-use ember_planner::functions::udf::{
-    ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
-};
-use ember_planner::functions::{spark_aggregate, spark_scalar};
 use serde_json::{Value, json};
 
 /// The codec of every Ember plan node and function: each crate's list of parts (a new plan
@@ -31,186 +17,8 @@ pub fn ember_codec() -> Arc<EmberCodec> {
     let mut parts = ember_execution::plan::codec::parts();
     parts.extend(ember_planner::datasource::codec_parts());
     parts.push(ember_planner::logical::python_map::codec_part());
-    parts.push(Arc::new(PlannerFunctions));
+    parts.extend(ember_planner::functions::codec_parts());
     Arc::new(EmberCodec::new(parts))
-}
-
-/// Encodes Ember's own UDFs and `datafusion-spark`'s functions (whose names clash with
-/// DataFusion's, so they cannot be found by name).
-#[derive(Debug, Default)]
-pub struct PlannerFunctions;
-
-fn bad(what: &str) -> DataFusionError {
-    DataFusionError::Internal(format!("bad encoded {what}"))
-}
-
-fn same_impl(a: &dyn Any, b: &dyn Any) -> bool {
-    a.type_id() == b.type_id()
-}
-
-impl CodecPart for PlannerFunctions {
-    fn name(&self) -> &'static str {
-        "ember.functions"
-    }
-
-    fn encode_udf(&self, udf: &ScalarUDF) -> Option<Vec<u8>> {
-        let inner: &dyn Any = udf.inner().as_ref();
-        if let Some(p) = inner.downcast_ref::<PythonScalarUdf>() {
-            return p.encode();
-        }
-        let v = if let Some(a) = inner.downcast_ref::<CheckedArithmetic>() {
-            let op = match a.op() {
-                ArithOp::Add => "add",
-                ArithOp::Subtract => "subtract",
-                ArithOp::Multiply => "multiply",
-            };
-            json!({"fn": "arith", "op": op, "ansi": a.ansi()})
-        } else if let Some(d) = inner.downcast_ref::<DoubleDivide>() {
-            json!({"fn": "divide", "ansi": d.ansi()})
-        } else if let Some(d) = inner.downcast_ref::<IntegralDivide>() {
-            json!({"fn": "div", "ansi": d.ansi()})
-        } else if let Some(x) = inner.downcast_ref::<ArrayIndex>() {
-            json!({"fn": "array_index", "one_based": x.one_based(), "ansi": x.ansi()})
-        } else if inner.downcast_ref::<RaiseError>().is_some() {
-            json!({"fn": "raise_error"})
-        } else if let Some(c) = inner.downcast_ref::<CastToString>() {
-            json!({"fn": "cast_to_string", "time_zone": c.time_zone(), "interval": c.interval()})
-        } else if let Some(n) = inner.downcast_ref::<NativeUdf>() {
-            json!({"fn": "native", "native": serde_json::to_value(n.kind()).ok()?})
-        } else if let Some(n) = inner.downcast_ref::<SparkNullability>() {
-            json!({"fn": "nullability", "nullable": n.nullable()})
-        } else if let Some(n) = inner.downcast_ref::<NestedType>() {
-            json!({"fn": "nested_type", "type": n.encode()?})
-        } else if let Some(d) = inner.downcast_ref::<DecimalDivide>() {
-            json!({"fn": "decimal_divide", "precision": d.precision(), "scale": d.scale(), "ansi": d.ansi()})
-        } else {
-            let spark = spark_scalar(udf.name())?;
-            if !same_impl(spark.inner().as_ref(), inner) {
-                return None;
-            }
-            json!({"fn": "spark"})
-        };
-        Some(v.to_string().into_bytes())
-    }
-
-    fn decode_udf(&self, name: &str, payload: &[u8]) -> Result<Arc<ScalarUDF>> {
-        let v: Value = serde_json::from_slice(payload).map_err(|_| bad("function"))?;
-        if v.get("eval_type").is_some() {
-            return PythonScalarUdf::decode(payload).ok_or_else(|| bad("Python function"));
-        }
-        let ansi = v.get("ansi").and_then(Value::as_bool).unwrap_or(true);
-        match v.get("fn").and_then(Value::as_str) {
-            Some("arith") => {
-                let op = match v.get("op").and_then(Value::as_str) {
-                    Some("add") => ArithOp::Add,
-                    Some("subtract") => ArithOp::Subtract,
-                    Some("multiply") => ArithOp::Multiply,
-                    _ => return Err(bad("arithmetic")),
-                };
-                Ok(CheckedArithmetic::udf(op, ansi))
-            }
-            Some("divide") => Ok(DoubleDivide::udf(ansi)),
-            Some("array_index") => Ok(ArrayIndex::udf(
-                v.get("one_based")
-                    .and_then(Value::as_bool)
-                    .ok_or_else(|| bad("array index"))?,
-                ansi,
-            )),
-            Some("div") => Ok(IntegralDivide::udf(ansi)),
-            Some("raise_error") => Ok(RaiseError::udf()),
-            Some("native") => {
-                let kind: Native = v
-                    .get("native")
-                    .cloned()
-                    .and_then(|k| serde_json::from_value(k).ok())
-                    .ok_or_else(|| bad("native function"))?;
-                Ok(NativeUdf::udf(kind))
-            }
-            Some("cast_to_string") => Ok(CastToString::of_interval(
-                v.get("time_zone")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| bad("cast_to_string"))?,
-                v.get("interval")
-                    .cloned()
-                    .and_then(|i| serde_json::from_value(i).ok())
-                    .flatten(),
-            )),
-            Some("decimal_divide") => {
-                let p = v
-                    .get("precision")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| bad("decimal divide"))?;
-                let s = v
-                    .get("scale")
-                    .and_then(Value::as_i64)
-                    .ok_or_else(|| bad("decimal divide"))?;
-                Ok(DecimalDivide::udf(p as u8, s as i8, ansi))
-            }
-            Some("nullability") => Ok(SparkNullability::udf(
-                v.get("nullable")
-                    .and_then(Value::as_bool)
-                    .ok_or_else(|| bad("nullability"))?,
-            )),
-            Some("nested_type") => v
-                .get("type")
-                .and_then(Value::as_str)
-                .and_then(NestedType::decode)
-                .ok_or_else(|| bad("nested type")),
-            Some("spark") => spark_scalar(name).ok_or_else(|| bad(name)),
-            _ => Err(bad("function")),
-        }
-    }
-
-    fn encode_udaf(&self, udaf: &AggregateUDF) -> Option<Vec<u8>> {
-        let inner: &dyn Any = udaf.inner().as_ref();
-        if let Some(p) = inner.downcast_ref::<PythonAggUdf>() {
-            return p.encode();
-        }
-        if inner.downcast_ref::<CounterDiff>().is_some() {
-            return Some(COUNTER_DIFF.as_bytes().to_vec());
-        }
-        if let Some(sketch) = inner.downcast_ref::<SketchAgg>() {
-            let kind = serde_json::to_value(sketch.kind()).ok()?;
-            return Some(
-                json!({"fn": "sketch", "kind": kind})
-                    .to_string()
-                    .into_bytes(),
-            );
-        }
-        let spark = spark_aggregate(udaf.name())?;
-        let inner: &dyn Any = udaf.inner().as_ref();
-        same_impl(spark.inner().as_ref(), inner).then(|| b"spark".to_vec())
-    }
-
-    fn decode_udaf(&self, name: &str, payload: &[u8]) -> Result<Arc<AggregateUDF>> {
-        if payload == COUNTER_DIFF.as_bytes() {
-            return Ok(CounterDiff::udaf());
-        }
-        if payload.starts_with(b"{") {
-            let v: Value = serde_json::from_slice(payload).map_err(|_| bad("aggregate"))?;
-            if v.get("eval_type").is_some() {
-                return PythonAggUdf::decode(payload).ok_or_else(|| bad("Python aggregate"));
-            }
-            let kind: SketchAggKind = v
-                .get("kind")
-                .cloned()
-                .and_then(|k| serde_json::from_value(k).ok())
-                .ok_or_else(|| bad("sketch aggregate"))?;
-            return Ok(SketchAgg::udaf(kind));
-        }
-        spark_aggregate(name).ok_or_else(|| bad(name))
-    }
-
-    fn encode_higher_order(&self, function: &HigherOrderUDF) -> Option<Vec<u8>> {
-        (function.name() == FOLD_NAME).then(|| FOLD_NAME.as_bytes().to_vec())
-    }
-
-    fn decode_higher_order(&self, name: &str, _payload: &[u8]) -> Result<Arc<HigherOrderUDF>> {
-        match name {
-            FOLD_NAME => Ok(array_fold()),
-            other => Err(bad(other)),
-        }
-    }
 }
 
 /// Task errors keep their Spark error class across processes.
@@ -314,9 +122,18 @@ mod tests {
     use datafusion::datasource::source::DataSourceExec;
     use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
+    use datafusion_proto::physical_plan::PhysicalExtensionCodec;
     use ember_execution::plan::text_scan::{TextFile, TextOptions, TextScan};
     use ember_execution::plan::{PartitionIdsExec, RangeExec, RangeSpec, TextScanExec};
     use ember_planner::datasource::orc::OrcSource;
+    use ember_planner::functions::decimal::DecimalDivide;
+    use ember_planner::functions::native::counter_diff::CounterDiff;
+    use ember_planner::functions::native::{Native, NativeUdf};
+    use ember_planner::functions::nested_nullability::NestedType;
+    use ember_planner::functions::nullability::SparkNullability;
+    use ember_planner::functions::udf::{ArithOp, CastToString, CheckedArithmetic};
+    use ember_planner::functions::{spark_aggregate, spark_scalar};
+    use ember_planner::interval::IntervalFields;
 
     #[tokio::test]
     async fn plans_with_ember_nodes_and_functions_round_trip() {
@@ -334,20 +151,43 @@ mod tests {
         assert_eq!(back.spec().end, 10);
         assert_eq!(back.spec().partitions, 3);
 
-        let part = PlannerFunctions;
         for udf in [
             CheckedArithmetic::udf(ArithOp::Multiply, true),
             DecimalDivide::udf(9, 6, false),
             CastToString::udf("Europe/Paris"),
+            CastToString::of_interval(
+                "UTC",
+                Some(IntervalFields {
+                    year_month: true,
+                    start: 0,
+                    end: 1,
+                }),
+            ),
+            NestedType::udf(DataType::List(Arc::new(Field::new_list_field(
+                DataType::Int32,
+                false,
+            )))),
+            SparkNullability::udf(false),
+            NativeUdf::udf(Native::Deferred),
             spark_scalar("concat").unwrap(),
         ] {
-            let payload = part.encode_udf(&udf).expect("an Ember function");
-            let decoded = part.decode_udf(udf.name(), &payload).unwrap();
+            let mut payload = vec![];
+            codec.try_encode_udf(&udf, &mut payload).unwrap();
+            assert!(!payload.is_empty(), "{} is Ember's to encode", udf.name());
+            let decoded = codec.try_decode_udf(udf.name(), &payload).unwrap();
             assert_eq!(decoded.as_ref(), udf.as_ref());
+        }
+        for udaf in [CounterDiff::udaf(), spark_aggregate("try_sum").unwrap()] {
+            let mut payload = vec![];
+            codec.try_encode_udaf(&udaf, &mut payload).unwrap();
+            let decoded = codec.try_decode_udaf(udaf.name(), &payload).unwrap();
+            assert_eq!(decoded.name(), udaf.name());
         }
         // DataFusion's own concat is a built-in: encoded by name.
         let builtin = ember_planner::functions::df_udf("concat").unwrap();
-        assert!(part.encode_udf(&builtin).is_none());
+        let mut payload = vec![];
+        codec.try_encode_udf(&builtin, &mut payload).unwrap();
+        assert!(payload.is_empty());
 
         // An ORC scan keeps its files, partition columns and projection.
         use arrow::datatypes::{DataType, Field, Schema};

@@ -193,34 +193,73 @@ impl PythonArtifacts {
     }
 }
 
-impl PythonArtifacts {
-    /// For plans sent to cluster workers: `{"key", "files": [[name, hex], ...]}`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let files: Vec<serde_json::Value> = self
-            .files
-            .iter()
-            .map(|(n, d)| {
-                let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
-                serde_json::json!([n, hex])
-            })
-            .collect();
-        serde_json::json!({ "key": self.key, "files": files })
+/// A [`PythonFunction`] in serialized plans.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PythonFunctionMessage {
+    #[prost(int32, tag = "1")]
+    eval_type: i32,
+    #[prost(bytes = "vec", tag = "2")]
+    command: Vec<u8>,
+    #[prost(string, tag = "3")]
+    python_ver: String,
+    #[prost(message, optional, tag = "4")]
+    artifacts: Option<PythonArtifactsMessage>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PythonArtifactsMessage {
+    #[prost(string, tag = "1")]
+    key: String,
+    #[prost(message, repeated, tag = "2")]
+    files: Vec<PythonFileMessage>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PythonFileMessage {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(bytes = "vec", tag = "2")]
+    data: Vec<u8>,
+}
+
+impl PythonFunction {
+    /// For plans sent to cluster workers.
+    pub fn to_message(&self) -> PythonFunctionMessage {
+        PythonFunctionMessage {
+            eval_type: self.eval_type,
+            command: self.command.to_vec(),
+            python_ver: self.python_ver.clone(),
+            artifacts: self.artifacts.as_ref().map(|a| PythonArtifactsMessage {
+                key: a.key.clone(),
+                files: a
+                    .files
+                    .iter()
+                    .map(|(name, data)| PythonFileMessage {
+                        name: name.clone(),
+                        data: data.to_vec(),
+                    })
+                    .collect(),
+            }),
+        }
     }
 
-    /// What [`Self::to_json`] wrote (`None` for null or anything else).
-    pub fn from_json(v: &serde_json::Value) -> Option<Arc<Self>> {
-        let key = v.get("key")?.as_str()?.to_string();
-        let mut files = Vec::new();
-        for f in v.get("files")?.as_array()? {
-            let name = f.get(0)?.as_str()?.to_string();
-            let hex = f.get(1)?.as_str()?.as_bytes();
-            let data = hex
-                .chunks(2)
-                .map(|c| u8::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok())
-                .collect::<Option<Vec<u8>>>()?;
-            files.push((name, Arc::from(data)));
+    /// What [`Self::to_message`] wrote.
+    pub fn from_message(m: PythonFunctionMessage) -> Self {
+        Self {
+            eval_type: m.eval_type,
+            command: m.command.into(),
+            python_ver: m.python_ver,
+            artifacts: m.artifacts.map(|a| {
+                Arc::new(PythonArtifacts {
+                    key: a.key,
+                    files: a
+                        .files
+                        .into_iter()
+                        .map(|f| (f.name, Arc::from(f.data)))
+                        .collect(),
+                })
+            }),
         }
-        Some(Arc::new(Self { key, files }))
     }
 }
 

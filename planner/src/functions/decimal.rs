@@ -13,6 +13,7 @@ use datafusion::logical_expr::{
 };
 
 use crate::error::{SparkError, to_datafusion};
+use ember_execution::codec::EncodedUdf;
 
 pub const MAX_PRECISION: u8 = 38;
 pub const MINIMUM_ADJUSTED_SCALE: i8 = 6;
@@ -235,6 +236,36 @@ fn pow10(n: u32) -> i256 {
         v = v.wrapping_mul(i256::from_i128(10));
     }
     v
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DecimalDivideMessage {
+    #[prost(uint32, tag = "1")]
+    precision: u32,
+    #[prost(int32, tag = "2")]
+    scale: i32,
+    #[prost(bool, tag = "3")]
+    ansi: bool,
+}
+
+impl EncodedUdf for DecimalDivide {
+    const NAME: &'static str = "decimal_divide";
+    type Message = DecimalDivideMessage;
+
+    fn to_message(&self) -> Option<DecimalDivideMessage> {
+        Some(DecimalDivideMessage {
+            precision: self.precision().into(),
+            scale: self.scale().into(),
+            ansi: self.ansi(),
+        })
+    }
+
+    fn from_message(_name: &str, m: DecimalDivideMessage) -> Result<Arc<ScalarUDF>> {
+        let (Ok(precision), Ok(scale)) = (u8::try_from(m.precision), i8::try_from(m.scale)) else {
+            return exec_err!("bad decimal division type");
+        };
+        Ok(Self::udf(precision, scale, m.ansi))
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ mod time_windows;
 pub mod timestamp_nanos;
 mod to_char;
 pub mod udf;
+mod udf_codec;
 pub mod variant;
 mod vector;
 mod window;
@@ -419,6 +420,29 @@ pub fn datafusion_scalar(name: &str) -> Option<Arc<ScalarUDF>> {
             .collect()
     });
     MAP.get(name).cloned()
+}
+
+/// The codec parts of Ember's own functions, one line per function type (see
+/// `ember_execution::codec::EncodedUdf`).
+pub fn codec_parts() -> Vec<Arc<dyn ember_execution::codec::CodecPart>> {
+    use ember_execution::codec::{udaf_part, udf_part};
+    vec![
+        udf_part::<udf::CheckedArithmetic>(),
+        udf_part::<udf::DoubleDivide>(),
+        udf_part::<udf::IntegralDivide>(),
+        udf_part::<udf::ArrayIndex>(),
+        udf_part::<udf::RaiseError>(),
+        udf_part::<udf::CastToString>(),
+        udf_part::<native::NativeUdf>(),
+        udf_part::<nullability::SparkNullability>(),
+        udf_part::<nested_nullability::NestedType>(),
+        udf_part::<decimal::DecimalDivide>(),
+        udf_part::<python::PythonScalarUdf>(),
+        udaf_part::<python_agg::PythonAggUdf>(),
+        udaf_part::<native::counter_diff::CounterDiff>(),
+        udaf_part::<native::SketchAgg>(),
+        udf_codec::spark_functions_part(),
+    ]
 }
 
 /// `datafusion-spark`'s Spark-compatible scalar functions by name.

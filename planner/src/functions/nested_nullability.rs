@@ -14,6 +14,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Expr, ExprSchemable, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, Volatility,
 };
+use ember_execution::codec::{ArrowType, EncodedUdf, data_type_message, data_type_of};
 
 /// `call` (the constructor `name` of `args`) with Spark's nested nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
@@ -248,30 +249,6 @@ impl NestedType {
     pub fn data_type(&self) -> &DataType {
         &self.data_type
     }
-
-    /// The type as hex text of an Arrow IPC schema (for plans sent to workers).
-    pub fn encode(&self) -> Option<String> {
-        let schema =
-            arrow::datatypes::Schema::new(vec![Field::new("t", self.data_type.clone(), true)]);
-        let mut buf = Vec::new();
-        {
-            let mut w = arrow::ipc::writer::StreamWriter::try_new(&mut buf, &schema).ok()?;
-            w.finish().ok()?;
-        }
-        Some(buf.iter().map(|b| format!("{b:02x}")).collect())
-    }
-
-    /// [`NestedType::udf`] of what [`NestedType::encode`] wrote.
-    pub fn decode(hex: &str) -> Option<Arc<ScalarUDF>> {
-        let bytes = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-            .collect::<Option<Vec<u8>>>()?;
-        let reader =
-            arrow::ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).ok()?;
-        let schema = reader.schema();
-        Some(Self::udf(schema.fields().first()?.data_type().clone()))
-    }
 }
 
 impl ScalarUDFImpl for NestedType {
@@ -342,6 +319,27 @@ fn retype(data: ArrayData, to: &DataType) -> Result<ArrayData> {
         .build()?)
 }
 
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NestedTypeMessage {
+    #[prost(message, optional, tag = "1")]
+    data_type: Option<ArrowType>,
+}
+
+impl EncodedUdf for NestedType {
+    const NAME: &'static str = "nested_type";
+    type Message = NestedTypeMessage;
+
+    fn to_message(&self) -> Option<NestedTypeMessage> {
+        Some(NestedTypeMessage {
+            data_type: Some(data_type_message(&self.data_type)?),
+        })
+    }
+
+    fn from_message(_name: &str, m: NestedTypeMessage) -> Result<Arc<ScalarUDF>> {
+        Ok(Self::udf(data_type_of(m.data_type.as_ref())?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,10 +358,10 @@ mod tests {
         assert!(retype(with_null.to_data(), &to).is_err());
         let udf = NestedType::udf(to.clone());
         let inner = udf.inner().as_ref() as &dyn std::any::Any;
-        let hex = inner
+        let message = inner
             .downcast_ref::<NestedType>()
-            .and_then(NestedType::encode);
-        let back = hex.as_deref().and_then(NestedType::decode);
+            .and_then(EncodedUdf::to_message);
+        let back = message.map(|m| <NestedType as EncodedUdf>::from_message("t", m).unwrap());
         let back = back
             .as_ref()
             .map(|u| u.inner().as_ref() as &dyn std::any::Any);

@@ -40,6 +40,7 @@ pub enum Rule {
 }
 
 use Rule::*;
+use ember_execution::codec::EncodedUdf;
 
 /// Spark's rule of each scalar function (by its lower-case name); functions not listed keep
 /// the nullability of their implementation.
@@ -375,6 +376,27 @@ impl ScalarUDFImpl for SparkNullability {
             return internal_err!("a value Spark never has as NULL is NULL");
         }
         Ok(value)
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NullabilityMessage {
+    #[prost(bool, tag = "1")]
+    nullable: bool,
+}
+
+impl EncodedUdf for SparkNullability {
+    const NAME: &'static str = "nullability";
+    type Message = NullabilityMessage;
+
+    fn to_message(&self) -> Option<NullabilityMessage> {
+        Some(NullabilityMessage {
+            nullable: self.nullable(),
+        })
+    }
+
+    fn from_message(_name: &str, m: NullabilityMessage) -> Result<Arc<ScalarUDF>> {
+        Ok(Self::udf(m.nullable))
     }
 }
 

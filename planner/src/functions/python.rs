@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::Result;
+use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, TypeSignature,
     Volatility,
 };
-use ember_execution::python::{self, PythonError, PythonFunction};
+use ember_execution::codec::{ArrowType, EncodedUdf, data_type_message, data_type_of};
+use ember_execution::python::{self, PythonError, PythonFunction, PythonFunctionMessage};
 
 use crate::error::{ErrorKind, SparkError, to_datafusion};
 
@@ -155,80 +156,30 @@ pub fn python_error(e: PythonError) -> SparkError {
     }
 }
 
-/// How a Python UDF crosses to cluster workers (the server's codec calls these): JSON with
-/// the pickled function in hex and the return type as an Arrow IPC schema.
-impl PythonScalarUdf {
-    pub fn encode(&self) -> Option<Vec<u8>> {
-        let schema = arrow::datatypes::Schema::new(vec![Field::new(
-            "result",
-            self.return_type.clone(),
-            true,
-        )]);
-        let mut type_bytes = Vec::new();
-        let mut writer =
-            arrow::ipc::writer::StreamWriter::try_new(&mut type_bytes, &schema).ok()?;
-        writer.finish().ok()?;
-        drop(writer);
-        let v = serde_json::json!({
-            "name": self.name,
-            "eval_type": self.function.eval_type,
-            "command": hex(&self.function.command),
-            "python_ver": self.function.python_ver,
-            "python": self.python,
-            "batch_size": self.batch_size,
-            "deterministic": self.deterministic,
-            "keywords": self.keywords,
-            "return_type": hex(&type_bytes),
-            "artifacts": self.function.artifacts.as_ref().map(|a| a.to_json()),
-        });
-        Some(v.to_string().into_bytes())
-    }
+/// A Python scalar or aggregate function on the wire for cluster workers.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PythonUdfMessage {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(message, optional, tag = "2")]
+    function: Option<PythonFunctionMessage>,
+    #[prost(message, optional, tag = "3")]
+    return_type: Option<ArrowType>,
+    #[prost(string, optional, tag = "4")]
+    python: Option<String>,
+    #[prost(uint64, tag = "5")]
+    batch_size: u64,
+    #[prost(bool, tag = "6")]
+    deterministic: bool,
+    #[prost(message, repeated, tag = "7")]
+    keywords: Vec<KeywordMessage>,
+}
 
-    pub fn decode(payload: &[u8]) -> Option<Arc<ScalarUDF>> {
-        let p = Self::decode_parts(payload)?;
-        Some(
-            Self::new(
-                p.name,
-                p.function,
-                p.return_type,
-                p.python,
-                p.batch_size,
-                p.deterministic,
-            )
-            .with_keywords(p.keywords)
-            .udf(),
-        )
-    }
-
-    /// What [`Self::encode`] wrote.
-    pub fn decode_parts(payload: &[u8]) -> Option<EncodedPython> {
-        let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
-        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-        let type_bytes = unhex(&text("return_type")?)?;
-        let reader =
-            arrow::ipc::reader::StreamReader::try_new(std::io::Cursor::new(type_bytes), None)
-                .ok()?;
-        let return_type = reader.schema().field(0).data_type().clone();
-        Some(EncodedPython {
-            name: text("name")?,
-            function: PythonFunction {
-                eval_type: i32::try_from(v.get("eval_type")?.as_i64()?).ok()?,
-                command: unhex(&text("command")?)?.into(),
-                python_ver: text("python_ver")?,
-                artifacts: v
-                    .get("artifacts")
-                    .and_then(python::PythonArtifacts::from_json),
-            },
-            return_type,
-            python: text("python"),
-            batch_size: usize::try_from(v.get("batch_size")?.as_u64()?).ok()?,
-            deterministic: v.get("deterministic")?.as_bool()?,
-            keywords: v
-                .get("keywords")
-                .and_then(|k| serde_json::from_value(k.clone()).ok())
-                .unwrap_or_default(),
-        })
-    }
+/// The keyword an argument was passed by (none: positional).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct KeywordMessage {
+    #[prost(string, optional, tag = "1")]
+    keyword: Option<String>,
 }
 
 /// A Python function as it crossed to a worker.
@@ -242,15 +193,70 @@ pub struct EncodedPython {
     pub keywords: Vec<Option<String>>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+impl EncodedPython {
+    pub fn to_message(&self) -> Option<PythonUdfMessage> {
+        Some(PythonUdfMessage {
+            name: self.name.clone(),
+            function: Some(self.function.to_message()),
+            return_type: Some(data_type_message(&self.return_type)?),
+            python: self.python.clone(),
+            batch_size: self.batch_size as u64,
+            deterministic: self.deterministic,
+            keywords: self
+                .keywords
+                .iter()
+                .map(|k| KeywordMessage { keyword: k.clone() })
+                .collect(),
+        })
+    }
+
+    pub fn from_message(m: PythonUdfMessage) -> Result<Self> {
+        let Some(function) = m.function else {
+            return internal_err!("a Python function message without its function");
+        };
+        Ok(Self {
+            name: m.name,
+            function: PythonFunction::from_message(function),
+            return_type: data_type_of(m.return_type.as_ref())?,
+            python: m.python,
+            batch_size: usize::try_from(m.batch_size)
+                .map_err(|_| DataFusionError::Internal("bad Python batch size".into()))?,
+            deterministic: m.deterministic,
+            keywords: m.keywords.into_iter().map(|k| k.keyword).collect(),
+        })
+    }
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+impl EncodedUdf for PythonScalarUdf {
+    const NAME: &'static str = "python_udf";
+    type Message = PythonUdfMessage;
+
+    fn to_message(&self) -> Option<PythonUdfMessage> {
+        EncodedPython {
+            name: self.name.clone(),
+            function: self.function.clone(),
+            return_type: self.return_type.clone(),
+            python: self.python.clone(),
+            batch_size: self.batch_size,
+            deterministic: self.deterministic,
+            keywords: self.keywords.clone(),
+        }
+        .to_message()
+    }
+
+    fn from_message(_name: &str, m: PythonUdfMessage) -> Result<Arc<ScalarUDF>> {
+        let p = EncodedPython::from_message(m)?;
+        Ok(Self::new(
+            p.name,
+            p.function,
+            p.return_type,
+            p.python,
+            p.batch_size,
+            p.deterministic,
+        )
+        .with_keywords(p.keywords)
+        .udf())
+    }
 }
 
 #[cfg(test)]
@@ -273,8 +279,8 @@ mod tests {
             false,
         )
         .with_keywords(vec![None, Some("b".into())]);
-        let bytes = udf.encode().unwrap();
-        let back = PythonScalarUdf::decode(&bytes).unwrap();
+        let message = udf.to_message().unwrap();
+        let back = <PythonScalarUdf as EncodedUdf>::from_message("plus_one", message).unwrap();
         let back: &dyn std::any::Any = back.inner().as_ref();
         assert_eq!(back.downcast_ref::<PythonScalarUdf>(), Some(&udf));
     }

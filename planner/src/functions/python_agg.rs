@@ -14,8 +14,9 @@ use datafusion::logical_expr::{
 };
 use ember_execution::python::{self, PythonFunction};
 
-use super::python::python_error;
+use super::python::{EncodedPython, PythonUdfMessage, python_error};
 use crate::error::to_datafusion;
+use ember_execution::codec::EncodedUdaf;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PythonAggUdf {
@@ -48,31 +49,28 @@ impl PythonAggUdf {
     pub fn udaf(self) -> Arc<AggregateUDF> {
         Arc::new(AggregateUDF::from(self))
     }
+}
 
-    /// The wire form for cluster workers (the server's codec calls it).
-    pub fn encode(&self) -> Option<Vec<u8>> {
-        let wrapped = super::python::PythonScalarUdf::new(
-            self.name.clone(),
-            self.function.clone(),
-            self.return_type.clone(),
-            self.python.clone(),
-            0,
-            true,
-        );
-        wrapped.encode()
+impl EncodedUdaf for PythonAggUdf {
+    const NAME: &'static str = "python_udaf";
+    type Message = PythonUdfMessage;
+
+    fn to_message(&self) -> Option<PythonUdfMessage> {
+        EncodedPython {
+            name: self.name.clone(),
+            function: self.function.clone(),
+            return_type: self.return_type.clone(),
+            python: self.python.clone(),
+            batch_size: 0,
+            deterministic: true,
+            keywords: vec![],
+        }
+        .to_message()
     }
 
-    pub fn decode(payload: &[u8]) -> Option<Arc<AggregateUDF>> {
-        let scalar = super::python::PythonScalarUdf::decode_parts(payload)?;
-        Some(
-            Self::new(
-                scalar.name,
-                scalar.function,
-                scalar.return_type,
-                scalar.python,
-            )
-            .udaf(),
-        )
+    fn from_message(_name: &str, m: PythonUdfMessage) -> Result<Arc<AggregateUDF>> {
+        let p = EncodedPython::from_message(m)?;
+        Ok(Self::new(p.name, p.function, p.return_type, p.python).udaf())
     }
 }
 

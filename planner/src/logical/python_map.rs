@@ -12,7 +12,7 @@ use datafusion::logical_expr::{Expr, Extension, LogicalPlan, UserDefinedLogicalN
 use datafusion::physical_plan::ExecutionPlan;
 use ember_execution::codec::{CodecPart, NodeDecoder, NodeEncoder, one_input};
 use ember_execution::python::map::PythonMapExec;
-use ember_execution::python::{PythonArtifacts, PythonFunction};
+use ember_execution::python::{PythonFunction, PythonFunctionMessage};
 
 use crate::error::to_datafusion;
 use crate::functions::python::python_error;
@@ -81,12 +81,8 @@ pub fn map_error(e: ember_execution::python::PythonError) -> datafusion::error::
 /// A `PythonMapExec` on the wire (its codec part is here, where its error mapping is).
 #[derive(Clone, PartialEq, prost::Message)]
 struct PythonMapMessage {
-    #[prost(int32, tag = "1")]
-    eval_type: i32,
-    #[prost(bytes = "vec", tag = "2")]
-    command: Vec<u8>,
-    #[prost(string, tag = "3")]
-    python_ver: String,
+    #[prost(message, optional, tag = "1")]
+    function: Option<PythonFunctionMessage>,
     #[prost(string, optional, tag = "4")]
     python: Option<String>,
     #[prost(uint64, tag = "5")]
@@ -96,9 +92,6 @@ struct PythonMapMessage {
     schema: Vec<u8>,
     #[prost(uint64, optional, tag = "7")]
     group_keys: Option<u64>,
-    /// The session's artifacts (`PythonArtifacts::to_json`).
-    #[prost(string, optional, tag = "8")]
-    artifacts: Option<String>,
 }
 
 /// The codec part of `PythonMapExec`.
@@ -124,16 +117,12 @@ impl CodecPart for PythonMapPart {
         };
         let schema = ember_execution::python::schema_bytes(&map.schema())
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-        let f = map.function();
         let message = PythonMapMessage {
-            eval_type: f.eval_type,
-            command: f.command.to_vec(),
-            python_ver: f.python_ver.clone(),
+            function: Some(map.function().to_message()),
             python: map.python().map(str::to_string),
             batch_size: map.batch_size() as u64,
             schema,
             group_keys: map.group_keys().map(|k| k as u64),
-            artifacts: f.artifacts.as_ref().map(|a| a.to_json().to_string()),
         };
         Ok(Some(prost::Message::encode_to_vec(&message)))
     }
@@ -148,20 +137,7 @@ impl CodecPart for PythonMapPart {
         let m: PythonMapMessage = prost::Message::decode(payload).map_err(|_| bad("node"))?;
         let schema =
             ember_execution::python::schema_from_bytes(&m.schema).map_err(|_| bad("schema"))?;
-        let artifacts = match &m.artifacts {
-            Some(text) => {
-                let v: serde_json::Value =
-                    serde_json::from_str(text).map_err(|_| bad("artifacts"))?;
-                Some(PythonArtifacts::from_json(&v).ok_or_else(|| bad("artifacts"))?)
-            }
-            None => None,
-        };
-        let function = PythonFunction {
-            eval_type: m.eval_type,
-            command: m.command.into(),
-            python_ver: m.python_ver,
-            artifacts,
-        };
+        let function = PythonFunction::from_message(m.function.ok_or_else(|| bad("function"))?);
         let batch_size = usize::try_from(m.batch_size).map_err(|_| bad("batch size"))?;
         let exec = PythonMapExec::new(
             one_input(inputs)?,

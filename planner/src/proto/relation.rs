@@ -687,23 +687,19 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 let [name] = a.name.as_slice() else {
                     return invalid("withColumns needs exactly one name per column");
                 };
-                // The column has the metadata `withMetadata` gives; an `alias(..., metadata=...)`
-                // of its expression is dropped, as in Spark. (A source column's metadata still
-                // comes along, where Spark drops it too: DataFusion's aliases cannot remove
-                // metadata.)
-                let column = match (a.metadata.clone(), expr(ctx, e)?) {
-                    (Some(metadata), column) => Expr::Alias {
+                // `withMetadata`'s metadata, never an `alias(..., metadata=...)`'s, as in Spark (a
+                // source column's metadata stays: DataFusion's aliases cannot remove it).
+                let mut column = expr(ctx, e)?;
+                if let Expr::Alias { metadata, .. } = &mut column {
+                    *metadata = None;
+                }
+                if a.metadata.is_some() {
+                    column = Expr::Alias {
                         expr: Box::new(column),
                         names: vec![name.clone()],
-                        metadata: Some(metadata),
-                    },
-                    (None, Expr::Alias { expr, names, .. }) => Expr::Alias {
-                        expr,
-                        names,
-                        metadata: None,
-                    },
-                    (None, column) => column,
-                };
+                        metadata: a.metadata.clone(),
+                    };
+                }
                 columns.push((name.clone(), column));
             }
             PlanNode::WithColumns {

@@ -23,6 +23,8 @@ use datafusion::logical_expr::{
 };
 
 use crate::error::{ErrorKind, SparkError, to_datafusion};
+use crate::functions::udf_codec::NoSettings;
+use ember_execution::codec::EncodedUdaf;
 
 /// The name of the aggregate (and of its codec entry).
 pub const COUNTER_DIFF: &str = "ember_counter_diff";
@@ -257,6 +259,19 @@ impl Accumulator for CounterAccumulator {
 
     fn merge_batch(&mut self, _states: &[ArrayRef]) -> Result<()> {
         internal_err!("counter_diff is a window function: its states do not merge")
+    }
+}
+
+impl EncodedUdaf for CounterDiff {
+    const NAME: &'static str = "counter_diff";
+    type Message = NoSettings;
+
+    fn to_message(&self) -> Option<NoSettings> {
+        Some(NoSettings {})
+    }
+
+    fn from_message(_name: &str, _m: NoSettings) -> Result<Arc<AggregateUDF>> {
+        Ok(Self::udaf())
     }
 }
 

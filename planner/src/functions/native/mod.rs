@@ -68,12 +68,14 @@ pub use zoned::{ZonedOp, literal_past_2037, zoned_literal};
 
 use std::sync::Arc;
 
+use crate::functions::udf_codec::JsonMessage;
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::DataType;
 use datafusion::common::{Result, ScalarValue, internal_err};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use ember_execution::codec::EncodedUdf;
 use serde::{Deserialize, Serialize};
 
 /// The name of [`Native::SlidingWindows`].
@@ -446,5 +448,18 @@ fn integer_type(name: &str) -> DataType {
         "SMALLINT" => DataType::Int16,
         "INT" => DataType::Int32,
         _ => DataType::Int64,
+    }
+}
+
+impl EncodedUdf for NativeUdf {
+    const NAME: &'static str = "native";
+    type Message = JsonMessage;
+
+    fn to_message(&self) -> Option<JsonMessage> {
+        JsonMessage::of(&self.kind)
+    }
+
+    fn from_message(_name: &str, m: JsonMessage) -> Result<Arc<ScalarUDF>> {
+        Ok(Self::udf(m.value("native function")?))
     }
 }

@@ -340,28 +340,22 @@ fn utf8_charset(v: &Value) -> std::result::Result<(), Thrown> {
     }
 }
 
-/// `URLDecoder.decode`: `+` is a space, `%XX` bytes form UTF-8.
+/// `URLDecoder.decode`: `+` is a space, `%XX` bytes form UTF-8 (a `%` without two hex digits
+/// is Java's IllegalArgumentException).
 fn url_decode(s: &str) -> std::result::Result<Value, Thrown> {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = bytes
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or(Thrown("java.lang.IllegalArgumentException"))?;
-                out.push(hex);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
+    let valid = bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'%'
+            || bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !valid {
+        return Err(Thrown("java.lang.IllegalArgumentException"));
     }
-    Ok(Value::Str(String::from_utf8_lossy(&out).into_owned()))
+    let spaced = s.replace('+', " ");
+    let decoded = percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy();
+    Ok(Value::Str(decoded.into_owned()))
 }
 
 /// `URLEncoder.encode`: letters, digits and `.-*_` kept, space as `+`, the rest `%XX`.

@@ -20,6 +20,8 @@ use super::countmin::CountMin;
 use super::kll::Item;
 use super::tuple::{SummaryMode, TupleAccumulator, TupleAggOp, TupleValue};
 use super::{Family, KllItem, binary_values, hll, invalid_buffer, kll, theta};
+use crate::functions::udf_codec::JsonMessage;
+use ember_execution::codec::EncodedUdaf;
 
 /// What a sketch aggregate computes, with its settings fixed when it was planned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -503,4 +505,17 @@ pub(super) fn each_key(values: &ArrayRef, mut f: impl FnMut(usize, Key)) -> Resu
         }
     }
     Ok(())
+}
+
+impl EncodedUdaf for SketchAgg {
+    const NAME: &'static str = "sketch";
+    type Message = JsonMessage;
+
+    fn to_message(&self) -> Option<JsonMessage> {
+        JsonMessage::of(&self.kind)
+    }
+
+    fn from_message(_name: &str, m: JsonMessage) -> Result<Arc<AggregateUDF>> {
+        Ok(Self::udaf(m.value("sketch aggregate")?))
+    }
 }
