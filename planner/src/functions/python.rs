@@ -1,7 +1,7 @@
 //! A Python UDF call as a DataFusion scalar function: each batch's arguments go to a Python
 //! worker process (`ember_execution::python`) and its answer is the column. The function is
 //! volatile so that DataFusion never folds it at planning time nor merges two calls of a
-//! non-deterministic function; plans carry it to cluster workers through the server's codec.
+//! non-deterministic function; it encodes itself for cluster workers (`impl EncodedUdf`).
 
 use std::sync::Arc;
 
