@@ -21,7 +21,6 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
 use datafusion_common_runtime::SpawnedTask;
-use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 /// The text column (`value`, or the one a given schema names), then the partition columns.
@@ -35,26 +34,25 @@ pub fn table_schema(options: &TextOptions, partition_columns: &[String]) -> Sche
 }
 
 /// One file of a text read, with the raw values of its partition directories.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct TextFile {
     pub path: String,
     pub partition_values: Vec<String>,
 }
 
 /// How the files are split into rows.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct TextOptions {
     /// One row per file.
     pub wholetext: bool,
     /// The line separator (default: `\n`, `\r\n`).
     pub line_sep: Option<String>,
     /// The text column's name when a schema gives one (default `value`).
-    #[serde(default)]
     pub column: Option<String>,
 }
 
-/// What a [`TextScanExec`] reads (serialized as is for workers).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// What a [`TextScanExec`] reads.
+#[derive(Debug, Clone)]
 pub struct TextScan {
     pub groups: Vec<Vec<TextFile>>,
     pub partition_columns: Vec<String>,

@@ -9,7 +9,8 @@ use datafusion::common::Result;
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
-pub use ember_execution::plan::{RangeExec, RangeSpec, range_schema};
+pub use ember_execution::plan::RangeSpec;
+use ember_execution::plan::{RangeExec, range_schema};
 
 #[derive(Debug)]
 pub struct RangeTable {

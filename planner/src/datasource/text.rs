@@ -10,8 +10,8 @@ use datafusion::common::Result;
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
-use ember_execution::plan::text_scan::table_schema;
-pub use ember_execution::plan::text_scan::{TextFile, TextOptions, TextScan, TextScanExec};
+pub use ember_execution::plan::text_scan::{TextFile, TextOptions};
+use ember_execution::plan::text_scan::{TextScan, TextScanExec, table_schema};
 
 /// The text files a read covers.
 #[derive(Debug)]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::logical_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF};
 use ember_execution::codec::{CodecPart, EncodedUdf};
+use ember_execution::values::interval::IntervalFields;
 
 use super::fold::{FOLD_NAME, array_fold};
 use super::{spark_aggregate, spark_scalar};
@@ -133,9 +134,19 @@ impl EncodedUdf for RaiseError {
 pub struct CastToStringMessage {
     #[prost(string, tag = "1")]
     time_zone: String,
-    /// The interval's fields (JSON), when not its Arrow type's default.
-    #[prost(string, optional, tag = "2")]
-    interval: Option<String>,
+    /// The interval's fields, when not its Arrow type's default.
+    #[prost(message, optional, tag = "2")]
+    interval: Option<IntervalFieldsMessage>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct IntervalFieldsMessage {
+    #[prost(bool, tag = "1")]
+    year_month: bool,
+    #[prost(uint32, tag = "2")]
+    start: u32,
+    #[prost(uint32, tag = "3")]
+    end: u32,
 }
 
 impl EncodedUdf for CastToString {
@@ -143,24 +154,30 @@ impl EncodedUdf for CastToString {
     type Message = CastToStringMessage;
 
     fn to_message(&self) -> Option<CastToStringMessage> {
-        let interval = match self.interval() {
-            Some(fields) => Some(serde_json::to_string(&fields).ok()?),
-            None => None,
-        };
         Some(CastToStringMessage {
             time_zone: self.time_zone().to_string(),
-            interval,
+            interval: self.interval().map(|f| IntervalFieldsMessage {
+                year_month: f.year_month,
+                start: f.start.into(),
+                end: f.end.into(),
+            }),
         })
     }
 
     fn from_message(_name: &str, m: CastToStringMessage) -> Result<Arc<ScalarUDF>> {
-        let interval =
-            match m.interval {
-                Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
-                    DataFusionError::Internal(format!("bad interval of a cast: {e}"))
-                })?),
-                None => None,
-            };
+        let interval = match m.interval {
+            Some(f) => {
+                let (Ok(start), Ok(end)) = (u8::try_from(f.start), u8::try_from(f.end)) else {
+                    return Err(DataFusionError::Internal("bad interval of a cast".into()));
+                };
+                Some(IntervalFields {
+                    year_month: f.year_month,
+                    start,
+                    end,
+                })
+            }
+            None => None,
+        };
         Ok(CastToString::of_interval(&m.time_zone, interval))
     }
 }

@@ -13,8 +13,7 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use crate::catalog::CatalogEntry;
-use crate::datasource::range::RangeSpec;
-use crate::datasource::range::RangeTable;
+use crate::datasource::range::{RangeSpec, RangeTable};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, LocalData};
 use crate::types;
