@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod codec;
 pub mod error;
+pub mod formats;
 pub mod ipc_check;
 pub mod job_graph;
 pub mod limit_fence;
@@ -22,12 +23,11 @@ pub mod remote;
 pub mod rules;
 pub mod runner;
 pub mod sandbox;
-pub mod storage;
+pub mod spark_error;
 pub mod stream;
 pub mod task;
 pub mod topology;
 pub mod values;
-pub mod write;
 
 pub use cluster::LocalClusterJobRunner;
 pub use error::{ExecutionError, ExecutionResult};

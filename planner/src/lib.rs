@@ -7,7 +7,6 @@
 
 pub mod catalog;
 pub mod datasource;
-pub mod datetime_pattern;
 pub mod error;
 pub mod functions;
 pub use ember_execution::values::interval;

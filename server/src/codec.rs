@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 /// node or file format adds one line to its crate's list).
 pub fn ember_codec() -> Arc<EmberCodec> {
     let mut parts = ember_execution::plan::codec::parts();
-    parts.extend(ember_planner::datasource::codec_parts());
+    parts.extend(ember_execution::formats::codec_parts());
     parts.push(ember_planner::logical::python_map::codec_part());
     parts.extend(ember_planner::functions::codec_parts());
     Arc::new(EmberCodec::new(parts))
@@ -123,9 +123,10 @@ mod tests {
     use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
     use datafusion_proto::physical_plan::PhysicalExtensionCodec;
-    use ember_execution::plan::text_scan::{TextFile, TextOptions, TextScan};
-    use ember_execution::plan::{PartitionIdsExec, RangeExec, RangeSpec, TextScanExec};
-    use ember_planner::datasource::orc::OrcSource;
+    use ember_execution::formats::orc::OrcSource;
+    use ember_execution::formats::text::TextScanExec;
+    use ember_execution::formats::text::{TextFile, TextOptions, TextScan};
+    use ember_execution::plan::{PartitionIdsExec, RangeExec, RangeSpec};
     use ember_planner::functions::decimal::DecimalDivide;
     use ember_planner::functions::native::counter_diff::CounterDiff;
     use ember_planner::functions::native::{Native, NativeUdf};

@@ -8,7 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use ember_execution::storage::StorageOptions;
+use ember_execution::formats::storage::StorageOptions;
 use ember_planner::SparkError;
 use ember_planner::catalog::{ServerCatalog, SessionCatalog};
 use parking_lot::Mutex;
@@ -183,7 +183,7 @@ impl Session {
         let all = self.conf.all();
         let storage =
             StorageOptions::from_session(all.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let runtime = match ember_execution::storage::runtime_env(storage.clone()) {
+        let runtime = match ember_execution::formats::storage::runtime_env(storage.clone()) {
             Ok(runtime) => runtime,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot configure object stores");

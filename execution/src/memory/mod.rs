@@ -6,7 +6,7 @@
 //! [`TrackConsumersPool`] so that a refusal names the largest consumers. Spill files go to a
 //! per-process directory under the spill root, emptied at start and removed at exit; leftovers
 //! of processes that died are removed at start too. Every [`RuntimeEnv`] the process builds
-//! (`crate::storage::runtime_env`) takes the pool and disk manager from here, so in-process
+//! (`crate::formats::storage::runtime_env`) takes the pool and disk manager from here, so in-process
 //! workers share the server's budget.
 //!
 //! [`RuntimeEnv`]: datafusion::execution::runtime_env::RuntimeEnv

@@ -1,15 +1,14 @@
-//! The execution crate's plan nodes on the wire: one line each in [`parts`]. Each node's
+//! The execution crate's plan nodes on the wire: one line each in [`parts`] (the file
+//! formats' scans and writes are in `formats::codec_parts`). Each node's
 //! message and conversion live in the node's own module ([`EncodedNode`](crate::codec::EncodedNode)).
 
 use std::sync::Arc;
 
 use super::{
     CompressedScanExec, ExchangeExec, PartitionIdsExec, RangeExec, RescaleExec, StageInputExec,
-    TextScanExec,
 };
 use crate::codec::{CodecPart, node_part};
 use crate::ordered::OrderedCoalesceExec;
-use crate::write::WriteFilesExec;
 
 /// The codec parts of the execution crate's plan nodes.
 pub fn parts() -> Vec<Arc<dyn CodecPart>> {
@@ -17,11 +16,9 @@ pub fn parts() -> Vec<Arc<dyn CodecPart>> {
         node_part::<StageInputExec>(),
         node_part::<OrderedCoalesceExec>(),
         node_part::<RescaleExec>(),
-        node_part::<WriteFilesExec>(),
         node_part::<ExchangeExec>(),
         node_part::<CompressedScanExec>(),
         node_part::<RangeExec>(),
-        node_part::<TextScanExec>(),
         node_part::<PartitionIdsExec>(),
     ]
 }

@@ -1,4 +1,5 @@
-//! Ember's physical operators: sources (`RangeExec`, `TextScanExec`), the user's repartitions
+//! Ember's physical operators: sources (`RangeExec`; the file formats' scans are in
+//! `formats`), the user's repartitions
 //! (`ExchangeExec`, `RescaleExec`), the partition ids (`PartitionIdsExec`), the job graph's
 //! stage-input placeholders and the readers that replace them in tasks, the wrapper that
 //! carries a compressed file scan across processes, and the codec part that encodes them all
@@ -12,7 +13,6 @@ mod range;
 mod rescale;
 mod stage_input;
 mod stage_read;
-pub mod text_scan;
 
 pub use compressed_scan::CompressedScanExec;
 pub use exchange::{ExchangeExec, slice_rows};
@@ -21,4 +21,3 @@ pub use range::{RangeExec, RangeSpec, range_schema};
 pub use rescale::RescaleExec;
 pub use stage_input::StageInputExec;
 pub use stage_read::StageReadExec;
-pub use text_scan::TextScanExec;

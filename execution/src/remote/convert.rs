@@ -132,7 +132,7 @@ pub fn encode_task(
         .chain(
             context
                 .session_config()
-                .get_extension::<crate::storage::StorageOptions>()
+                .get_extension::<crate::formats::storage::StorageOptions>()
                 .map(|storage| storage.task_entries().collect::<Vec<_>>())
                 .unwrap_or_default(),
         )

@@ -22,7 +22,7 @@ use super::{
     ClusterOptions, ErrorCodec, FlightStreams, SecureChannel, StreamFlightService, lost_worker,
 };
 use crate::codec::EmberCodec;
-use crate::storage::StorageOptions;
+use crate::formats::storage::StorageOptions;
 use crate::stream::{StreamManager, WorkerId};
 use crate::task::{RunningTask, TaskId, run_task};
 
@@ -122,7 +122,7 @@ async fn run(
     let config = SessionConfig::from_string_hash_map(&config)?;
     let session = SessionStateBuilder::new()
         .with_config(config)
-        .with_runtime_env(crate::storage::runtime_env(storage)?)
+        .with_runtime_env(crate::formats::storage::runtime_env(storage)?)
         .with_default_features()
         .build();
     let context = Arc::new(TaskContext::from(&session));

@@ -11,6 +11,7 @@
 pub mod datetime;
 pub mod interval;
 pub mod numbers;
+pub mod pattern;
 pub mod zone_rules;
 
 use arrow::array::{Array, AsArray};

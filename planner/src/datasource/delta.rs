@@ -50,7 +50,7 @@ pub fn time_travel(ds: &DataSource) -> PlanResult<Option<TimeTravel>> {
 /// The URL deltalake opens a table path by: local paths (plain, `file:`) made absolute.
 pub fn table_url(path: &str) -> PlanResult<url::Url> {
     check_allowed(path)?;
-    if ember_execution::storage::is_object_store_path(path) {
+    if ember_execution::formats::storage::is_object_store_path(path) {
         return Err(PlanError::Unsupported(format!(
             "Delta tables in object stores ({path})"
         )));

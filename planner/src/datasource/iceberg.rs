@@ -41,7 +41,7 @@ fn invalid(text: impl Into<String>) -> PlanError {
 
 /// A local path of the table (`file:` URIs as paths); object stores are not read yet.
 fn local_path(path: &str) -> PlanResult<PathBuf> {
-    if ember_execution::storage::is_object_store_path(path) {
+    if ember_execution::formats::storage::is_object_store_path(path) {
         return Err(PlanError::Unsupported(format!(
             "Iceberg tables in object stores ({path})"
         )));

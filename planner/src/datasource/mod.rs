@@ -1,9 +1,15 @@
-//! `spark.read`: files as DataFusion listing tables (parquet, csv, json), with Spark's
-//! defaults and errors. Schema inference reads files, so it runs on the I/O of the session.
+//! `spark.read` planned: the paths listed (through `ember_execution::formats::listing`), a
+//! format chosen by name with Spark's options turned into its options, the schema given or
+//! inferred by the format's code, and a DataFusion listing table over the files, with Spark's
+//! defaults and errors. The formats themselves (readers, writers, inference) are
+//! `ember_execution::formats`; Delta and Iceberg tables are planned here too (`delta.rs`,
+//! `iceberg.rs`). Schema inference reads files, so it runs on the I/O of the session.
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use std::io::Read as _;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::datasource::empty::EmptyTable;
 use datafusion::datasource::file_format::FileFormat;
@@ -14,32 +20,25 @@ use datafusion::datasource::listing::{
 };
 use datafusion::execution::SessionState;
 
-pub mod csv;
-mod csv_options;
 pub mod delta;
 mod delta_scan;
-pub mod discover;
 pub mod iceberg;
 mod iceberg_avro;
 mod iceberg_catalog;
 mod iceberg_meta;
 mod iceberg_scan;
 pub mod iceberg_write;
-pub(crate) mod infer;
-pub(crate) use csv_options::csv_options;
-pub mod json;
-mod json_text;
-pub mod orc;
 mod parsed;
 pub mod range;
 pub use parsed::ParsedColumn;
-pub mod source;
 pub mod text;
-pub(crate) mod whole;
 pub mod write;
-pub mod xml;
-mod xml_record;
-mod xml_values;
+
+pub use ember_execution::formats::{MalformedMode, csv, json, orc, xml};
+
+use ember_execution::formats::csv::{csv_options, infer};
+use ember_execution::formats::listing::{self, ObjectPath};
+use ember_execution::formats::spark_schema;
 
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
@@ -66,28 +65,15 @@ pub fn block_on<F: std::future::Future>(f: F) -> PlanResult<F::Output> {
 }
 
 pub(crate) fn option<'a>(ds: &'a DataSource, key: &str) -> Option<&'a str> {
-    ds.options
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v.as_str())
+    ember_execution::formats::option(&ds.options, key)
 }
 
 pub(crate) fn flag(ds: &DataSource, key: &str, default: bool) -> bool {
-    option(ds, key)
-        .map(|v| v.eq_ignore_ascii_case("true"))
-        .unwrap_or(default)
+    ember_execution::formats::flag(&ds.options, key, default)
 }
 
 fn unable_to_infer(format_name: &str) -> PlanError {
-    SparkError::analysis(
-        "UNABLE_TO_INFER_SCHEMA",
-        "42KD9",
-        format!(
-            "Unable to infer schema for {}. It must be specified manually.",
-            format_name.to_uppercase()
-        ),
-    )
-    .into()
+    ember_execution::formats::unable_to_infer(format_name).into()
 }
 
 /// A read or write outside `ember server --allowed-paths` (Spark's class for a denied
@@ -136,67 +122,35 @@ pub struct FileRead {
     pub drop_malformed: bool,
 }
 
-/// How a CSV read treats values that do not fit their column's type (`mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum MalformedMode {
-    /// NULL for the value.
-    Permissive,
-    /// The row is skipped.
-    DropMalformed,
-    /// The read fails.
-    FailFast,
-}
-
 /// The `mode` of a read; Spark takes an unknown mode for PERMISSIVE.
 pub(crate) fn malformed_mode(ds: &DataSource) -> MalformedMode {
-    match option(ds, "mode").map(str::to_ascii_uppercase).as_deref() {
-        Some("DROPMALFORMED") => MalformedMode::DropMalformed,
-        Some("FAILFAST") => MalformedMode::FailFast,
-        _ => MalformedMode::Permissive,
-    }
+    ember_execution::formats::malformed_mode(&ds.options)
 }
 
-/// The `dateFormat` and `timestampFormat` of a CSV or JSON read, as chrono formats. They
-/// apply to the date and timestamp columns of a given schema, and CSV schema inference uses
-/// them (Spark's JSON inference leaves strings as strings).
+/// The `dateFormat` and `timestampFormat` of a CSV or JSON read, as chrono formats.
 fn datetime_formats(
     ds: &DataSource,
     format_name: &str,
 ) -> PlanResult<(Option<String>, Option<String>)> {
-    for key in ["timestampNTZFormat", "locale"] {
-        if option(ds, key).is_some() {
-            return Err(PlanError::Unsupported(format!(
-                "{format_name} read option {key}"
-            )));
-        }
+    Ok(ember_execution::formats::datetime_formats(
+        &ds.options,
+        format_name,
+    )?)
+}
+
+/// A given schema's types must be ones Ember reads from XML.
+pub fn check_xml_schema(schema: &Schema) -> PlanResult<()> {
+    match schema
+        .fields()
+        .iter()
+        .find(|f| !xml::readable(f.data_type()))
+    {
+        Some(f) => Err(PlanError::Unsupported(format!(
+            "reading XML into a column of type {}",
+            types::sql_name(f.data_type())
+        ))),
+        None => Ok(()),
     }
-    let mut out = [None, None];
-    for (i, key) in ["dateFormat", "timestampFormat"].iter().enumerate() {
-        let Some(pattern) = option(ds, key) else {
-            continue;
-        };
-        let chrono = crate::datetime_pattern::to_chrono(pattern)?;
-        if chrono.contains("%Z") {
-            return Err(PlanError::Unsupported(format!(
-                "zone names in {format_name} read option {key}"
-            )));
-        }
-        // Spark's `X` offsets are read at the end of a pattern only (see ParsedColumn).
-        let markers = [
-            ember_execution::values::datetime::OFFSET_X1,
-            ember_execution::values::datetime::OFFSET_X2,
-            ember_execution::values::datetime::OFFSET_X3,
-        ];
-        let body = chrono.strip_suffix(markers).unwrap_or(&chrono);
-        if body.contains(markers) {
-            return Err(PlanError::Unsupported(format!(
-                "zone offsets before the end of {format_name} read option {key}"
-            )));
-        }
-        out[i] = Some(chrono);
-    }
-    let [date, timestamp] = out;
-    Ok((date, timestamp))
 }
 
 /// The last part of a path or URL.
@@ -204,22 +158,11 @@ fn file_name(file: &str) -> &str {
     file.rsplit('/').next().unwrap_or(file)
 }
 
-/// The codec parts of the file formats read here (one line per format).
-pub fn codec_parts() -> Vec<std::sync::Arc<dyn ember_execution::codec::CodecPart>> {
-    use ember_execution::codec::file_source_part;
-    vec![
-        file_source_part::<csv::CsvSource>(),
-        file_source_part::<json::JsonSource>(),
-        file_source_part::<xml::XmlSource>(),
-        file_source_part::<orc::OrcSource>(),
-    ]
-}
-
-pub use ember_execution::storage::compression_of;
+pub use ember_execution::formats::storage::compression_of;
 
 /// The listing URL of one file: a local path or an object's URL.
 fn file_url(file: &str) -> PlanResult<ListingTableUrl> {
-    if ember_execution::storage::is_object_store_path(file) {
+    if ember_execution::formats::storage::is_object_store_path(file) {
         Ok(ListingTableUrl::parse(file)?)
     } else {
         local_url(std::path::Path::new(file), false)
@@ -242,11 +185,7 @@ struct Sources {
 
 impl Sources {
     /// A listed directory: its files, or the directory itself when it is partitioned.
-    fn add_directory(
-        &mut self,
-        listing: discover::Listing,
-        url: ListingTableUrl,
-    ) -> PlanResult<()> {
+    fn add_directory(&mut self, listing: listing::Listing, url: ListingTableUrl) -> PlanResult<()> {
         if listing.partitions.is_empty() {
             for f in &listing.files {
                 self.urls.push(file_url(f)?);
@@ -297,7 +236,7 @@ impl Sources {
                 let m =
                     m.map_err(|e| PlanError::InvalidPlan(format!("cannot list {path}: {e}")))?;
                 if m.file_name()
-                    .is_some_and(|n| discover::hidden(&n.to_string_lossy()))
+                    .is_some_and(|n| listing::hidden(&n.to_string_lossy()))
                 {
                     continue;
                 }
@@ -324,9 +263,7 @@ impl Sources {
             self.urls.push(local_url(&absolute, false)?);
             return Ok(());
         }
-        // An interrupted commit of a write to this directory is finished first.
-        ember_execution::write::commit::recover(&absolute)?;
-        let listing = discover::list(&absolute)?;
+        let listing = listing::list(&absolute)?;
         if ember_execution::sandbox::restricted() {
             // A link in an allowed directory may point out of it.
             for file in &listing.files {
@@ -338,7 +275,6 @@ impl Sources {
 
     /// An `s3a://bucket/key` path: an object, or the objects under it as a directory.
     fn add_object_path(&mut self, state: &SessionState, path: &str) -> PlanResult<()> {
-        use object_store::ObjectStoreExt as _;
         check_allowed(path)?;
         if let Some(glob_at) = path.find(['*', '?', '[']) {
             // DataFusion lists the objects a glob matches, under the prefix before it.
@@ -352,24 +288,22 @@ impl Sources {
         let store_url = url.object_store();
         let store = state.runtime_env().object_store(&store_url)?;
         let prefix = url.prefix().clone();
-        block_on(ember_execution::write::object_commit::recover(
+        let listed = block_on(listing::list_object_path(
             store.as_ref(),
+            store_url.as_str(),
             &prefix,
+            url.is_collection(),
         ))??;
-        if !url.is_collection() && block_on(store.head(&prefix))?.is_ok() {
-            self.files.push(path.to_string());
-            self.file_partitions.push(vec![]);
-            self.urls.push(url);
-            return Ok(());
-        }
-        let objects = block_on(ember_execution::write::object_commit::list_objects(
-            store.as_ref(),
-            &prefix,
-        ))??;
-        if objects.is_empty() {
-            return Err(path_not_found(path));
-        }
-        let listing = discover::list_objects(store_url.as_str(), &prefix, &objects)?;
+        let listing = match listed {
+            ObjectPath::Object => {
+                self.files.push(path.to_string());
+                self.file_partitions.push(vec![]);
+                self.urls.push(url);
+                return Ok(());
+            }
+            ObjectPath::Missing => return Err(path_not_found(path)),
+            ObjectPath::Directory(listing) => listing,
+        };
         let directory = format!("{}/", path.trim_end_matches('/'));
         self.add_directory(listing, ListingTableUrl::parse(directory)?)
     }
@@ -404,7 +338,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         return Err(unable_to_infer(&format_name));
     }
     if format_name == "text" {
-        return whole::read_text(state, ds, time_zone);
+        return text::read_text(state, ds, time_zone);
     }
     if format_name == "delta" {
         return delta::read(state, ds, time_zone);
@@ -428,13 +362,13 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 || ["multiLine", "allowComments", "primitivesAsString"]
                     .iter()
                     .any(|k| flag(ds, k, false))
-                || whole::json_head_is_malformed(state, ds));
+                || json_head_is_malformed(state, ds));
     }
     // Directories are listed the way Spark lists them: visible files only, whatever their
     // names end with, and `col=value` directories as partition columns.
     let mut sources = Sources::default();
     for p in &ds.paths {
-        if ember_execution::storage::is_object_store_path(p) {
+        if ember_execution::formats::storage::is_object_store_path(p) {
             sources.add_object_path(state, p)?;
             continue;
         }
@@ -486,7 +420,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         // The column names are the first file's header (Spark's too); `inferSchema` reads
         // every row for their types.
         "csv" => (
-            Arc::new(csv::CsvFormat::new(csv_options(ds, compression)?)),
+            Arc::new(csv::CsvFormat::new(csv_options(&ds.options, compression)?)),
             false,
         ),
         "json" => (
@@ -513,7 +447,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         // XML by Ember's reader, the schema from every record of every file.
         "xml" => (
             Arc::new(xml::XmlFormat::new(xml::XmlOptions::of_read(
-                ds,
+                &ds.options,
                 time_zone,
                 compression,
                 true,
@@ -547,7 +481,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                     );
                 }
                 if format_name == "xml" {
-                    xml::XmlOptions::of_read(ds, time_zone, compression, true)?
+                    xml::XmlOptions::of_read(&ds.options, time_zone, compression, true)?
                         .merge_schemas(schemas)
                 } else {
                     Schema::try_merge(schemas).map_err(datafusion::error::DataFusionError::from)?
@@ -599,7 +533,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                         .cloned()
                         .collect::<Vec<_>>(),
                 );
-                schema = infer::infer_csv_schema(
+                schema = block_on(infer::infer_csv_schema(
                     state,
                     &options,
                     &urls,
@@ -609,13 +543,13 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                         timestamp: timestamp_format.clone(),
                     },
                     &types::timestamp_type(time_zone),
-                )?;
+                ))??;
             }
             Arc::new(schema)
         }
     };
     if format_name == "xml" {
-        xml::check_schema(&schema)?;
+        check_xml_schema(&schema)?;
     }
     // Columns of the files that a partition column names are the partition's.
     let partition_names: Vec<&String> = partitions.iter().map(|(k, _)| k).collect();
@@ -677,7 +611,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 .find(|f| f.name().eq_ignore_ascii_case(k));
             let t = match given {
                 Some(f) => f.data_type().clone(),
-                None => discover::infer_type(values, &timestamp),
+                None => listing::infer_type(values, &timestamp),
             };
             (k.clone(), t)
         })
@@ -705,30 +639,63 @@ fn local_part(path: &str) -> PlanResult<&str> {
         .unwrap_or(path))
 }
 
-/// Spark's view of an inferred schema: nullable columns, Spark's types; CSV without
-/// `inferSchema` reads every column as a string.
-fn spark_schema(inferred: &Schema, all_strings: bool) -> Schema {
-    let fields: Vec<Field> = inferred
-        .fields()
+/// The paths of a read listed as parquet/CSV/JSON reads list them (local paths and
+/// objects), each file with its partition values; globs of objects are not supported here.
+fn list_paths(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Sources> {
+    let mut sources = Sources::default();
+    for p in &ds.paths {
+        if ember_execution::formats::storage::is_object_store_path(p) {
+            if p.contains(['*', '?', '[']) {
+                return Err(PlanError::Unsupported(format!(
+                    "globs in object paths of {what}"
+                )));
+            }
+            sources.add_object_path(state, p)?;
+        } else {
+            sources.add_local_path(p)?;
+        }
+    }
+    Ok(sources)
+}
+
+/// The files of a read that reads files whole (no partition directories).
+fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
+    let sources = list_paths(state, ds, what)?;
+    if !sources.partitions.is_empty() {
+        return Err(PlanError::Unsupported(format!(
+            "partitioned directories of {what}"
+        )));
+    }
+    Ok(sources.files)
+}
+
+/// Whether the first MiB of the first (local, uncompressed) file of a JSON lines read has a
+/// record that is not a JSON object: such reads take the path that keeps malformed records.
+fn json_head_is_malformed(state: &SessionState, ds: &DataSource) -> bool {
+    const HEAD: u64 = 1 << 20;
+    let Ok(files) = whole_files(state, ds, "JSON") else {
+        return false;
+    };
+    let Some(first) = files.first() else {
+        return false;
+    };
+    if ember_execution::formats::storage::is_object_store_path(first)
+        || compression_of(first) != FileCompressionType::UNCOMPRESSED
+    {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(first).and_then(|f| f.take(HEAD).read_to_end(&mut head));
+    let Ok(len) = read else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if len as u64 == HEAD {
+        lines.pop(); // may be cut
+    }
+    lines
         .iter()
-        .map(|f| {
-            let dt = if all_strings {
-                DataType::Utf8
-            } else {
-                match f.data_type() {
-                    DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
-                    DataType::Timestamp(_, Some(_)) => {
-                        DataType::Timestamp(TimeUnit::Microsecond, Some(Arc::from("UTC")))
-                    }
-                    DataType::Timestamp(_, None) => {
-                        DataType::Timestamp(TimeUnit::Microsecond, None)
-                    }
-                    DataType::BinaryView | DataType::LargeBinary => DataType::Binary,
-                    other => other.clone(),
-                }
-            };
-            Field::new(f.name(), dt, true)
-        })
-        .collect();
-    Schema::new(fields)
+        .filter(|l| !l.trim().is_empty())
+        .any(|l| ember_execution::formats::json::records::json_object(l).is_none())
 }

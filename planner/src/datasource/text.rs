@@ -1,17 +1,24 @@
-//! `spark.read.text` as a table: its scan is execution's [`TextScanExec`], over the files split
-//! into the session's target partitions.
+//! `spark.read.text` planned: the files listed, the options and the single column checked, and
+//! the table whose scan is execution's [`TextScanExec`], over the files split into the
+//! session's target partitions.
 
 use std::sync::Arc;
 
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::Result;
 use datafusion::datasource::TableType;
+use datafusion::execution::SessionState;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
-pub use ember_execution::plan::text_scan::{TextFile, TextOptions};
-use ember_execution::plan::text_scan::{TextScan, TextScanExec, table_schema};
+pub use ember_execution::formats::text::{TextFile, TextOptions};
+use ember_execution::formats::text::{TextScan, TextScanExec, table_schema};
+
+use super::{FileRead, flag, list_paths, option};
+use crate::error::{PlanError, PlanResult, SparkError};
+use crate::spec::DataSource;
+use crate::types;
 
 /// The text files a read covers.
 #[derive(Debug)]
@@ -66,4 +73,106 @@ impl TableProvider for TextTable {
             options: self.options.clone(),
         })))
     }
+}
+
+/// The column a schema gives text files: a single string column, as Spark's text source allows.
+fn text_column(schema: &str, time_zone: &str) -> PlanResult<String> {
+    let schema = types::parse_schema(schema, time_zone)?;
+    let [field] = schema.fields().iter().collect::<Vec<_>>()[..] else {
+        return Err(SparkError::analysis(
+            "_LEGACY_ERROR_TEMP_1290",
+            "",
+            format!(
+                "Text data source supports only a single column, and you have {} columns.",
+                schema.fields().len()
+            ),
+        )
+        .into());
+    };
+    if !matches!(
+        field.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    ) {
+        return Err(SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
+            "0A000",
+            format!(
+                "The Text datasource doesn't support the column `{}` of the type \"{}\".",
+                field.name(),
+                types::sql_name(field.data_type()).to_uppercase()
+            ),
+            vec![
+                ("format", "Text".into()),
+                ("columnName", format!("`{}`", field.name())),
+                (
+                    "columnType",
+                    format!("\"{}\"", types::sql_name(field.data_type()).to_uppercase()),
+                ),
+            ],
+        )
+        .into());
+    }
+    Ok(field.name().clone())
+}
+
+/// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
+/// columns of partitioned directories.
+pub(super) fn read_text(
+    state: &SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    let column = match ds.schema.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => Some(text_column(text, time_zone)?),
+        _ => None,
+    };
+    let line_sep = match option(ds, "lineSep") {
+        None | Some("\n") | Some("\r\n") => None,
+        Some("") => {
+            return Err(SparkError::illegal_argument(
+                "_LEGACY_ERROR_TEMP_3249",
+                "requirement failed: 'lineSep' cannot be an empty string.",
+            )
+            .into());
+        }
+        Some(sep) => Some(sep.to_string()),
+    };
+    let options = TextOptions {
+        wholetext: flag(ds, "wholetext", false),
+        line_sep,
+        column,
+    };
+    let sources = list_paths(state, ds, "text files")?;
+    if !sources.partitions.is_empty() && sources.file_partitions.iter().any(Vec::is_empty) {
+        return Err(PlanError::Unsupported(
+            "text files with and without partition columns together".into(),
+        ));
+    }
+    let files = sources
+        .files
+        .into_iter()
+        .zip(sources.file_partitions)
+        .map(|(path, partition_values)| TextFile {
+            path,
+            partition_values,
+        })
+        .collect();
+    let partitions = sources.partitions;
+    let timestamp = types::timestamp_type(time_zone);
+    let names = partitions.iter().map(|(k, _)| k.clone()).collect();
+    Ok(FileRead {
+        provider: Arc::new(TextTable::new(files, names, options)),
+        partitions: partitions
+            .iter()
+            .map(|(k, values)| {
+                (
+                    k.clone(),
+                    ember_execution::formats::listing::infer_type(values, &timestamp),
+                )
+            })
+            .collect(),
+        parse: vec![],
+        drop_malformed: false,
+    })
 }

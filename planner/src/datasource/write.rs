@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use ember_execution::write::{WriteFormat, values};
+use ember_execution::formats::{WriteFormat, text_values as values};
 
-use crate::datetime_pattern::to_chrono;
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
+use ember_execution::values::pattern::to_chrono;
 
 /// How a format's files are written.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,12 +291,12 @@ pub fn write_settings(
             (WriteFormat::Text, format!(".txt{suffix}"))
         }
         "xml" => {
-            use ember_execution::write::xml as x;
+            use ember_execution::formats::xml::write as x;
             let (codec, suffix) = text_codec(o.get("compression").or_else(|| o.get("codec")))?;
             set("compression", codec.to_string());
             let row_tag = match o.get("rowTag").map(str::trim) {
                 Some(t) if !t.is_empty() => t.to_string(),
-                _ => return Err(super::xml::row_tag_missing()),
+                _ => return Err(super::xml::row_tag_missing().into()),
             };
             let mut set_xml = |k: &str, v: String| extra.push((k.to_string(), v));
             set_xml(x::ROW_TAG, row_tag);

@@ -777,12 +777,12 @@ fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
 /// ids, `GMT+1`, offsets); INVALID_TIMEZONE for a name Java refuses. Other arguments are left.
 pub(crate) fn java_zone_literal(arg: &mut Expr) -> PlanResult<()> {
     if let Expr::Literal(ScalarValue::Utf8(Some(name)), _) = arg {
-        let Some(id) = crate::datetime_pattern::java_zone_id(name) else {
+        let Some(id) = ember_execution::values::pattern::java_zone_id(name) else {
             return Err(SparkError::new(
                 crate::error::ErrorKind::DateTime,
                 "INVALID_TIMEZONE",
                 "22009",
-                crate::datetime_pattern::invalid_timezone_message(name),
+                ember_execution::values::pattern::invalid_timezone_message(name),
                 vec![("timeZone", name.clone())],
             )
             .into());

@@ -144,7 +144,7 @@ pub fn register(b: &mut RegistryBuilder) {
             }
         };
         let options = csv_function_options(f.args.get(1), "schema_of_csv")?;
-        let formats = crate::datasource::infer::Formats {
+        let formats = ember_execution::formats::csv::infer::Formats {
             date: None,
             timestamp: None,
         };
@@ -154,7 +154,7 @@ pub fn register(b: &mut RegistryBuilder) {
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let t = crate::datasource::infer::infer_column_type(
+                let t = ember_execution::formats::csv::infer::infer_column_type(
                     v.as_deref().into_iter(),
                     &formats,
                     &timestamp,
@@ -178,7 +178,9 @@ pub fn register(b: &mut RegistryBuilder) {
             }
         };
         let leniency = json_leniency(f.args.get(1), "schema_of_json")?;
-        let t = crate::datasource::whole::infer_json_value_type(&leniency.strict(&text))?;
+        let t = ember_execution::formats::json::records::infer_json_value_type(
+            &leniency.strict(&text),
+        )?;
         Ok(lit(crate::types::sql_name(&t)))
     });
 }
@@ -237,15 +239,10 @@ fn csv_function_options(
     function: &str,
 ) -> PlanResult<crate::datasource::csv::CsvOptions> {
     let options = literal_options(arg, function)?;
-    crate::datasource::csv_options(
-        &crate::spec::DataSource {
-            format: Some("csv".into()),
-            schema: None,
-            options,
-            paths: vec![],
-        },
+    Ok(crate::datasource::csv::csv_options(
+        &options,
         datafusion::datasource::file_format::file_compression_type::FileCompressionType::UNCOMPRESSED,
-    )
+    )?)
 }
 
 /// The JSON options of `from_json`/`schema_of_json` that Ember reads: `allowSingleQuotes`

@@ -1,5 +1,5 @@
 //! Spark's datetime patterns checked as Spark checks them and turned into chrono's (see
-//! `crate::datetime_pattern`), for formatting and for parsing.
+//! `ember_execution::values::pattern`), for formatting and for parsing.
 
 /// A Spark datetime pattern for formatting as chrono's (see `chrono_pattern_for`).
 pub(crate) fn chrono_pattern(spark: &str) -> crate::error::PlanResult<String> {
@@ -34,7 +34,7 @@ pub(crate) fn chrono_pattern_for(spark: &str, parsing: bool) -> crate::error::Pl
         )
         .into());
     }
-    crate::datetime_pattern::to_chrono(spark).map_err(|e| {
+    ember_execution::values::pattern::to_chrono(spark).map_err(|e| {
         let mut longest = 0;
         let mut run = 0;
         let mut prev = None;
@@ -55,7 +55,7 @@ pub(crate) fn chrono_pattern_for(spark: &str, parsing: bool) -> crate::error::Pl
             )
             .into()
         } else {
-            e
+            e.into()
         }
     })
 }

@@ -58,7 +58,7 @@ pub fn register(b: &mut RegistryBuilder) {
                 None => None,
                 Some(Expr::Literal(ScalarValue::Utf8(Some(p)), _)) => {
                     // (chrono parses without padding flags.)
-                    Some(crate::datetime_pattern::to_chrono(p)?.replace("%-", "%"))
+                    Some(ember_execution::values::pattern::to_chrono(p)?.replace("%-", "%"))
                 }
                 Some(_) => {
                     return Err(PlanError::Unsupported(format!(

@@ -11,9 +11,9 @@ use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
 
 use super::Resolver;
 use crate::datasource;
-use crate::datasource::infer::{Formats, infer_column_type};
 use crate::error::{PlanError, PlanResult};
 use crate::spec::{DataSource, LocalData};
+use ember_execution::formats::csv::infer::{Formats, infer_column_type};
 
 impl Resolver<'_> {
     pub(crate) fn resolve_parse(
@@ -54,7 +54,12 @@ impl Resolver<'_> {
             "json" => {
                 let corrupt = datasource::option(&source, "columnNameOfCorruptRecord")
                     .unwrap_or("_corrupt_record");
-                datasource::whole::json_lines_to_batches(lines.into_iter(), schema, mode, corrupt)?
+                ember_execution::formats::json::records::json_lines_to_batches(
+                    lines.into_iter(),
+                    schema,
+                    mode,
+                    corrupt,
+                )?
             }
             "xml" => xml_records(&lines, schema, &source, &self.config.time_zone)?,
             _ => csv_records(&lines, schema, &source, &self.config.time_zone)?,
@@ -71,7 +76,7 @@ fn csv_records(
     source: &DataSource,
     time_zone: &str,
 ) -> PlanResult<(SchemaRef, Vec<RecordBatch>)> {
-    let csv = datasource::csv_options(source, FileCompressionType::UNCOMPRESSED)?;
+    let csv = datasource::csv::csv_options(&source.options, FileCompressionType::UNCOMPRESSED)?;
     let mut text = lines.join("\n");
     text.push('\n');
     let read = datasource::csv::read_text(csv, text.as_bytes())?;
@@ -131,7 +136,7 @@ fn xml_records(
     time_zone: &str,
 ) -> PlanResult<(SchemaRef, Vec<RecordBatch>)> {
     let options = datasource::xml::XmlOptions::of_read(
-        source,
+        &source.options,
         time_zone,
         FileCompressionType::UNCOMPRESSED,
         false,
@@ -139,7 +144,7 @@ fn xml_records(
     let texts: Vec<&str> = lines.iter().map(String::as_str).collect();
     let schema = match schema {
         Some(s) => {
-            datasource::xml::check_schema(&s)?;
+            datasource::check_xml_schema(&s)?;
             Arc::new(Schema::new(
                 s.fields()
                     .iter()

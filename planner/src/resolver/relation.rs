@@ -172,7 +172,9 @@ impl Resolver<'_> {
                             cast(col.clone(), t.clone())
                         };
                         when(
-                            col.eq(lit(crate::datasource::discover::DEFAULT_PARTITION_NAME)),
+                            col.eq(lit(
+                                ember_execution::formats::partition::DEFAULT_PARTITION_NAME,
+                            )),
                             lit(ScalarValue::try_from(t)?),
                         )
                         .otherwise(typed)?

@@ -1,6 +1,6 @@
 //! `df.write...save(path)`: the query runs as a job whose tasks each write their partition's
 //! files into a staging directory; once every task has succeeded the server (the driver)
-//! commits the job atomically. See `ember_execution::write`.
+//! commits the job atomically. See `ember_execution::formats`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use datafusion::datasource::object_store::ObjectStoreUrl;
 use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
-use ember_execution::write::commit::{CommitMode, StagedWrite, recover};
-use ember_execution::write::object_commit::{self, ObjectStagedWrite};
-use ember_execution::write::{FileWrite, WriteFilesExec, WriteFormat};
+use ember_execution::formats::commit::{CommitMode, StagedWrite, recover};
+use ember_execution::formats::object_commit::{self, ObjectStagedWrite};
+use ember_execution::formats::{FileWrite, WriteFilesExec, WriteFormat};
 use ember_planner::datasource::write::{CodecDefaults, write_settings};
 use ember_planner::error::ErrorKind;
 use ember_planner::spec::{Bucketing, SaveMode, WriteSpec, WriteTarget};
@@ -93,7 +93,7 @@ impl WriteLocation {
 /// `s3://`/`s3a://` URLs name objects.
 pub fn location(path: &str) -> ServerResult<WriteLocation> {
     ember_planner::datasource::check_allowed(path).map_err(|e| e.into_spark())?;
-    if ember_execution::storage::is_object_store_path(path) {
+    if ember_execution::formats::storage::is_object_store_path(path) {
         let url = url::Url::parse(path).map_err(|e| {
             SparkError::illegal_argument("_LEGACY_ERROR_TEMP_2000", format!("bad path {path}: {e}"))
         })?;
@@ -379,7 +379,7 @@ pub async fn write_files(
     let plan = plan.build()?;
     let df = ctx.datafusion_context();
     let physical = df.state().create_physical_plan(&plan).await?;
-    let physical = ember_execution::write::without_parallelism_repartitions(physical)?;
+    let physical = ember_execution::formats::without_parallelism_repartitions(physical)?;
 
     let staged = match &target {
         WriteLocation::Local(path) => Staged::Local(StagedWrite::create(path)?),

@@ -73,13 +73,13 @@ pub(super) fn from_csv(
 /// spells values by default (quoted when needed, NULL as nothing, `""` for the empty string,
 /// ISO dates and timestamps, Java doubles).
 pub(super) fn to_csv(arrays: &[ArrayRef]) -> Result<ArrayRef> {
-    use ember_execution::write::values::{CsvStrings, TextValues};
+    use ember_execution::formats::text_values::{CsvStrings, TextValues};
     let Some(DataType::Struct(_)) = arrays.first().map(|a| a.data_type()) else {
         return internal_err!("to_csv of something other than a struct");
     };
     let value = arrays[0].as_struct();
     let pattern = |p: &str| {
-        crate::datetime_pattern::to_chrono(p)
+        ember_execution::values::pattern::to_chrono(p)
             .map_err(|e| datafusion::error::DataFusionError::Plan(e.to_string()))
     };
     let spelling = TextValues {

@@ -8,7 +8,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Native {
-    /// `date_format(ts, pattern)`: `pattern` is a chrono format (see `datetime_pattern`).
+    /// `date_format(ts, pattern)`: `pattern` is a chrono format (see `ember_execution::values::pattern`).
     DateFormat {
         time_zone: String,
         pattern: String,

@@ -24,14 +24,14 @@ pub fn zone_ids(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     for name in names.iter() {
         match name {
             None => out.append_null(),
-            Some(name) => match crate::datetime_pattern::java_zone_id(name) {
+            Some(name) => match ember_execution::values::pattern::java_zone_id(name) {
                 Some(id) => out.append_value(id),
                 None => {
                     return Err(to_datafusion(SparkError::new(
                         ErrorKind::DateTime,
                         "INVALID_TIMEZONE",
                         "22009",
-                        crate::datetime_pattern::invalid_timezone_message(name),
+                        ember_execution::values::pattern::invalid_timezone_message(name),
                         vec![("timeZone", name.to_string())],
                     )));
                 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use arrow::datatypes::Field;
-use ember_execution::write::commit::recover;
+use ember_execution::formats::commit::recover;
 use ember_planner::catalog::{
     DEFAULT_DATABASE, DatabaseMeta, TableMeta, check_name, schema_not_found,
 };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
-use ember_execution::write::commit::recover;
+use ember_execution::formats::commit::recover;
 use ember_planner::catalog::{TableMeta, ViewMeta};
 use ember_planner::spec::{self, Plan};
 use ember_planner::types;

@@ -1,16 +1,22 @@
 //! What a directory of data files holds, the way Spark sees it: data files (names starting with
 //! `_` or `.` are hidden: `_SUCCESS`, checksums, staging directories), Hive-style partition
 //! directories `col=value` and the Spark types of their values.
+//!
+//! Listing is the read side of the commit protocol: a directory whose last write was
+//! interrupted after its commit was published is first rolled forward ([`super::commit`],
+//! [`super::object_commit`]), so a read sees the previous contents or the new ones, whole. It
+//! is the only place a read changes the file system, and the planner reaches it only through
+//! [`list`] and [`list_object_path`].
 
 use std::path::Path;
 
 use arrow::datatypes::DataType;
 use chrono::{NaiveDate, NaiveDateTime};
 
-use crate::error::{PlanError, PlanResult};
+use crate::spark_error::{ErrorKind, SparkError, SparkResult};
 
-pub use ember_execution::write::partition::DEFAULT_PARTITION_NAME;
-use ember_execution::write::partition::unescape_path_name;
+pub use super::partition::DEFAULT_PARTITION_NAME;
+use super::partition::unescape_path_name;
 
 /// The files and partition columns found under a directory.
 #[derive(Debug, Default)]
@@ -23,7 +29,7 @@ pub struct Listing {
     pub partitions: Vec<(String, Vec<Option<String>>)>,
 }
 
-pub(super) fn hidden(name: &str) -> bool {
+pub fn hidden(name: &str) -> bool {
     name.starts_with('_') || name.starts_with('.')
 }
 
@@ -45,7 +51,7 @@ impl<'a> Collector<'a> {
         }
     }
 
-    fn add(&mut self, file: String, parts: &Parts) -> PlanResult<()> {
+    fn add(&mut self, file: String, parts: &Parts) -> SparkResult<()> {
         let names: Vec<String> = parts.iter().map(|(k, _)| k.clone()).collect();
         match &self.columns {
             None => {
@@ -53,8 +59,8 @@ impl<'a> Collector<'a> {
                 self.columns = Some(names);
             }
             Some(known) if *known != names => {
-                return Err(crate::error::SparkError::new(
-                    crate::error::ErrorKind::Runtime,
+                return Err(SparkError::new(
+                    ErrorKind::Runtime,
                     "CONFLICTING_PARTITION_COLUMN_NAMES",
                     "KD009",
                     format!(
@@ -64,8 +70,7 @@ impl<'a> Collector<'a> {
                         self.root
                     ),
                     vec![],
-                )
-                .into());
+                ));
             }
             _ => {}
         }
@@ -101,8 +106,10 @@ fn partition_dir(name: &str) -> Option<(String, String)> {
     }
 }
 
-/// Walk `dir`: its visible data files, and the partition columns their directories name.
-pub fn list(dir: &Path) -> PlanResult<Listing> {
+/// Walk `dir` (an interrupted commit to it finished first): its visible data files, and the
+/// partition columns their directories name.
+pub fn list(dir: &Path) -> SparkResult<Listing> {
+    super::commit::recover(dir)?;
     let root = dir.display().to_string();
     let mut collector = Collector::new(&root);
     walk(dir, &mut vec![], &mut |file, parts| {
@@ -111,13 +118,46 @@ pub fn list(dir: &Path) -> PlanResult<Listing> {
     Ok(collector.finish())
 }
 
+/// What an object path of a read names.
+pub enum ObjectPath {
+    /// One object.
+    Object,
+    /// The objects under it, listed as [`list`] lists a directory.
+    Directory(Listing),
+    /// Nothing.
+    Missing,
+}
+
+/// The object or objects at `prefix` of `store` (whose URL is `store_url`, `s3a://bucket/`),
+/// an interrupted commit to it finished first; `directory`: the path ends in `/`, so it names
+/// no single object.
+pub async fn list_object_path(
+    store: &dyn object_store::ObjectStore,
+    store_url: &str,
+    prefix: &object_store::path::Path,
+    directory: bool,
+) -> SparkResult<ObjectPath> {
+    use object_store::ObjectStoreExt as _;
+    super::object_commit::recover(store, prefix).await?;
+    if !directory && store.head(prefix).await.is_ok() {
+        return Ok(ObjectPath::Object);
+    }
+    let objects = super::object_commit::list_objects(store, prefix).await?;
+    if objects.is_empty() {
+        return Ok(ObjectPath::Missing);
+    }
+    Ok(ObjectPath::Directory(list_objects(
+        store_url, prefix, &objects,
+    )?))
+}
+
 /// The objects under `prefix` of the store at `store_url` (`s3a://bucket/`) the way [`list`]
 /// lists a directory.
-pub fn list_objects(
+fn list_objects(
     store_url: &str,
     prefix: &object_store::path::Path,
     objects: &[object_store::path::Path],
-) -> PlanResult<Listing> {
+) -> SparkResult<Listing> {
     let root = format!("{store_url}{prefix}");
     let mut collector = Collector::new(&root);
     for object in objects {
@@ -142,10 +182,10 @@ type Parts = Vec<(String, String)>;
 fn walk(
     dir: &Path,
     parts: &mut Parts,
-    found: &mut dyn FnMut(&Path, &Parts) -> PlanResult<()>,
-) -> PlanResult<()> {
+    found: &mut dyn FnMut(&Path, &Parts) -> SparkResult<()>,
+) -> SparkResult<()> {
     let read = std::fs::read_dir(dir)
-        .map_err(|e| PlanError::InvalidPlan(format!("cannot list {}: {e}", dir.display())))?;
+        .map_err(|e| SparkError::invalid_plan(format!("cannot list {}: {e}", dir.display())))?;
     let mut entries: Vec<_> = read.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {

@@ -11,8 +11,8 @@ use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
 use chrono::{NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
 
-use super::xml::XmlOptions;
-use super::xml_record::{XmlChild, XmlNode};
+use super::XmlOptions;
+use super::record::{XmlChild, XmlNode};
 
 impl XmlOptions {
     fn trimmed<'a>(&self, text: &'a str) -> &'a str {
@@ -116,7 +116,7 @@ pub fn merge(a: DataType, b: DataType, o: &XmlOptions) -> DataType {
 }
 
 fn list(t: DataType) -> DataType {
-    crate::types::list_type(t, true)
+    DataType::List(std::sync::Arc::new(Field::new_list_field(t, true)))
 }
 
 /// The type of an element: its text's, or a struct of its attributes, children and text
@@ -217,7 +217,7 @@ fn split_zone(t: &str) -> (&str, Option<i32>) {
 /// Microseconds since the epoch of a timestamp: with `timestampFormat`, or ISO 8601 as
 /// Spark's parser takes it; a time without a zone is in the session's time zone.
 fn parse_timestamp(t: &str, o: &XmlOptions, inferring: bool) -> Option<i64> {
-    use ember_execution::values::datetime::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
+    use crate::values::datetime::{OFFSET_X1, OFFSET_X2, OFFSET_X3};
     if let Some(format) = &o.timestamp_format {
         let zoned = format.replace([OFFSET_X1, OFFSET_X2, OFFSET_X3], "%#z");
         if zoned.contains("%#z") || zoned.contains("%z") || zoned.contains("%:z") {

@@ -16,7 +16,7 @@ use datafusion::datasource::listing::{
 use datafusion::execution::SessionState;
 use futures::StreamExt;
 
-use crate::error::{PlanError, PlanResult};
+use crate::spark_error::{SparkError, SparkResult};
 
 /// A column's type so far, in Spark's order of trying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,14 +174,14 @@ pub fn infer_column_type<'a>(
 
 /// Read every row of `urls` with the file columns of `strings` (all strings) and return
 /// the schema Spark infers for them.
-pub fn infer_csv_schema(
+pub async fn infer_csv_schema(
     state: &SessionState,
     options: &ListingOptions,
     urls: &[ListingTableUrl],
     strings: &Schema,
     formats: &Formats,
     timestamp: &DataType,
-) -> PlanResult<Schema> {
+) -> SparkResult<Schema> {
     let config = ListingTableConfig::new_with_multi_paths(urls.to_vec())
         .with_listing_options(options.clone())
         .with_schema(Arc::new(strings.clone()));
@@ -189,7 +189,7 @@ pub fn infer_csv_schema(
     let columns = strings.fields().len();
     let projection: Vec<usize> = (0..columns).collect();
     let mut types = vec![Inferred::Null; columns];
-    super::block_on(async {
+    {
         let plan = table.scan(state, Some(&projection), &[], None).await?;
         let mut stream = datafusion::physical_plan::execute_stream(plan, state.task_ctx())?;
         while let Some(batch) = stream.next().await {
@@ -201,7 +201,7 @@ pub fn infer_csv_schema(
                 let column = batch.column(i);
                 let values = column
                     .as_string_opt::<i32>()
-                    .ok_or_else(|| PlanError::InvalidPlan("CSV inference reads strings".into()))?;
+                    .ok_or_else(|| SparkError::invalid_plan("CSV inference reads strings"))?;
                 for v in values.iter().flatten() {
                     let here = t.infer(v, formats);
                     *t = t.merge(here, formats);
@@ -211,8 +211,7 @@ pub fn infer_csv_schema(
                 }
             }
         }
-        Ok::<_, PlanError>(())
-    })??;
+    }
     Ok(Schema::new(
         strings
             .fields()

@@ -1,62 +1,25 @@
-//! Reads that take files whole or line by line in Ember's own code rather than through a
-//! DataFusion listing table: JSON read whole (multi-line files, comments, primitives as
-//! strings) and text.
+//! JSON records as Spark reads them: a file's lines or (`multiLine`) its object or array
+//! items, decoded into batches of a schema with the corrupt-record column and the malformed
+//! modes, and the schema Spark infers from them. Used by the JSON file reader, by
+//! `spark.read.json` of strings, and by `schema_of_json`.
 
 use std::borrow::Cow;
-use std::io::Read as _;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
-use datafusion::execution::SessionState;
 
-use super::json_text::{JsonTextOptions, rewrite};
-use super::{
-    FileRead, MalformedMode, Sources, compression_of, discover, flag, option, spark_schema,
-    unable_to_infer,
-};
-use crate::error::{PlanError, PlanResult, SparkError};
-use crate::spec::DataSource;
-use crate::types;
-
-/// The paths of a read listed as parquet/CSV/JSON reads list them (local paths and
-/// objects), each file with its partition values; globs of objects are not supported here.
-fn list_paths(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Sources> {
-    let mut sources = Sources::default();
-    for p in &ds.paths {
-        if ember_execution::storage::is_object_store_path(p) {
-            if p.contains(['*', '?', '[']) {
-                return Err(PlanError::Unsupported(format!(
-                    "globs in object paths of {what}"
-                )));
-            }
-            sources.add_object_path(state, p)?;
-        } else {
-            sources.add_local_path(p)?;
-        }
-    }
-    Ok(sources)
-}
-
-/// The files of a read that reads files whole (no partition directories).
-fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
-    let sources = list_paths(state, ds, what)?;
-    if !sources.partitions.is_empty() {
-        return Err(PlanError::Unsupported(format!(
-            "partitioned directories of {what}"
-        )));
-    }
-    Ok(sources.files)
-}
+use super::text::{JsonTextOptions, rewrite};
+use crate::formats::{MalformedMode, spark_schema, unable_to_infer};
+use crate::spark_error::{ErrorKind, SparkError, SparkResult};
 
 /// The type Spark infers for one JSON value (`schema_of_json`).
-pub(crate) fn infer_json_value_type(text: &str) -> PlanResult<DataType> {
+pub fn infer_json_value_type(text: &str) -> SparkResult<DataType> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        PlanError::from(crate::error::SparkError::analysis(
+        SparkError::analysis(
             "INVALID_JSON_SCHEMA_MAP_TYPE",
             "22032",
             format!("Cannot infer a schema from '{text}': {e}"),
-        ))
+        )
     })?;
     let wrapped = serde_json::json!({ "v": value });
     let inferred =
@@ -95,18 +58,18 @@ fn spark_json_type(data_type: &DataType) -> DataType {
 }
 
 /// One JSON record of a read: its object (None: malformed) and, for JSON lines, its text.
-pub(super) struct JsonRecord {
+pub struct JsonRecord {
     value: Option<serde_json::Value>,
     text: Option<String>,
 }
 
 impl JsonRecord {
-    pub(super) fn is_malformed(&self) -> bool {
+    pub fn is_malformed(&self) -> bool {
         self.value.is_none()
     }
 
     /// A line of JSON lines: its object, or malformed.
-    pub(super) fn of_line(text: String) -> Self {
+    pub fn of_line(text: String) -> Self {
         Self {
             value: json_object(&text),
             text: Some(text),
@@ -122,37 +85,6 @@ impl JsonRecord {
     }
 }
 
-/// Whether the first MiB of the first (local, uncompressed) file of a JSON lines read has a
-/// record that is not a JSON object: such reads take the path that keeps malformed records.
-pub(super) fn json_head_is_malformed(state: &SessionState, ds: &DataSource) -> bool {
-    const HEAD: u64 = 1 << 20;
-    let Ok(files) = whole_files(state, ds, "JSON") else {
-        return false;
-    };
-    let Some(first) = files.first() else {
-        return false;
-    };
-    if ember_execution::storage::is_object_store_path(first)
-        || compression_of(first) != FileCompressionType::UNCOMPRESSED
-    {
-        return false;
-    }
-    let mut head = Vec::new();
-    let read = std::fs::File::open(first).and_then(|f| f.take(HEAD).read_to_end(&mut head));
-    let Ok(len) = read else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&head);
-    let mut lines: Vec<&str> = text.lines().collect();
-    if len as u64 == HEAD {
-        lines.pop(); // may be cut
-    }
-    lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .any(|l| json_object(l).is_none())
-}
-
 /// The first JSON value of a record's text: like Spark's parser, what follows it (a
 /// trailing comma, say) is not read.
 fn first_json_value(text: &str) -> Option<serde_json::Value> {
@@ -163,14 +95,14 @@ fn first_json_value(text: &str) -> Option<serde_json::Value> {
 }
 
 /// The JSON object a record's text starts with (None: a malformed record).
-fn json_object(text: &str) -> Option<serde_json::Value> {
+pub fn json_object(text: &str) -> Option<serde_json::Value> {
     first_json_value(text).filter(|v| v.is_object())
 }
 
 /// Spark's error for a malformed record under FAILFAST.
-pub(super) fn malformed_record() -> SparkError {
+pub fn malformed_record() -> SparkError {
     SparkError::new(
-        crate::error::ErrorKind::Spark,
+        ErrorKind::Spark,
         "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
         "22023",
         "Malformed records are detected in record parsing: _corrupt_record. Parse Mode: FAILFAST. To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'.",
@@ -180,10 +112,7 @@ pub(super) fn malformed_record() -> SparkError {
 
 /// Where `schema` has the corrupt-record column, and the schema of the other columns (the
 /// ones JSON values fill).
-pub(super) fn json_data_schema(
-    schema: &SchemaRef,
-    corrupt_column: &str,
-) -> (Option<usize>, SchemaRef) {
+pub fn json_data_schema(schema: &SchemaRef, corrupt_column: &str) -> (Option<usize>, SchemaRef) {
     let corrupt_at = schema.index_of(corrupt_column).ok();
     let data = schema
         .fields()
@@ -204,7 +133,7 @@ fn decode_json_rows(
     rows: &[JsonRecord],
     corrupt_column: &str,
     mode: MalformedMode,
-) -> PlanResult<Vec<arrow::array::RecordBatch>> {
+) -> SparkResult<Vec<arrow::array::RecordBatch>> {
     use arrow::array::{ArrayRef, RecordBatch, StringArray};
     let (corrupt_at, data_schema) = json_data_schema(schema, corrupt_column);
     // Numbers and booleans read into string columns as their text (Spark's inference
@@ -215,7 +144,7 @@ fn decode_json_rows(
             .build_decoder()
             .map_err(datafusion::error::DataFusionError::from)
     };
-    let fits = |v: &serde_json::Value| -> PlanResult<bool> {
+    let fits = |v: &serde_json::Value| -> SparkResult<bool> {
         let mut probe = decoder()?;
         Ok(probe
             .serialize(std::slice::from_ref(v))
@@ -247,7 +176,7 @@ fn decode_json_rows(
                         continue;
                     }
                     match mode {
-                        MalformedMode::FailFast => return Err(malformed_record().into()),
+                        MalformedMode::FailFast => return Err(malformed_record()),
                         MalformedMode::DropMalformed => keep[i] = false,
                         MalformedMode::Permissive => corrupt[i] = Some(chunk[i].text()),
                     }
@@ -296,7 +225,7 @@ fn decode_json_rows(
 
 /// The records of one JSON file's text: its lines, or with `multiLine` its object or the
 /// items of its array. A record that is not a JSON object is malformed (no value).
-pub(super) fn json_file_records(
+pub fn json_file_records(
     mut text: String,
     multi_line: bool,
     text_options: JsonTextOptions,
@@ -335,12 +264,12 @@ pub(super) fn json_file_records(
 }
 
 /// JSON lines (`spark.read.json` of a DataFrame of strings): each a record.
-pub(crate) fn json_lines_to_batches(
+pub fn json_lines_to_batches(
     lines: impl Iterator<Item = String>,
     schema: Option<SchemaRef>,
     mode: MalformedMode,
     corrupt_column: &str,
-) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
+) -> SparkResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
     let rows = lines.map(JsonRecord::of_line).collect();
     json_records_to_batches(rows, schema, mode, corrupt_column)
 }
@@ -351,7 +280,7 @@ fn json_records_to_batches(
     schema: Option<SchemaRef>,
     mode: MalformedMode,
     corrupt_column: &str,
-) -> PlanResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
+) -> SparkResult<(SchemaRef, Vec<arrow::array::RecordBatch>)> {
     let schema = match schema {
         Some(s) => s,
         None => infer_json_records_schema(&rows, mode, corrupt_column)?,
@@ -362,11 +291,11 @@ fn json_records_to_batches(
 
 /// The schema Spark infers from JSON records: fields by name, all-NULL ones as strings, and
 /// under PERMISSIVE the corrupt-record column when malformed records were met.
-pub(super) fn infer_json_records_schema(
+pub fn infer_json_records_schema(
     rows: &[JsonRecord],
     mode: MalformedMode,
     corrupt_column: &str,
-) -> PlanResult<SchemaRef> {
+) -> SparkResult<SchemaRef> {
     if rows.is_empty() {
         return Err(unable_to_infer("json"));
     }
@@ -394,116 +323,18 @@ pub(super) fn infer_json_records_schema(
 
 /// JSON records as batches of `schema`: records that are not objects fail the read
 /// (FAILFAST), are skipped (DROPMALFORMED) or keep their text in the corrupt-record column.
-pub(super) fn json_records_in_mode(
+pub fn json_records_in_mode(
     schema: &SchemaRef,
     mut rows: Vec<JsonRecord>,
     mode: MalformedMode,
     corrupt_column: &str,
-) -> PlanResult<Vec<arrow::array::RecordBatch>> {
+) -> SparkResult<Vec<arrow::array::RecordBatch>> {
     match mode {
         MalformedMode::FailFast if rows.iter().any(|r| r.value.is_none()) => {
-            return Err(malformed_record().into());
+            return Err(malformed_record());
         }
         MalformedMode::DropMalformed => rows.retain(|r| r.value.is_some()),
         _ => {}
     }
     decode_json_rows(schema, &rows, corrupt_column, mode)
-}
-
-/// The column a schema gives text files: a single string column, as Spark's text source allows.
-fn text_column(schema: &str, time_zone: &str) -> PlanResult<String> {
-    let schema = types::parse_schema(schema, time_zone)?;
-    let [field] = schema.fields().iter().collect::<Vec<_>>()[..] else {
-        return Err(SparkError::analysis(
-            "_LEGACY_ERROR_TEMP_1290",
-            "",
-            format!(
-                "Text data source supports only a single column, and you have {} columns.",
-                schema.fields().len()
-            ),
-        )
-        .into());
-    };
-    if !matches!(
-        field.data_type(),
-        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
-    ) {
-        return Err(SparkError::new(
-            crate::error::ErrorKind::Analysis,
-            "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
-            "0A000",
-            format!(
-                "The Text datasource doesn't support the column `{}` of the type \"{}\".",
-                field.name(),
-                types::sql_name(field.data_type()).to_uppercase()
-            ),
-            vec![
-                ("format", "Text".into()),
-                ("columnName", format!("`{}`", field.name())),
-                (
-                    "columnType",
-                    format!("\"{}\"", types::sql_name(field.data_type()).to_uppercase()),
-                ),
-            ],
-        )
-        .into());
-    }
-    Ok(field.name().clone())
-}
-
-/// `spark.read.text`: the lines (or `wholetext` contents) of local files, with the partition
-/// columns of partitioned directories.
-pub(super) fn read_text(
-    state: &SessionState,
-    ds: &DataSource,
-    time_zone: &str,
-) -> PlanResult<FileRead> {
-    use crate::datasource::text::{TextFile, TextOptions, TextTable};
-    let column = match ds.schema.as_deref().map(str::trim) {
-        Some(text) if !text.is_empty() => Some(text_column(text, time_zone)?),
-        _ => None,
-    };
-    let line_sep = match option(ds, "lineSep") {
-        None | Some("\n") | Some("\r\n") => None,
-        Some("") => {
-            return Err(SparkError::illegal_argument(
-                "_LEGACY_ERROR_TEMP_3249",
-                "requirement failed: 'lineSep' cannot be an empty string.",
-            )
-            .into());
-        }
-        Some(sep) => Some(sep.to_string()),
-    };
-    let options = TextOptions {
-        wholetext: flag(ds, "wholetext", false),
-        line_sep,
-        column,
-    };
-    let sources = list_paths(state, ds, "text files")?;
-    if !sources.partitions.is_empty() && sources.file_partitions.iter().any(Vec::is_empty) {
-        return Err(PlanError::Unsupported(
-            "text files with and without partition columns together".into(),
-        ));
-    }
-    let files = sources
-        .files
-        .into_iter()
-        .zip(sources.file_partitions)
-        .map(|(path, partition_values)| TextFile {
-            path,
-            partition_values,
-        })
-        .collect();
-    let partitions = sources.partitions;
-    let timestamp = types::timestamp_type(time_zone);
-    let names = partitions.iter().map(|(k, _)| k.clone()).collect();
-    Ok(FileRead {
-        provider: Arc::new(TextTable::new(files, names, options)),
-        partitions: partitions
-            .iter()
-            .map(|(k, values)| (k.clone(), discover::infer_type(values, &timestamp)))
-            .collect(),
-        parse: vec![],
-        drop_malformed: false,
-    })
 }

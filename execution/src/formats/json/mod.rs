@@ -31,15 +31,20 @@ use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
-use super::MalformedMode;
-use super::json_text::JsonTextOptions;
-use super::source::{FileReader, ReaderSource, file_bytes};
-use super::whole::{
+use crate::formats::MalformedMode;
+use crate::formats::source::{FileReader, ReaderSource, file_bytes};
+use crate::spark_error::{SparkError, to_datafusion};
+
+pub mod records;
+pub mod text;
+pub mod write;
+
+use crate::codec::EncodedFileSource;
+use records::{
     JsonRecord, infer_json_records_schema, json_data_schema, json_file_records,
     json_records_in_mode, malformed_record,
 };
-use crate::error::{PlanError, to_datafusion};
-use ember_execution::codec::EncodedFileSource;
+pub use text::JsonTextOptions;
 
 /// Spark's JSON read options, as Ember's reader applies them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,19 +62,11 @@ pub struct JsonOptions {
 
 /// A malformed record met by a scan under FAILFAST: the task fails reading the file
 /// (FAILED_READ_FILE), as Spark's executors do.
-fn scan_error(e: PlanError) -> ArrowError {
-    match e {
-        PlanError::Spark(e) if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") => {
-            ArrowError::JsonError(e.message.clone())
-        }
-        other => ArrowError::ExternalError(Box::new(datafusion_error(other))),
-    }
-}
-
-fn datafusion_error(e: PlanError) -> DataFusionError {
-    match e {
-        PlanError::DataFusion(e) => e,
-        other => to_datafusion(other.into_spark()),
+fn scan_error(e: SparkError) -> ArrowError {
+    if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") {
+        ArrowError::JsonError(e.message)
+    } else {
+        ArrowError::ExternalError(Box::new(to_datafusion(e)))
     }
 }
 
@@ -106,7 +103,7 @@ impl JsonOptions {
             primitives_as_strings: self.primitives_as_string,
         };
         json_file_records(text, self.multi_line, rewrites).map_err(|e| {
-            datafusion_error(PlanError::Unsupported(format!(
+            to_datafusion(SparkError::unsupported(format!(
                 "malformed JSON in {} ({e})",
                 meta.location
             )))
@@ -241,7 +238,7 @@ impl LinesDecoder {
             };
             let malformed = records.iter().filter(|r| r.is_malformed()).count();
             if malformed > 0 && self.options.mode == MalformedMode::FailFast {
-                return Err(scan_error(malformed_record().into()));
+                return Err(scan_error(malformed_record()));
             }
             let options = RecordBatchOptions::new().with_row_count(Some(rows - malformed));
             return RecordBatch::try_new_with_options(self.output.clone(), vec![], &options);
@@ -370,10 +367,10 @@ impl FileFormat for JsonFormat {
         if self.options.mode == MalformedMode::FailFast
             && records.iter().any(JsonRecord::is_malformed)
         {
-            return Err(datafusion_error(malformed_record().into()));
+            return Err(to_datafusion(malformed_record()));
         }
         infer_json_records_schema(&records, self.options.mode, &self.options.corrupt_column)
-            .map_err(datafusion_error)
+            .map_err(to_datafusion)
     }
 
     async fn infer_stats(

@@ -3,13 +3,12 @@
 
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 
-use super::{csv, flag, malformed_mode, option};
-use crate::error::{PlanError, PlanResult, SparkError};
-use crate::spec::DataSource;
+use crate::formats::{Options, csv, flag, malformed_mode, option};
+use crate::spark_error::{SparkError, SparkResult};
 
 /// A single-byte CSV option (`sep`, `quote`, ...): Spark takes one character (`\t` spelled out
 /// too); an empty value turns the feature off.
-fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<Option<u8>> {
+fn csv_char(ds: &Options, keys: &[&str], default: Option<u8>) -> SparkResult<Option<u8>> {
     let Some(v) = keys.iter().find_map(|k| option(ds, k)) else {
         return Ok(default);
     };
@@ -17,7 +16,7 @@ fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<O
         "" => Ok(None),
         "\\t" => Ok(Some(b'\t')),
         v if v.len() == 1 => Ok(Some(v.as_bytes()[0])),
-        v => Err(PlanError::Unsupported(format!(
+        v => Err(SparkError::unsupported(format!(
             "CSV option {}={v:?}: only single ASCII characters",
             keys[0]
         ))),
@@ -25,10 +24,7 @@ fn csv_char(ds: &DataSource, keys: &[&str], default: Option<u8>) -> PlanResult<O
 }
 
 /// The CSV reader of Spark's options for files of `compression`.
-pub(crate) fn csv_options(
-    ds: &DataSource,
-    compression: FileCompressionType,
-) -> PlanResult<csv::CsvOptions> {
+pub fn csv_options(ds: &Options, compression: FileCompressionType) -> SparkResult<csv::CsvOptions> {
     let charset = match option(ds, "encoding").or_else(|| option(ds, "charset")) {
         None => csv::Charset::Utf8,
         Some(name) => csv::Charset::named(name).ok_or_else(|| {
@@ -43,12 +39,12 @@ pub(crate) fn csv_options(
         })?,
     };
     if charset == csv::Charset::Utf32 {
-        return Err(PlanError::Unsupported("CSV files in UTF-32".into()));
+        return Err(SparkError::unsupported("CSV files in UTF-32"));
     }
     let terminator = match option(ds, "lineSep") {
         None | Some("\n" | "\r\n") => None,
         Some(s) if s.len() == 1 => Some(s.as_bytes()[0]),
-        Some(s) => return Err(PlanError::Unsupported(format!("CSV lineSep {s:?}"))),
+        Some(s) => return Err(SparkError::unsupported(format!("CSV lineSep {s:?}"))),
     };
     Ok(csv::CsvOptions {
         header: flag(ds, "header", false),

@@ -35,12 +35,14 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use tokio::sync::mpsc;
 
+use super::avro::AvroEncoder;
 use super::commit::{COMMITTED_MARKER, task_attempt_dir};
-use super::encode::{
-    AvroEncoder, BatchEncoder, OrcEncoder, encode_json, encode_text, write_encoded,
-};
+use super::encode::{BatchEncoder, write_encoded};
+use super::json::write::encode_json;
+use super::orc::write::OrcEncoder;
 use super::partition::PartitionFormatter;
-use super::values::TextValues;
+use super::text::encode_text;
+use super::text_values::TextValues;
 use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 
 /// The file formats a job can write.
@@ -167,7 +169,7 @@ impl WriteFilesExec {
         if write.format == WriteFormat::Orc {
             let schema = input.schema();
             let data = &schema.fields()[..columns - write.key_columns()];
-            super::encode::check_orc_columns(&Schema::new(data.to_vec()))?;
+            super::orc::write::check_orc_columns(&Schema::new(data.to_vec()))?;
         }
         if write.format == WriteFormat::Text {
             let schema = input.schema();
@@ -355,8 +357,8 @@ impl TaskFiles<'_> {
                 };
                 let encode: Box<dyn BatchEncoder> = match format {
                     WriteFormat::Json => Box::new(encode_json),
-                    WriteFormat::Xml => Box::new(super::xml::XmlEncoder::new(
-                        super::xml::XmlWriteOptions::from_options(|k| {
+                    WriteFormat::Xml => Box::new(super::xml::write::XmlEncoder::new(
+                        super::xml::write::XmlWriteOptions::from_options(|k| {
                             self.write.option(k).map(str::to_string)
                         }),
                         TextValues::from_options(|k| self.write.option(k).map(str::to_string)),

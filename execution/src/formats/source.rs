@@ -1,4 +1,5 @@
-//! A DataFusion [`FileSource`] for the file formats Ember reads in its own code (ORC, CSV):
+//! A DataFusion [`FileSource`] for the file formats Ember reads in its own code (CSV, JSON,
+//! XML, ORC):
 //! each file's columns of the projection come from the format's opener, everything else
 //! (partition columns, expressions) from DataFusion's [`ProjectionOpener`].
 

@@ -10,8 +10,8 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use datafusion::common::{DataFusionError, Result};
 
-use super::encode::BatchEncoder;
-use super::values::TextValues;
+use crate::formats::encode::BatchEncoder;
+use crate::formats::text_values::TextValues;
 
 /// The writer options (`format.<key>`) an XML write carries.
 pub const ROW_TAG: &str = "format.row_tag";
@@ -288,14 +288,14 @@ impl XmlWriteOptions {
 }
 
 /// Encodes batches as the rows of one XML file.
-pub(super) struct XmlEncoder {
+pub(crate) struct XmlEncoder {
     options: XmlWriteOptions,
     values: TextValues,
     started: bool,
 }
 
 impl XmlEncoder {
-    pub(super) fn new(options: XmlWriteOptions, values: TextValues) -> Self {
+    pub(crate) fn new(options: XmlWriteOptions, values: TextValues) -> Self {
         Self {
             options,
             values,

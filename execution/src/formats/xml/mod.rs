@@ -1,7 +1,7 @@
 //! Spark's XML data source (`spark.read.option("rowTag", ..).xml(path)`), read in Ember's
 //! own code: each file is read whole (decompressed by its suffix), split into the records
-//! `rowTag` names ([`super::xml_record`]), whose types and values are Spark's
-//! ([`super::xml_values`]). A file source of Ember's, so reads list, prune and partition
+//! `rowTag` names (`record`), whose types and values are Spark's
+//! (`values`). A file source of Ember's, so reads list, prune and partition
 //! like the others and run on workers. Schemas are inferred from every record of every file.
 
 use std::sync::Arc;
@@ -26,12 +26,17 @@ use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::source::{FileReader, ReaderSource};
-use super::xml_record::{FileRecords, split_records};
-use super::xml_values::{canonical, infer_node, merge, struct_value};
-use super::{DataSource, MalformedMode, flag, malformed_mode, option};
-use crate::error::{PlanError, PlanResult, SparkError, to_datafusion};
-use ember_execution::codec::EncodedFileSource;
+use crate::formats::source::{FileReader, ReaderSource};
+use crate::formats::{MalformedMode, Options, flag, malformed_mode, option};
+use crate::spark_error::{SparkError, SparkResult, to_datafusion};
+
+mod record;
+mod values;
+pub mod write;
+
+use crate::codec::EncodedFileSource;
+use record::{FileRecords, split_records};
+use values::{canonical, infer_node, merge, struct_value};
 
 /// Spark's XML read options, as Ember's reader applies them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,24 +60,23 @@ pub struct XmlOptions {
 }
 
 /// Spark's error for an XML read or write without `rowTag`.
-pub fn row_tag_missing() -> PlanError {
+pub fn row_tag_missing() -> SparkError {
     SparkError::analysis(
         "XML_ROW_TAG_MISSING",
         "42KDF",
         "`rowTag` option is required for reading/writing files in XML format.".to_string(),
     )
-    .into()
 }
 
 impl XmlOptions {
     /// The options of a read (`rowTag` is required unless `row_tag_required` is false, as
     /// for `spark.read.xml(df)`).
     pub fn of_read(
-        ds: &DataSource,
+        ds: &Options,
         time_zone: &str,
         compression: FileCompressionType,
         row_tag_required: bool,
-    ) -> PlanResult<Self> {
+    ) -> SparkResult<Self> {
         let row_tag = match option(ds, "rowTag").map(str::trim) {
             Some(t) if !t.is_empty() => t.to_string(),
             _ if row_tag_required => return Err(row_tag_missing()),
@@ -85,14 +89,14 @@ impl XmlOptions {
             "locale",
         ] {
             if option(ds, key).is_some() {
-                return Err(PlanError::Unsupported(format!("XML read option {key}")));
+                return Err(SparkError::unsupported(format!("XML read option {key}")));
             }
         }
         if option(ds, "charset")
             .or_else(|| option(ds, "encoding"))
             .is_some_and(|c| !c.eq_ignore_ascii_case("utf-8") && !c.eq_ignore_ascii_case("utf8"))
         {
-            return Err(PlanError::Unsupported("XML files not in UTF-8".into()));
+            return Err(SparkError::unsupported("XML files not in UTF-8"));
         }
         let (date_format, timestamp_format) = super::datetime_formats(ds, "XML")?;
         Ok(Self {
@@ -145,7 +149,7 @@ impl XmlOptions {
 
     /// The schema of records (the corrupt-record column added when some record is malformed
     /// and the mode keeps them), fields sorted by name.
-    pub fn infer<'a>(&self, files: impl IntoIterator<Item = &'a str>) -> PlanResult<Schema> {
+    pub fn infer<'a>(&self, files: impl IntoIterator<Item = &'a str>) -> SparkResult<Schema> {
         let mut row = DataType::Null;
         let mut malformed = false;
         for text in files {
@@ -159,7 +163,7 @@ impl XmlOptions {
             malformed |= bad;
         }
         if malformed && self.mode == MalformedMode::FailFast {
-            return Err(super::whole::malformed_record().into());
+            return Err(crate::formats::json::records::malformed_record());
         }
         let mut fields: Vec<Field> = match canonical(row) {
             DataType::Struct(fields) => fields.iter().map(|f| f.as_ref().clone()).collect(),
@@ -185,7 +189,7 @@ impl XmlOptions {
     }
 
     /// The schema of the records of `spark.read.xml(df)`.
-    pub fn infer_strings(&self, texts: &[&str]) -> PlanResult<Schema> {
+    pub fn infer_strings(&self, texts: &[&str]) -> SparkResult<Schema> {
         self.for_strings().infer(texts.iter().copied())
     }
 
@@ -194,7 +198,7 @@ impl XmlOptions {
         &self,
         texts: &[&str],
         output: &SchemaRef,
-    ) -> PlanResult<Vec<RecordBatch>> {
+    ) -> SparkResult<Vec<RecordBatch>> {
         self.for_strings().batches(texts, output)
     }
 
@@ -211,8 +215,8 @@ impl XmlOptions {
     }
 
     /// The rows of `texts` (files, or the strings of a DataFrame) in `output`'s columns.
-    pub fn batches(&self, texts: &[&str], output: &SchemaRef) -> PlanResult<Vec<RecordBatch>> {
-        let arrow = |e: ArrowError| PlanError::from(DataFusionError::from(e));
+    pub fn batches(&self, texts: &[&str], output: &SchemaRef) -> SparkResult<Vec<RecordBatch>> {
+        let arrow = |e: ArrowError| SparkError::from(e);
         let corrupt_at = output
             .fields()
             .iter()
@@ -223,7 +227,7 @@ impl XmlOptions {
             |rows: &mut Vec<Value>, partial: serde_json::Map<String, Value>, text: &str| match self
                 .mode
             {
-                MalformedMode::FailFast => Err(PlanError::from(super::whole::malformed_record())),
+                MalformedMode::FailFast => Err(crate::formats::json::records::malformed_record()),
                 MalformedMode::DropMalformed => Ok(()),
                 MalformedMode::Permissive => {
                     let mut partial = partial;
@@ -262,27 +266,17 @@ impl XmlOptions {
     }
 }
 
-/// A given schema's types must be ones Ember reads from XML.
-pub fn check_schema(schema: &Schema) -> PlanResult<()> {
-    for f in schema.fields() {
-        if !super::xml_values::readable(f.data_type()) {
-            return Err(PlanError::Unsupported(format!(
-                "reading XML into a column of type {}",
-                crate::types::sql_name(f.data_type())
-            )));
-        }
-    }
-    Ok(())
+/// Whether Ember reads XML values into a column of this type.
+pub fn readable(data_type: &DataType) -> bool {
+    values::readable(data_type)
 }
 
-fn datafusion_error(e: PlanError) -> DataFusionError {
-    match e {
-        PlanError::DataFusion(e) => e,
-        // A malformed record met by a scan under FAILFAST fails the task reading the file.
-        PlanError::Spark(e) if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") => {
-            DataFusionError::ArrowError(Box::new(ArrowError::JsonError(e.message.clone())), None)
-        }
-        other => to_datafusion(other.into_spark()),
+fn datafusion_error(e: SparkError) -> DataFusionError {
+    // A malformed record met by a scan under FAILFAST fails the task reading the file.
+    if e.error_class.starts_with("MALFORMED_RECORD_IN_PARSING") {
+        DataFusionError::ArrowError(Box::new(ArrowError::JsonError(e.message)), None)
+    } else {
+        to_datafusion(e)
     }
 }
 
@@ -392,10 +386,7 @@ impl FileFormat for XmlFormat {
         let schema = self
             .options
             .infer(texts.iter().map(String::as_str))
-            .map_err(|e| match e {
-                PlanError::DataFusion(e) => e,
-                other => to_datafusion(other.into_spark()),
-            })?;
+            .map_err(to_datafusion)?;
         Ok(Arc::new(schema))
     }
 

@@ -31,8 +31,10 @@ use orc_rust::reader::AsyncChunkReader;
 use orc_rust::reader::metadata::read_metadata_async;
 use orc_rust::{ArrowReaderBuilder, ArrowSchemaOptions, TimestampPrecision};
 
-use super::source::{FileReader, ReaderSource};
-use ember_execution::codec::EncodedFileSource;
+use crate::formats::source::{FileReader, ReaderSource};
+
+pub mod write;
+use crate::codec::EncodedFileSource;
 
 fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
     DataFusionError::External(Box::new(e))

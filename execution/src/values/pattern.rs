@@ -1,16 +1,16 @@
 //! Spark's datetime patterns (`yyyy-MM-dd HH:mm:ss.SSS`, Java `DateTimeFormatter` letters)
 //! as chrono format strings, for formatting.
 
-use ember_execution::values::datetime as values;
+use crate::values::datetime as values;
 
-use crate::error::{PlanError, PlanResult};
+use crate::spark_error::{SparkError, SparkResult};
 
-fn unsupported(pattern: &str, what: &str) -> PlanError {
-    PlanError::Unsupported(format!("datetime pattern letter(s) {what} in '{pattern}'"))
+fn unsupported(pattern: &str, what: &str) -> SparkError {
+    SparkError::unsupported(format!("datetime pattern letter(s) {what} in '{pattern}'"))
 }
 
 /// Translate a Spark datetime pattern into a chrono `strftime` format.
-pub fn to_chrono(pattern: &str) -> PlanResult<String> {
+pub fn to_chrono(pattern: &str) -> SparkResult<String> {
     let chars: Vec<char> = pattern.chars().collect();
     let [x1, x2, x3] = [values::OFFSET_X1, values::OFFSET_X2, values::OFFSET_X3].map(String::from);
     let mut out = String::new();

@@ -33,17 +33,21 @@ use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
-use super::MalformedMode;
-use super::source::{FileReader, ReaderSource, file_bytes};
+use crate::formats::MalformedMode;
+use crate::formats::source::{FileReader, ReaderSource, file_bytes};
 
 mod charset;
 mod decode;
+pub mod infer;
+mod options;
 mod records;
 
+pub use options::csv_options;
+
+use crate::codec::EncodedFileSource;
 pub use charset::Charset;
 use charset::{Transcoder, to_utf8};
 use decode::CsvDecoder;
-use ember_execution::codec::EncodedFileSource;
 pub use records::RecordReader;
 use records::Records;
 
@@ -253,7 +257,7 @@ fn column_names(options: &CsvOptions, first: &[Option<String>]) -> Vec<String> {
 
 /// CSV text held in memory (`spark.read.csv` of a DataFrame of strings): its rows, every
 /// column a string.
-pub(crate) fn read_text(options: CsvOptions, text: &[u8]) -> Result<RecordBatch> {
+pub fn read_text(options: CsvOptions, text: &[u8]) -> Result<RecordBatch> {
     let options = Arc::new(options);
     let mut records = Records::new(options.clone());
     let first = match records.first_record(text) {

@@ -11,8 +11,8 @@ use arrow::error::ArrowError;
 use datafusion::common::Result;
 use datafusion_datasource::decoder::Decoder;
 
-use super::super::MalformedMode;
 use super::*;
+use crate::formats::MalformedMode;
 
 /// Decodes CSV text into batches of the `output` columns (by their index in `projection`
 /// among the file's `file_columns`).

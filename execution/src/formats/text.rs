@@ -1,8 +1,9 @@
-//! `spark.read.text`: every line of the files is a row of one string column, `value` (lines
+//! Text files. `spark.read.text`: every line of the files is a row of one string column, `value` (lines
 //! end with `\n` or `\r\n`, or the `lineSep` given; a last line without one counts, as in
 //! Spark), or every file one row (`wholetext`). Partitioned directories add their `col=value`
 //! columns (as strings; the reader types them). Files are local paths or objects, read on a
-//! blocking thread per partition, decompressed by their suffix.
+//! blocking thread per partition, decompressed by their suffix. Writes ([`encode_text`]): one
+//! line per row.
 
 use std::fmt;
 use std::io::{BufRead, Read};
@@ -170,7 +171,7 @@ struct FileOpener {
 
 impl FileOpener {
     fn open(&self, path: &str) -> Result<Box<dyn std::io::Read + Send>> {
-        if !crate::storage::is_object_store_path(path) {
+        if !crate::formats::storage::is_object_store_path(path) {
             let file = std::fs::File::open(path)
                 .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?;
             return Ok(Box::new(file));
@@ -222,7 +223,7 @@ fn read_rows(
     let separator = scan.options.line_sep.as_deref().map(str::as_bytes);
     for file in files {
         let opened = opener.open(&file.path)?;
-        let compression = crate::storage::compression_of(&file.path);
+        let compression = crate::formats::storage::compression_of(&file.path);
         let mut reader = std::io::BufReader::new(compression.convert_read(opened)?);
         let read_error = |e: std::io::Error| {
             DataFusionError::Execution(format!("cannot read {}: {e}", file.path))
@@ -397,6 +398,21 @@ impl EncodedNode for TextScanExec {
             },
         })))
     }
+}
+
+/// Text files: each row's single string value followed by the line separator (only the
+/// separator for NULL, as Spark writes it).
+pub fn encode_text(batch: &RecordBatch, line_sep: &str, buf: &mut Vec<u8>) -> Result<()> {
+    let column = arrow::compute::cast(batch.column(0), &DataType::Utf8)?;
+    let values = column
+        .as_any()
+        .downcast_ref::<arrow::array::StringArray>()
+        .ok_or_else(|| DataFusionError::Internal("text column is not a string".into()))?;
+    for v in values.iter() {
+        buf.extend_from_slice(v.unwrap_or_default().as_bytes());
+        buf.extend_from_slice(line_sep.as_bytes());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
