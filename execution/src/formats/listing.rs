@@ -6,7 +6,7 @@
 //! interrupted after its commit was published is first rolled forward ([`super::commit`],
 //! [`super::object_commit`]), so a read sees the previous contents or the new ones, whole. It
 //! is the only place a read changes the file system, and the planner reaches it only through
-//! [`list`] and [`list_object_path`].
+//! [`list_path`] and [`list_object_path`].
 
 use std::path::Path;
 
@@ -106,16 +106,37 @@ fn partition_dir(name: &str) -> Option<(String, String)> {
     }
 }
 
-/// Walk `dir` (an interrupted commit to it finished first): its visible data files, and the
-/// partition columns their directories name.
-pub fn list(dir: &Path) -> SparkResult<Listing> {
-    super::commit::recover(dir)?;
+/// Walk `dir`: its visible data files, and the partition columns their directories name.
+fn walk_directory(dir: &Path) -> SparkResult<Listing> {
     let root = dir.display().to_string();
     let mut collector = Collector::new(&root);
     walk(dir, &mut vec![], &mut |file, parts| {
         collector.add(file.to_string_lossy().to_string(), parts)
     })?;
     Ok(collector.finish())
+}
+
+/// What a local path of a read names.
+pub enum LocalPath {
+    /// One file.
+    File,
+    /// A directory, listed.
+    Directory(Listing),
+    /// Nothing.
+    Missing,
+}
+
+/// The file or directory at `path` (absolute), an interrupted commit to it finished first (an
+/// overwrite interrupted between its renames leaves no directory at `path` until then).
+pub fn list_path(path: &Path) -> SparkResult<LocalPath> {
+    super::commit::recover(path)?;
+    if !path.exists() {
+        return Ok(LocalPath::Missing);
+    }
+    if !path.is_dir() {
+        return Ok(LocalPath::File);
+    }
+    Ok(LocalPath::Directory(walk_directory(path)?))
 }
 
 /// What an object path of a read names.
@@ -244,6 +265,35 @@ mod tests {
 
     fn some(v: &[&str]) -> Vec<Option<String>> {
         v.iter().map(|s| Some(s.to_string())).collect()
+    }
+
+    #[test]
+    fn a_listing_rolls_an_interrupted_overwrite_forward() {
+        let root =
+            std::env::temp_dir().join(format!("ember-listing-{}", uuid::Uuid::new_v4().simple()));
+        let target = root.join("t");
+        std::fs::create_dir_all(target.join("k=1")).unwrap();
+        std::fs::write(target.join("k=1").join("old.csv"), "old").unwrap();
+        // Crashed between an overwrite's renames: the old data moved away, the new not yet
+        // in place; nothing at the target.
+        super::super::commit::interrupted_overwrite(&target, &["k=2/new.csv"]);
+        assert!(!target.exists());
+        let LocalPath::Directory(listing) = list_path(&target).unwrap() else {
+            panic!("the directory was not rolled forward");
+        };
+        assert_eq!(
+            listing.files,
+            [target.join("k=2/new.csv").display().to_string()]
+        );
+        assert_eq!(
+            listing.partitions,
+            [("k".to_string(), vec![Some("2".to_string())])]
+        );
+        assert!(matches!(
+            list_path(&root.join("missing")).unwrap(),
+            LocalPath::Missing
+        ));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub mod write;
 pub use ember_execution::formats::{MalformedMode, csv, json, orc, xml};
 
 use ember_execution::formats::csv::{csv_options, infer};
-use ember_execution::formats::listing::{self, ObjectPath};
+use ember_execution::formats::listing::{self, LocalPath, ObjectPath};
 use ember_execution::formats::spark_schema;
 
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
@@ -251,19 +251,20 @@ impl Sources {
             return Ok(());
         }
         check_allowed(path)?;
-        let plain = std::path::Path::new(local);
-        let absolute =
-            std::path::absolute(plain).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
-        if !plain.exists() {
-            return Err(path_not_found(&format!("file:{}", absolute.display())));
-        }
-        if !plain.is_dir() {
-            self.files.push(absolute.to_string_lossy().to_string());
-            self.file_partitions.push(vec![]);
-            self.urls.push(local_url(&absolute, false)?);
-            return Ok(());
-        }
-        let listing = listing::list(&absolute)?;
+        let absolute = std::path::absolute(std::path::Path::new(local))
+            .map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+        let listing = match listing::list_path(&absolute)? {
+            LocalPath::Missing => {
+                return Err(path_not_found(&format!("file:{}", absolute.display())));
+            }
+            LocalPath::File => {
+                self.files.push(absolute.to_string_lossy().to_string());
+                self.file_partitions.push(vec![]);
+                self.urls.push(local_url(&absolute, false)?);
+                return Ok(());
+            }
+            LocalPath::Directory(listing) => listing,
+        };
         if ember_execution::sandbox::restricted() {
             // A link in an allowed directory may point out of it.
             for file in &listing.files {
