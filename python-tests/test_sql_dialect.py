@@ -216,6 +216,23 @@ def test_dataframe_pivot_unpivot(spark, expected):
     expected.check(df.groupBy("g").pivot("k").agg(F.sum("v"), F.count("v")), name="pivot_two_aggregates")
     expected.check(df.groupBy("g").pivot("k", ["a"]).agg(F.sum("v").alias("s"), F.max("j").alias("m")), name="pivot_aliases")
     expected.check(df.groupBy().pivot("k").count(), name="pivot_without_grouping")
+    # An empty cell: NULL where Spark spreads per-value results (numeric aggregates), the
+    # aggregate's value for no rows where it cannot (an array aggregate among them).
+    expected.check(df.groupBy("g").pivot("k", ["a", "b"]).count(), name="pivot_empty_count")
+    expected.check(
+        df.groupBy("g").pivot("k", ["a", "b"]).agg(F.collect_list("v")), name="pivot_empty_collect_list"
+    )
+    expected.check(
+        df.groupBy("g").pivot("k", ["a", "b"]).agg(F.count("v"), F.collect_set("v"), F.max("j")),
+        name="pivot_empty_mixed",
+    )
+    df.createOrReplaceTempView("pivoted")
+    expected.check(
+        spark.sql(
+            "SELECT * FROM pivoted PIVOT (count(v) AS c, collect_list(v) AS l, count_if(v > 5) AS n FOR k IN ('a', 'b'))"
+        ),
+        name="pivot_empty_sql",
+    )
     expected.check(df.unpivot("g", ["v"], "var", "val"), name="unpivot")
     expected.check(
         df.select("g", "v", F.col("v").alias("w")).melt(["g"], ["v", "w"], "var", "val"), name="melt"

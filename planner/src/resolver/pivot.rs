@@ -1,6 +1,8 @@
 //! `pivot(col, values).agg(...)` and SQL PIVOT: one aggregate per (value, aggregate).
 
+use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
+use datafusion::logical_expr::ExprSchemable;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
@@ -48,11 +50,18 @@ impl Resolver<'_> {
                 })
                 .collect::<PlanResult<_>>()?
         };
+        // Spark aggregates per (group, value) and spreads the results over the value columns
+        // (PivotFirst) when every aggregate's type allows it (numbers, booleans): a group
+        // without rows for a value is NULL there. Otherwise each aggregate reads only its
+        // value's rows, and an empty cell is what the aggregate gives for no rows (`count` 0,
+        // `collect_list` []).
+        let mut spread = true;
         let named_aggregates: Vec<(spec::FunctionCall, String)> = a
             .aggregates
             .iter()
             .map(|e| {
-                let name = self.resolve_expr(e, &schema)?.1;
+                let (resolved, name) = self.resolve_expr(e, &schema)?;
+                spread &= pivot_first_type(&resolved.get_type(&schema)?);
                 match e {
                     SExpr::Function(call) => Ok(((**call).clone(), name)),
                     SExpr::Alias { expr, .. } => match expr.as_ref() {
@@ -94,27 +103,30 @@ impl Resolver<'_> {
                     Some(f) => SExpr::operator("and", vec![f, matches.clone()]),
                     None => matches.clone(),
                 });
-                // A group without rows for the value gets NULL, whatever the aggregate (as
-                // Spark's pivot, which aggregates per value first).
-                let mut rows = spec::FunctionCall::new(
-                    "count",
-                    vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
-                );
-                rows.filter = Some(matches.clone());
-                let value = SExpr::function(
-                    "if",
-                    vec![
-                        SExpr::operator(
-                            "==",
-                            vec![
-                                SExpr::Function(Box::new(rows)),
-                                SExpr::Literal(ScalarValue::Int64(Some(0))),
-                            ],
-                        ),
-                        SExpr::Literal(ScalarValue::Null),
-                        SExpr::Function(Box::new(filtered)),
-                    ],
-                );
+                let value = if spread {
+                    // A group without rows for the value gets NULL, whatever the aggregate.
+                    let mut rows = spec::FunctionCall::new(
+                        "count",
+                        vec![SExpr::Literal(ScalarValue::Int32(Some(1)))],
+                    );
+                    rows.filter = Some(matches.clone());
+                    SExpr::function(
+                        "if",
+                        vec![
+                            SExpr::operator(
+                                "==",
+                                vec![
+                                    SExpr::Function(Box::new(rows)),
+                                    SExpr::Literal(ScalarValue::Int64(Some(0))),
+                                ],
+                            ),
+                            SExpr::Literal(ScalarValue::Null),
+                            SExpr::Function(Box::new(filtered)),
+                        ],
+                    )
+                } else {
+                    SExpr::Function(Box::new(filtered))
+                };
                 let name = if single {
                     value_name.clone()
                 } else {
@@ -216,6 +228,21 @@ impl Resolver<'_> {
 }
 
 /// How Spark names the column of a pivot value: its text, `null` for NULL.
+/// Whether Spark's PivotFirst spreads aggregates of this type (`PivotFirst.supportsDataType`).
+fn pivot_first_type(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Float64
+            | DataType::Float32
+            | DataType::Int64
+            | DataType::Int32
+            | DataType::Int16
+            | DataType::Int8
+            | DataType::Boolean
+            | DataType::Decimal128(..)
+    )
+}
+
 fn pivot_value_name(v: &ScalarValue) -> String {
     if v.is_null() {
         "null".to_string()
