@@ -9,10 +9,14 @@
 
 use std::sync::Arc;
 
-use datafusion::common::DFSchema;
-use datafusion::logical_expr::expr::{Case, InSubquery};
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{Column, DFSchema, ScalarValue};
+use datafusion::logical_expr::expr::{Case, Exists, InSubquery};
 use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
-use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlanBuilder, Subquery, cast, lit};
+use datafusion::logical_expr::utils::{conjunction, split_conjunction_owned};
+use datafusion::logical_expr::{
+    Expr, ExprSchemable, LogicalPlanBuilder, Subquery, cast, lit, when,
+};
 
 use super::Resolver;
 use super::names::Named;
@@ -31,6 +35,135 @@ pub(crate) fn filter_conjuncts(condition: &SExpr, out: &mut Vec<usize>) {
         SExpr::InSubquery { negated: false, .. } => out.push(condition as *const SExpr as usize),
         _ => {}
     }
+}
+
+/// `expr` as a subquery sees it: its columns of the outer query become outer references,
+/// added to `refs`.
+pub(crate) fn as_outer_value(
+    expr: &Expr,
+    outer: &DFSchema,
+    refs: &mut Vec<Expr>,
+) -> datafusion::common::Result<Expr> {
+    Ok(expr
+        .clone()
+        .transform_up(|x| match x {
+            Expr::Column(c) => {
+                let f = outer.qualified_field_from_column(&c)?.1.clone();
+                let r = Expr::OuterReferenceColumn(f, c);
+                if !refs.contains(&r) {
+                    refs.push(r.clone());
+                }
+                Ok(Transformed::yes(r))
+            }
+            other => Ok(Transformed::no(other)),
+        })?
+        .data)
+}
+
+/// A filter's condition with each `x NOT IN (subquery)` that DataFusion would answer
+/// differently from Spark rewritten: a correlated one (its null-aware anti join takes a single
+/// key and fails) and one that is not a conjunct of its own (under OR or NOT its mark join
+/// takes "no row equals x" for FALSE where Spark has NULL: `x NOT IN (...) OR p` passed rows
+/// with a NULL `x`), and likewise `NOT (x IN (subquery))`. Each becomes Spark's three-valued
+/// `x IN (subquery)`, negated, of EXISTS subqueries (decorrelated as mark joins):
+/// `CASE WHEN EXISTS(a row = x) THEN TRUE WHEN EXISTS(a NULL row) OR (x IS NULL AND
+/// EXISTS(a row)) THEN NULL ELSE FALSE END`. An uncorrelated NOT IN conjunct stays (a
+/// null-aware anti join).
+pub(crate) fn spark_not_in(condition: Expr, outer: &DFSchema) -> PlanResult<Expr> {
+    if !condition.exists(|e| Ok(matches!(e, Expr::InSubquery(_))))? {
+        return Ok(condition);
+    }
+    let conjuncts = split_conjunction_owned(condition)
+        .into_iter()
+        .map(|c| match c {
+            Expr::InSubquery(InSubquery {
+                negated: true,
+                ref subquery,
+                ..
+            }) if subquery.outer_ref_columns.is_empty() => Ok(c),
+            other => negated_in_as_exists(other, outer),
+        })
+        .collect::<PlanResult<Vec<_>>>()?;
+    Ok(conjunction(conjuncts).unwrap_or(lit(true)))
+}
+
+fn negated_in_as_exists(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
+    use datafusion::logical_expr::{BinaryExpr, Operator};
+    let is_false = |e: &Expr| matches!(e, Expr::Literal(ScalarValue::Boolean(Some(false)), _));
+    Ok(e.transform_up(|e| match e {
+        // `(x IN (...)) = false`, which DataFusion simplifies to NOT.
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) if is_false(&right) => match *left {
+            Expr::InSubquery(InSubquery {
+                expr,
+                subquery,
+                negated,
+            }) => {
+                let value = three_valued_in(&expr, &subquery, outer)?;
+                Ok(Transformed::yes(if negated { value } else { !value }))
+            }
+            left => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr {
+                left: Box::new(left),
+                op: Operator::Eq,
+                right,
+            }))),
+        },
+        Expr::InSubquery(InSubquery {
+            expr,
+            subquery,
+            negated: true,
+        }) => Ok(Transformed::yes(!three_valued_in(&expr, &subquery, outer)?)),
+        Expr::Not(inner) => match *inner {
+            Expr::InSubquery(InSubquery {
+                expr,
+                subquery,
+                negated: false,
+            }) => Ok(Transformed::yes(!three_valued_in(&expr, &subquery, outer)?)),
+            other => Ok(Transformed::no(Expr::Not(Box::new(other)))),
+        },
+        other => Ok(Transformed::no(other)),
+    })?
+    .data)
+}
+
+/// Spark's `value IN (subquery)`: TRUE when a row equals it, else NULL when a row is NULL or
+/// the value is NULL (and there are rows), else FALSE.
+fn three_valued_in(
+    value: &Expr,
+    subquery: &Subquery,
+    outer: &DFSchema,
+) -> datafusion::common::Result<Expr> {
+    let plan = subquery.subquery.as_ref();
+    let column = Expr::Column(Column::from(plan.schema().qualified_field(0)));
+    let exists = |condition: Option<Expr>, refs: Vec<Expr>| -> datafusion::common::Result<Expr> {
+        let mut b = LogicalPlanBuilder::from(plan.clone());
+        if let Some(c) = condition {
+            b = b.filter(c)?;
+        }
+        Ok(Expr::Exists(Exists::new(
+            Subquery {
+                subquery: Arc::new(b.build()?),
+                outer_ref_columns: refs,
+                spans: Default::default(),
+            },
+            false,
+        )))
+    };
+    let refs = subquery.outer_ref_columns.clone();
+    let mut match_refs = refs.clone();
+    let outer_value = as_outer_value(value, outer, &mut match_refs)?;
+    let found = exists(Some(column.clone().eq(outer_value)), match_refs)?;
+    let null_row = exists(Some(column.is_null()), refs.clone())?;
+    let any_row = exists(None, refs)?;
+    when(found, lit(true))
+        .when(
+            null_row.or(value.clone().is_null().and(any_row)),
+            lit(ScalarValue::Boolean(None)),
+        )
+        .otherwise(lit(false))
 }
 
 impl Resolver<'_> {
@@ -70,6 +203,21 @@ impl Resolver<'_> {
                     .alias("__in_subquery")?
                     .build()?;
                 (value, aliased)
+            }
+            None if subquery.schema().qualified_field(0).0.is_none() => {
+                // A correlated one's column renamed in a projection of its own (an alias
+                // above it would stop the pulled-up conditions, which name the unqualified
+                // columns below): DataFusion's mark join reads the columns of the subquery's
+                // first output expression, and a column of the same name as the output is
+                // taken twice.
+                let (_, field) = subquery.schema().qualified_field(0);
+                let column =
+                    Expr::Column(datafusion::common::Column::new_unqualified(field.name()))
+                        .alias("__in_value");
+                let renamed = LogicalPlanBuilder::from(subquery)
+                    .project(vec![column])?
+                    .build()?;
+                (value, renamed)
             }
             None => (value, subquery),
             Some(n) if n != subquery.schema().fields().len() => {

@@ -628,21 +628,7 @@ fn subqueries_as_values(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
             let column = Expr::Column(Column::from_name(field.name()));
             // The value, as the subquery sees it: outer references.
             let mut refs = subquery.outer_ref_columns.clone();
-            let outer_value = expr
-                .as_ref()
-                .clone()
-                .transform_up(|x| match x {
-                    Expr::Column(c) => {
-                        let f = outer.qualified_field_from_column(&c)?.1.clone();
-                        let r = Expr::OuterReferenceColumn(f, c);
-                        if !refs.contains(&r) {
-                            refs.push(r.clone());
-                        }
-                        Ok(Transformed::yes(r))
-                    }
-                    other => Ok(Transformed::no(other)),
-                })?
-                .data;
+            let outer_value = super::in_subquery::as_outer_value(&expr, outer, &mut refs)?;
             let rows = count_where(plan, None, subquery.outer_ref_columns.clone())?;
             let nulls = count_where(
                 plan,

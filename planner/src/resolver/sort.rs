@@ -27,6 +27,7 @@ impl Resolver<'_> {
         self.filter_in_subqueries = outer;
         let first = match resolved {
             Ok((e, _)) if !contains_aggregate(&e) && !contains_window(&e) => {
+                let e = super::in_subquery::spark_not_in(e, &schema)?;
                 return Ok(LogicalPlanBuilder::from(input).filter(e)?.build()?);
             }
             // An aggregate or window function in a filter of rows: Spark's
