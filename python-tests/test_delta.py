@@ -205,6 +205,10 @@ def test_version_as_of(spark, tmp_path):
     assert read(1) == [(0,), (1,), (2,), (3,)]
     assert read(2) == [(10,)]
     assert rows(spark.sql(f"SELECT * FROM delta.`{path}` VERSION AS OF 1")) == [(0,), (1,), (2,), (3,)]
+    # Spark's other spelling (SQL:2011's).
+    assert rows(spark.sql(f"SELECT * FROM delta.`{path}` FOR SYSTEM_VERSION AS OF 0")) == [(0,), (1,)]
+    assert rows(spark.sql(f"SELECT * FROM delta.`{path}` SYSTEM_VERSION AS OF 2")) == [(10,)]
+    assert rows(spark.sql(f"SELECT * FROM delta.`{path}` FOR VERSION AS OF 2")) == [(10,)]
     assert "DELTA_VERSION_NOT_FOUND" in error_of(lambda: read(5))
     both = lambda: spark.read.format("delta").option("versionAsOf", 0).option("timestampAsOf", "2024-01-01").load(path).collect()
     assert "DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS" in error_of(both)
@@ -224,6 +228,8 @@ def test_timestamp_as_of(spark, tmp_path):
     assert read(at((history[0] + history[1]) // 2)) == [(0,)]
     sql = f"SELECT * FROM delta.`{path}` TIMESTAMP AS OF '{at(history[0])}'"
     assert rows(spark.sql(sql)) == [(0,)]
+    sql = f"SELECT * FROM delta.`{path}` FOR SYSTEM_TIME AS OF '{at(history[1])}'"
+    assert rows(spark.sql(sql)) == [(0,), (1,)]
     assert "DELTA_TIMESTAMP_GREATER_THAN_COMMIT" in error_of(lambda: read("2999-01-01 00:00:00"))
     assert "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION" in error_of(lambda: read("2000-01-01 00:00:00"))
 

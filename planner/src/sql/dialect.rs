@@ -184,6 +184,59 @@ pub fn exists_functions(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     tokens
 }
 
+/// Spark's other spellings of time travel, `[FOR] SYSTEM_VERSION AS OF`, `FOR VERSION AS OF`,
+/// `[FOR] SYSTEM_TIME AS OF` and `FOR TIMESTAMP AS OF`, as `VERSION AS OF` and
+/// `TIMESTAMP AS OF` (the forms sqlparser reads).
+pub fn system_time_travel(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan, text: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(text));
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let mut drop = vec![];
+    for (at, &system) in significant.iter().enumerate() {
+        let (Some(&as_), Some(&of)) = (significant.get(at + 1), significant.get(at + 2)) else {
+            break;
+        };
+        if !(word(&tokens[as_], "AS") && word(&tokens[of], "OF")) {
+            continue;
+        }
+        let (value, keyword) =
+            if word(&tokens[system], "SYSTEM_VERSION") || word(&tokens[system], "VERSION") {
+                ("VERSION", Keyword::VERSION)
+            } else if word(&tokens[system], "SYSTEM_TIME") || word(&tokens[system], "TIMESTAMP") {
+                ("TIMESTAMP", Keyword::TIMESTAMP)
+            } else {
+                continue;
+            };
+        let after_for = at
+            .checked_sub(1)
+            .and_then(|i| significant.get(i))
+            .filter(|&&f| word(&tokens[f], "FOR"));
+        let spelled_system =
+            word(&tokens[system], "SYSTEM_VERSION") || word(&tokens[system], "SYSTEM_TIME");
+        if after_for.is_none() && !spelled_system {
+            continue; // sqlparser's own form (or a column named `version AS of`)
+        }
+        tokens[system].token = Token::Word(sqlparser::tokenizer::Word {
+            value: value.into(),
+            quote_style: None,
+            keyword,
+        });
+        if let Some(&f) = after_for {
+            drop.extend(f..system);
+        }
+    }
+    if drop.is_empty() {
+        return tokens;
+    }
+    tokens
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(i))
+        .map(|(_, t)| t)
+        .collect()
+}
+
 /// The units of Spark's multi-unit interval literals (`INTERVAL 1 DAY 2 HOURS`), singular,
 /// with the field each one counts in.
 const INTERVAL_UNITS: [&str; 9] = [
