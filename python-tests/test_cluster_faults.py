@@ -191,6 +191,40 @@ def test_hung_worker_detected_by_heartbeat(cluster_factory, data, want):
     assert f"no heartbeat: worker lost worker={victim}" in cluster.log()
 
 
+def test_paused_worker_rejoins(cluster_factory, data, want):
+    """A worker paused past the heartbeat timeout is declared lost (its work runs elsewhere);
+    resumed, it drops what it held and rejoins under its id, and later queries use it again."""
+    cluster = cluster_factory()
+    pids = cluster.workers()
+    prepare(cluster, data)
+    paused = []
+
+    def strike(holders):
+        victim = holders[0]
+        kill(pids[victim], signal.SIGSTOP)
+        paused.append(victim)
+        return victim
+
+    try:
+        outcome, victim = run_with_fault(cluster, tpch.query(QUERY), strike)
+        assert "error" not in outcome, f"query failed with worker {victim} paused: {outcome['error']}"
+        assert not tpch.same_answer(outcome["rows"], want)
+        assert f"no heartbeat: worker lost worker={victim}" in cluster.log()
+    finally:
+        for v in paused:
+            kill(pids[v], signal.SIGCONT)
+    deadline = time.time() + 30
+    while f"worker {victim} rejoined the driver" not in cluster.log():
+        assert time.time() < deadline, f"worker {victim} did not rejoin:\n{cluster.log()[-3000:]}"
+        time.sleep(0.1)
+    assert f"a lost worker comes back worker={victim}" in cluster.log()
+    # Queries use it again (several, so that the scheduler reaches every worker).
+    start = len(cluster.log())
+    for _ in range(3):
+        assert not tpch.same_answer([tuple(r) for r in cluster.spark.sql(tpch.query(QUERY)).collect()], want)
+    assert re.search(rf"task launched task=job \d+ stage \d+ partition \d+ attempt \d+ worker={victim}\b", cluster.log()[start:])
+
+
 def test_attempts_exhausted_names_the_stage(cluster_factory, data):
     cluster = cluster_factory("--max-task-attempts", "1")
     pids = cluster.workers()

@@ -96,7 +96,17 @@ impl DriverService for DriverServer {
         request: Request<pb::RegisterWorkerRequest>,
     ) -> Result<Response<pb::RegisterWorkerResponse>, Status> {
         let req = request.into_inner();
-        let id = self.next_worker.fetch_add(1, Ordering::SeqCst);
+        // A worker declared lost comes back under its id (ids are never reused otherwise).
+        let id = match req.previous_id {
+            Some(previous)
+                if previous < self.next_worker.load(Ordering::SeqCst)
+                    && !self.workers.lock().contains_key(&previous) =>
+            {
+                tracing::info!(worker = previous, "a lost worker comes back");
+                previous
+            }
+            _ => self.next_worker.fetch_add(1, Ordering::SeqCst),
+        };
         let client = RemoteWorkerClient::new(
             id,
             &req.address,

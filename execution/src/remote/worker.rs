@@ -131,6 +131,44 @@ async fn run(
     run_task(task, context, state.streams.clone(), state.source.clone()).await
 }
 
+/// Register with the driver (under `previous`, the id the driver had declared lost, if any),
+/// trying for a minute while it is not reachable.
+async fn register(
+    driver: &mut DriverServiceClient<SecureChannel>,
+    driver_address: &str,
+    address: &str,
+    slots: u32,
+    previous: Option<WorkerId>,
+) -> Result<pb::RegisterWorkerResponse, String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let request = pb::RegisterWorkerRequest {
+            address: address.to_string(),
+            slots,
+            previous_id: previous,
+        };
+        match driver.register_worker(request).await {
+            Ok(r) => return Ok(r.into_inner()),
+            Err(e) if e.code() == tonic::Code::Unauthenticated => {
+                return Err(format!(
+                    "the driver at {driver_address} refused this worker: {} (give every process \
+                     of the cluster the same --cluster-secret-file)",
+                    e.message()
+                ));
+            }
+            Err(e) if Instant::now() < deadline => {
+                tracing::debug!(error = %e, "driver not reachable yet");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot register with the driver at {driver_address}: {e}"
+                ));
+            }
+        }
+    }
+}
+
 async fn report(
     state: &Arc<WorkerState>,
     id: TaskId,
@@ -194,34 +232,8 @@ pub async fn run_worker(
         .max_encoding_message_size(max);
 
     // The driver may still be starting: try for a while.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let registered = loop {
-        let request = pb::RegisterWorkerRequest {
-            address: address.clone(),
-            slots: options.slots.max(1) as u32,
-        };
-        match driver.register_worker(request).await {
-            Ok(r) => break r.into_inner(),
-            Err(e) if e.code() == tonic::Code::Unauthenticated => {
-                return Err(format!(
-                    "the driver at {} refused this worker: {} (give every process of the \
-                     cluster the same --cluster-secret-file)",
-                    options.driver,
-                    e.message()
-                ));
-            }
-            Err(e) if Instant::now() < deadline => {
-                tracing::debug!(error = %e, "driver not reachable yet");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            Err(e) => {
-                return Err(format!(
-                    "cannot register with the driver at {}: {e}",
-                    options.driver
-                ));
-            }
-        }
-    };
+    let slots = options.slots.max(1) as u32;
+    let registered = register(&mut driver, &options.driver, &address, slots, None).await?;
     let id = registered.worker_id;
     let interval = Duration::from_millis(registered.heartbeat_interval_ms.max(50));
     tracing::info!(
@@ -268,6 +280,8 @@ pub async fn run_worker(
 
     let heartbeat_timeout = options.cluster.heartbeat_timeout;
     let held = streams.clone();
+    let lost_state = state.clone();
+    let driver_address = options.driver.clone();
     let heartbeats = async move {
         let mut last_ok = Instant::now();
         loop {
@@ -282,7 +296,30 @@ pub async fn run_worker(
             };
             match driver.heartbeat(beat).await {
                 Ok(r) if r.get_ref().known => last_ok = Instant::now(),
-                Ok(_) => return "the driver no longer knows this worker".to_string(),
+                Ok(_) => {
+                    // Declared lost (late heartbeats: a pause, a slow network): what it ran
+                    // and held runs again elsewhere. Drop it all and come back under this id.
+                    tracing::warn!("worker {id}: the driver declared it lost; rejoining");
+                    let running: Vec<RunningTask> =
+                        lost_state.tasks.lock().drain().map(|(_, t)| t).collect();
+                    for task in running {
+                        task.stop();
+                    }
+                    held.clear();
+                    match register(&mut driver, &driver_address, &address, slots, Some(id)).await {
+                        Ok(r) if r.worker_id == id => {
+                            tracing::info!("worker {id} rejoined the driver");
+                            last_ok = Instant::now();
+                        }
+                        Ok(r) => {
+                            return format!(
+                                "the driver knows this worker as {} now, not {id}",
+                                r.worker_id
+                            );
+                        }
+                        Err(e) => return e,
+                    }
+                }
                 Err(e) if last_ok.elapsed() > heartbeat_timeout * 2 => {
                     return format!("the driver is unreachable: {e}");
                 }

@@ -337,6 +337,15 @@ impl StreamManager {
         Self::end_readers(removed);
     }
 
+    /// Free every stream (a worker the driver declared lost: all it held was recomputed).
+    pub fn clear(&self) {
+        let removed: Vec<Arc<Buffer>> = {
+            let mut streams = self.streams.lock();
+            streams.buffers.drain().map(|(_, b)| b).collect()
+        };
+        Self::end_readers(removed);
+    }
+
     fn end_readers(removed: Vec<Arc<Buffer>>) {
         // Wake readers still waiting on removed streams: they end with an error.
         for b in removed {
