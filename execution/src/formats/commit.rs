@@ -432,24 +432,12 @@ mod tests {
 
         // Crash after the first rename of an overwrite: the target is gone, the journal is
         // there.
-        let write = StagedWrite::create(&target).unwrap();
-        stage(&write, 0, "b", true, "new.csv");
-        let staging = write.staging.clone();
-        let out = staging.join("out");
-        std::fs::create_dir_all(&out).unwrap();
-        move_tree(
-            &staging.join("task-00000-b"),
-            &staging.join("task-00000-b"),
-            &out,
-        )
-        .unwrap();
-        let backup = staging.join("previous");
-        let journal = json!({
-            "renames": [[target, backup], [out, target]],
-            "delete": [staging],
-        });
-        std::fs::write(journal_path(&target).unwrap(), journal.to_string()).unwrap();
-        std::fs::rename(&target, &backup).unwrap();
+        interrupted_overwrite(&target, &["new.csv"]);
+        let staging = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".ember-staging-"))
+            .unwrap();
         assert!(!target.exists());
         recover(&target).unwrap();
         assert_eq!(files(&target), ["new.csv"]);
