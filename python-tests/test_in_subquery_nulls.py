@@ -21,6 +21,13 @@ QUERIES = {
     "not_of_in_or": "SELECT a FROM l WHERE NOT (a IN (SELECT x FROM r WHERE x IS NOT NULL) OR b = 30)",
     "not_in_empty": "SELECT a FROM l WHERE a NOT IN (SELECT x FROM r WHERE x > 100) OR b = 30",
     "select_not_in": "SELECT a, a NOT IN (SELECT x FROM r WHERE r.y = l.b) AS m FROM l",
+    "constant_not_in_null_row": "SELECT a FROM l WHERE 3 NOT IN (SELECT x FROM r)",
+    "null_not_in_not_null_column": "SELECT a FROM l WHERE CAST(NULL AS INT) NOT IN (SELECT id FROM range(3))",
+    "null_not_in": "SELECT a FROM l WHERE NULL NOT IN (SELECT x FROM r WHERE x IS NOT NULL)",
+    "constant_not_in_empty": "SELECT a FROM l WHERE 3 NOT IN (SELECT x FROM r WHERE x > 100)",
+    "constant_not_in": "SELECT a FROM l WHERE 4 NOT IN (SELECT x FROM r WHERE x IS NOT NULL)",
+    "non_equality_correlation": "SELECT a FROM l WHERE a NOT IN (SELECT x FROM r WHERE r.y < l.b)",
+    "not_in_not_null_column": "SELECT a FROM l WHERE a NOT IN (SELECT id FROM range(3))",
 }
 
 

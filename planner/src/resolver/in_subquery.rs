@@ -67,8 +67,10 @@ pub(crate) fn as_outer_value(
 /// with a NULL `x`), and likewise `NOT (x IN (subquery))`. Each becomes Spark's three-valued
 /// `x IN (subquery)`, negated, of EXISTS subqueries (decorrelated as mark joins):
 /// `CASE WHEN EXISTS(a row = x) THEN TRUE WHEN EXISTS(a NULL row) OR (x IS NULL AND
-/// EXISTS(a row)) THEN NULL ELSE FALSE END`. An uncorrelated NOT IN conjunct stays (a
-/// null-aware anti join).
+/// EXISTS(a row)) THEN NULL ELSE FALSE END`. An uncorrelated NOT IN conjunct of a column stays
+/// (a null-aware anti join); one of a constant is rewritten too (its anti join has no key and
+/// kept every row when the subquery had a NULL, or the constant was NULL: DataFusion issues
+/// 25340, 25473).
 pub(crate) fn spark_not_in(condition: Expr, outer: &DFSchema) -> PlanResult<Expr> {
     if !condition.exists(|e| Ok(matches!(e, Expr::InSubquery(_))))? {
         return Ok(condition);
@@ -79,8 +81,8 @@ pub(crate) fn spark_not_in(condition: Expr, outer: &DFSchema) -> PlanResult<Expr
             Expr::InSubquery(InSubquery {
                 negated: true,
                 ref subquery,
-                ..
-            }) if subquery.outer_ref_columns.is_empty() => Ok(c),
+                ref expr,
+            }) if subquery.outer_ref_columns.is_empty() && !expr.column_refs().is_empty() => Ok(c),
             other => negated_in_as_exists(other, outer),
         })
         .collect::<PlanResult<Vec<_>>>()?;
