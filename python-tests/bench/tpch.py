@@ -7,6 +7,9 @@ the last lines are the totals and geometric means.
 
     python python-tests/bench/tpch.py --scale 1 --modes local,local-cluster,cluster [--queries 1,3,5] [--sail sc://127.0.0.1:50051]
 
+`--baseline BIN` also runs local mode with another ember binary (an earlier build) and prints
+the ratio of this build's local mode to it ("/base"), for before/after comparisons.
+
 Use a release build (`cargo build --release`): the script picks target/release/ember when it
 exists (or EMBER_BIN). Data is generated once under ~/.cache/ember/tpch-sf<scale>.
 """
@@ -53,6 +56,7 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--shuffle-partitions", type=int, default=0, help="spark.sql.shuffle.partitions (0: server default)")
     p.add_argument("--sail", help="a running Sail Spark Connect server to compare with")
+    p.add_argument("--baseline", help="another ember binary to run in local mode (before/after)")
     args = p.parse_args()
 
     queries = [int(q) for q in args.queries.split(",")]
@@ -75,9 +79,16 @@ def main():
 
     if args.sail:
         modes.append("sail")
+    if args.baseline:
+        modes.append("base")
     for mode in modes:
-        extra = ["--workers", str(args.workers)] if mode != "local" else []
-        server = EmberServer(binary, mode, extra_args=extra) if mode != "sail" else None
+        extra = ["--workers", str(args.workers)] if mode not in ("local", "base") else []
+        if mode == "sail":
+            server = None
+        elif mode == "base":
+            server = EmberServer(Path(args.baseline), "local")
+        else:
+            server = EmberServer(binary, mode, extra_args=extra)
         try:
             spark = SparkSession.builder.remote(server.url if server else args.sail).create()
             if args.shuffle_partitions:
@@ -98,15 +109,19 @@ def main():
                 server.stop()
 
     def vs_local(m):
-        return "local" in modes and m not in ("local", "sail")
+        return "local" in modes and m not in ("local", "sail", "base")
 
     def vs_sail(m):
         return "sail" in modes and m != "sail"
+
+    def vs_base(m):
+        return "base" in modes and m == "local"
 
     header = f"{'query':>7} {'datafusion s':>12}"
     for m in modes:
         header += f" {m + ' s':>16} {'/df':>6}" + (f" {'/local':>6}" if vs_local(m) else "")
         header += f" {'/sail':>6}" if vs_sail(m) else ""
+        header += f" {'/base':>6}" if vs_base(m) else ""
     print(header)
     every = ["datafusion", *modes]
     rows = [(f"q{q}", {m: times[m][q] for m in every}) for q in queries]
@@ -120,6 +135,8 @@ def main():
                 line += f" {t[m] / t['local']:>6.2f}"
             if vs_sail(m):
                 line += f" {t[m] / t['sail']:>6.2f}"
+            if vs_base(m):
+                line += f" {t[m] / t['base']:>6.2f}"
         print(line)
 
 
