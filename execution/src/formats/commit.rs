@@ -309,31 +309,30 @@ pub fn recover(target: &FsPath) -> Result<()> {
     Ok(())
 }
 
-/// The state a crash leaves between the two renames of an overwrite of `target` with
-/// `files` (relative paths): the journal written, the old contents moved to the backup, the
-/// new ones not yet in place.
 #[cfg(test)]
-pub(crate) fn interrupted_overwrite(target: &FsPath, files: &[&str]) {
-    let mut write = StagedWrite::create(target).unwrap();
-    let out = write.staging.join("out");
-    for file in files {
-        let path = out.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, file).unwrap();
-    }
-    let backup = write.staging.join("previous");
-    let journal = json!({
-        "renames": [[target, backup], [out, target]],
-        "delete": [write.staging],
-    });
-    std::fs::write(journal_path(target).unwrap(), journal.to_string()).unwrap();
-    std::fs::rename(target, &backup).unwrap();
-    write.published = true;
-}
-
-#[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The state a crash leaves between the two renames of an overwrite of `target` with
+    /// `files` (relative paths): the journal written, the old contents moved to the backup, the
+    /// new ones not yet in place.
+    pub(crate) fn interrupted_overwrite(target: &FsPath, files: &[&str]) {
+        let mut write = StagedWrite::create(target).unwrap();
+        let out = write.staging.join("out");
+        for file in files {
+            let path = out.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, file).unwrap();
+        }
+        let backup = write.staging.join("previous");
+        let journal = json!({
+            "renames": [[target, backup], [out, target]],
+            "delete": [write.staging],
+        });
+        std::fs::write(journal_path(target).unwrap(), journal.to_string()).unwrap();
+        std::fs::rename(target, &backup).unwrap();
+        write.published = true;
+    }
 
     fn files(dir: &FsPath) -> Vec<String> {
         list_files(dir)

@@ -276,7 +276,7 @@ mod tests {
         std::fs::write(target.join("k=1").join("old.csv"), "old").unwrap();
         // Crashed between an overwrite's renames: the old data moved away, the new not yet
         // in place; nothing at the target.
-        super::super::commit::interrupted_overwrite(&target, &["k=2/new.csv"]);
+        super::super::commit::tests::interrupted_overwrite(&target, &["k=2/new.csv"]);
         assert!(!target.exists());
         let LocalPath::Directory(listing) = list_path(&target).unwrap() else {
             panic!("the directory was not rolled forward");
