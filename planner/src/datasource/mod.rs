@@ -5,9 +5,8 @@
 //! `ember_execution::formats`; Delta and Iceberg tables are planned here too (`delta.rs`,
 //! `iceberg.rs`). Schema inference reads files, so it runs on the I/O of the session.
 
-use std::sync::Arc;
-
 use std::io::Read as _;
+use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::TableProvider;

@@ -27,10 +27,7 @@ impl<'a> Options<'a> {
     }
 
     pub fn get(&self, key: &str) -> Option<&'a str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        ember_execution::formats::option(self.0, key)
     }
 
     pub fn flag(&self, key: &str, default: bool) -> PlanResult<bool> {

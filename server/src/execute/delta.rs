@@ -13,6 +13,7 @@ use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use arrow::record_batch::RecordBatch;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, LogicalPlanBuilder, cast};
+use ember_execution::formats::option;
 use ember_planner::datasource::delta::{self, deltalake_core};
 use ember_planner::spec::{SaveMode, WriteSpec};
 use ember_planner::{ResolvedQuery, SparkError, types};
@@ -95,13 +96,6 @@ fn table_url(target: &WriteLocation) -> ServerResult<url::Url> {
 
 fn flag(options: &HashMap<String, String>, key: &str) -> bool {
     option(options, key).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-}
-
-fn option<'a>(options: &'a HashMap<String, String>, key: &str) -> Option<&'a str> {
-    options
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v.as_str())
 }
 
 /// A type Delta stores a value of `from` in without loss (Delta's implicit up-casts).
