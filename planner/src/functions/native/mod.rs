@@ -1,9 +1,9 @@
 //! Ember's own scalar functions, where neither DataFusion nor `datafusion-spark` computes
 //! what Spark does: one UDF type, [`NativeUdf`], whose [`Native`] kind (`kind.rs`) says what
 //! it computes. The kind is plain data (serde), so plans carrying these functions travel to
-//! workers as JSON. This module names each kind and dispatches its evaluation to the module
-//! that computes it; `return_type.rs` says its type and nullability, `failure.rs` the errors
-//! `Native::Fail` raises.
+//! workers as JSON. `table.rs` holds one row per kind (name, return type, nullability,
+//! volatility, evaluation), which is all `NativeUdf` reads; the modules beside it compute;
+//! `failure.rs` holds the errors `Native::Fail` raises.
 
 mod aes;
 mod array_sort;
@@ -48,8 +48,8 @@ mod str_to_map;
 pub mod strict_math;
 mod text_to_date;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
-mod return_type;
-use return_type::Nullability;
+mod table;
+use table::{Nullability, Rows};
 mod time;
 pub use time::{TimeField, TimeOp, time_text};
 mod to_char;
@@ -99,26 +99,29 @@ pub fn session_window_type(time_zone: Option<&str>) -> DataType {
 pub struct NativeUdf {
     kind: Native,
     signature: Signature,
+    /// From the kind's row (`table.rs`), read once.
+    name: &'static str,
+    nullability: Nullability,
+    per_row: bool,
 }
 
 impl NativeUdf {
     pub fn udf(kind: Native) -> Arc<ScalarUDF> {
-        // A failure must never be folded while planning: only rows that reach it fail.
-        let volatility = match kind {
-            Native::Fail { .. } | Native::Deferred => Volatility::Volatile,
-            // Random IVs: every row, every run, its own ciphertext.
-            Native::Aes { encrypt: true, .. } => Volatility::Volatile,
-            // randomUUID: every row its own.
-            Native::Reflect { .. } => Volatility::Volatile,
-            // Never folded while planning: the resolver replaces it.
-            Native::InputFile { .. } => Volatility::Volatile,
-            _ => Volatility::Immutable,
+        let row = kind.row();
+        let signature = if row.nullary {
+            Signature::nullary(row.volatility)
+        } else {
+            Signature::variadic_any(row.volatility)
         };
-        let signature = match kind {
-            Native::InputFile { .. } => Signature::nullary(volatility),
-            _ => Signature::variadic_any(volatility),
-        };
-        Arc::new(ScalarUDF::from(Self { kind, signature }))
+        let (name, nullability, per_row) = (row.name, row.nullability, row.per_row);
+        drop(row);
+        Arc::new(ScalarUDF::from(Self {
+            kind,
+            signature,
+            name,
+            nullability,
+            per_row,
+        }))
     }
 
     pub fn kind(&self) -> &Native {
@@ -128,86 +131,7 @@ impl NativeUdf {
 
 impl ScalarUDFImpl for NativeUdf {
     fn name(&self) -> &str {
-        match &self.kind {
-            Native::DateFormat { .. } => "ember_date_format",
-            Native::ParseDatetime { .. } => "ember_parse_datetime",
-            Native::MonthsBetween { .. } => "ember_months_between",
-            Native::TextToTimestamp { .. } => "ember_text_to_timestamp",
-            Native::TextToDate { .. } => "ember_text_to_date",
-            Native::ConvertTimezone => "ember_convert_timezone",
-            Native::ShiftZone { .. } => "ember_shift_zone",
-            Native::TimestampAdd { .. } => "ember_timestampadd",
-            Native::TimestampDiff { .. } => "ember_timestampdiff",
-            Native::Split => "ember_split",
-            Native::RegexpExtract { .. } => "ember_regexp_extract",
-            Native::RegexpSubstr => "ember_regexp_substr",
-            Native::RegexpInstr => "ember_regexp_instr",
-            Native::RegexpLike { .. } => "ember_regexp_like",
-            Native::RegexpCount => "ember_regexp_count",
-            Native::RegexpReplace => "ember_regexp_replace",
-            Native::StrToMap { .. } => "ember_str_to_map",
-            Native::Initcap => "ember_initcap",
-            Native::Murmur3 => "ember_hash",
-            Native::StrictMath { .. } => "ember_strict_math",
-            Native::RoundHalfEven { .. } => "ember_bround",
-            Native::CeilFloor { .. } => "ember_ceil_floor",
-            Native::ToJson { .. } => "ember_to_json",
-            Native::ToCsv => "ember_to_csv",
-            Native::Bitmap { .. } => "ember_bitmap",
-            Native::Xpath { .. } => "ember_xpath",
-            Native::Variant { .. } => "ember_variant",
-            Native::Time { .. } => "ember_time",
-            Native::ToBinary { .. } => "ember_to_binary",
-            Native::MakeYmInterval => "ember_make_ym_interval",
-            Native::Aes { .. } => "ember_aes",
-            Native::Sketch { .. } => "ember_sketch",
-            Native::Spatial { .. } => "ember_spatial",
-            Native::Reflect { .. } => "ember_reflect",
-            Native::InputFile { .. } => "ember_input_file",
-            Native::FileUri { .. } => "ember_file_uri",
-            Native::LocalFileSize => "ember_local_file_size",
-            Native::IntervalScale { .. } => "ember_interval_scale",
-            Native::NumberToInterval { .. } => "ember_number_to_interval",
-            Native::IntervalTruncate { .. } => "ember_interval_truncate",
-            Native::TextToInterval { .. } => "ember_text_to_interval",
-            Native::CheckedIntegerCast { .. } => "ember_checked_integer_cast",
-            Native::LegacyIntegerCast { .. } => "ember_legacy_integer_cast",
-            Native::PoissonCount { .. } => "ember_poisson_count",
-            Native::SeededRandom { .. } => "ember_seeded_random",
-            Native::SessionWindow { .. } => SESSION_WINDOW,
-            Native::SlidingWindows => SLIDING_WINDOWS,
-            Native::FromXml { .. } => "ember_from_xml",
-            Native::ToXml { .. } => "ember_to_xml",
-            Native::HistogramNumeric { .. } => "ember_histogram_numeric",
-            Native::Sentences => "ember_sentences",
-            Native::ToNumber { .. } => "ember_to_number",
-            Native::ToChar { .. } => "ember_to_char",
-            Native::Zoned { .. } => "ember_zoned_arithmetic",
-            Native::ArrayMode => "ember_array_mode",
-            Native::Conv => "ember_conv",
-            Native::FormatNumber { .. } => "ember_format_number",
-            Native::Mask => "ember_mask",
-            Native::RenameFields { .. } => "ember_rename_fields",
-            Native::FromJson { .. } => "ember_from_json",
-            Native::FromCsv { .. } => "ember_from_csv",
-            Native::GetJsonObject => "ember_get_json_object",
-            Native::JsonArrayLength => "ember_json_array_length",
-            Native::JsonObjectKeys => "ember_json_object_keys",
-            Native::Fail { .. } => "ember_fail",
-            Native::Deferred => "ember_deferred",
-            Native::ArrayPairs => "ember_array_pairs",
-            Native::Charset { .. } => "ember_charset",
-            Native::SortByComparisons => "ember_sort_by_comparisons",
-            Native::Base32 { .. } => "ember_base32",
-            Native::Hmac => "ember_hmac",
-            Native::Bytes { .. } => "ember_bytes",
-            Native::JavaZoneId => "ember_java_zone_id",
-            Native::LikeEscape { .. } => "ember_like_escape",
-            Native::JaroWinkler => "ember_jaro_winkler",
-            Native::Instr => "ember_instr",
-            Native::Vector { .. } => "ember_vector",
-            Native::CollectUnion { .. } => "ember_collect_union",
-        }
+        self.name
     }
 
     fn signature(&self) -> &Signature {
@@ -226,7 +150,7 @@ impl ScalarUDFImpl for NativeUdf {
             .map(|f| f.data_type().clone())
             .collect();
         let data_type = self.return_type(&types)?;
-        let nullable = match self.kind.nullability() {
+        let nullable = match self.nullability {
             Nullability::Nullable => true,
             Nullability::OfArguments => args.arg_fields.iter().any(|f| f.is_nullable()),
             Nullability::OfFirstArgument => {
@@ -242,174 +166,27 @@ impl ScalarUDFImpl for NativeUdf {
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-        self.kind.return_type(arg_types)
+        (self.kind.row().return_type)(arg_types)
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        // A volatile call of constants (`reflect('java.util.UUID', 'randomUUID')`) still
-        // answers each row on its own.
-        let volatile = matches!(self.kind, Native::Reflect { .. } | Native::Deferred);
-        let scalar = !volatile
+        // A call of constants is evaluated once, unless each row answers on its own
+        // (`reflect('java.util.UUID', 'randomUUID')`).
+        let scalar = !self.per_row
             && args
                 .args
                 .iter()
                 .all(|a| matches!(a, ColumnarValue::Scalar(_)));
-        let rows = if scalar { 1 } else { args.number_rows };
+        let rows = Rows {
+            evaluated: if scalar { 1 } else { args.number_rows },
+            in_batch: args.number_rows,
+        };
         let arrays = args
             .args
             .iter()
-            .map(|a| a.to_array(rows))
+            .map(|a| a.to_array(rows.evaluated))
             .collect::<Result<Vec<_>>>()?;
-        let out = match &self.kind {
-            Native::DateFormat { time_zone, pattern } => {
-                datetime::date_format(&arrays, time_zone, pattern)?
-            }
-            Native::ParseDatetime {
-                time_zone,
-                pattern,
-                target,
-                fail,
-            } => datetime::parse(&arrays, time_zone, pattern, *target, *fail)?,
-            Native::MonthsBetween {
-                time_zone,
-                round_off,
-            } => datetime::months_between(&arrays, time_zone, *round_off)?,
-            Native::ConvertTimezone => datetime::convert_timezone(&arrays)?,
-            Native::ShiftZone {
-                time_zone,
-                to_local,
-            } => datetime::shift_zone(&arrays, time_zone, *to_local)?,
-            Native::TimestampAdd { unit, time_zone } => {
-                datetime::timestamp_add(&arrays, unit, time_zone)?
-            }
-            Native::TimestampDiff { unit, time_zone } => {
-                datetime::timestamp_diff(&arrays, unit, time_zone)?
-            }
-            Native::TextToTimestamp {
-                time_zone,
-                fail,
-                nanos,
-            } => datetime::text_to_timestamp(&arrays, time_zone, *fail, *nanos)?,
-            Native::TextToDate { fail } => text_to_date::text_to_date(&arrays, *fail)?,
-            Native::Split => regex::split(&arrays)?,
-            Native::RegexpExtract { all } => regex::extract(&arrays, *all)?,
-            Native::RegexpSubstr => regex::substr(&arrays)?,
-            Native::RegexpInstr => regex::instr(&arrays)?,
-            Native::RegexpLike { function } => regex::like(&arrays, function)?,
-            Native::RegexpCount => regex::count(&arrays)?,
-            Native::RegexpReplace => regex::replace(&arrays)?,
-            Native::StrToMap { last_win } => str_to_map::str_to_map(&arrays, *last_win)?,
-            Native::Initcap => regex::initcap(&arrays)?,
-            Native::Murmur3 => hash::murmur3(&arrays, rows)?,
-            Native::StrictMath { op } => strict_math::evaluate(*op, &arrays)?,
-            Native::RoundHalfEven { scale } => numbers::round_half_even(&arrays, *scale)?,
-            Native::CeilFloor { scale, up } => numbers::ceil_floor(&arrays, *scale, *up)?,
-            Native::ToJson { formats } => json::to_json(&arrays, formats)?,
-            Native::ToCsv => csv::to_csv(&arrays)?,
-            Native::Bitmap { op } => bitmap::evaluate(*op, &arrays)?,
-            Native::Xpath { result } => xpath::evaluate(*result, &arrays)?,
-            Native::Variant { op } => variant::evaluate(op, &arrays)?,
-            Native::Time { op } => time::evaluate(op, &arrays)?,
-            Native::ToBinary { format, fail } => binary::to_binary(&arrays, *format, *fail)?,
-            Native::MakeYmInterval => numbers::make_ym_interval(&arrays)?,
-            Native::FromXml { schema, time_zone } => {
-                xml::from_xml(&arrays, &json::schema_type(schema, time_zone)?)?
-            }
-            Native::ToXml { time_zone } => xml::to_xml(&arrays, time_zone)?,
-            Native::HistogramNumeric { bins } => numbers::histogram_numeric(&arrays, *bins)?,
-            Native::Aes { encrypt, fail } => aes::aes(&arrays, *encrypt, *fail)?,
-            Native::Sketch { op } => sketch::evaluate(op, &arrays)?,
-            Native::Spatial { op } => spatial::evaluate(op, &arrays)?,
-            Native::Reflect { call } => reflect::evaluate(call, &arrays, rows)?,
-            Native::InputFile { field } => {
-                return Err(datafusion::error::DataFusionError::Plan(format!(
-                    "not supported: {}() here",
-                    field.name()
-                )));
-            }
-            Native::FileUri { prefix } => input_file::file_uri(&arrays, prefix)?,
-            Native::LocalFileSize => input_file::local_file_size(&arrays)?,
-            Native::IntervalScale { divide } => interval::evaluate(&arrays, *divide)?,
-            Native::NumberToInterval { cast } => interval::evaluate_cast(&arrays, cast)?,
-            Native::IntervalTruncate { unit } => interval::truncate(&arrays, *unit)?,
-            Native::TextToInterval { fields, fail } => {
-                interval::from_text(&arrays, *fields, *fail)?
-            }
-            Native::CheckedIntegerCast {
-                from,
-                to,
-                unit,
-                arithmetic,
-            } => interval::checked_integer_cast(
-                &arrays,
-                from,
-                &integer_type(to),
-                *unit,
-                *arithmetic,
-            )?,
-            Native::PoissonCount { mean_bits } => {
-                poisson::evaluate(&arrays, f64::from_bits(*mean_bits))?
-            }
-            Native::LegacyIntegerCast { to } => legacy_cast::evaluate(&arrays, &integer_type(to))?,
-            Native::SeededRandom { draw, seed } => random::evaluate(*draw, *seed, &arrays)?,
-            Native::SessionWindow { .. } => {
-                return Err(datafusion::error::DataFusionError::Plan(
-                    "not supported: session_window outside a GROUP BY key".into(),
-                ));
-            }
-            Native::SlidingWindows => {
-                return Err(datafusion::error::DataFusionError::Plan(
-                    "not supported: sliding windows (a slide other than the window's duration) outside a GROUP BY key".into(),
-                ));
-            }
-            Native::Sentences => regex::sentences(&arrays)?,
-            Native::ToNumber { pattern, fail } => to_number::to_number(&arrays, pattern, *fail)?,
-            Native::ToChar { pattern } => to_char::to_char(&arrays, pattern)?,
-            Native::Zoned { op, time_zone } => zoned::evaluate(&arrays, time_zone, *op)?,
-            Native::ArrayMode => numbers::array_mode(&arrays)?,
-            Native::Conv => numbers::conv(&arrays)?,
-            Native::FormatNumber { format } => numbers::format_number(&arrays, format)?,
-            Native::Mask => regex::mask(&arrays)?,
-            Native::RenameFields { names } => numbers::rename_fields(&arrays, names)?,
-            Native::FromJson {
-                schema,
-                time_zone,
-                leniency,
-            } => json::from_json(&arrays, &json::schema_type(schema, time_zone)?, *leniency)?,
-            Native::FromCsv {
-                schema,
-                time_zone,
-                options,
-            } => csv::from_csv(&arrays, &json::schema_type(schema, time_zone)?, options)?,
-            Native::GetJsonObject => json::get_json_object(&arrays)?,
-            Native::JsonArrayLength => json::json_array_length(&arrays)?,
-            Native::JsonObjectKeys => json::json_object_keys(&arrays)?,
-            Native::ArrayPairs => array_sort::pairs(&arrays)?,
-            Native::Charset { charset, encode } => charset::evaluate(&arrays, *charset, *encode)?,
-            Native::SortByComparisons => array_sort::sort_by(&arrays)?,
-            Native::Base32 { encode } => base32::evaluate(&arrays, *encode)?,
-            Native::Hmac => hmac::evaluate(&arrays)?,
-            Native::Bytes { op } => bytes::evaluate(*op, &arrays)?,
-            Native::JavaZoneId => row_rewrites::zone_ids(&arrays)?,
-            Native::LikeEscape { escape } => row_rewrites::like_patterns(&arrays, *escape)?,
-            Native::JaroWinkler => similarity::evaluate(&arrays)?,
-            Native::Instr => instr::evaluate(&arrays)?,
-            Native::Vector { op } => vector::evaluate(*op, &arrays)?,
-            Native::CollectUnion { respect_nulls } => {
-                collect_union::evaluate(&arrays, *respect_nulls)?
-            }
-            Native::Deferred => match arrays.first() {
-                Some(a) => Arc::clone(a),
-                None => return internal_err!("ember_deferred takes one argument"),
-            },
-            Native::Fail { failure } => {
-                if args.number_rows == 0 {
-                    arrow::array::new_null_array(&DataType::Null, 0)
-                } else {
-                    return Err(crate::error::to_datafusion(failure.error(&arrays)));
-                }
-            }
-        };
+        let out = (self.kind.row().eval)(&arrays, rows)?;
         if scalar {
             Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
         } else {

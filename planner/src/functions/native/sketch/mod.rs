@@ -103,6 +103,23 @@ impl SketchOp {
         }
     }
 
+    /// Whether its values may be NULL: estimates, unions, set operations, counts and text of
+    /// sketches only for NULL arguments.
+    pub(super) fn nullability(&self) -> super::Nullability {
+        match self {
+            SketchOp::HllEstimate
+            | SketchOp::HllUnion { .. }
+            | SketchOp::ThetaEstimate
+            | SketchOp::ThetaUnion { .. }
+            | SketchOp::ThetaIntersection
+            | SketchOp::ThetaDifference
+            | SketchOp::KllN { .. }
+            | SketchOp::KllMerge { .. }
+            | SketchOp::KllToString { .. } => super::Nullability::OfArguments,
+            _ => super::Nullability::Nullable,
+        }
+    }
+
     pub fn return_type(&self, arg_types: &[DataType]) -> DataType {
         let list_argument = matches!(arg_types.get(1), Some(DataType::List(_)));
         match self {

@@ -70,6 +70,26 @@ pub enum VariantOp {
 }
 
 impl VariantOp {
+    /// Whether its values may be NULL (a failing edit, stripping nulls, a failing parse and
+    /// `to_variant_object` only for NULL arguments; a delete skips NULL paths).
+    pub(super) fn nullability(&self) -> super::Nullability {
+        match self {
+            VariantOp::Edit {
+                fail: true,
+                kind: EditKind::Insert | EditKind::Set { .. } | EditKind::Append,
+                ..
+            }
+            | VariantOp::StripNulls { .. }
+            | VariantOp::Parse { fail: true }
+            | VariantOp::From => super::Nullability::OfArguments,
+            VariantOp::Edit {
+                kind: EditKind::Delete,
+                ..
+            } => super::Nullability::OfFirstArgument,
+            _ => super::Nullability::Nullable,
+        }
+    }
+
     pub(super) fn return_type(&self) -> Result<DataType> {
         Ok(match self {
             VariantOp::Parse { .. }
