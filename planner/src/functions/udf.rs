@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Float64Array, Int64Array};
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array, PrimitiveBuilder};
 use arrow::compute::kernels::numeric;
-use arrow::datatypes::DataType;
+use arrow::datatypes::{ArrowPrimitiveType, DataType, Float64Type, Int64Type};
 use datafusion::common::{Result, ScalarValue, exec_err, internal_err};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
@@ -140,15 +140,77 @@ fn to_columnar(array: ArrayRef, scalar: bool) -> Result<ColumnarValue> {
     }
 }
 
-/// Spark's `/` on non-decimal numbers: divide as double; a zero divisor raises
-/// DIVIDE_BY_ZERO under ANSI and yields NULL otherwise.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct DoubleDivide {
-    ansi: bool,
-    signature: Signature,
+/// The two divisions of non-decimal numbers Spark defines itself: `/` divides as DOUBLE,
+/// `div` truncates BIGINTs toward zero. Both raise DIVIDE_BY_ZERO for a zero divisor under ANSI
+/// and yield NULL otherwise; `div`'s one overflow (`i64::MIN div -1`) raises
+/// ARITHMETIC_OVERFLOW under ANSI and wraps otherwise.
+pub trait Division: ArrowPrimitiveType + std::fmt::Debug + Send + Sync + 'static {
+    /// Names under ANSI and outside it.
+    const NAMES: [&'static str; 2];
+    /// The name of its codec entry.
+    const CODEC: &'static str;
+    fn is_zero(d: Self::Native) -> bool;
+    /// `a / d` for a divisor that is not zero; `None` on overflow.
+    fn checked(a: Self::Native, d: Self::Native) -> Option<Self::Native>;
+    fn wrapping(a: Self::Native, d: Self::Native) -> Self::Native;
 }
 
-impl DoubleDivide {
+impl Division for Float64Type {
+    const NAMES: [&'static str; 2] = ["spark_divide", "spark_divide_legacy"];
+    const CODEC: &'static str = "double_divide";
+    fn is_zero(d: f64) -> bool {
+        d == 0.0
+    }
+    fn checked(a: f64, d: f64) -> Option<f64> {
+        Some(a / d)
+    }
+    fn wrapping(a: f64, d: f64) -> f64 {
+        a / d
+    }
+}
+
+impl Division for Int64Type {
+    const NAMES: [&'static str; 2] = ["spark_div", "spark_div_legacy"];
+    const CODEC: &'static str = "integral_divide";
+    fn is_zero(d: i64) -> bool {
+        d == 0
+    }
+    fn checked(a: i64, d: i64) -> Option<i64> {
+        a.checked_div(d)
+    }
+    fn wrapping(a: i64, d: i64) -> i64 {
+        a.wrapping_div(d)
+    }
+}
+
+/// Spark's division of `T`s (see [`Division`]).
+#[derive(Debug)]
+pub struct Divide<T: Division> {
+    ansi: bool,
+    signature: Signature,
+    number: std::marker::PhantomData<T>,
+}
+
+impl<T: Division> PartialEq for Divide<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ansi == other.ansi
+    }
+}
+
+impl<T: Division> Eq for Divide<T> {}
+
+impl<T: Division> std::hash::Hash for Divide<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+/// Spark's `/` on non-decimal numbers.
+pub type DoubleDivide = Divide<Float64Type>;
+/// Spark's `div`.
+pub type IntegralDivide = Divide<Int64Type>;
+
+impl<T: Division> Divide<T> {
     pub fn ansi(&self) -> bool {
         self.ansi
     }
@@ -156,21 +218,15 @@ impl DoubleDivide {
     pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
         Arc::new(ScalarUDF::from(Self {
             ansi,
-            signature: Signature::exact(
-                vec![DataType::Float64, DataType::Float64],
-                Volatility::Immutable,
-            ),
+            signature: Signature::exact(vec![T::DATA_TYPE, T::DATA_TYPE], Volatility::Immutable),
+            number: std::marker::PhantomData,
         }))
     }
 }
 
-impl ScalarUDFImpl for DoubleDivide {
+impl<T: Division> ScalarUDFImpl for Divide<T> {
     fn name(&self) -> &str {
-        if self.ansi {
-            "spark_divide"
-        } else {
-            "spark_divide_legacy"
-        }
+        T::NAMES[usize::from(!self.ansi)]
     }
 
     fn signature(&self) -> &Signature {
@@ -178,115 +234,40 @@ impl ScalarUDFImpl for DoubleDivide {
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Float64)
+        Ok(T::DATA_TYPE)
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let [a, b] = args.args.as_slice() else {
-            return exec_err!("divide expects two arguments");
+            return exec_err!("{} expects two arguments", self.name());
         };
         let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
         let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
-        let (Some(a), Some(b)) = (
-            a.as_any().downcast_ref::<Float64Array>(),
-            b.as_any().downcast_ref::<Float64Array>(),
-        ) else {
-            return exec_err!("divide expects double arguments");
+        let (Some(a), Some(b)) = (a.as_primitive_opt::<T>(), b.as_primitive_opt::<T>()) else {
+            return exec_err!("{} expects {} arguments", self.name(), T::DATA_TYPE);
         };
-        let mut out = arrow::array::Float64Builder::with_capacity(a.len());
+        let mut out = PrimitiveBuilder::<T>::with_capacity(a.len());
         for i in 0..a.len() {
             if a.is_null(i) || b.is_null(i) {
                 out.append_null();
                 continue;
             }
-            let d = b.value(i);
-            if d == 0.0 {
+            let (x, d) = (a.value(i), b.value(i));
+            if T::is_zero(d) {
                 if self.ansi {
                     return Err(to_datafusion(SparkError::divide_by_zero()));
                 }
-                out.append_null();
-            } else {
-                out.append_value(a.value(i) / d);
-            }
-        }
-        to_columnar(Arc::new(out.finish()), scalar)
-    }
-}
-
-/// Spark's `div`: integral division of bigints, truncating toward zero.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct IntegralDivide {
-    ansi: bool,
-    signature: Signature,
-}
-
-impl IntegralDivide {
-    pub fn ansi(&self) -> bool {
-        self.ansi
-    }
-
-    pub fn udf(ansi: bool) -> Arc<ScalarUDF> {
-        Arc::new(ScalarUDF::from(Self {
-            ansi,
-            signature: Signature::exact(
-                vec![DataType::Int64, DataType::Int64],
-                Volatility::Immutable,
-            ),
-        }))
-    }
-}
-
-impl ScalarUDFImpl for IntegralDivide {
-    fn name(&self) -> &str {
-        if self.ansi {
-            "spark_div"
-        } else {
-            "spark_div_legacy"
-        }
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Int64)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [a, b] = args.args.as_slice() else {
-            return exec_err!("div expects two arguments");
-        };
-        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
-        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
-        let (Some(a), Some(b)) = (
-            a.as_any().downcast_ref::<Int64Array>(),
-            b.as_any().downcast_ref::<Int64Array>(),
-        ) else {
-            return exec_err!("div expects bigint arguments");
-        };
-        let mut out = arrow::array::Int64Builder::with_capacity(a.len());
-        for i in 0..a.len() {
-            if a.is_null(i) || b.is_null(i) {
                 out.append_null();
                 continue;
             }
-            let d = b.value(i);
-            if d == 0 {
-                if self.ansi {
-                    return Err(to_datafusion(SparkError::divide_by_zero()));
+            match T::checked(x, d) {
+                Some(v) => out.append_value(v),
+                None if self.ansi => {
+                    return Err(to_datafusion(SparkError::arithmetic_overflow(
+                        "overflow", "",
+                    )));
                 }
-                out.append_null();
-            } else {
-                match a.value(i).checked_div(d) {
-                    Some(v) => out.append_value(v),
-                    None if self.ansi => {
-                        return Err(to_datafusion(SparkError::arithmetic_overflow(
-                            "overflow", "",
-                        )));
-                    }
-                    None => out.append_value(a.value(i).wrapping_div(d)),
-                }
+                None => out.append_value(T::wrapping(x, d)),
             }
         }
         to_columnar(Arc::new(out.finish()), scalar)
@@ -296,6 +277,7 @@ impl ScalarUDFImpl for IntegralDivide {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow::array::Float64Array;
     use arrow::datatypes::Field;
     use datafusion::config::ConfigOptions;
 

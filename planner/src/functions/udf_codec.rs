@@ -14,7 +14,7 @@ use super::fold::{FOLD_NAME, array_fold};
 use super::{spark_aggregate, spark_scalar};
 
 use super::udf::{
-    ArithOp, ArrayIndex, CastToString, CheckedArithmetic, DoubleDivide, IntegralDivide, RaiseError,
+    ArithOp, ArrayIndex, CastToString, CheckedArithmetic, Divide, Division, RaiseError,
 };
 
 /// A function whose only setting is ANSI mode.
@@ -64,8 +64,8 @@ impl EncodedUdf for CheckedArithmetic {
     }
 }
 
-impl EncodedUdf for DoubleDivide {
-    const NAME: &'static str = "double_divide";
+impl<T: Division> EncodedUdf for Divide<T> {
+    const NAME: &'static str = T::CODEC;
     type Message = AnsiMessage;
 
     fn to_message(&self) -> Option<AnsiMessage> {
@@ -73,20 +73,7 @@ impl EncodedUdf for DoubleDivide {
     }
 
     fn from_message(_name: &str, m: AnsiMessage) -> Result<Arc<ScalarUDF>> {
-        Ok(DoubleDivide::udf(m.ansi))
-    }
-}
-
-impl EncodedUdf for IntegralDivide {
-    const NAME: &'static str = "integral_divide";
-    type Message = AnsiMessage;
-
-    fn to_message(&self) -> Option<AnsiMessage> {
-        Some(AnsiMessage { ansi: self.ansi() })
-    }
-
-    fn from_message(_name: &str, m: AnsiMessage) -> Result<Arc<ScalarUDF>> {
-        Ok(IntegralDivide::udf(m.ansi))
+        Ok(Self::udf(m.ansi))
     }
 }
 
