@@ -205,7 +205,7 @@ mod tests {
             .build();
         let config = FileScanConfigBuilder::new(
             ObjectStoreUrl::local_filesystem(),
-            Arc::new(OrcSource::new(table)),
+            Arc::new(OrcSource::new(table, ())),
         )
         .with_file(PartitionedFile::new("data/part=x/f.orc", 100))
         .with_projection_indices(Some(vec![2, 1]))

@@ -443,7 +443,10 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
             false,
         ),
         // ORC through orc-rust (the schema from the first file, unless `mergeSchema`).
-        "orc" => (Arc::new(orc::OrcFormat), flag(ds, "mergeSchema", false)),
+        "orc" => (
+            Arc::new(orc::OrcFormat::new(())),
+            flag(ds, "mergeSchema", false),
+        ),
         // XML by Ember's reader, the schema from every record of every file.
         "xml" => (
             Arc::new(xml::XmlFormat::new(xml::XmlOptions::of_read(

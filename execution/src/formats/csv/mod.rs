@@ -17,16 +17,11 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use csv_core::Terminator;
 use datafusion::catalog::Session;
-use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
-use datafusion::datasource::file_format::FileFormat;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::{
-    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
-};
-use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::physical_plan::ExecutionPlan;
 use datafusion_datasource::decoder::{Decoder, DecoderDeserializer, deserialize_stream};
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt, TryStreamExt};
@@ -34,7 +29,7 @@ use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::MalformedMode;
-use crate::formats::source::{FileReader, ReaderSource, file_bytes};
+use crate::formats::source::{FileReader, ReaderFormat, ReaderSource, file_bytes};
 
 mod charset;
 mod decode;
@@ -44,7 +39,6 @@ mod records;
 
 pub use options::csv_options;
 
-use crate::codec::EncodedFileSource;
 pub use charset::Charset;
 use charset::{Transcoder, to_utf8};
 use decode::CsvDecoder;
@@ -131,27 +125,46 @@ pub struct CsvFiles {
     file_schema: SchemaRef,
 }
 
-impl CsvFiles {
-    pub fn options(&self) -> &CsvOptions {
-        &self.options
-    }
-}
-
 /// Scans CSV files as Spark reads them.
 pub type CsvSource = ReaderSource<CsvFiles>;
 
-impl CsvSource {
-    pub fn new(table_schema: TableSchema, options: CsvOptions) -> Self {
-        let reader = CsvFiles {
-            options: Arc::new(options),
-            file_schema: table_schema.file_schema().clone(),
-        };
-        Self::with_reader(table_schema, reader)
-    }
-}
-
+#[async_trait]
 impl FileReader for CsvFiles {
     const FILE_TYPE: &'static str = "csv";
+    const EXTENSION: &'static str = ".csv";
+    type Options = CsvOptions;
+
+    fn new(table_schema: &TableSchema, options: CsvOptions) -> Self {
+        CsvFiles {
+            options: Arc::new(options),
+            file_schema: table_schema.file_schema().clone(),
+        }
+    }
+
+    fn options(&self) -> &CsvOptions {
+        &self.options
+    }
+
+    fn compression(options: &CsvOptions) -> Option<FileCompressionType> {
+        options.compression().ok()
+    }
+
+    async fn infer_schema(
+        options: &CsvOptions,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let Some(first) = objects.first() else {
+            return Ok(Arc::new(Schema::empty()));
+        };
+        let record = first_record(options, store, first).await?;
+        let fields: Vec<Field> = column_names(options, &record)
+            .into_iter()
+            .map(|n| Field::new(n, DataType::Utf8, true))
+            .collect();
+        Ok(Arc::new(Schema::new(fields)))
+    }
 
     fn opener(
         &self,
@@ -213,37 +226,28 @@ impl FileOpener for CsvOpener {
 
 /// The CSV file format of a read (`spark.read.csv`): column names from the first record of
 /// the first file (its header, else `_c0`, `_c1`, ...), every column a string.
-#[derive(Debug)]
-pub struct CsvFormat {
-    options: CsvOptions,
-}
+pub type CsvFormat = ReaderFormat<CsvFiles>;
 
-impl CsvFormat {
-    pub fn new(options: CsvOptions) -> Self {
-        Self { options }
-    }
-
-    /// The first record of an object.
-    async fn first_record(
-        &self,
-        store: &Arc<dyn ObjectStore>,
-        meta: &ObjectMeta,
-    ) -> Result<Vec<Option<String>>> {
-        let bytes = store
-            .get(&meta.location)
-            .await?
-            .into_stream()
-            .map_err(DataFusionError::from)
-            .boxed();
-        let mut input = self.options.text(bytes)?;
-        let mut records = Records::new(Arc::new(self.options.clone()));
-        while let Some(chunk) = input.next().await {
-            if let Some(first) = records.first_record(&chunk?) {
-                return Ok(first);
-            }
+/// The first record of an object.
+async fn first_record(
+    options: &CsvOptions,
+    store: &Arc<dyn ObjectStore>,
+    meta: &ObjectMeta,
+) -> Result<Vec<Option<String>>> {
+    let bytes = store
+        .get(&meta.location)
+        .await?
+        .into_stream()
+        .map_err(DataFusionError::from)
+        .boxed();
+    let mut input = options.text(bytes)?;
+    let mut records = Records::new(Arc::new(options.clone()));
+    while let Some(chunk) = input.next().await {
+        if let Some(first) = records.first_record(&chunk?) {
+            return Ok(first);
         }
-        Ok(records.first_record(&[]).unwrap_or_default())
     }
+    Ok(records.first_record(&[]).unwrap_or_default())
 }
 
 /// The column names of CSV text: its header's, else `_c0`, `_c1`, ...
@@ -307,75 +311,6 @@ pub fn header_names(header: &[Option<String>]) -> Vec<String> {
             }
         })
         .collect()
-}
-
-#[async_trait]
-impl FileFormat for CsvFormat {
-    fn get_ext(&self) -> String {
-        ".csv".into()
-    }
-
-    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
-        Ok(format!("{}{}", self.get_ext(), compression.get_ext()))
-    }
-
-    fn compression_type(&self) -> Option<FileCompressionType> {
-        self.options.compression().ok()
-    }
-
-    async fn infer_schema(
-        &self,
-        _state: &dyn Session,
-        store: &Arc<dyn ObjectStore>,
-        objects: &[ObjectMeta],
-    ) -> Result<SchemaRef> {
-        let Some(first) = objects.first() else {
-            return Ok(Arc::new(Schema::empty()));
-        };
-        let record = self.first_record(store, first).await?;
-        let fields: Vec<Field> = column_names(&self.options, &record)
-            .into_iter()
-            .map(|n| Field::new(n, DataType::Utf8, true))
-            .collect();
-        Ok(Arc::new(Schema::new(fields)))
-    }
-
-    async fn infer_stats(
-        &self,
-        _state: &dyn Session,
-        _store: &Arc<dyn ObjectStore>,
-        table_schema: SchemaRef,
-        _object: &ObjectMeta,
-    ) -> Result<Statistics> {
-        Ok(Statistics::new_unknown(&table_schema))
-    }
-
-    async fn create_physical_plan(
-        &self,
-        _state: &dyn Session,
-        conf: FileScanConfig,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(DataSourceExec::from_data_source(conf))
-    }
-
-    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(CsvSource::new(table_schema, self.options.clone()))
-    }
-}
-
-impl EncodedFileSource for CsvSource {
-    const NAME: &'static str = "csv";
-
-    fn options(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(self.reader().options())
-            .map_err(|e| DataFusionError::Internal(format!("cannot encode csv options: {e}")))
-    }
-
-    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
-        let options: CsvOptions = serde_json::from_slice(options)
-            .map_err(|e| DataFusionError::Internal(format!("bad csv options: {e}")))?;
-        Ok(Arc::new(CsvSource::new(schema, options)))
-    }
 }
 
 #[cfg(test)]

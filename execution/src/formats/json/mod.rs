@@ -16,30 +16,25 @@ use arrow::datatypes::{Schema, SchemaRef};
 use arrow::error::ArrowError;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
-use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::{
-    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
-};
-use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::physical_plan::ExecutionPlan;
 use datafusion_datasource::decoder::{Decoder, DecoderDeserializer, deserialize_stream};
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::MalformedMode;
-use crate::formats::source::{FileReader, ReaderSource, file_bytes};
+use crate::formats::source::{FileReader, ReaderFormat, ReaderSource, file_bytes};
 use crate::spark_error::{SparkError, to_datafusion};
 
 pub mod records;
 pub mod text;
 pub mod write;
 
-use crate::codec::EncodedFileSource;
 use records::{
     JsonRecord, infer_json_records_schema, json_data_schema, json_file_records,
     json_records_in_mode, malformed_record,
@@ -117,26 +112,56 @@ pub struct JsonFiles {
     options: Arc<JsonOptions>,
 }
 
-impl JsonFiles {
-    pub fn options(&self) -> &JsonOptions {
-        &self.options
-    }
-}
-
 /// Scans JSON files as Spark reads them.
 pub type JsonSource = ReaderSource<JsonFiles>;
 
-impl JsonSource {
-    pub fn new(table_schema: TableSchema, options: JsonOptions) -> Self {
-        let reader = JsonFiles {
-            options: Arc::new(options),
-        };
-        Self::with_reader(table_schema, reader)
-    }
-}
-
+#[async_trait]
 impl FileReader for JsonFiles {
     const FILE_TYPE: &'static str = "json";
+    const EXTENSION: &'static str = ".json";
+    type Options = JsonOptions;
+
+    fn new(_table_schema: &TableSchema, options: JsonOptions) -> Self {
+        JsonFiles {
+            options: Arc::new(options),
+        }
+    }
+
+    fn options(&self) -> &JsonOptions {
+        &self.options
+    }
+
+    fn compression(options: &JsonOptions) -> Option<FileCompressionType> {
+        options.compression().ok()
+    }
+
+    async fn infer_schema(
+        options: &JsonOptions,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        if !options.infer_all {
+            let compression = options.compression()?;
+            return datafusion::datasource::file_format::json::JsonFormat::default()
+                .with_file_compression_type(compression)
+                .infer_schema(state, store, objects)
+                .await;
+        }
+        let mut records = vec![];
+        for meta in objects {
+            records.extend(options.records(store.as_ref(), meta).await?);
+        }
+        if records.is_empty() {
+            return Ok(Arc::new(Schema::empty()));
+        }
+        // Spark infers on the driver: a malformed record fails the read there.
+        if options.mode == MalformedMode::FailFast && records.iter().any(JsonRecord::is_malformed) {
+            return Err(to_datafusion(malformed_record()));
+        }
+        infer_json_records_schema(&records, options.mode, &options.corrupt_column)
+            .map_err(to_datafusion)
+    }
 
     fn opener(
         &self,
@@ -318,95 +343,4 @@ impl Decoder for LinesDecoder {
 }
 
 /// The JSON file format of the reads Ember parses itself.
-#[derive(Debug)]
-pub struct JsonFormat {
-    options: JsonOptions,
-}
-
-impl JsonFormat {
-    pub fn new(options: JsonOptions) -> Self {
-        Self { options }
-    }
-}
-
-#[async_trait]
-impl FileFormat for JsonFormat {
-    fn get_ext(&self) -> String {
-        ".json".into()
-    }
-
-    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
-        Ok(format!("{}{}", self.get_ext(), compression.get_ext()))
-    }
-
-    fn compression_type(&self) -> Option<FileCompressionType> {
-        self.options.compression().ok()
-    }
-
-    async fn infer_schema(
-        &self,
-        _state: &dyn Session,
-        store: &Arc<dyn ObjectStore>,
-        objects: &[ObjectMeta],
-    ) -> Result<SchemaRef> {
-        if !self.options.infer_all {
-            let compression = self.options.compression()?;
-            return datafusion::datasource::file_format::json::JsonFormat::default()
-                .with_file_compression_type(compression)
-                .infer_schema(_state, store, objects)
-                .await;
-        }
-        let mut records = vec![];
-        for meta in objects {
-            records.extend(self.options.records(store.as_ref(), meta).await?);
-        }
-        if records.is_empty() {
-            return Ok(Arc::new(Schema::empty()));
-        }
-        // Spark infers on the driver: a malformed record fails the read there.
-        if self.options.mode == MalformedMode::FailFast
-            && records.iter().any(JsonRecord::is_malformed)
-        {
-            return Err(to_datafusion(malformed_record()));
-        }
-        infer_json_records_schema(&records, self.options.mode, &self.options.corrupt_column)
-            .map_err(to_datafusion)
-    }
-
-    async fn infer_stats(
-        &self,
-        _state: &dyn Session,
-        _store: &Arc<dyn ObjectStore>,
-        table_schema: SchemaRef,
-        _object: &ObjectMeta,
-    ) -> Result<Statistics> {
-        Ok(Statistics::new_unknown(&table_schema))
-    }
-
-    async fn create_physical_plan(
-        &self,
-        _state: &dyn Session,
-        conf: FileScanConfig,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(DataSourceExec::from_data_source(conf))
-    }
-
-    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(JsonSource::new(table_schema, self.options.clone()))
-    }
-}
-
-impl EncodedFileSource for JsonSource {
-    const NAME: &'static str = "json";
-
-    fn options(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(self.reader().options())
-            .map_err(|e| DataFusionError::Internal(format!("cannot encode json options: {e}")))
-    }
-
-    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
-        let options: JsonOptions = serde_json::from_slice(options)
-            .map_err(|e| DataFusionError::Internal(format!("bad json options: {e}")))?;
-        Ok(Arc::new(JsonSource::new(schema, options)))
-    }
-}
+pub type JsonFormat = ReaderFormat<JsonFiles>;

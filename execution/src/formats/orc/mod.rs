@@ -14,16 +14,11 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use async_trait::async_trait;
 use bytes::Bytes;
 use datafusion::catalog::Session;
-use datafusion::common::{DataFusionError, Result, Statistics};
-use datafusion::datasource::file_format::FileFormat;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::{
-    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
-};
-use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::physical_plan::ExecutionPlan;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
@@ -31,10 +26,9 @@ use orc_rust::reader::AsyncChunkReader;
 use orc_rust::reader::metadata::read_metadata_async;
 use orc_rust::{ArrowReaderBuilder, ArrowSchemaOptions, TimestampPrecision};
 
-use crate::formats::source::{FileReader, ReaderSource};
+use crate::formats::source::{FileReader, ReaderFormat, ReaderSource};
 
 pub mod write;
-use crate::codec::EncodedFileSource;
 
 fn orc_error(e: orc_rust::error::OrcError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
@@ -85,25 +79,36 @@ fn spark_field(field: &Field) -> Field {
 }
 
 /// The ORC file format (`spark.read.orc`).
-#[derive(Debug, Default)]
-pub struct OrcFormat;
+pub type OrcFormat = ReaderFormat<OrcFiles>;
+
+/// Scans ORC files through orc-rust.
+pub type OrcSource = ReaderSource<OrcFiles>;
+
+/// Ember's ORC reader.
+#[derive(Debug, Clone, Copy)]
+pub struct OrcFiles;
 
 #[async_trait]
-impl FileFormat for OrcFormat {
-    fn get_ext(&self) -> String {
-        ".orc".into()
+impl FileReader for OrcFiles {
+    const FILE_TYPE: &'static str = "orc";
+    const EXTENSION: &'static str = ".orc";
+    type Options = ();
+
+    fn new(_table_schema: &TableSchema, _options: ()) -> Self {
+        OrcFiles
     }
 
-    fn get_ext_with_compression(&self, _compression: &FileCompressionType) -> Result<String> {
-        Ok(self.get_ext())
+    fn options(&self) -> &() {
+        &()
     }
 
-    fn compression_type(&self) -> Option<FileCompressionType> {
+    /// ORC compresses inside the file.
+    fn compression(_options: &()) -> Option<FileCompressionType> {
         None
     }
 
     async fn infer_schema(
-        &self,
+        _options: &(),
         _state: &dyn Session,
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
@@ -132,45 +137,6 @@ impl FileFormat for OrcFormat {
         }
         Ok(Arc::new(Schema::try_merge(schemas)?))
     }
-
-    async fn infer_stats(
-        &self,
-        _state: &dyn Session,
-        _store: &Arc<dyn ObjectStore>,
-        table_schema: SchemaRef,
-        _object: &ObjectMeta,
-    ) -> Result<Statistics> {
-        Ok(Statistics::new_unknown(&table_schema))
-    }
-
-    async fn create_physical_plan(
-        &self,
-        _state: &dyn Session,
-        conf: FileScanConfig,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(DataSourceExec::from_data_source(conf))
-    }
-
-    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(OrcSource::new(table_schema))
-    }
-}
-
-/// Scans ORC files through orc-rust.
-pub type OrcSource = ReaderSource<OrcFiles>;
-
-impl OrcSource {
-    pub fn new(table_schema: TableSchema) -> Self {
-        Self::with_reader(table_schema, OrcFiles)
-    }
-}
-
-/// Ember's ORC reader.
-#[derive(Debug, Clone, Copy)]
-pub struct OrcFiles;
-
-impl FileReader for OrcFiles {
-    const FILE_TYPE: &'static str = "orc";
 
     fn opener(
         &self,
@@ -273,16 +239,4 @@ fn cast_column(column: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
         _ => column.clone(),
     };
     Ok(arrow::compute::cast(&column, to)?)
-}
-
-impl EncodedFileSource for OrcSource {
-    const NAME: &'static str = "orc";
-
-    fn options(&self) -> Result<Vec<u8>> {
-        Ok(vec![])
-    }
-
-    fn from_options(_options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
-        Ok(Arc::new(OrcSource::new(schema)))
-    }
 }

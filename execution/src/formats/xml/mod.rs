@@ -11,22 +11,17 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
-use datafusion::common::{DataFusionError, GetExt, Result, Statistics};
-use datafusion::datasource::file_format::FileFormat;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::{
-    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
-};
-use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::physical_plan::ExecutionPlan;
 use futures::{FutureExt, StreamExt};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::formats::source::{FileReader, ReaderSource};
+use crate::formats::source::{FileReader, ReaderFormat, ReaderSource};
 use crate::formats::{MalformedMode, Options, flag, malformed_mode, option};
 use crate::spark_error::{SparkError, SparkResult, to_datafusion};
 
@@ -34,7 +29,6 @@ mod record;
 mod values;
 pub mod write;
 
-use crate::codec::EncodedFileSource;
 use record::{FileRecords, split_records};
 use values::{canonical, infer_node, merge, struct_value};
 
@@ -286,26 +280,44 @@ pub struct XmlFiles {
     options: Arc<XmlOptions>,
 }
 
-impl XmlFiles {
-    pub fn options(&self) -> &XmlOptions {
-        &self.options
-    }
-}
-
 /// Scans XML files as Spark reads them.
 pub type XmlSource = ReaderSource<XmlFiles>;
 
-impl XmlSource {
-    pub fn new(table_schema: TableSchema, options: XmlOptions) -> Self {
-        let reader = XmlFiles {
-            options: Arc::new(options),
-        };
-        Self::with_reader(table_schema, reader)
-    }
-}
-
+#[async_trait]
 impl FileReader for XmlFiles {
     const FILE_TYPE: &'static str = "xml";
+    const EXTENSION: &'static str = ".xml";
+    type Options = XmlOptions;
+
+    fn new(_table_schema: &TableSchema, options: XmlOptions) -> Self {
+        XmlFiles {
+            options: Arc::new(options),
+        }
+    }
+
+    fn options(&self) -> &XmlOptions {
+        &self.options
+    }
+
+    fn compression(options: &XmlOptions) -> Option<FileCompressionType> {
+        options.compression().ok()
+    }
+
+    async fn infer_schema(
+        options: &XmlOptions,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let mut texts = Vec::with_capacity(objects.len());
+        for meta in objects {
+            texts.push(options.file_text(store.as_ref(), meta).await?);
+        }
+        let schema = options
+            .infer(texts.iter().map(String::as_str))
+            .map_err(to_datafusion)?;
+        Ok(Arc::new(schema))
+    }
 
     fn opener(
         &self,
@@ -348,82 +360,4 @@ impl FileOpener for XmlOpener {
 }
 
 /// The XML file format of Ember's reads.
-#[derive(Debug)]
-pub struct XmlFormat {
-    options: XmlOptions,
-}
-
-impl XmlFormat {
-    pub fn new(options: XmlOptions) -> Self {
-        Self { options }
-    }
-}
-
-#[async_trait]
-impl FileFormat for XmlFormat {
-    fn get_ext(&self) -> String {
-        ".xml".into()
-    }
-
-    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
-        Ok(format!("{}{}", self.get_ext(), compression.get_ext()))
-    }
-
-    fn compression_type(&self) -> Option<FileCompressionType> {
-        self.options.compression().ok()
-    }
-
-    async fn infer_schema(
-        &self,
-        _state: &dyn Session,
-        store: &Arc<dyn ObjectStore>,
-        objects: &[ObjectMeta],
-    ) -> Result<SchemaRef> {
-        let mut texts = Vec::with_capacity(objects.len());
-        for meta in objects {
-            texts.push(self.options.file_text(store.as_ref(), meta).await?);
-        }
-        let schema = self
-            .options
-            .infer(texts.iter().map(String::as_str))
-            .map_err(to_datafusion)?;
-        Ok(Arc::new(schema))
-    }
-
-    async fn infer_stats(
-        &self,
-        _state: &dyn Session,
-        _store: &Arc<dyn ObjectStore>,
-        table_schema: SchemaRef,
-        _object: &ObjectMeta,
-    ) -> Result<Statistics> {
-        Ok(Statistics::new_unknown(&table_schema))
-    }
-
-    async fn create_physical_plan(
-        &self,
-        _state: &dyn Session,
-        conf: FileScanConfig,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(DataSourceExec::from_data_source(conf))
-    }
-
-    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(XmlSource::new(table_schema, self.options.clone()))
-    }
-}
-
-impl EncodedFileSource for XmlSource {
-    const NAME: &'static str = "xml";
-
-    fn options(&self) -> Result<Vec<u8>> {
-        serde_json::to_vec(self.reader().options())
-            .map_err(|e| DataFusionError::Internal(format!("cannot encode xml options: {e}")))
-    }
-
-    fn from_options(options: &[u8], schema: TableSchema) -> Result<Arc<dyn FileSource>> {
-        let options: XmlOptions = serde_json::from_slice(options)
-            .map_err(|e| DataFusionError::Internal(format!("bad xml options: {e}")))?;
-        Ok(Arc::new(XmlSource::new(schema, options)))
-    }
-}
+pub type XmlFormat = ReaderFormat<XmlFiles>;
