@@ -20,13 +20,7 @@ use datafusion::datasource::listing::{
 use datafusion::execution::SessionState;
 
 pub mod delta;
-mod delta_scan;
 pub mod iceberg;
-mod iceberg_avro;
-mod iceberg_catalog;
-mod iceberg_meta;
-mod iceberg_scan;
-pub mod iceberg_write;
 mod parsed;
 pub mod range;
 pub use parsed::ParsedColumn;

@@ -268,7 +268,7 @@ pub async fn execute_statement(
             assignments,
             predicate,
         } => super::delta::update(ctx, &table, assignments, predicate).await,
-        Statement::Merge(spec) => super::delta_merge::merge(ctx, *spec).await,
+        Statement::Merge(spec) => super::delta::merge(ctx, *spec).await,
         Statement::DescribeHistory { table, limit } => {
             super::delta::describe_history(ctx, &table, limit).await
         }

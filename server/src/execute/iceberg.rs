@@ -12,7 +12,8 @@ use arrow::datatypes::Field;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 use ember_planner::SparkError;
-use ember_planner::datasource::{delta, iceberg, iceberg_write};
+use ember_planner::datasource::iceberg::write as iceberg_write;
+use ember_planner::datasource::{delta, iceberg};
 use ember_planner::spec::{CreateTableSpec, Plan, SaveMode, WriteSpec};
 
 use super::write::analysis;

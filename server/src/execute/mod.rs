@@ -4,7 +4,6 @@ pub mod catalog;
 pub mod catalog_api;
 pub mod command;
 pub mod delta;
-mod delta_merge;
 pub mod encode;
 pub(crate) mod iceberg;
 pub mod operation;

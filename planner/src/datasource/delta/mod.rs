@@ -15,10 +15,12 @@ use datafusion::datasource::listing::PartitionedFile;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
-use super::delta_scan::DeltaFiles;
-use super::{FileRead, block_on, check_allowed, option};
+mod scan;
+
+use crate::datasource::{FileRead, block_on, check_allowed, local_part, option};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
+use scan::DeltaFiles;
 
 pub use crate::spec::TimeTravel;
 
@@ -55,7 +57,7 @@ pub fn table_url(path: &str) -> PlanResult<url::Url> {
             "Delta tables in object stores ({path})"
         )));
     }
-    let local = super::local_part(path)?;
+    let local = local_part(path)?;
     let absolute = std::path::absolute(local).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
     let absolute: std::path::PathBuf = absolute.components().collect();
     url::Url::from_directory_path(&absolute)

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::iceberg::is_iceberg_table;
+use super::is_iceberg_table;
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
 
@@ -80,7 +80,7 @@ pub fn catalog_source(
         let table_location = catalog_table_location(catalogs, table).ok().flatten();
         match (last, table_location) {
             ([m], Some(table_location))
-                if super::iceberg_meta::METADATA_TABLES
+                if super::meta::METADATA_TABLES
                     .iter()
                     .any(|t| t.eq_ignore_ascii_case(m))
                     && is_iceberg_table(&table_location) =>

@@ -14,8 +14,8 @@ use arrow::record_batch::RecordBatch;
 use datafusion::datasource::MemTable;
 use serde_json::Value;
 
-use super::FileRead;
-use super::iceberg::{TableMetadata, data_files};
+use super::{TableMetadata, data_files};
+use crate::datasource::FileRead;
 use crate::error::{PlanError, PlanResult};
 
 /// The metadata tables Ember answers.

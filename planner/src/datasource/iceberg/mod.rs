@@ -20,11 +20,17 @@ use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
 use datafusion::datasource::listing::PartitionedFile;
 use serde_json::Value;
 
-pub use super::iceberg_catalog::{catalog_source, catalog_table_location, hadoop_table_location};
-use super::iceberg_scan::{FileGroupMapping, IcebergFiles};
-use super::{FileRead, check_allowed, option};
+mod avro;
+mod catalog;
+mod meta;
+mod scan;
+pub mod write;
+
+use crate::datasource::{FileRead, check_allowed, local_part, option};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
+pub use catalog::{catalog_source, catalog_table_location, hadoop_table_location};
+use scan::{FileGroupMapping, IcebergFiles};
 
 /// The parquet field metadata key of a column's Iceberg field id.
 const FIELD_ID: &str = "PARQUET:field_id";
@@ -46,7 +52,7 @@ fn local_path(path: &str) -> PlanResult<PathBuf> {
             "Iceberg tables in object stores ({path})"
         )));
     }
-    let local = super::local_part(path)?;
+    let local = local_part(path)?;
     std::path::absolute(local).map_err(|e| invalid(e.to_string()))
 }
 
@@ -157,7 +163,7 @@ pub fn time_travel(ds: &DataSource, time_zone: &str) -> PlanResult<Option<At>> {
         asked.push(At::Timestamp(ms));
     }
     if let Some(v) = option(ds, "timestampAsOf") {
-        let t = super::delta::parse_timestamp(v, time_zone)?;
+        let t = crate::datasource::delta::parse_timestamp(v, time_zone)?;
         asked.push(At::Timestamp(t.timestamp_millis()));
     }
     match asked.len() {
@@ -605,11 +611,11 @@ pub fn read(
     let at = time_travel(ds, time_zone)?;
     // `<location>#snapshots`: a metadata table.
     if let Some((location, name)) = path.rsplit_once('#')
-        && super::iceberg_meta::METADATA_TABLES
+        && meta::METADATA_TABLES
             .iter()
             .any(|m| m.eq_ignore_ascii_case(name))
     {
-        return super::iceberg_meta::metadata_table(&load(location)?, name);
+        return meta::metadata_table(&load(location)?, name);
     }
     let table = load(path)?;
     let snapshot = table.chosen_snapshot(at.as_ref())?;

@@ -1,6 +1,6 @@
 //! Iceberg writes: new tables (format version 2) and append/overwrite commits of unpartitioned
 //! tables. A commit writes the data as one parquet file (columns with their Iceberg field ids),
-//! a manifest and a manifest list ([`super::iceberg_avro`]), then the new metadata JSON as
+//! a manifest and a manifest list ([`super::avro`]), then the new metadata JSON as
 //! `metadata/v<N+1>.metadata.json`, created exclusively: of two writers that read the same
 //! version, the second one's create fails and its commit is refused rather than lost. The
 //! version hint is then replaced atomically (rename). A crash before the metadata file leaves
@@ -15,8 +15,8 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Field, Schema};
 use serde_json::{Value, json};
 
-use super::iceberg::{self, TableMetadata};
-use super::iceberg_avro::{AvroValue, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA, container};
+use super::avro::{AvroValue, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA, container};
+use super::{self as iceberg, TableMetadata};
 use crate::error::{PlanError, PlanResult};
 
 fn invalid(text: impl Into<String>) -> PlanError {
@@ -115,8 +115,8 @@ pub fn schema_json(fields: &[Field]) -> PlanResult<(Value, i64)> {
 
 /// Create an empty, unpartitioned table (format version 2) at `location`.
 pub fn create_table(location: &str, fields: &[Field]) -> PlanResult<()> {
-    super::check_allowed(location)?;
-    let dir = PathBuf::from(super::local_part(location)?);
+    crate::datasource::check_allowed(location)?;
+    let dir = PathBuf::from(crate::datasource::local_part(location)?);
     let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
     let (schema, last_id) = schema_json(fields)?;
     let meta = json!({

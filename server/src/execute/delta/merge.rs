@@ -6,7 +6,7 @@ use datafusion::logical_expr::{Expr, cast};
 use ember_planner::datasource::delta;
 use ember_planner::spec::{MergeAction, MergeSpec, MergeWhen};
 
-use super::delta::{count, counts, named_table, stored_type, write_error};
+use super::{count, counts, named_table, stored_type, write_error};
 use crate::error::ServerResult;
 use crate::state::RequestContext;
 
@@ -43,7 +43,7 @@ pub async fn merge(
         })
         .collect();
     let source_names = query.names.clone();
-    let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
+    let batches = super::run_projected(ctx, query.plan, exprs).await?;
     let session = datafusion::prelude::SessionContext::new();
     let source = session.read_batches(batches)?;
     let target_alias = spec

@@ -6,6 +6,7 @@
 //! enforcement, `mergeSchema`, `overwriteSchema`, partition columns) and commits them with
 //! deltalake-core's write: data files, then one atomic commit to `_delta_log/` (optimistic
 //! concurrency: a concurrent commit of the same version fails this one instead of being lost).
+//! DELETE, UPDATE and MERGE (`merge.rs`) run deltalake's operations on the driver.
 
 use std::collections::HashMap;
 
@@ -19,9 +20,12 @@ use ember_planner::spec::{SaveMode, WriteSpec};
 use ember_planner::{ResolvedQuery, SparkError, types};
 use futures::TryStreamExt;
 
-use super::write::{FileWriteSpec, WriteLocation, analysis, location};
 use crate::error::ServerResult;
+use crate::execute::write::{FileWriteSpec, WriteLocation, analysis, location};
 use crate::state::RequestContext;
+
+mod merge;
+pub use merge::merge;
 
 /// `df.write.format("delta")...save(path)` with Delta's save modes.
 pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerResult<()> {
@@ -54,7 +58,7 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
             partition_by: spec.partition_by,
             bucketing: None,
             overwrite: spec.mode == SaveMode::Overwrite,
-            dynamic_overwrite: super::catalog::dynamic_partition_overwrite(ctx),
+            dynamic_overwrite: crate::execute::catalog::dynamic_partition_overwrite(ctx),
         },
     )
     .await?;
@@ -72,7 +76,7 @@ pub(super) async fn run_projected(
     let df = ctx.datafusion_context();
     let physical = df.state().create_physical_plan(&plan).await?;
     let output_schema = physical.schema();
-    let context = super::progress::attach(df.task_ctx());
+    let context = crate::execute::progress::attach(df.task_ctx());
     let stream = ctx.state.runner.execute(physical, context).await?;
     let mut batches: Vec<RecordBatch> = stream.try_collect().await?;
     if batches.is_empty() {
