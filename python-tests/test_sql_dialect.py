@@ -41,6 +41,14 @@ QUERIES = {
     "unpivot": "SELECT * FROM (SELECT 1 AS id, 10 AS a, 20 AS b) UNPIVOT (val FOR col IN (a, b))",
     "unpivot_include_nulls": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT INCLUDE NULLS (val FOR col IN (a, b))",
     "unpivot_aliases": "SELECT * FROM (SELECT 1 AS id, 10 AS a, CAST(NULL AS INT) AS b) UNPIVOT (val FOR col IN (a AS x, b AS y))",
+    # Inline tables (VALUES) with an alias: PIVOT/UNPIVOT after them, the alias inside
+    # parentheses, and count(*) in a SQL PIVOT (SQL's `count(*)` is `count(1)`).
+    "values_pivot": "SELECT * FROM VALUES (1, 'x', 10), (2, 'y', 20) AS t(a, b, c) PIVOT (sum(c) FOR b IN ('x', 'y'))",
+    "values_pivot_no_as": "SELECT * FROM VALUES (1, 'x', 10) t(a, b, c) PIVOT (sum(c) FOR b IN ('x', 'y'))",
+    "values_unpivot": "SELECT * FROM VALUES (1, 'x', 10) AS t(a, b, c) UNPIVOT (v FOR k IN (a, c))",
+    "values_alias_in_parentheses": "SELECT a, b FROM (VALUES (1, 'x'), (2, 'y') AS t(a, b)) WHERE a > 1",
+    "values_join_values": "SELECT * FROM VALUES (1, 'x') AS t(a, b) JOIN VALUES (1), (CAST(2 AS INT)) AS u(a) USING (a)",
+    "pivot_count_star": "SELECT * FROM (SELECT 1 a, 'x' b) PIVOT (count(*) FOR b IN ('x', 'y'))",
     # Set operations
     "except_all": "SELECT id % 2 FROM range(6) EXCEPT ALL SELECT 0",
     "intersect_all": "SELECT id FROM range(5) INTERSECT ALL SELECT id FROM range(3)",
@@ -171,6 +179,8 @@ QUERIES.update(
     }
 )
 ERRORS["lateral_alias_unknown"] = "SELECT 1 AS a, nope + 1"
+# The alias of an inline table alone in parentheses is not visible outside them.
+ERRORS["values_alias_hidden_by_parentheses"] = "SELECT t.a FROM (VALUES (1, 'x') AS t(a, b))"
 ERRORS["pivot_value_of_other_arity"] = "SELECT * FROM (SELECT 1 k, 'a' c, 10 v) PIVOT (sum(v) FOR (k, c) IN ((1, 'a', 3) AS x))"
 
 
@@ -233,6 +243,8 @@ def test_dataframe_pivot_unpivot(spark, expected):
         ),
         name="pivot_empty_sql",
     )
+    # A DataFrame pivot expands no star: INVALID_USAGE_OF_STAR_OR_REGEX.
+    expected.check_error(lambda: df.groupBy("g").pivot("k").agg(F.count("*")).collect(), name="pivot_count_star")
     expected.check(df.unpivot("g", ["v"], "var", "val"), name="unpivot")
     expected.check(
         df.select("g", "v", F.col("v").alias("w")).melt(["g"], ["v", "w"], "var", "val"), name="melt"

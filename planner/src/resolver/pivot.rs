@@ -60,6 +60,16 @@ impl Resolver<'_> {
             .aggregates
             .iter()
             .map(|e| {
+                // `pivot(...).agg(count("*"))`: Spark expands no star under a DataFrame pivot
+                // (SQL's `count(*)` is `count(1)` by then).
+                if a.output_grouping && has_star_argument(e) {
+                    return Err(SparkError::analysis(
+                        "INVALID_USAGE_OF_STAR_OR_REGEX",
+                        "42000",
+                        "Invalid usage of '*' in Pivot.",
+                    )
+                    .into());
+                }
                 let (resolved, name) = self.resolve_expr(e, &schema)?;
                 spread &= pivot_first_type(&resolved.get_type(&schema)?);
                 match e {
@@ -229,6 +239,20 @@ impl Resolver<'_> {
 
 /// How Spark names the column of a pivot value: its text, `null` for NULL.
 /// Whether Spark's PivotFirst spreads aggregates of this type (`PivotFirst.supportsDataType`).
+/// An aggregate call (aliased or not) with `*` (or a regex) as an argument.
+fn has_star_argument(e: &SExpr) -> bool {
+    match e {
+        SExpr::Alias { expr, .. } => has_star_argument(expr),
+        SExpr::Function(call) => call.args.iter().any(|a| {
+            matches!(
+                a,
+                SExpr::Star { .. } | SExpr::StarExcept { .. } | SExpr::Regex { .. }
+            )
+        }),
+        _ => false,
+    }
+}
+
 fn pivot_first_type(data_type: &DataType) -> bool {
     matches!(
         data_type,

@@ -8,6 +8,7 @@
 mod ddl;
 mod dialect;
 mod expression;
+mod inline_table;
 mod literal;
 mod merge;
 mod query;
@@ -219,7 +220,9 @@ fn tokenize(dialect: &SparkDialect, sql: &str) -> PlanResult<Vec<TokenWithSpan>>
         .map_err(|e| PlanError::from(SparkError::parse_syntax(&format!("'{}'", e.message), "")))?;
     table_args::table_arguments(number_positional_markers(dialect::multi_unit_intervals(
         dialect::exists_functions(dialect::merge_typed_number_literals(
-            literal::timestamp_ltz_literals(dialect::system_time_travel(tokens)),
+            literal::timestamp_ltz_literals(inline_table::parenthesised_inline_tables(
+                dialect::system_time_travel(tokens),
+            )),
         )),
     )))
 }
