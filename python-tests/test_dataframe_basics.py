@@ -183,6 +183,17 @@ def test_column_metadata(spark, expected):
         aliased.withColumn("y", F.col("x")).withMetadata("y", {"b": 2}).schema["y"].metadata,
         name="with_column_then_metadata",
     )
+    # withColumn gives even a plain column reference no metadata: the source column's is
+    # dropped, replaced or new (withColumnRenamed keeps it).
+    expected.check_value(
+        [f.metadata for f in aliased.withColumn("y", F.col("x")).schema.fields], name="with_column_source_dropped"
+    )
+    expected.check_value(
+        [f.metadata for f in aliased.withColumn("x", F.col("x")).schema.fields], name="with_column_same_dropped"
+    )
+    expected.check_value(
+        [f.metadata for f in aliased.withColumnRenamed("x", "q").schema.fields], name="renamed_kept"
+    )
 
 
 def test_rows_after_a_limit_keep_its_order(spark, expected):

@@ -687,8 +687,8 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 let [name] = a.name.as_slice() else {
                     return invalid("withColumns needs exactly one name per column");
                 };
-                // `withMetadata`'s metadata, never an `alias(..., metadata=...)`'s, as in Spark (a
-                // source column's metadata stays: DataFusion's aliases cannot remove it).
+                // `withMetadata`'s metadata, never an `alias(..., metadata=...)`'s, as in Spark (the
+                // resolver drops a source column's metadata).
                 let mut column = expr(ctx, e)?;
                 if let Expr::Alias { metadata, .. } = &mut column {
                     *metadata = None;

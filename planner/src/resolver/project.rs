@@ -5,7 +5,7 @@
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Column, DFSchema, ScalarValue};
 use datafusion::logical_expr::utils::{find_aggregate_exprs, find_window_exprs};
-use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
+use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
 use super::names::Named;
@@ -338,7 +338,35 @@ impl Resolver<'_> {
                         .map(|(e, _)| e)
                         .ok_or_else(|| crate::error::SparkError::invalid_plan("empty generator"))?
                 }
-                None => self.resolve_expr(e, &schema)?.0,
+                None => {
+                    let resolved = self.resolve_expr(e, &schema)?.0;
+                    // Spark's withColumns gives each column `withMetadata`'s metadata or an
+                    // empty one: a source column's metadata is dropped (an empty object over
+                    // it, as aliases only add metadata).
+                    let explicit = matches!(
+                        e,
+                        SExpr::Alias {
+                            metadata: Some(_),
+                            ..
+                        }
+                    );
+                    if !explicit
+                        && resolved
+                            .to_field(&schema)?
+                            .1
+                            .metadata()
+                            .contains_key(crate::types::SPARK_METADATA_KEY)
+                    {
+                        let empty = SExpr::Alias {
+                            expr: Box::new(e.clone()),
+                            names: vec![name.clone()],
+                            metadata: Some("{}".into()),
+                        };
+                        self.resolve_expr(&empty, &schema)?.0
+                    } else {
+                        resolved
+                    }
+                }
             };
             let mut replaced = false;
             for item in items.iter_mut() {
