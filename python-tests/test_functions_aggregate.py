@@ -41,6 +41,18 @@ SQL = {
     "empty_input": "SELECT count(*), sum(id), avg(id), max(id), collect_list(id) FROM range(0)",
     "decimal_sum": "SELECT sum(d), avg(d), typeof(sum(d)), typeof(avg(d)) FROM VALUES (1.25), (2.50) AS t(d)",
     "int_sum_type": "SELECT typeof(sum(CAST(1 AS INT))), typeof(avg(1)), typeof(count(1))",
+    # Ordered-set aggregates: f(p) WITHIN GROUP (ORDER BY x [DESC]).
+    "percentile_cont_within_group": f"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), "
+    f"percentile_cont(0.25) WITHIN GROUP (ORDER BY x DESC), typeof(percentile_cont(0.5) WITHIN GROUP (ORDER BY v)) {T}",
+    "percentile_disc_within_group": f"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v), "
+    f"percentile_disc(0.5) WITHIN GROUP (ORDER BY v DESC), percentile_disc(0.25) WITHIN GROUP (ORDER BY x DESC) {T}",
+    "percentile_within_group_grouped": f"SELECT k, percentile_disc(0.5) WITHIN GROUP (ORDER BY x), "
+    f"percentile_cont(array(0.25, 0.75)) WITHIN GROUP (ORDER BY v) {T} GROUP BY k ORDER BY k",
+    "percentile_within_group_filter": f"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FILTER (WHERE k = 'a') {T}",
+    "mode_within_group": "SELECT mode() WITHIN GROUP (ORDER BY k), mode() WITHIN GROUP (ORDER BY k DESC), "
+    "typeof(mode() WITHIN GROUP (ORDER BY k)) FROM VALUES (3), (1), (1), (3), (2) AS t(k)",
+    "percentile_within_group_over": "SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k) c, "
+    "percentile_disc(0.5) WITHIN GROUP (ORDER BY v) OVER () d FROM VALUES ('a', 1), ('a', 4), ('b', 2) AS t(k, v) ORDER BY k, c",
 }
 
 
@@ -167,6 +179,11 @@ ERRORS = {
     "nondeterministic_shuffle": "SELECT count(shuffle(array(1, 2))) FROM range(3)",
     "nondeterministic_input_file": "SELECT count(DISTINCT input_file_name()) FROM range(3)",
     "nondeterministic_filter": "SELECT sum(id) FILTER (WHERE rand() > 2) FROM range(3)",
+    "within_group_missing": "SELECT percentile_cont(0.5) FROM range(3)",
+    "within_group_two_orderings": "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY id, id) FROM range(3)",
+    "mode_argument_and_within_group": "SELECT mode(id) WITHIN GROUP (ORDER BY id) FROM range(3)",
+    "percentile_cont_out_of_range": "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY id) FROM range(3)",
+    "substring_one_argument": "SELECT substring('abc')",
 }
 
 

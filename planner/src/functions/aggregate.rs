@@ -121,6 +121,16 @@ pub fn register(b: &mut RegistryBuilder) {
     // mode(x[, deterministic]): the most frequent non-NULL value (the first seen among ties;
     // the least when deterministic, which Spark names `mode() WITHIN GROUP (ORDER BY x DESC)`).
     b.add_named_aggregate(&["mode"], Naming::Custom(mode_name), |mut f| {
+        // `mode() WITHIN GROUP (ORDER BY x [DESC])`: the least (greatest) among ties.
+        if !f.order_by.is_empty() {
+            let sort = super::ordered_set::ordering(&f, usize::from(f.args.is_empty()))?;
+            let values = present_values(sort.expr, f.filter)?;
+            let order = lit(if sort.asc { "ASC" } else { "DESC" });
+            let values = super::df_udf("array_sort")?.call(vec![values, order]);
+            return Ok(
+                super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]),
+            );
+        }
         f.arity(1, 2)?;
         let deterministic = match f.args.get(1) {
             None => false,
@@ -224,7 +234,7 @@ pub fn register(b: &mut RegistryBuilder) {
                     f.args.truncate(2);
                     let p = f.args.remove(1);
                     let x = f.args.remove(0);
-                    exact_percentile(x, p, f.filter.take())
+                    exact_percentile(x, p, f.filter.take(), false)
                 },
                 2,
                 3,
@@ -287,7 +297,7 @@ fn collect(f: FunctionInput, name: &str) -> PlanResult<Expr> {
     Ok(SparkNullability::udf(false).call(vec![typed]))
 }
 
-fn df(name: &str) -> PlanResult<Arc<AggregateUDF>> {
+pub(super) fn df(name: &str) -> PlanResult<Arc<AggregateUDF>> {
     datafusion_aggregate(name).ok_or_else(|| PlanError::Unsupported(format!("aggregate {name}")))
 }
 
@@ -342,7 +352,10 @@ pub(crate) fn agg(
     )))
 }
 
-fn agg_double(mut f: FunctionInput, udaf: PlanResult<Arc<AggregateUDF>>) -> PlanResult<Expr> {
+pub(super) fn agg_double(
+    mut f: FunctionInput,
+    udaf: PlanResult<Arc<AggregateUDF>>,
+) -> PlanResult<Expr> {
     f.args = f
         .args
         .into_iter()
@@ -632,9 +645,15 @@ pub(super) fn call_values(mut f: FunctionInput) -> PlanResult<Expr> {
 /// The smallest value with at least a fraction `p` of the non-NULL values at or below it:
 /// what Spark's `percentile_approx` answers within its accuracy (exactly, from the sorted
 /// values of the group).
-pub(crate) fn exact_percentile(x: Expr, p: Expr, filter: Option<Expr>) -> PlanResult<Expr> {
+pub(crate) fn exact_percentile(
+    x: Expr,
+    p: Expr,
+    filter: Option<Expr>,
+    descending: bool,
+) -> PlanResult<Expr> {
     let values = present_values(x, filter)?;
-    let sorted = super::df_udf("array_sort")?.call(vec![values]);
+    let order = lit(if descending { "DESC" } else { "ASC" });
+    let sorted = super::df_udf("array_sort")?.call(vec![values, order]);
     let n = cast(
         super::df_udf("cardinality")?.call(vec![sorted.clone()]),
         DataType::Float64,
@@ -645,7 +664,7 @@ pub(crate) fn exact_percentile(x: Expr, p: Expr, filter: Option<Expr>) -> PlanRe
 }
 
 /// An aggregate of one percentile, or of each of a literal array of them.
-fn percentiles(
+pub(super) fn percentiles(
     f: FunctionInput,
     one: impl Fn(FunctionInput) -> PlanResult<Expr>,
     min: usize,
@@ -679,7 +698,19 @@ fn percentiles(
         g.args[1] = p;
         parts.push(one(g)?);
     }
-    Ok(datafusion::functions_nested::expr_fn::make_array(parts))
+    // A group without values has no list (NULL), as a single percentile is NULL.
+    let present = Expr::AggregateFunction(AggregateFunction::new_udf(
+        datafusion::functions_aggregate::count::count_udaf(),
+        vec![f.args[0].clone()],
+        false,
+        f.filter.clone().map(Box::new),
+        vec![],
+        None,
+    ));
+    Ok(when_true(
+        present.gt(lit(0i64)),
+        datafusion::functions_nested::expr_fn::make_array(parts),
+    ))
 }
 
 /// `count(a, b, ...)` counts the rows where no argument is NULL (distinct tuples with

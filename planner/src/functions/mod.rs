@@ -14,6 +14,7 @@ mod math;
 pub mod native;
 pub mod nested_nullability;
 pub mod nullability;
+mod ordered_set;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod pattern;
@@ -304,6 +305,7 @@ pub fn registry() -> &'static Registry {
         datetime::register(&mut b);
         time_windows::register(&mut b);
         aggregate::register(&mut b);
+        ordered_set::register(&mut b);
         window::register(&mut b);
         variant::register(&mut b);
         sketch::register(&mut b);

@@ -244,9 +244,6 @@ impl Resolver<'_> {
         if def.kind == FunctionKind::Aggregate && !self.in_window {
             check_deterministic_aggregate(call, &name, filter.as_ref().map(|(_, n)| n.as_str()))?;
         }
-        if let Some((_, fname)) = &filter {
-            name.push_str(&format!(" FILTER (WHERE {fname})"));
-        }
         if !within_group.is_empty() {
             if def.kind != FunctionKind::Aggregate {
                 return Err(PlanError::Unsupported(format!(
@@ -254,8 +251,37 @@ impl Resolver<'_> {
                     call.name
                 )));
             }
-            let order: Vec<String> = within_group.iter().map(|(_, n)| n.clone()).collect();
+            let mut order: Vec<String> = within_group.iter().map(|(_, n)| n.clone()).collect();
+            // The ordered-set aggregates show their ordering without the default null
+            // ordering, and `mode()`'s reversed (`mode(x, true)` is Spark's
+            // `mode() WITHIN GROUP (ORDER BY x DESC)`, the least value among ties).
+            if matches!(
+                lname.as_str(),
+                "percentile_cont" | "percentile_disc" | "mode"
+            ) {
+                order = order
+                    .into_iter()
+                    .map(|o| {
+                        let (x, descending) = match (
+                            o.strip_suffix(" ASC NULLS FIRST"),
+                            o.strip_suffix(" DESC NULLS LAST"),
+                        ) {
+                            (Some(x), _) => (x.to_string(), false),
+                            (_, Some(x)) => (x.to_string(), true),
+                            _ => return o,
+                        };
+                        if descending != (lname == "mode") {
+                            format!("{x} DESC")
+                        } else {
+                            x
+                        }
+                    })
+                    .collect();
+            }
             name.push_str(&format!(" WITHIN GROUP (ORDER BY {})", order.join(", ")));
+        }
+        if let Some((_, fname)) = &filter {
+            name.push_str(&format!(" FILTER (WHERE {fname})"));
         }
         // typeof names an interval's fields, which its argument's field carries.
         if let ("typeof", [arg]) = (lname.as_str(), args.as_slice()) {

@@ -62,7 +62,7 @@ fn statistic(name: &str, column: Expr, t: &DataType) -> PlanResult<Expr> {
                     ))
                 })?;
             if numeric {
-                crate::functions::exact_percentile(column, lit(p / 100.0), None)?
+                crate::functions::exact_percentile(column, lit(p / 100.0), None, false)?
             } else {
                 lit(datafusion::common::ScalarValue::Float64(None))
             }

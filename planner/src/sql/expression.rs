@@ -405,10 +405,14 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
             shorthand,
         } => {
             let mut args = vec![go(*expr)?];
-            args.push(match substring_from {
-                Some(f) => go(*f)?,
-                None => Expr::Literal(ScalarValue::Int32(Some(1))),
-            });
+            // `substring(s)` is a call of one argument (WRONG_NUM_ARGS).
+            match substring_from {
+                Some(f) => args.push(go(*f)?),
+                None if substring_for.is_some() => {
+                    args.push(Expr::Literal(ScalarValue::Int32(Some(1))))
+                }
+                None => {}
+            }
             if let Some(n) = substring_for {
                 args.push(go(*n)?);
             }

@@ -1,0 +1,66 @@
+//! Spark's ordered-set aggregates, `f(p) WITHIN GROUP (ORDER BY x [DESC])`: `percentile_cont`
+//! (interpolated) and `percentile_disc` (the first value whose cumulative distribution reaches
+//! `p`), both of `x` as DOUBLE; `mode() WITHIN GROUP (ORDER BY x)` is `mode`'s (see
+//! `aggregate.rs`).
+
+use arrow::datatypes::DataType;
+use datafusion::logical_expr::expr::Sort;
+use datafusion::logical_expr::{cast, lit};
+
+use super::aggregate::{agg_double, df, exact_percentile, percentiles};
+use super::{FunctionInput, Naming, RegistryBuilder};
+use crate::error::{PlanResult, SparkError};
+
+pub fn register(b: &mut RegistryBuilder) {
+    for (name, discrete) in [("percentile_cont", false), ("percentile_disc", true)] {
+        b.add_named_aggregate(&[name], Naming::Call, move |mut f| {
+            let sort = ordering(&f, 1)?;
+            f.arity(1, 1)?;
+            // The ordering is read here: the aggregates below see plain arguments.
+            f.order_by.clear();
+            let descending = !sort.asc;
+            f.args.insert(0, cast(sort.expr, DataType::Float64));
+            percentiles(
+                f,
+                move |mut f| {
+                    let p = cast(f.args.remove(1), DataType::Float64);
+                    if discrete {
+                        let x = f.args.remove(0);
+                        return exact_percentile(x, p, f.filter.take(), descending);
+                    }
+                    // Interpolated: the fraction p from the end is 1 - p from the start.
+                    f.args.push(if descending { lit(1.0) - p } else { p });
+                    agg_double(f, df("percentile_cont"))
+                },
+                2,
+                2,
+            )
+        });
+    }
+}
+
+/// The orderings of `WITHIN GROUP` an ordered-set aggregate takes: its one ordering when it
+/// takes one (`wanted` 1), else none; INVALID_WITHIN_GROUP_EXPRESSION for others.
+pub(super) fn ordering(f: &FunctionInput, wanted: usize) -> PlanResult<Sort> {
+    let name = f.name;
+    match (f.order_by.as_slice(), wanted) {
+        ([sort], 1) => Ok(sort.clone()),
+        ([], 1) => Err(SparkError::analysis(
+            "INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING",
+            "42K0K",
+            format!(
+                "Invalid function `{name}` with WITHIN GROUP. WITHIN GROUP is required for the function."
+            ),
+        )
+        .into()),
+        (other, _) => Err(SparkError::analysis(
+            "INVALID_WITHIN_GROUP_EXPRESSION.WRONG_NUM_ORDERINGS",
+            "42K0K",
+            format!(
+                "Invalid function `{name}` with WITHIN GROUP. The function requires {wanted} orderings in WITHIN GROUP but got {}.",
+                other.len()
+            ),
+        )
+        .into()),
+    }
+}
