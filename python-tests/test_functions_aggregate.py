@@ -51,6 +51,9 @@ SQL = {
     "percentile_within_group_filter": f"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FILTER (WHERE k = 'a') {T}",
     "mode_within_group": "SELECT mode() WITHIN GROUP (ORDER BY k), mode() WITHIN GROUP (ORDER BY k DESC), "
     "typeof(mode() WITHIN GROUP (ORDER BY k)) FROM VALUES (3), (1), (1), (3), (2) AS t(k)",
+    "ordered_set_over_whole_frame": "SELECT id, median(id) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) m, "
+    "listagg(CAST(id AS STRING)) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) l, "
+    "mode() WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) o FROM range(3) ORDER BY id",
     "percentile_within_group_over": "SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY k) c, "
     "percentile_disc(0.5) WITHIN GROUP (ORDER BY v) OVER () d FROM VALUES ('a', 1), ('a', 4), ('b', 2) AS t(k, v) ORDER BY k, c",
 }
@@ -184,6 +187,11 @@ ERRORS = {
     "mode_argument_and_within_group": "SELECT mode(id) WITHIN GROUP (ORDER BY id) FROM range(3)",
     "percentile_cont_out_of_range": "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY id) FROM range(3)",
     "substring_one_argument": "SELECT substring('abc')",
+    # Ordered-set aggregates over a window take no ORDER BY and no frame but the whole one.
+    "median_over_order": "SELECT median(id) OVER (ORDER BY id) FROM range(3)",
+    "median_over_rows": "SELECT median(id) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM range(3)",
+    "percentile_cont_over_order": "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) FROM range(3)",
+    "listagg_within_group_over_order": "SELECT listagg(CAST(id AS STRING)) WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) FROM range(3)",
 }
 
 

@@ -107,6 +107,26 @@ impl Resolver<'_> {
             )
             .into());
         }
+        // The ordered-set aggregates (`median`, `percentile_cont`, an ordered `listagg`) order
+        // their own input: a window of theirs takes neither an ORDER BY nor a frame other than
+        // the whole partition.
+        let within_group = matches!(call.args.last(), Some(SExpr::SortOrder(_)));
+        let ordered_set = matches!(
+            lname.as_str(),
+            "median" | "percentile_cont" | "percentile_disc"
+        ) || (within_group && matches!(lname.as_str(), "listagg" | "string_agg"));
+        let whole_frame = w.frame.as_ref().is_none_or(|f| {
+            matches!(f.lower, FrameBound::UnboundedPreceding)
+                && matches!(f.upper, FrameBound::UnboundedFollowing)
+        });
+        if ordered_set && (!order.is_empty() || !whole_frame) {
+            return Err(SparkError::analysis(
+                "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC",
+                "42601",
+                format!("Cannot specify ORDER BY or a window frame for \"{fname}\"."),
+            )
+            .into());
+        }
         // counter_diff runs over the rows up to the current one only.
         if lname == "counter_diff"
             && w.frame.as_ref().is_some_and(|f| {
