@@ -94,6 +94,14 @@ WINDOW_SQL = {
     "FROM VALUES (1, NULL), (2, 2), (3, NULL), (4, NULL), (5, 5) AS t(i, v) WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
     "sliding_bool": f"SELECT k, i, bool_and(v > 5) OVER w a, bool_or(v > 15) OVER w o, every(v > 5) OVER w e, some(v > 15) OVER w s "
     f"{W} WINDOW w AS (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    # Aggregates recomputed from a sliding frame's rows (DataFusion cannot remove rows from
+    # these accumulators, or not exactly: a variance of equal values is 0.0, as in Spark).
+    "sliding_recomputed": "SELECT i, listagg(s) OVER w l, string_agg(s, '-') OVER w g, approx_count_distinct(n) OVER w d, "
+    "bit_or(n) OVER w b, try_sum(v) OVER w t, stddev(v) OVER w sd, variance(v) OVER w va, var_pop(v) OVER w vp "
+    "FROM VALUES (1, 'a', 10.0D, 1), (2, 'b', NULL, 2), (3, NULL, 30.0D, 2), (4, 'd', 20.0D, 5), (5, 'e', 20.0D, 1) "
+    "AS t(i, s, v, n) WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+    "sliding_recomputed_range": f"SELECT k, i, listagg(CAST(v AS STRING), ',') OVER w l, stddev_pop(v) OVER w s, "
+    f"bit_and(i) OVER w b {W} WINDOW w AS (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)",
     "sliding_range_first": f"SELECT k, i, first(v) OVER (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) f {W}",
 }
 

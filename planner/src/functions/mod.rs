@@ -15,6 +15,7 @@ pub mod native;
 pub mod nested_nullability;
 pub mod nullability;
 mod ordered_set;
+pub mod recompute;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
 mod operators;
 mod pattern;
@@ -443,6 +444,7 @@ pub fn codec_parts() -> Vec<Arc<dyn ember_execution::codec::CodecPart>> {
         udaf_part::<python_agg::PythonAggUdf>(),
         udaf_part::<native::counter_diff::CounterDiff>(),
         udaf_part::<native::SketchAgg>(),
+        udaf_part::<recompute::Recomputed>(),
         udf_codec::spark_functions_part(),
     ]
 }

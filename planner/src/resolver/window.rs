@@ -449,8 +449,9 @@ fn range_bounds_typed(
 
 /// The window function that computes aggregate `f` over `frame`: `f` itself, except where the
 /// frame slides (starts after the partition's first row) and DataFusion's accumulator of `f`
-/// cannot remove rows: `first`/`last` are the window functions `first_value`/`last_value`,
-/// `bool_and`/`bool_or` the minimum/maximum of the booleans.
+/// cannot remove rows exactly: `first`/`last` are the window functions
+/// `first_value`/`last_value`, `bool_and`/`bool_or` the minimum/maximum of the booleans, and
+/// the others are recomputed from the frame's rows (`functions::recompute`).
 fn sliding_form(
     f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>,
     frame: &datafusion::logical_expr::WindowFrame,
@@ -468,6 +469,7 @@ fn sliding_form(
         "bool_or" => WindowFunctionDefinition::AggregateUDF(
             datafusion::functions_aggregate::min_max::max_udaf(),
         ),
-        _ => WindowFunctionDefinition::AggregateUDF(f),
+        // Recomputed from the frame's rows where removing rows is not exact or not possible.
+        _ => WindowFunctionDefinition::AggregateUDF(crate::functions::recompute::sliding(f)),
     }
 }
