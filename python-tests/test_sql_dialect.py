@@ -49,6 +49,8 @@ QUERIES = {
     "values_alias_in_parentheses": "SELECT a, b FROM (VALUES (1, 'x'), (2, 'y') AS t(a, b)) WHERE a > 1",
     "values_join_values": "SELECT * FROM VALUES (1, 'x') AS t(a, b) JOIN VALUES (1), (CAST(2 AS INT)) AS u(a) USING (a)",
     "pivot_count_star": "SELECT * FROM (SELECT 1 a, 'x' b) PIVOT (count(*) FOR b IN ('x', 'y'))",
+    # A LIMIT/OFFSET of a constant expression (Spark folds it).
+    "limit_expression": "SELECT id FROM range(6) ORDER BY id LIMIT 1 + 1 OFFSET 3 - 1",
     # Set operations
     "except_all": "SELECT id % 2 FROM range(6) EXCEPT ALL SELECT 0",
     "intersect_all": "SELECT id FROM range(5) INTERSECT ALL SELECT id FROM range(3)",

@@ -109,8 +109,43 @@ pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
     Ok(plan)
 }
 
+/// An integer constant of literals and `+`, `-`, `*`, `div`, `%` and negation (`LIMIT 1 + 1`:
+/// Spark folds a LIMIT's constant expression).
+fn folded_integer(e: &Expr) -> Option<i64> {
+    let integer = |v: &ScalarValue| match v {
+        ScalarValue::Int8(Some(n)) => Some(i64::from(*n)),
+        ScalarValue::Int16(Some(n)) => Some(i64::from(*n)),
+        ScalarValue::Int32(Some(n)) => Some(i64::from(*n)),
+        ScalarValue::Int64(Some(n)) => Some(*n),
+        _ => None,
+    };
+    match e {
+        Expr::Literal(v) => integer(v),
+        Expr::Function(call) if call.is_operator || call.name == "div" => {
+            let args: Option<Vec<i64>> = call.args.iter().map(folded_integer).collect();
+            match (call.name.as_str(), args?.as_slice()) {
+                ("negative", [a]) => a.checked_neg(),
+                ("+", [a, b]) => a.checked_add(*b),
+                ("-", [a, b]) => a.checked_sub(*b),
+                ("*", [a, b]) => a.checked_mul(*b),
+                ("div", [a, b]) => a.checked_div(*b),
+                ("%", [a, b]) => a.checked_rem(*b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn constant_usize(l: &Lowering, e: ast::Expr, what: &str) -> PlanResult<usize> {
-    match lower(l, e)? {
+    let lowered = lower(l, e)?;
+    let lowered = match folded_integer(&lowered) {
+        Some(n) if !matches!(lowered, Expr::Literal(_)) => {
+            Expr::Literal(ScalarValue::Int64(Some(n)))
+        }
+        _ => lowered,
+    };
+    match lowered {
         Expr::Literal(v) => match v {
             ScalarValue::Int8(Some(n)) if n >= 0 => Ok(n as usize),
             ScalarValue::Int16(Some(n)) if n >= 0 => Ok(n as usize),
