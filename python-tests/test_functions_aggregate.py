@@ -102,6 +102,11 @@ WINDOW_SQL = {
     "AS t(i, s, v, n) WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
     "sliding_recomputed_range": f"SELECT k, i, listagg(CAST(v AS STRING), ',') OVER w l, stddev_pop(v) OVER w s, "
     f"bit_and(i) OVER w b {W} WINDOW w AS (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    # Sums and averages of integers and decimals slide exactly; two windows whose arguments
+    # differ only by a cast (DataFusion names both `sum(i)`) are computed side by side.
+    "sliding_sum_casts": "SELECT i, sum(i) OVER w s, sum(CAST(i AS DOUBLE)) OVER w d, sum(CAST(i AS INT)) OVER w n, "
+    "avg(CAST(i AS DECIMAL(10,2))) OVER w a, avg(i) OVER w m FROM VALUES (1), (2), (NULL), (4), (5) AS t(i) "
+    "WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
     "sliding_range_first": f"SELECT k, i, first(v) OVER (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) f {W}",
 }
 

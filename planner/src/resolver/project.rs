@@ -265,12 +265,52 @@ impl Resolver<'_> {
         if windows.is_empty() {
             return Ok((input, items));
         }
-        // Window nodes name their outputs after the window expression; refer to them so.
-        let replacements: Vec<(Expr, Expr)> = windows
-            .iter()
-            .map(|w| (w.clone(), Self::column(&w.schema_name().to_string())))
-            .collect();
-        let plan = LogicalPlanBuilder::window_plan(input, windows)?;
+        // Window nodes name their outputs after the window expression; refer to them so. The
+        // name leaves out casts (DataFusion names `CAST(x AS T)` `x`): windows whose names
+        // clash (`sum(x)` and `sum(CAST(x AS DOUBLE))`) are computed in rounds, each round's
+        // outputs renamed before the next.
+        let mut rounds: Vec<Vec<Expr>> = vec![];
+        for w in windows {
+            let name = w.schema_name().to_string();
+            match rounds
+                .iter_mut()
+                .find(|r| r.iter().all(|x| x.schema_name().to_string() != name))
+            {
+                Some(round) => round.push(w),
+                None => rounds.push(vec![w]),
+            }
+        }
+        let mut replacements: Vec<(Expr, Expr)> = vec![];
+        let mut plan = input;
+        let last = rounds.len() - 1;
+        for (i, round) in rounds.into_iter().enumerate() {
+            plan = LogicalPlanBuilder::window_plan(plan, round.clone())?;
+            if i == last {
+                replacements.extend(
+                    round
+                        .into_iter()
+                        .map(|w| (w.clone(), Self::column(&w.schema_name().to_string()))),
+                );
+                break;
+            }
+            let mut renamed = std::collections::HashMap::new();
+            for w in round {
+                let name = w.schema_name().to_string();
+                let internal = self.fresh(&name, vec![]);
+                replacements.push((w, Self::column(&internal)));
+                renamed.insert(name, internal);
+            }
+            let exprs: Vec<Expr> = plan
+                .schema()
+                .columns()
+                .into_iter()
+                .map(|c| match renamed.get(&c.name) {
+                    Some(internal) if c.relation.is_none() => Expr::Column(c).alias(internal),
+                    _ => Expr::Column(c),
+                })
+                .collect();
+            plan = LogicalPlanBuilder::from(plan).project(exprs)?.build()?;
+        }
         let items = items
             .into_iter()
             .map(|(e, n)| Ok((replace_exprs(e, &replacements)?, n)))
