@@ -57,6 +57,28 @@ ANSWERS = {
     "listagg_of_null_binary": "SELECT listagg(col) a FROM VALUES (CAST(NULL AS BINARY)) t(col)",
     "try_variant_get_binary_of_number": "SELECT try_variant_get(parse_json('{\"a\": 1}'), '$.a', 'binary') a",
     "like_escape_computed_pattern": "SELECT p, 'a/b' LIKE p ESCAPE '/' l, 'a_b' ILIKE p ESCAPE '/' i FROM VALUES ('a//b'), ('A/_B'), ('a_b'), (NULL) t(p)",
+    # Found by the function matrix (docs/function-matrix.md): values as their text where a
+    # string is expected, BINARY kept where Spark keeps it, DECIMAL results of ceil/floor
+    # with a scale, Spark's word cuts, blank JSON, make_timestamp's fields, result nullability.
+    "values_as_text": "SELECT concat(TIMESTAMP'2024-03-10 12:34:56', '|', DATE'2024-02-29', '|', 2.5D, true) a, "
+    "concat(3, X'414243') b, concat(NULL, X'41') c, hex(concat(X'41', X'42')) d, reverse(TIMESTAMP'2024-03-10 12:34:56') e, "
+    "format_string('%s|%d|%2$s', CAST(12.345 AS DECIMAL(10,3)), 3) f, printf('%s', CAST(-0.5 AS DECIMAL(4,2))) g",
+    "binary_kept": "SELECT hex(left(X'414243', 2)) a, hex(lpad(X'414243', 5)) b, hex(rpad(X'41', 4, X'0102')) c, "
+    "lpad(X'41', 3, 'z') d, lpad('ab', 4, X'7A') e, hex(lpad(X'4142', 1)) f, typeof(lpad(X'41', 3)) g",
+    "ceil_floor_with_scale": "SELECT ceil(2.5D, 1) a, floor(3, 1) b, ceil(CAST(10 AS BIGINT), 1) c, ceil(2.5D, -1) d, "
+    "floor(15, -1) e, ceil(CAST(1.25 AS FLOAT), 1) f, floor(NULL, 1) g, ceiling(-2.45D, 1) h",
+    "sentences_word_cuts": "SELECT sentences('It''s 10:30 on 2024-02-29, isn''t it? foo@bar.com x:y 1,000 U.S.A. $5 5% a&b hello_world a-b a.1') a, "
+    "sentences(DATE'2024-02-29') b",
+    "blank_json_is_null": "SELECT from_json('', 'a INT') a, from_json('  ', 'array<int>') b, from_json('{\"a\": 1}', 'a INT') c",
+    "arrays_zip_of_null": "SELECT arrays_zip(CAST(NULL AS ARRAY<INT>), array(1, 2)) a, arrays_zip(array(1), array('x', 'y')) b",
+    "generator_nullability": "SELECT p, c, k, v FROM (SELECT posexplode(array(3, 1, 2)) AS (p, c)) "
+    "JOIN (SELECT explode(map(1, 'a')) AS (k, v)) ON true",
+    "sequence_widest_type": "SELECT sequence(1, CAST(4 AS BIGINT)) a, sequence(NULL, 9, 3) b, sequence(CAST(1 AS TINYINT), 3) c",
+    "make_timestamp_fields": "SELECT make_timestamp(2024, CAST(2.9 AS DECIMAL(3,1)), 29, 12, 30, 1) a, "
+    "make_timestamp_ntz(2024, 2, 29, 1, 2, CAST(10 AS BIGINT)) b, make_timestamp(2024, 2, 29, 12, 30, 2.5D) c",
+    "nullability_of_dates": "SELECT months_between(TIMESTAMP'2024-03-10 12:34:56', DATE'2024-02-29') a, nanvl(3, 2.5D) b, "
+    "unix_timestamp(TIMESTAMP'2024-03-10 12:34:56') c, to_date('02/01/2024', 'dd/MM/yyyy') d, to_date('2024-01-02') e, "
+    "from_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', 'Asia/Tokyo') f, make_timestamp_ntz(2024, 2, 29, 1, 2, 3) g",
 }
 
 ERRORS = {
@@ -64,6 +86,10 @@ ERRORS = {
     "to_date_digit_widths": "SELECT to_date('2020-1-1', 'yyyy-MM-dd')",
     "like_escape_computed_pattern_misplaced": "SELECT 'a_b' LIKE p ESCAPE '/' FROM VALUES ('a/b') t(p)",
     "invalid_zone_of_a_column": "SELECT from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', tz) FROM VALUES ('Nowhere/Zone') t(tz)",
+    "ceil_scale_not_an_int_literal": "SELECT ceil(2.5D, CAST(1 AS BIGINT))",
+    "floor_scale_of_a_column": "SELECT floor(x, s) FROM VALUES (2.5D, 1) t(x, s)",
+    "array_insert_beyond_the_size_limit": "SELECT array_insert(array(3, 1, 2), 2147483647, 3)",
+    "array_repeat_beyond_the_size_limit": "SELECT array_repeat(1, 2147483647)",
 }
 
 

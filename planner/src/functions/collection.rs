@@ -201,12 +201,13 @@ pub fn register(b: &mut RegistryBuilder) {
             let name = name.clone().unwrap_or_else(|| i.to_string());
             fields.push(arrow::datatypes::Field::new(name, element, true));
         }
+        // NULL when any array is (DataFusion's zips a NULL array as NULLs).
+        let any_null = super::any_null(&f.args);
         let zipped = df_udf("arrays_zip")?.call(f.args);
         let names = fields.iter().map(|f| f.name().clone()).collect();
-        Ok(
-            super::native::NativeUdf::udf(super::native::Native::RenameFields { names })
-                .call(vec![zipped]),
-        )
+        let renamed = super::native::NativeUdf::udf(super::native::Native::RenameFields { names })
+            .call(vec![zipped]);
+        Ok(null_when(any_null, renamed))
     });
     add_df(b, &["map_entries"], "map_entries", 1, 1);
     add_spark(b, &["shuffle"], "shuffle", 1, 2);
@@ -253,9 +254,25 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["sequence"], |f| {
         f.arity(2, 3)?;
         let mut args = f.args;
+        // Integers: the widest of the arguments' types (an untyped NULL takes the others').
+        let rank = |t: &DataType| match t {
+            DataType::Int8 => 1,
+            DataType::Int16 => 2,
+            DataType::Int32 => 3,
+            DataType::Int64 => 4,
+            _ => 0,
+        };
+        // (Text is read as the integers' type.)
+        let integers = f.types.iter().all(|t| {
+            t.is_integer()
+                || matches!(
+                    t,
+                    DataType::Null | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+        }) && f.types.iter().any(|t| t.is_integer());
+        let element = f.types.iter().max_by_key(|t| rank(t)).cloned();
         if args.len() == 2 {
-            let numeric = f.types.first().is_some_and(|t| t.is_integer());
-            if !numeric {
+            if !integers {
                 return Err(PlanError::Unsupported(
                     "sequence of dates or timestamps without a step".into(),
                 ));
@@ -263,8 +280,7 @@ pub fn register(b: &mut RegistryBuilder) {
             let up = args[1].clone().gt_eq(args[0].clone());
             args.push(when(up, lit(1i64), Some(lit(-1i64))));
         }
-        if f.types.first().is_some_and(|t| t.is_integer()) {
-            let element = f.types[0].clone();
+        if let Some(element) = element.filter(|_| integers) {
             let series = df_udf("generate_series")?
                 .call(args.into_iter().map(|a| cast(a, DataType::Int64)).collect());
             return Ok(cast(series, crate::types::list_type(element, false)));

@@ -272,7 +272,11 @@ pub fn register(b: &mut RegistryBuilder) {
                 super::check_type(&f, 1, &["TIME"], |t| matches!(t, DataType::Time64(_)))?;
             } else if !local && zone.is_none() {
                 // A local date-time of the session time zone, read as such.
-                return Ok(text_to_instant(date_time_text(&f.args)?, &session, fail));
+                return Ok(text_to_instant(
+                    date_time_text(&f.args, &f.types)?,
+                    &session,
+                    fail,
+                ));
             }
             let local_time = if f.args.len() == 2 {
                 // The date's midnight plus the time of day, in microseconds.
@@ -288,7 +292,7 @@ pub fn register(b: &mut RegistryBuilder) {
                 )
             } else {
                 // A local date-time is the UTC date-time of the instant read in UTC.
-                let utc = text_to_instant(date_time_text(&f.args)?, "UTC", fail);
+                let utc = text_to_instant(date_time_text(&f.args, &f.types)?, "UTC", fail);
                 NativeUdf::udf(Native::ShiftZone {
                     time_zone: "UTC".to_string(),
                     to_local: true,
@@ -697,17 +701,37 @@ fn parse_datetime(
 }
 
 /// `y-mm-dd hh:mm:ss.ffffff` of make_timestamp's fields (the seconds with a fraction).
-fn date_time_text(a: &[Expr]) -> crate::error::PlanResult<Expr> {
+fn date_time_text(a: &[Expr], types: &[DataType]) -> crate::error::PlanResult<Expr> {
     let text = |e: Expr| cast(e, DataType::Utf8);
+    // (Padded, never cut: a day of 2147483647 stays out of range, not "21".)
     let pad = |e: Expr, n: i64| -> crate::error::PlanResult<Expr> {
-        Ok(super::df_udf("lpad")?.call(vec![text(e), lit(n), lit("0")]))
+        let width = super::df_udf("greatest")?.call(vec![
+            lit(n),
+            cast(
+                super::df_udf("character_length")?.call(vec![text(e.clone())]),
+                DataType::Int64,
+            ),
+        ]);
+        Ok(super::df_udf("lpad")?.call(vec![text(e), width, lit("0")]))
     };
-    let [year, month, day, hour, minute, second] = a else {
+    // (Spark's fields are INTs: fractions are cast to one, `12.345` to 12; text stays text,
+    // read with the rest.)
+    let fields: Vec<Expr> = a
+        .iter()
+        .zip(types)
+        .map(|(e, t)| match t {
+            DataType::Float32 | DataType::Float64 | DataType::Decimal128(..) => {
+                cast(e.clone(), DataType::Int32)
+            }
+            _ => e.clone(),
+        })
+        .collect();
+    let [year, month, day, hour, minute, _] = fields.as_slice() else {
         return Err(crate::error::PlanError::InvalidPlan(
             "make_timestamp without its six fields".into(),
         ));
     };
-    let seconds = cast(second.clone(), DataType::Decimal128(8, 6));
+    let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
     Ok(super::df_udf("concat")?.call(vec![
         text(year.clone()),
         lit("-"),

@@ -129,6 +129,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(&["floor"], Naming::Custom(upper_when_one_arg), |f| {
         f.arity(1, 2)?;
         if f.args.len() == 2 {
+            literal_int_scale(&f)?;
             return round_to_spark_type(f, RoundMode::Floor);
         }
         super::sp_udf("floor").map(|u| u.call(f.args))
@@ -139,6 +140,7 @@ pub fn register(b: &mut RegistryBuilder) {
         |f| {
             f.arity(1, 2)?;
             if f.args.len() == 2 {
+                literal_int_scale(&f)?;
                 return round_to_spark_type(f, RoundMode::Ceil);
             }
             super::sp_udf("ceil").map(|u| u.call(f.args))
@@ -400,6 +402,25 @@ enum RoundMode {
 
 /// `round`/`bround(x[, d])` with Spark's result type: a decimal keeps at most `d` decimals
 /// and gains an integral digit; other numbers keep their type.
+/// `ceil(x, scale)` and `floor(x, scale)` take a scale that is an INT literal, not NULL
+/// (Spark's NON_FOLDABLE_ARGUMENT otherwise, even for a BIGINT literal).
+fn literal_int_scale(f: &super::FunctionInput) -> PlanResult<()> {
+    match f.args.get(1) {
+        Some(Expr::Literal(ScalarValue::Int32(Some(_)), _)) => Ok(()),
+        _ => Err(crate::error::SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "NON_FOLDABLE_ARGUMENT",
+            "42K08",
+            format!(
+                "The function `{}` requires the parameter `scale` to be a foldable expression of the type \"INT\", but the actual argument is a non-foldable.",
+                f.name.to_lowercase()
+            ),
+            vec![],
+        )
+        .into()),
+    }
+}
+
 fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<Expr> {
     f.arity(1, 2)?;
     let scale = match f.args.get(1) {

@@ -37,6 +37,9 @@ pub enum Rule {
     Never,
     /// May be NULL whatever the arguments.
     Always,
+    /// In ANSI mode as `OfArguments` (a value it cannot read fails the query), else `Always`
+    /// (such a value is NULL): Spark's parsing and date-time construction.
+    OfArgumentsInAnsi,
 }
 
 use Rule::*;
@@ -68,18 +71,22 @@ const RULES: &[(Rule, &[&str])] = &[
         "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
         "to_number", "to_char", "to_varchar", "from_csv", "schema_of_variant",
-        "is_valid_variant", "uniform", "randstr", "time_bucket",
+        "is_valid_variant", "uniform", "randstr", "time_bucket", "nanvl",
+    ]),
+    (OfArgumentsInAnsi, &[
+        "unix_timestamp", "to_unix_timestamp", "make_timestamp", "make_timestamp_ntz",
+        "make_timestamp_ltz", "to_date", "to_timestamp",
     ]),
     (OfArgumentsAndItems, &[
         "array_contains", "arrays_overlap", "flatten", "map_from_entries",
     ]),
     (OfDates(1), &[
-        "date_format", "add_months", "date_add", "date_sub", "dateadd", "day", "dayofmonth",
+        "date_format", "add_months", "from_utc_timestamp", "to_utc_timestamp", "date_add", "date_sub", "dateadd", "day", "dayofmonth",
         "dayofweek", "dayofyear", "month", "monthname", "dayname", "quarter", "year", "weekday",
         "weekofyear", "last_day", "hour", "minute", "second",
     ]),
     (OfDates(2), &[
-        "datediff", "date_diff",
+        "datediff", "date_diff", "months_between",
     ]),
     (Arithmetic, &[
         "+", "-", "*",
@@ -101,9 +108,9 @@ const RULES: &[(Rule, &[&str])] = &[
         "/", "%", "div", "mod", "pmod", "acos", "acosh", "asin", "asinh", "atan", "atanh",
         "bround", "cbrt", "ceil", "ceiling", "conv", "cos", "cosh", "cot", "csc", "degrees", "elt",
         "exp", "expm1", "factorial", "floor", "format_number", "from_json", "from_unixtime",
-        "from_utc_timestamp", "to_utc_timestamp", "from_xml", "get_json_object",
+        "from_xml", "get_json_object",
         "json_array_length", "json_object_keys", "ln", "log", "log10", "log1p", "log2",
-        "luhn_check", "make_valid_utf8", "map_contains_key", "mask", "months_between", "nanvl",
+        "luhn_check", "make_valid_utf8", "map_contains_key", "mask",
         "next_day", "nullif", "nullifzero", "parse_url", "quote", "radians", "rint", "round",
         "sec", "sentences", "sha2", "sign", "signum", "sin", "sinh", "split_part", "sqrt", "tan",
         "tanh", "to_binary", "to_csv", "to_json", "to_xml", "trunc", "date_trunc", "try_add",
@@ -131,10 +138,14 @@ pub fn rule(name: &str) -> Option<Rule> {
 }
 
 /// `call` (built for the Spark function `name` of `args`) with Spark's nullability.
-pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: bool) -> Result<Expr> {
     let Some(rule) = rule(name) else {
         return Ok(call);
     };
+    // (`to_date(text)` and `to_timestamp(text)` are casts, whose nullability is their own.)
+    if matches!(name, "to_date" | "to_timestamp") && args.len() == 1 {
+        return Ok(call);
+    }
     // (Inside the values of array, map and struct constructors too.)
     let call = super::nested_nullability::apply(name, args, call, schema)?;
     let nullable = |e: &Expr| e.nullable(schema);
@@ -150,6 +161,7 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
         Never => false,
         Always => true,
         OfArguments => any()?,
+        OfArgumentsInAnsi => !ansi || any()? || seconds_may_overflow(name, args, schema)?,
         OfArgumentsAndItems => {
             let items = args.iter().try_fold(false, |acc, a| -> Result<bool> {
                 Ok(acc
@@ -181,6 +193,32 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
         }
     };
     with_nullability(call, spark, schema)
+}
+
+/// Whether the seconds of `make_timestamp(y, mo, d, h, mi, s)` are of a type whose cast to
+/// Spark's DECIMAL(16,6) may overflow (a BIGINT, a floating-point number, a wider decimal),
+/// or another field a fraction (cast to INT): Spark's implicit casts, which may be NULL.
+fn seconds_may_overflow(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
+    if !name.starts_with("make_timestamp") {
+        return Ok(false);
+    }
+    let Some(seconds) = args.get(5) else {
+        return Ok(false);
+    };
+    // (And fields that are fractions, cast to INT.)
+    for field in &args[..5] {
+        if matches!(
+            field.get_type(schema)?,
+            DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
+        ) {
+            return Ok(true);
+        }
+    }
+    Ok(match seconds.get_type(schema)? {
+        DataType::Int64 | DataType::UInt64 | DataType::Float32 | DataType::Float64 => true,
+        DataType::Decimal128(p, s) => i16::from(p) - i16::from(s) > 10,
+        _ => false,
+    })
 }
 
 /// `expr`, wrapped where its nullability is not `nullable`.

@@ -83,8 +83,19 @@ fn guard(
             );
             // (The check is per row; raise_error is never folded, so a check no row fails
             // costs nothing but the comparison.)
-            let raise = super::udf::RaiseError::udf().call(vec![lit(message)]);
-            let checked: Expr = when(size.gt(lit(max as f64)), raise).otherwise(count)?;
+            let too_large = size.clone().gt(lit(max as f64));
+            let checked: Expr = if what == "elements" {
+                // (Spark's COLLECTION_SIZE_LIMIT_EXCEEDED, at Ember's limit.)
+                super::native::fail_when(
+                    too_large,
+                    super::native::Failure::ArraySizeLimit,
+                    vec![size, lit(name)],
+                    count,
+                )
+            } else {
+                let raise = super::udf::RaiseError::udf().call(vec![lit(message)]);
+                when(too_large, raise).otherwise(count)?
+            };
             f.args[at] = checked;
         }
         inner(f)

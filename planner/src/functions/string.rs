@@ -86,8 +86,28 @@ pub fn register(b: &mut RegistryBuilder) {
         from: 2,
         values: &[" "],
     };
-    add_df_named(b, &["lpad"], pad.clone(), "lpad", 2, 3);
-    add_df_named(b, &["rpad"], pad, "rpad", 2, 3);
+    // Of BINARY (and a BINARY pad, by default a zero byte): bytes (Spark's BinaryPad).
+    for (name, op) in [("lpad", BytesOp::LeftPad), ("rpad", BytesOp::RightPad)] {
+        b.scalar_named(&[name], pad.clone(), move |f| {
+            f.arity(2, 3)?;
+            let bytes =
+                f.types.first().is_some_and(is_binary) && f.types.get(2).is_none_or(is_binary);
+            if bytes {
+                let mut args = f.args;
+                if args.len() == 2 {
+                    args.push(lit(ScalarValue::Binary(Some(vec![0]))));
+                }
+                return Ok(NativeUdf::udf(Native::Bytes { op }).call(args));
+            }
+            let mut args = f.args;
+            for (arg, t) in args.iter_mut().zip(&f.types) {
+                if is_binary(t) {
+                    *arg = cast(arg.clone(), DataType::Utf8);
+                }
+            }
+            super::df_udf(name).map(|u| u.call(args))
+        });
+    }
     native(b, &["initcap"], 1, 1, || Native::Initcap);
     native_named(b, &["split"], defaults(2, &["-1"]), 2, 3, || Native::Split);
     native(b, &["regexp_extract"], 2, 3, || Native::RegexpExtract {
@@ -170,7 +190,16 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(super::df_udf(df_name)?.call(f.args))
         });
     }
-    add_df(b, &["left"], "left", 2, 2);
+    // left(binary, n) is the first n bytes (Spark's Substring(x, 1, n)).
+    b.scalar(&["left"], |f| {
+        f.arity(2, 2)?;
+        if f.types.first().is_some_and(is_binary) {
+            let mut args = f.args;
+            args.insert(1, lit(1i32));
+            return super::sp_udf("substring").map(|u| u.call(args));
+        }
+        super::df_udf("left").map(|u| u.call(f.args))
+    });
     add_df(b, &["right"], "right", 2, 2);
     add_df(b, &["translate"], "translate", 3, 3);
     add_df(b, &["md5"], "md5", 1, 1);
@@ -182,13 +211,7 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["unbase64"], "unbase64", 1, 1);
     add_spark(b, &["hex"], "hex", 1, 1);
     add_spark(b, &["unhex"], "unhex", 1, 1);
-    add_spark(
-        b,
-        &["format_string", "printf"],
-        "format_string",
-        1,
-        usize::MAX,
-    );
+    super::format_string::register(b);
     add_spark(b, &["char", "chr"], "char", 1, 1);
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
@@ -713,7 +736,17 @@ fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
         let joined = super::df_udf("array_concat")?.call(f.args);
         return Ok(super::null_when(any_null, joined));
     }
-    super::sp_udf("concat").map(|u| u.call(f.args))
+    // Binary values among texts (or an untyped NULL) are read as text: the result is a STRING
+    // unless every argument is BINARY.
+    let mut args = f.args;
+    if f.types.iter().any(is_binary) && !f.types.iter().all(is_binary) {
+        for (arg, t) in args.iter_mut().zip(&f.types) {
+            if is_binary(t) {
+                *arg = datafusion::logical_expr::cast(arg.clone(), DataType::Utf8);
+            }
+        }
+    }
+    super::sp_udf("concat").map(|u| u.call(args))
 }
 
 fn is_binary(t: &DataType) -> bool {

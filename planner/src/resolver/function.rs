@@ -346,7 +346,9 @@ impl Resolver<'_> {
                 .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),
         })?;
         let expr = match nullability_args {
-            Some(args) => crate::functions::nullability::apply(&lname, &args, expr, schema)?,
+            Some(args) => {
+                crate::functions::nullability::apply(&lname, &args, expr, schema, self.config.ansi)?
+            }
             None => expr,
         };
         if let Some(q) = interval {

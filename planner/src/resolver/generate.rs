@@ -189,14 +189,29 @@ impl Resolver<'_> {
 
         let item = Self::column(&list_col);
         let mut outputs: Vec<(Expr, String)> = vec![];
+        // Spark's nullability: a position or a map's key is NULL only in the row an outer
+        // form adds, a value where the array (map) may hold NULLs too.
+        let spark = |e: Expr, nullable: bool| {
+            crate::functions::nullability::SparkNullability::udf(outer || nullable).call(vec![e])
+        };
         if let Some(p) = &pos_col {
-            outputs.push((cast(Self::column(p), DataType::Int32), "pos".into()));
+            outputs.push((
+                spark(cast(Self::column(p), DataType::Int32), false),
+                "pos".into(),
+            ));
         }
         match elements {
-            Elements::Values => outputs.push((item, "col".into())),
+            Elements::Values => outputs.push((spark(item, element.is_nullable()), "col".into())),
             Elements::MapEntries => {
-                outputs.push((get_field(item.clone(), "key"), "key".into()));
-                outputs.push((get_field(item, "value"), "value".into()));
+                let values_nullable = match element.data_type() {
+                    DataType::Struct(fields) => fields.get(1).is_none_or(|f| f.is_nullable()),
+                    _ => true,
+                };
+                outputs.push((spark(get_field(item.clone(), "key"), false), "key".into()));
+                outputs.push((
+                    spark(get_field(item, "value"), values_nullable),
+                    "value".into(),
+                ));
             }
             Elements::Structs(fields) => {
                 for f in fields.iter() {

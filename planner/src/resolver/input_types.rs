@@ -59,6 +59,11 @@ pub(super) enum Implicit {
     Ordered,
     /// An integer kept, an untyped NULL taken as an INT (`bit_and`).
     Integral,
+    /// DECIMAL: decimals kept, other numbers cast to the decimal that holds them, text and an
+    /// untyped NULL to DECIMAL(38,18) (`ceil(x, scale)`).
+    Decimal,
+    /// STRING, BINARY or an ARRAY kept, other atomic values cast to their text (`concat`).
+    TextBinaryOrArray,
 }
 
 impl Implicit {
@@ -81,6 +86,8 @@ impl Implicit {
             Implicit::Array | Implicit::ArrayOrNull => "\"ARRAY\"",
             Implicit::Ordered => "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"INTERVAL\")",
             Implicit::Integral => "\"INTEGRAL\"",
+            Implicit::Decimal => "\"DECIMAL\"",
+            Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
         }
     }
 }
@@ -111,8 +118,9 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         }
         "levenshtein" => vec![Text, Text, Int],
         "locate" | "position" => vec![Text, Text, Int],
-        "lpad" | "rpad" => vec![Text, Int, Text],
-        "repeat" | "left" | "right" => vec![Text, Int],
+        "lpad" | "rpad" => vec![TextOrBinary, Int, TextOrBinary],
+        "repeat" | "right" => vec![Text, Int],
+        "left" => vec![TextOrBinary, Int],
         "substring" | "substr" => vec![TextOrBinary, Int, Int],
         "split" => vec![Text, Text, Int],
         "split_part" => vec![Text, Text, Int],
@@ -146,6 +154,9 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "map_from_arrays" if arity == 2 => vec![Array; 2],
         // Numbers.
         "abs" | "negative" | "positive" => vec![NumericOrInterval],
+        // (Spark's RoundCeil/RoundFloor take a DECIMAL and a literal INT scale.)
+        "ceil" | "ceiling" | "floor" if arity == 2 => vec![Decimal, Any],
+        "concat" | "reverse" => vec![TextBinaryOrArray; arity],
         "sqrt" | "cbrt" | "exp" | "expm1" | "ln" | "log10" | "log2" | "log1p" | "ceil"
         | "ceiling" | "floor" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh"
         | "cosh" | "tanh" | "asinh" | "acosh" | "atanh" | "cot" | "csc" | "sec" | "rint"
@@ -236,6 +247,17 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Int | I::IntOrLong, t) if number || is_text(t) || *t == Null => to(Int32),
         (I::Long, t) if number || is_text(t) || *t == Null => to(Int64),
         (I::Binary, t) if is_text(t) || *t == Null => to(Binary),
+        (I::Decimal, Decimal128(..)) => Ok(None),
+        (I::Decimal, Int8) => to(Decimal128(3, 0)),
+        (I::Decimal, Int16) => to(Decimal128(5, 0)),
+        (I::Decimal, Int32) => to(Decimal128(10, 0)),
+        (I::Decimal, Int64) => to(Decimal128(20, 0)),
+        (I::Decimal, Float32) => to(Decimal128(14, 7)),
+        (I::Decimal, Float64) => to(Decimal128(30, 15)),
+        (I::Decimal, t) if is_text(t) || *t == Null => to(Decimal128(38, 18)),
+        (I::TextBinaryOrArray, Null | List(_) | LargeList(_)) => Ok(None),
+        (I::TextBinaryOrArray, t) if is_text(t) || is_binary(t) => Ok(None),
+        (I::TextBinaryOrArray, t) if is_atomic(t) => to(Utf8),
         (I::Boolean | I::StrictBoolean, Boolean) => Ok(None),
         (I::Boolean, Null) => to(Boolean),
         // (Outside ANSI mode Spark reads no text as a boolean here.)

@@ -1,5 +1,6 @@
 //! Spark's string functions of BINARY values: `contains`, `startswith`, `endswith` (byte-wise
-//! matching) and `reverse` (the bytes in reverse order). DataFusion's forms take text only.
+//! matching), `reverse` (the bytes in reverse order) and `lpad`/`rpad` (cut or padded to a
+//! length with a repeated pad, by default a zero byte). DataFusion's forms take text only.
 //! NULL when any argument is.
 
 use std::sync::Arc;
@@ -16,12 +17,14 @@ pub enum BytesOp {
     StartsWith,
     EndsWith,
     Reverse,
+    LeftPad,
+    RightPad,
 }
 
 impl BytesOp {
     pub fn return_type(self) -> DataType {
         match self {
-            BytesOp::Reverse => DataType::Binary,
+            BytesOp::Reverse | BytesOp::LeftPad | BytesOp::RightPad => DataType::Binary,
             _ => DataType::Boolean,
         }
     }
@@ -50,6 +53,9 @@ pub fn evaluate(op: BytesOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
         }
         return Ok(Arc::new(out.finish()));
     }
+    if matches!(op, BytesOp::LeftPad | BytesOp::RightPad) {
+        return pad(op == BytesOp::LeftPad, left, arrays);
+    }
     let Some(second) = arrays.get(1) else {
         return internal_err!("{op:?} of one argument");
     };
@@ -66,8 +72,44 @@ pub fn evaluate(op: BytesOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
             BytesOp::Contains => r.is_empty() || l.windows(r.len()).any(|w| w == r),
             BytesOp::StartsWith => l.starts_with(r),
             BytesOp::EndsWith => l.ends_with(r),
-            BytesOp::Reverse => false,
+            BytesOp::Reverse | BytesOp::LeftPad | BytesOp::RightPad => false,
         });
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `lpad(bytes, len, pad)` / `rpad`: the first `len` bytes, or the bytes with `pad` repeated
+/// before (after) them up to `len` (unchanged for an empty pad); empty for `len <= 0`.
+fn pad(
+    left_side: bool,
+    bytes: &arrow::array::BinaryArray,
+    arrays: &[ArrayRef],
+) -> Result<ArrayRef> {
+    let (Some(len), Some(fill)) = (arrays.get(1), arrays.get(2)) else {
+        return internal_err!("lpad/rpad of bytes without a length and a pad");
+    };
+    let len = arrow::compute::cast(len, &DataType::Int64)?;
+    let len = len.as_primitive::<arrow::datatypes::Int64Type>();
+    let fill = binary(fill)?;
+    let fill = fill.as_binary::<i32>();
+    let mut out = BinaryBuilder::with_capacity(bytes.len(), bytes.values().len());
+    for i in 0..bytes.len() {
+        if bytes.is_null(i) || len.is_null(i) || fill.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let (b, p) = (bytes.value(i), fill.value(i));
+        let n = usize::try_from(len.value(i).max(0)).unwrap_or(usize::MAX);
+        if n <= b.len() || p.is_empty() {
+            out.append_value(&b[..n.min(b.len())]);
+            continue;
+        }
+        let padding: Vec<u8> = p.iter().copied().cycle().take(n - b.len()).collect();
+        let value = match left_side {
+            true => [padding.as_slice(), b].concat(),
+            false => [b, padding.as_slice()].concat(),
+        };
+        out.append_value(value);
     }
     Ok(Arc::new(out.finish()))
 }
@@ -93,5 +135,18 @@ mod tests {
         assert!(ends.as_boolean().value(0));
         let reversed = evaluate(BytesOp::Reverse, &[l]).unwrap();
         assert_eq!(reversed.as_binary::<i32>().value(0), b"cba");
+        let n = |v: i64| -> ArrayRef { Arc::new(arrow::array::Int64Array::from(vec![v])) };
+        let padded = |op, b: &[u8], len, p: &[u8]| {
+            let out = evaluate(op, &[bin(&[Some(b)]), n(len), bin(&[Some(p)])]).unwrap();
+            out.as_binary::<i32>().value(0).to_vec()
+        };
+        assert_eq!(padded(BytesOp::LeftPad, b"ABC", 5, b"\0"), b"\0\0ABC");
+        assert_eq!(padded(BytesOp::LeftPad, b"ABC", 2, b"\0"), b"AB");
+        assert_eq!(
+            padded(BytesOp::RightPad, b"A", 4, b"\x01\x02"),
+            b"A\x01\x02\x01"
+        );
+        assert_eq!(padded(BytesOp::LeftPad, b"A", -1, b"\0"), b"");
+        assert_eq!(padded(BytesOp::LeftPad, b"A", 3, b""), b"A");
     }
 }

@@ -19,6 +19,9 @@ pub enum Failure {
     NotATimestamp,
     /// A 1-based index of 0 (`array_insert(a, 0, v)`), an error in any mode.
     IndexOfZero,
+    /// An array of more elements than one value may hold (`functions::size_limit`), in any
+    /// mode: arguments (the element count, the function's name).
+    ArraySizeLimit,
 }
 
 impl Failure {
@@ -59,6 +62,45 @@ impl Failure {
                 e.message = e.message.replacen(&format!("'{value}'"), &value, 1);
                 e.kind = ErrorKind::DateTime;
                 e
+            }
+            Failure::ArraySizeLimit => {
+                let value = |i: usize| {
+                    arrays
+                        .get(i)
+                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+                        .map(|v| match v {
+                            ScalarValue::Float64(Some(x)) => format!("{x:.0}"),
+                            v => v.to_string(),
+                        })
+                        .unwrap_or_default()
+                };
+                let (count, function) = (value(0), value(1));
+                let limit = crate::functions::size_limit::MAX_ARRAY_ELEMENTS.to_string();
+                let (class, message) = match function.as_str() {
+                    "array_repeat" => (
+                        "COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER",
+                        format!(
+                            "Can't create array with {count} elements which exceeding the array size limit {limit}, the value of parameter(s) `count` in the function `{function}` is invalid."
+                        ),
+                    ),
+                    _ => (
+                        "COLLECTION_SIZE_LIMIT_EXCEEDED.FUNCTION",
+                        format!(
+                            "Can't create array with {count} elements which exceeding the array size limit {limit}, unsuccessful try to create arrays in the function `{function}`."
+                        ),
+                    ),
+                };
+                SparkError::new(
+                    ErrorKind::Runtime,
+                    class,
+                    "54000",
+                    message,
+                    vec![
+                        ("numberOfElements", count),
+                        ("maxRoundedArrayLength", limit),
+                        ("functionName", format!("`{function}`")),
+                    ],
+                )
             }
             Failure::InvalidArrayIndex => {
                 let value = |i: usize| {

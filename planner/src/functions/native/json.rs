@@ -81,7 +81,8 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
 }
 
 /// `from_json(text, schema)`: each text read as `target`; text that does not match reads
-/// as a struct of NULLs (NULL for other types), as Spark's PERMISSIVE mode.
+/// as a struct of NULLs (NULL for other types), as Spark's PERMISSIVE mode; blank text is
+/// NULL.
 pub(super) fn from_json(
     arrays: &[ArrayRef],
     target: &DataType,
@@ -124,7 +125,10 @@ pub(super) fn from_json(
         }
     }
     let batch = arrow::compute::concat_batches(&schema, &batches)?;
-    let nulls = NullBuffer::from_iter((0..text.len()).map(|i| !text.is_null(i)));
+    // (Empty or blank text is NULL, as in Spark.)
+    let nulls = NullBuffer::from_iter(
+        (0..text.len()).map(|i| !text.is_null(i) && !text.value(i).trim().is_empty()),
+    );
     if wrapped {
         let column = batch.column(0).clone();
         let merged = NullBuffer::union(column.nulls(), Some(&nulls));

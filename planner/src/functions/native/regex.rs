@@ -453,7 +453,7 @@ pub(super) fn mask(arrays: &[ArrayRef]) -> Result<ArrayRef> {
 }
 
 /// The sentences of a text as Java's sentence iterator splits them (after `.`, `!` or `?`
-/// and white space, a `.` only before a character that is not lower case).
+/// and white space, a `.` only before a character that is neither lower case nor a number).
 fn split_sentences(text: &str) -> Vec<&str> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
@@ -471,7 +471,14 @@ fn split_sentences(text: &str) -> Vec<&str> {
                 k += 1;
             }
             let spaced = k > j || j == chars.len();
-            let next_lower = chars.get(k).is_some_and(|(_, n)| n.is_lowercase());
+            // (A sentence goes on after a `.` before a lower-case letter or a number: `1`, `$5`.)
+            let number = |c: &(usize, char)| c.1.is_numeric();
+            let next_lower = chars.get(k).is_some_and(|(_, n)| n.is_lowercase())
+                || chars.get(k).is_some_and(number)
+                || (chars
+                    .get(k)
+                    .is_some_and(|(_, n)| matches!(n, '$' | '#' | '.'))
+                    && chars.get(k + 1).is_some_and(number));
             let terminal = chars[i..j].iter().any(|(_, t)| *t != '.');
             if spaced && (terminal || !next_lower) {
                 let end = chars.get(k).map(|(b, _)| *b).unwrap_or(text.len());
@@ -491,15 +498,78 @@ fn split_sentences(text: &str) -> Vec<&str> {
     out
 }
 
-/// The words of a sentence: white-space separated, punctuation around them dropped (inner
-/// punctuation kept: `a-b`, `c'd`, `2,5`), only those starting with a letter or digit.
+/// The words of a sentence as Java's word iterator (`BreakIterator.getWordInstance`) cuts
+/// them, keeping those that start with a letter or digit (as Spark's `sentences`): runs of
+/// letters joined by one inner dash, `_`, quote or period (`a-b`, `c'd`, `e.f`), runs of digits
+/// joined by one inner `,`, `.` or quote (`1,000`, `3.14`), letters and digits alternating
+/// (`g1`, `1a`), a number ending in `%` or `&`; a `$`, `#` or `.` before a number starts a
+/// token that is not a word (`$5`, `.5`); everything else cuts.
 fn sentence_words(sentence: &str) -> Vec<String> {
-    sentence
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| w.chars().next().is_some_and(char::is_alphanumeric))
-        .map(str::to_string)
-        .collect()
+    let chars: Vec<char> = sentence.chars().collect();
+    let letter = |c: char| c.is_alphabetic();
+    let digit = |c: char| c.is_numeric();
+    let mid_word = |c: char| {
+        matches!(
+            c,
+            '-' | '_' | '"' | '\'' | '.' | '\u{ad}' | '\u{2019}' | '\u{2027}'
+        ) || ('\u{2010}'..='\u{2015}').contains(&c)
+    };
+    let mid_num = |c: char| matches!(c, '"' | '\'' | ',' | '.' | '\u{66b}');
+    let pre_num = |c: char| {
+        matches!(c, '$' | '#' | '.' | '\u{a2}'..='\u{a5}') || ('\u{20a0}'..='\u{20cf}').contains(&c)
+    };
+    let post_num = |c: char| {
+        matches!(
+            c,
+            '%' | '&' | '\u{a2}' | '\u{66a}' | '\u{2030}' | '\u{2031}'
+        )
+    };
+    // The end of a run of `kind` characters joined by single `mid` characters, from `i`.
+    let run = |mut i: usize, kind: &dyn Fn(char) -> bool, mid: &dyn Fn(char) -> bool| {
+        while i < chars.len() {
+            if kind(chars[i]) {
+                i += 1;
+            } else if mid(chars[i]) && chars.get(i + 1).is_some_and(|&c| kind(c)) {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        i
+    };
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        if pre_num(chars[i]) && chars.get(i + 1).is_some_and(|&c| digit(c)) {
+            i += 1;
+        }
+        let mut number_last = false;
+        loop {
+            match chars.get(i) {
+                Some(&c) if letter(c) => {
+                    i = run(i, &letter, &mid_word);
+                    number_last = false;
+                }
+                Some(&c) if digit(c) => {
+                    i = run(i, &digit, &mid_num);
+                    number_last = true;
+                }
+                _ => break,
+            }
+        }
+        if number_last && chars.get(i).is_some_and(|&c| post_num(c)) {
+            i += 1;
+        }
+        if i == start {
+            i += 1;
+            continue;
+        }
+        if chars[start].is_alphanumeric() {
+            words.push(chars[start..i].iter().collect());
+        }
+    }
+    words
 }
 
 /// `sentences(text)`: each sentence's words.
@@ -552,6 +622,84 @@ mod sentence_tests {
             words("  a-b c'd e.f  g1 2,5 "),
             vec![vec!["a-b", "c'd", "e.f", "g1", "2,5"]]
         );
+        // As Spark 4.3 cuts them.
+        assert_eq!(
+            words("x:y 3.14 1,000 U.S.A. hello_world a/b a+b It's 10:30 2024-02-29, isn't"),
+            vec![vec![
+                "x",
+                "y",
+                "3.14",
+                "1,000",
+                "U.S.A",
+                "hello_world",
+                "a",
+                "b",
+                "a",
+                "b",
+                "It's",
+                "10",
+                "30",
+                "2024",
+                "02",
+                "29",
+                "isn't"
+            ]]
+        );
+        assert_eq!(
+            words("foo@bar.com http://x.y/z #tag $5 5% a&b abc123def 123abc 1.2.3 a.1 1a.b"),
+            vec![vec![
+                "foo",
+                "bar.com",
+                "http",
+                "x.y",
+                "z",
+                "tag",
+                "5%",
+                "a",
+                "b",
+                "abc123def",
+                "123abc",
+                "1.2.3",
+                "a",
+                "1a.b"
+            ]]
+        );
+        assert_eq!(
+            words("5%x 1. .5 a--b a_1 _x x\u{2014}y 1-2 a'b' 50%% 7&8 a1-b 1\"2 a\"b \u{e9}1"),
+            vec![vec![
+                "5%",
+                "x",
+                "1",
+                "a",
+                "b",
+                "a",
+                "1",
+                "x",
+                "x\u{2014}y",
+                "1",
+                "2",
+                "a'b",
+                "50%",
+                "7&",
+                "8",
+                "a1",
+                "b",
+                "1\"2",
+                "a\"b",
+                "\u{e9}1"
+            ]]
+        );
         assert!(words("").is_empty());
+        // A `.` before a number goes on; before `$d`, `(`, `#m` or an upper-case letter it ends.
+        assert_eq!(
+            words("a b. 1 c. $d e. (f g. A j. #m n. \u{e4} o. $5 p."),
+            vec![
+                vec!["a", "b", "1", "c"],
+                vec!["d", "e"],
+                vec!["f", "g"],
+                vec!["A", "j"],
+                vec!["m", "n", "\u{e4}", "o", "p"]
+            ]
+        );
     }
 }
