@@ -11,6 +11,7 @@ pub mod fold;
 mod format_string;
 mod formats;
 pub(crate) mod java_regex;
+mod make_timestamp;
 mod math;
 pub mod native;
 pub mod nested_nullability;
