@@ -73,6 +73,11 @@ ANSWERS = {
     "arrays_zip_of_null": "SELECT arrays_zip(CAST(NULL AS ARRAY<INT>), array(1, 2)) a, arrays_zip(array(1), array('x', 'y')) b",
     "generator_nullability": "SELECT p, c, k, v FROM (SELECT posexplode(array(3, 1, 2)) AS (p, c)) "
     "JOIN (SELECT explode(map(1, 'a')) AS (k, v)) ON true",
+    "null_arguments_are_null_answers": "SELECT date_trunc(CAST(NULL AS STRING), TIMESTAMP'2024-03-10 12:34:56') a, "
+    "trunc(DATE'2024-02-29', CAST(NULL AS STRING)) b, element_at(map('a', 1), NULL) c, array_join(NULL, ',') d, "
+    "hex(NULL) e, levenshtein('a', 'b', CAST(NULL AS INT)) f, try_element_at(map('a', 1), NULL) g",
+    "unbase64_skips_other_characters": "SELECT hex(unbase64('Spark SQL')) a, hex(unbase64('a,b,c')) b, hex(unbase64('QUJD')) c, "
+    "hex(unbase64('QUI=')) d, hex(unbase64('QU\nJD')) e, hex(unbase64('')) f, hex(unbase64(DATE'2024-02-29')) g",
     "sequence_widest_type": "SELECT sequence(1, CAST(4 AS BIGINT)) a, sequence(NULL, 9, 3) b, sequence(CAST(1 AS TINYINT), 3) c",
     "make_timestamp_fields": "SELECT make_timestamp(2024, CAST(2.9 AS DECIMAL(3,1)), 29, 12, 30, 1) a, "
     "make_timestamp_ntz(2024, 2, 29, 1, 2, CAST(10 AS BIGINT)) b, make_timestamp(2024, 2, 29, 12, 30, 2.5D) c",

@@ -297,6 +297,10 @@ pub fn register(b: &mut RegistryBuilder) {
                 matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
             })?;
         }
+        // (A NULL array is a NULL text.)
+        if f.types.first() == Some(&DataType::Null) {
+            return Ok(lit(ScalarValue::Utf8(None)));
+        }
         // (A NULL replacement makes the whole value NULL, as in Spark.)
         let replacement = f.args.get(2).cloned();
         let joined = df_udf("array_to_string")?.call(f.args);
@@ -380,14 +384,14 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["element_at"], |f| {
         f.arity(2, 2)?;
         match f.types.first() {
-            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args),
+            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args, f.types.first()),
             _ => Ok(crate::functions::udf::ArrayIndex::udf(true, f.config.ansi).call(f.args)),
         }
     });
     b.scalar(&["try_element_at"], |f| {
         f.arity(2, 2)?;
         match f.types.first() {
-            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args),
+            Some(arrow::datatypes::DataType::Map(..)) => map_value(f.args, f.types.first()),
             _ => Ok(crate::functions::udf::ArrayIndex::udf(true, false).call(f.args)),
         }
     });
@@ -443,7 +447,20 @@ pub fn register(b: &mut RegistryBuilder) {
 
 /// The value of a map's key (NULL without it): a literal key by field access, a computed one
 /// (`element_at(m, k)` with `k` a column) through `map_extract`.
-fn map_value(args: Vec<Expr>) -> PlanResult<Expr> {
+fn map_value(args: Vec<Expr>, map: Option<&DataType>) -> PlanResult<Expr> {
+    // (No key is NULL: a NULL key finds nothing.)
+    if args.get(1).is_some_and(super::is_null_constant) {
+        let value = match map {
+            Some(DataType::Map(entries, _)) => match entries.data_type() {
+                DataType::Struct(fields) => fields.get(1).map(|f| f.data_type().clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        return Ok(lit(ScalarValue::try_from(
+            &value.unwrap_or(DataType::Null),
+        )?));
+    }
     if matches!(args.get(1), Some(Expr::Literal(..))) {
         return Ok(datafusion::functions::core::get_field().call(args));
     }

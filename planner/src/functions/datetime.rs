@@ -103,13 +103,14 @@ pub fn register(b: &mut RegistryBuilder) {
     // trunc(date, fmt): NULL for a format Spark does not know (datafusion-spark's refuses it).
     b.scalar(&["trunc"], |f| {
         f.arity(2, 2)?;
-        if let Some(Expr::Literal(v, _)) = f.args.get(1)
-            && (v.is_null()
-                || !matches!(
-                    v.to_string().to_ascii_uppercase().as_str(),
-                    "YEAR" | "YYYY" | "YY" | "QUARTER" | "MONTH" | "MM" | "MON" | "WEEK"
-                ))
-        {
+        let unknown = |v: &ScalarValue| {
+            !matches!(
+                v.to_string().to_ascii_uppercase().as_str(),
+                "YEAR" | "YYYY" | "YY" | "QUARTER" | "MONTH" | "MM" | "MON" | "WEEK"
+            )
+        };
+        let null = f.args.get(1).is_some_and(super::is_null_constant);
+        if null || matches!(f.args.get(1), Some(Expr::Literal(v, _)) if unknown(v)) {
             return Ok(Expr::Literal(ScalarValue::Date32(None), None));
         }
         let mut args = f.args;
@@ -323,7 +324,18 @@ pub fn register(b: &mut RegistryBuilder) {
             .collect();
         Ok(super::df_udf("make_date")?.call(args))
     });
-    add_spark(b, &["date_trunc"], "date_trunc", 2, 2);
+    // date_trunc(unit, ts): NULL for a NULL unit (datafusion-spark's refuses it).
+    b.scalar(&["date_trunc"], |f| {
+        f.arity(2, 2)?;
+        if f.args.first().is_some_and(super::is_null_constant) {
+            let t = match f.types.get(1) {
+                Some(t @ DataType::Timestamp(..)) => t.clone(),
+                _ => crate::types::timestamp_type(&f.config.time_zone),
+            };
+            return Ok(Expr::Literal(ScalarValue::try_from(&t)?, None));
+        }
+        Ok(super::sp_udf("date_trunc")?.call(f.args))
+    });
     b.scalar(&["to_date"], |f| parse_datetime(f, ParseTarget::Date, true));
     b.scalar(&["try_to_date"], |f| {
         parse_datetime(f, ParseTarget::Date, false)

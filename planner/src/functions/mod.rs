@@ -267,6 +267,17 @@ pub(crate) fn any_null<'e>(exprs: impl IntoIterator<Item = &'e Expr>) -> Expr {
         .unwrap_or_else(|| datafusion::logical_expr::lit(false))
 }
 
+/// Whether `e` is a NULL constant: a NULL literal, or casts of one (`CAST(NULL AS INT)`).
+pub(crate) fn is_null_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(v, _) => v.is_null(),
+        Expr::Cast(c) => is_null_constant(&c.expr),
+        Expr::TryCast(c) => is_null_constant(&c.expr),
+        Expr::Alias(a) => is_null_constant(&a.expr),
+        _ => false,
+    }
+}
+
 /// `value`, NULL where `cond` holds.
 pub(crate) fn null_when(cond: Expr, value: Expr) -> Expr {
     when(

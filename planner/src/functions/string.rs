@@ -208,8 +208,32 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["crc32"], "crc32", 1, 1);
     add_spark(b, &["xxhash64"], "xxhash64", 1, usize::MAX);
     add_spark(b, &["base64"], "base64", 1, 1);
-    add_spark(b, &["unbase64"], "unbase64", 1, 1);
-    add_spark(b, &["hex"], "hex", 1, 1);
+    // unbase64(text) as Java's MIME decoder reads it (Spark's): characters outside the
+    // alphabet are skipped, the text ends at the first `=`, and the last group may be short.
+    b.scalar(&["unbase64"], |f| {
+        let x = super::operators::one(f)?;
+        let before_padding = super::df_udf("split_part")?.call(vec![x, lit("="), lit(1i64)]);
+        let letters = super::df_udf("regexp_replace")?.call(vec![
+            before_padding,
+            lit("[^A-Za-z0-9+/]"),
+            lit(""),
+            lit("g"),
+        ]);
+        let length = cast(
+            super::df_udf("character_length")?.call(vec![letters.clone()]),
+            DataType::Int64,
+        );
+        let padded_length = (length + lit(3i64)) / lit(4i64) * lit(4i64);
+        let padded = super::df_udf("rpad")?.call(vec![letters, padded_length, lit("=")]);
+        super::sp_udf("unbase64").map(|u| u.call(vec![padded]))
+    });
+    b.scalar(&["hex"], |f| {
+        f.arity(1, 1)?;
+        if f.types.first() == Some(&DataType::Null) {
+            return Ok(lit(ScalarValue::Utf8(None)));
+        }
+        super::sp_udf("hex").map(|u| u.call(f.args))
+    });
     add_spark(b, &["unhex"], "unhex", 1, 1);
     super::format_string::register(b);
     add_spark(b, &["char", "chr"], "char", 1, 1);
@@ -225,13 +249,8 @@ pub fn register(b: &mut RegistryBuilder) {
             .flatten()
             .map(|t| cast(t, DataType::Int32));
         let distance = super::df_udf("levenshtein")?.call(f.args);
-        let null_literal = |t: &Expr| match t {
-            Expr::Literal(v, _) => v.is_null(),
-            Expr::Cast(c) => matches!(c.expr.as_ref(), Expr::Literal(v, _) if v.is_null()),
-            _ => false,
-        };
         Ok(match threshold {
-            Some(t) if null_literal(&t) => lit(ScalarValue::Int32(None)),
+            Some(t) if super::is_null_constant(&t) => lit(ScalarValue::Int32(None)),
             Some(t) => super::when(
                 distance.clone().is_null(),
                 lit(ScalarValue::Int32(None)),
