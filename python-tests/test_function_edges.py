@@ -78,6 +78,8 @@ ANSWERS = {
     "hex(NULL) e, levenshtein('a', 'b', CAST(NULL AS INT)) f, try_element_at(map('a', 1), NULL) g",
     "unbase64_skips_other_characters": "SELECT hex(unbase64('Spark SQL')) a, hex(unbase64('a,b,c')) b, hex(unbase64('QUJD')) c, "
     "hex(unbase64('QUI=')) d, hex(unbase64('QU\nJD')) e, hex(unbase64('')) f, hex(unbase64(DATE'2024-02-29')) g",
+    "pmod_of_decimal_and_double": "SELECT pmod(CAST(12.345 AS DECIMAL(10,3)), 2.5D) a, pmod(2.5D, CAST(12.345 AS DECIMAL(10,3))) b, "
+    "pmod(CAST(7 AS DECIMAL(3,0)), 2) c, hex(to_binary(TIMESTAMP'2024-03-10 12:34:56', 'utf-8')) d",
     "sequence_widest_type": "SELECT sequence(1, CAST(4 AS BIGINT)) a, sequence(NULL, 9, 3) b, sequence(CAST(1 AS TINYINT), 3) c",
     "make_timestamp_fields": "SELECT make_timestamp(2024, CAST(2.9 AS DECIMAL(3,1)), 29, 12, 30, 1) a, "
     "make_timestamp_ntz(2024, 2, 29, 1, 2, CAST(10 AS BIGINT)) b, make_timestamp(2024, 2, 29, 12, 30, 2.5D) c",

@@ -148,18 +148,33 @@ pub fn register(b: &mut RegistryBuilder) {
     );
     b.scalar(&["pmod"], |f| {
         f.arity(2, 2)?;
+        // (A decimal with a floating-point number is a DOUBLE, as Spark's arithmetic.)
+        let floating = f.types.iter().any(|t| t.is_floating());
         let decimals = match (f.types.as_slice(), f.args.as_slice()) {
             ([lt, rt], [l, r])
-                if matches!(lt, DataType::Decimal128(..))
-                    || matches!(rt, DataType::Decimal128(..)) =>
+                if !floating
+                    && (matches!(lt, DataType::Decimal128(..))
+                        || matches!(rt, DataType::Decimal128(..))) =>
             {
                 super::decimal::operand_decimal(lt, l).zip(super::decimal::operand_decimal(rt, r))
             }
             _ => None,
         };
-        let divisor = f.args.get(1).cloned();
+        let mut args = f.args;
+        if floating {
+            // (Text read as a number: NULL where it is none, outside ANSI mode.)
+            for (a, t) in args.iter_mut().zip(&f.types) {
+                *a = match t {
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View if !f.config.ansi => {
+                        datafusion::logical_expr::try_cast(a.clone(), DataType::Float64)
+                    }
+                    _ => cast(a.clone(), DataType::Float64),
+                };
+            }
+        }
+        let divisor = args.get(1).cloned();
         let ansi = f.config.ansi;
-        let value = super::sp_udf("pmod")?.call(f.args);
+        let value = super::sp_udf("pmod")?.call(args);
         let value = match divisor {
             Some(r) if ansi => super::operators::remainder_by_zero_check(r, value),
             _ => value,

@@ -127,6 +127,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "substring_index" => vec![Text, Text, Int],
         "regexp_extract" | "regexp_extract_all" => vec![Text, Text, Int],
         "encode" => vec![Text],
+        "to_binary" | "try_to_binary" => vec![Text],
         "decode" if arity == 2 => vec![Binary],
         "format_string" | "printf" => vec![Text],
         "space" => vec![Int],
