@@ -77,7 +77,10 @@ ANSWERS = {
     "trunc(DATE'2024-02-29', CAST(NULL AS STRING)) b, element_at(map('a', 1), NULL) c, array_join(NULL, ',') d, "
     "hex(NULL) e, levenshtein('a', 'b', CAST(NULL AS INT)) f, try_element_at(map('a', 1), NULL) g",
     "unbase64_skips_other_characters": "SELECT hex(unbase64('Spark SQL')) a, hex(unbase64('a,b,c')) b, hex(unbase64('QUJD')) c, "
-    "hex(unbase64('QUI=')) d, hex(unbase64('QU\nJD')) e, hex(unbase64('')) f, hex(unbase64(DATE'2024-02-29')) g",
+    "hex(unbase64('QUI=')) d, hex(unbase64('QU\nJD')) e, hex(unbase64('')) f, hex(unbase64(DATE'2024-02-29')) g, "
+    "hex(unbase64('10')) h, hex(unbase64(X'414243')) i",
+    "implicit_casts_may_be_null": "SELECT hex(2.5D) a, hex(CAST(12.345 AS DECIMAL(10,3))) b, hex(10) c, "
+    "make_date(2024, 2.5D, 29) d, make_date(2024, 2, 29) e",
     "pmod_of_decimal_and_double": "SELECT pmod(CAST(12.345 AS DECIMAL(10,3)), 2.5D) a, pmod(2.5D, CAST(12.345 AS DECIMAL(10,3))) b, "
     "pmod(CAST(7 AS DECIMAL(3,0)), 2) c, hex(to_binary(TIMESTAMP'2024-03-10 12:34:56', 'utf-8')) d",
     "sequence_widest_type": "SELECT sequence(1, CAST(4 AS BIGINT)) a, sequence(NULL, 9, 3) b, sequence(CAST(1 AS TINYINT), 3) c",

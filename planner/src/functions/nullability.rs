@@ -55,7 +55,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "character_length", "chr", "contains", "convert_timezone", "crc32", "date_from_unix_date",
         "endswith", "find_in_set", "from_base32", "getbit", "hex", "hypot", "ilike", "initcap",
         "instr", "lcase", "left", "len", "length", "levenshtein", "like", "locate", "lower",
-        "lpad", "ltrim", "make_date", "make_dt_interval", "make_interval", "make_ym_interval",
+        "lpad", "ltrim", "make_dt_interval", "make_interval", "make_ym_interval",
         "md5", "negative", "octet_length", "overlay", "position", "positive", "pow", "power",
         "regexp", "regexp_count", "regexp_extract", "regexp_extract_all", "regexp_instr",
         "regexp_like", "regexp_replace", "repeat", "replace", "rlike", "rpad", "rtrim", "sequence",
@@ -75,15 +75,16 @@ const RULES: &[(Rule, &[&str])] = &[
     ]),
     (OfArgumentsInAnsi, &[
         "unix_timestamp", "to_unix_timestamp", "make_timestamp", "make_timestamp_ntz",
-        "make_timestamp_ltz", "to_date", "to_timestamp",
+        "make_timestamp_ltz", "to_date", "to_timestamp", "make_date",
     ]),
     (OfArgumentsAndItems, &[
         "array_contains", "arrays_overlap", "flatten", "map_from_entries",
     ]),
     (OfDates(1), &[
-        "date_format", "add_months", "from_utc_timestamp", "to_utc_timestamp", "date_add", "date_sub", "dateadd", "day", "dayofmonth",
-        "dayofweek", "dayofyear", "month", "monthname", "dayname", "quarter", "year", "weekday",
-        "weekofyear", "last_day", "hour", "minute", "second",
+        "date_format", "add_months", "from_utc_timestamp", "to_utc_timestamp", "date_add",
+        "date_sub", "dateadd", "day", "dayofmonth", "dayofweek", "dayofyear", "month",
+        "monthname", "dayname", "quarter", "year", "weekday", "weekofyear", "last_day", "hour",
+        "minute", "second",
     ]),
     (OfDates(2), &[
         "datediff", "date_diff", "months_between",
@@ -160,8 +161,8 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     let spark = match rule {
         Never => false,
         Always => true,
-        OfArguments => any()?,
-        OfArgumentsInAnsi => !ansi || any()? || seconds_may_overflow(name, args, schema)?,
+        OfArguments => any()? || implicit_cast_may_be_null(name, args, schema)?,
+        OfArgumentsInAnsi => !ansi || any()? || implicit_cast_may_be_null(name, args, schema)?,
         OfArgumentsAndItems => {
             let items = args.iter().try_fold(false, |acc, a| -> Result<bool> {
                 Ok(acc
@@ -195,30 +196,39 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     with_nullability(call, spark, schema)
 }
 
-/// Whether the seconds of `make_timestamp(y, mo, d, h, mi, s)` are of a type whose cast to
-/// Spark's DECIMAL(16,6) may overflow (a BIGINT, a floating-point number, a wider decimal),
-/// or another field a fraction (cast to INT): Spark's implicit casts, which may be NULL.
-fn seconds_may_overflow(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
-    if !name.starts_with("make_timestamp") {
-        return Ok(false);
-    }
-    let Some(seconds) = args.get(5) else {
-        return Ok(false);
-    };
-    // (And fields that are fractions, cast to INT.)
-    for field in &args[..5] {
-        if matches!(
-            field.get_type(schema)?,
+/// Whether Spark's implicit cast of an argument may be NULL (its `Cast.forceNullable`, even in
+/// ANSI mode): a fraction cast to INT (`make_date`, `make_timestamp`'s fields) or to BIGINT
+/// (`hex(2.5D)`), `make_timestamp`'s seconds cast to DECIMAL(16,6) from a BIGINT, a
+/// floating-point number or a wider decimal.
+fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
+    let fraction = |e: &Expr| -> Result<bool> {
+        Ok(matches!(
+            e.get_type(schema)?,
             DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
-        ) {
-            return Ok(true);
+        ))
+    };
+    let any_fraction = |args: &[Expr]| -> Result<bool> {
+        for a in args {
+            if fraction(a)? {
+                return Ok(true);
+            }
         }
+        Ok(false)
+    };
+    match name {
+        "hex" | "make_date" => any_fraction(args),
+        n if n.starts_with("make_timestamp") && args.len() >= 6 => {
+            if any_fraction(&args[..5])? {
+                return Ok(true);
+            }
+            Ok(match args[5].get_type(schema)? {
+                DataType::Int64 | DataType::UInt64 | DataType::Float32 | DataType::Float64 => true,
+                DataType::Decimal128(p, s) => i16::from(p) - i16::from(s) > 10,
+                _ => false,
+            })
+        }
+        _ => Ok(false),
     }
-    Ok(match seconds.get_type(schema)? {
-        DataType::Int64 | DataType::UInt64 | DataType::Float32 | DataType::Float64 => true,
-        DataType::Decimal128(p, s) => i16::from(p) - i16::from(s) > 10,
-        _ => false,
-    })
 }
 
 /// `expr`, wrapped where its nullability is not `nullable`.

@@ -209,23 +209,11 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["xxhash64"], "xxhash64", 1, usize::MAX);
     add_spark(b, &["base64"], "base64", 1, 1);
     // unbase64(text) as Java's MIME decoder reads it (Spark's): characters outside the
-    // alphabet are skipped, the text ends at the first `=`, and the last group may be short.
+    // alphabet are skipped, the text ends at the first `=`, the last group may be short.
     b.scalar(&["unbase64"], |f| {
         let x = super::operators::one(f)?;
-        let before_padding = super::df_udf("split_part")?.call(vec![x, lit("="), lit(1i64)]);
-        let letters = super::df_udf("regexp_replace")?.call(vec![
-            before_padding,
-            lit("[^A-Za-z0-9+/]"),
-            lit(""),
-            lit("g"),
-        ]);
-        let length = cast(
-            super::df_udf("character_length")?.call(vec![letters.clone()]),
-            DataType::Int64,
-        );
-        let padded_length = (length + lit(3i64)) / lit(4i64) * lit(4i64);
-        let padded = super::df_udf("rpad")?.call(vec![letters, padded_length, lit("=")]);
-        super::sp_udf("unbase64").map(|u| u.call(vec![padded]))
+        let format = super::native::BinaryFormat::MimeBase64;
+        Ok(NativeUdf::udf(Native::ToBinary { format, fail: true }).call(vec![x]))
     });
     b.scalar(&["hex"], |f| {
         f.arity(1, 1)?;
