@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "matrix"))
 
 import generate  # noqa: E402
@@ -53,6 +55,9 @@ def difference(want, got):
     return None
 
 
+# (One test runs every case: about six minutes in local mode on two cores, past the suite's
+# per-test timeout.)
+@pytest.mark.timeout(1800)
 def test_function_matrix(spark, ember_mode):
     recorded = json.loads(generate.RECORDING.read_text())
     known = json.loads(KNOWN_PATH.read_text()) if KNOWN_PATH.exists() else {}
