@@ -89,9 +89,35 @@ ANSWERS = {
     "nullability_of_dates": "SELECT months_between(TIMESTAMP'2024-03-10 12:34:56', DATE'2024-02-29') a, nanvl(3, 2.5D) b, "
     "unix_timestamp(TIMESTAMP'2024-03-10 12:34:56') c, to_date('02/01/2024', 'dd/MM/yyyy') d, to_date('2024-01-02') e, "
     "from_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', 'Asia/Tokyo') f, make_timestamp_ntz(2024, 2, 29, 1, 2, 3) g",
+    "round_scale_constants": "SELECT round(2.5D, CAST(10 AS BIGINT)) a, bround(2.5D, 2.5D) b, "
+    "round(1.2345D, CAST(2.9 AS DECIMAL(2,1))) c, round(2.5D, NULL) d, bround(CAST(12.345 AS DECIMAL(10,3)), CAST(NULL AS INT)) e, "
+    "round(1.2345D, 1 + 1) f",
+    "population_moments_of_one_value": "SELECT k, var_pop(v) a, stddev_pop(v) b, var_samp(v) c FROM VALUES (1, 1.0D), (1, 3.0D), "
+    "(2, CAST('NaN' AS DOUBLE)), (3, 5.0D), (4, CAST('Infinity' AS DOUBLE)), (5, CAST(NULL AS DOUBLE)) t(k, v) GROUP BY k ORDER BY k",
+    "population_moments_over_windows": "SELECT k, var_pop(v) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) a, "
+    "stddev_pop(v) OVER (ORDER BY k) b FROM VALUES (1, CAST('NaN' AS DOUBLE)), (2, 1.0D), (3, 3.0D) t(k, v) ORDER BY k",
+    "patterns_of_each_row": "SELECT from_unixtime(c0, c1) r, date_format(TIMESTAMP'2024-03-10 12:34:56', DATE'2024-02-29') s, "
+    "from_unixtime(CAST(10 AS BIGINT), 3) t FROM VALUES (CAST(10 AS BIGINT), 'yyyy-MM-dd'), (CAST(-4 AS BIGINT), CAST(NULL AS STRING)), "
+    "(CAST(86400 AS BIGINT), 'HH:mm EEE') AS t(c0, c1) ORDER BY c0",
+    "months_between_round_off_of_each_row": "SELECT months_between(c0, c1, c2) AS r FROM VALUES "
+    "(TIMESTAMP'2024-03-10 12:34:56', TIMESTAMP'2024-01-10 12:04:56', true), (TIMESTAMP'1970-01-01 00:00:01', TIMESTAMP'1970-02-03 00:00:01', false), "
+    "(TIMESTAMP'1970-01-01 00:00:01', TIMESTAMP'1970-02-03 00:00:01', true), (TIMESTAMP'1970-01-01 00:00:01', TIMESTAMP'1970-02-03 00:00:01', NULL) AS t(c0, c1, c2) "
+    "ORDER BY c2 NULLS FIRST, r",
+    "null_options_are_null_answers": "SELECT sort_array(array(3, 1, 2), NULL) a, date_part(NULL, TIMESTAMP'2024-03-10 12:34:56') b, "
+    "datepart(CAST(NULL AS STRING), DATE'2024-02-29') c, encode('Spark SQL', CAST(NULL AS STRING)) d, decode(X'4142', CAST(NULL AS STRING)) e, "
+    "to_binary('Spark SQL', NULL) f, try_to_binary('Spark SQL', 1) g, sort_array(array(3, 1, 2), CAST(NULL AS BOOLEAN)) h",
+}
+
+# Outside ANSI mode (spark.sql.ansi.enabled=false).
+NON_ANSI = {
+    "inline_table_of_arrays_keeps_nullability": "SELECT c0, size(c0) s, array_append(c0, 1) a FROM VALUES (array(3, 1, 2)), (array(5, NULL, 5)) AS t(c0)",
+    "lossless_casts_keep_nullability": "SELECT CAST(1 AS BIGINT) a, try_cast(1 AS BIGINT) b, CAST(2.5F AS DOUBLE) c, CAST(7 AS DECIMAL(12,2)) d, "
+    "CAST(array(1) AS ARRAY<BIGINT>) e, CAST('1' AS INT) f, round(2.5D, 'abc') g, CAST(2.5D AS INT) h",
 }
 
 ERRORS = {
+    "round_scale_of_a_column": "SELECT round(c0, c1) FROM VALUES (2.5D, 1) t(c0, c1)",
+    "bround_scale_not_a_number": "SELECT bround(2.5D, 'abc')",
     "array_insert_at_zero": "SELECT array_insert(array(1,2,3), 0, 1)",
     "to_date_digit_widths": "SELECT to_date('2020-1-1', 'yyyy-MM-dd')",
     "like_escape_computed_pattern_misplaced": "SELECT 'a_b' LIKE p ESCAPE '/' FROM VALUES ('a/b') t(p)",
@@ -106,6 +132,15 @@ ERRORS = {
 @pytest.mark.parametrize("case", cases(ANSWERS))
 def test_answers(spark, expected, case):
     expected.check(spark.sql(ANSWERS[case]), name=case)
+
+
+@pytest.mark.parametrize("case", cases(NON_ANSI))
+def test_non_ansi(spark, expected, case):
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        expected.check(spark.sql(NON_ANSI[case]), name=case)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
 
 
 @pytest.mark.parametrize("case", cases(ERRORS))

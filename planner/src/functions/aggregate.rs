@@ -58,9 +58,9 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["stddev", "std", "stddev_samp"], |f| {
         agg_double(f, df("stddev"))
     });
-    b.aggregate(&["stddev_pop"], |f| agg_double(f, df("stddev_pop")));
+    b.aggregate(&["stddev_pop"], |f| population(f, "stddev_pop"));
     b.aggregate(&["variance", "var_samp"], |f| agg_double(f, df("var")));
-    b.aggregate(&["var_pop"], |f| agg_double(f, df("var_pop")));
+    b.aggregate(&["var_pop"], |f| population(f, "var_pop"));
     b.aggregate(&["corr"], |f| agg_double(f, df("corr")));
     b.aggregate(&["covar_samp"], |f| agg_double(f, df("covar_samp")));
     b.aggregate(&["covar_pop"], |f| agg_double(f, df("covar_pop")));
@@ -363,6 +363,18 @@ pub(super) fn agg_double(
         .collect();
     let n = f.args.len().max(1);
     agg(f, udaf, n, n)
+}
+
+/// `var_pop(x)` / `stddev_pop(x)`: of one value that value minus itself, NaN for NaN and
+/// the infinities as Spark's running moments give (DataFusion answers 0.0): the largest
+/// value minus itself added, which is 0.0 for any finite largest value (and NaN for NaN or
+/// an infinity, where the moments of several values are NaN already).
+fn population(f: FunctionInput, name: &str) -> PlanResult<Expr> {
+    let mut largest = f.clone();
+    let moment = agg_double(f, df(name))?;
+    largest.args.truncate(1);
+    let largest = agg_double(largest, df("max"))?;
+    Ok(moment + (largest.clone() - largest))
 }
 
 /// `first(x[, ignoreNulls])` / `last(...)`.

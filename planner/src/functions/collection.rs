@@ -404,8 +404,11 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|w, a, _| super::aggregate::default_arg(w, a, 1, "true")),
         |f| {
             f.arity(1, 2)?;
+            // (A NULL order: NULL.)
+            let null_order = f.args.get(1).is_some_and(super::is_null_constant);
             let asc = match f.args.get(1) {
                 None => true,
+                Some(_) if null_order => true,
                 Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
                 Some(_) => {
                     return Err(PlanError::Unsupported(
@@ -418,7 +421,12 @@ pub fn register(b: &mut RegistryBuilder) {
             // Spark sorts nulls first ascending, last descending.
             args.push(lit(if asc { "ASC" } else { "DESC" }));
             args.push(lit(if asc { "NULLS FIRST" } else { "NULLS LAST" }));
-            Ok(df_udf("array_sort")?.call(args))
+            let sorted = df_udf("array_sort")?.call(args);
+            Ok(if null_order {
+                super::null_when(lit(true), sorted)
+            } else {
+                sorted
+            })
         },
     );
     // collect_union(arrays): the distinct elements of a group's arrays.

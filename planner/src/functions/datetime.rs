@@ -41,6 +41,10 @@ pub fn register(b: &mut RegistryBuilder) {
             let (Some(field), Some(x)) = (args.next(), args.next()) else {
                 return Err(crate::error::PlanError::InvalidPlan("extract".into()));
             };
+            // (A NULL field: a NULL DOUBLE, as Spark's.)
+            if super::is_null_constant(&field) {
+                return Ok(lit(ScalarValue::Float64(None)));
+            }
             let field = match &field {
                 Expr::Literal(v, _) => v.to_string().to_ascii_lowercase(),
                 _ => {
@@ -404,15 +408,25 @@ pub fn register(b: &mut RegistryBuilder) {
     };
     b.scalar_named(&["from_unixtime"], defaults, |f| {
         f.arity(1, 2)?;
-        let spark_pattern = match f.args.get(1) {
-            Some(p) => literal_text(p, "from_unixtime")?,
-            None => DEFAULT_PATTERN.to_string(),
-        };
         let seconds = cast(f.args[0].clone(), DataType::Int64);
         let instant = cast(
             seconds * lit(1_000_000i64),
             DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
         );
+        let spark_pattern = match f.args.get(1) {
+            // A pattern of each row (or a constant of another type, as its text): read by
+            // the native function row by row.
+            Some(p) if literal_text(p, "from_unixtime").is_err() => {
+                let pattern = cast(p.clone(), DataType::Utf8);
+                return Ok(NativeUdf::udf(Native::DateFormat {
+                    time_zone: f.config.time_zone.clone(),
+                    pattern: String::new(),
+                })
+                .call(vec![instant, pattern]));
+            }
+            Some(p) => literal_text(p, "from_unixtime")?,
+            None => DEFAULT_PATTERN.to_string(),
+        };
         let pattern = chrono_pattern(&spark_pattern)?;
         Ok(NativeUdf::udf(Native::DateFormat {
             time_zone: f.config.time_zone.clone(),
@@ -426,23 +440,50 @@ pub fn register(b: &mut RegistryBuilder) {
     };
     b.scalar_named(&["months_between"], defaults, |f| {
         f.arity(2, 3)?;
-        let round_off = match f.args.get(2) {
-            None => true,
-            Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
-            Some(_) => {
-                return Err(crate::error::PlanError::Unsupported(
-                    "months_between with a non-literal roundOff".into(),
-                ));
-            }
-        };
+        // (Timestamps, dates and text are read as timestamps, other types refused; roundOff
+        // is a BOOLEAN, or text read as one in ANSI mode.)
+        for i in 0..2 {
+            super::require_type(&f, i, &["TIMESTAMP"], |t| {
+                matches!(
+                    t,
+                    DataType::Timestamp(..)
+                        | DataType::Date32
+                        | DataType::Utf8
+                        | DataType::Utf8View
+                        | DataType::LargeUtf8
+                        | DataType::Null
+                )
+            })?;
+        }
+        let ansi = f.config.ansi;
+        super::require_type(&f, 2, &["BOOLEAN"], |t| {
+            matches!(t, DataType::Boolean | DataType::Null)
+                || (ansi && matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8))
+        })?;
         let tz = f.config.time_zone.clone();
         let (a, _) = as_instant(f.args[0].clone(), &f.types[0], &tz);
         let (b2, _) = as_instant(f.args[1].clone(), &f.types[1], &tz);
-        Ok(NativeUdf::udf(Native::MonthsBetween {
-            time_zone: tz,
-            round_off,
-        })
-        .call(vec![a, b2]))
+        let between = |round_off: bool| {
+            NativeUdf::udf(Native::MonthsBetween {
+                time_zone: tz.clone(),
+                round_off,
+            })
+            .call(vec![a.clone(), b2.clone()])
+        };
+        match f.args.get(2) {
+            None => Ok(between(true)),
+            Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => Ok(between(*b)),
+            // roundOff of each row (NULL where it is).
+            Some(round_off) => Ok(datafusion::logical_expr::when(
+                cast(round_off.clone(), DataType::Boolean),
+                between(true),
+            )
+            .when(
+                datafusion::logical_expr::not(cast(round_off.clone(), DataType::Boolean)),
+                between(false),
+            )
+            .end()?),
+        }
     });
 }
 

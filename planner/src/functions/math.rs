@@ -438,16 +438,13 @@ fn literal_int_scale(f: &super::FunctionInput) -> PlanResult<()> {
 
 fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<Expr> {
     f.arity(1, 2)?;
-    let scale = match f.args.get(1) {
-        None => 0i64,
-        Some(Expr::Literal(v, _)) => v.to_string().parse::<i64>().map_err(|_| {
-            crate::error::PlanError::Unsupported("round with a non-integer scale".into())
-        })?,
-        Some(_) => {
-            return Err(crate::error::PlanError::Unsupported(
-                "round with a non-literal scale".into(),
-            ));
-        }
+    let (scale, null_scale) = match f.args.get(1) {
+        None => (0i64, false),
+        Some(arg) => match constant_scale(&f, arg)? {
+            Some(scale) => (scale, false),
+            // (A NULL scale rounds to NULL, typed as with scale 0.)
+            None => (0, true),
+        },
     };
     let x = f.args[0].clone();
     let t = f.types[0].clone();
@@ -481,6 +478,61 @@ fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<E
         }
         _ => rounded,
     })
+    .map(|rounded| {
+        if null_scale {
+            super::null_when(lit(true), rounded)
+        } else {
+            rounded
+        }
+    })
+}
+
+/// The scale of `round`/`bround`, Spark's foldable INT (the argument arrives cast to INT, so
+/// `round(x, 2.5D)` rounds to 2 places): computed now, `None` for NULL; a scale that reads a
+/// column is DATATYPE_MISMATCH.NON_FOLDABLE_INPUT.
+fn constant_scale(f: &super::FunctionInput, arg: &Expr) -> PlanResult<Option<i64>> {
+    if !arg.column_refs().is_empty() {
+        let names: Vec<String> = f
+            .args
+            .iter()
+            .zip(&f.field_names)
+            .map(|(a, n)| n.clone().unwrap_or_else(|| a.schema_name().to_string()))
+            .collect();
+        let shown = f.field_names.get(1).cloned().flatten();
+        return Err(crate::error::SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}({})\" due to data type mismatch: the input scale should be a foldable \"INT\" expression; however, got \"{}\".",
+                f.name.to_lowercase(),
+                names.join(", "),
+                shown.unwrap_or_else(|| arg.schema_name().to_string())
+            ),
+        )
+        .into());
+    }
+    // (A text scale that is no number raises its cast's error now, as Spark's analysis.)
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    let arg = arg
+        .clone()
+        .transform(|e| match e {
+            Expr::ScalarFunction(mut call) if call.func.name() == "ember_deferred" => {
+                Ok(Transformed::yes(call.args.remove(0)))
+            }
+            other => Ok(Transformed::no(other)),
+        })?
+        .data;
+    match crate::resolver::fold_constants(arg)? {
+        Expr::Literal(v, _) if v.is_null() => Ok(None),
+        Expr::Literal(v, _) => v.to_string().parse::<i64>().map(Some).map_err(|_| {
+            crate::error::PlanError::Unsupported(format!("{} with the scale {v}", f.name))
+        }),
+        other => Err(crate::error::PlanError::Unsupported(format!(
+            "{} with the scale {}",
+            f.name,
+            other.schema_name()
+        ))),
+    }
 }
 
 /// A function of a double Spark computes with StrictMath (see `native::strict_math`).

@@ -349,6 +349,44 @@ pub fn cast_may_fail(from: &DataType, to: &DataType) -> bool {
     }
 }
 
+/// Whether every value casts from `from` to `to` without failing, so a cast outside
+/// ANSI mode needs no TRY_CAST (which would make its value nullable where Spark's is not):
+/// the same type but for its nested nullability (`array<int>` holding no NULL to one that
+/// may), integers to wider integers or to floating-point numbers, FLOAT to DOUBLE, and
+/// integers or decimals to a DECIMAL that holds them.
+pub fn lossless_cast(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    let rank = |t: &DataType| match t {
+        Int8 => Some(1),
+        Int16 => Some(2),
+        Int32 => Some(3),
+        Int64 => Some(4),
+        _ => None,
+    };
+    if from == to {
+        return true;
+    }
+    match (from, to) {
+        (List(a), List(b)) | (LargeList(a), LargeList(b)) => {
+            lossless_cast(a.data_type(), b.data_type())
+        }
+        (Struct(a), Struct(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b.iter()).all(|(x, y)| {
+                    x.name() == y.name() && lossless_cast(x.data_type(), y.data_type())
+                })
+        }
+        (Map(a, x), Map(b, y)) => x == y && lossless_cast(a.data_type(), b.data_type()),
+        (Float32, Float64) => true,
+        (f, Float32 | Float64) if rank(f).is_some() => true,
+        (f, t) if rank(f).is_some() && rank(t).is_some() => rank(f) <= rank(t),
+        (Int8 | Int16 | Int32 | Int64 | Decimal128(..), Decimal128(p, s)) => {
+            fits_decimal(from, *p, *s)
+        }
+        _ => false,
+    }
+}
+
 /// Spark's `canNullSafeCastToDecimal`.
 fn fits_decimal(from: &DataType, precision: u8, scale: i8) -> bool {
     use DataType::*;

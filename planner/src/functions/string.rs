@@ -460,6 +460,11 @@ pub fn register(b: &mut RegistryBuilder) {
             let text = match f.args.get(1) {
                 None => "hex".to_string(),
                 Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => v.clone(),
+                // (A NULL format: NULL; try_to_binary of another constant: no format.)
+                Some(e) if super::is_null_constant(e) => {
+                    return Ok(lit(ScalarValue::Binary(None)));
+                }
+                Some(Expr::Literal(v, _)) if !fail => v.to_string(),
                 Some(_) => {
                     return Err(crate::error::PlanError::Unsupported(format!(
                         "{name} with a computed format"
@@ -532,6 +537,9 @@ pub fn register(b: &mut RegistryBuilder) {
     // (UTF-8 text is its bytes).
     b.scalar(&["encode"], |f| {
         let (s, charset) = two(f)?;
+        if super::is_null_constant(&charset) {
+            return Ok(lit(ScalarValue::Binary(None)));
+        }
         match known_charset(&charset, "encode")? {
             Charset::Utf8 => Ok(cast(s, DataType::Binary)),
             charset => Ok(NativeUdf::udf(Native::Charset {
@@ -546,6 +554,9 @@ pub fn register(b: &mut RegistryBuilder) {
             return decode_case(f);
         }
         let (s, charset) = two(f)?;
+        if super::is_null_constant(&charset) {
+            return Ok(lit(ScalarValue::Utf8(None)));
+        }
         let charset = known_charset(&charset, "decode")?;
         Ok(NativeUdf::udf(Native::Charset {
             charset,

@@ -527,8 +527,11 @@ impl Resolver<'_> {
                 to: types::sql_name(&to),
             })
             .call(vec![inner])
-        } else if try_mode {
+        } else if try_mode && !crate::functions::nullability::lossless_cast(&from, &to) {
             try_cast(inner, to)
+        } else if try_mode {
+            // (A cast that cannot fail keeps its value's nullability, as Spark's.)
+            cast(inner, to)
         } else if narrowing_to_integer(&from, &to) {
             // Spark's CAST_OVERFLOW for numbers out of the integer type's range.
             use crate::functions::native::{Native, NativeUdf};

@@ -139,6 +139,9 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         // Booleans.
         "any" | "some" | "every" | "bool_and" | "bool_or" | "count_if" => vec![Boolean],
         "assert_true" => vec![StrictBoolean],
+        // (A pattern is Spark's STRING: `date_format(ts, DATE'2024-02-29')` formats with its
+        // text.)
+        "date_format" | "from_unixtime" => vec![Any, Text],
         "sort_array" => vec![ArrayOrNull, StrictBoolean],
         "array_distinct" | "array_compact" => vec![ArrayOrNull],
         "approx_percentile" | "percentile_approx" | "percentile" | "median"
