@@ -106,11 +106,22 @@ ANSWERS = {
     "null_options_are_null_answers": "SELECT sort_array(array(3, 1, 2), NULL) a, date_part(NULL, TIMESTAMP'2024-03-10 12:34:56') b, "
     "datepart(CAST(NULL AS STRING), DATE'2024-02-29') c, encode('Spark SQL', CAST(NULL AS STRING)) d, decode(X'4142', CAST(NULL AS STRING)) e, "
     "to_binary('Spark SQL', NULL) f, try_to_binary('Spark SQL', 1) g, sort_array(array(3, 1, 2), CAST(NULL AS BOOLEAN)) h",
+    "untyped_nulls_of_dates": "SELECT year(NULL) a, hour(NULL) b, date_part('YEAR', NULL) c, from_utc_timestamp(NULL, 'Asia/Tokyo') d, "
+    "date_trunc('MONTH', NULL) e, array_size(NULL) f, weekofyear(NULL) g, char(NULL) h, chr(CAST(NULL AS INT)) i, to_utc_timestamp(NULL, 'UTC') j",
+    "date_trunc_units_of_each_row": "SELECT c0, date_trunc(c0, c1) AS r FROM VALUES ('MONTH', TIMESTAMP'2024-03-10 12:34:56'), "
+    "(CAST(NULL AS STRING), TIMESTAMP'1970-01-01 00:00:01'), ('yy', TIMESTAMP'2024-03-10 12:34:56'), ('x', TIMESTAMP'2024-03-10 12:34:56'), "
+    "('Week', TIMESTAMP'2024-03-10 12:34:56'), ('dd', TIMESTAMP'2024-03-10 12:34:56.123456'), ('SECOND', TIMESTAMP'2024-03-10 12:34:56.123456') "
+    "AS t(c0, c1) ORDER BY c0 NULLS FIRST",
+    "date_trunc_units_of_other_types": "SELECT date_trunc('', TIMESTAMP'2024-03-10 12:34:56') a, date_trunc(true, TIMESTAMP'2024-03-10 12:34:56') b, "
+    "date_trunc(3, TIMESTAMP'2024-03-10 12:34:56') c, date_trunc('QUARTER', TIMESTAMP'2024-03-10 12:34:56') d",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).
 NON_ANSI = {
     "inline_table_of_arrays_keeps_nullability": "SELECT c0, size(c0) s, array_append(c0, 1) a FROM VALUES (array(3, 1, 2)), (array(5, NULL, 5)) AS t(c0)",
+    "date_functions_of_text_that_is_no_date": "SELECT year('abc') a, hour('abc') b, date_add('abc', 1) c, months_between('abc', DATE'2024-01-01') d, "
+    "date_format('abc', 'yyyy') e, trunc('abc', 'YEAR') f, dayofweek('x') g, year('2024-01-02') h, minute('2024-01-02 03:04:05') i, "
+    "datediff('2024-01-02', 'x') j, last_day('x') k, dayname('x') l",
     "lossless_casts_keep_nullability": "SELECT CAST(1 AS BIGINT) a, try_cast(1 AS BIGINT) b, CAST(2.5F AS DOUBLE) c, CAST(7 AS DECIMAL(12,2)) d, "
     "CAST(array(1) AS ARRAY<BIGINT>) e, CAST('1' AS INT) f, round(2.5D, 'abc') g, CAST(2.5D AS INT) h",
 }
@@ -118,6 +129,9 @@ NON_ANSI = {
 ERRORS = {
     "round_scale_of_a_column": "SELECT round(c0, c1) FROM VALUES (2.5D, 1) t(c0, c1)",
     "bround_scale_not_a_number": "SELECT bround(2.5D, 'abc')",
+    "unix_date_of_text": "SELECT unix_date('2024-01-01')",
+    "date_trunc_unit_array": "SELECT date_trunc(array('YEAR'), TIMESTAMP'2024-03-10 12:34:56')",
+    "months_between_round_off_number": "SELECT months_between(DATE'2024-01-01', DATE'2024-03-01', 1)",
     "array_insert_at_zero": "SELECT array_insert(array(1,2,3), 0, 1)",
     "to_date_digit_widths": "SELECT to_date('2020-1-1', 'yyyy-MM-dd')",
     "like_escape_computed_pattern_misplaced": "SELECT 'a_b' LIKE p ESCAPE '/' FROM VALUES ('a/b') t(p)",

@@ -122,7 +122,7 @@ pub fn register(b: &mut RegistryBuilder) {
             f.types.first(),
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
         ) {
-            args[0] = to_date(args[0].clone());
+            args[0] = to_date(args[0].clone(), f.types.first(), f.config.ansi);
         }
         Ok(super::sp_udf("trunc")?.call(args))
     });
@@ -131,7 +131,8 @@ pub fn register(b: &mut RegistryBuilder) {
     on_date(b, &["unix_date"], "unix_date", 1);
     // dayofweek: 1 = Sunday .. 7 = Saturday.
     b.scalar(&["dayofweek"], |f| {
-        let x = to_date(one(f)?);
+        let (t, ansi) = (f.types.first().cloned(), f.config.ansi);
+        let x = to_date(one(f)?, t.as_ref(), ansi);
         let udf = super::df_udf("date_part")?;
         Ok(cast(
             udf.call(vec![datafusion::logical_expr::lit("dow"), x]),
@@ -139,7 +140,8 @@ pub fn register(b: &mut RegistryBuilder) {
         ) + datafusion::logical_expr::lit(1))
     });
     b.scalar(&["dayname"], |f| {
-        let x = to_date(one(f)?);
+        let (t, ansi) = (f.types.first().cloned(), f.config.ansi);
+        let x = to_date(one(f)?, t.as_ref(), ansi);
         Ok(super::df_udf("to_char")?.call(vec![x, datafusion::logical_expr::lit("%a")]))
     });
     b.scalar(&["date_from_unix_date"], |f| {
@@ -281,7 +283,7 @@ pub fn register(b: &mut RegistryBuilder) {
             let mut args = f.args;
             for i in [1, 2] {
                 if !add || i == 2 {
-                    let (x, _) = as_instant(args[i].clone(), &f.types[i], &tz);
+                    let (x, _) = as_instant(args[i].clone(), &f.types[i], &tz, f.config.ansi);
                     args[i] = match &f.types[i] {
                         // A date's midnight in the session time zone.
                         DataType::Date32 => cast(
@@ -338,7 +340,51 @@ pub fn register(b: &mut RegistryBuilder) {
             };
             return Ok(Expr::Literal(ScalarValue::try_from(&t)?, None));
         }
-        Ok(super::sp_udf("date_trunc")?.call(f.args))
+        // Spark's units, by the unit each names; NULL for another (a literal: now).
+        const UNITS: [(&str, &[&str]); 10] = [
+            ("YEAR", &["YEAR", "YYYY", "YY"]),
+            ("QUARTER", &["QUARTER"]),
+            ("MONTH", &["MONTH", "MM", "MON"]),
+            ("WEEK", &["WEEK"]),
+            ("DAY", &["DAY", "DD"]),
+            ("HOUR", &["HOUR"]),
+            ("MINUTE", &["MINUTE"]),
+            ("SECOND", &["SECOND"]),
+            ("MILLISECOND", &["MILLISECOND"]),
+            ("MICROSECOND", &["MICROSECOND"]),
+        ];
+        // (A unit is text: other atomic values are read as theirs, and name no unit.)
+        super::require_type(&f, 0, &["STRING"], |t| {
+            !matches!(
+                t,
+                DataType::List(_)
+                    | DataType::LargeList(_)
+                    | DataType::Struct(_)
+                    | DataType::Map(..)
+            )
+        })?;
+        let udf = super::sp_udf("date_trunc")?;
+        let ts = f.args[1].clone();
+        let trunc = |unit: &str| udf.call(vec![lit(unit), ts.clone()]);
+        if let Expr::Literal(v, _) = &f.args[0] {
+            let unit = v.to_string().to_ascii_uppercase();
+            if !UNITS
+                .iter()
+                .any(|(_, names)| names.contains(&unit.as_str()))
+            {
+                return Ok(super::null_when(lit(true), trunc("YEAR")));
+            }
+            return Ok(udf.call(f.args));
+        }
+        // A unit of each row.
+        let unit = super::df_udf("upper")?.call(vec![cast(f.args[0].clone(), DataType::Utf8)]);
+        let mut case = datafusion::logical_expr::case(unit);
+        for (to, names) in UNITS {
+            for name in names {
+                case = case.when(lit(*name), trunc(to));
+            }
+        }
+        Ok(case.end()?)
     });
     b.scalar(&["to_date"], |f| parse_datetime(f, ParseTarget::Date, true));
     b.scalar(&["try_to_date"], |f| {
@@ -388,7 +434,12 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["date_format"], |f| {
         f.arity(2, 2)?;
-        let (x, time_zone) = as_instant(f.args[0].clone(), &f.types[0], &f.config.time_zone);
+        let (x, time_zone) = as_instant(
+            f.args[0].clone(),
+            &f.types[0],
+            &f.config.time_zone,
+            f.config.ansi,
+        );
         // A pattern of each row: read by the native function row by row.
         if literal_text(&f.args[1], "date_format").is_err() {
             let pattern = cast(f.args[1].clone(), DataType::Utf8);
@@ -461,8 +512,8 @@ pub fn register(b: &mut RegistryBuilder) {
                 || (ansi && matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8))
         })?;
         let tz = f.config.time_zone.clone();
-        let (a, _) = as_instant(f.args[0].clone(), &f.types[0], &tz);
-        let (b2, _) = as_instant(f.args[1].clone(), &f.types[1], &tz);
+        let (a, _) = as_instant(f.args[0].clone(), &f.types[0], &tz, f.config.ansi);
+        let (b2, _) = as_instant(f.args[1].clone(), &f.types[1], &tz, f.config.ansi);
         let between = |round_off: bool| {
             NativeUdf::udf(Native::MonthsBetween {
                 time_zone: tz.clone(),
@@ -487,9 +538,15 @@ pub fn register(b: &mut RegistryBuilder) {
     });
 }
 
-/// A date argument: strings and timestamps as dates.
-fn to_date(x: Expr) -> Expr {
-    cast(x, DataType::Date32)
+/// A date argument: timestamps as dates, text read as Spark reads a date (outside ANSI mode,
+/// `ansi` false, text that is no date is NULL, as Spark's implicit cast).
+fn to_date(x: Expr, t: Option<&DataType>, ansi: bool) -> Expr {
+    match t {
+        Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
+            NativeUdf::udf(Native::TextToDate { fail: ansi }).call(vec![x])
+        }
+        _ => cast(x, DataType::Date32),
+    }
 }
 
 /// A datafusion-spark date function whose first argument is a date (strings cast).
@@ -500,6 +557,12 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
     };
     b.scalar_named(names, naming, move |f| {
         f.arity(n, n)?;
+        // (unix_date takes a DATE, nothing cast to one.)
+        if spark_name == "unix_date" {
+            super::require_type(&f, 0, &["DATE"], |t| {
+                matches!(t, DataType::Date32 | DataType::Null)
+            })?;
+        }
         let mut args = f.args;
         for (i, t) in f.types.iter().enumerate() {
             let is_text = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
@@ -507,7 +570,7 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
             let is_time = matches!(t, DataType::Timestamp(..));
             // datediff takes two dates; the others one date and a number or text.
             if (is_text || is_time) && (i == 0 || spark_name == "date_diff") {
-                args[i] = to_date(args[i].clone());
+                args[i] = to_date(args[i].clone(), Some(t), f.config.ansi);
             }
         }
         Ok(super::sp_udf(spark_name)?.call(args))
@@ -525,6 +588,7 @@ fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static st
         );
         let time = matches!(f.types.first(), Some(DataType::Time64(_)));
         let zoned = matches!(f.types.first(), Some(DataType::Timestamp(_, Some(_))));
+        let ansi = f.config.ansi;
         let x = one(f)?;
         if time {
             // The fields of a TIME.
@@ -532,7 +596,7 @@ fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static st
             return Ok(cast(part, DataType::Int32));
         }
         let x = if text {
-            text_to_instant(x, &tz, true)
+            text_to_instant(x, &tz, ansi)
         } else {
             x
         };
@@ -561,9 +625,10 @@ fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
         );
         let zoned = matches!(f.types.first(), Some(DataType::Timestamp(_, Some(_))));
         let tz = f.config.time_zone.clone();
+        let ansi = f.config.ansi;
         let x = one(f)?;
         let x = if text {
-            to_date(x)
+            to_date(x, Some(&DataType::Utf8), ansi)
         } else {
             local_of(x, zoned, &tz)
         };
@@ -686,7 +751,7 @@ pub(super) fn text_to_instant(x: Expr, tz: &str, fail: bool) -> Expr {
 
 /// A value as a timestamp for formatting, with the zone to format it in: text read in the
 /// session zone, TIMESTAMP_NTZ values as they are (formatted in UTC), dates kept.
-fn as_instant(x: Expr, t: &DataType, tz: &str) -> (Expr, String) {
+fn as_instant(x: Expr, t: &DataType, tz: &str, ansi: bool) -> (Expr, String) {
     match t {
         DataType::Date32 => (x, tz.to_string()),
         DataType::Timestamp(_, None) => (
@@ -697,7 +762,7 @@ fn as_instant(x: Expr, t: &DataType, tz: &str) -> (Expr, String) {
             "UTC".to_string(),
         ),
         DataType::Timestamp(_, Some(_)) => (x, tz.to_string()),
-        _ => (text_to_instant(x, tz, true), tz.to_string()),
+        _ => (text_to_instant(x, tz, ansi), tz.to_string()),
     }
 }
 

@@ -224,7 +224,14 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_spark(b, &["unhex"], "unhex", 1, 1);
     super::format_string::register(b);
-    add_spark(b, &["char", "chr"], "char", 1, 1);
+    // (datafusion-spark's char refuses a NULL constant.)
+    b.scalar(&["char", "chr"], |f| {
+        f.arity(1, 1)?;
+        if super::is_null_constant(&f.args[0]) {
+            return Ok(lit(ScalarValue::Utf8(None)));
+        }
+        super::sp_udf("char").map(|u| u.call(f.args))
+    });
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
     // levenshtein(l, r[, threshold]): -1 when the distance is beyond the threshold; a NULL

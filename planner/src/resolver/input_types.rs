@@ -59,6 +59,11 @@ pub(super) enum Implicit {
     Ordered,
     /// An integer kept, an untyped NULL taken as an INT (`bit_and`).
     Integral,
+    /// Anything kept (the builder reads it), an untyped NULL taken as a DATE (`year(NULL)`).
+    NullAsDate,
+    /// Anything kept (the builder reads it), an untyped NULL taken as a TIMESTAMP
+    /// (`hour(NULL)`).
+    NullAsTimestamp,
     /// DECIMAL: decimals kept, other numbers cast to the decimal that holds them, text and an
     /// untyped NULL to DECIMAL(38,18) (`ceil(x, scale)`).
     Decimal,
@@ -86,6 +91,8 @@ impl Implicit {
             Implicit::Array | Implicit::ArrayOrNull => "\"ARRAY\"",
             Implicit::Ordered => "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"INTERVAL\")",
             Implicit::Integral => "\"INTEGRAL\"",
+            Implicit::NullAsDate => "\"DATE\"",
+            Implicit::NullAsTimestamp => "\"TIMESTAMP\"",
             Implicit::Decimal => "\"DECIMAL\"",
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
         }
@@ -181,6 +188,12 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "slice" => vec![Any, Int, Int],
         "width_bucket" => vec![Numeric, Numeric, Numeric, Long],
         "date_add" | "date_sub" | "dateadd" => vec![Any, SmallInt],
+        "year" | "month" | "day" | "dayofmonth" | "quarter" | "dayofyear" | "weekofyear"
+        | "dayofweek" | "weekday" => vec![NullAsDate],
+        "hour" | "minute" | "second" => vec![NullAsTimestamp],
+        "from_utc_timestamp" | "to_utc_timestamp" => vec![NullAsTimestamp],
+        "date_part" | "datepart" | "date_trunc" => vec![Any, NullAsTimestamp],
+        "array_size" => vec![ArrayOrNull],
         _ => vec![],
     }
 }
@@ -231,6 +244,12 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Ordered, Date32 | Timestamp(..) | Duration(_) | Interval(_)) => Ok(None),
         (I::Ordered, _) if number => Ok(None),
         (I::Integral, Null) => to(Int32),
+        (I::NullAsDate, Null) => to(Date32),
+        (I::NullAsTimestamp, Null) => to(Timestamp(
+            arrow::datatypes::TimeUnit::Microsecond,
+            Some("UTC".into()),
+        )),
+        (I::NullAsDate | I::NullAsTimestamp, _) => Ok(None),
         (I::Integral, _) => Ok(None),
         (I::StrictText, Null) | (I::StrictBoolean, Null) => Ok(None),
         (I::Text | I::TextOrBinary | I::StrictText, t) if is_text(t) => Ok(None),
