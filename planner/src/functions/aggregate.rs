@@ -356,12 +356,22 @@ pub(super) fn agg_double(
     mut f: FunctionInput,
     udaf: PlanResult<Arc<AggregateUDF>>,
 ) -> PlanResult<Expr> {
+    // (Spark's statistics of two columns take two arguments, of one column one; the
+    // percentiles' fraction is among their arguments.)
+    let lower = f.name.to_ascii_lowercase();
+    let n = match lower.as_str() {
+        "corr" | "covar_pop" | "covar_samp" => 2,
+        l if l.starts_with("regr_") => 2,
+        "stddev" | "std" | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop"
+        | "median" => 1,
+        _ => f.args.len().max(1),
+    };
+    f.arity(n, n)?;
     f.args = f
         .args
         .into_iter()
         .map(|a| cast(a, DataType::Float64))
         .collect();
-    let n = f.args.len().max(1);
     agg(f, udaf, n, n)
 }
 

@@ -96,18 +96,22 @@ impl FunctionInput<'_> {
     }
 
     fn wrong_num_args(&self, expected: String) -> crate::error::PlanError {
-        let n = self.args.len();
+        wrong_num_args(self.name, &expected, self.args.len())
+    }
+}
+
+/// Spark's WRONG_NUM_ARGS.WITHOUT_SUGGESTION: `name` called with `n` arguments where it takes
+/// `expected` (`2`, `[3, 4]`).
+pub(crate) fn wrong_num_args(name: &str, expected: &str, n: usize) -> crate::error::PlanError {
+    {
         SparkError::new(
             crate::error::ErrorKind::Analysis,
             "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
             "42605",
-            format!(
-                "The `{}` requires {expected} parameters but the actual number is {n}.",
-                self.name
-            ),
+            format!("The `{name}` requires {expected} parameters but the actual number is {n}."),
             vec![
-                ("functionName", format!("`{}`", self.name)),
-                ("expectedNum", expected.clone()),
+                ("functionName", format!("`{name}`")),
+                ("expectedNum", expected.to_string()),
                 ("actualNum", n.to_string()),
             ],
         )

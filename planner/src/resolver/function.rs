@@ -43,6 +43,36 @@ impl Resolver<'_> {
             None => call,
         };
         let lname = call.name.to_ascii_lowercase();
+        // Higher-order functions take their inputs and a lambda (WRONG_NUM_ARGS otherwise,
+        // with or without a lambda).
+        let lambda_form: Option<&[usize]> = match lname.as_str() {
+            "transform" | "filter" | "exists" | "forall" | "map_filter" | "transform_keys"
+            | "transform_values" => Some(&[2]),
+            "zip_with" | "map_zip_with" => Some(&[3]),
+            "aggregate" | "reduce" => Some(&[3, 4]),
+            "array_sort" if matches!(call.args.last(), Some(SExpr::Lambda { .. })) => Some(&[2]),
+            _ => None,
+        };
+        if let Some(counts) = lambda_form
+            && !counts.contains(&call.args.len())
+        {
+            let expected = match counts {
+                [n] => n.to_string(),
+                _ => format!(
+                    "[{}]",
+                    counts
+                        .iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return Err(crate::functions::wrong_num_args(
+                &lname,
+                &expected,
+                call.args.len(),
+            ));
+        }
         if matches!(call.args.last(), Some(SExpr::Lambda { .. })) {
             return self.higher_order_function(&lname, call, schema);
         }
