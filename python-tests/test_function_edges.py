@@ -114,6 +114,9 @@ ANSWERS = {
     "AS t(c0, c1) ORDER BY c0 NULLS FIRST",
     "date_trunc_units_of_other_types": "SELECT date_trunc('', TIMESTAMP'2024-03-10 12:34:56') a, date_trunc(true, TIMESTAMP'2024-03-10 12:34:56') b, "
     "date_trunc(3, TIMESTAMP'2024-03-10 12:34:56') c, date_trunc('QUARTER', TIMESTAMP'2024-03-10 12:34:56') d",
+    # (Every row: a partition of NULL structs panicked in to_json and its rows were missing.)
+    "to_json_of_null_structs": "SELECT id, to_json(IF(id > 1, named_struct('a', id), NULL)) r, "
+    "to_json(named_struct('a', IF(id > 0, named_struct('b', id), NULL))) s, to_json(CAST(NULL AS STRUCT<a:INT>)) t FROM range(4) ORDER BY id",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).

@@ -203,8 +203,22 @@ pub fn ordered_concat(
         outputs.push((receiver, task));
     }
     let batches = futures::stream::iter(outputs).flat_map(|(receiver, task)| {
-        futures::stream::unfold((receiver, task), |(mut receiver, task)| async move {
-            receiver.recv().await.map(|item| (item, (receiver, task)))
+        futures::stream::unfold((receiver, Some(task)), |(mut receiver, task)| async move {
+            match receiver.recv().await {
+                Some(item) => Some((item, (receiver, task))),
+                // The partition ended: if its task panicked, that is the partition's
+                // error (its rows would otherwise be missing without a word).
+                None => match task?.join().await {
+                    Err(e) if e.is_panic() => {
+                        let message = crate::panic::panic_message(e.into_panic().as_ref());
+                        let error = datafusion::error::DataFusionError::Execution(format!(
+                            "a partition's task panicked: {message}"
+                        ));
+                        Some((Err(error), (receiver, None)))
+                    }
+                    _ => None,
+                },
+            }
         })
     });
     Ok(Box::pin(RecordBatchStreamAdapter::new(schema, batches)))
@@ -394,6 +408,24 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 5);
+    }
+
+    /// A partition whose task panics fails the stream (its rows were silently missing).
+    #[tokio::test]
+    async fn a_panicking_partition_is_an_error() {
+        use datafusion::physical_plan::test::exec::PanicExec;
+        let ctx = SessionContext::new();
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let plan: Arc<dyn ExecutionPlan> =
+            Arc::new(PanicExec::new(schema, 2).with_partition_panic(1, 1));
+        for buffer in [None, Some(1)] {
+            let out: Result<Vec<RecordBatch>> = ordered_concat(&plan, ctx.task_ctx(), buffer)
+                .unwrap()
+                .try_collect()
+                .await;
+            let error = out.expect_err("a panic is an error").to_string();
+            assert!(error.contains("panicked"), "{error}");
+        }
     }
 
     /// Under a pool too small for any buffered batch, later partitions wait for the consumer

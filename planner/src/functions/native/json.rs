@@ -33,7 +33,21 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
         return internal_err!("to_json without a value");
     };
     let (batch, wrapped) = match value.data_type() {
-        DataType::Struct(_) => (RecordBatch::from(value.as_struct().clone()), false),
+        // (The struct's NULL rows are written NULL below: its fields may hold anything there.)
+        DataType::Struct(fields) => {
+            let fields: Vec<Field> = fields
+                .iter()
+                .map(|f| f.as_ref().clone().with_nullable(true))
+                .collect();
+            (
+                RecordBatch::try_new_with_options(
+                    Arc::new(Schema::new(fields)),
+                    value.as_struct().columns().to_vec(),
+                    &arrow::array::RecordBatchOptions::new().with_row_count(Some(value.len())),
+                )?,
+                false,
+            )
+        }
         other => (
             RecordBatch::try_new(
                 Arc::new(Schema::new(vec![Field::new("v", other.clone(), true)])),
