@@ -208,16 +208,9 @@ pub fn ordered_concat(
                 Some(item) => Some((item, (receiver, task))),
                 // The partition ended: if its task panicked, that is the partition's
                 // error (its rows would otherwise be missing without a word).
-                None => match task?.join().await {
-                    Err(e) if e.is_panic() => {
-                        let message = crate::panic::panic_message(e.into_panic().as_ref());
-                        let error = datafusion::error::DataFusionError::Execution(format!(
-                            "a partition's task panicked: {message}"
-                        ));
-                        Some((Err(error), (receiver, None)))
-                    }
-                    _ => None,
-                },
+                None => crate::panic::panic_of(task?)
+                    .await
+                    .map(|error| (Err(error), (receiver, None))),
             }
         })
     });

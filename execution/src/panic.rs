@@ -15,6 +15,21 @@ pub async fn catch_panic<F: Future>(f: F) -> Result<F::Output, String> {
         .map_err(|p| panic_message(p.as_ref()))
 }
 
+/// Join `task`, which fed a stream through a channel now closed: its panic as the stream's
+/// last error (the rows it did not send would otherwise be missing without a word), else
+/// `None`.
+pub async fn panic_of<T: Send + 'static>(
+    task: datafusion_common_runtime::SpawnedTask<T>,
+) -> Option<datafusion::error::DataFusionError> {
+    match task.join().await {
+        Err(e) if e.is_panic() => Some(datafusion::error::DataFusionError::Execution(format!(
+            "a task panicked: {}",
+            panic_message(e.into_panic().as_ref())
+        ))),
+        _ => None,
+    }
+}
+
 /// The message a panic was raised with (`panic!("...")` or a formatted one).
 pub fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {

@@ -141,7 +141,7 @@ impl ExecutionPlan for TextScanExec {
         let files = self.scan.groups.get(partition).cloned().unwrap_or_default();
         let schema = self.properties.eq_properties.schema().clone();
         let batch_size = context.session_config().batch_size();
-        let (tx, mut rx) = mpsc::channel::<Result<RecordBatch>>(2);
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(2);
         let out = schema.clone();
         let scan = self.scan.clone();
         let opener = FileOpener {
@@ -153,10 +153,15 @@ impl ExecutionPlan for TextScanExec {
                 let _ = tx.blocking_send(Err(e));
             }
         });
-        let stream = futures::stream::poll_fn(move |cx| {
-            // The reader lives as long as the stream: dropping the stream aborts it.
-            let _ = &reader;
-            rx.poll_recv(cx)
+        // The reader lives as long as the stream (dropping the stream aborts it); a panic of
+        // the reader is the stream's error.
+        let stream = futures::stream::unfold((rx, Some(reader)), |(mut rx, reader)| async move {
+            match rx.recv().await {
+                Some(item) => Some((item, (rx, reader))),
+                None => crate::panic::panic_of(reader?)
+                    .await
+                    .map(|error| (Err(error), (rx, None))),
+            }
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }
