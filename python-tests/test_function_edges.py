@@ -117,6 +117,10 @@ ANSWERS = {
     # (Every row: a partition of NULL structs panicked in to_json and its rows were missing.)
     "to_json_of_null_structs": "SELECT id, to_json(IF(id > 1, named_struct('a', id), NULL)) r, "
     "to_json(named_struct('a', IF(id > 0, named_struct('b', id), NULL))) s, to_json(CAST(NULL AS STRUCT<a:INT>)) t FROM range(4) ORDER BY id",
+    # (A NULL field made text such as '-02-29 12:30:01', CAST_INVALID_INPUT.)
+    "make_timestamp_null_fields": "SELECT y, make_timestamp(y, 2, 29, 12, 30, s) r, make_timestamp_ntz(y, 2, 29, 12, 30, s) n, "
+    "make_timestamp(2024, m, 29, 12, 30, 1) o FROM VALUES (2024, 1.5, 2), (CAST(NULL AS INT), 1.0, 3), "
+    "(2023, CAST(NULL AS DECIMAL(3,1)), CAST(NULL AS INT)) t(y, s, m) ORDER BY y NULLS FIRST",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).

@@ -124,7 +124,9 @@ fn date_time_text(a: &[Expr], types: &[DataType]) -> crate::error::PlanResult<Ex
         ));
     };
     let seconds = cast(a[5].clone(), DataType::Decimal128(8, 6));
-    Ok(super::df_udf("concat")?.call(vec![
+    // (NULL where a field is: `concat` leaves NULLs out, and '-02-29 ...' is no date-time.)
+    let any_null = super::any_null(&a[..6]);
+    let text_of = super::df_udf("concat")?.call(vec![
         text(year.clone()),
         lit("-"),
         pad(month.clone(), 2)?,
@@ -136,7 +138,8 @@ fn date_time_text(a: &[Expr], types: &[DataType]) -> crate::error::PlanResult<Ex
         pad(minute.clone(), 2)?,
         lit(":"),
         pad(seconds, 9)?,
-    ]))
+    ]);
+    Ok(super::null_when(any_null, text_of))
 }
 
 /// Spark's names of the make_timestamp family: as written, except that try_make_timestamp
