@@ -30,6 +30,20 @@ pub async fn panic_of<T: Send + 'static>(
     }
 }
 
+/// The items `task` sends through `rx`, then its panic, if it panicked, as the last error.
+/// The task lives as long as the stream: dropping the stream aborts it.
+pub fn channel_stream<T: Send + 'static>(
+    rx: tokio::sync::mpsc::Receiver<datafusion::common::Result<T>>,
+    task: datafusion_common_runtime::SpawnedTask<()>,
+) -> impl futures::Stream<Item = datafusion::common::Result<T>> + Send {
+    futures::stream::unfold((rx, Some(task)), |(mut rx, task)| async move {
+        match rx.recv().await {
+            Some(item) => Some((item, (rx, task))),
+            None => panic_of(task?).await.map(|error| (Err(error), (rx, None))),
+        }
+    })
+}
+
 /// The message a panic was raised with (`panic!("...")` or a formatted one).
 pub fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {

@@ -113,15 +113,8 @@ pub fn job_output(
         }
         settle(&mut all).await;
     });
-    let stream = futures::stream::unfold((rx, Some(reader)), |(mut rx, reader)| async move {
-        match rx.recv().await {
-            Some(item) => Some((item, (rx, reader))),
-            // (A panic of the reader is the stream's error.)
-            None => crate::panic::panic_of(reader?)
-                .await
-                .map(|error| (Err(error), (rx, None))),
-        }
-    });
+    // (A panic of the reader is the stream's error.)
+    let stream = crate::panic::channel_stream(rx, reader);
     Box::pin(RecordBatchStreamAdapter::new(schema, stream))
 }
 

@@ -155,14 +155,7 @@ impl ExecutionPlan for TextScanExec {
         });
         // The reader lives as long as the stream (dropping the stream aborts it); a panic of
         // the reader is the stream's error.
-        let stream = futures::stream::unfold((rx, Some(reader)), |(mut rx, reader)| async move {
-            match rx.recv().await {
-                Some(item) => Some((item, (rx, reader))),
-                None => crate::panic::panic_of(reader?)
-                    .await
-                    .map(|error| (Err(error), (rx, None))),
-            }
-        });
+        let stream = crate::panic::channel_stream(rx, reader);
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }
 }
