@@ -1,7 +1,7 @@
 """Fixtures that run the real `ember` binary and connect the real PySpark client to it.
 
 Every test runs once per execution mode (``--ember-modes``, default ``local``; the CI runs
-``local,local-cluster``). The ``expected`` fixture compares a DataFrame's answer with the one
+``local,local-cluster,cluster`` with the newest client, ``local`` with the others). The ``expected`` fixture compares a DataFrame's answer with the one
 real Spark gave, recorded under ``expected/``; with ``EMBER_RECORD=1`` the suite runs against
 real Spark instead (``../shared/tools/spark-reference start``) and rewrites the recordings.
 
