@@ -23,6 +23,13 @@ from pathlib import Path
 
 import pytest
 
+# pytest-xdist's worker processes (scripts/test.sh) run as `python -c`: their __main__ has neither
+# __spec__ nor __file__, which PySpark's client takes for a doctest run
+# (pyspark/sql/connect/utils.py: it imports pyspark.testing, which exits the process where no
+# Spark installation is found, as with `pyspark-client`).
+_main = sys.modules["__main__"]
+if getattr(_main, "__spec__", None) is None and not hasattr(_main, "__file__"):
+    _main.__file__ = "<pytest-xdist worker>"
 # With the full `pyspark` package (not `pyspark-client`), functions build Spark Connect columns
 # only once a remote session exists, unless this is set; test modules build columns at import.
 os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")
@@ -74,8 +81,26 @@ def pytest_configure(config):
         ExecutePlanResponseReattachableIterator.shutdown = classmethod(lambda cls: None)
 
 
+# The files whose tests take minutes, longest first: scripts/test.sh shares the test files
+# between two pytest processes (pytest-xdist, in collection order), which should not end on
+# them.
+SLOW_FILES = [
+    "test_function_matrix.py",
+    "test_pyspark_doctests.py",
+    "test_tpcds.py",
+    "test_deep_expressions.py",
+    "test_load.py",
+    "test_streaming.py",
+    "test_memory.py",
+]
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Skip what this client cannot express (client_gaps.py: functions an older client lacks)."""
+    """Skip what this client cannot express (client_gaps.py: functions an older client lacks),
+    and run the slow files first (after pytest's grouping by mode, which the sort keeps)."""
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(SLOW_FILES)))
     from client_gaps import skip_reason
 
     version = client_version()
