@@ -121,6 +121,20 @@ ANSWERS = {
     "make_timestamp_null_fields": "SELECT y, make_timestamp(y, 2, 29, 12, 30, s) r, make_timestamp_ntz(y, 2, 29, 12, 30, s) n, "
     "make_timestamp(2024, m, 29, 12, 30, 1) o FROM VALUES (2024, 1.5, 2), (CAST(NULL AS INT), 1.0, 3), "
     "(2023, CAST(NULL AS DECIMAL(3,1)), CAST(NULL AS INT)) t(y, s, m) ORDER BY y NULLS FIRST",
+    # (The fields were written as text and read back: a DECIMAL year failed, 60 seconds were
+    # refused.)
+    "make_timestamp_fields_of_other_types": "SELECT make_timestamp(CAST(12.345 AS DECIMAL(10,3)), 2, 29, 1, 2, 3) a, "
+    "make_timestamp_ntz(2024, 2, 29, 1, 2, 60) b, make_timestamp(2024, 2, 29, 12, 30, 59.999999) c, make_date('2024', 2, 29) d, "
+    "make_timestamp(2024, 1, 1, 0, 0, 0, 'Asia/Tokyo') e, try_make_timestamp(2024, 2, 30, 0, 0, 0) f, "
+    "try_make_timestamp(2024, 1, 1, 0, 0, 60.5) g, CAST(make_date(-44, 3, 15) AS STRING) h, make_timestamp_ntz(1, 1, 1, 0, 0, 0) i",
+    # (Dates and timestamps without a step were refused; a step of days over dates failed.)
+    "sequence_of_dates_and_timestamps": "SELECT sequence(DATE'2024-01-01', DATE'2024-01-03') a, sequence(DATE'2024-01-03', DATE'2024-01-01') b, "
+    "sequence(DATE'2024-01-01', DATE'2024-01-03', INTERVAL 1 DAY) c, sequence(DATE'2024-01-05', DATE'2024-01-01', INTERVAL -2 DAY) d, "
+    "sequence(TIMESTAMP'2024-01-01 00:00:00', TIMESTAMP'2023-12-31 00:00:00') e, "
+    "sequence(TIMESTAMP'2024-01-01 00:00:00', TIMESTAMP'2024-01-02 00:00:00', INTERVAL 12 HOURS) f, "
+    "sequence(DATE'2024-01-01', DATE'2024-03-01', INTERVAL 1 MONTH) g, sequence(5, 1) h",
+    "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
+    "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).
@@ -131,6 +145,9 @@ NON_ANSI = {
     "datediff('2024-01-02', 'x') j, last_day('x') k, dayname('x') l",
     "lossless_casts_keep_nullability": "SELECT CAST(1 AS BIGINT) a, try_cast(1 AS BIGINT) b, CAST(2.5F AS DOUBLE) c, CAST(7 AS DECIMAL(12,2)) d, "
     "CAST(array(1) AS ARRAY<BIGINT>) e, CAST('1' AS INT) f, round(2.5D, 'abc') g, CAST(2.5D AS INT) h",
+    "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
+    "make_timestamp_ntz(2024, 2, 29, 1, 2, 2147483647) c, make_timestamp(2024, 2, 29, 12, 30, 'abc') d, "
+    "make_timestamp(2024, 2, 29, 12, 30, 60.5) e, make_date(2023, 2, 29) f, make_timestamp(2024, 1, 1, 24, 0, 0) g",
 }
 
 ERRORS = {
@@ -152,6 +169,27 @@ ERRORS = {
     "floor_scale_of_a_column": "SELECT floor(x, s) FROM VALUES (2.5D, 1) t(x, s)",
     "array_insert_beyond_the_size_limit": "SELECT array_insert(array(3, 1, 2), 2147483647, 3)",
     "array_repeat_beyond_the_size_limit": "SELECT array_repeat(1, 2147483647)",
+    "make_timestamp_year_out_of_range": "SELECT make_timestamp(2147483647, 2, 29, 12, 30, 1)",
+    "make_timestamp_invalid_date": "SELECT make_timestamp(2024, 2, 30, 12, 30, 1)",
+    "make_timestamp_not_a_leap_year": "SELECT make_timestamp_ntz(2023, 2, 29, 0, 0, 0)",
+    "make_timestamp_fraction_of_60_seconds": "SELECT make_timestamp(2024, 2, 29, 12, 30, 60.5)",
+    "make_timestamp_negative_seconds": "SELECT make_timestamp(2024, 2, 29, 12, 30, -0.5)",
+    "make_timestamp_hour_out_of_range": "SELECT make_timestamp(2024, 1, 1, 24, 0, 0)",
+    "make_timestamp_of_a_boolean": "SELECT make_timestamp(true, 2, 29, 12, 30, 1)",
+    "make_timestamp_zone_of_a_number": "SELECT make_timestamp(2024, 2, 29, 12, 30, 1, 1)",
+    "make_date_month_out_of_range": "SELECT make_date(2024, 13, 1)",
+    "make_date_of_a_boolean": "SELECT make_date(2024, true, 29)",
+    "zip_with_of_a_number": "SELECT zip_with(3, array(3, 1, 2), (x, y) -> x + y)",
+    "zip_with_of_null": "SELECT zip_with(array(3, 1, 2), NULL, (x, y) -> x + y)",
+    "map_zip_with_of_a_number": "SELECT map_zip_with(3, map('a', 1, 'b', 2), (k, a, b) -> a + b)",
+    "map_zip_with_of_different_key_types": "SELECT map_zip_with(map('a', 1), map(1, 2), (k, a, b) -> a + b)",
+    "map_concat_of_a_number": "SELECT map_concat(map('a', 1, 'b', 2), map('c', 3), 1)",
+    "map_contains_key_of_a_number": "SELECT map_contains_key(3, 'a')",
+    "map_contains_key_of_null": "SELECT map_contains_key(map('a', 1, 'b', 2), NULL)",
+    "sequence_of_booleans": "SELECT sequence(true, 5)",
+    "sequence_step_of_a_double": "SELECT sequence(1, 9, 2.5D)",
+    "sequence_date_step_of_a_number": "SELECT sequence(DATE'2024-01-01', DATE'2024-01-05', 1)",
+    "sequence_illegal_boundaries": "SELECT sequence(CAST(10 AS BIGINT), 9, 3)",
 }
 
 

@@ -109,6 +109,21 @@ pub fn register(b: &mut RegistryBuilder) {
     // map_concat(m1, m2, ...): the entries of all, NULL when one map is.
     b.scalar(&["map_concat"], |mut f| {
         f.arity(1, usize::MAX)?;
+        if f.types.iter().any(|t| !matches!(t, DataType::Map(..))) {
+            let types: Vec<String> = f
+                .types
+                .iter()
+                .map(|t| format!("\"{}\"", crate::types::sql_name(t)))
+                .collect();
+            return Err(mismatch(
+                &f,
+                "MAP_CONCAT_DIFF_TYPES",
+                format!(
+                    "The `map_concat` should all be of type map, but it's [{}].",
+                    types.join(", ")
+                ),
+            ));
+        }
         // `map()` (a map of NULL type, always empty) adds nothing, and has no type to unify.
         let untyped = |t: &DataType| match t {
             DataType::Map(entries, _) => match entries.data_type() {
@@ -231,7 +246,52 @@ pub fn register(b: &mut RegistryBuilder) {
         },
     );
     b.scalar(&["map_contains_key"], |f| {
+        f.arity(2, 2)?;
+        // (Spark's wider type without string promotion: numbers with numbers, datetimes with
+        // datetimes, else the same type.)
+        let comparable = |a: &DataType, b: &DataType| {
+            let datetime = |t: &DataType| matches!(t, DataType::Date32 | DataType::Timestamp(..));
+            a == b
+                || (a.is_numeric() && b.is_numeric())
+                || (datetime(a) && datetime(b))
+                || *a == DataType::Null
+                || *b == DataType::Null
+        };
+        let key_fits = match &f.types[0] {
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(fields) => fields
+                    .first()
+                    .is_none_or(|k| comparable(k.data_type(), &f.types[1])),
+                _ => true,
+            },
+            _ => false,
+        };
+        if !key_fits {
+            let types = format!(
+                "[\"{}\", \"{}\"]",
+                crate::types::sql_name(&f.types[0]),
+                crate::types::sql_name(&f.types[1])
+            );
+            return Err(mismatch(
+                &f,
+                "MAP_FUNCTION_DIFF_TYPES",
+                format!("Input to `map_contains_key` should have been \"MAP\" followed by a value with same key type, but it's {types}."),
+            ));
+        }
+        if f.types[1] == DataType::Null {
+            return Err(mismatch(
+                &f,
+                "NULL_TYPE",
+                "Null typed values cannot be used as arguments of `map_contains_key`.".into(),
+            ));
+        }
+        let untyped_keys = matches!(&f.types[0], DataType::Map(entries, _)
+            if matches!(entries.data_type(), DataType::Struct(k) if k.first().is_some_and(|k| k.data_type() == &DataType::Null)));
         let (m, k) = super::operators::two(f)?;
+        if untyped_keys {
+            // `map()`: always empty.
+            return Ok(null_if_null(m, lit(false)));
+        }
         Ok(df_udf("array_has")?.call(vec![df_udf("map_keys")?.call(vec![m]), k]))
     });
     // array_sort(a): ascending, NULLs last (the comparator form is a lambda). Spark names it
@@ -253,6 +313,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // sequence(start, stop[, step]): the step defaults to 1 or -1 (a day for dates).
     b.scalar(&["sequence"], |f| {
         f.arity(2, 3)?;
+        check_sequence_types(&f)?;
         let mut args = f.args;
         // Integers: the widest of the arguments' types (an untyped NULL takes the others').
         let rank = |t: &DataType| match t {
@@ -272,20 +333,73 @@ pub fn register(b: &mut RegistryBuilder) {
         }) && f.types.iter().any(|t| t.is_integer());
         let element = f.types.iter().max_by_key(|t| rank(t)).cloned();
         if args.len() == 2 {
-            if !integers {
-                return Err(PlanError::Unsupported(
-                    "sequence of dates or timestamps without a step".into(),
-                ));
-            }
             let up = args[1].clone().gt_eq(args[0].clone());
-            args.push(when(up, lit(1i64), Some(lit(-1i64))));
+            let (forward, back) = if integers {
+                (lit(1i64), lit(-1i64))
+            } else {
+                // Dates and timestamps: a day.
+                let day = |d: i32| {
+                    lit(ScalarValue::IntervalMonthDayNano(Some(
+                        arrow::datatypes::IntervalMonthDayNano::new(0, d, 0),
+                    )))
+                };
+                (day(1), day(-1))
+            };
+            args.push(when(up, forward, Some(back)));
         }
         if let Some(element) = element.filter(|_| integers) {
-            let series = df_udf("generate_series")?
-                .call(args.into_iter().map(|a| cast(a, DataType::Int64)).collect());
+            let args: Vec<Expr> = args.into_iter().map(|a| cast(a, DataType::Int64)).collect();
+            let (start, stop, step) = (args[0].clone(), args[1].clone(), args[2].clone());
+            // Spark's `require`: a step that leads from start to stop.
+            let legal = (step
+                .clone()
+                .gt(lit(0i64))
+                .and(start.clone().lt_eq(stop.clone())))
+            .or(step
+                .clone()
+                .lt(lit(0i64))
+                .and(start.clone().gt_eq(stop.clone())))
+            .or(step
+                .clone()
+                .eq(lit(0i64))
+                .and(start.clone().eq(stop.clone())));
+            let series = df_udf("generate_series")?.call(args);
+            let series = super::native::fail_when(
+                Expr::Not(Box::new(legal)),
+                super::native::Failure::IllegalSequenceBoundaries,
+                vec![start, stop, step],
+                series,
+            );
             return Ok(cast(series, crate::types::list_type(element, false)));
         }
-        Ok(df_udf("generate_series")?.call(args))
+        // Dates and timestamps: the step as DataFusion's interval, the elements of the
+        // bounds' type (DataFusion makes nanosecond timestamps).
+        let element = f
+            .types
+            .iter()
+            .take(2)
+            .find(|t| **t != DataType::Null)
+            .cloned()
+            .unwrap_or(DataType::Date32);
+        if f.types
+            .get(2)
+            .is_some_and(|t| matches!(t, DataType::Duration(_)))
+        {
+            // (A day-time step over dates: DataFusion steps dates by whole days only, so the
+            // dates step as midnights.)
+            let midnight = DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None);
+            for bound in args.iter_mut().take(2) {
+                if element == DataType::Date32 {
+                    *bound = cast(bound.clone(), midnight.clone());
+                }
+            }
+        }
+        if let Some(step) = args.get_mut(2) {
+            let interval = DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano);
+            *step = cast(step.clone(), interval);
+        }
+        let series = df_udf("generate_series")?.call(args);
+        Ok(cast(series, crate::types::list_type(element, false)))
     });
     add_spark(b, &["array_contains"], "array_contains", 2, 2);
     add_df(b, &["array_distinct"], "array_distinct", 1, 1);
@@ -496,3 +610,48 @@ AND (namedlambdavariable() IS NULL)), 0, (IF((namedlambdavariable() IS NULL), 1,
 (IF((namedlambdavariable() IS NULL), -1, (IF((namedlambdavariable() < namedlambdavariable()), -1, \
 (IF((namedlambdavariable() > namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), \
 namedlambdavariable())";
+
+/// DATATYPE_MISMATCH.`class` of call `f`.
+fn mismatch(f: &FunctionInput, class: &str, why: String) -> PlanError {
+    SparkError::analysis(
+        &format!("DATATYPE_MISMATCH.{class}"),
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: {why}",
+            f.shown()
+        ),
+    )
+    .into()
+}
+
+/// Spark's `Sequence.checkInputDataTypes` after its implicit casts: start and stop of one
+/// integral type, or dates or timestamps (the step then an interval); text is read as a
+/// number only in ANSI mode.
+fn check_sequence_types(f: &FunctionInput) -> PlanResult<()> {
+    let text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let integral =
+        |t: &DataType| t.is_integer() || *t == DataType::Null || (f.config.ansi && text(t));
+    let datetime = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Date32 | DataType::Timestamp(..) | DataType::Null
+        )
+    };
+    let interval = |t: &DataType| matches!(t, DataType::Interval(_) | DataType::Duration(_));
+    let (bounds, step) = (&f.types[..2], f.types.get(2));
+    let fine = (bounds.iter().all(integral)
+        && bounds.iter().chain(step).any(|t| t.is_integer())
+        && step.is_none_or(integral))
+        || (bounds.iter().all(datetime)
+            && bounds.iter().any(|t| *t != DataType::Null)
+            && step.is_none_or(|t| interval(t) || *t == DataType::Null));
+    if fine {
+        return Ok(());
+    }
+    Err(mismatch(
+        f,
+        "SEQUENCE_WRONG_INPUT_TYPES",
+        "`sequence` uses the wrong parameter type. The parameter type must conform to:\n1. The start and stop expressions must resolve to the same type.\n2. If start and stop expressions resolve to the (\"TIMESTAMP\" or \"TIMESTAMP_NTZ\" or \"DATE\") type, then the step expression must resolve to the (\"INTERVAL\" or \"INTERVAL YEAR TO MONTH\" or \"INTERVAL DAY TO SECOND\") type.\n3. Otherwise, if start and stop expressions resolve to the \"INTEGRAL\" type, then the step expression must resolve to the same type.".into(),
+    ))
+}

@@ -321,15 +321,6 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
         },
     );
-    b.scalar(&["make_date"], |f| {
-        f.arity(3, 3)?;
-        let args = f
-            .args
-            .into_iter()
-            .map(|a| cast(a, DataType::Int32))
-            .collect();
-        Ok(super::df_udf("make_date")?.call(args))
-    });
     // date_trunc(unit, ts): NULL for a NULL unit (datafusion-spark's refuses it).
     b.scalar(&["date_trunc"], |f| {
         f.arity(2, 2)?;
@@ -780,6 +771,14 @@ fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
 /// Replace a literal zone name by the zone Java's `ZoneId.of` reads from it (Spark's short
 /// ids, `GMT+1`, offsets); INVALID_TIMEZONE for a name Java refuses. Other arguments are left.
 pub(crate) fn java_zone_literal(arg: &mut Expr) -> PlanResult<()> {
+    // (A constant of another type is its text: `make_timestamp(..., 1)` names zone '1'.)
+    if let Expr::Cast(c) = arg
+        && let Expr::Literal(value, _) = c.expr.as_ref()
+        && c.field.data_type() == &DataType::Utf8
+        && let Ok(text) = value.cast_to(&DataType::Utf8)
+    {
+        *arg = Expr::Literal(text, None);
+    }
     if let Expr::Literal(ScalarValue::Utf8(Some(name)), _) = arg {
         let Some(id) = ember_execution::values::pattern::java_zone_id(name) else {
             return Err(SparkError::new(

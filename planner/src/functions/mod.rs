@@ -62,6 +62,9 @@ pub struct FunctionInput<'a> {
     /// For each argument, the column name it carries when it is a column or an alias
     /// (`struct(a, b)` names its fields after them).
     pub field_names: Vec<Option<String>>,
+    /// The call as Spark shows it in errors (`sequence(true, 5)`), and each argument.
+    pub shown: String,
+    pub arg_names: Vec<String>,
     /// `WITHIN GROUP (ORDER BY ...)` of an aggregate.
     pub order_by: Vec<datafusion::logical_expr::expr::Sort>,
     /// Whether the input carries each row's partition and position (see
@@ -70,6 +73,24 @@ pub struct FunctionInput<'a> {
 }
 
 impl FunctionInput<'_> {
+    /// The call as Spark shows it in errors (its name where the resolver did not say).
+    pub fn shown(&self) -> &str {
+        if self.shown.is_empty() {
+            self.name
+        } else {
+            &self.shown
+        }
+    }
+
+    /// Argument `i` as Spark shows it in errors.
+    pub fn arg_name(&self, i: usize) -> String {
+        self.arg_names
+            .get(i)
+            .cloned()
+            .or_else(|| self.field_names.get(i).cloned().flatten())
+            .unwrap_or_default()
+    }
+
     /// Fail unless the argument count is within `range`.
     pub fn arity(&self, min: usize, max: usize) -> PlanResult<()> {
         let n = self.args.len();
@@ -239,13 +260,13 @@ pub(crate) fn require_type(
                 .join(" or ")
         )
     };
-    let arg = f.field_names.get(i).cloned().flatten().unwrap_or_default();
     Err(crate::error::SparkError::analysis(
         "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         "42K09",
         format!(
-            "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{arg}\" has the type \"{}\".",
-            f.name,
+            "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{}\" has the type \"{}\".",
+            f.shown(),
+            f.arg_name(i),
             crate::error::ordinal_number(i),
             crate::types::sql_name(t)
         ),

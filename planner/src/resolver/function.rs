@@ -371,6 +371,8 @@ impl Resolver<'_> {
             ignore_nulls: call.ignore_nulls,
             config: self.config,
             field_names,
+            shown: shown.clone(),
+            arg_names: names.clone(),
             order_by: within_group.into_iter().map(|(s, _)| s).collect(),
             partition_ids: schema
                 .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),

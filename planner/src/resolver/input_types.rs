@@ -69,6 +69,9 @@ pub(super) enum Implicit {
     Decimal,
     /// STRING, BINARY or an ARRAY kept, other atomic values cast to their text (`concat`).
     TextBinaryOrArray,
+    /// DECIMAL(16,6): numbers, text and an untyped NULL cast to it (`make_timestamp`'s
+    /// seconds).
+    Seconds,
 }
 
 impl Implicit {
@@ -95,6 +98,7 @@ impl Implicit {
             Implicit::NullAsTimestamp => "\"TIMESTAMP\"",
             Implicit::Decimal => "\"DECIMAL\"",
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
+            Implicit::Seconds => "\"DECIMAL(16,6)\"",
         }
     }
 }
@@ -194,6 +198,17 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "from_utc_timestamp" | "to_utc_timestamp" => vec![NullAsTimestamp],
         "date_part" | "datepart" | "date_trunc" => vec![Any, NullAsTimestamp],
         "array_size" => vec![ArrayOrNull],
+        "make_date" => vec![Int; 3],
+        "make_timestamp"
+        | "make_timestamp_ltz"
+        | "make_timestamp_ntz"
+        | "try_make_timestamp"
+        | "try_make_timestamp_ltz"
+        | "try_make_timestamp_ntz"
+            if arity >= 6 =>
+        {
+            vec![Int, Int, Int, Int, Int, Seconds, Text]
+        }
         _ => vec![],
     }
 }
@@ -278,6 +293,8 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Decimal, Float32) => to(Decimal128(14, 7)),
         (I::Decimal, Float64) => to(Decimal128(30, 15)),
         (I::Decimal, t) if is_text(t) || *t == Null => to(Decimal128(38, 18)),
+        (I::Seconds, Decimal128(16, 6)) => Ok(None),
+        (I::Seconds, t) if number || is_text(t) || *t == Null => to(Decimal128(16, 6)),
         (I::TextBinaryOrArray, Null | List(_) | LargeList(_)) => Ok(None),
         (I::TextBinaryOrArray, t) if is_text(t) || is_binary(t) => Ok(None),
         (I::TextBinaryOrArray, t) if is_atomic(t) => to(Utf8),

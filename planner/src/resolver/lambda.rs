@@ -174,6 +174,7 @@ impl Resolver<'_> {
                 Ok((out, display(&body_name)))
             }
             ("zip_with", 2, 2) => {
+                require_inputs(name, &resolved, "ARRAY", schema)?;
                 let any_null = crate::functions::any_null(resolved.iter().map(|(e, _)| e));
                 let zipped =
                     df_udf("arrays_zip")?.call(resolved.iter().map(|(e, _)| e.clone()).collect());
@@ -243,7 +244,8 @@ impl Resolver<'_> {
             // Over the keys of both maps (the first's, then the second's others), each with
             // its value in either map (NULL where it has none).
             ("map_zip_with", 2, 3) => {
-                let (left, right) = (resolved[0].0.clone(), resolved[1].0.clone());
+                require_inputs(name, &resolved, "MAP", schema)?;
+                let (mut left, mut right) = (resolved[0].0.clone(), resolved[1].0.clone());
                 let key_of = |t: &DataType| match t {
                     DataType::Map(entries, _) => match entries.data_type() {
                         DataType::Struct(fields) => fields.first().map(|k| k.data_type().clone()),
@@ -252,24 +254,38 @@ impl Resolver<'_> {
                     _ => None,
                 };
                 let types = (left.get_type(schema)?, right.get_type(schema)?);
-                let key_type = match (key_of(&types.0), key_of(&types.1)) {
+                let (left_key, right_key) = (key_of(&types.0), key_of(&types.1));
+                // `map()` (keys of no type, always empty) takes the other map's type.
+                let empty_as = |map: &mut Expr, of: &DataType| *map = cast(map.clone(), of.clone());
+                let key_type = match (left_key, right_key) {
                     (Some(l), Some(r)) if l == r => l,
-                    (Some(_), Some(_)) => {
+                    (Some(DataType::Null), Some(r)) => {
+                        empty_as(&mut left, &types.1);
+                        r
+                    }
+                    (Some(l), Some(DataType::Null)) => {
+                        empty_as(&mut right, &types.0);
+                        l
+                    }
+                    (Some(l), Some(r)) if l.is_integer() && r.is_integer() => {
                         return Err(PlanError::Unsupported(
                             "map_zip_with of maps with different key types".into(),
                         ));
                     }
-                    _ => {
+                    (Some(l), Some(r)) => {
                         return Err(SparkError::analysis(
                             "DATATYPE_MISMATCH.MAP_ZIP_WITH_DIFF_TYPES",
                             "42K09",
                             format!(
-                                "Cannot resolve \"{}\" due to data type mismatch: Input to the map_zip_with should have been two maps.",
-                                display("...")
+                                "Cannot resolve \"{}\" due to data type mismatch: Input to the `map_zip_with` should have been two maps with compatible key types, but it's [\"{}\", \"{}\"].",
+                                display("..."),
+                                types::sql_name(&l),
+                                types::sql_name(&r)
                             ),
                         )
                         .into());
                     }
+                    _ => return Err(PlanError::InvalidPlan("map_zip_with of maps".into())),
                 };
                 let left_keys = df_udf("map_keys")?.call(vec![left.clone()]);
                 let right_keys = df_udf("map_keys")?.call(vec![right.clone()]);
@@ -580,4 +596,36 @@ fn lambda_arguments(function: &str) -> Option<usize> {
         "map_zip_with" => 3,
         _ => return None,
     })
+}
+
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless each of `inputs` is an `wanted` ("ARRAY" or
+/// "MAP"; a NULL of no type is neither).
+fn require_inputs(
+    name: &str,
+    inputs: &[(Expr, String)],
+    wanted: &str,
+    schema: &DFSchema,
+) -> PlanResult<()> {
+    let names: Vec<&str> = inputs.iter().map(|(_, n)| n.as_str()).collect();
+    for (i, (e, n)) in inputs.iter().enumerate() {
+        let t = e.get_type(schema)?;
+        let fine = match wanted {
+            "MAP" => matches!(t, DataType::Map(..)),
+            _ => matches!(t, DataType::List(_) | DataType::LargeList(_)),
+        };
+        if !fine {
+            return Err(SparkError::analysis(
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{name}({}, ...)\" due to data type mismatch: The {} parameter requires the \"{wanted}\" type, however \"{n}\" has the type \"{}\".",
+                    names.join(", "),
+                    crate::error::ordinal_number(i),
+                    types::sql_name(&t)
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(())
 }

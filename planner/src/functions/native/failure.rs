@@ -19,6 +19,9 @@ pub enum Failure {
     NotATimestamp,
     /// A 1-based index of 0 (`array_insert(a, 0, v)`), an error in any mode.
     IndexOfZero,
+    /// `sequence(start, stop, step)` whose step does not lead from start to stop: arguments
+    /// (start, stop, step); Spark's `require` (an IllegalArgumentException, no class).
+    IllegalSequenceBoundaries,
     /// An array of more elements than one value may hold (`functions::size_limit`), in any
     /// mode: arguments (the element count, the function's name).
     ArraySizeLimit,
@@ -100,6 +103,24 @@ impl Failure {
                         ("maxRoundedArrayLength", limit),
                         ("functionName", format!("`{function}`")),
                     ],
+                )
+            }
+            Failure::IllegalSequenceBoundaries => {
+                let value = |i: usize| {
+                    arrays
+                        .get(i)
+                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
+                SparkError::illegal_argument(
+                    "",
+                    format!(
+                        "requirement failed: Illegal sequence boundaries: {} to {} by {}",
+                        value(0),
+                        value(1),
+                        value(2)
+                    ),
                 )
             }
             Failure::InvalidArrayIndex => {

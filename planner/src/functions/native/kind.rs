@@ -37,6 +37,16 @@ pub enum Native {
     TextToDate {
         fail: bool,
     },
+    /// `make_date(y, m, d)`: `fail`: DATETIME_FIELD_OUT_OF_BOUNDS for fields out of range,
+    /// else NULL.
+    MakeDate {
+        fail: bool,
+    },
+    /// The local date-time (TIMESTAMP_NTZ) of `make_timestamp(y, mo, d, h, mi, s)`; `fail` as
+    /// for `MakeDate`.
+    MakeLocalDateTime {
+        fail: bool,
+    },
     /// `timestampadd(unit, n, ts)`: calendar units (DAY and up) in the session time zone.
     TimestampAdd {
         unit: String,

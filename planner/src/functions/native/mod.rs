@@ -31,6 +31,7 @@ mod interval;
 mod json;
 pub use json::JsonFormats;
 mod lenient_json;
+mod make_datetime;
 pub use lenient_json::Leniency;
 mod kind;
 pub(crate) mod legacy_cast;

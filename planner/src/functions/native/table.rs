@@ -163,6 +163,14 @@ impl Native {
             Native::TextToDate { fail } => Row::of("ember_text_to_date", always(Date32), |a| {
                 text_to_date::text_to_date(a, *fail)
             }),
+            Native::MakeDate { fail } => Row::of("ember_make_date", always(Date32), |a| {
+                make_datetime::make_date(a, *fail)
+            }),
+            Native::MakeLocalDateTime { fail } => Row::of(
+                "ember_make_local_date_time",
+                always(DataType::Timestamp(TimeUnit::Microsecond, None)),
+                |a| make_datetime::make_local_date_time(a, *fail),
+            ),
             Native::TimestampAdd { unit, time_zone } => Row::of(
                 "ember_timestampadd",
                 always(crate::types::timestamp_type(time_zone)),
