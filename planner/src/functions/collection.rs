@@ -125,15 +125,7 @@ pub fn register(b: &mut RegistryBuilder) {
             ));
         }
         // `map()` (a map of NULL type, always empty) adds nothing, and has no type to unify.
-        let untyped = |t: &DataType| match t {
-            DataType::Map(entries, _) => match entries.data_type() {
-                DataType::Struct(fields) => fields
-                    .first()
-                    .is_some_and(|k| k.data_type() == &DataType::Null),
-                _ => false,
-            },
-            _ => false,
-        };
+        let untyped = |t: &DataType| crate::types::map_key_type(t) == Some(&DataType::Null);
         if f.types.iter().any(|t| !untyped(t)) {
             let keep: Vec<bool> = f.types.iter().map(|t| !untyped(t)).collect();
             let mut keep = keep.into_iter();
@@ -257,16 +249,8 @@ pub fn register(b: &mut RegistryBuilder) {
                 || *a == DataType::Null
                 || *b == DataType::Null
         };
-        let key_fits = match &f.types[0] {
-            DataType::Map(entries, _) => match entries.data_type() {
-                DataType::Struct(fields) => fields
-                    .first()
-                    .is_none_or(|k| comparable(k.data_type(), &f.types[1])),
-                _ => true,
-            },
-            _ => false,
-        };
-        if !key_fits {
+        let key = crate::types::map_key_type(&f.types[0]).cloned();
+        if !key.as_ref().is_some_and(|k| comparable(k, &f.types[1])) {
             let types = format!(
                 "[\"{}\", \"{}\"]",
                 crate::types::sql_name(&f.types[0]),
@@ -285,10 +269,8 @@ pub fn register(b: &mut RegistryBuilder) {
                 "Null typed values cannot be used as arguments of `map_contains_key`.".into(),
             ));
         }
-        let untyped_keys = matches!(&f.types[0], DataType::Map(entries, _)
-            if matches!(entries.data_type(), DataType::Struct(k) if k.first().is_some_and(|k| k.data_type() == &DataType::Null)));
         let (m, k) = super::operators::two(f)?;
-        if untyped_keys {
+        if key == Some(DataType::Null) {
             // `map()`: always empty.
             return Ok(null_if_null(m, lit(false)));
         }
@@ -381,17 +363,16 @@ pub fn register(b: &mut RegistryBuilder) {
             .find(|t| **t != DataType::Null)
             .cloned()
             .unwrap_or(DataType::Date32);
-        if f.types
-            .get(2)
-            .is_some_and(|t| matches!(t, DataType::Duration(_)))
+        if element == DataType::Date32
+            && f.types
+                .get(2)
+                .is_some_and(|t| matches!(t, DataType::Duration(_)))
         {
             // (A day-time step over dates: DataFusion steps dates by whole days only, so the
             // dates step as midnights.)
             let midnight = DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None);
             for bound in args.iter_mut().take(2) {
-                if element == DataType::Date32 {
-                    *bound = cast(bound.clone(), midnight.clone());
-                }
+                *bound = cast(bound.clone(), midnight.clone());
             }
         }
         if let Some(step) = args.get_mut(2) {

@@ -246,13 +246,7 @@ impl Resolver<'_> {
             ("map_zip_with", 2, 3) => {
                 require_inputs(name, &resolved, "MAP", schema)?;
                 let (mut left, mut right) = (resolved[0].0.clone(), resolved[1].0.clone());
-                let key_of = |t: &DataType| match t {
-                    DataType::Map(entries, _) => match entries.data_type() {
-                        DataType::Struct(fields) => fields.first().map(|k| k.data_type().clone()),
-                        _ => None,
-                    },
-                    _ => None,
-                };
+                let key_of = |t: &DataType| types::map_key_type(t).cloned();
                 let types = (left.get_type(schema)?, right.get_type(schema)?);
                 let (left_key, right_key) = (key_of(&types.0), key_of(&types.1));
                 // `map()` (keys of no type, always empty) takes the other map's type.

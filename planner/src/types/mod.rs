@@ -365,6 +365,16 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
     Ok(pb::DataType { kind: Some(kind) })
 }
 
+/// The key type of a MAP (None for other types).
+pub fn map_key_type(t: &DataType) -> Option<&DataType> {
+    match t {
+        DataType::Map(entries, _) => map_key_value(entries.data_type())
+            .ok()
+            .map(|(key, _)| key.data_type()),
+        _ => None,
+    }
+}
+
 fn map_key_value(entries: &DataType) -> PlanResult<(&Arc<Field>, &Arc<Field>)> {
     match entries {
         DataType::Struct(f) if f.len() == 2 => Ok((&f[0], &f[1])),
