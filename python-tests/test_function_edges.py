@@ -133,6 +133,8 @@ ANSWERS = {
     "sequence(TIMESTAMP'2024-01-01 00:00:00', TIMESTAMP'2023-12-31 00:00:00') e, "
     "sequence(TIMESTAMP'2024-01-01 00:00:00', TIMESTAMP'2024-01-02 00:00:00', INTERVAL 12 HOURS) f, "
     "sequence(DATE'2024-01-01', DATE'2024-03-01', INTERVAL 1 MONTH) g, sequence(5, 1) h",
+    # (DataFusion's named_struct refuses empty names: INTERNAL_ERROR.)
+    "named_struct_with_empty_names": "SELECT named_struct('', 3) a, named_struct('x', 1, '', 'y') b, named_struct('', c0) c FROM VALUES (1), (NULL) t(c0)",
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
 }
@@ -190,6 +192,10 @@ ERRORS = {
     "sequence_step_of_a_double": "SELECT sequence(1, 9, 2.5D)",
     "sequence_date_step_of_a_number": "SELECT sequence(DATE'2024-01-01', DATE'2024-01-05', 1)",
     "sequence_illegal_boundaries": "SELECT sequence(CAST(10 AS BIGINT), 9, 3)",
+    "named_struct_name_of_a_number": "SELECT named_struct(3, 3)",
+    "named_struct_name_of_a_column": "SELECT named_struct(c0, c1) FROM VALUES ('x', 3) AS t(c0, c1)",
+    "named_struct_null_name": "SELECT named_struct(CAST(NULL AS STRING), 3)",
+    "named_struct_odd_arguments": "SELECT named_struct('x')",
 }
 
 

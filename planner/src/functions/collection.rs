@@ -50,15 +50,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["array"], |f| Ok(df_udf("make_array")?.call(f.args)));
     b.scalar(&["map"], |f| {
         if f.args.len() % 2 != 0 {
-            return Err(SparkError::analysis(
-                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                "42605",
-                format!(
-                    "The `map` requires an even number of parameters but the actual number is {}.",
-                    f.args.len()
-                ),
-            )
-            .into());
+            return Err(super::wrong_num_args("map", "2n (n > 0)", f.args.len()));
         }
         let (keys, values): (Vec<Expr>, Vec<Expr>) = f
             .args
@@ -75,9 +67,7 @@ pub fn register(b: &mut RegistryBuilder) {
         };
         Ok(build.call(vec![make.call(keys), make.call(values)]))
     });
-    b.scalar(&["named_struct"], |f| {
-        Ok(df_udf("named_struct")?.call(f.args))
-    });
+    b.scalar(&["named_struct"], named_struct);
     b.scalar_named(&["struct"], Naming::Call, build_struct);
     // size(NULL) is -1 only without ANSI (spark.sql.legacy.sizeOfNull).
     b.scalar(&["size", "cardinality"], |f| {
@@ -635,4 +625,71 @@ fn check_sequence_types(f: &FunctionInput) -> PlanResult<()> {
         "SEQUENCE_WRONG_INPUT_TYPES",
         "`sequence` uses the wrong parameter type. The parameter type must conform to:\n1. The start and stop expressions must resolve to the same type.\n2. If start and stop expressions resolve to the (\"TIMESTAMP\" or \"TIMESTAMP_NTZ\" or \"DATE\") type, then the step expression must resolve to the (\"INTERVAL\" or \"INTERVAL YEAR TO MONTH\" or \"INTERVAL DAY TO SECOND\") type.\n3. Otherwise, if start and stop expressions resolve to the \"INTEGRAL\" type, then the step expression must resolve to the same type.".into(),
     ))
+}
+
+/// `named_struct(name, value, ...)`: Spark's checks of the names (constant texts, not NULL),
+/// and empty names, which DataFusion's `named_struct` refuses (built under stand-in names,
+/// then given the real ones).
+fn named_struct(f: FunctionInput) -> PlanResult<Expr> {
+    if !f.args.len().is_multiple_of(2) {
+        return Err(super::wrong_num_args(
+            "named_struct",
+            "2n (n > 0)",
+            f.args.len(),
+        ));
+    }
+    let text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let names: Vec<usize> = (0..f.args.len()).step_by(2).collect();
+    let not_constant: Vec<String> = names
+        .iter()
+        .filter(|&&i| !text(&f.types[i]) || !f.args[i].column_refs().is_empty())
+        .map(|&i| format!("\"{}\"", f.arg_name(i)))
+        .collect();
+    if !not_constant.is_empty() {
+        return Err(mismatch(
+            &f,
+            "CREATE_NAMED_STRUCT_WITHOUT_FOLDABLE_STRING",
+            format!(
+                "Only foldable `STRING` expressions are allowed to appear at odd position, but they are [{}].",
+                not_constant.join(", ")
+            ),
+        ));
+    }
+    if names.iter().any(|&i| super::is_null_constant(&f.args[i])) {
+        let shown: Vec<String> = names
+            .iter()
+            .map(|&i| format!("\"{}\"", f.arg_name(i)))
+            .collect();
+        return Err(mismatch(
+            &f,
+            "UNEXPECTED_NULL",
+            format!("The [{}] must not be null.", shown.join(", ")),
+        ));
+    }
+    let empty =
+        |e: &Expr| matches!(e, Expr::Literal(ScalarValue::Utf8(Some(n)), _) if n.is_empty());
+    if !names.iter().any(|&i| empty(&f.args[i])) {
+        return Ok(df_udf("named_struct")?.call(f.args));
+    }
+    // (The fields nullable: the values' nullability is not known here.)
+    let to = DataType::Struct(
+        names
+            .iter()
+            .map(|&i| {
+                let name = match &f.args[i] {
+                    Expr::Literal(ScalarValue::Utf8(Some(n)), _) => n.clone(),
+                    _ => String::new(),
+                };
+                arrow::datatypes::Field::new(name, f.types[i + 1].clone(), true)
+            })
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    let mut args = f.args;
+    for (k, &i) in names.iter().enumerate() {
+        args[i] = lit(format!("_{k}"));
+    }
+    let built = df_udf("named_struct")?.call(args);
+    Ok(super::nested_nullability::NestedType::udf(to).call(vec![built]))
 }

@@ -129,7 +129,9 @@ pub(crate) fn wrong_num_args(name: &str, expected: &str, n: usize) -> crate::err
             crate::error::ErrorKind::Analysis,
             "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
             "42605",
-            format!("The `{name}` requires {expected} parameters but the actual number is {n}."),
+            format!(
+                "The `{name}` requires {expected} parameters but the actual number is {n}. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix."
+            ),
             vec![
                 ("functionName", format!("`{name}`")),
                 ("expectedNum", expected.to_string()),

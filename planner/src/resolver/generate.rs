@@ -78,15 +78,11 @@ impl Resolver<'_> {
         let base = lname.trim_end_matches("_outer");
         let schema: DFSchema = input.schema().as_ref().clone();
         let [arg] = call.args.as_slice() else {
-            return Err(SparkError::analysis(
-                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                "42605",
-                format!(
-                    "The `{lname}` requires 1 parameters but the actual number is {}.",
-                    call.args.len()
-                ),
-            )
-            .into());
+            return Err(crate::functions::wrong_num_args(
+                &lname,
+                "1",
+                call.args.len(),
+            ));
         };
         let (value, arg_name) = self.resolve_expr(arg, &schema)?;
         let data_type = value.get_type(&schema)?;
@@ -458,15 +454,11 @@ impl Resolver<'_> {
 /// object as strings, in columns `c0..`, as `inline` of one struct.
 fn json_tuple_as_inline(call: &FunctionCall) -> PlanResult<FunctionCall> {
     let Some((json, keys)) = call.args.split_first().filter(|(_, k)| !k.is_empty()) else {
-        return Err(SparkError::analysis(
-            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-            "42605",
-            format!(
-                "The `json_tuple` requires > 1 parameters but the actual number is {}.",
-                call.args.len()
-            ),
-        )
-        .into());
+        return Err(crate::functions::wrong_num_args(
+            "json_tuple",
+            "> 1",
+            call.args.len(),
+        ));
     };
     let text = |s: &str| SExpr::Literal(datafusion::common::ScalarValue::Utf8(Some(s.into())));
     let mut fields = Vec::with_capacity(keys.len() * 2);

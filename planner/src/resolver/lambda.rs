@@ -85,15 +85,7 @@ impl Resolver<'_> {
             )
         };
         let wrong_args = |expected: usize| -> PlanError {
-            SparkError::analysis(
-                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                "42605",
-                format!(
-                    "The `{name}` requires {expected} parameters but the actual number is {}.",
-                    call.args.len()
-                ),
-            )
-            .into()
+            crate::functions::wrong_num_args(name, &expected.to_string(), call.args.len())
         };
         let (out, shown) = match (name, resolved.len(), params.len()) {
             ("transform" | "filter" | "exists" | "forall", 1, 1) => {
@@ -401,15 +393,11 @@ impl Resolver<'_> {
             [array, zero, merge] => (array, zero, merge, None),
             [array, zero, merge, finish] => (array, zero, merge, Some(finish)),
             _ => {
-                return Err(SparkError::analysis(
-                    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                    "42605",
-                    format!(
-                        "The `{name}` requires [3, 4] parameters but the actual number is {}.",
-                        call.args.len()
-                    ),
-                )
-                .into());
+                return Err(crate::functions::wrong_num_args(
+                    name,
+                    "[3, 4]",
+                    call.args.len(),
+                ));
             }
         };
         let lambda_of = |e: &SExpr, arity: usize| -> PlanResult<(SExpr, Vec<String>)> {

@@ -436,12 +436,11 @@ impl Resolver<'_> {
                         (*start, *end, *step, Some((*parts).max(1) as usize))
                     }
                     _ => {
-                        return Err(SparkError::analysis(
-                            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                            "42605",
-                            format!("The `range` requires [1, 4] parameters but the actual number is {}.", ints.len()),
-                        )
-                        .into());
+                        return Err(crate::functions::wrong_num_args(
+                            "range",
+                            "[1, 2, 3, 4]",
+                            ints.len(),
+                        ));
                     }
                 };
                 if step == 0 {

@@ -37,15 +37,11 @@ impl Resolver<'_> {
             .into()
         };
         if call.args.len() <= 1 {
-            return Err(SparkError::analysis(
-                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-                "42605",
-                format!(
-                    "The `stack` requires > 1 parameters but the actual number is {}.",
-                    call.args.len()
-                ),
-            )
-            .into());
+            return Err(crate::functions::wrong_num_args(
+                "stack",
+                "> 1",
+                call.args.len(),
+            ));
         }
         let (first, first_name) = &resolved[0];
         let first_type = first.get_type(schema)?;
