@@ -135,6 +135,8 @@ ANSWERS = {
     "sequence(DATE'2024-01-01', DATE'2024-03-01', INTERVAL 1 MONTH) g, sequence(5, 1) h",
     # (DataFusion's named_struct refuses empty names: INTERNAL_ERROR.)
     "named_struct_with_empty_names": "SELECT named_struct('', 3) a, named_struct('x', 1, '', 'y') b, named_struct('', c0) c FROM VALUES (1), (NULL) t(c0)",
+    "convert_timezone_of_text": "SELECT convert_timezone('UTC', 'Asia/Tokyo', '2024-01-01 10:00:00') a, "
+    "convert_timezone('Asia/Tokyo', TIMESTAMP_NTZ'2024-01-01 10:00:00') b, convert_timezone('UTC', 'Asia/Tokyo', NULL) c",
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
 }
@@ -192,6 +194,12 @@ ERRORS = {
     "sequence_step_of_a_double": "SELECT sequence(1, 9, 2.5D)",
     "sequence_date_step_of_a_number": "SELECT sequence(DATE'2024-01-01', DATE'2024-01-05', 1)",
     "sequence_illegal_boundaries": "SELECT sequence(CAST(10 AS BIGINT), 9, 3)",
+    "convert_timezone_value_of_a_number": "SELECT convert_timezone('UTC', 'Asia/Tokyo', 3)",
+    "convert_timezone_zone_of_a_number": "SELECT convert_timezone(3, 'Asia/Tokyo', TIMESTAMP'2024-03-10 12:34:56')",
+    "convert_timezone_zone_of_a_bigint": "SELECT convert_timezone('UTC', CAST(10 AS BIGINT), TIMESTAMP'2024-03-10 12:34:56')",
+    "convert_timezone_value_of_a_zone": "SELECT convert_timezone('UTC', 'Asia/Tokyo')",
+    "from_utc_timestamp_zone_of_a_number": "SELECT from_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', 2.5D)",
+    "to_utc_timestamp_zone_of_an_array": "SELECT to_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', array(3, 1, 2))",
     "named_struct_name_of_a_number": "SELECT named_struct(3, 3)",
     "named_struct_name_of_a_column": "SELECT named_struct(c0, c1) FROM VALUES ('x', 3) AS t(c0, c1)",
     "named_struct_null_name": "SELECT named_struct(CAST(NULL AS STRING), 3)",

@@ -772,12 +772,12 @@ fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
 /// ids, `GMT+1`, offsets); INVALID_TIMEZONE for a name Java refuses. Other arguments are left.
 pub(crate) fn java_zone_literal(arg: &mut Expr) -> PlanResult<()> {
     // (A constant of another type is its text: `make_timestamp(..., 1)` names zone '1'.)
-    if let Expr::Cast(c) = arg
-        && let Expr::Literal(value, _) = c.expr.as_ref()
-        && c.field.data_type() == &DataType::Utf8
-        && let Ok(text) = value.cast_to(&DataType::Utf8)
+    if !matches!(arg, Expr::Literal(..))
+        && arg.column_refs().is_empty()
+        && let Ok(folded @ Expr::Literal(ScalarValue::Utf8(Some(_)), _)) =
+            crate::resolver::fold_constants(arg.clone())
     {
-        *arg = Expr::Literal(text, None);
+        *arg = folded;
     }
     if let Expr::Literal(ScalarValue::Utf8(Some(name)), _) = arg {
         let Some(id) = ember_execution::values::pattern::java_zone_id(name) else {

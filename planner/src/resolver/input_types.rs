@@ -72,6 +72,9 @@ pub(super) enum Implicit {
     /// DECIMAL(16,6): numbers, text and an untyped NULL cast to it (`make_timestamp`'s
     /// seconds).
     Seconds,
+    /// TIMESTAMP_NTZ: dates and timestamps kept (the builder reads them), text and an untyped
+    /// NULL cast to it (`convert_timezone`'s value).
+    LocalTimestamp,
 }
 
 impl Implicit {
@@ -99,6 +102,7 @@ impl Implicit {
             Implicit::Decimal => "\"DECIMAL\"",
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
             Implicit::Seconds => "\"DECIMAL(16,6)\"",
+            Implicit::LocalTimestamp => "\"TIMESTAMP_NTZ\"",
         }
     }
 }
@@ -195,10 +199,12 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "year" | "month" | "day" | "dayofmonth" | "quarter" | "dayofyear" | "weekofyear"
         | "dayofweek" | "weekday" => vec![NullAsDate],
         "hour" | "minute" | "second" => vec![NullAsTimestamp],
-        "from_utc_timestamp" | "to_utc_timestamp" => vec![NullAsTimestamp],
+        "from_utc_timestamp" | "to_utc_timestamp" => vec![NullAsTimestamp, Text],
         "date_part" | "datepart" | "date_trunc" => vec![Any, NullAsTimestamp],
         "array_size" => vec![ArrayOrNull],
         "make_date" => vec![Int; 3],
+        "convert_timezone" if arity == 2 => vec![Text, LocalTimestamp],
+        "convert_timezone" => vec![Text, Text, LocalTimestamp],
         "make_timestamp"
         | "make_timestamp_ltz"
         | "make_timestamp_ntz"
@@ -294,6 +300,10 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Decimal, Float64) => to(Decimal128(30, 15)),
         (I::Decimal, t) if is_text(t) || *t == Null => to(Decimal128(38, 18)),
         (I::Seconds, Decimal128(16, 6)) => Ok(None),
+        (I::LocalTimestamp, Date32 | Timestamp(..)) => Ok(None),
+        (I::LocalTimestamp, t) if is_text(t) || *t == Null => {
+            to(Timestamp(arrow::datatypes::TimeUnit::Microsecond, None))
+        }
         (I::Seconds, t) if number || is_text(t) || *t == Null => to(Decimal128(16, 6)),
         (I::TextBinaryOrArray, Null | List(_) | LargeList(_)) => Ok(None),
         (I::TextBinaryOrArray, t) if is_text(t) || is_binary(t) => Ok(None),
