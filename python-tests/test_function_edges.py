@@ -137,6 +137,8 @@ ANSWERS = {
     "named_struct_with_empty_names": "SELECT named_struct('', 3) a, named_struct('x', 1, '', 'y') b, named_struct('', c0) c FROM VALUES (1), (NULL) t(c0)",
     "convert_timezone_of_text": "SELECT convert_timezone('UTC', 'Asia/Tokyo', '2024-01-01 10:00:00') a, "
     "convert_timezone('Asia/Tokyo', TIMESTAMP_NTZ'2024-01-01 10:00:00') b, convert_timezone('UTC', 'Asia/Tokyo', NULL) c",
+    "format_number_null_or_small_decimals": "SELECT format_number(2.5D, CAST(NULL AS INT)) a, format_number(2.5D, NULL) b, "
+    "format_number(NULL, 2) d",
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
 }
@@ -200,6 +202,8 @@ ERRORS = {
     "convert_timezone_value_of_a_zone": "SELECT convert_timezone('UTC', 'Asia/Tokyo')",
     "from_utc_timestamp_zone_of_a_number": "SELECT from_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', 2.5D)",
     "to_utc_timestamp_zone_of_an_array": "SELECT to_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', array(3, 1, 2))",
+    "format_number_of_text": "SELECT format_number('abc', 2)",
+    "format_number_decimals_of_a_bigint": "SELECT format_number(2.5D, CAST(10 AS BIGINT))",
     "named_struct_name_of_a_number": "SELECT named_struct(3, 3)",
     "named_struct_name_of_a_column": "SELECT named_struct(c0, c1) FROM VALUES ('x', 3) AS t(c0, c1)",
     "named_struct_null_name": "SELECT named_struct(CAST(NULL AS STRING), 3)",

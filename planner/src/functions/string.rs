@@ -151,6 +151,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["format_number"], |f| {
         f.arity(2, 2)?;
         let format = match &f.args[1] {
+            e if super::is_null_constant(e) => return Ok(lit(ScalarValue::Utf8(None))),
             // A negative number of decimals gives NULL, as in Spark.
             Expr::Literal(v, _) if v.data_type().is_integer() => {
                 match v.to_string().parse::<usize>() {

@@ -75,6 +75,10 @@ pub(super) enum Implicit {
     /// TIMESTAMP_NTZ: dates and timestamps kept (the builder reads them), text and an untyped
     /// NULL cast to it (`convert_timezone`'s value).
     LocalTimestamp,
+    /// NUMERIC only, no implicit cast (`format_number`'s value).
+    StrictNumeric,
+    /// INT or STRING, no implicit cast (`format_number`'s format).
+    IntOrText,
 }
 
 impl Implicit {
@@ -103,6 +107,8 @@ impl Implicit {
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
             Implicit::Seconds => "\"DECIMAL(16,6)\"",
             Implicit::LocalTimestamp => "\"TIMESTAMP_NTZ\"",
+            Implicit::StrictNumeric => "\"NUMERIC\"",
+            Implicit::IntOrText => "(\"INT\" or \"STRING\")",
         }
     }
 }
@@ -203,6 +209,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "date_part" | "datepart" | "date_trunc" => vec![Any, NullAsTimestamp],
         "array_size" => vec![ArrayOrNull],
         "make_date" => vec![Int; 3],
+        "format_number" => vec![StrictNumeric, IntOrText],
         "convert_timezone" if arity == 2 => vec![Text, LocalTimestamp],
         "convert_timezone" => vec![Text, Text, LocalTimestamp],
         "make_timestamp"
@@ -301,6 +308,11 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Decimal, t) if is_text(t) || *t == Null => to(Decimal128(38, 18)),
         (I::Seconds, Decimal128(16, 6)) => Ok(None),
         (I::LocalTimestamp, Date32 | Timestamp(..)) => Ok(None),
+        (I::StrictNumeric, Null) => Ok(None),
+        (I::StrictNumeric, _) if number => Ok(None),
+        (I::IntOrText, Int32) => Ok(None),
+        (I::IntOrText, t) if is_text(t) => Ok(None),
+        (I::IntOrText, Null) => to(Int32),
         (I::LocalTimestamp, t) if is_text(t) || *t == Null => {
             to(Timestamp(arrow::datatypes::TimeUnit::Microsecond, None))
         }
