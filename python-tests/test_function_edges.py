@@ -139,6 +139,7 @@ ANSWERS = {
     "convert_timezone('Asia/Tokyo', TIMESTAMP_NTZ'2024-01-01 10:00:00') b, convert_timezone('UTC', 'Asia/Tokyo', NULL) c",
     "format_number_null_or_small_decimals": "SELECT format_number(2.5D, CAST(NULL AS INT)) a, format_number(2.5D, NULL) b, "
     "format_number(NULL, 2) d",
+    "from_json_schema_of_a_constant": "SELECT from_json('{\"a\": 1}', concat('a ', 'INT')) a",
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
 }
@@ -204,6 +205,11 @@ ERRORS = {
     "to_utc_timestamp_zone_of_an_array": "SELECT to_utc_timestamp(TIMESTAMP'2024-03-10 12:34:56', array(3, 1, 2))",
     "format_number_of_text": "SELECT format_number('abc', 2)",
     "format_number_decimals_of_a_bigint": "SELECT format_number(2.5D, CAST(10 AS BIGINT))",
+    "to_json_of_a_number": "SELECT to_json(3)",
+    "to_json_options_not_a_map": "SELECT to_json(map('a', 1, 'b', 2), 1)",
+    "from_csv_schema_of_a_number": "SELECT from_csv('1,x', 3)",
+    "from_json_schema_of_null": "SELECT from_json('1', NULL)",
+    "from_csv_empty_schema": "SELECT from_csv('1,x', '')",
     "named_struct_name_of_a_number": "SELECT named_struct(3, 3)",
     "named_struct_name_of_a_column": "SELECT named_struct(c0, c1) FROM VALUES ('x', 3) AS t(c0, c1)",
     "named_struct_null_name": "SELECT named_struct(CAST(NULL AS STRING), 3)",

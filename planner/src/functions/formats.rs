@@ -21,6 +21,27 @@ pub fn register(b: &mut RegistryBuilder) {
                 .map(|v| super::variant::variant_to_json(v, &f.config.time_zone))
                 .ok_or_else(|| crate::error::PlanError::InvalidPlan("to_json".into()));
         }
+        if let Some(t) = f.types.first()
+            && !matches!(
+                t,
+                DataType::Struct(_)
+                    | DataType::List(_)
+                    | DataType::LargeList(_)
+                    | DataType::Map(..)
+                    | DataType::Null
+            )
+        {
+            return Err(crate::error::SparkError::analysis(
+                "DATATYPE_MISMATCH.INVALID_JSON_SCHEMA",
+                "42K09",
+                format!(
+                    "Cannot resolve \"{}\" due to data type mismatch: Input schema \"{}\" must be a struct, an array, a map or a variant.",
+                    f.shown(),
+                    crate::types::sql_name(t)
+                ),
+            )
+            .into());
+        }
         // Date and timestamp patterns are honoured; other options that change the text are
         // refused rather than ignored.
         let mut formats = super::native::JsonFormats::default();
@@ -64,7 +85,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(&["from_json"], Naming::Custom(from_json_name), |f| {
         f.arity(2, 3)?;
         check_options(&f, 2)?;
-        let (schema, _) = literal_schema(&f, "from_json")?;
+        let (schema, _) = literal_schema(&f)?;
         let leniency = json_leniency(f.args.get(2), "from_json")?;
         let kind = Native::FromJson {
             schema,
@@ -76,7 +97,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(&["from_csv"], Naming::Custom(after_text), |f| {
         f.arity(2, 3)?;
         check_options(&f, 2)?;
-        let (schema, target) = literal_schema(&f, "from_csv")?;
+        let (schema, target) = literal_schema(&f)?;
         if !matches!(target, DataType::Struct(_)) {
             return Err(crate::error::PlanError::Unsupported(format!(
                 "from_csv into {schema} (a struct schema is needed)"
@@ -93,7 +114,7 @@ pub fn register(b: &mut RegistryBuilder) {
     // Spark's XML source reads and writes it (options are not supported).
     b.scalar_named(&["from_xml"], Naming::Custom(after_text), |f| {
         f.arity(2, 2)?;
-        let (schema, target) = literal_schema(&f, "from_xml")?;
+        let (schema, target) = literal_schema(&f)?;
         if !matches!(target, DataType::Struct(_)) {
             return Err(crate::error::PlanError::Unsupported(format!(
                 "from_xml into {schema} (a struct schema is needed)"
@@ -287,17 +308,30 @@ fn literal_options(
             _ => None,
         };
         let pairs = match super::nullability::unwrapped(arg) {
-            Expr::ScalarFunction(map) if map.name() == "map" => match map.args.as_slice() {
-                [Expr::ScalarFunction(keys), Expr::ScalarFunction(values)] => keys
-                    .args
-                    .iter()
-                    .map(literal)
-                    .zip(values.args.iter().map(literal))
-                    .map(|(k, v)| Some((k?, v?)))
-                    .collect::<Option<Vec<_>>>(),
-                _ => None,
-            },
-            _ => None,
+            Expr::ScalarFunction(map) if matches!(map.name(), "map" | "map_from_arrays") => {
+                match map.args.as_slice() {
+                    [Expr::ScalarFunction(keys), Expr::ScalarFunction(values)] => keys
+                        .args
+                        .iter()
+                        .map(literal)
+                        .zip(values.args.iter().map(literal))
+                        .map(|(k, v)| Some((k?, v?)))
+                        .collect::<Option<Vec<_>>>(),
+                    _ => None,
+                }
+            }
+            // (Spark takes options only from a `map(...)` call.)
+            Expr::Literal(ScalarValue::Map(_), _) => None,
+            _ => {
+                return Err(crate::error::SparkError::new(
+                    crate::error::ErrorKind::Analysis,
+                    "INVALID_OPTIONS.NON_MAP_FUNCTION",
+                    "42K06",
+                    "Invalid options: Must use the `map()` function for options.",
+                    vec![],
+                )
+                .into());
+            }
         };
         let Some(pairs) = pairs else {
             return Err(crate::error::PlanError::Unsupported(format!(
@@ -329,16 +363,40 @@ fn from_json_name(written: &str, args: &[String], distinct: bool) -> String {
 
 /// The DDL schema a parsing function's second argument gives, with its type; a bad schema
 /// is the parse error Spark raises, when planned.
-fn literal_schema(f: &super::FunctionInput, function: &str) -> PlanResult<(String, DataType)> {
-    let Some(Expr::Literal(ScalarValue::Utf8(Some(schema)), _)) = f.args.get(1) else {
-        return Err(crate::error::PlanError::Unsupported(format!(
-            "{function} with a schema that is not a literal string"
-        )));
+fn literal_schema(f: &super::FunctionInput) -> PlanResult<(String, DataType)> {
+    // (A constant expression is its value, as Spark evaluates a foldable schema.)
+    let folded = match f.args.get(1) {
+        Some(e) if e.column_refs().is_empty() => crate::resolver::fold_constants(e.clone()).ok(),
+        _ => None,
     };
-    let target = crate::types::parse_data_type(schema, &f.config.time_zone).map_err(|e| {
+    let Some(Expr::Literal(ScalarValue::Utf8(Some(schema)), _)) = folded else {
+        return Err(crate::error::SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "INVALID_SCHEMA.NON_STRING_LITERAL",
+            "42K07",
+            format!(
+                "The input schema \"{}\" is not a valid schema string. The input expression must be string literal and not null.",
+                f.arg_name(1)
+            ),
+            vec![],
+        )
+        .into());
+    };
+    if schema.trim().is_empty() {
+        // (An AnalysisException in Spark, as the schema's other parse errors.)
+        return Err(crate::error::SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "PARSE_EMPTY_STATEMENT",
+            "42617",
+            "Syntax error, unexpected empty statement.",
+            vec![],
+        )
+        .into());
+    }
+    let target = crate::types::parse_data_type(&schema, &f.config.time_zone).map_err(|e| {
         let mut e = crate::error::SparkError::parse_syntax(&e.to_string(), "");
         e.kind = crate::error::ErrorKind::Analysis;
         e
     })?;
-    Ok((schema.clone(), target))
+    Ok((schema, target))
 }
