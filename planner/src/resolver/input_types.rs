@@ -79,6 +79,8 @@ pub(super) enum Implicit {
     StrictNumeric,
     /// INT or STRING, no implicit cast (`format_number`'s format).
     IntOrText,
+    /// STRING, DATE or a timestamp, no implicit cast (`unix_timestamp`'s value).
+    TextOrDatetime,
 }
 
 impl Implicit {
@@ -109,6 +111,9 @@ impl Implicit {
             Implicit::LocalTimestamp => "\"TIMESTAMP_NTZ\"",
             Implicit::StrictNumeric => "\"NUMERIC\"",
             Implicit::IntOrText => "(\"INT\" or \"STRING\")",
+            Implicit::TextOrDatetime => {
+                "(\"STRING\" or \"DATE\" or \"TIMESTAMP\" or \"TIMESTAMP_NTZ\")"
+            }
         }
     }
 }
@@ -210,6 +215,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "array_size" => vec![ArrayOrNull],
         "make_date" => vec![Int; 3],
         "format_number" => vec![StrictNumeric, IntOrText],
+        "unix_timestamp" | "to_unix_timestamp" => vec![TextOrDatetime, StrictText],
         "convert_timezone" if arity == 2 => vec![Text, LocalTimestamp],
         "convert_timezone" => vec![Text, Text, LocalTimestamp],
         "make_timestamp"
@@ -313,6 +319,8 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::IntOrText, Int32) => Ok(None),
         (I::IntOrText, t) if is_text(t) => Ok(None),
         (I::IntOrText, Null) => to(Int32),
+        (I::TextOrDatetime, Null | Date32 | Timestamp(..)) => Ok(None),
+        (I::TextOrDatetime, t) if is_text(t) => Ok(None),
         (I::LocalTimestamp, t) if is_text(t) || *t == Null => {
             to(Timestamp(arrow::datatypes::TimeUnit::Microsecond, None))
         }
