@@ -599,8 +599,7 @@ fn mismatch(f: &FunctionInput, class: &str, why: String) -> PlanError {
 /// integral type, or dates or timestamps (the step then an interval); text is read as a
 /// number only in ANSI mode.
 fn check_sequence_types(f: &FunctionInput) -> PlanResult<()> {
-    let text =
-        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text = crate::types::is_text;
     let integral =
         |t: &DataType| t.is_integer() || *t == DataType::Null || (f.config.ansi && text(t));
     let datetime = |t: &DataType| {
@@ -638,8 +637,7 @@ fn named_struct(f: FunctionInput) -> PlanResult<Expr> {
             f.args.len(),
         ));
     }
-    let text =
-        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text = crate::types::is_text;
     let names: Vec<usize> = (0..f.args.len()).step_by(2).collect();
     let not_constant: Vec<String> = names
         .iter()

@@ -45,6 +45,8 @@ pub enum Rule {
 use Rule::*;
 use ember_execution::codec::EncodedUdf;
 
+use crate::types::is_text;
+
 /// Spark's rule of each scalar function (by its lower-case name); functions not listed keep
 /// the nullability of their implementation.
 #[rustfmt::skip]
@@ -302,10 +304,6 @@ fn implicit_cast_may_fail(call: &Expr, schema: &DFSchema) -> Result<bool> {
             _ => false,
         })
     })
-}
-
-fn is_text(t: &DataType) -> bool {
-    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 /// Spark's `Cast.forceNullable`: whether a cast from `from` to `to` may answer NULL for a

@@ -8,7 +8,7 @@ use datafusion::logical_expr::Expr;
 use super::native::{EditKind, Native, NativeUdf, VariantOp};
 use super::{FunctionInput, Naming, RegistryBuilder, check_type};
 use crate::error::{PlanError, PlanResult, SparkError};
-use crate::types::is_variant;
+use crate::types::{is_text, is_variant};
 
 fn call(op: VariantOp, args: Vec<Expr>) -> Expr {
     NativeUdf::udf(Native::Variant { op }).call(args)
@@ -175,10 +175,6 @@ pub fn variant_to_json(v: Expr, time_zone: &str) -> Expr {
         },
         vec![v],
     )
-}
-
-fn is_text(t: &DataType) -> bool {
-    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 /// `variant_set(v, path, value)` and `variant_strip_nulls(v)` are named with their default

@@ -15,6 +15,7 @@ use datafusion::logical_expr::Expr;
 
 use super::Resolver;
 use crate::error::{PlanResult, SparkError};
+use crate::types::is_text;
 
 /// What an argument expects (Spark's `AbstractDataType` of the position).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -230,10 +231,6 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         }
         _ => vec![],
     }
-}
-
-fn is_text(t: &DataType) -> bool {
-    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 fn is_binary(t: &DataType) -> bool {

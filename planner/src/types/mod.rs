@@ -365,6 +365,11 @@ pub fn to_proto(dt: &DataType) -> PlanResult<pb::DataType> {
     Ok(pb::DataType { kind: Some(kind) })
 }
 
+/// Whether `t` is one of Arrow's text types (Spark's STRING).
+pub fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
 /// The key type of a MAP (None for other types).
 pub fn map_key_type(t: &DataType) -> Option<&DataType> {
     match t {
