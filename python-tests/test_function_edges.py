@@ -115,6 +115,11 @@ ANSWERS = {
     "date_trunc_units_of_other_types": "SELECT date_trunc('', TIMESTAMP'2024-03-10 12:34:56') a, date_trunc(true, TIMESTAMP'2024-03-10 12:34:56') b, "
     "date_trunc(3, TIMESTAMP'2024-03-10 12:34:56') c, date_trunc('QUARTER', TIMESTAMP'2024-03-10 12:34:56') d",
     # (Every row: a partition of NULL structs panicked in to_json and its rows were missing.)
+    # Nullability of an array's item (Spark's computeNullabilityFromArray): a constant index into
+    # array(...) as that argument, an index of each row where it fails (ANSI) as the items.
+    "array_item_nullability": "SELECT element_at(array(1, 2), i) x, array(1, 2)[i] y, get(array(1, 2), 5) s, "
+    "element_at(array(1, NULL), 1) t, element_at(array(1, NULL), 2) u, get(a, i) z, element_at(a, 1) w, a[0] v "
+    "FROM VALUES (array(1, 2), 1) t(a, i)",
     "to_json_of_null_structs": "SELECT id, to_json(IF(id > 1, named_struct('a', id), NULL)) r, "
     "to_json(named_struct('a', IF(id > 0, named_struct('b', id), NULL))) s, to_json(CAST(NULL AS STRUCT<a:INT>)) t FROM range(4) ORDER BY id",
     # (A NULL field made text such as '-02-29 12:30:01', CAST_INVALID_INPUT.)

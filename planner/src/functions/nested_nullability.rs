@@ -22,6 +22,16 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     if name == "concat" {
         return concat_arrays(args, call, schema);
     }
+    // (Java's split and BreakIterator's words: pieces, never NULL.)
+    if matches!(name, "split" | "sentences") {
+        let have = call.get_type(schema)?;
+        let want = items_never_null(&have);
+        return Ok(if want == have {
+            call
+        } else {
+            NestedType::udf(want).call(vec![call])
+        });
+    }
     let values: Vec<&Expr> = match name {
         "array" | "struct" => args.iter().collect(),
         "named_struct" | "map" => args.iter().skip(1).step_by(2).collect(),
@@ -197,6 +207,19 @@ fn merge(a: &DataType, b: &DataType) -> Option<DataType> {
         (x, y) if x == y => x.clone(),
         _ => return None,
     })
+}
+
+/// `t` with its lists' items never NULL, at every level of lists.
+fn items_never_null(t: &DataType) -> DataType {
+    match t {
+        DataType::List(f) => DataType::List(Arc::new(
+            f.as_ref()
+                .clone()
+                .with_data_type(items_never_null(f.data_type()))
+                .with_nullable(false),
+        )),
+        other => other.clone(),
+    }
 }
 
 /// `t` with every nested field nullable (map keys stay non-nullable).

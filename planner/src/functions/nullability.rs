@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock};
 
 use arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::tree_node::TreeNode;
-use datafusion::common::{DFSchema, Result, internal_err};
+use datafusion::common::{DFSchema, Result, ScalarValue, internal_err};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ExprSchemable, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, Volatility,
@@ -74,6 +74,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
         "to_number", "to_char", "to_varchar", "from_csv", "schema_of_variant",
         "is_valid_variant", "uniform", "randstr", "time_bucket", "nanvl",
+        "kll_sketch_get_rank_bigint",
     ]),
     (OfArgumentsInAnsi, &[
         "unix_timestamp", "to_unix_timestamp", "make_timestamp", "make_timestamp_ntz",
@@ -142,6 +143,15 @@ pub fn rule(name: &str) -> Option<Rule> {
 
 /// `call` (built for the Spark function `name` of `args`) with Spark's nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: bool) -> Result<Expr> {
+    if let ("element_at" | "try_element_at" | "get", [array, index]) = (name, args)
+        && matches!(
+            array.get_type(schema)?,
+            DataType::List(_) | DataType::LargeList(_)
+        )
+    {
+        let fail = name == "element_at" && ansi;
+        return array_item(call, array, index, name != "get", fail, schema);
+    }
     let Some(rule) = rule(name) else {
         return Ok(call);
     };
@@ -198,9 +208,64 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     with_nullability(call, spark, schema)
 }
 
+/// `call`, an item of `array` (`element_at`, `get`, `array[index]`; `one_based` for
+/// `element_at`, `fail` where an index out of bounds is an error), with Spark's nullability
+/// (its `computeNullabilityFromArray`): of a constant index into `array(...)` the item's; of
+/// an index out of bounds NULL only where it is no error; of an index of each row, where
+/// the index fails, where the index or the array's items may be NULL.
+pub fn array_item(
+    call: Expr,
+    array: &Expr,
+    index: &Expr,
+    one_based: bool,
+    fail: bool,
+    schema: &DFSchema,
+) -> Result<Expr> {
+    let items_nullable = match array.get_type(schema)? {
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            f.is_nullable()
+        }
+        _ => true,
+    };
+    let nullable = if array.nullable(schema)? {
+        true
+    } else {
+        match unwrapped(index) {
+            Expr::Literal(v, _) if v.is_null() => !fail,
+            Expr::Literal(v, _) => {
+                let elements = match unwrapped(array) {
+                    Expr::ScalarFunction(f) if f.name() == "make_array" => Some(&f.args),
+                    _ => None,
+                };
+                match (elements, v.cast_to(&DataType::Int64)) {
+                    (Some(elements), Ok(ScalarValue::Int64(Some(i)))) => {
+                        let n = elements.len() as i64;
+                        let position = match (one_based, i) {
+                            (true, 0) => None,
+                            (true, i) if i < 0 => Some(n + i),
+                            (true, i) => Some(i - 1),
+                            (false, i) => Some(i),
+                        };
+                        match position {
+                            None => false,
+                            Some(p) if (0..n).contains(&p) => {
+                                elements[p as usize].nullable(schema)?
+                            }
+                            Some(_) => !fail,
+                        }
+                    }
+                    _ => true,
+                }
+            }
+            _ => !fail || items_nullable || index.nullable(schema)?,
+        }
+    };
+    with_nullability(call, nullable, schema)
+}
+
 /// Whether Spark's implicit cast of an argument may be NULL (its `Cast.forceNullable`, even in
 /// ANSI mode): a fraction cast to INT (`make_date`, `make_timestamp`'s fields) or to BIGINT
-/// (`hex(2.5D)`), `make_timestamp`'s seconds cast to DECIMAL(16,6) from a BIGINT, a
+/// (`hex(2.5D)`, `kll_sketch_get_rank_bigint(s, 2.5D)`), `make_timestamp`'s seconds cast to DECIMAL(16,6) from a BIGINT, a
 /// floating-point number or a wider decimal.
 fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
     let fraction = |e: &Expr| -> Result<bool> {
@@ -219,6 +284,8 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
     };
     match name {
         "hex" | "make_date" => any_fraction(args),
+        // (Its value cast to BIGINT, as a BIGINT sketch's items.)
+        "kll_sketch_get_rank_bigint" => any_fraction(args.get(1..).unwrap_or(&[])),
         n if n.starts_with("make_timestamp") && args.len() >= 6 => {
             if any_fraction(&args[..5])? {
                 return Ok(true);

@@ -231,7 +231,15 @@ impl Resolver<'_> {
                     }
                     DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => {
                         let udf = crate::functions::udf::ArrayIndex::udf(false, self.config.ansi);
-                        Ok((udf.call(vec![base, key]), format!("{base_name}[{key_name}]")))
+                        let item = crate::functions::nullability::array_item(
+                            udf.call(vec![base.clone(), key.clone()]),
+                            &base,
+                            &key,
+                            false,
+                            self.config.ansi,
+                            schema,
+                        )?;
+                        Ok((item, format!("{base_name}[{key_name}]")))
                     }
                     DataType::Map(..) => Ok((
                         datafusion::functions::core::get_field().call(vec![base, key]),

@@ -267,9 +267,16 @@ impl Native {
                 Row::of("ember_to_json", always(Utf8), |a| json::to_json(a, formats))
             }
             Native::ToCsv => Row::of("ember_to_csv", always(Utf8), csv::to_csv),
-            Native::Bitmap { op } => Row::of("ember_bitmap", always(op.return_type()), |a| {
-                bitmap::evaluate(*op, a)
-            }),
+            Native::Bitmap { op } => {
+                let row = Row::of("ember_bitmap", always(op.return_type()), |a| {
+                    bitmap::evaluate(*op, a)
+                });
+                // (The aggregates read a group's list, NULL for a group without values.)
+                match op {
+                    BitmapOp::Count => row.nullability(OfArguments),
+                    _ => row,
+                }
+            }
             Native::ToNumber { pattern, fail } => {
                 Row::of("ember_to_number", always(pattern.data_type()), |a| {
                     to_number::to_number(a, pattern, *fail)

@@ -103,21 +103,10 @@ impl SketchOp {
         }
     }
 
-    /// Whether its values may be NULL: estimates, unions, set operations, counts and text of
-    /// sketches only for NULL arguments.
+    /// Whether its values may be NULL: only for NULL arguments (Spark's sketch functions are
+    /// null-intolerant; an empty or unreadable sketch is an error, not NULL).
     pub(super) fn nullability(&self) -> super::Nullability {
-        match self {
-            SketchOp::HllEstimate
-            | SketchOp::HllUnion { .. }
-            | SketchOp::ThetaEstimate
-            | SketchOp::ThetaUnion { .. }
-            | SketchOp::ThetaIntersection
-            | SketchOp::ThetaDifference
-            | SketchOp::KllN { .. }
-            | SketchOp::KllMerge { .. }
-            | SketchOp::KllToString { .. } => super::Nullability::OfArguments,
-            _ => super::Nullability::Nullable,
-        }
+        super::Nullability::OfArguments
     }
 
     pub fn return_type(&self, arg_types: &[DataType]) -> DataType {
