@@ -120,6 +120,15 @@ ANSWERS = {
     "array_item_nullability": "SELECT element_at(array(1, 2), i) x, array(1, 2)[i] y, get(array(1, 2), 5) s, "
     "element_at(array(1, NULL), 1) t, element_at(array(1, NULL), 2) u, get(a, i) z, element_at(a, 1) w, a[0] v "
     "FROM VALUES (array(1, 2), 1) t(a, i)",
+    # Nullability: decimal arithmetic of an integer literal (Spark casts it to its narrowest
+    # DECIMAL), an interval divided, the cast functions as CAST, scalar subqueries, inline.
+    "arithmetic_nullability": "SELECT id * 1.5 y, id * 1.5 - 1 x, (id * 1.5) - 1.0 a, id + 1.5 z, "
+    "1.10 + 2.205 l, INTERVAL 3 SECONDS / 2 d, 7 / 2 h FROM range(2)",
+    "cast_function_nullability": "SELECT double('1.5') a, int(s) b, string(1.5D) c, bigint(2) d, boolean('true') e FROM VALUES ('1') t(s)",
+    "scalar_subquery_nullability": "SELECT id, (SELECT count(*) FROM range(3) b WHERE b.id = a.id) c, (SELECT 1) d FROM range(2) a",
+    "inline_nullability": "SELECT inline(array(named_struct('a', 1, 'b', 'x'), named_struct('a', 2, 'b', NULL)))",
+    "stack_nullability": "SELECT stack(2, 1, 'a', 2, 'b')",
+    "timestampadd_in_range": "SELECT timestampadd(DAY, 1, TIMESTAMP'2024-03-09 12:00:00') a, timestampdiff(YEAR, TIMESTAMP'0001-01-01', TIMESTAMP'9999-12-31') b",
     "to_json_of_null_structs": "SELECT id, to_json(IF(id > 1, named_struct('a', id), NULL)) r, "
     "to_json(named_struct('a', IF(id > 0, named_struct('b', id), NULL))) s, to_json(CAST(NULL AS STRUCT<a:INT>)) t FROM range(4) ORDER BY id",
     # (A NULL field made text such as '-02-29 12:30:01', CAST_INVALID_INPUT.)
@@ -163,6 +172,8 @@ NON_ANSI = {
 }
 
 ERRORS = {
+    "timestampadd_overflow": "SELECT timestampadd(YEAR, 1000000, TIMESTAMP'2024-01-01')",
+    "timestampadd_overflow_of_micros": "SELECT timestampadd(MICROSECOND, 9223372036854775807L, TIMESTAMP_NTZ'2024-01-01 00:00:00')",
     "round_scale_of_a_column": "SELECT round(c0, c1) FROM VALUES (2.5D, 1) t(c0, c1)",
     "bround_scale_not_a_number": "SELECT bround(2.5D, 'abc')",
     "unix_date_of_text": "SELECT unix_date('2024-01-01')",

@@ -22,6 +22,14 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     if name == "concat" {
         return concat_arrays(args, call, schema);
     }
+    // (The items it keeps: never NULL.)
+    if name == "array_compact"
+        && let DataType::List(f) = call.get_type(schema)?
+        && f.is_nullable()
+    {
+        let want = DataType::List(Arc::new(f.as_ref().clone().with_nullable(false)));
+        return Ok(NestedType::udf(want).call(vec![call]));
+    }
     // (Java's split and BreakIterator's words: pieces, never NULL.)
     if matches!(name, "split" | "sentences") {
         let have = call.get_type(schema)?;
@@ -109,7 +117,8 @@ fn concat_arrays(args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
 pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) {
     let values = match name {
         // (Constructors, and functions that add no NULL to the values they keep.)
-        "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" => {
+        "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" | "array_remove"
+        | "array_compact" | "sort_array" | "array_sort" | "shuffle" | "collect_union" => {
             return;
         }
         // (An array's elements share one type.)

@@ -31,7 +31,8 @@ pub enum Rule {
     OfAll,
     /// NULL only where the first argument is.
     OfFirst,
-    /// As `OfArguments`, and always for a DECIMAL result (Spark's decimal arithmetic).
+    /// As `OfArguments`, and for a DECIMAL result outside ANSI mode (Spark's decimal
+    /// arithmetic: an overflow is NULL there, an error in ANSI mode) or of an integer literal.
     Arithmetic,
     /// Never NULL.
     Never,
@@ -74,7 +75,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
         "to_number", "to_char", "to_varchar", "from_csv", "schema_of_variant",
         "is_valid_variant", "uniform", "randstr", "time_bucket", "nanvl",
-        "kll_sketch_get_rank_bigint",
+        "kll_sketch_get_rank_bigint", "timestampadd", "timestampdiff",
     ]),
     (OfArgumentsInAnsi, &[
         "unix_timestamp", "to_unix_timestamp", "make_timestamp", "make_timestamp_ntz",
@@ -152,9 +153,19 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         let fail = name == "element_at" && ansi;
         return array_item(call, array, index, name != "get", fail, schema);
     }
-    let Some(rule) = rule(name) else {
+    let Some(mut rule) = rule(name) else {
         return Ok(call);
     };
+    // (An interval divided: zero is an error, in every mode.)
+    if name == "/"
+        && let Some(a) = args.first()
+        && matches!(
+            a.get_type(schema)?,
+            DataType::Interval(_) | DataType::Duration(_)
+        )
+    {
+        rule = OfArguments;
+    }
     // (`to_date(text)` and `to_timestamp(text)` are casts, whose nullability is their own.)
     if matches!(name, "to_date" | "to_timestamp") && args.len() == 1 {
         return Ok(call);
@@ -190,9 +201,18 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
                 .try_fold(false, |acc, a| -> Result<bool> {
                     Ok(acc || is_text(&a.get_type(schema)?))
                 })?;
-            text || any()?
+            text || any()? || implicit_cast_may_be_null(name, args, schema)?
         }
-        Arithmetic => any()? || matches!(call.get_type(schema)?, DataType::Decimal128(..)),
+        Arithmetic => {
+            // (Spark casts an integer literal to the narrowest DECIMAL that holds it, a cast it
+            // calls nullable.)
+            let integer_literal = args
+                .iter()
+                .any(|a| matches!(unwrapped(a), Expr::Literal(v, _) if v.data_type().is_integer()));
+            any()?
+                || ((!ansi || integer_literal)
+                    && matches!(call.get_type(schema)?, DataType::Decimal128(..)))
+        }
         OfFirst => match args.first() {
             Some(a) => nullable(a)?,
             None => false,
@@ -263,27 +283,60 @@ pub fn array_item(
     with_nullability(call, nullable, schema)
 }
 
-/// Whether Spark's implicit cast of an argument may be NULL (its `Cast.forceNullable`, even in
-/// ANSI mode): a fraction cast to INT (`make_date`, `make_timestamp`'s fields) or to BIGINT
-/// (`hex(2.5D)`, `kll_sketch_get_rank_bigint(s, 2.5D)`), `make_timestamp`'s seconds cast to DECIMAL(16,6) from a BIGINT, a
-/// floating-point number or a wider decimal.
+/// Whether Spark's value may be NULL for its arguments' types: where its implicit cast of an
+/// argument may be (its `Cast.forceNullable`, even in ANSI mode: a fraction cast to INT
+/// (`make_date`, `make_timestamp`'s fields) or to BIGINT (`hex(2.5D)`,
+/// `kll_sketch_get_rank_bigint(s, 2.5D)`), `make_timestamp`'s seconds cast to DECIMAL(16,6)
+/// from a BIGINT, a floating-point number or a wider decimal, text read as a timestamp), and
+/// where Spark's form of the function for that type is nullable (binary, TIME).
 fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Result<bool> {
-    let fraction = |e: &Expr| -> Result<bool> {
-        Ok(matches!(
-            e.get_type(schema)?,
-            DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
-        ))
-    };
-    let any_fraction = |args: &[Expr]| -> Result<bool> {
+    let any_of = |args: &[Expr], kind: &dyn Fn(&DataType) -> bool| -> Result<bool> {
         for a in args {
-            if fraction(a)? {
+            if kind(&a.get_type(schema)?) {
                 return Ok(true);
             }
         }
         Ok(false)
     };
+    let any_fraction = |args: &[Expr]| {
+        any_of(args, &|t| {
+            matches!(
+                t,
+                DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
+            )
+        })
+    };
     match name {
         "hex" | "make_date" => any_fraction(args),
+        // (Spark's forms of binary values, and of a TIME, call their value nullable.)
+        // (Of binary values only: Spark's binary form.)
+        "contains" | "startswith" | "endswith" => {
+            let binary = |t: &DataType| {
+                matches!(
+                    t,
+                    DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+                )
+            };
+            Ok(!args.is_empty() && !any_of(args, &|t| !binary(t))?)
+        }
+        "hour" | "minute" | "second" => any_of(&args[..args.len().min(1)], &|t| {
+            matches!(t, DataType::Time64(_) | DataType::Time32(_))
+        }),
+        // (A number of floating point as its DECIMAL; binary as text in a charset.)
+        "to_char" | "to_varchar" => {
+            let first = args.first().map(|a| a.get_type(schema)).transpose()?;
+            let charset = args.get(1).is_some_and(|f| {
+                matches!(unwrapped(f), Expr::Literal(ScalarValue::Utf8(Some(f)), _)
+                    if !matches!(f.to_ascii_lowercase().as_str(), "hex" | "base64"))
+            });
+            Ok(match first {
+                Some(DataType::Float32 | DataType::Float64) => true,
+                Some(DataType::Binary | DataType::LargeBinary | DataType::BinaryView) => charset,
+                _ => false,
+            })
+        }
+        // (Text read as a TIMESTAMP_NTZ.)
+        "convert_timezone" => any_of(&args[args.len().saturating_sub(1)..], &|t| is_text(t)),
         // (Its value cast to BIGINT, as a BIGINT sketch's items.)
         "kll_sketch_get_rank_bigint" => any_fraction(args.get(1..).unwrap_or(&[])),
         n if n.starts_with("make_timestamp") && args.len() >= 6 => {

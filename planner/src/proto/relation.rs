@@ -602,12 +602,13 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             }
         }
         // crosstab(c1, c2): the values of c1 by the values of c2 (as strings, "null" for
-        // NULL), counting pairs, 0 for none; the first column is `c1_c2`.
+        // NULL), counting pairs, 0 for none; the first column is `c1_c2` (nullable as
+        // Spark's: `nullif(.., NULL)` is its value).
         RelType::Crosstab(c) => {
             let quote = |n: &str| format!("`{}`", n.replace('`', "``"));
             let first = format!("{}_{}", c.col1, c.col2);
             let rows = sql::parse_expression(&format!(
-                "coalesce(CAST({} AS STRING), 'null') AS {}",
+                "nullif(coalesce(CAST({} AS STRING), 'null'), NULL) AS {}",
                 quote(&c.col1),
                 quote(&first)
             ))?;

@@ -67,6 +67,43 @@ impl Resolver<'_> {
         name
     }
 
+    /// Spark's type of `update_fields` of a struct of type `dt` (`have`: the type the
+    /// update was built with; `nullable`: whether the struct may be NULL): the fields it keeps
+    /// as they were, the field `withField` sets as its value (`value_nullable`), a struct
+    /// field updated below with its updated type, nullable where the field or the struct is
+    /// (Spark's update of the field read from the struct).
+    pub(super) fn updated_type(
+        &self,
+        have: &DataType,
+        dt: &DataType,
+        path: &[String],
+        nullable: bool,
+        value_nullable: bool,
+    ) -> DataType {
+        let (DataType::Struct(built), DataType::Struct(was), Some((head, rest))) =
+            (have, dt, path.split_first())
+        else {
+            return have.clone();
+        };
+        let fields = built.iter().map(|h| {
+            let original = was.iter().find(|f| f.name() == h.name());
+            match original {
+                Some(f) if self.names_equal(f.name(), head) && !rest.is_empty() => {
+                    let read = nullable || f.is_nullable();
+                    let inner =
+                        self.updated_type(h.data_type(), f.data_type(), rest, read, value_nullable);
+                    f.as_ref().clone().with_data_type(inner).with_nullable(read)
+                }
+                _ if self.names_equal(h.name(), head) && rest.is_empty() => {
+                    h.as_ref().clone().with_nullable(value_nullable)
+                }
+                Some(f) => f.as_ref().clone(),
+                None => h.as_ref().clone(),
+            }
+        });
+        DataType::Struct(fields.collect())
+    }
+
     pub(super) fn update_fields(
         &self,
         base: Expr,

@@ -276,7 +276,23 @@ impl Resolver<'_> {
                     value.as_ref().map(|(_, n)| n.as_str()),
                 );
                 // withField/dropFields of a NULL struct is NULL.
-                Ok((crate::functions::null_if_null(base, updated), name))
+                let value_nullable = match &value {
+                    Some((v, _)) => v.nullable(schema)?,
+                    None => false,
+                };
+                let masked = crate::functions::null_if_null(base.clone(), updated);
+                let have = masked.get_type(schema)?;
+                let nullable = base.nullable(schema)?;
+                let want = self.updated_type(&have, &dt, field, nullable, value_nullable);
+                let typed = if want == have {
+                    masked
+                } else {
+                    crate::functions::nested_nullability::NestedType::udf(want).call(vec![masked])
+                };
+                Ok((
+                    crate::functions::nullability::with_nullability(typed, nullable, schema)?,
+                    name,
+                ))
             }
             SExpr::LambdaVariable(name) => self.lambda_variable(name).ok_or_else(|| {
                 PlanError::InvalidPlan(format!("unknown lambda variable {}", name.join(".")))
@@ -300,12 +316,14 @@ impl Resolver<'_> {
                     )
                     .into());
                 }
+                // (NULL where it has no row: nullable, as Spark's.)
+                let scalar = Expr::ScalarSubquery(Subquery {
+                    subquery: Arc::new(subquery),
+                    outer_ref_columns: outer_refs,
+                    spans: Default::default(),
+                });
                 Ok((
-                    Expr::ScalarSubquery(Subquery {
-                        subquery: Arc::new(subquery),
-                        outer_ref_columns: outer_refs,
-                        spans: Default::default(),
-                    }),
+                    crate::functions::nullability::with_nullability(scalar, true, schema)?,
                     "scalarsubquery()".into(),
                 ))
             }

@@ -145,7 +145,19 @@ impl Resolver<'_> {
                 {
                     return Ok((null, name));
                 }
-                return Ok((self.cast_to(inner, &to, CastMode::Default, schema)?, name));
+                // (Nullable as `CAST(x AS ...)`.)
+                let (from, inner_nullable) = (inner.get_type(schema)?, inner.nullable(schema)?);
+                let out = self.cast_to(inner, &to, CastMode::Default, schema)?;
+                let may_be_null =
+                    !self.config.ansi && !crate::functions::nullability::lossless_cast(&from, &to);
+                let out = crate::functions::nullability::cast(
+                    out,
+                    &from,
+                    inner_nullable,
+                    may_be_null,
+                    schema,
+                )?;
+                return Ok((out, name));
             }
             return Err(SparkError::unresolved_routine(&call.name).into());
         };

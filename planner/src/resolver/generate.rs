@@ -72,7 +72,9 @@ impl Resolver<'_> {
                 self.check_json_tuple(call, &schema)?;
                 json_tuple_as_inline(call)?
             };
-            return self.resolve_generate(input, &inline, aliases, qualifier, outer);
+            // (As an outer form: Spark calls their columns nullable, and their arrays are
+            // never NULL nor empty, so no row is added.)
+            return self.resolve_generate(input, &inline, aliases, qualifier, true);
         }
         let outer = outer || lname.ends_with("_outer");
         let base = lname.trim_end_matches("_outer");
@@ -209,9 +211,12 @@ impl Resolver<'_> {
                     "value".into(),
                 ));
             }
+            // (A field as its own, and where the array may hold a NULL struct.)
             Elements::Structs(fields) => {
                 for f in fields.iter() {
-                    outputs.push((get_field(item.clone(), f.name().as_str()), f.name().clone()));
+                    let value = get_field(item.clone(), f.name().as_str());
+                    let nullable = f.is_nullable() || element.is_nullable();
+                    outputs.push((spark(value, nullable), f.name().clone()));
                 }
             }
         }

@@ -706,14 +706,19 @@ fn subqueries_as_values(e: Expr, outer: &DFSchema) -> PlanResult<Expr> {
             let matches = count_where(plan, Some(column.eq(outer_value)), refs)?;
             let found = matches.gt(lit(0i64));
             // Spark's existence join: NOT IN also fails for a NULL value (of a non-empty
-            // subquery) and for a NULL row; both answers are never NULL.
-            Ok(Transformed::yes(if negated {
+            // subquery) and for a NULL row; both answers are never NULL, though Spark calls
+            // them nullable where the value or the subquery's column is.
+            let nullable = expr.nullable(outer)? || field.is_nullable();
+            let value = if negated {
                 !(found
                     .or(rows.gt(lit(0i64)).and(expr.is_null()))
                     .or(nulls.gt(lit(0i64))))
             } else {
                 found
-            }))
+            };
+            Ok(Transformed::yes(
+                crate::functions::nullability::with_nullability(value, nullable, outer)?,
+            ))
         }
         other => Ok(Transformed::no(other)),
     })?

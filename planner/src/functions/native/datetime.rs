@@ -451,6 +451,7 @@ pub(super) fn timestamp_add(arrays: &[ArrayRef], unit: &str, time_zone: &str) ->
     let tz = zone(time_zone)?;
     let n = arrow::compute::cast(n, &DataType::Int64)?;
     let n = n.as_primitive::<arrow::datatypes::Int64Type>();
+    let ntz = matches!(at.data_type(), DataType::Timestamp(_, None));
     let at = instants(at)?;
     let at = at.as_primitive::<TimestampMicrosecondType>();
     let mut out = TimestampMicrosecondBuilder::with_capacity(at.len()).with_timezone(time_zone);
@@ -473,10 +474,35 @@ pub(super) fn timestamp_add(arrays: &[ArrayRef], unit: &str, time_zone: &str) ->
         };
         match value {
             Some(v) => out.append_value(v),
-            None => out.append_null(),
+            None => return Err(overflow(k, unit, t, ntz, time_zone)),
         }
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// Spark's DATETIME_OVERFLOW of `timestampadd` (its value beyond a timestamp's range): the
+/// timestamp `t` as Spark shows it (a TIMESTAMP_NTZ's local date-time, a TIMESTAMP's in the
+/// session time zone).
+fn overflow(
+    k: i64,
+    unit: &str,
+    t: i64,
+    ntz: bool,
+    time_zone: &str,
+) -> datafusion::error::DataFusionError {
+    let (kind, zone) = if ntz {
+        ("TIMESTAMP_NTZ", None)
+    } else {
+        ("TIMESTAMP", Some(time_zone))
+    };
+    let text = ember_execution::values::datetime::timestamp_text(t, zone, false);
+    to_datafusion(SparkError::new(
+        ErrorKind::Arithmetic,
+        "DATETIME_OVERFLOW",
+        "22008",
+        format!("Datetime operation overflow: add {k}L {unit} to {kind} '{text}'."),
+        vec![],
+    ))
 }
 
 pub(super) fn timestamp_diff(arrays: &[ArrayRef], unit: &str, time_zone: &str) -> Result<ArrayRef> {

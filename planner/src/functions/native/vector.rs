@@ -44,9 +44,9 @@ impl VectorOp {
 
     pub(super) fn return_type(self) -> DataType {
         match self {
-            VectorOp::Normalize | VectorOp::Sum | VectorOp::Avg => {
-                crate::types::list_type(DataType::Float32, true)
-            }
+            VectorOp::Normalize => crate::types::list_type(DataType::Float32, true),
+            // (Spark's ARRAY<FLOAT> without NULL items: a group's NULL vectors are skipped.)
+            VectorOp::Sum | VectorOp::Avg => crate::types::list_type(DataType::Float32, false),
             _ => DataType::Float32,
         }
     }
@@ -243,7 +243,9 @@ pub(super) fn evaluate(op: VectorOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
                 return internal_err!("{} of {}", op.function(), first.data_type());
             };
             let groups = first.as_list::<i32>();
-            let mut out = ListBuilder::new(Float32Builder::new());
+            let mut out = ListBuilder::new(Float32Builder::new()).with_field(Arc::new(
+                arrow::datatypes::Field::new_list_field(DataType::Float32, false),
+            ));
             for g in 0..groups.len() {
                 let combined = if groups.is_null(g) {
                     None
