@@ -308,8 +308,7 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
     };
     match name {
         "hex" | "make_date" => any_fraction(args),
-        // (Spark's forms of binary values, and of a TIME, call their value nullable.)
-        // (Of binary values only: Spark's binary form.)
+        // (Spark's forms of binary values only, and of a TIME, call their value nullable.)
         "contains" | "startswith" | "endswith" => {
             let binary = |t: &DataType| {
                 matches!(
@@ -374,16 +373,18 @@ pub fn with_nullability(expr: Expr, nullable: bool, schema: &DFSchema) -> Result
 }
 
 /// A cast (`out`) of a value of type `from` with Spark's nullability: NULL where the value
-/// is, and where the cast may fail to NULL (`try`: TRY_CAST or a cast outside ANSI mode,
-/// whose NULLs Ember's cast may answer for other values too: only made nullable).
+/// is, and where the cast may fail to NULL (`try_mode`: TRY_CAST or a cast outside ANSI
+/// mode, whose NULLs Ember's cast may answer for other values too: only made nullable; a
+/// cast that cannot fail, [`lossless_cast`], keeps its value's nullability).
 pub fn cast(
     out: Expr,
     from: &DataType,
     inner_nullable: bool,
-    r#try: bool,
+    try_mode: bool,
     schema: &DFSchema,
 ) -> Result<Expr> {
     let to = out.get_type(schema)?;
+    let r#try = try_mode && !lossless_cast(from, &to);
     let spark = r#try || inner_nullable || cast_may_fail(from, &to);
     // (VARIANT and spatial values are structs to Arrow; Spark's rules name other types.)
     let opaque =

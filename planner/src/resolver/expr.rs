@@ -104,14 +104,11 @@ impl Resolver<'_> {
                         self.cast_interval_fields(out, to, type_name, schema)?
                     }
                 };
-                // (A cast that cannot fail keeps its value's nullability.)
-                let may_be_null =
-                    try_mode && !crate::functions::nullability::lossless_cast(&from, to);
                 let out = crate::functions::nullability::cast(
                     out,
                     &from,
                     inner_nullable,
-                    may_be_null,
+                    try_mode,
                     schema,
                 )?;
                 // (At the top of a select list a cast of a column keeps the column's name,

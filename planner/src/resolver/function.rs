@@ -148,13 +148,11 @@ impl Resolver<'_> {
                 // (Nullable as `CAST(x AS ...)`.)
                 let (from, inner_nullable) = (inner.get_type(schema)?, inner.nullable(schema)?);
                 let out = self.cast_to(inner, &to, CastMode::Default, schema)?;
-                let may_be_null =
-                    !self.config.ansi && !crate::functions::nullability::lossless_cast(&from, &to);
                 let out = crate::functions::nullability::cast(
                     out,
                     &from,
                     inner_nullable,
-                    may_be_null,
+                    !self.config.ansi,
                     schema,
                 )?;
                 return Ok((out, name));
