@@ -24,21 +24,16 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     }
     // (The items it keeps: never NULL.)
     if name == "array_compact"
-        && let DataType::List(f) = call.get_type(schema)?
-        && f.is_nullable()
+        && let have @ DataType::List(f) = &call.get_type(schema)?
     {
         let want = DataType::List(Arc::new(f.as_ref().clone().with_nullable(false)));
-        return Ok(NestedType::udf(want).call(vec![call]));
+        return Ok(retyped(call, have, want));
     }
     // (Java's split and BreakIterator's words: pieces, never NULL.)
     if matches!(name, "split" | "sentences") {
         let have = call.get_type(schema)?;
         let want = items_never_null(&have);
-        return Ok(if want == have {
-            call
-        } else {
-            NestedType::udf(want).call(vec![call])
-        });
+        return Ok(retyped(call, &have, want));
     }
     let values: Vec<&Expr> = match name {
         "array" | "struct" => args.iter().collect(),
@@ -81,10 +76,17 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
         },
         _ => return Ok(call),
     };
-    if want == have {
-        return Ok(call);
+    Ok(retyped(call, &have, want))
+}
+
+/// `call` (of type `have`) under `want`, a type that differs from it only in nested
+/// nullability (wrapped in [`NestedType`] where they differ).
+pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {
+    if want == *have {
+        call
+    } else {
+        NestedType::udf(want).call(vec![call])
     }
-    Ok(NestedType::udf(want).call(vec![call]))
 }
 
 /// `concat` of arrays (`call`): its elements NULL only where an argument's may be.
@@ -102,10 +104,7 @@ fn concat_arrays(args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
         }
     }
     let want = DataType::List(Arc::new(f.as_ref().clone().with_nullable(any)));
-    if want == have {
-        return Ok(call);
-    }
-    Ok(NestedType::udf(want).call(vec![call]))
+    Ok(retyped(call, &have, want))
 }
 
 /// The arguments of the function `name` as its implementation may take them. DataFusion's

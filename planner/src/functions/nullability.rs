@@ -46,7 +46,7 @@ pub enum Rule {
 use Rule::*;
 use ember_execution::codec::EncodedUdf;
 
-use crate::types::is_text;
+use crate::types::{is_binary, is_text};
 
 /// Spark's rule of each scalar function (by its lower-case name); functions not listed keep
 /// the nullability of their implementation.
@@ -310,13 +310,7 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
         "hex" | "make_date" => any_fraction(args),
         // (Spark's forms of binary values only, and of a TIME, call their value nullable.)
         "contains" | "startswith" | "endswith" => {
-            let binary = |t: &DataType| {
-                matches!(
-                    t,
-                    DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-                )
-            };
-            Ok(!args.is_empty() && !any_of(args, &|t| !binary(t))?)
+            Ok(!args.is_empty() && !any_of(args, &|t| !is_binary(t))?)
         }
         "hour" | "minute" | "second" => any_of(&args[..args.len().min(1)], &|t| {
             matches!(t, DataType::Time64(_) | DataType::Time32(_))
@@ -330,7 +324,7 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
             });
             Ok(match first {
                 Some(DataType::Float32 | DataType::Float64) => true,
-                Some(DataType::Binary | DataType::LargeBinary | DataType::BinaryView) => charset,
+                Some(t) if is_binary(&t) => charset,
                 _ => false,
             })
         }

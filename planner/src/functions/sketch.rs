@@ -13,6 +13,7 @@ use super::native::{
 };
 use super::{FunctionInput, Naming, RegistryBuilder, check_type};
 use crate::error::{ErrorKind, PlanResult, SparkError};
+use crate::types::is_binary;
 
 const DEFAULT_LG_K: i64 = 12;
 const DEFAULT_KLL_K: i64 = 200;
@@ -162,13 +163,6 @@ fn flag(f: &FunctionInput, i: usize) -> PlanResult<bool> {
             f.name
         ))),
     }
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }
 
 fn is_string(t: &DataType) -> bool {

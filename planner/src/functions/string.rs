@@ -9,6 +9,7 @@ use super::native::{BytesOp, Native, NativeUdf, XpathResult};
 use super::operators::two;
 use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
 use crate::error::{PlanResult, SparkError};
+use crate::types::is_binary;
 
 pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["upper", "ucase"], "upper", 1, 1);
@@ -773,11 +774,4 @@ fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
         }
     }
     super::sp_udf("concat").map(|u| u.call(args))
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }

@@ -9,6 +9,7 @@ use datafusion::logical_expr::{Expr, cast, lit};
 use super::native::{Native, NativeUdf, NumberPattern};
 use super::{FunctionInput, Naming, RegistryBuilder};
 use crate::error::{ErrorKind, PlanResult, SparkError};
+use crate::types::is_binary;
 
 pub(super) fn register(b: &mut RegistryBuilder) {
     b.scalar_named(&["to_char", "to_varchar"], Naming::Typed(name), to_char);
@@ -16,13 +17,6 @@ pub(super) fn register(b: &mut RegistryBuilder) {
 
 fn is_datetime(t: &DataType) -> bool {
     matches!(t, DataType::Date32 | DataType::Timestamp(..))
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }
 
 /// Spark names the call after the expression it becomes.

@@ -8,7 +8,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit, try_cast};
 
 use crate::error::{ErrorKind, SparkError};
-use crate::types;
+use crate::types::{self, is_binary};
 
 /// What Spark does with a cast Arrow would perform differently.
 pub(super) enum CastRule {
@@ -33,13 +33,6 @@ fn is_number(t: &DataType) -> bool {
             t,
             DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
         )
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }
 
 /// Spark's rule for `CAST(<from> AS <to>)` (`shown` is how Spark shows the cast) when it is

@@ -281,11 +281,7 @@ impl Resolver<'_> {
                 let have = masked.get_type(schema)?;
                 let nullable = base.nullable(schema)?;
                 let want = self.updated_type(&have, &dt, field, nullable, value_nullable);
-                let typed = if want == have {
-                    masked
-                } else {
-                    crate::functions::nested_nullability::NestedType::udf(want).call(vec![masked])
-                };
+                let typed = crate::functions::nested_nullability::retyped(masked, &have, want);
                 Ok((
                     crate::functions::nullability::with_nullability(typed, nullable, schema)?,
                     name,

@@ -15,7 +15,7 @@ use datafusion::logical_expr::Expr;
 
 use super::Resolver;
 use crate::error::{PlanResult, SparkError};
-use crate::types::is_text;
+use crate::types::{is_binary, is_text};
 
 /// What an argument expects (Spark's `AbstractDataType` of the position).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -231,13 +231,6 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         }
         _ => vec![],
     }
-}
-
-fn is_binary(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    )
 }
 
 /// Spark's atomic types (all but arrays, maps, structs and the like).

@@ -370,6 +370,14 @@ pub fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
+/// Whether `t` is one of Arrow's binary types (Spark's BINARY).
+pub fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
 /// The key type of a MAP (None for other types).
 pub fn map_key_type(t: &DataType) -> Option<&DataType> {
     match t {
