@@ -10,6 +10,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::spark_error::{ErrorKind, SparkError, SparkResult};
+
 /// The allowed roots, when restricted.
 static ALLOWED: OnceLock<Vec<Root>> = OnceLock::new();
 
@@ -74,6 +76,26 @@ pub fn refusal(path: &str) -> String {
         "Insufficient privileges: the path {path} is outside the directories this server may \
          read and write (ember server --allowed-paths)."
     )
+}
+
+/// A read or write outside `--allowed-paths`, with Spark's class for a denied permission.
+pub fn not_allowed(path: &str) -> SparkError {
+    SparkError::new(
+        ErrorKind::Analysis,
+        "INSUFFICIENT_PERMISSIONS",
+        "42501",
+        refusal(path),
+        vec![("report", refusal(path))],
+    )
+}
+
+/// Refuse `path` when it is outside `--allowed-paths`.
+pub fn check(path: &str) -> SparkResult<()> {
+    if allowed(path) {
+        Ok(())
+    } else {
+        Err(not_allowed(path))
+    }
 }
 
 /// `bucket/key` of an object URL, `None` for local paths.

@@ -1,7 +1,10 @@
 //! File formats: for each format Ember reads or writes itself, one module with its reader
 //! (a DataFusion `FileFormat` and `FileSource`), its options as Spark spells them, its schema
-//! inference and its writer; Parquet and Avro reads are DataFusion's. Beside them, what every
-//! format shares:
+//! inference and its writer; Parquet and Avro reads are DataFusion's. The table formats,
+//! which keep their own log or metadata over parquet files, are here too: [`delta`] (Delta
+//! Lake, through deltalake-core) and [`iceberg`] (Apache Iceberg, Ember's own metadata code),
+//! each with its scan, time travel, writes and commits. Beside them, what every format
+//! shares:
 //!
 //! - [`write`]: the physical operator of a distributed write (each task writes its own
 //!   partition's files into a staging area), [`encode`] the writers' common loop;
@@ -30,7 +33,9 @@ use crate::spark_error::{SparkError, SparkResult};
 pub mod avro;
 pub mod commit;
 pub mod csv;
+pub mod delta;
 mod encode;
+pub mod iceberg;
 pub mod json;
 pub mod listing;
 pub mod object_commit;
@@ -62,6 +67,22 @@ pub fn flag(options: &Options, key: &str, default: bool) -> bool {
     option(options, key)
         .map(|v| v.eq_ignore_ascii_case("true"))
         .unwrap_or(default)
+}
+
+/// The local file system path of a read's `path` (plain, `file:` or `file://`); other
+/// schemes are not supported where this is asked.
+pub fn local_part(path: &str) -> SparkResult<&str> {
+    if let Some((scheme, _)) = path.split_once("://")
+        && scheme != "file"
+    {
+        return Err(SparkError::unsupported(format!(
+            "reading from {scheme}:// paths"
+        )));
+    }
+    Ok(path
+        .strip_prefix("file://")
+        .or_else(|| path.strip_prefix("file:"))
+        .unwrap_or(path))
 }
 
 /// How a read treats records or values that do not fit the schema (`mode`).

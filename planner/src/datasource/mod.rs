@@ -72,23 +72,12 @@ fn unable_to_infer(format_name: &str) -> PlanError {
 /// A read or write outside `ember server --allowed-paths` (Spark's class for a denied
 /// permission).
 pub fn path_not_allowed(path: &str) -> PlanError {
-    SparkError::new(
-        ErrorKind::Analysis,
-        "INSUFFICIENT_PERMISSIONS",
-        "42501",
-        ember_execution::sandbox::refusal(path),
-        vec![("report", ember_execution::sandbox::refusal(path))],
-    )
-    .into()
+    ember_execution::sandbox::not_allowed(path).into()
 }
 
 /// Refuse `path` when it is outside `--allowed-paths`.
 pub fn check_allowed(path: &str) -> PlanResult<()> {
-    if ember_execution::sandbox::allowed(path) {
-        Ok(())
-    } else {
-        Err(path_not_allowed(path))
-    }
+    Ok(ember_execution::sandbox::check(path)?)
 }
 
 pub fn path_not_found(path: &str) -> PlanError {
@@ -100,6 +89,24 @@ pub fn path_not_found(path: &str) -> PlanError {
         vec![("path", path.to_string())],
     )
     .into()
+}
+
+/// The one path of a table format's read (`what`: "Delta", "Iceberg"), which takes no schema
+/// (`schema_given`: the format's error when one is given).
+fn table_path<'a>(
+    ds: &'a DataSource,
+    what: &str,
+    schema_given: impl FnOnce() -> SparkError,
+) -> PlanResult<&'a str> {
+    let [path] = ds.paths.as_slice() else {
+        return Err(PlanError::Unsupported(format!(
+            "reading several {what} tables in one load"
+        )));
+    };
+    if ds.schema.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+        return Err(schema_given().into());
+    }
+    Ok(path)
 }
 
 /// What a `spark.read...load(paths)` scans: a listing table whose trailing columns are the
@@ -623,17 +630,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
 
 /// The local file system path of a read's `path` (plain, `file:` or `file://`).
 fn local_part(path: &str) -> PlanResult<&str> {
-    if let Some((scheme, _)) = path.split_once("://")
-        && scheme != "file"
-    {
-        return Err(PlanError::Unsupported(format!(
-            "reading from {scheme}:// paths"
-        )));
-    }
-    Ok(path
-        .strip_prefix("file://")
-        .or_else(|| path.strip_prefix("file:"))
-        .unwrap_or(path))
+    Ok(ember_execution::formats::local_part(path)?)
 }
 
 /// The paths of a read listed as parquet/CSV/JSON reads list them (local paths and

@@ -164,14 +164,8 @@ pub struct DataSource {
     pub paths: Vec<String>,
 }
 
-/// Which version of a table a read sees (`versionAsOf`, `timestampAsOf`, `VERSION AS OF`,
-/// `TIMESTAMP AS OF`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum TimeTravel {
-    Version(i64),
-    /// A timestamp as the user wrote it (read in the session's time zone).
-    Timestamp(String),
-}
+/// Which version of a table a read sees: the table formats' own (`VERSION AS OF`, ...).
+pub use ember_execution::formats::delta::TimeTravel;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanNode {

@@ -310,29 +310,5 @@ pub struct MergeSpec {
     pub clauses: Vec<MergeClause>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MergeWhen {
-    Matched,
-    NotMatched,
-    NotMatchedBySource,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum MergeAction {
-    /// `UPDATE SET c = v, ...`.
-    Update(Vec<(String, String)>),
-    /// `UPDATE SET *`: every target column from the source's column of its name.
-    UpdateAll,
-    Delete,
-    /// `INSERT (c, ...) VALUES (v, ...)`.
-    Insert(Vec<(String, String)>),
-    /// `INSERT *`.
-    InsertAll,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct MergeClause {
-    pub when: MergeWhen,
-    pub predicate: Option<String>,
-    pub action: MergeAction,
-}
+/// A MERGE's clauses are the Delta format's own (`ember_execution::formats::delta`).
+pub use ember_execution::formats::delta::{MergeAction, MergeClause, MergeWhen};

@@ -11,9 +11,9 @@
 use arrow::datatypes::Field;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
+use ember_execution::formats::iceberg::write as iceberg_write;
+use ember_execution::formats::{delta, iceberg};
 use ember_planner::SparkError;
-use ember_planner::datasource::iceberg::write as iceberg_write;
-use ember_planner::datasource::{delta, iceberg};
 use ember_planner::spec::{CreateTableSpec, Plan, SaveMode, WriteSpec};
 
 use super::write::analysis;
@@ -22,7 +22,7 @@ use crate::state::RequestContext;
 
 /// `df.write.format("iceberg")...save(location)`.
 pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerResult<()> {
-    ember_planner::datasource::check_allowed(path).map_err(|e| e.into_spark())?;
+    ember_execution::sandbox::check(path)?;
     let exists = iceberg::is_iceberg_table(path);
     if exists {
         match spec.mode {
@@ -48,10 +48,11 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
 
 /// The location of `name` when it names a table of one of the session's Iceberg catalogs.
 pub fn catalog_location(ctx: &RequestContext, name: &[String]) -> ServerResult<Option<String>> {
-    Ok(
-        iceberg::catalog_table_location(&ctx.planner_config().catalogs, name)
-            .map_err(|e| e.into_spark())?,
+    Ok(ember_planner::datasource::iceberg::catalog_table_location(
+        &ctx.planner_config().catalogs,
+        name,
     )
+    .map_err(|e| e.into_spark())?)
 }
 
 /// `CREATE TABLE ice.db.t (...) USING iceberg [AS SELECT ...]` in a Hadoop catalog.
@@ -60,7 +61,7 @@ pub async fn create_table(
     spec: &CreateTableSpec,
     location: &str,
 ) -> ServerResult<()> {
-    ember_planner::datasource::check_allowed(location).map_err(|e| e.into_spark())?;
+    ember_execution::sandbox::check(location)?;
     if spec
         .format
         .as_deref()
@@ -104,7 +105,7 @@ pub async fn create_table(
                 .iter()
                 .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
                 .collect();
-            iceberg_write::create_table(location, &fields).map_err(|e| e.into_spark())?;
+            iceberg_write::create_table(location, &fields)?;
             Ok(())
         }
         (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
@@ -119,7 +120,7 @@ pub async fn insert(
     overwrite: bool,
     by_name: bool,
 ) -> ServerResult<()> {
-    ember_planner::datasource::check_allowed(location).map_err(|e| e.into_spark())?;
+    ember_execution::sandbox::check(location)?;
     if !iceberg::is_iceberg_table(location) {
         return Err(SparkError::table_not_found(location).into());
     }
@@ -145,10 +146,10 @@ async fn write_query(
         .map(|(n, f)| Field::new(n, delta::spark_type(f.data_type()), true))
         .collect();
     if !exists {
-        iceberg_write::create_table(path, &data).map_err(|e| e.into_spark())?;
+        iceberg_write::create_table(path, &data)?;
     }
-    let table = iceberg::load(path).map_err(|e| e.into_spark())?;
-    let fields = iceberg_write::table_fields(&table).map_err(|e| e.into_spark())?;
+    let table = iceberg::load(path)?;
+    let fields = iceberg_write::table_fields(&table)?;
     if by_position && query.names.len() != fields.len() {
         return Err(analysis(
             "INSERT_COLUMN_ARITY_MISMATCH",
@@ -204,6 +205,6 @@ async fn write_query(
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    iceberg_write::commit(path, &batches, overwrite).map_err(|e| e.into_spark())?;
+    iceberg_write::commit(path, &batches, overwrite)?;
     Ok(())
 }

@@ -98,13 +98,13 @@ fn table_fields(ctx: &RequestContext, t: &TableMeta) -> ServerResult<Fields> {
     let time_zone = ctx.session.conf.time_zone();
     if t.format.eq_ignore_ascii_case("delta") {
         // A Delta table's schema is its log's (other writers may have evolved it).
-        use ember_planner::datasource::{block_on, delta};
-        let url = delta::table_url(&t.location).map_err(|e| e.into_spark())?;
+        use ember_execution::formats::delta;
+        use ember_planner::datasource::block_on;
+        let url = delta::table_url(&t.location)?;
         if block_on(delta::is_delta_table(&url)).map_err(|e| e.into_spark())? {
-            let table = block_on(delta::open(&url, None, &time_zone))
-                .and_then(|r| r)
-                .map_err(|e| e.into_spark())?;
-            let (schema, _) = delta::table_schema(&table).map_err(|e| e.into_spark())?;
+            let table =
+                block_on(delta::open(&url, None, &time_zone)).map_err(|e| e.into_spark())??;
+            let (schema, _) = delta::table_schema(&table)?;
             let timestamp = types::timestamp_type(&time_zone);
             let fields: Vec<Field> = schema
                 .fields()

@@ -1,12 +1,38 @@
-//! Iceberg catalogs of a session: `spark.sql.catalog.<name>` set to iceberg-spark's
-//! `SparkCatalog` with `type=hadoop` and `warehouse=<path>` makes `<name>.db.t` the table at
-//! `<warehouse>/db/t` (and `<name>.db.t.snapshots` its metadata table).
+//! Apache Iceberg tables planned: a `format("iceberg")` read (the format itself, metadata,
+//! scans and commits, is `ember_execution::formats::iceberg`), and the Iceberg catalogs of a
+//! session: `spark.sql.catalog.<name>` set to iceberg-spark's `SparkCatalog` with
+//! `type=hadoop` and `warehouse=<path>` makes `<name>.db.t` the table at `<warehouse>/db/t`
+//! (and `<name>.db.t.snapshots` its metadata table).
 
 use std::collections::BTreeMap;
 
-use super::is_iceberg_table;
+use ember_execution::formats::iceberg::{self, METADATA_TABLES, is_iceberg_table};
+
+use super::{FileRead, table_path};
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
+
+/// The table a `format("iceberg")` read scans.
+pub fn read(
+    state: &datafusion::execution::SessionState,
+    ds: &DataSource,
+    time_zone: &str,
+) -> PlanResult<FileRead> {
+    let path = table_path(ds, "Iceberg", || {
+        SparkError::analysis(
+            "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+            "0A000",
+            "The feature is not supported: Table does not support user specified schema.",
+        )
+    })?;
+    let at = iceberg::time_travel(&ds.options, time_zone)?;
+    Ok(FileRead {
+        provider: iceberg::scan(state, path, at)?,
+        partitions: vec![],
+        parse: vec![],
+        drop_malformed: false,
+    })
+}
 
 fn invalid(text: impl Into<String>) -> PlanError {
     PlanError::InvalidPlan(text.into())
@@ -80,9 +106,7 @@ pub fn catalog_source(
         let table_location = catalog_table_location(catalogs, table).ok().flatten();
         match (last, table_location) {
             ([m], Some(table_location))
-                if super::meta::METADATA_TABLES
-                    .iter()
-                    .any(|t| t.eq_ignore_ascii_case(m))
+                if METADATA_TABLES.iter().any(|t| t.eq_ignore_ascii_case(m))
                     && is_iceberg_table(&table_location) =>
             {
                 location = format!("{table_location}#{}", m.to_ascii_lowercase());

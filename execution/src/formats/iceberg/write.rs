@@ -17,13 +17,13 @@ use serde_json::{Value, json};
 
 use super::avro::{AvroValue, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA, container};
 use super::{self as iceberg, TableMetadata};
-use crate::error::{PlanError, PlanResult};
+use crate::spark_error::{SparkError, SparkResult};
 
-fn invalid(text: impl Into<String>) -> PlanError {
-    PlanError::InvalidPlan(text.into())
+fn invalid(text: impl Into<String>) -> SparkError {
+    SparkError::invalid_plan(text.into())
 }
 
-fn io(path: &Path, e: std::io::Error) -> PlanError {
+fn io(path: &Path, e: std::io::Error) -> SparkError {
     invalid(format!("cannot write {}: {e}", path.display()))
 }
 
@@ -33,7 +33,7 @@ fn now_ms() -> i64 {
 
 /// The Iceberg type of an Arrow type (Spark's types), with field ids from `next` for nested
 /// fields.
-fn iceberg_type(t: &DataType, next: &mut i64) -> PlanResult<Value> {
+fn iceberg_type(t: &DataType, next: &mut i64) -> SparkResult<Value> {
     Ok(match t {
         DataType::Boolean => json!("boolean"),
         DataType::Int8 | DataType::Int16 | DataType::Int32 => json!("int"),
@@ -83,7 +83,7 @@ fn iceberg_type(t: &DataType, next: &mut i64) -> PlanResult<Value> {
             })
         }
         other => {
-            return Err(PlanError::Unsupported(format!(
+            return Err(SparkError::unsupported(format!(
                 "writing {other} columns to Iceberg tables"
             )));
         }
@@ -96,7 +96,7 @@ fn take(next: &mut i64) -> i64 {
 }
 
 /// An Iceberg schema (ids from 1) for Arrow fields.
-pub fn schema_json(fields: &[Field]) -> PlanResult<(Value, i64)> {
+pub fn schema_json(fields: &[Field]) -> SparkResult<(Value, i64)> {
     let mut next = fields.len() as i64;
     let mut out = vec![];
     for (i, f) in fields.iter().enumerate() {
@@ -114,9 +114,9 @@ pub fn schema_json(fields: &[Field]) -> PlanResult<(Value, i64)> {
 }
 
 /// Create an empty, unpartitioned table (format version 2) at `location`.
-pub fn create_table(location: &str, fields: &[Field]) -> PlanResult<()> {
-    crate::datasource::check_allowed(location)?;
-    let dir = PathBuf::from(crate::datasource::local_part(location)?);
+pub fn create_table(location: &str, fields: &[Field]) -> SparkResult<()> {
+    crate::sandbox::check(location)?;
+    let dir = PathBuf::from(super::super::local_part(location)?);
     let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
     let (schema, last_id) = schema_json(fields)?;
     let meta = json!({
@@ -147,7 +147,7 @@ pub fn create_table(location: &str, fields: &[Field]) -> PlanResult<()> {
 
 /// Write `metadata/v<version>.metadata.json` if no file of that version exists, then point
 /// the version hint at it.
-fn write_metadata(dir: &Path, version: u64, meta: &Value) -> PlanResult<()> {
+fn write_metadata(dir: &Path, version: u64, meta: &Value) -> SparkResult<()> {
     let taken = std::fs::read_dir(dir)
         .map_err(|e| io(dir, e))?
         .filter_map(|e| e.ok())
@@ -184,7 +184,7 @@ fn write_metadata(dir: &Path, version: u64, meta: &Value) -> PlanResult<()> {
 }
 
 /// The Arrow fields of an Iceberg struct's fields with their field ids (parquet `field_id`).
-fn with_ids(fields: &[Field], json_fields: &[Value]) -> PlanResult<Vec<Field>> {
+fn with_ids(fields: &[Field], json_fields: &[Value]) -> SparkResult<Vec<Field>> {
     fields
         .iter()
         .zip(json_fields)
@@ -201,7 +201,7 @@ fn with_ids(fields: &[Field], json_fields: &[Value]) -> PlanResult<Vec<Field>> {
         .collect()
 }
 
-fn id_field(f: &Field, id: Option<i64>, t: &Value) -> PlanResult<Field> {
+fn id_field(f: &Field, id: Option<i64>, t: &Value) -> SparkResult<Field> {
     let inner = typed_ids(f.data_type(), t)?;
     Ok(
         Field::new(f.name(), inner, f.is_nullable()).with_metadata(HashMap::from([(
@@ -211,7 +211,7 @@ fn id_field(f: &Field, id: Option<i64>, t: &Value) -> PlanResult<Field> {
     )
 }
 
-fn typed_ids(t: &DataType, j: &Value) -> PlanResult<DataType> {
+fn typed_ids(t: &DataType, j: &Value) -> SparkResult<DataType> {
     Ok(match t {
         DataType::Struct(fields) => {
             let json_fields = j
@@ -255,7 +255,7 @@ fn typed_ids(t: &DataType, j: &Value) -> PlanResult<DataType> {
 }
 
 /// The table's current schema as Arrow fields (Spark's types).
-pub fn table_fields(table: &TableMetadata) -> PlanResult<Vec<Field>> {
+pub fn table_fields(table: &TableMetadata) -> SparkResult<Vec<Field>> {
     let schema = table.schema_for(None, false)?;
     Ok(iceberg::arrow_schema(schema)?
         .fields()
@@ -265,13 +265,13 @@ pub fn table_fields(table: &TableMetadata) -> PlanResult<Vec<Field>> {
 }
 
 /// The manifests of the table's current snapshot, as manifest list records.
-fn current_manifests(table: &TableMetadata) -> PlanResult<Vec<AvroValue>> {
+fn current_manifests(table: &TableMetadata) -> SparkResult<Vec<AvroValue>> {
     let Some(snapshot) = table.chosen_snapshot(None)? else {
         return Ok(vec![]);
     };
     let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
-        return Err(PlanError::Unsupported(
-            "Iceberg v1 snapshots without a manifest list".into(),
+        return Err(SparkError::unsupported(
+            "Iceberg v1 snapshots without a manifest list",
         ));
     };
     let path = iceberg::file_path(list)?;
@@ -333,12 +333,12 @@ const MANIFEST_LIST_COPY: &str = r#"{"type": "record", "name": "manifest_file", 
 
 /// Commit `batches` (the table's columns, in its types) to the table at `location`: appended,
 /// or replacing its rows.
-pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> PlanResult<()> {
+pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> SparkResult<()> {
     let table = iceberg::load(location)?;
     let meta = &table.json;
     if meta.get("format-version").and_then(Value::as_i64) != Some(2) {
-        return Err(PlanError::Unsupported(
-            "writing Iceberg format version 1 tables".into(),
+        return Err(SparkError::unsupported(
+            "writing Iceberg format version 1 tables",
         ));
     }
     let spec_id = meta
@@ -359,8 +359,8 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> PlanR
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty())
     {
-        return Err(PlanError::Unsupported(
-            "writing partitioned Iceberg tables".into(),
+        return Err(SparkError::unsupported(
+            "writing partitioned Iceberg tables",
         ));
     }
     let schema_json = table.schema_for(None, false)?.clone();

@@ -1,5 +1,8 @@
 //! Apache Iceberg tables (`format("iceberg")`, catalog tables `USING iceberg`, and the tables
-//! of a `spark.sql.catalog.<name>` Hadoop catalog), read by Ember's own code.
+//! of a `spark.sql.catalog.<name>` Hadoop catalog), read and written by Ember's own code: the
+//! table format, whole (metadata here, the scan in `scan.rs`, commits in `write.rs` with the
+//! Avro container writer of `avro.rs`, metadata tables in `meta.rs`). The planner finds
+//! catalog tables and plans a read (`planner/src/datasource/iceberg.rs`).
 //!
 //! A table is its metadata JSON (`metadata/vN.metadata.json` or `NNNNN-<uuid>.metadata.json`,
 //! the newest by version, or the one `version-hint.text` names): its schemas, partition specs
@@ -17,19 +20,19 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
+use datafusion::catalog::TableProvider;
 use datafusion::datasource::listing::PartitionedFile;
 use serde_json::Value;
 
 mod avro;
-mod catalog;
 mod meta;
 mod scan;
 pub mod write;
 
-use crate::datasource::{FileRead, check_allowed, local_part, option};
-use crate::error::{PlanError, PlanResult, SparkError};
-use crate::spec::DataSource;
-pub use catalog::{catalog_source, catalog_table_location, hadoop_table_location};
+use super::{Options, local_part, option};
+use crate::sandbox;
+use crate::spark_error::{SparkError, SparkResult};
+pub use meta::METADATA_TABLES;
 use scan::{FileGroupMapping, IcebergFiles};
 
 /// The parquet field metadata key of a column's Iceberg field id.
@@ -41,14 +44,14 @@ pub struct TableMetadata {
     pub json: Value,
 }
 
-fn invalid(text: impl Into<String>) -> PlanError {
-    PlanError::InvalidPlan(text.into())
+fn invalid(text: impl Into<String>) -> SparkError {
+    SparkError::invalid_plan(text.into())
 }
 
 /// A local path of the table (`file:` URIs as paths); object stores are not read yet.
-fn local_path(path: &str) -> PlanResult<PathBuf> {
-    if ember_execution::formats::storage::is_object_store_path(path) {
-        return Err(PlanError::Unsupported(format!(
+fn local_path(path: &str) -> SparkResult<PathBuf> {
+    if super::storage::is_object_store_path(path) {
+        return Err(SparkError::unsupported(format!(
             "Iceberg tables in object stores ({path})"
         )));
     }
@@ -96,8 +99,8 @@ fn newest_metadata(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The table at `path` (its location, or one of its metadata JSON files).
-pub fn load(path: &str) -> PlanResult<TableMetadata> {
-    check_allowed(path)?;
+pub fn load(path: &str) -> SparkResult<TableMetadata> {
+    sandbox::check(path)?;
     let local = local_path(path)?;
     let file = if local.is_file() {
         local
@@ -115,9 +118,7 @@ pub fn load(path: &str) -> PlanResult<TableMetadata> {
         .unwrap_or(1)
         > 2
     {
-        return Err(PlanError::Unsupported(
-            "Iceberg format version 3 tables".into(),
-        ));
+        return Err(SparkError::unsupported("Iceberg format version 3 tables"));
     }
     Ok(TableMetadata { file, json })
 }
@@ -135,35 +136,35 @@ pub enum At {
 /// The snapshot a read's options ask for (`snapshot-id`, `as-of-timestamp` in milliseconds,
 /// `branch`, `tag`, and SQL's `VERSION AS OF` / `TIMESTAMP AS OF` as `versionAsOf` /
 /// `timestampAsOf`).
-pub fn time_travel(ds: &DataSource, time_zone: &str) -> PlanResult<Option<At>> {
+pub fn time_travel(options: &Options, time_zone: &str) -> SparkResult<Option<At>> {
     let mut asked = vec![];
-    if let Some(v) = option(ds, "snapshot-id") {
+    if let Some(v) = option(options, "snapshot-id") {
         let id = v
             .trim()
             .parse()
             .map_err(|_| invalid(format!("Invalid snapshot-id: {v}")))?;
         asked.push(At::Snapshot(id));
     }
-    if let Some(v) = option(ds, "versionAsOf") {
+    if let Some(v) = option(options, "versionAsOf") {
         asked.push(match v.trim().parse() {
             Ok(id) => At::Snapshot(id),
             Err(_) => At::Ref(v.to_string()),
         });
     }
     for key in ["branch", "tag"] {
-        if let Some(v) = option(ds, key) {
+        if let Some(v) = option(options, key) {
             asked.push(At::Ref(v.to_string()));
         }
     }
-    if let Some(v) = option(ds, "as-of-timestamp") {
+    if let Some(v) = option(options, "as-of-timestamp") {
         let ms = v
             .trim()
             .parse()
             .map_err(|_| invalid(format!("Invalid as-of-timestamp: {v}")))?;
         asked.push(At::Timestamp(ms));
     }
-    if let Some(v) = option(ds, "timestampAsOf") {
-        let t = crate::datasource::delta::parse_timestamp(v, time_zone)?;
+    if let Some(v) = option(options, "timestampAsOf") {
+        let t = super::delta::parse_timestamp(v, time_zone)?;
         asked.push(At::Timestamp(t.timestamp_millis()));
     }
     match asked.len() {
@@ -190,7 +191,7 @@ impl TableMetadata {
     }
 
     /// The snapshot read (None: the table has none yet).
-    pub fn chosen_snapshot(&self, at: Option<&At>) -> PlanResult<Option<&Value>> {
+    pub fn chosen_snapshot(&self, at: Option<&At>) -> SparkResult<Option<&Value>> {
         let id = match at {
             None => match self.json.get("current-snapshot-id").and_then(Value::as_i64) {
                 Some(id) if id >= 0 => id,
@@ -255,7 +256,7 @@ impl TableMetadata {
 
     /// The schema a read of `snapshot` sees: the snapshot's own under time travel, else the
     /// table's current one.
-    pub fn schema_for(&self, snapshot: Option<&Value>, travel: bool) -> PlanResult<&Value> {
+    pub fn schema_for(&self, snapshot: Option<&Value>, travel: bool) -> SparkResult<&Value> {
         let wanted = if travel {
             snapshot
                 .and_then(|s| s.get("schema-id"))
@@ -311,11 +312,11 @@ fn top_level(schema: &Value) -> Vec<(i64, String)> {
 }
 
 /// An Iceberg schema (a struct) as Arrow fields in Spark's types.
-pub fn arrow_schema(schema: &Value) -> PlanResult<Schema> {
+pub fn arrow_schema(schema: &Value) -> SparkResult<Schema> {
     Ok(Schema::new(struct_fields(schema)?))
 }
 
-fn struct_fields(schema: &Value) -> PlanResult<Vec<Field>> {
+fn struct_fields(schema: &Value) -> SparkResult<Vec<Field>> {
     let fields = schema
         .get("fields")
         .and_then(Value::as_array)
@@ -337,7 +338,7 @@ fn struct_fields(schema: &Value) -> PlanResult<Vec<Field>> {
 }
 
 /// An Iceberg type as the Arrow type of Spark's type for it.
-fn arrow_type(t: &Value) -> PlanResult<DataType> {
+fn arrow_type(t: &Value) -> SparkResult<DataType> {
     if let Some(name) = t.as_str() {
         let name = name.trim();
         return Ok(match name {
@@ -368,7 +369,7 @@ fn arrow_type(t: &Value) -> PlanResult<DataType> {
                 }
             }
             other => {
-                return Err(PlanError::Unsupported(format!("Iceberg type {other}")));
+                return Err(SparkError::unsupported(format!("Iceberg type {other}")));
             }
         });
     }
@@ -430,7 +431,7 @@ const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fie
 ]}"#;
 
 /// The record batches of an Avro file (manifest lists and manifests) read with `schema`.
-pub(super) fn read_avro(path: &Path, schema: &str) -> PlanResult<Vec<RecordBatch>> {
+pub(super) fn read_avro(path: &Path, schema: &str) -> SparkResult<Vec<RecordBatch>> {
     let file = std::fs::File::open(path)
         .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
     let reader = arrow_avro::reader::ReaderBuilder::new()
@@ -475,16 +476,16 @@ pub struct DataFile {
 }
 
 /// A manifest path as a local path.
-pub(super) fn file_path(path: &str) -> PlanResult<PathBuf> {
-    check_allowed(path)?;
+pub(super) fn file_path(path: &str) -> SparkResult<PathBuf> {
+    sandbox::check(path)?;
     local_path(path)
 }
 
 /// The live data files of a snapshot; delete files are refused.
-pub fn data_files(snapshot: &Value) -> PlanResult<Vec<DataFile>> {
+pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
     let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
-        return Err(PlanError::Unsupported(
-            "Iceberg v1 snapshots without a manifest list".into(),
+        return Err(SparkError::unsupported(
+            "Iceberg v1 snapshots without a manifest list",
         ));
     };
     let mut out = vec![];
@@ -507,8 +508,8 @@ pub fn data_files(snapshot: &Value) -> PlanResult<Vec<DataFile>> {
     Ok(out)
 }
 
-fn delete_files_refused() -> PlanError {
-    PlanError::Unsupported("Iceberg delete files (merge-on-read deletes)".into())
+fn delete_files_refused() -> SparkError {
+    SparkError::unsupported("Iceberg delete files (merge-on-read deletes)")
 }
 
 fn read_manifest(
@@ -516,7 +517,7 @@ fn read_manifest(
     delete_manifest: bool,
     spec_id: i64,
     out: &mut Vec<DataFile>,
-) -> PlanResult<()> {
+) -> SparkResult<()> {
     for batch in read_avro(path, MANIFEST_READ)? {
         let rows = batch.num_rows();
         let status = longs(batch.column_by_name("status"), rows);
@@ -572,7 +573,7 @@ fn read_manifest(
 }
 
 /// The field id → top-level column name map of a parquet file (empty: the file has no ids).
-fn file_field_names(path: &Path) -> PlanResult<HashMap<i64, String>> {
+fn file_field_names(path: &Path) -> SparkResult<HashMap<i64, String>> {
     let file = std::fs::File::open(path)
         .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
     let builder =
@@ -589,26 +590,13 @@ fn file_field_names(path: &Path) -> PlanResult<HashMap<i64, String>> {
         .collect())
 }
 
-/// The table a `format("iceberg")` read scans.
-pub fn read(
+/// What a `format("iceberg")` read of `path` scans: the table at the snapshot `at` asks for,
+/// or its metadata table (`<location>#snapshots`).
+pub fn scan(
     state: &datafusion::execution::SessionState,
-    ds: &DataSource,
-    time_zone: &str,
-) -> PlanResult<FileRead> {
-    let [path] = ds.paths.as_slice() else {
-        return Err(PlanError::Unsupported(
-            "reading several Iceberg tables in one load".into(),
-        ));
-    };
-    if ds.schema.as_deref().is_some_and(|s| !s.trim().is_empty()) {
-        return Err(SparkError::analysis(
-            "UNSUPPORTED_FEATURE.TABLE_OPERATION",
-            "0A000",
-            "The feature is not supported: Table does not support user specified schema.",
-        )
-        .into());
-    }
-    let at = time_travel(ds, time_zone)?;
+    path: &str,
+    at: Option<At>,
+) -> SparkResult<Arc<dyn TableProvider>> {
     // `<location>#snapshots`: a metadata table.
     if let Some((location, name)) = path.rsplit_once('#')
         && meta::METADATA_TABLES
@@ -633,7 +621,7 @@ pub fn read(
     let mut groups: Vec<FileGroupMapping> = vec![];
     for file in files {
         if !file.format.eq_ignore_ascii_case("parquet") {
-            return Err(PlanError::Unsupported(format!(
+            return Err(SparkError::unsupported(format!(
                 "Iceberg {} data files",
                 file.format
             )));
@@ -668,10 +656,5 @@ pub fn read(
             }),
         }
     }
-    Ok(FileRead {
-        provider: Arc::new(IcebergFiles::new(state, schema, groups)),
-        partitions: vec![],
-        parse: vec![],
-        drop_malformed: false,
-    })
+    Ok(Arc::new(IcebergFiles::new(state, schema, groups)))
 }

@@ -1,14 +1,38 @@
-//! `MERGE INTO` a Delta table: the source query runs as any job, its rows become a DataFrame
-//! of deltalake's DataFusion session, and deltalake's merge rewrites the files it touches
-//! (copy-on-write) and commits once. Answers delta-spark's counts.
+//! `MERGE INTO` a Delta table: the source's rows (already computed, in Delta's types) become a
+//! DataFrame of deltalake's DataFusion session, and deltalake's merge rewrites the files it
+//! touches (copy-on-write) and commits once. Answers delta-spark's counts.
 
-use datafusion::logical_expr::{Expr, cast};
-use ember_planner::datasource::delta;
-use ember_planner::spec::{MergeAction, MergeSpec, MergeWhen};
+use arrow::record_batch::RecordBatch;
 
-use super::{count, counts, named_table, stored_type, write_error};
-use crate::error::ServerResult;
-use crate::state::RequestContext;
+use super::{open, table_schema, write_error};
+use crate::spark_error::{SparkError, SparkResult};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeWhen {
+    Matched,
+    NotMatched,
+    NotMatchedBySource,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MergeAction {
+    /// `UPDATE SET c = v, ...`.
+    Update(Vec<(String, String)>),
+    /// `UPDATE SET *`: every target column from the source's column of its name.
+    UpdateAll,
+    Delete,
+    /// `INSERT (c, ...) VALUES (v, ...)`.
+    Insert(Vec<(String, String)>),
+    /// `INSERT *`.
+    InsertAll,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeClause {
+    pub when: MergeWhen,
+    pub predicate: Option<String>,
+    pub action: MergeAction,
+}
 
 /// A column of an alias, quoted for deltalake's SQL parser.
 fn qualified(alias: &str, column: &str) -> String {
@@ -19,65 +43,57 @@ fn qualified(alias: &str, column: &str) -> String {
     )
 }
 
+/// The counts of a merge: rows updated, deleted and inserted.
+pub struct MergeCounts {
+    pub updated: usize,
+    pub deleted: usize,
+    pub inserted: usize,
+}
+
+/// Merge the source's rows (`source_names` over `batches`) into the table at `url` on `on`
+/// with `clauses` (conditions and values are SQL text over the two aliases).
+#[allow(clippy::too_many_arguments)]
 pub async fn merge(
-    ctx: &RequestContext,
-    spec: MergeSpec,
-) -> ServerResult<Option<arrow::record_batch::RecordBatch>> {
-    let url = named_table(ctx, &spec.target, "MERGE")?;
-    let time_zone = ctx.session.conf.time_zone();
-    let table = delta::open(&url, None, &time_zone)
-        .await
-        .map_err(|e| e.into_spark())?;
-    let (schema, _) = delta::table_schema(&table).map_err(|e| e.into_spark())?;
+    url: &url::Url,
+    time_zone: &str,
+    batches: Vec<RecordBatch>,
+    source_names: &[String],
+    source_alias: String,
+    target_alias: String,
+    on: String,
+    clauses: Vec<MergeClause>,
+) -> SparkResult<MergeCounts> {
+    let table = open(url, None, time_zone).await?;
+    let (schema, _) = table_schema(&table)?;
     let columns: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    // The source's rows, under their Spark names and in Delta's types.
-    let query = ctx.resolve(&spec.source)?;
-    let plan_schema = query.plan.schema().clone();
-    let exprs: Vec<Expr> = query
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let column = Expr::Column(plan_schema.columns()[i].clone());
-            cast(column, stored_type(plan_schema.field(i).data_type())).alias(n)
-        })
-        .collect();
-    let source_names = query.names.clone();
-    let batches = super::run_projected(ctx, query.plan, exprs).await?;
     let session = datafusion::prelude::SessionContext::new();
     let source = session.read_batches(batches)?;
-    let target_alias = spec
-        .target_alias
-        .or_else(|| spec.target.last().cloned())
-        .unwrap_or_else(|| "target".into());
-    let source_alias = spec.source_alias.unwrap_or_else(|| "source".into());
-    let all = |missing_ok: bool| -> ServerResult<Vec<(String, String)>> {
+    let all = |missing_ok: bool| -> SparkResult<Vec<(String, String)>> {
         let mut pairs = vec![];
         for c in &columns {
             match source_names.iter().find(|n| n.eq_ignore_ascii_case(c)) {
                 Some(n) => pairs.push((c.clone(), qualified(&source_alias, n))),
                 None if missing_ok => {}
                 None => {
-                    return Err(ember_planner::SparkError::analysis(
+                    return Err(SparkError::analysis(
                         "DELTA_MERGE_UNRESOLVED_EXPRESSION",
                         "42601",
                         format!(
                             "Cannot resolve {c} in UPDATE clause given columns {}.",
                             source_names.join(", ")
                         ),
-                    )
-                    .into());
+                    ));
                 }
             }
         }
         Ok(pairs)
     };
     let mut builder = table
-        .merge(source, spec.on)
+        .merge(source, on)
         .with_source_alias(source_alias.clone())
         .with_target_alias(target_alias);
-    let err = |e| write_error(&url, e);
-    for clause in spec.clauses {
+    let err = |e| write_error(url, e);
+    for clause in clauses {
         let predicate = clause.predicate;
         let action = match clause.action {
             MergeAction::UpdateAll => MergeAction::Update(all(false)?),
@@ -135,23 +151,16 @@ pub async fn merge(
                 })
                 .map_err(err)?,
             (when, action) => {
-                return Err(ember_planner::SparkError::unsupported(format!(
+                return Err(SparkError::unsupported(format!(
                     "MERGE clause {when:?} THEN {action:?}"
-                ))
-                .into());
+                )));
             }
         };
     }
     let (_, m) = builder.await.map_err(err)?;
-    let (updated, deleted, inserted) = (
-        count(m.num_target_rows_updated),
-        count(m.num_target_rows_deleted),
-        count(m.num_target_rows_inserted),
-    );
-    counts(&[
-        ("num_affected_rows", updated + deleted + inserted),
-        ("num_updated_rows", updated),
-        ("num_deleted_rows", deleted),
-        ("num_inserted_rows", inserted),
-    ])
+    Ok(MergeCounts {
+        updated: m.num_target_rows_updated,
+        deleted: m.num_target_rows_deleted,
+        inserted: m.num_target_rows_inserted,
+    })
 }

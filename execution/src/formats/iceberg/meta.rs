@@ -11,12 +11,12 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use arrow::record_batch::RecordBatch;
+use datafusion::catalog::TableProvider;
 use datafusion::datasource::MemTable;
 use serde_json::Value;
 
 use super::{TableMetadata, data_files};
-use crate::datasource::FileRead;
-use crate::error::{PlanError, PlanResult};
+use crate::spark_error::{SparkError, SparkResult};
 
 /// The metadata tables Ember answers.
 pub const METADATA_TABLES: &[&str] = &["snapshots", "history", "files"];
@@ -30,7 +30,7 @@ fn long(v: &Value, key: &str) -> Option<i64> {
 }
 
 /// The metadata table `name` of `table`.
-pub fn metadata_table(table: &TableMetadata, name: &str) -> PlanResult<FileRead> {
+pub fn metadata_table(table: &TableMetadata, name: &str) -> SparkResult<Arc<dyn TableProvider>> {
     let snapshots: Vec<&Value> = table
         .json
         .get("snapshots")
@@ -55,7 +55,7 @@ pub fn metadata_table(table: &TableMetadata, name: &str) -> PlanResult<FileRead>
                 }
                 summary
                     .append(true)
-                    .map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+                    .map_err(|e| SparkError::invalid_plan(e.to_string()))?;
             }
             let summary = Arc::new(summary.finish()) as ArrayRef;
             (
@@ -211,18 +211,13 @@ pub fn metadata_table(table: &TableMetadata, name: &str) -> PlanResult<FileRead>
             )
         }
         other => {
-            return Err(PlanError::Unsupported(format!(
+            return Err(SparkError::unsupported(format!(
                 "the Iceberg metadata table {other}"
             )));
         }
     };
     let schema = Arc::new(schema);
     let batch = RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
-    Ok(FileRead {
-        provider: Arc::new(MemTable::try_new(schema, vec![vec![batch]])?),
-        partitions: vec![],
-        parse: vec![],
-        drop_malformed: false,
-    })
+        .map_err(|e| SparkError::invalid_plan(e.to_string()))?;
+    Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
 }

@@ -1,48 +1,72 @@
-//! Delta Lake tables (`format("delta")`, ``delta.`/path` ``, catalog tables `USING delta`).
+//! Delta Lake tables (`format("delta")`, ``delta.`/path` ``, catalog tables `USING delta`): the
+//! table format, whole, as the other formats of this folder are.
 //!
 //! deltalake-core reads the table's log (`_delta_log/`) into a snapshot, at a version or a
 //! timestamp for time travel; the snapshot's data files are then scanned by DataFusion's own
-//! parquet scan ([`DeltaFiles`]), with each file's partition values as strings that the reader
-//! casts to the columns' types ([`FileRead::partitions`]). The plan is an ordinary parquet
-//! `DataSourceExec`, so it ships to cluster workers like any parquet read. Errors are Delta's
-//! classes (`DELTA_*`, from delta-spark's `delta-error-classes.json`).
+//! parquet scan ([`DeltaFiles`], `scan.rs`), with each file's partition values as strings
+//! that the reader casts to the columns' types. The plan is an ordinary parquet
+//! `DataSourceExec`, so it ships to cluster workers like any parquet read. Writes (`write.rs`)
+//! align a query's columns with the table's schema under Delta's rules and commit through
+//! deltalake's write; DELETE, UPDATE, MERGE (`merge.rs`) and DESCRIBE HISTORY (`history.rs`)
+//! are deltalake's operations. Errors are Delta's classes (`DELTA_*`, from delta-spark's
+//! `delta-error-classes.json`). The planner chooses this format and the server runs the
+//! queries whose rows are written; nothing here resolves a query.
 
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use datafusion::catalog::TableProvider;
 use datafusion::common::ScalarValue;
 use datafusion::datasource::listing::PartitionedFile;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
+mod history;
+mod merge;
 mod scan;
+mod write;
 
-use crate::datasource::{FileRead, block_on, check_allowed, local_part, option};
-use crate::error::{PlanError, PlanResult, SparkError};
-use crate::spec::DataSource;
-use scan::DeltaFiles;
+pub use history::history;
+pub use merge::{MergeAction, MergeClause, MergeCounts, MergeWhen, merge};
+pub use scan::DeltaFiles;
+pub use write::{
+    Alignment, WriteOptions, align, commit, create_empty, delete, stored_type, update, write_error,
+};
 
-pub use crate::spec::TimeTravel;
+use super::{Options, local_part, option};
+use crate::sandbox;
+use crate::spark_error::{SparkError, SparkResult};
+
+/// Which version of a table a read sees (`versionAsOf`, `timestampAsOf`, `VERSION AS OF`,
+/// `TIMESTAMP AS OF`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimeTravel {
+    Version(i64),
+    /// A timestamp as the user wrote it (read in the session's time zone).
+    Timestamp(String),
+}
+
+fn invalid(text: impl Into<String>) -> SparkError {
+    SparkError::invalid_plan(text)
+}
 
 /// The time travel a read's options ask for.
-pub fn time_travel(ds: &DataSource) -> PlanResult<Option<TimeTravel>> {
-    let version = option(ds, "versionAsOf");
-    let timestamp = option(ds, "timestampAsOf");
+pub fn time_travel(options: &Options) -> SparkResult<Option<TimeTravel>> {
+    let version = option(options, "versionAsOf");
+    let timestamp = option(options, "timestampAsOf");
     match (version, timestamp) {
         (Some(_), Some(_)) => Err(SparkError::analysis(
             "DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS",
             "42613",
             "Cannot specify time travel in multiple formats.",
-        )
-        .into()),
+        )),
         (Some(v), None) => match v.trim().parse::<i64>() {
             Ok(v) => Ok(Some(TimeTravel::Version(v))),
             Err(_) => Err(SparkError::analysis(
                 "DELTA_TIME_TRAVEL_INVALID_BEGIN_VALUE",
                 "42604",
                 "versionAsOf needs to be a valid begin value.",
-            )
-            .into()),
+            )),
         },
         (None, Some(t)) => Ok(Some(TimeTravel::Timestamp(t.to_string()))),
         (None, None) => Ok(None),
@@ -50,18 +74,18 @@ pub fn time_travel(ds: &DataSource) -> PlanResult<Option<TimeTravel>> {
 }
 
 /// The URL deltalake opens a table path by: local paths (plain, `file:`) made absolute.
-pub fn table_url(path: &str) -> PlanResult<url::Url> {
-    check_allowed(path)?;
-    if ember_execution::formats::storage::is_object_store_path(path) {
-        return Err(PlanError::Unsupported(format!(
+pub fn table_url(path: &str) -> SparkResult<url::Url> {
+    sandbox::check(path)?;
+    if super::storage::is_object_store_path(path) {
+        return Err(SparkError::unsupported(format!(
             "Delta tables in object stores ({path})"
         )));
     }
     let local = local_part(path)?;
-    let absolute = std::path::absolute(local).map_err(|e| PlanError::InvalidPlan(e.to_string()))?;
+    let absolute = std::path::absolute(local).map_err(|e| invalid(e.to_string()))?;
     let absolute: std::path::PathBuf = absolute.components().collect();
     url::Url::from_directory_path(&absolute)
-        .map_err(|_| PlanError::InvalidPlan(format!("bad Delta table path {path}")))
+        .map_err(|_| invalid(format!("bad Delta table path {path}")))
 }
 
 /// The path a table URL names, as Spark shows it (`file:/dir/t`).
@@ -73,7 +97,7 @@ pub fn shown(url: &url::Url) -> String {
 }
 
 /// `path` is no Delta table (nothing there, or files without a log).
-pub fn not_a_delta_table(url: &url::Url) -> PlanError {
+pub fn not_a_delta_table(url: &url::Url) -> SparkError {
     let exists = url.to_file_path().is_ok_and(|p| p.exists());
     if exists {
         SparkError::analysis(
@@ -81,36 +105,35 @@ pub fn not_a_delta_table(url: &url::Url) -> PlanError {
             "42P01",
             format!("`{}` is not a Delta table.", shown(url)),
         )
-        .into()
     } else {
         SparkError::analysis(
             "DELTA_PATH_DOES_NOT_EXIST",
             "42K03",
             format!("{} doesn't exist, or is not a Delta table.", shown(url)),
         )
-        .into()
     }
 }
 
 /// A deltalake error as Ember's.
-pub fn delta_error(url: &url::Url, e: DeltaTableError) -> PlanError {
+pub fn delta_error(url: &url::Url, e: DeltaTableError) -> SparkError {
     match e {
         DeltaTableError::NotATable(_) => not_a_delta_table(url),
         DeltaTableError::InvalidVersion(v) => {
             version_not_found(i64::try_from(v).unwrap_or(i64::MAX), None)
         }
-        other => PlanError::InvalidPlan(format!("Delta table {}: {other}", shown(url))),
+        other => invalid(format!("Delta table {}: {other}", shown(url))),
     }
 }
 
-fn version_not_found(version: i64, latest: Option<i64>) -> PlanError {
+fn version_not_found(version: i64, latest: Option<i64>) -> SparkError {
     let latest = latest.map_or("?".to_string(), |l| l.to_string());
     SparkError::analysis(
         "DELTA_VERSION_NOT_FOUND",
         "22003",
-        format!("Cannot time travel Delta table to version {version}. Available versions: [0, {latest}]."),
+        format!(
+            "Cannot time travel Delta table to version {version}. Available versions: [0, {latest}]."
+        ),
     )
-    .into()
 }
 
 /// Whether a Delta log is at the table URL.
@@ -126,7 +149,7 @@ pub async fn open(
     url: &url::Url,
     at: Option<&TimeTravel>,
     time_zone: &str,
-) -> PlanResult<DeltaTable> {
+) -> SparkResult<DeltaTable> {
     if !is_delta_table(url).await {
         return Err(not_a_delta_table(url));
     }
@@ -170,8 +193,7 @@ pub async fn open(
                         fmt(last),
                         fmt(last)
                     ),
-                )
-                .into());
+                ));
             }
             if let Some(first) = first
                 && wanted < first
@@ -182,8 +204,7 @@ pub async fn open(
                     format!(
                         "The provided timestamp ({text}) is before the earliest version available to this table ({first}). Please use a timestamp after {first}."
                     ),
-                )
-                .into());
+                ));
             }
             // The newest commit at or before the time (the commit times DESCRIBE HISTORY shows).
             if let Some((version, _)) = commits.iter().find(|c| c.1 <= wanted)
@@ -200,7 +221,9 @@ pub async fn open(
 }
 
 /// The commit times of a table's commits (newest first), by version.
-async fn commit_times(table: &DeltaTable) -> PlanResult<Vec<(u64, chrono::DateTime<chrono::Utc>)>> {
+async fn commit_times(
+    table: &DeltaTable,
+) -> SparkResult<Vec<(u64, chrono::DateTime<chrono::Utc>)>> {
     use futures::TryStreamExt;
     let url = table.table_url().clone();
     let latest = table.version().unwrap_or(0);
@@ -224,10 +247,7 @@ async fn commit_times(table: &DeltaTable) -> PlanResult<Vec<(u64, chrono::DateTi
 
 /// A `timestampAsOf` value: a timestamp or date string in the session's time zone (or with
 /// its own offset).
-pub(crate) fn parse_timestamp(
-    text: &str,
-    time_zone: &str,
-) -> PlanResult<chrono::DateTime<chrono::Utc>> {
+pub fn parse_timestamp(text: &str, time_zone: &str) -> SparkResult<chrono::DateTime<chrono::Utc>> {
     use chrono::TimeZone;
     let t = text.trim();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(t) {
@@ -250,14 +270,13 @@ pub(crate) fn parse_timestamp(
             "DELTA_TIME_TRAVEL_INVALID_BEGIN_VALUE",
             "42604",
             format!("The provided timestamp ('{text}') cannot be converted to a valid timestamp."),
-        )
-        .into());
+        ));
     };
     let zone: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
     zone.from_local_datetime(&naive)
         .earliest()
         .map(|t| t.with_timezone(&chrono::Utc))
-        .ok_or_else(|| PlanError::InvalidPlan(format!("no such local time: {text}")))
+        .ok_or_else(|| invalid(format!("no such local time: {text}")))
 }
 
 /// Spark's view of a Delta column type (the types Ember's batches carry).
@@ -274,7 +293,7 @@ pub fn spark_type(t: &DataType) -> DataType {
 }
 
 /// The table's schema as Spark shows it and its partition columns.
-pub fn table_schema(table: &DeltaTable) -> PlanResult<(Schema, Vec<String>)> {
+pub fn table_schema(table: &DeltaTable) -> SparkResult<(Schema, Vec<String>)> {
     let snapshot = table
         .snapshot()
         .map_err(|e| delta_error(table.table_url(), e))?;
@@ -288,64 +307,44 @@ pub fn table_schema(table: &DeltaTable) -> PlanResult<(Schema, Vec<String>)> {
     Ok((Schema::new(fields), partitions.to_vec()))
 }
 
-/// The table a `format("delta")` read scans.
-pub fn read(
-    state: &datafusion::execution::SessionState,
-    ds: &DataSource,
-    time_zone: &str,
-) -> PlanResult<FileRead> {
-    let [path] = ds.paths.as_slice() else {
-        return Err(PlanError::Unsupported(
-            "reading several Delta tables in one load".into(),
-        ));
-    };
-    if ds.schema.as_deref().is_some_and(|s| !s.trim().is_empty()) {
-        return Err(SparkError::analysis(
-            "DELTA_UNSUPPORTED_READ_WITH_SCHEMA",
-            "0AKDC",
-            "Delta does not support specifying the schema at read time.",
-        )
-        .into());
-    }
-    let at = time_travel(ds)?;
-    let url = table_url(path)?;
-    let table = block_on(open(&url, at.as_ref(), time_zone))??;
-    scan_table(state, &table)
+/// What scans a loaded table's snapshot: the provider, and the partition columns with their
+/// types (the provider reads them as strings).
+pub struct DeltaScan {
+    pub provider: Arc<dyn TableProvider>,
+    pub partitions: Vec<(String, DataType)>,
 }
 
-/// The provider that scans a loaded table's snapshot.
+/// The scan of a loaded table's snapshot.
 pub fn scan_table(
     state: &datafusion::execution::SessionState,
     table: &DeltaTable,
-) -> PlanResult<FileRead> {
+) -> SparkResult<DeltaScan> {
     let url = table.table_url().clone();
     let snapshot = table.snapshot().map_err(|e| delta_error(&url, e))?;
     let mapping = snapshot.table_config().column_mapping_mode;
     if mapping.is_some_and(|m| format!("{m:?}") != "None") {
-        return Err(PlanError::Unsupported(
-            "Delta tables with column mapping".into(),
-        ));
+        return Err(SparkError::unsupported("Delta tables with column mapping"));
     }
     let (schema, partition_names) = table_schema(table)?;
     let root = url
         .to_file_path()
-        .map_err(|_| PlanError::Unsupported(format!("Delta table at {url}")))?;
+        .map_err(|_| SparkError::unsupported(format!("Delta table at {url}")))?;
     let mut files = vec![];
     let mut stats = vec![];
     for file in snapshot.snapshot().log_data().iter() {
         if file.deletion_vector_descriptor().is_some() {
-            return Err(PlanError::Unsupported(
-                "Delta tables with deletion vectors".into(),
+            return Err(SparkError::unsupported(
+                "Delta tables with deletion vectors",
             ));
         }
         let relative = file.path().to_string();
         if relative.contains("://") {
-            return Err(PlanError::Unsupported(
-                "Delta data files outside the table's directory".into(),
+            return Err(SparkError::unsupported(
+                "Delta data files outside the table's directory",
             ));
         }
         let location = object_store::path::Path::from_absolute_path(root.join(&relative))
-            .map_err(|e| PlanError::InvalidPlan(format!("bad Delta data file path: {e}")))?;
+            .map_err(|e| invalid(format!("bad Delta data file path: {e}")))?;
         let values = file.partition_values_map();
         let partition_values = partition_names
             .iter()
@@ -368,10 +367,8 @@ pub fn scan_table(
                 .map(|f| (p.clone(), f.data_type().clone()))
         })
         .collect();
-    Ok(FileRead {
+    Ok(DeltaScan {
         provider: Arc::new(provider),
         partitions,
-        parse: vec![],
-        drop_malformed: false,
     })
 }
