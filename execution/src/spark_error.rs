@@ -390,6 +390,20 @@ impl SparkError {
         )
     }
 
+    /// A DECIMAL wider than Spark's 38 digits (`kind`: where it is raised).
+    pub fn decimal_precision_exceeds_max(precision: impl fmt::Display, kind: ErrorKind) -> Self {
+        Self::new(
+            kind,
+            "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+            "22003",
+            format!("Decimal precision {precision} exceeds max precision 38."),
+            vec![
+                ("precision", precision.to_string()),
+                ("maxPrecision", "38".into()),
+            ],
+        )
+    }
+
     /// A number of buckets out of Spark's range (`kind`: SQL raises it as a parse error).
     pub fn invalid_bucket_count(n: i64, kind: ErrorKind) -> Self {
         Self::new(

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::{DataType, Fields, Schema};
 use datafusion::common::DFSchema;
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
@@ -146,13 +146,30 @@ impl Resolver<'_> {
         let DataType::Struct(fields) = &udf.output_type else {
             return invalid("mapInPandas whose schema is not a struct");
         };
-        let node = PythonMapNode::plan(
+        self.python_map(
             projected,
             udf.function.clone(),
+            fields,
+            grouped.then_some(grouping.len()),
+        )
+    }
+
+    /// `input` through a Python function that answers rows of `fields` (a map, a grouped or
+    /// cogrouped map, a data source's reader), its columns given fresh names.
+    pub(crate) fn python_map(
+        &mut self,
+        input: LogicalPlan,
+        function: python::PythonFunction,
+        fields: &Fields,
+        group_keys: Option<usize>,
+    ) -> PlanResult<LogicalPlan> {
+        let node = PythonMapNode::plan(
+            input,
+            function,
             self.config.python.clone(),
             self.config.arrow_batch_size,
             Arc::new(Schema::new(fields.clone())),
-            grouped.then_some(grouping.len()),
+            group_keys,
         )?;
         let exprs: Vec<Expr> = fields
             .iter()

@@ -6,9 +6,7 @@
 //! (key, left, right). Column names tell the worker the sides: `__ember_side`, `l:<name>`,
 //! `r:<name>`.
 
-use std::sync::Arc;
-
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
 use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, cast, lit};
@@ -16,7 +14,6 @@ use ember_execution::python;
 
 use super::Resolver;
 use crate::error::{PlanResult, invalid, unsupported};
-use crate::logical::python_map::PythonMapNode;
 use crate::spec::{self, Expr as SExpr, Plan};
 
 impl Resolver<'_> {
@@ -99,21 +96,6 @@ impl Resolver<'_> {
         let DataType::Struct(fields) = &udf.output_type else {
             return invalid("cogroup applyInPandas whose schema is not a struct");
         };
-        let node = PythonMapNode::plan(
-            union,
-            udf.function.clone(),
-            self.config.python.clone(),
-            self.config.arrow_batch_size,
-            Arc::new(Schema::new(fields.clone())),
-            Some(grouping.len()),
-        )?;
-        let exprs: Vec<Expr> = fields
-            .iter()
-            .map(|f| {
-                let fresh = self.fresh(f.name(), vec![]);
-                Self::column(f.name()).alias(fresh)
-            })
-            .collect();
-        Ok(LogicalPlanBuilder::from(node).project(exprs)?.build()?)
+        self.python_map(union, udf.function.clone(), fields, Some(grouping.len()))
     }
 }

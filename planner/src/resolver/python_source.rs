@@ -11,14 +11,13 @@ use std::sync::Arc;
 use arrow::array::{BinaryArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::{MemTable, provider_as_source};
-use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
+use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use ember_execution::python::datasource::{self, DS_READ, Planned};
 use ember_execution::python::{PythonFunction, python_executable};
 
 use super::Resolver;
 use crate::error::{ErrorKind, PlanResult, SparkError};
 use crate::functions::python::python_error;
-use crate::logical::python_map::PythonMapNode;
 use crate::spec::DataSource;
 
 /// A planning step of a Python data source failed, as Spark reports it.
@@ -138,22 +137,6 @@ impl Resolver<'_> {
             python_ver: source.python_ver.clone(),
             artifacts: source.artifacts.clone(),
         };
-        let fields = schema.fields().clone();
-        let node = PythonMapNode::plan(
-            scan,
-            read,
-            self.config.python.clone(),
-            self.config.arrow_batch_size,
-            Arc::new(schema),
-            None,
-        )?;
-        let exprs: Vec<Expr> = fields
-            .iter()
-            .map(|f| {
-                let fresh = self.fresh(f.name(), vec![]);
-                Self::column(f.name()).alias(fresh)
-            })
-            .collect();
-        Ok(LogicalPlanBuilder::from(node).project(exprs)?.build()?)
+        self.python_map(scan, read, schema.fields(), None)
     }
 }

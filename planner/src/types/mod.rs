@@ -213,15 +213,9 @@ pub fn fields_from_proto(
 
 pub fn decimal_type(precision: i32, scale: i32) -> PlanResult<DataType> {
     if !(1..=38).contains(&precision) || scale < 0 || scale > precision {
-        return Err(SparkError::new(
+        return Err(SparkError::decimal_precision_exceeds_max(
+            precision,
             crate::error::ErrorKind::Analysis,
-            "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
-            "22003",
-            format!("Decimal precision {precision} exceeds max precision 38."),
-            vec![
-                ("precision", precision.to_string()),
-                ("maxPrecision", "38".into()),
-            ],
         )
         .into());
     }

@@ -161,15 +161,9 @@ impl NumberPattern {
         let pattern = Self::new(format)?;
         let precision = pattern.digits().0 + pattern.digits().1;
         if precision > 38 {
-            return Err(SparkError::new(
+            return Err(SparkError::decimal_precision_exceeds_max(
+                precision,
                 ErrorKind::Arithmetic,
-                "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
-                "22003",
-                format!("Decimal precision {precision} exceeds max precision 38."),
-                vec![
-                    ("precision", precision.to_string()),
-                    ("maxPrecision", "38".into()),
-                ],
             )
             .into());
         }
