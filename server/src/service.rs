@@ -66,6 +66,18 @@ impl EmberService {
         })
     }
 
+    /// The context of the session a request names (created if new).
+    fn context_of(&self, req: &impl SessionRequest) -> Result<RequestContext, Status> {
+        let (user, session_id, observed) = req.session();
+        self.context(user, session_id, observed)
+    }
+
+    /// The context of the session a request names, which must exist.
+    fn existing_of(&self, req: &impl SessionRequest) -> Result<RequestContext, Status> {
+        let (user, session_id, observed) = req.session();
+        self.existing(user, session_id, observed)
+    }
+
     /// The context of a session that exists (SESSION_NOT_FOUND otherwise).
     fn existing(
         &self,
@@ -101,6 +113,40 @@ impl EmberService {
     }
 }
 
+/// A request that names its session: the user, the session id and the server-side session id
+/// the client saw last.
+trait SessionRequest {
+    fn session(&self) -> (&Option<pb::UserContext>, &str, Option<&str>);
+}
+
+macro_rules! session_requests {
+    ($($request:ty),* $(,)?) => {
+        $(impl SessionRequest for $request {
+            fn session(&self) -> (&Option<pb::UserContext>, &str, Option<&str>) {
+                (
+                    &self.user_context,
+                    &self.session_id,
+                    self.client_observed_server_side_session_id.as_deref(),
+                )
+            }
+        })*
+    };
+}
+
+session_requests!(
+    pb::ExecutePlanRequest,
+    pb::AnalyzePlanRequest,
+    pb::ConfigRequest,
+    pb::AddArtifactsRequest,
+    pb::ArtifactStatusesRequest,
+    pb::InterruptRequest,
+    pb::ReattachExecuteRequest,
+    pb::ReleaseExecuteRequest,
+    pb::FetchErrorDetailsRequest,
+    pb::CloneSessionRequest,
+    pb::GetStatusRequest,
+);
+
 #[tonic::async_trait]
 impl SparkConnectService for EmberService {
     type ExecutePlanStream = ResponseStream;
@@ -110,11 +156,7 @@ impl SparkConnectService for EmberService {
         request: Request<pb::ExecutePlanRequest>,
     ) -> Result<Response<Self::ExecutePlanStream>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         Ok(Response::new(execute::execute_plan(ctx, req)?))
     }
 
@@ -123,11 +165,7 @@ impl SparkConnectService for EmberService {
         request: Request<pb::AnalyzePlanRequest>,
     ) -> Result<Response<pb::AnalyzePlanResponse>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let Some(what) = req.analyze else {
             return Err(Status::invalid_argument("AnalyzePlan without a request"));
         };
@@ -147,11 +185,7 @@ impl SparkConnectService for EmberService {
     ) -> Result<Response<pb::ConfigResponse>, Status> {
         use pb::config_request::operation::OpType;
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let conf = &ctx.session.conf;
         let op = req
             .operation
@@ -262,11 +296,7 @@ impl SparkConnectService for EmberService {
         while let Some(msg) = stream.next().await {
             let msg = msg?;
             if ctx.is_none() {
-                ctx = Some(self.context(
-                    &msg.user_context,
-                    &msg.session_id,
-                    msg.client_observed_server_side_session_id.as_deref(),
-                )?);
+                ctx = Some(self.context_of(&msg)?);
             }
             let Some(c) = &ctx else { continue };
             let limits = &self.state.sessions.limits;
@@ -349,11 +379,7 @@ impl SparkConnectService for EmberService {
         request: Request<pb::ArtifactStatusesRequest>,
     ) -> Result<Response<pb::ArtifactStatusesResponse>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let artifacts = ctx.session.artifacts.lock();
         let statuses: HashMap<String, pb::artifact_statuses_response::ArtifactStatus> = req
             .names
@@ -376,11 +402,7 @@ impl SparkConnectService for EmberService {
     ) -> Result<Response<pb::InterruptResponse>, Status> {
         use pb::interrupt_request::{Interrupt, InterruptType};
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let ops: Vec<_> = ctx.session.operations.lock().values().cloned().collect();
         let kind =
             InterruptType::try_from(req.interrupt_type).unwrap_or(InterruptType::Unspecified);
@@ -409,11 +431,7 @@ impl SparkConnectService for EmberService {
         request: Request<pb::ReattachExecuteRequest>,
     ) -> Result<Response<Self::ReattachExecuteStream>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let op = Self::operation(&ctx.session, &req.operation_id)?;
         if !op.reattachable {
             return Err(crate::error::invalid_handle(
@@ -435,11 +453,7 @@ impl SparkConnectService for EmberService {
     ) -> Result<Response<pb::ReleaseExecuteResponse>, Status> {
         use pb::release_execute_request::Release;
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         let op = ctx
             .session
             .operations
@@ -485,11 +499,7 @@ impl SparkConnectService for EmberService {
         request: Request<pb::FetchErrorDetailsRequest>,
     ) -> Result<Response<pb::FetchErrorDetailsResponse>, Status> {
         let req = request.into_inner();
-        let ctx = self.context(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.context_of(&req)?;
         // An unknown error id is answered with an empty message, as Spark answers it.
         let Some(record) = ctx.session.take_error(&req.error_id) else {
             return Ok(Response::new(pb::FetchErrorDetailsResponse::default()));
@@ -508,11 +518,7 @@ impl SparkConnectService for EmberService {
     ) -> Result<Response<pb::CloneSessionResponse>, Status> {
         let req = request.into_inner();
         // The source must exist: a missing one creates neither session.
-        let ctx = self.existing(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.existing_of(&req)?;
         let new_id = req
             .new_session_id
             .filter(|s| !s.is_empty())
@@ -537,11 +543,7 @@ impl SparkConnectService for EmberService {
         use pb::get_status_response::operation_status::OperationState;
         let req = request.into_inner();
         // Asking for the status of a session never creates it.
-        let ctx = self.existing(
-            &req.user_context,
-            &req.session_id,
-            req.client_observed_server_side_session_id.as_deref(),
-        )?;
+        let ctx = self.existing_of(&req)?;
         let ops = ctx.session.operations.lock();
         let ids: Vec<String> = match &req.operation_status {
             Some(s) if !s.operation_ids.is_empty() => s.operation_ids.clone(),

@@ -351,17 +351,22 @@ def _localized(series, out_type):
     return series
 
 
-def _frame_to_struct(df, out_type):
-    """A pandas DataFrame returned for a struct type: its columns, by name (or position)."""
+def _frame_arrays(df, fields):
+    """The Arrow arrays of a pandas DataFrame's columns for `fields`, by name (or position)."""
     names = list(df.columns)
     arrays = []
-    for i, field in enumerate(out_type):
+    for i, field in enumerate(fields):
         col = _localized(_column_of(df, names, field, i), field.type)
         try:
             arrays.append(pa.Array.from_pandas(col, mask=col.isnull(), type=field.type, safe=False))
         except ValueError:
             arrays.append(pa.Array.from_pandas(col, type=field.type, safe=False))
-    return pa.StructArray.from_arrays(arrays, fields=list(out_type))
+    return arrays
+
+
+def _frame_to_struct(df, out_type):
+    """A pandas DataFrame returned for a struct type: its columns, by name (or position)."""
+    return pa.StructArray.from_arrays(_frame_arrays(df, out_type), fields=list(out_type))
 
 
 def _series_to_arrow(result, out_type, n, pd):
@@ -451,15 +456,7 @@ def _map_pandas(f, batches, out_schema):
                 f"Return type of the user-defined function should be iterator of pandas.DataFrame, "
                 f"but is iterator of {type(df).__name__}.",
             )
-        names = list(df.columns)
-        arrays = []
-        for i, field in enumerate(out_schema):
-            col = _localized(_column_of(df, names, field, i), field.type)
-            try:
-                arrays.append(pa.Array.from_pandas(col, mask=col.isnull(), type=field.type, safe=False))
-            except ValueError:
-                arrays.append(pa.Array.from_pandas(col, type=field.type, safe=False))
-        out.append(pa.record_batch(arrays, schema=out_schema))
+        out.append(pa.record_batch(_frame_arrays(df, out_schema), schema=out_schema))
     return out
 
 

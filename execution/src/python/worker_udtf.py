@@ -33,11 +33,12 @@ class _TableArg:
         return Row(*self.names)(*self.values)
 
 
-def _udtf_args(names, row):
-    """A UDTF's `eval` arguments: the columns `__ember_arg_<i>` positional, `__kw__<name>`
-    by keyword, `__ember_tab_<k>:<col>` a Row per TABLE argument."""
+def _gather_args(names, values, table_value):
+    """A UDTF's arguments from its input columns `names` with `values`: `__ember_arg_<i>`
+    positional, `__kw__<name>` by keyword, `__ember_tab_<k>:<col>` one TABLE argument per
+    `<k>` (`kw=<name>` by keyword), made by `table_value` from its gathered columns."""
     args, kwargs, tables = [], {}, {}
-    for name, v in zip(names, row):
+    for name, v in zip(names, values):
         if name.startswith(_KEYWORD):
             kwargs[name[len(_KEYWORD) :]] = v
         elif name.startswith("__ember_arg_"):
@@ -54,9 +55,14 @@ def _udtf_args(names, row):
             table.names.append(col)
             table.values.append(v)
     if tables:
-        args = [a.row() if isinstance(a, _TableArg) else a for a in args]
-        kwargs = {k: (v.row() if isinstance(v, _TableArg) else v) for k, v in kwargs.items()}
+        args = [table_value(a) if isinstance(a, _TableArg) else a for a in args]
+        kwargs = {k: (table_value(v) if isinstance(v, _TableArg) else v) for k, v in kwargs.items()}
     return args, kwargs
+
+
+def _udtf_args(names, row):
+    """A UDTF's `eval` arguments of one row: a Row per TABLE argument."""
+    return _gather_args(names, row, _TableArg.row)
 
 
 def _udtf_arrow_converter(t):
@@ -225,29 +231,11 @@ def _arrow_udtf(cls, reader, out_schema):
                 out.extend(_map_arrow(lambda it: iter([b]), [None], out_schema))
 
     def arguments(batch):
-        args, kwargs, tables = [], {}, {}
-        for i, name in enumerate(batch.schema.names):
-            col = batch.column(i)
-            if name.startswith(_KEYWORD):
-                kwargs[name[len(_KEYWORD) :]] = col
-            elif name.startswith("__ember_arg_"):
-                args.append(col)
-            elif name.startswith(_TABLE_COL):
-                key, colname = name[len(_TABLE_COL) :].split(":", 1)
-                table = tables.get(key)
-                if table is None:
-                    table = tables[key] = _TableArg()
-                    if key.startswith("kw="):
-                        kwargs[key[3:]] = table
-                    else:
-                        args.append(table)
-                table.names.append(colname)
-                table.values.append(col)
-
-        def value(a):
-            return pa.RecordBatch.from_arrays(a.values, names=a.names) if isinstance(a, _TableArg) else a
-
-        return [value(a) for a in args], {k: value(v) for k, v in kwargs.items()}
+        return _gather_args(
+            batch.schema.names,
+            batch.columns,
+            lambda t: pa.RecordBatch.from_arrays(t.values, names=t.names),
+        )
 
     def finish(handler):
         terminate = getattr(handler, "terminate", None)

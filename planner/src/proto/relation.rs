@@ -267,13 +267,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 _ => return unsupported("a SQL command used as a relation"),
             }
         }
-        RelType::LocalRelation(l) => PlanNode::LocalRelation {
-            data: match &l.data {
-                Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
-                None => None,
-            },
-            schema: l.schema.clone(),
-        },
+        RelType::LocalRelation(l) => local_relation(l)?,
         RelType::CachedLocalRelation(c) => {
             let lookup = ctx
                 .artifacts
@@ -285,13 +279,7 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
             // The cached artifact is a serialized LocalRelation proto.
             let local: pb::LocalRelation = prost::Message::decode(bytes)
                 .map_err(|e| PlanError::InvalidPlan(format!("bad cached relation: {e}")))?;
-            PlanNode::LocalRelation {
-                data: match &local.data {
-                    Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
-                    None => None,
-                },
-                schema: local.schema.clone(),
-            }
+            local_relation(&local)?
         }
         RelType::ChunkedCachedLocalRelation(c) => {
             let lookup = ctx
@@ -796,4 +784,15 @@ fn sql_with_named_references(w: &pb::WithRelations) -> bool {
         && w.references
             .iter()
             .all(|r| matches!(r.rel_type, Some(RelType::SubqueryAlias(_))))
+}
+
+/// A `LocalRelation`'s rows (Arrow IPC, checked) and schema.
+fn local_relation(l: &pb::LocalRelation) -> PlanResult<PlanNode> {
+    Ok(PlanNode::LocalRelation {
+        data: match &l.data {
+            Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
+            None => None,
+        },
+        schema: l.schema.clone(),
+    })
 }

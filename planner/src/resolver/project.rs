@@ -345,18 +345,22 @@ impl Resolver<'_> {
         self.with_columns_resolved(input, columns)
     }
 
+    /// Each column of `schema` under the name Spark shows (a projection that keeps them all).
+    pub(crate) fn visible_items(&self, schema: &DFSchema) -> Vec<Named> {
+        schema
+            .fields()
+            .iter()
+            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
+            .collect()
+    }
+
     /// `withColumns` over an already resolved input.
     pub(crate) fn with_columns_resolved(
         &mut self,
         input: LogicalPlan,
         columns: &[(String, SExpr)],
     ) -> PlanResult<LogicalPlan> {
-        let mut items: Vec<Named> = input
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
-            .collect();
+        let mut items = self.visible_items(input.schema());
         let input = self.with_partition_ids(input, columns.iter().map(|(_, e)| e))?;
         let schema = input.schema().clone();
         let mut plan = input;
@@ -437,12 +441,7 @@ impl Resolver<'_> {
         input: LogicalPlan,
         renames: &[(String, String)],
     ) -> PlanResult<LogicalPlan> {
-        let mut items: Vec<Named> = input
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| (Self::column(f.name()), self.info(f.name()).name))
-            .collect();
+        let mut items = self.visible_items(input.schema());
         for (old, new) in renames {
             for item in items.iter_mut() {
                 if self.names_equal(&item.1, old) {

@@ -372,11 +372,7 @@ impl Resolver<'_> {
             _ => {
                 let plan = self.resolve(spec)?;
                 let schema = plan.schema().clone();
-                let mut items: Vec<(Expr, String)> = schema
-                    .fields()
-                    .iter()
-                    .map(|f| (Self::column(f.name()), self.info(f.name()).name))
-                    .collect();
+                let mut items = self.visible_items(&schema);
                 let visible = items.len();
                 for e in extras {
                     let (resolved, _) = self.resolve_expr(e, &schema)?;

@@ -266,16 +266,7 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
                     ast::Expr::Nested(item) => vec![*item],
                     other => vec![other],
                 };
-                let value = go(*expr)?;
-                let mut alternatives = Vec::with_capacity(patterns.len());
-                for p in patterns {
-                    let like = Expr::operator("like", vec![value.clone(), go(p)?]);
-                    alternatives.push(negate_if(like, negated));
-                }
-                return alternatives
-                    .into_iter()
-                    .reduce(|a, b| Expr::operator("or", vec![a, b]))
-                    .ok_or_else(|| PlanError::Unsupported("LIKE ANY without patterns".into()));
+                return like_each(go(*expr)?, patterns, negated, "or", &go);
             }
             // `x [NOT] LIKE ALL (p1, p2, ...)` reaches here as a call of `all`: every pattern
             // matches (or none does).
@@ -284,25 +275,17 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
                 && let ast::FunctionArguments::List(list) = &f.args
                 && escape_char.is_none()
             {
-                let value = go(*expr)?;
-                let mut all = Vec::with_capacity(list.args.len());
+                let mut patterns = Vec::with_capacity(list.args.len());
                 for arg in &list.args {
                     let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(p)) = arg else {
                         return unsupported("LIKE ALL with this pattern");
                     };
-                    let like = Expr::operator("like", vec![value.clone(), go(p.clone())?]);
-                    all.push(negate_if(like, negated));
+                    patterns.push(p.clone());
                 }
-                return all
-                    .into_iter()
-                    .reduce(|a, b| Expr::operator("and", vec![a, b]))
-                    .ok_or_else(|| PlanError::Unsupported("LIKE ALL without patterns".into()));
+                return like_each(go(*expr)?, patterns, negated, "and", &go);
             }
-            let mut args = vec![go(*expr)?, go(*pattern)?];
-            if let Some(esc) = escape_char {
-                args.push(value_to_expr(l, esc.value)?);
-            }
-            negate_if(Expr::operator("like", args), negated)
+            let args = vec![go(*expr)?, go(*pattern)?];
+            negate_if(with_escape("like", args, escape_char, l)?, negated)
         }
         ast::Expr::ILike {
             negated,
@@ -314,11 +297,8 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
             if any {
                 return unsupported("ILIKE ANY");
             }
-            let mut args = vec![go(*expr)?, go(*pattern)?];
-            if let Some(esc) = escape_char {
-                args.push(value_to_expr(l, esc.value)?);
-            }
-            negate_if(Expr::operator("ilike", args), negated)
+            let args = vec![go(*expr)?, go(*pattern)?];
+            negate_if(with_escape("ilike", args, escape_char, l)?, negated)
         }
         ast::Expr::RLike {
             negated,
@@ -532,6 +512,41 @@ fn negate_if(e: Expr, negated: bool) -> Expr {
     } else {
         e
     }
+}
+
+/// `value [NOT] LIKE ANY|ALL (patterns)`: one LIKE per pattern, joined by `join` (`or`, `and`).
+fn like_each(
+    value: Expr,
+    patterns: Vec<ast::Expr>,
+    negated: bool,
+    join: &str,
+    go: &impl Fn(ast::Expr) -> PlanResult<Expr>,
+) -> PlanResult<Expr> {
+    let mut likes = Vec::with_capacity(patterns.len());
+    for p in patterns {
+        let like = Expr::operator("like", vec![value.clone(), go(p)?]);
+        likes.push(negate_if(like, negated));
+    }
+    likes
+        .into_iter()
+        .reduce(|a, b| Expr::operator(join, vec![a, b]))
+        .ok_or_else(|| {
+            let what = if join == "or" { "ANY" } else { "ALL" };
+            PlanError::Unsupported(format!("LIKE {what} without patterns"))
+        })
+}
+
+/// A LIKE or ILIKE (`name`) of `args` and its ESCAPE character.
+fn with_escape(
+    name: &str,
+    mut args: Vec<Expr>,
+    escape_char: Option<ast::ValueWithSpan>,
+    l: &Lowering,
+) -> PlanResult<Expr> {
+    if let Some(esc) = escape_char {
+        args.push(value_to_expr(l, esc.value)?);
+    }
+    Ok(Expr::operator(name, args))
 }
 
 pub(super) fn bool_lit(b: bool) -> Expr {

@@ -107,6 +107,20 @@ fn flight_info(
         .with_descriptor(descriptor))
 }
 
+/// The answer to a metadata command's `GetFlightInfo`: its result schema and a ticket that
+/// brings the command back to `DoGet`.
+fn metadata_info(
+    ticket: Vec<u8>,
+    schema: &Schema,
+    request: Request<FlightDescriptor>,
+) -> Result<Response<FlightInfo>, Status> {
+    Ok(Response::new(flight_info(
+        schema,
+        ticket,
+        request.into_inner(),
+    )?))
+}
+
 impl FlightSql {
     pub fn new(state: Arc<ServerState>) -> Result<Self, String> {
         let mut info = SqlInfoDataBuilder::new();
@@ -486,12 +500,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        let schema = query.into_builder().schema();
-        Ok(Response::new(flight_info(
-            &schema,
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &query.into_builder().schema(), request)
     }
 
     async fn do_get_catalogs(
@@ -510,12 +519,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        let schema = query.into_builder().schema();
-        Ok(Response::new(flight_info(
-            &schema,
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &query.into_builder().schema(), request)
     }
 
     async fn do_get_schemas(
@@ -546,12 +550,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        let schema = query.into_builder().schema();
-        Ok(Response::new(flight_info(
-            &schema,
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &query.into_builder().schema(), request)
     }
 
     async fn do_get_tables(
@@ -582,12 +581,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        let schema = query.into_builder().schema();
-        Ok(Response::new(flight_info(
-            &schema,
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &query.into_builder().schema(), request)
     }
 
     async fn do_get_table_types(
@@ -608,12 +602,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        let schema = query.into_builder(&self.info).schema();
-        Ok(Response::new(flight_info(
-            &schema,
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &query.into_builder(&self.info).schema(), request)
     }
 
     async fn do_get_sql_info(
@@ -632,11 +621,7 @@ impl FlightSqlService for FlightSql {
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
         let ticket = query.as_any().encode_to_vec();
-        Ok(Response::new(flight_info(
-            &primary_keys_schema(),
-            ticket,
-            request.into_inner(),
-        )?))
+        metadata_info(ticket, &primary_keys_schema(), request)
     }
 
     /// Spark tables have no primary keys: the empty answer, in Flight SQL's shape.
