@@ -127,6 +127,25 @@ struct JobState {
     progress: Option<(Arc<QueryProgress>, i64)>,
 }
 
+/// Tell a job's query progress that the task at `position`, attempt `attempt` on `worker`,
+/// ended (`failed`, or stopped to run again).
+fn report_ended(
+    progress: &Option<(Arc<QueryProgress>, i64)>,
+    position: TaskPosition,
+    attempt: usize,
+    worker: u64,
+    failed: bool,
+) {
+    if let Some((progress, first)) = progress {
+        let attempt = TaskAttempt {
+            partition: position.partition,
+            attempt,
+            worker: Some(worker),
+        };
+        progress.task_ended(first + position.stage as i64, attempt, failed);
+    }
+}
+
 impl JobState {
     /// Tell the query's progress about a task of `stage`.
     fn report(&self, stage: usize, f: impl FnOnce(&QueryProgress, i64)) {
@@ -438,14 +457,7 @@ impl Driver {
         if let Some(tx) = job.output.get(victim.partition) {
             let _ = tx.send(FinalState::Pending);
         }
-        if let Some((progress, first)) = &job.progress {
-            let attempt = TaskAttempt {
-                partition: victim.partition,
-                attempt: task.attempt,
-                worker: Some(worker),
-            };
-            progress.task_ended(first + victim.stage as i64, attempt, false);
-        }
+        report_ended(&job.progress, victim, task.attempt, worker, false);
         if let Some(w) = self.workers.get_mut(&worker) {
             w.running.remove(&task);
             let _ = w.client.send(WorkerCommand::StopTask { task });
@@ -693,14 +705,7 @@ impl Driver {
                     w.running.remove(&task);
                     let _ = w.client.send(WorkerCommand::StopTask { task });
                 }
-                if let Some((progress, first)) = &job.progress {
-                    let attempt = TaskAttempt {
-                        partition: position.partition,
-                        attempt: state.attempt,
-                        worker: Some(worker),
-                    };
-                    progress.task_ended(first + position.stage as i64, attempt, false);
-                }
+                report_ended(&job.progress, *position, state.attempt, worker, false);
                 state.status = Status::Waiting;
             }
         }

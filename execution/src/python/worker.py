@@ -351,6 +351,22 @@ def _localized(series, out_type):
     return series
 
 
+def _check_return(value, expected, kind, iterator=False):
+    """Spark's UDF_RETURN_TYPE unless `value` is an `expected` (`kind` as Spark names it; the
+    items of an iterator when `iterator`)."""
+    if not isinstance(value, expected):
+        if iterator:
+            raise PySparkError(
+                "UDF_RETURN_TYPE",
+                f"Return type of the user-defined function should be iterator of {kind}, "
+                f"but is iterator of {type(value).__name__}.",
+            )
+        raise PySparkError(
+            "UDF_RETURN_TYPE",
+            f"Return type of the user-defined function should be {kind}, but is {type(value).__name__}.",
+        )
+
+
 def _frame_arrays(df, fields):
     """The Arrow arrays of a pandas DataFrame's columns for `fields`, by name (or position)."""
     names = list(df.columns)
@@ -377,11 +393,7 @@ def _series_to_arrow(result, out_type, n, pd):
                 f"Result vector from pandas_udf was not the required length: expected {n}, got {len(result)}.",
             )
         return _frame_to_struct(result, out_type)
-    if not isinstance(result, pd.Series):
-        raise PySparkError(
-            "UDF_RETURN_TYPE",
-            f"Return type of the user-defined function should be pandas.Series, but is {type(result).__name__}.",
-        )
+    _check_return(result, pd.Series, "pandas.Series")
     if len(result) != n:
         raise PySparkError(
             "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
@@ -418,11 +430,7 @@ def _eval_arrow(f, batch, out_type, iterator):
         result = _call(f, batch, columns)
     if isinstance(result, pa.ChunkedArray):
         result = result.combine_chunks()
-    if not isinstance(result, pa.Array):
-        raise PySparkError(
-            "UDF_RETURN_TYPE",
-            f"Return type of the user-defined function should be pyarrow.Array, but is {type(result).__name__}.",
-        )
+    _check_return(result, pa.Array, "pyarrow.Array")
     if len(result) != batch.num_rows:
         raise PySparkError(
             "SCHEMA_MISMATCH_FOR_ARROW_UDF",
@@ -450,12 +458,7 @@ def _map_pandas(f, batches, out_schema):
     frames = (b.to_pandas() for b in batches)
     out = []
     for df in f(frames):
-        if not isinstance(df, pd.DataFrame):
-            raise PySparkError(
-                "UDF_RETURN_TYPE",
-                f"Return type of the user-defined function should be iterator of pandas.DataFrame, "
-                f"but is iterator of {type(df).__name__}.",
-            )
+        _check_return(df, pd.DataFrame, "pandas.DataFrame", iterator=True)
         out.append(pa.record_batch(_frame_arrays(df, out_schema), schema=out_schema))
     return out
 
@@ -463,12 +466,7 @@ def _map_pandas(f, batches, out_schema):
 def _map_arrow(f, batches, out_schema):
     out = []
     for b in f(iter(batches)):
-        if not isinstance(b, pa.RecordBatch):
-            raise PySparkError(
-                "UDF_RETURN_TYPE",
-                f"Return type of the user-defined function should be iterator of pyarrow.RecordBatch, "
-                f"but is iterator of {type(b).__name__}.",
-            )
+        _check_return(b, pa.RecordBatch, "pyarrow.RecordBatch", iterator=True)
         names = b.schema.names
         arrays = []
         for i, field in enumerate(out_schema):
@@ -519,12 +517,7 @@ def _group_map(f, eval_type, reader, out_schema):
             result = f(key, arg) if with_key else f(arg)
             results = result if iterator else [result]
             for r in results:
-                if not isinstance(r, pd.DataFrame):
-                    kind = "iterator of pandas.DataFrame" if iterator else "pandas.DataFrame"
-                    raise PySparkError(
-                        "UDF_RETURN_TYPE",
-                        f"Return type of the user-defined function should be {kind}, but is {type(r).__name__}.",
-                    )
+                _check_return(r, pd.DataFrame, "iterator of pandas.DataFrame" if iterator else "pandas.DataFrame")
                 out.extend(_map_pandas(lambda it: iter([r]), [None], out_schema))
         else:
             key = tuple(batch.column(i)[0] for i in range(keys))
@@ -533,11 +526,7 @@ def _group_map(f, eval_type, reader, out_schema):
             if iterator:
                 out.extend(_map_arrow(lambda it: iter(result), [None], out_schema))
                 continue
-            if not isinstance(result, pa.Table):
-                raise PySparkError(
-                    "UDF_RETURN_TYPE",
-                    f"Return type of the user-defined function should be pyarrow.Table, but is {type(result).__name__}.",
-                )
+            _check_return(result, pa.Table, "pyarrow.Table")
             out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
     return out
 
@@ -575,20 +564,12 @@ def _cogroup_map(f, eval_type, reader, out_schema):
             key = tuple(kdf.iloc[0, i] for i in range(keys))
             ldf, rdf = left.to_pandas(), right.to_pandas()
             result = f(key, ldf, rdf) if with_key else f(ldf, rdf)
-            if not isinstance(result, pd.DataFrame):
-                raise PySparkError(
-                    "UDF_RETURN_TYPE",
-                    f"Return type of the user-defined function should be pandas.DataFrame, but is {type(result).__name__}.",
-                )
+            _check_return(result, pd.DataFrame, "pandas.DataFrame")
             out.extend(_map_pandas(lambda it: iter([result]), [None], out_schema))
         else:
             key = tuple(batch.column(i)[0] for i in range(keys))
             result = f(key, left, right) if with_key else f(left, right)
-            if not isinstance(result, pa.Table):
-                raise PySparkError(
-                    "UDF_RETURN_TYPE",
-                    f"Return type of the user-defined function should be pyarrow.Table, but is {type(result).__name__}.",
-                )
+            _check_return(result, pa.Table, "pyarrow.Table")
             out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
     return out
 

@@ -356,24 +356,8 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
                 go(*expr)?,
             ],
         ),
-        ast::Expr::Ceil { expr, field } => match field {
-            ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) => {
-                Expr::function("ceil", vec![go(*expr)?])
-            }
-            ast::CeilFloorKind::Scale(v) => {
-                Expr::function("ceil", vec![go(*expr)?, value_to_expr(l, v.value)?])
-            }
-            other => return unsupported(format!("CEIL TO {other:?}")),
-        },
-        ast::Expr::Floor { expr, field } => match field {
-            ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) => {
-                Expr::function("floor", vec![go(*expr)?])
-            }
-            ast::CeilFloorKind::Scale(v) => {
-                Expr::function("floor", vec![go(*expr)?, value_to_expr(l, v.value)?])
-            }
-            other => return unsupported(format!("FLOOR TO {other:?}")),
-        },
+        ast::Expr::Ceil { expr, field } => ceil_floor("ceil", go(*expr)?, field, l)?,
+        ast::Expr::Floor { expr, field } => ceil_floor("floor", go(*expr)?, field, l)?,
         ast::Expr::Position { expr, r#in } => {
             Expr::function("locate", vec![go(*expr)?, go(*r#in)?])
         }
@@ -534,6 +518,26 @@ fn like_each(
             let what = if join == "or" { "ANY" } else { "ALL" };
             PlanError::Unsupported(format!("LIKE {what} without patterns"))
         })
+}
+
+/// `CEIL(x [, scale])` or `FLOOR(x [, scale])` (`name`).
+fn ceil_floor(
+    name: &str,
+    value: Expr,
+    field: ast::CeilFloorKind,
+    l: &Lowering,
+) -> PlanResult<Expr> {
+    Ok(match field {
+        ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) => {
+            Expr::function(name, vec![value])
+        }
+        ast::CeilFloorKind::Scale(v) => {
+            Expr::function(name, vec![value, value_to_expr(l, v.value)?])
+        }
+        other => {
+            return unsupported(format!("{} TO {other:?}", name.to_uppercase()));
+        }
+    })
 }
 
 /// A LIKE or ILIKE (`name`) of `args` and its ESCAPE character.

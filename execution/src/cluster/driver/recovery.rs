@@ -103,15 +103,8 @@ impl Driver {
             }
             for position in &lost {
                 if let Some(state) = job.tasks.get_mut(position) {
-                    if let (Status::Running { worker: w }, Some((progress, first))) =
-                        (state.status, &job.progress)
-                    {
-                        let attempt = TaskAttempt {
-                            partition: position.partition,
-                            attempt: state.attempt,
-                            worker: Some(w),
-                        };
-                        progress.task_ended(first + position.stage as i64, attempt, true);
+                    if let Status::Running { worker: w } = state.status {
+                        report_ended(&job.progress, *position, state.attempt, w, true);
                     }
                     state.failures += 1;
                     state.attempt += 1;
@@ -149,14 +142,7 @@ impl Driver {
                             ws.running.remove(&task);
                             let _ = ws.client.send(WorkerCommand::StopTask { task });
                         }
-                        if let Some((progress, first)) = &job.progress {
-                            let attempt = TaskAttempt {
-                                partition: position.partition,
-                                attempt: state.attempt,
-                                worker: Some(w),
-                            };
-                            progress.task_ended(first + position.stage as i64, attempt, false);
-                        }
+                        report_ended(&job.progress, position, state.attempt, w, false);
                     }
                     state.attempt += 1;
                     state.status = Status::Waiting;

@@ -137,12 +137,17 @@ pub enum At {
 /// `branch`, `tag`, and SQL's `VERSION AS OF` / `TIMESTAMP AS OF` as `versionAsOf` /
 /// `timestampAsOf`).
 pub fn time_travel(options: &Options, time_zone: &str) -> SparkResult<Option<At>> {
+    let number = |key: &str| -> SparkResult<Option<i64>> {
+        option(options, key)
+            .map(|v| {
+                v.trim()
+                    .parse()
+                    .map_err(|_| invalid(format!("Invalid {key}: {v}")))
+            })
+            .transpose()
+    };
     let mut asked = vec![];
-    if let Some(v) = option(options, "snapshot-id") {
-        let id = v
-            .trim()
-            .parse()
-            .map_err(|_| invalid(format!("Invalid snapshot-id: {v}")))?;
+    if let Some(id) = number("snapshot-id")? {
         asked.push(At::Snapshot(id));
     }
     if let Some(v) = option(options, "versionAsOf") {
@@ -156,11 +161,7 @@ pub fn time_travel(options: &Options, time_zone: &str) -> SparkResult<Option<At>
             asked.push(At::Ref(v.to_string()));
         }
     }
-    if let Some(v) = option(options, "as-of-timestamp") {
-        let ms = v
-            .trim()
-            .parse()
-            .map_err(|_| invalid(format!("Invalid as-of-timestamp: {v}")))?;
+    if let Some(ms) = number("as-of-timestamp")? {
         asked.push(At::Timestamp(ms));
     }
     if let Some(v) = option(options, "timestampAsOf") {
