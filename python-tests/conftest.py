@@ -267,6 +267,19 @@ def spark(server_url):
     session.stop()
 
 
+@pytest.fixture(scope="module")
+def utc(spark):
+    """The module's session in UTC (the files' answers were recorded from Spark in UTC)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    return spark
+
+
+@pytest.fixture
+def out(tmp_path):
+    """A fresh output directory (the same local file system serves Ember and real Spark)."""
+    return tmp_path
+
+
 # ---------------------------------------------------------------------------------------------
 # Expected answers recorded from real Spark
 

@@ -28,10 +28,7 @@ def not_recording():
         pytest.skip("the reference Spark has no Delta Lake (delta-spark jars unavailable offline)")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    yield
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def rows(df, order_by=None):

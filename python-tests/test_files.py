@@ -27,18 +27,6 @@ ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    return spark
-
-
-@pytest.fixture
-def out(tmp_path):
-    """A fresh output directory (the same local file system serves Ember and real Spark)."""
-    return tmp_path
-
-
 def frame(spark):
     return spark.createDataFrame(ROWS, SCHEMA)
 

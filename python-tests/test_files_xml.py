@@ -75,18 +75,6 @@ DOCUMENTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    return spark
-
-
-@pytest.fixture
-def out(tmp_path):
-    """A fresh directory (the same local file system serves Ember and real Spark)."""
-    return tmp_path
-
-
 def write_docs(out: Path):
     for name, text in DOCUMENTS.items():
         (out / f"{name}.xml").write_text(text)

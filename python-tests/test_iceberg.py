@@ -58,10 +58,7 @@ def not_recording():
         pytest.skip("the reference Spark has no Iceberg (iceberg-spark jars unavailable offline)")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    yield
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,6 @@ import pytest
 DATA = Path(__file__).resolve().parent / "data" / "read-options"
 
 
-@pytest.fixture(scope="module")
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    return spark
-
-
 def path(name):
     return str(DATA / name)
 

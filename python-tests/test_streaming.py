@@ -9,7 +9,6 @@ response at a time (`client.to_table_as_iterator`, the stream `toLocalIterator()
 rows; converting 50 million rows to `Row`s would take minutes) and samples `VmRSS` of the
 server and its worker processes while it reads."""
 
-import os
 import threading
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EmberServer, ember_binary, new_session
+from procs import children, rss_mb
 
 LIMIT = "128m"
 # Rows of the scan whose first row is timed (the issue's 200 million): a debug build streams
@@ -30,35 +30,6 @@ SLOW_SLEEP = 0.002
 # 800 MB; a quarter of the memory limit may be ahead of the client, plus the allocator's and
 # the runtime's own growth: measured ~100 MB for the server, ~40 MB for a worker).
 RSS_GROWTH_BOUND_MB = 200
-
-
-def rss_mb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid):
-    """Direct child processes of `pid` (cluster mode's workers)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # The command name is in parentheses and may hold spaces: fields follow the last ')'.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
 
 
 class RssSampler:

@@ -3,7 +3,7 @@ parquet files (python-tests/tpcds). The data is generated once into ~/.cache/emb
 (about 5 s, 37 MB). Several partitions (`spark.sql.shuffle.partitions`) make the job graph
 shuffle. Every answer matches DuckDB's in order (LIMIT and ORDER BY cut and sort the same rows;
 DuckDB runs with Spark's NULL order), decimals and doubles to 1e-5 relative (see
-`tpcds._close`). Debug build, 2 busy cores: about 80 s per distributed mode and 75-195 s in
+`answers.close`). Debug build, 2 busy cores: about 80 s per distributed mode and 75-195 s in
 local mode; q04, q14, q23 and q72 take the longest."""
 
 import os

@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import tpch  # noqa: E402
 from conftest import EmberServer  # noqa: E402
+from procs import children, rss_mb  # noqa: E402
 
 REFERENCE = r"""
 import datetime, decimal, json, sys
@@ -78,30 +79,6 @@ def reference_answers(duckdb_python: str, data: Path, queries) -> dict:
             answers.update(json.loads(Path(out.name).read_text()))
         cache.write_text(json.dumps(answers))
     return {int(q): [tuple(r) for r in rows] for q, rows in answers.items()}
-
-
-def rss_mb(pid) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
-                found.append(int(entry))
-    return found
 
 
 class Watch:

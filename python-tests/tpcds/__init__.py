@@ -6,10 +6,10 @@ backticks), and reference answers from DuckDB in-process on the same parquet fil
 DuckDB runs the same query text (backticks back to double quotes) with Spark's default NULL
 order (ASC NULLS FIRST, DESC NULLS LAST), so LIMIT cuts the same rows."""
 
-import datetime
-import decimal
 import shutil
 from pathlib import Path
+
+import answers
 
 QUERY_DIR = Path(__file__).resolve().parent / "queries"
 TABLES = [
@@ -75,48 +75,9 @@ def duckdb_rows(con, sql: str):
     return [tuple(r) for r in con.execute(sql.replace("`", '"')).fetchall()]
 
 
-def _norm(v):
-    if isinstance(v, decimal.Decimal):
-        return float(v)
-    if isinstance(v, (datetime.date, datetime.datetime)):
-        return v.isoformat()
-    return v
-
-
-def normalize(rows):
-    return [tuple(_norm(v) for v in r) for r in rows]
-
-
-def _close(a, b):
-    if isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None:
-            return a is b
-        # Decimal quotients and averages keep a different number of digits in Spark (its
-        # precision/scale rules, rounding half up) and DuckDB (DECIMAL(18,3) or DOUBLE), and sums
-        # of doubles differ in the last bits with the summation order.
-        return abs(float(a) - float(b)) <= 1e-5 * max(1.0, abs(float(a)), abs(float(b)))
-    return a == b
-
-
-def _sort_key(row):
-    return tuple(
-        (0, "") if v is None else (1, round(v, 2)) if isinstance(v, float) else (2, str(v))
-        for v in row
-    )
-
-
-def _same_rows(got, want) -> str:
-    for i, (g, w) in enumerate(zip(got, want)):
-        if len(g) != len(w) or not all(_close(x, y) for x, y in zip(g, w)):
-            return f"row {i} {g} differs from {w}"
-    return ""
-
-
 def same_answer(got, want, ordered: bool) -> str:
-    """An empty string when the answers match (in order when `ordered`, floats approximately)."""
-    got, want = normalize(got), normalize(want)
-    if len(got) != len(want):
-        return f"{len(got)} rows, expected {len(want)}"
-    if ordered:
-        return _same_rows(got, want)
-    return _same_rows(sorted(got, key=_sort_key), sorted(want, key=_sort_key))
+    """An empty string when the answers match (in order when `ordered`, floats approximately:
+    decimal quotients and averages keep a different number of digits in Spark (its
+    precision/scale rules, rounding half up) and DuckDB (DECIMAL(18,3) or DOUBLE), and sums of
+    doubles differ in the last bits with the summation order)."""
+    return answers.same_answer(got, want, ordered, tolerance=1e-5)
