@@ -12,6 +12,21 @@ SQL = {
     "from_xml": """SELECT from_xml('<p><a>1</a><b>0.8</b></p>', 'a INT, b DOUBLE') a, """
     """from_xml('<p x="7"><a>1</a><a>2</a><c>t</c></p>', 'a ARRAY<INT>, _x INT, c STRING, d STRING') b, """
     """from_xml('<p>bad', 'a INT') c, from_xml(NULL, 'a INT') d""",
+    # The reader's inference and values (one implementation for files and functions): a value
+    # that does not fit its type ends the record (PERMISSIVE), the last of several roots.
+    "schema_of_xml_reader": """SELECT schema_of_xml('<p><a>2024-01-01</a><b>2024-01-01 10:00:00</b><c>1.5e3</c><d>NaN</d><e></e></p>') a, """
+    """schema_of_xml('<p><a>1</a><a>x</a><b><c>1</c></b><b>2</b></p>') b, schema_of_xml('<p a="1" b="2.5">x</p>') c, """
+    """schema_of_xml('<p><a>  7  </a><b>true</b><c>99999999999999999999</c></p>') d, schema_of_xml('<a/>') e""",
+    "from_xml_reader": """SELECT from_xml('<p><t>2024-01-01 10:00:00</t><d>2024-02-03</d></p>', 't TIMESTAMP, d DATE') a, """
+    """from_xml('<p><a>1</a><b>x</b><c>3</c></p>', 'a INT, b INT, c INT') b, """
+    """from_xml('<x><a>1</a></x><y><a>2</a></y>', 'a INT') c, from_xml('<p><a>1.5</a></p>', 'a DECIMAL(5,2), b BOOLEAN') d, """
+    """from_xml('<p><a><x>1</x></a><a><x>2</x></a></p>', 'a ARRAY<STRUCT<x: INT>>') e, from_xml('', 'a INT') f""",
+    # to_xml is the XML writer's row: maps as elements, nested arrays as <item>s, empty
+    # elements closed, '>' as is, datetimes in the writer's patterns.
+    "to_xml_writer": """SELECT to_xml(named_struct('t', TIMESTAMP'2024-01-01 10:00:00', 'd', DATE'2024-02-03', 'x', 1.5D, 'y', 1e20D, 'f', 0.1F)) a, """
+    """to_xml(named_struct('m', map('k', 1), 'a', array(1,2), 'e', '<&>"', '_at', 'q"', 'n', CAST(NULL AS INT), 'b', X'0102')) b, """
+    """to_xml(named_struct('aa', array(array(1,2), array(3)), 's', named_struct('_VALUE', 'v', '_k', 1), 'z', named_struct('q', CAST(NULL AS INT)))) c, """
+    """to_xml(named_struct('t', TIMESTAMP_NTZ'2024-01-01 10:00:00.123456', 'dec', 1.50BD)) d""",
     "from_xml_values": """SELECT from_xml('<p><a>x</a></p>', 'a INT') a, from_xml('<p><a> 5 </a></p>', 'a INT') b, """
     """from_xml('<p><n><m>2</m></n></p>', 'n STRUCT<m: INT>') c, from_xml('<p>text<a>1</a></p>', 'a INT, _VALUE STRING') d""",
     "schema_of_xml": """SELECT schema_of_xml('<p><a>1</a><b>0.8</b><c>x</c><d>true</d><e>12345678901</e></p>') a, """

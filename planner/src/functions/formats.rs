@@ -133,7 +133,10 @@ pub fn register(b: &mut RegistryBuilder) {
                 "schema_of_xml of a value that is not a literal string".into(),
             ));
         };
-        Ok(lit(ScalarValue::Utf8(super::native::schema_of_xml(text))))
+        Ok(lit(ScalarValue::Utf8(super::native::schema_of_xml(
+            text,
+            &f.config.time_zone,
+        ))))
     });
     b.scalar_named(&["to_xml"], Naming::Custom(after_text), |f| {
         f.arity(1, 1)?;
@@ -148,10 +151,7 @@ pub fn register(b: &mut RegistryBuilder) {
             )
             .into());
         }
-        let kind = Native::ToXml {
-            time_zone: f.config.time_zone.clone(),
-        };
-        Ok(NativeUdf::udf(kind).call(f.args))
+        Ok(NativeUdf::udf(Native::ToXml).call(f.args))
     });
     // schema_of_csv(literal[, options]): the types Spark infers for the record's values.
     b.scalar_named(&["schema_of_csv"], Naming::Custom(after_text), |f| {

@@ -196,6 +196,54 @@ impl XmlOptions {
         self.for_strings().batches(texts, output)
     }
 
+    /// `schema_of_xml(text)`: the type of the record `text` is (NULL type when it is no
+    /// record).
+    pub fn infer_record(&self, text: &str) -> Option<DataType> {
+        let found = split_records(text, None, self.exclude_attribute);
+        let record = found.records.first().filter(|_| !found.malformed)?;
+        Some(canonical(infer_node(record, self, true)))
+    }
+
+    /// `from_xml(texts, schema)`: each text one record read into `fields` as the reader reads
+    /// it; a value that does not fit its type, and the rest of its record, NULL, and malformed
+    /// text a row of NULLs (Spark's PERMISSIVE mode); a NULL text NULL.
+    pub fn struct_of_records(
+        &self,
+        texts: &arrow::array::StringArray,
+        fields: &arrow::datatypes::Fields,
+    ) -> SparkResult<arrow::array::StructArray> {
+        use arrow::array::Array;
+        let arrow = |e: ArrowError| SparkError::from(e);
+        let rows: Vec<Value> = texts
+            .iter()
+            .map(|text| {
+                let record = text.map(|t| (t, split_records(t, None, self.exclude_attribute)));
+                Value::Object(match &record {
+                    Some((t, found)) if !found.malformed => match found.records.first() {
+                        Some(r) => {
+                            struct_value(r, fields, self, t).unwrap_or_else(|partial| partial)
+                        }
+                        None => serde_json::Map::new(),
+                    },
+                    _ => serde_json::Map::new(),
+                })
+            })
+            .collect();
+        let schema = Arc::new(Schema::new(fields.clone()));
+        let mut decoder = arrow::json::ReaderBuilder::new(schema.clone())
+            .with_batch_size(rows.len().max(1))
+            .build_decoder()
+            .map_err(arrow)?;
+        decoder.serialize(&rows).map_err(arrow)?;
+        let batch = match decoder.flush().map_err(arrow)? {
+            Some(batch) => batch,
+            None => RecordBatch::new_empty(schema),
+        };
+        let (_, columns, _) = arrow::array::StructArray::from(batch).into_parts();
+        arrow::array::StructArray::try_new(fields.clone(), columns, texts.nulls().cloned())
+            .map_err(arrow)
+    }
+
     /// Schemas inferred from several directories or files, merged as Spark merges types.
     pub fn merge_schemas(&self, schemas: Vec<Schema>) -> Schema {
         let mut row = DataType::Null;

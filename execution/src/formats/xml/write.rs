@@ -287,6 +287,30 @@ impl XmlWriteOptions {
     }
 }
 
+/// `to_xml(struct)`: each row of `rows` (a struct column) as the writer writes a row, one
+/// `rowTag` element without indentation of its own; NULL rows NULL.
+pub fn row_texts(
+    rows: &ArrayRef,
+    options: &XmlWriteOptions,
+    values: &TextValues,
+) -> Result<StringArray> {
+    let Spelled::Struct(_, fields) = spell(rows, values)? else {
+        return Err(DataFusionError::Internal(format!(
+            "to_xml of {}",
+            rows.data_type()
+        )));
+    };
+    Ok((0..rows.len())
+        .map(|row| {
+            rows.is_valid(row).then(|| {
+                let mut out = String::new();
+                options.struct_element(&mut out, &options.row_tag, &fields, row, 0);
+                out.trim_end_matches('\n').to_string()
+            })
+        })
+        .collect())
+}
+
 /// Encodes batches as the rows of one XML file.
 pub(crate) struct XmlEncoder {
     options: XmlWriteOptions,

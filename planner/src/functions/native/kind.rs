@@ -241,10 +241,8 @@ pub enum Native {
         schema: String,
         time_zone: String,
     },
-    /// `to_xml(struct)`.
-    ToXml {
-        time_zone: String,
-    },
+    /// `to_xml(struct)` (timestamps in their type's zone).
+    ToXml,
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
     /// `sentences(text)`: the words of each sentence.

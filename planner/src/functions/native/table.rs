@@ -438,11 +438,9 @@ impl Native {
             Native::FromXml { schema, time_zone } => Row::of(
                 "ember_from_xml",
                 |_| json::schema_type(schema, time_zone),
-                |a| xml::from_xml(a, &json::schema_type(schema, time_zone)?),
+                |a| xml::from_xml(a, &json::schema_type(schema, time_zone)?, time_zone),
             ),
-            Native::ToXml { time_zone } => {
-                Row::of("ember_to_xml", always(Utf8), |a| xml::to_xml(a, time_zone))
-            }
+            Native::ToXml => Row::of("ember_to_xml", always(Utf8), xml::to_xml),
             Native::MakeYmInterval => Row::of(
                 "ember_make_ym_interval",
                 always(DataType::Interval(IntervalUnit::YearMonth)),
