@@ -390,6 +390,20 @@ impl SparkError {
         )
     }
 
+    /// A typed literal (`DATE '...'`, `X'...'`) whose text is no value of its type.
+    pub fn invalid_typed_literal(kind: &str, text: &str) -> Self {
+        Self::new(
+            ErrorKind::Parse,
+            "INVALID_TYPED_LITERAL",
+            "42604",
+            format!("The value of the typed literal \"{kind}\" is invalid: '{text}'."),
+            vec![
+                ("valueType", format!("\"{kind}\"")),
+                ("value", format!("'{text}'")),
+            ],
+        )
+    }
+
     /// A DECIMAL wider than Spark's 38 digits (`kind`: where it is raised).
     pub fn decimal_precision_exceeds_max(precision: impl fmt::Display, kind: ErrorKind) -> Self {
         Self::new(

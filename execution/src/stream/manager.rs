@@ -125,6 +125,16 @@ struct Streams {
     removed_jobs: HashSet<JobId>,
 }
 
+impl Streams {
+    /// Take the buffers whose keys `which` selects.
+    fn take(&mut self, which: impl Fn(&StreamKey) -> bool) -> Vec<Arc<Buffer>> {
+        self.buffers
+            .extract_if(|k, _| which(k))
+            .map(|(_, b)| b)
+            .collect()
+    }
+}
+
 /// The streams held by one worker.
 #[derive(Default)]
 pub struct StreamManager {
@@ -304,35 +314,19 @@ impl StreamManager {
 
     /// Free the streams of one stage of a job (every consumer has read them).
     pub fn remove_stage(&self, job: JobId, stage: usize) {
-        let removed: Vec<Arc<Buffer>> = {
-            let mut streams = self.streams.lock();
-            let keys: Vec<StreamKey> = streams
-                .buffers
-                .keys()
-                .filter(|k| k.job == job && k.stage == stage)
-                .copied()
-                .collect();
-            keys.iter()
-                .filter_map(|k| streams.buffers.remove(k))
-                .collect()
-        };
+        let removed = self
+            .streams
+            .lock()
+            .take(|k| k.job == job && k.stage == stage);
         Self::end_readers(removed);
     }
 
     /// Free every stream of a job.
     pub fn remove_job(&self, job: JobId) {
-        let removed: Vec<Arc<Buffer>> = {
+        let removed = {
             let mut streams = self.streams.lock();
             streams.removed_jobs.insert(job);
-            let keys: Vec<StreamKey> = streams
-                .buffers
-                .keys()
-                .filter(|k| k.job == job)
-                .copied()
-                .collect();
-            keys.iter()
-                .filter_map(|k| streams.buffers.remove(k))
-                .collect()
+            streams.take(|k| k.job == job)
         };
         Self::end_readers(removed);
     }

@@ -128,18 +128,7 @@ pub fn typed_literal(
         }
         _ => {}
     }
-    let invalid = || {
-        PlanError::from(SparkError::new(
-            ErrorKind::Parse,
-            "INVALID_TYPED_LITERAL",
-            "42604",
-            format!("The value of the typed literal \"{kind}\" is invalid: '{text}'."),
-            vec![
-                ("valueType", format!("\"{kind}\"")),
-                ("value", format!("'{text}'")),
-            ],
-        ))
-    };
+    let invalid = || PlanError::from(SparkError::invalid_typed_literal(&kind, text));
     Ok(Some(if kind == "TIMESTAMP_NTZ" {
         let at = string_to_datetime(&chrono::Utc, text).map_err(|_| invalid())?;
         ScalarValue::TimestampNanosecond(Some(at.timestamp_nanos_opt().ok_or_else(invalid)?), None)

@@ -15,6 +15,7 @@ use datafusion::logical_expr::{
 };
 
 use super::Resolver;
+use super::names::column_exprs;
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
 use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
 use crate::spec::{self, AsOfJoin, Expr as SExpr};
@@ -108,13 +109,8 @@ impl Resolver<'_> {
             let rc = self.existing_column(right.schema(), name)?;
             condition.push(Self::column(&lc).eq(Self::column(&rc)));
         }
-        let outputs: Vec<Expr> = left
-            .schema()
-            .columns()
-            .into_iter()
-            .chain(right.schema().columns())
-            .map(Expr::Column)
-            .collect();
+        let outputs: Vec<Expr> =
+            [column_exprs(left.schema()), column_exprs(right.schema())].concat();
         let joined = left.schema().join(right.schema())?;
         if let Some(c) = &j.condition {
             condition.push(self.resolve_expr(c, &joined)?.0);
@@ -163,12 +159,7 @@ impl Resolver<'_> {
     /// `plan` with the partition of each row and its position in it, as [`RIGHT_PARTITION`]
     /// and [`RIGHT_ROW`].
     pub(super) fn numbered(&mut self, plan: LogicalPlan) -> PlanResult<LogicalPlan> {
-        let mut columns: Vec<Expr> = plan
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let mut columns: Vec<Expr> = column_exprs(plan.schema());
         columns.push(Self::column(PARTITION_ID).alias(RIGHT_PARTITION));
         columns.push(Self::column(ROW_IN_PARTITION).alias(RIGHT_ROW));
         Ok(LogicalPlanBuilder::from(PartitionIdsNode::plan(plan)?)

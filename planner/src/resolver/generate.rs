@@ -14,6 +14,7 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use super::names::Named;
+use super::names::column_exprs;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Expr as SExpr, FunctionCall};
 
@@ -168,7 +169,7 @@ impl Resolver<'_> {
         };
 
         let list_col = self.fresh("__generated", vec![]);
-        let mut pre: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        let mut pre: Vec<Expr> = column_exprs(&schema);
         pre.push(list.alias(&list_col));
         let mut unnested = vec![Column::from_name(&list_col)];
         let pos_col = match positions {
@@ -237,7 +238,7 @@ impl Resolver<'_> {
                 o.1 = a.clone();
             }
         }
-        let mut post: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        let mut post: Vec<Expr> = column_exprs(&schema);
         let mut items = vec![];
         for (e, name) in outputs {
             let internal = self.fresh(&name, qualifier.clone());
@@ -394,7 +395,7 @@ impl Resolver<'_> {
             })
             .collect();
         let list_col = self.fresh("__unpivot", vec![]);
-        let mut pre: Vec<Expr> = schema.columns().into_iter().map(Expr::Column).collect();
+        let mut pre: Vec<Expr> = column_exprs(&schema);
         pre.push(make_array(pairs).alias(&list_col));
         let plan = LogicalPlanBuilder::from(input)
             .project(pre)?

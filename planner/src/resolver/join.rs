@@ -11,6 +11,7 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use super::names::Named;
+use super::names::column_exprs;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Join, JoinType, SetOpKind, SetOperation};
 
@@ -22,12 +23,7 @@ impl Resolver<'_> {
         }
         // DataFusion's lateral rewrite adds the correlated columns to the join's output:
         // a projection keeps the join's own.
-        let columns: Vec<Expr> = plan
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let columns: Vec<Expr> = column_exprs(plan.schema());
         Ok(LogicalPlanBuilder::from(plan).project(columns)?.build()?)
     }
 
@@ -266,12 +262,7 @@ impl Resolver<'_> {
     fn numbered_copies(&mut self, plan: LogicalPlan) -> PlanResult<(LogicalPlan, Vec<Column>)> {
         use datafusion::logical_expr::ExprFunctionExt;
         let plan = self.reassign(plan, Some(vec![]))?;
-        let columns: Vec<Expr> = plan
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let columns: Vec<Expr> = column_exprs(plan.schema());
         let copy = self.fresh("copy", vec![]);
         let number = datafusion::functions_window::expr_fn::row_number()
             .partition_by(columns)

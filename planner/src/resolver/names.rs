@@ -416,3 +416,8 @@ fn strsim_distance(a: &str, b: &str) -> usize {
 fn unqualified(c: &Column) -> &str {
     &c.name
 }
+
+/// Every column of `schema`, as the expressions a projection keeps them by.
+pub(crate) fn column_exprs(schema: &DFSchema) -> Vec<Expr> {
+    schema.columns().into_iter().map(Expr::Column).collect()
+}

@@ -15,6 +15,7 @@ use datafusion::logical_expr::{
 
 use super::Resolver;
 use super::as_of_join::{MATCH_RANK, RIGHT_PARTITION, RIGHT_ROW};
+use super::names::column_exprs;
 use crate::error::{PlanResult, SparkError};
 use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode, ROW_IN_PARTITION};
 use crate::spec::NearestByJoin;
@@ -25,13 +26,8 @@ impl Resolver<'_> {
         let left = self.resolve(&j.left)?;
         let right = self.resolve(&j.right)?;
         let right = self.distinct_from(&left, right)?;
-        let outputs: Vec<Expr> = left
-            .schema()
-            .columns()
-            .into_iter()
-            .chain(right.schema().columns())
-            .map(Expr::Column)
-            .collect();
+        let outputs: Vec<Expr> =
+            [column_exprs(left.schema()), column_exprs(right.schema())].concat();
         // (Resolved over the inputs' own columns: the row ids are no candidates.)
         let joined = left.schema().join(right.schema())?;
         let (ranking, name) = self.resolve_expr(&j.ranking, &joined)?;
@@ -87,12 +83,7 @@ impl Resolver<'_> {
         let joined = LogicalPlanBuilder::from(left)
             .join_on(right, join_type, vec![ranking.clone().is_not_null()])?
             .build()?;
-        let mut with_ranking: Vec<Expr> = joined
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let mut with_ranking: Vec<Expr> = column_exprs(joined.schema());
         with_ranking.push(ranking.alias(RANKING));
         Ok(LogicalPlanBuilder::from(joined)
             .project(with_ranking)?

@@ -10,6 +10,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, TryCast, c
 
 use super::Resolver;
 use super::names::Named;
+use super::names::column_exprs;
 use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::Plan;
 
@@ -257,12 +258,7 @@ impl Resolver<'_> {
         mean: f64,
         seed: i64,
     ) -> PlanResult<LogicalPlan> {
-        let columns: Vec<Expr> = input
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let columns: Vec<Expr> = column_exprs(input.schema());
         let draw = crate::spec::Expr::Function(Box::new(crate::spec::FunctionCall::new(
             "rand",
             vec![crate::spec::Expr::Literal(
@@ -307,12 +303,7 @@ impl Resolver<'_> {
         seed: i64,
         keep: impl FnOnce(Expr) -> Expr,
     ) -> PlanResult<LogicalPlan> {
-        let columns: Vec<Expr> = input
-            .schema()
-            .columns()
-            .into_iter()
-            .map(Expr::Column)
-            .collect();
+        let columns: Vec<Expr> = column_exprs(input.schema());
         let draw = crate::spec::Expr::Function(Box::new(crate::spec::FunctionCall {
             name: "rand".into(),
             args: vec![crate::spec::Expr::Literal(

@@ -45,15 +45,8 @@ fn unhex_literal(text: &str) -> PlanResult<Vec<u8>> {
         .map(|c| c.to_digit(16).map(|d| d as u8))
         .collect();
     let Some(mut digits) = digits else {
-        return Err(PlanError::from(SparkError::new(
-            crate::error::ErrorKind::Parse,
-            "INVALID_TYPED_LITERAL",
-            "42604",
-            format!("The value of the typed literal \"X\" is invalid: '{text}'."),
-            vec![
-                ("valueType", "\"X\"".to_string()),
-                ("value", format!("'{text}'")),
-            ],
+        return Err(PlanError::from(SparkError::invalid_typed_literal(
+            "X", text,
         )));
     };
     if digits.len() % 2 == 1 {

@@ -106,13 +106,7 @@ impl Failure {
                 )
             }
             Failure::IllegalSequenceBoundaries => {
-                let value = |i: usize| {
-                    arrays
-                        .get(i)
-                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
-                        .map(|v| v.to_string())
-                        .unwrap_or_default()
-                };
+                let value = |i: usize| argument_text(arrays, i);
                 SparkError::illegal_argument(
                     "",
                     format!(
@@ -124,13 +118,7 @@ impl Failure {
                 )
             }
             Failure::InvalidArrayIndex => {
-                let value = |i: usize| {
-                    arrays
-                        .get(i)
-                        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
-                        .map(|v| v.to_string())
-                        .unwrap_or_default()
-                };
+                let value = |i: usize| argument_text(arrays, i);
                 let (index, size) = (value(0), value(1));
                 SparkError::new(
                     ErrorKind::ArrayIndexOutOfBounds,
@@ -147,6 +135,15 @@ impl Failure {
 }
 
 /// `value`, or `failure` raised for the rows where `cond` holds.
+/// The first value of argument `i` as text (empty when there is none).
+fn argument_text(arrays: &[ArrayRef], i: usize) -> String {
+    arrays
+        .get(i)
+        .and_then(|a| ScalarValue::try_from_array(a, 0).ok())
+        .map(|v| v.to_string())
+        .unwrap_or_default()
+}
+
 pub fn fail_when(
     cond: datafusion::logical_expr::Expr,
     failure: Failure,
