@@ -390,6 +390,19 @@ impl SparkError {
         )
     }
 
+    /// Two columns of one name where names must be unique.
+    pub fn column_already_exists(name: &str) -> Self {
+        Self::new(
+            ErrorKind::Analysis,
+            "COLUMN_ALREADY_EXISTS",
+            "42711",
+            format!(
+                "The column `{name}` already exists. Choose another name or rename the existing column."
+            ),
+            vec![("columnName", format!("`{name}`"))],
+        )
+    }
+
     /// A typed literal (`DATE '...'`, `X'...'`) whose text is no value of its type.
     pub fn invalid_typed_literal(kind: &str, text: &str) -> Self {
         Self::new(

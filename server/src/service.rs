@@ -51,19 +51,7 @@ impl EmberService {
         session_id: &str,
         observed: Option<&str>,
     ) -> Result<RequestContext, Status> {
-        let state = self.state.clone();
-        let session = self.state.sessions.get_or_create(
-            &Self::user(user),
-            session_id,
-            observed,
-            || state.defaults.clone(),
-            &self.state.global_views,
-            self.state.parallelism,
-        )?;
-        Ok(RequestContext {
-            state: self.state.clone(),
-            session,
-        })
+        RequestContext::open(&self.state, &Self::user(user), session_id, observed)
     }
 
     /// The context of the session a request names (created if new).

@@ -37,6 +37,28 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// The context of `user`'s session `session_id`, created with the server's defaults if
+    /// new (`observed`: the server-side session id the client saw last).
+    pub fn open(
+        state: &Arc<ServerState>,
+        user: &str,
+        session_id: &str,
+        observed: Option<&str>,
+    ) -> Result<Self, tonic::Status> {
+        let session = state.sessions.get_or_create(
+            user,
+            session_id,
+            observed,
+            || state.defaults.clone(),
+            &state.global_views,
+            state.parallelism,
+        )?;
+        Ok(RequestContext {
+            state: state.clone(),
+            session,
+        })
+    }
+
     pub fn planner_config(&self) -> PlannerConfig {
         PlannerConfig {
             spark_version: self.state.spark_version.clone(),

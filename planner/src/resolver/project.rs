@@ -331,14 +331,7 @@ impl Resolver<'_> {
                     true => name.clone(),
                     false => name.to_lowercase(),
                 };
-                return Err(SparkError::analysis(
-                    "COLUMN_ALREADY_EXISTS",
-                    "42711",
-                    format!(
-                        "The column `{shown}` already exists. Choose another name or rename the existing column."
-                    ),
-                )
-                .into());
+                return Err(SparkError::column_already_exists(&shown).into());
             }
         }
         let input = self.resolve(input)?;

@@ -267,13 +267,7 @@ pub async fn write_files(
     };
     for (i, name) in query.names.iter().enumerate() {
         if query.names[..i].iter().any(|n| same(n, name)) {
-            return Err(analysis(
-                "COLUMN_ALREADY_EXISTS",
-                "42711",
-                format!("The column `{name}` already exists. Choose another name or rename the existing column."),
-                vec![("columnName", format!("`{name}`"))],
-            )
-            .into());
+            return Err(SparkError::column_already_exists(name).into());
         }
     }
     let schema = query.plan.schema().clone();

@@ -143,19 +143,7 @@ impl FlightSql {
     }
 
     fn context(&self) -> Result<RequestContext, Status> {
-        let state = self.state.clone();
-        let session = self.state.sessions.get_or_create(
-            "",
-            SESSION,
-            None,
-            || state.defaults.clone(),
-            &self.state.global_views,
-            self.state.parallelism,
-        )?;
-        Ok(RequestContext {
-            state: self.state.clone(),
-            session,
-        })
+        RequestContext::open(&self.state, "", SESSION, None)
     }
 
     /// `sql` with `params` bound to its `?`s: planned when a query, run when a command.

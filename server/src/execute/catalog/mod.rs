@@ -133,13 +133,7 @@ fn schema_json(fields: &[Field]) -> ServerResult<serde_json::Value> {
 fn check_unique_columns(names: &[&str]) -> ServerResult<()> {
     for (i, n) in names.iter().enumerate() {
         if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
-            return Err(analysis(
-                "COLUMN_ALREADY_EXISTS",
-                "42711",
-                format!("The column `{n}` already exists. Choose another name or rename the existing column."),
-                vec![("columnName", format!("`{n}`"))],
-            )
-            .into());
+            return Err(SparkError::column_already_exists(n).into());
         }
     }
     Ok(())
