@@ -2,15 +2,10 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::physical_plan::ExecutionPlan;
-
 use super::worker::InProcessWorkerClient;
-use super::{Driver, DriverConfig, DriverEvent, DriverHandle, InProcessStreams, Worker};
-use crate::error::ExecutionResult;
-use crate::job_graph::JobGraph;
-use crate::runner::JobRunner;
+use super::{
+    Driver, DriverConfig, DriverEvent, DriverHandle, DriverRunner, InProcessStreams, Worker,
+};
 use crate::stream::StreamManager;
 
 pub struct LocalClusterJobRunner {
@@ -59,33 +54,10 @@ impl LocalClusterJobRunner {
     }
 }
 
-#[async_trait]
-impl JobRunner for LocalClusterJobRunner {
-    async fn execute(
-        &self,
-        plan: Arc<dyn ExecutionPlan>,
-        context: Arc<TaskContext>,
-    ) -> ExecutionResult<SendableRecordBatchStream> {
-        Ok(self.driver.execute(plan, context).await?)
-    }
+impl DriverRunner for LocalClusterJobRunner {
+    const NAME: &'static str = "local-cluster";
 
-    fn explain(&self, plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>> {
-        Ok(Some(JobGraph::try_new(plan.clone())?.to_string()))
-    }
-
-    fn name(&self) -> &str {
-        "local-cluster"
-    }
-
-    fn workers_alive(&self) -> Option<usize> {
-        Some(self.driver.workers_alive())
-    }
-
-    fn workers(&self) -> Option<Vec<crate::cluster::WorkerInfo>> {
-        Some(self.driver.board().snapshot())
-    }
-
-    fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
-        crate::cluster::configure_for_job_graph(config);
+    fn driver(&self) -> &DriverHandle {
+        &self.driver
     }
 }

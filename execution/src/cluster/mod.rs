@@ -96,6 +96,50 @@ pub fn configure_for_job_graph(config: &mut datafusion::prelude::SessionConfig) 
         .enable_file_stream_work_stealing = false;
 }
 
+/// A runner whose jobs the driver schedules on workers: in-process ones (local-cluster mode)
+/// or `ember worker` processes (cluster mode).
+pub trait DriverRunner: Send + Sync {
+    /// The runner's name for logs.
+    const NAME: &'static str;
+    fn driver(&self) -> &DriverHandle;
+}
+
+#[async_trait::async_trait]
+impl<T: DriverRunner> crate::runner::JobRunner for T {
+    async fn execute(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        context: Arc<TaskContext>,
+    ) -> crate::error::ExecutionResult<SendableRecordBatchStream> {
+        Ok(self.driver().execute(plan, context).await?)
+    }
+
+    fn explain(
+        &self,
+        plan: &Arc<dyn ExecutionPlan>,
+    ) -> crate::error::ExecutionResult<Option<String>> {
+        Ok(Some(
+            crate::job_graph::JobGraph::try_new(plan.clone())?.to_string(),
+        ))
+    }
+
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn workers_alive(&self) -> Option<usize> {
+        Some(self.driver().workers_alive())
+    }
+
+    fn workers(&self) -> Option<Vec<WorkerInfo>> {
+        Some(self.driver().board().snapshot())
+    }
+
+    fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
+        configure_for_job_graph(config);
+    }
+}
+
 /// How the driver reaches a worker.
 pub trait WorkerClient: Send + Sync {
     fn send(&self, command: WorkerCommand) -> Result<(), String>;

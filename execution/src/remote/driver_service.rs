@@ -6,9 +6,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use async_trait::async_trait;
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::physical_plan::ExecutionPlan;
 use ember_protos::ember::worker as pb;
 use ember_protos::ember::worker::driver_service_server::{DriverService, DriverServiceServer};
 use parking_lot::{Mutex, RwLock};
@@ -17,11 +14,8 @@ use tonic::{Request, Response, Status};
 
 use super::convert::task_id;
 use super::{ClusterOptions, ErrorCodec, FlightStreams, RemoteWorkerClient, SecretCheck};
-use crate::cluster::{Driver, DriverConfig, DriverEvent, DriverHandle, TaskOutcome};
+use crate::cluster::{Driver, DriverConfig, DriverEvent, DriverHandle, DriverRunner, TaskOutcome};
 use crate::codec::EmberCodec;
-use crate::error::ExecutionResult;
-use crate::job_graph::JobGraph;
-use crate::runner::JobRunner;
 use crate::stream::WorkerId;
 
 struct WorkerEntry {
@@ -262,33 +256,10 @@ impl ClusterJobRunner {
     }
 }
 
-#[async_trait]
-impl JobRunner for ClusterJobRunner {
-    async fn execute(
-        &self,
-        plan: Arc<dyn ExecutionPlan>,
-        context: Arc<TaskContext>,
-    ) -> ExecutionResult<SendableRecordBatchStream> {
-        Ok(self.driver.execute(plan, context).await?)
-    }
+impl DriverRunner for ClusterJobRunner {
+    const NAME: &'static str = "cluster";
 
-    fn explain(&self, plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>> {
-        Ok(Some(JobGraph::try_new(plan.clone())?.to_string()))
-    }
-
-    fn workers_alive(&self) -> Option<usize> {
-        Some(self.driver.workers_alive())
-    }
-
-    fn workers(&self) -> Option<Vec<crate::cluster::WorkerInfo>> {
-        Some(self.driver.board().snapshot())
-    }
-
-    fn name(&self) -> &str {
-        "cluster"
-    }
-
-    fn configure(&self, config: &mut datafusion::prelude::SessionConfig) {
-        crate::cluster::configure_for_job_graph(config);
+    fn driver(&self) -> &DriverHandle {
+        &self.driver
     }
 }

@@ -11,9 +11,10 @@
 use arrow::buffer::Buffer;
 use arrow::ipc::reader::StreamDecoder;
 use ember_execution::ipc_check;
+use ember_protos::spark::connect as pb;
 
 use crate::error::{PlanError, PlanResult};
-use crate::spec::LocalData;
+use crate::spec::{LocalData, PlanNode};
 
 /// The most bytes one `LocalRelation` may decode to (its buffers once decompressed).
 pub const MAX_DECODED_BYTES: u64 = ipc_check::MAX_DECODED_BYTES;
@@ -57,6 +58,17 @@ fn check_stream(bytes: &[u8], max_decoded: u64) -> PlanResult<()> {
         }
         arrow::error::ArrowError::IpcError(m) => PlanError::InvalidPlan(m),
         other => bad(other),
+    })
+}
+
+/// A `LocalRelation`'s rows (Arrow IPC, checked) and schema.
+pub(super) fn local_relation(l: &pb::LocalRelation) -> PlanResult<PlanNode> {
+    Ok(PlanNode::LocalRelation {
+        data: match &l.data {
+            Some(bytes) => Some(std::sync::Arc::new(decode_arrow(bytes)?)),
+            None => None,
+        },
+        schema: l.schema.clone(),
     })
 }
 

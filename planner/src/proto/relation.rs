@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ember_protos::spark::connect as pb;
 
-use super::local_data::decode_arrow;
+use super::local_data::{decode_arrow, local_relation};
 use ember_protos::spark::connect::relation::RelType;
 
 use super::ProtoContext;
@@ -118,17 +118,8 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 return unsupported("joinWith");
             }
             PlanNode::Join(Join {
-                left: input(ctx, &j.left)?,
-                right: input(ctx, &j.right)?,
-                join_type,
-                condition: j
-                    .join_condition
-                    .as_ref()
-                    .map(|c| expr(ctx, c))
-                    .transpose()?,
                 using: j.using_columns.clone(),
-                natural: false,
-                lateral: false,
+                ..join(ctx, &j.left, &j.right, join_type, &j.join_condition, false)?
             })
         }
         // `df.lateralJoin(other, on, how)`: `other` reads `df`'s columns (`col.outer()`).
@@ -140,19 +131,14 @@ fn convert_node(ctx: &ProtoContext, rel: &RelType) -> PlanResult<PlanNode> {
                 T::Cross => JoinType::Cross,
                 other => return unsupported(format!("lateralJoin of type {other:?}")),
             };
-            PlanNode::Join(Join {
-                left: input(ctx, &j.left)?,
-                right: input(ctx, &j.right)?,
+            PlanNode::Join(join(
+                ctx,
+                &j.left,
+                &j.right,
                 join_type,
-                condition: j
-                    .join_condition
-                    .as_ref()
-                    .map(|c| expr(ctx, c))
-                    .transpose()?,
-                using: vec![],
-                natural: false,
-                lateral: true,
-            })
+                &j.join_condition,
+                true,
+            )?)
         }
         RelType::SetOp(s) => {
             use pb::set_operation::SetOpType as T;
@@ -786,13 +772,22 @@ fn sql_with_named_references(w: &pb::WithRelations) -> bool {
             .all(|r| matches!(r.rel_type, Some(RelType::SubqueryAlias(_))))
 }
 
-/// A `LocalRelation`'s rows (Arrow IPC, checked) and schema.
-fn local_relation(l: &pb::LocalRelation) -> PlanResult<PlanNode> {
-    Ok(PlanNode::LocalRelation {
-        data: match &l.data {
-            Some(bytes) => Some(Arc::new(decode_arrow(bytes)?)),
-            None => None,
-        },
-        schema: l.schema.clone(),
+/// A join of two relations on a condition (no USING columns).
+fn join(
+    ctx: &ProtoContext,
+    left: &Option<Box<pb::Relation>>,
+    right: &Option<Box<pb::Relation>>,
+    join_type: JoinType,
+    condition: &Option<pb::Expression>,
+    lateral: bool,
+) -> PlanResult<Join> {
+    Ok(Join {
+        left: input(ctx, left)?,
+        right: input(ctx, right)?,
+        join_type,
+        condition: condition.as_ref().map(|c| expr(ctx, c)).transpose()?,
+        using: vec![],
+        natural: false,
+        lateral,
     })
 }
