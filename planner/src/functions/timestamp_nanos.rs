@@ -128,7 +128,7 @@ pub fn typed_literal(
         }
         _ => {}
     }
-    let invalid = || PlanError::from(SparkError::invalid_typed_literal(&kind, text));
+    let invalid = || PlanError::from(SparkError::invalid_typed_literal(kind, text));
     Ok(Some(if kind == "TIMESTAMP_NTZ" {
         let at = string_to_datetime(&chrono::Utc, text).map_err(|_| invalid())?;
         ScalarValue::TimestampNanosecond(Some(at.timestamp_nanos_opt().ok_or_else(invalid)?), None)

@@ -628,7 +628,7 @@ impl Resolver<'_> {
             "TIMESTAMP" => types::timestamp_type(&self.config.time_zone),
             _ => DataType::Timestamp(TimeUnit::Microsecond, None),
         };
-        let invalid = || PlanError::from(SparkError::invalid_typed_literal(&kind, text));
+        let invalid = || PlanError::from(SparkError::invalid_typed_literal(kind, text));
         let text_value = ScalarValue::Utf8(Some(text.trim().to_string()));
         let value = match text_value.cast_to(&target) {
             // (A local time after 2037: by the zone's last rule, which Arrow's zones lack.)
