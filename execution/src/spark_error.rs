@@ -390,6 +390,17 @@ impl SparkError {
         )
     }
 
+    /// A partitioned write or table whose every column is a partition column.
+    pub fn all_partition_columns() -> Self {
+        Self::new(
+            ErrorKind::Analysis,
+            "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
+            "KD005",
+            "Cannot use all columns for partition columns.",
+            vec![],
+        )
+    }
+
     /// Two columns of one name where names must be unique.
     pub fn column_already_exists(name: &str) -> Self {
         Self::new(

@@ -116,6 +116,11 @@ impl JobGraph {
         self.stages.len().saturating_sub(1)
     }
 
+    /// The stages `stage` reads.
+    pub fn input_stages(&self, stage: usize) -> Vec<usize> {
+        self.stages[stage].inputs.iter().map(|i| i.stage).collect()
+    }
+
     /// Stages that read `stage`, with how they read it.
     pub fn consumers(&self, stage: usize) -> Vec<(usize, InputMode)> {
         self.stages

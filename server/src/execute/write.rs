@@ -294,13 +294,7 @@ pub async fn write_files(
         }
     }
     if !partition_indices.is_empty() && partition_indices.len() == query.names.len() {
-        return Err(analysis(
-            "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
-            "KD005",
-            "Cannot use all columns for partition columns.".into(),
-            vec![],
-        )
-        .into());
+        return Err(SparkError::all_partition_columns().into());
     }
     let order: Vec<usize> = (0..query.names.len())
         .filter(|i| !partition_indices.contains(i))

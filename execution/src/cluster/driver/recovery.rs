@@ -42,11 +42,7 @@ impl Driver {
         let Some(job) = self.jobs.get_mut(&job_id) else {
             return;
         };
-        let inputs: Vec<usize> = job.graph.stages()[stage]
-            .inputs
-            .iter()
-            .map(|i| i.stage)
-            .collect();
+        let inputs = job.graph.input_stages(stage);
         for input in inputs {
             if job.freed[input] || input == job.graph.output_stage() {
                 continue;
@@ -159,11 +155,7 @@ impl Driver {
             rerun.sort_unstable();
             rerun.dedup();
             while let Some(stage) = rerun.pop() {
-                let inputs: Vec<usize> = job.graph.stages()[stage]
-                    .inputs
-                    .iter()
-                    .map(|i| i.stage)
-                    .collect();
+                let inputs = job.graph.input_stages(stage);
                 for input in inputs {
                     if !job.freed[input] {
                         continue;

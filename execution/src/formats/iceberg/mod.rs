@@ -210,26 +210,15 @@ impl TableMetadata {
                 })?,
             Some(At::Timestamp(ms)) => {
                 // The newest snapshot of the table's history at or before the time.
+                let entry = |e: &Value| {
+                    Some((
+                        e.get("timestamp-ms")?.as_i64()?,
+                        e.get("snapshot-id")?.as_i64()?,
+                    ))
+                };
                 let log: Vec<(i64, i64)> = match self.json.get("snapshot-log") {
-                    Some(Value::Array(log)) => log
-                        .iter()
-                        .filter_map(|e| {
-                            Some((
-                                e.get("timestamp-ms")?.as_i64()?,
-                                e.get("snapshot-id")?.as_i64()?,
-                            ))
-                        })
-                        .collect(),
-                    _ => self
-                        .snapshots()
-                        .iter()
-                        .filter_map(|s| {
-                            Some((
-                                s.get("timestamp-ms")?.as_i64()?,
-                                s.get("snapshot-id")?.as_i64()?,
-                            ))
-                        })
-                        .collect(),
+                    Some(Value::Array(log)) => log.iter().filter_map(entry).collect(),
+                    _ => self.snapshots().iter().filter_map(entry).collect(),
                 };
                 let found = log
                     .iter()

@@ -167,13 +167,7 @@ fn partitioned_last(
         }
     }
     if !partitions.is_empty() && partitions.len() == fields.len() {
-        return Err(analysis(
-            "ALL_PARTITION_COLUMNS_NOT_ALLOWED",
-            "KD005",
-            "Cannot use all columns for partition columns.".into(),
-            vec![],
-        )
-        .into());
+        return Err(SparkError::all_partition_columns().into());
     }
     let names = partitions.iter().map(|f| f.name().clone()).collect();
     let mut ordered: Vec<Field> = fields
