@@ -234,9 +234,10 @@ pub fn describe_database(
             false,
             rows.iter().map(|(k, _)| Some(k.to_string())).collect(),
         ),
+        // (Spark's DESCRIBE NAMESPACE calls its values nullable, its names not.)
         (
             "info_value",
-            false,
+            true,
             rows.into_iter().map(|(_, v)| Some(v)).collect(),
         ),
     ])
