@@ -31,6 +31,47 @@ fn instants(array: &ArrayRef) -> Result<ArrayRef> {
     )?)
 }
 
+/// The Spark pattern of each row (a function's second argument, if it has one), turned into
+/// chrono's once per distinct pattern.
+struct RowPatterns {
+    patterns: Option<ArrayRef>,
+    chrono_of: std::collections::HashMap<String, String>,
+    /// Patterns for parsing text (Spark refuses some letters there).
+    parsing: bool,
+}
+
+impl RowPatterns {
+    fn new(arrays: &[ArrayRef], parsing: bool) -> Result<Self> {
+        Ok(Self {
+            patterns: match arrays.get(1) {
+                Some(_) => Some(strings(arrays, 1)?),
+                None => None,
+            },
+            chrono_of: Default::default(),
+            parsing,
+        })
+    }
+
+    /// Row `i`'s chrono pattern: `literal` (already chrono's) without a pattern argument, None
+    /// where the row's pattern is NULL; a pattern Spark refuses fails the query.
+    fn at<'a>(&'a mut self, i: usize, literal: &'a str) -> Result<Option<&'a str>> {
+        let Some(patterns) = &self.patterns else {
+            return Ok(Some(literal));
+        };
+        let patterns = patterns.as_string::<i32>();
+        if patterns.is_null(i) {
+            return Ok(None);
+        }
+        let spark = patterns.value(i);
+        if !self.chrono_of.contains_key(spark) {
+            let chrono = crate::functions::pattern::chrono_pattern_for(spark, self.parsing)
+                .map_err(|e| to_datafusion(e.into_spark()))?;
+            self.chrono_of.insert(spark.to_string(), chrono);
+        }
+        Ok(self.chrono_of.get(spark).map(String::as_str))
+    }
+}
+
 /// `date_format(x, pattern)`: `pattern` the chrono pattern of a literal, or, with a second
 /// array, each row's Spark pattern (a NULL pattern gives NULL).
 pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -> Result<ArrayRef> {
@@ -38,27 +79,7 @@ pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -
         return internal_err!("date_format without a value");
     };
     let tz = zone(time_zone)?;
-    let row_patterns = match arrays.get(1) {
-        Some(_) => Some(strings(arrays, 1)?),
-        None => None,
-    };
-    let row_patterns = row_patterns.as_ref().map(|p| p.as_string::<i32>());
-    let mut chrono_of: std::collections::HashMap<String, String> = Default::default();
-    let mut pattern_at = |i: usize| -> Result<Option<String>> {
-        let Some(patterns) = row_patterns else {
-            return Ok(Some(pattern.to_string()));
-        };
-        if patterns.is_null(i) {
-            return Ok(None);
-        }
-        let spark = patterns.value(i);
-        if !chrono_of.contains_key(spark) {
-            let chrono = crate::functions::pattern::chrono_pattern(spark)
-                .map_err(|e| to_datafusion(e.into_spark()))?;
-            chrono_of.insert(spark.to_string(), chrono);
-        }
-        Ok(chrono_of.get(spark).cloned())
-    };
+    let mut row_patterns = RowPatterns::new(arrays, false)?;
     // The instant of each row (a date's midnight in the zone: a date has no zone).
     let micros: Vec<Option<i64>> = if let DataType::Date32 = values.data_type() {
         let dates = values.as_primitive::<Date32Type>();
@@ -83,8 +104,8 @@ pub(super) fn date_format(arrays: &[ArrayRef], time_zone: &str, pattern: &str) -
     };
     let mut out = StringBuilder::with_capacity(micros.len(), micros.len() * 20);
     for (i, at) in micros.into_iter().enumerate() {
-        match (at, pattern_at(i)?) {
-            (Some(at), Some(pattern)) => out.append_value(format_instant(at, tz, &pattern)?),
+        match (at, row_patterns.at(i, pattern)?) {
+            (Some(at), Some(pattern)) => out.append_value(format_instant(at, tz, pattern)?),
             _ => out.append_null(),
         }
     }
@@ -221,12 +242,7 @@ pub(super) fn parse(
     let text = strings(arrays, 0)?;
     let text = text.as_string::<i32>();
     let tz = zone(time_zone)?;
-    let row_patterns = match arrays.get(1) {
-        Some(_) => Some(strings(arrays, 1)?),
-        None => None,
-    };
-    let row_patterns = row_patterns.as_ref().map(|p| p.as_string::<i32>());
-    let mut chrono_of: std::collections::HashMap<String, String> = Default::default();
+    let mut row_patterns = RowPatterns::new(arrays, true)?;
     let try_function = match target {
         ParseTarget::Date => "try_to_date",
         _ => "try_to_timestamp",
@@ -236,18 +252,8 @@ pub(super) fn parse(
         if text.is_null(i) {
             return Ok(None);
         }
-        let pattern = match row_patterns {
-            None => pattern,
-            Some(p) if p.is_null(i) => return Ok(None),
-            Some(p) => {
-                let spark = p.value(i);
-                if !chrono_of.contains_key(spark) {
-                    let chrono = crate::functions::pattern::chrono_pattern_for(spark, true)
-                        .map_err(|e| to_datafusion(e.into_spark()))?;
-                    chrono_of.insert(spark.to_string(), chrono);
-                }
-                chrono_of.get(spark).map(String::as_str).unwrap_or_default()
-            }
+        let Some(pattern) = row_patterns.at(i, pattern)? else {
+            return Ok(None);
         };
         match read_with(text.value(i), pattern, tz) {
             None if fail => Err(cannot_parse(text.value(i), try_function)),
