@@ -617,23 +617,20 @@ pub fn scan(
             )));
         }
         let local = file_path(&file.path)?;
-        let names: Vec<Option<String>> = if stable {
+        // A file's columns by field id, unless every file names them as the table does (or
+        // the file has no ids).
+        let by_id = match stable {
+            true => HashMap::new(),
+            false => file_field_names(&local)?,
+        };
+        let names: Vec<Option<String>> = if by_id.is_empty() {
             schema
                 .fields()
                 .iter()
                 .map(|f| Some(f.name().clone()))
                 .collect()
         } else {
-            let by_id = file_field_names(&local)?;
-            if by_id.is_empty() {
-                schema
-                    .fields()
-                    .iter()
-                    .map(|f| Some(f.name().clone()))
-                    .collect()
-            } else {
-                ids.iter().map(|id| by_id.get(id).cloned()).collect()
-            }
+            ids.iter().map(|id| by_id.get(id).cloned()).collect()
         };
         let location = object_store::path::Path::from_absolute_path(&local)
             .map_err(|e| invalid(format!("bad Iceberg data file path: {e}")))?;
