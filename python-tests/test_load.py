@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from answers import normalize
 import tpch
 from conftest import new_session
 
@@ -60,7 +61,7 @@ def answers(spark, i):
         ],
     }
     for q in QUERIES:
-        out[f"q{q}"] = tpch.normalize(spark.sql(tpch.query(q)).collect())
+        out[f"q{q}"] = normalize(spark.sql(tpch.query(q)).collect())
     return out
 
 
