@@ -2,6 +2,7 @@
 complete and readable, with no partial files visible; the next server reads them. Runs in every
 mode of ``--ember-modes`` (not against real Spark, which deletes the old files first)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -101,3 +102,66 @@ def test_kill_mid_write_keeps_previous_data(request, ember_mode, tmp_path, mode_
         spark.stop()
     finally:
         restarted.stop()
+
+
+def _stage_new_version(spark, tmp_path, fmt, partitioned):
+    """The files of a write of ids 100..104 in ``fmt``, written elsewhere by Ember, as the
+    ``out/`` directory of a staging directory next to ``table``."""
+    staging = tmp_path / ".table.ember-staging-0123456789abcdef"
+    source = tmp_path / "new-version"
+    writer = spark.range(100, 105).selectExpr("id", "id % 3 AS p").write.mode("overwrite")
+    if partitioned:
+        writer = writer.partitionBy("p")
+    writer.format(fmt).option("header", True).save(str(source))
+    staging.mkdir()
+    os.rename(source, staging / "out")
+    return staging
+
+
+def _journal(tmp_path, renames, delete):
+    (tmp_path / ".table.ember-commit").write_text(
+        json.dumps({"renames": [[str(a), str(b)] for a, b in renames], "delete": [str(d) for d in delete]})
+    )
+
+
+def _everything(path: Path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.mark.parametrize("kind", ["overwrite", "append"])
+def test_a_read_sees_an_interrupted_commit_whole_and_finishes_it_when_it_runs(spark, tmp_path, kind):
+    """A crash in the middle of publishing a commit (its journal written, some renames done):
+    planning a read (the schema) lists what the commit publishes and changes nothing; running
+    the read finishes the commit first (a read-only listing, recovery where the read executes)."""
+    target = tmp_path / "table"
+    fmt, partitioned = ("parquet", True) if kind == "overwrite" else ("csv", False)
+    old = spark.range(10).selectExpr("id", "id % 3 AS p").write.option("header", True)
+    (old.partitionBy("p") if partitioned else old).format(fmt).save(str(target))
+    staging = _stage_new_version(spark, tmp_path, fmt, partitioned)
+    out = staging / "out"
+    if kind == "overwrite":
+        # Crashed between the renames: the previous contents moved to the backup, the new
+        # ones not in place yet: nothing at the target.
+        backup = staging / "previous"
+        _journal(tmp_path, [(target, backup), (out, target)], [staging])
+        os.rename(target, backup)
+        want = list(range(100, 105))
+    else:
+        # Crashed after the first of the appended files was moved into the target.
+        files = sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith("_"))
+        assert len(files) >= 2, files
+        _journal(tmp_path, [(f, target / f.relative_to(out)) for f in files], [staging])
+        os.rename(files[0], target / files[0].relative_to(out))
+        want = list(range(10)) + list(range(100, 105))
+    before = _everything(tmp_path)
+
+    df = spark.read.format(fmt).option("header", True).option("inferSchema", True).load(str(target))
+    id_type = "int" if fmt == "csv" else "bigint"
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [("id", id_type), ("p", "int")]
+    assert _everything(tmp_path) == before, "planning the read changed the file system"
+
+    assert sorted(r.id for r in df.select("id").collect()) == want
+    assert not (tmp_path / ".table.ember-commit").exists(), "the read did not finish the commit"
+    assert not staging.exists()
+    again = spark.read.format(fmt).option("header", True).load(str(target))
+    assert sorted(int(r.id) for r in again.collect()) == want

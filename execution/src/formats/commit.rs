@@ -13,10 +13,11 @@
 //!    target; append: each file into the target) and what to delete afterwards;
 //! 3. it applies the journal and deletes it.
 //!
-//! Until step 2 the target is untouched; after it, [`recover`] (run before every read or
-//! write of the target) finishes an interrupted commit. So a write that fails, or a process
-//! killed at any point, leaves either the previous contents or the new ones, complete, and
-//! never partial files.
+//! Until step 2 the target is untouched; after it, [`recover`] (run before every write of the
+//! target, and by a read's scan when the query runs) finishes an interrupted commit, while
+//! [`published`] lists what it publishes without changing anything (a read being planned).
+//! So a write that fails, or a process killed at any point, leaves either the previous
+//! contents or the new ones, complete, and never partial files.
 
 use std::path::{Path as FsPath, PathBuf};
 
@@ -267,30 +268,57 @@ fn list_files(dir: &FsPath) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Apply a commit journal: each rename whose source is still there, then the deletions.
-/// Safe to run again after a crash at any point.
-fn apply_journal(path: &FsPath) -> Result<()> {
+/// A journal's renames (from, to), in order, and the directories it deletes.
+type Journal = (Vec<(PathBuf, PathBuf)>, Vec<PathBuf>);
+
+/// The renames and deletions of the journal at `path`.
+fn read_journal(path: &FsPath) -> Result<Journal> {
     let text = std::fs::read_to_string(path).map_err(|e| io(e, "read", path))?;
     let journal: Value = serde_json::from_str(&text).map_err(|e| {
         DataFusionError::Execution(format!("bad commit journal {}: {e}", path.display()))
     })?;
     let as_path = |v: &Value| v.as_str().map(PathBuf::from);
-    for pair in journal["renames"].as_array().into_iter().flatten() {
-        let (Some(from), Some(to)) = (as_path(&pair[0]), as_path(&pair[1])) else {
+    let renames = journal["renames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|pair| Some((as_path(&pair[0])?, as_path(&pair[1])?)))
+        .collect();
+    let delete = journal["delete"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(as_path)
+        .collect();
+    Ok((renames, delete))
+}
+
+/// Commits of this process apply journals one at a time (a writer publishing its commit and a
+/// read finishing the same one must not race).
+static APPLYING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Apply a commit journal: each rename not done yet (its source is there, its destination
+/// not), then the deletions. Safe to run again after a crash at any point, and a no-op once
+/// the journal is gone.
+fn apply_journal(path: &FsPath) -> Result<()> {
+    let _one_at_a_time = APPLYING.lock().unwrap_or_else(|e| e.into_inner());
+    if !path.exists() {
+        return Ok(()); // applied meanwhile
+    }
+    let (renames, delete) = read_journal(path)?;
+    for (from, to) in renames {
+        // Done before a crash: an overwrite's backup rename, say, left its source (the
+        // target) in place again once the new contents were renamed there.
+        if !from.exists() || to.exists() {
             continue;
-        };
-        if !from.exists() {
-            continue; // already done
         }
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io(e, "create", parent))?;
         }
         std::fs::rename(&from, &to).map_err(|e| io(e, "move", &from))?;
     }
-    for dir in journal["delete"].as_array().into_iter().flatten() {
-        if let Some(dir) = as_path(dir)
-            && dir.exists()
-        {
+    for dir in delete {
+        if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| io(e, "delete", &dir))?;
         }
     }
@@ -307,6 +335,65 @@ pub fn recover(target: &FsPath) -> Result<()> {
         apply_journal(&path)?;
     }
     Ok(())
+}
+
+/// What `target` holds once an interrupted commit to it is finished, without changing
+/// anything: `None` when no commit is unfinished, else every file that will be under
+/// `target` (hidden ones too) with the place it is now. [`recover`] finishes the commit.
+pub fn published(target: &FsPath) -> Result<Option<Vec<(PathBuf, PathBuf)>>> {
+    let Ok(path) = journal_path(target) else {
+        return Ok(None);
+    };
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (renames, _) = match read_journal(&path) {
+        Ok(journal) => journal,
+        // Finished meanwhile.
+        Err(_) if !path.exists() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    // Every file a rename may move or find in its way, and the target's: where it will be ->
+    // where it is.
+    let mut files: std::collections::BTreeMap<PathBuf, PathBuf> = Default::default();
+    let target = target.to_path_buf();
+    for root in renames
+        .iter()
+        .flat_map(|(from, to)| [from, to])
+        .chain([&target])
+    {
+        if root.is_dir() {
+            files.extend(list_files(root)?.into_iter().map(|f| (f.clone(), f)));
+        } else if root.exists() {
+            files.insert(root.clone(), root.clone());
+        }
+    }
+    // The files at or under `p` (contiguous in the order of paths, by component).
+    let under = |files: &std::collections::BTreeMap<PathBuf, PathBuf>, p: &FsPath| {
+        files
+            .range(p.to_path_buf()..)
+            .take_while(|(f, _)| f.starts_with(p))
+            .map(|(f, now)| (f.clone(), now.clone()))
+            .collect::<Vec<_>>()
+    };
+    // The renames as `apply_journal` does them, on the paths the files will have.
+    for (from, to) in &renames {
+        let moved = under(&files, from);
+        if moved.is_empty() || !under(&files, to).is_empty() {
+            continue;
+        }
+        for (file, now) in moved {
+            files.remove(&file);
+            let rest = file.strip_prefix(from).unwrap_or(FsPath::new(""));
+            let file = if rest.as_os_str().is_empty() {
+                to.clone()
+            } else {
+                to.join(rest)
+            };
+            files.insert(file, now);
+        }
+    }
+    Ok(Some(under(&files, &target)))
 }
 
 #[cfg(test)]
@@ -442,5 +529,78 @@ pub(crate) mod tests {
         assert_eq!(files(&target), ["new.csv"]);
         assert!(!staging.exists());
         assert!(!journal_path(&target).unwrap().exists());
+    }
+
+    #[test]
+    fn an_overwrite_interrupted_after_its_renames_finishes() {
+        let root = temp();
+        let target = root.join("t");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("old.csv"), "old").unwrap();
+        interrupted_overwrite(&target, &["new.csv"]);
+        // The second rename done too; only the deletions are left.
+        let staging = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".ember-staging-"))
+            .unwrap();
+        std::fs::rename(staging.join("out"), &target).unwrap();
+        let view = published(&target).unwrap().unwrap();
+        assert_eq!(
+            view,
+            [(target.join("new.csv"), target.join("new.csv"))],
+            "{view:?}"
+        );
+        recover(&target).unwrap();
+        assert_eq!(files(&target), ["new.csv"]);
+        assert!(!staging.exists());
+        assert_eq!(published(&target).unwrap(), None);
+    }
+
+    #[test]
+    fn the_published_view_changes_nothing() {
+        let root = temp();
+        let target = root.join("t");
+        let write = StagedWrite::create(&target).unwrap();
+        stage(&write, 0, "a", true, "k=1/a.csv");
+        stage(&write, 1, "a", true, "k=2/b.csv");
+        write.commit(CommitMode::Overwrite).unwrap();
+        assert_eq!(published(&target).unwrap(), None);
+
+        // An overwrite of partition k=2 interrupted before any rename, then one interrupted
+        // between its renames.
+        for renamed in [false, true] {
+            let write = StagedWrite::create(&target).unwrap();
+            let out = write.staging.join("out");
+            std::fs::create_dir_all(out.join("k=2")).unwrap();
+            std::fs::write(out.join("k=2/c.csv"), "c").unwrap();
+            let backup = write.staging.join("previous-0");
+            let journal = json!({
+                "renames": [[target.join("k=2"), &backup], [out.join("k=2"), target.join("k=2")]],
+                "delete": [&write.staging],
+            });
+            std::fs::write(journal_path(&target).unwrap(), journal.to_string()).unwrap();
+            if renamed {
+                std::fs::rename(target.join("k=2"), &backup).unwrap();
+            }
+            let before = files(&root);
+            let view = published(&target).unwrap().unwrap();
+            assert_eq!(files(&root), before, "the view changed the file system");
+            assert_eq!(
+                view,
+                [
+                    (target.join("_SUCCESS"), target.join("_SUCCESS")),
+                    (target.join("k=1/a.csv"), target.join("k=1/a.csv")),
+                    (target.join("k=2/c.csv"), out.join("k=2/c.csv")),
+                ]
+            );
+            let mut write = write;
+            write.published = true;
+            recover(&target).unwrap();
+            assert_eq!(files(&target), ["_SUCCESS", "k=1/a.csv", "k=2/c.csv"]);
+            // Back to the state before, for the next round.
+            std::fs::remove_file(target.join("k=2/c.csv")).unwrap();
+            std::fs::write(target.join("k=2/b.csv"), "a").unwrap();
+        }
     }
 }

@@ -2,13 +2,14 @@
 //! `_` or `.` are hidden: `_SUCCESS`, checksums, staging directories), Hive-style partition
 //! directories `col=value` and the Spark types of their values.
 //!
-//! Listing is the read side of the commit protocol: a directory whose last write was
-//! interrupted after its commit was published is first rolled forward ([`super::commit`],
-//! [`super::object_commit`]), so a read sees the previous contents or the new ones, whole. It
-//! is the only place a read changes the file system, and the planner reaches it only through
-//! [`list_path`] and [`list_object_path`].
+//! Listing is the read side of the commit protocol, and it changes nothing: a directory whose
+//! last write was interrupted after its commit was published is listed as the commit leaves
+//! it ([`super::commit::published`], [`super::object_commit::published`]), so a read sees the
+//! previous contents or the new ones, whole. The commit is finished ([`finish`]) where the
+//! read executes, before its files are opened.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use arrow::datatypes::DataType;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -27,6 +28,45 @@ pub struct Listing {
     pub file_partitions: Vec<Vec<String>>,
     /// Partition columns in directory order, with every (unescaped) value seen.
     pub partitions: Vec<(String, Vec<Option<String>>)>,
+    /// A commit to the listed path that a crash interrupted: `files` are the files it
+    /// publishes, and [`finish`] must run before they are opened.
+    pub unfinished: Option<Unfinished>,
+    /// Until then, where the files of `files` that are not in place yet are (for reads while
+    /// planning, such as schema inference).
+    pub moved: HashMap<String, String>,
+}
+
+/// The target of a commit that a crash interrupted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unfinished {
+    /// A local directory (absolute).
+    Local(PathBuf),
+    /// A prefix of the object store at `store_url` (`s3a://bucket/`).
+    Object {
+        store_url: String,
+        target: object_store::path::Path,
+    },
+}
+
+/// Finish the interrupted commit (see [`super::commit`], [`super::object_commit`]); a no-op
+/// when it was finished meanwhile.
+pub async fn finish(
+    unfinished: &Unfinished,
+    runtime: &datafusion::execution::runtime_env::RuntimeEnv,
+) -> datafusion::common::Result<()> {
+    match unfinished {
+        Unfinished::Local(target) => {
+            let target = target.clone();
+            tokio::task::spawn_blocking(move || super::commit::recover(&target))
+                .await
+                .map_err(|e| datafusion::common::DataFusionError::External(Box::new(e)))?
+        }
+        Unfinished::Object { store_url, target } => {
+            let url = datafusion::execution::object_store::ObjectStoreUrl::parse(store_url)?;
+            let store = runtime.object_store(&url)?;
+            super::object_commit::recover(store.as_ref(), target).await
+        }
+    }
 }
 
 pub fn hidden(name: &str) -> bool {
@@ -87,6 +127,33 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
+    /// A file at `relative` (path components) under the root, unless a component is hidden.
+    fn add_relative(&mut self, file: String, relative: &[String]) -> SparkResult<()> {
+        let Some((_, dirs)) = relative.split_last() else {
+            return Ok(());
+        };
+        if relative.iter().any(|p| hidden(p)) {
+            return Ok(());
+        }
+        let parts: Parts = dirs.iter().filter_map(|d| partition_dir(d)).collect();
+        self.add(file, &parts)
+    }
+
+    /// The files an unfinished commit to the root publishes: (where each will be, where it
+    /// is now, its path components under the root).
+    fn add_published(
+        &mut self,
+        view: impl IntoIterator<Item = (String, String, Vec<String>)>,
+    ) -> SparkResult<()> {
+        for (file, now, relative) in view {
+            if now != file {
+                self.listing.moved.insert(file.clone(), now);
+            }
+            self.add_relative(file, &relative)?;
+        }
+        Ok(())
+    }
+
     fn finish(mut self) -> Listing {
         self.listing.partitions = self
             .columns
@@ -126,10 +193,27 @@ pub enum LocalPath {
     Missing,
 }
 
-/// The file or directory at `path` (absolute), an interrupted commit to it finished first (an
-/// overwrite interrupted between its renames leaves no directory at `path` until then).
+/// The file or directory at `path` (absolute); a directory with an interrupted commit as the
+/// commit leaves it (an overwrite interrupted between its renames leaves no directory at
+/// `path` until it is finished).
 pub fn list_path(path: &Path) -> SparkResult<LocalPath> {
-    super::commit::recover(path)?;
+    if let Some(view) = super::commit::published(path)? {
+        let root = path.display().to_string();
+        let mut collector = Collector::new(&root);
+        collector.add_published(view.into_iter().filter_map(|(file, now)| {
+            let relative = file
+                .strip_prefix(path)
+                .ok()?
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect();
+            let text = |p: &Path| p.to_string_lossy().to_string();
+            Some((text(&file), text(&now), relative))
+        }))?;
+        let mut listing = collector.finish();
+        listing.unfinished = Some(Unfinished::Local(path.to_path_buf()));
+        return Ok(LocalPath::Directory(listing));
+    }
     if !path.exists() {
         return Ok(LocalPath::Missing);
     }
@@ -150,8 +234,8 @@ pub enum ObjectPath {
 }
 
 /// The object or objects at `prefix` of `store` (whose URL is `store_url`, `s3a://bucket/`),
-/// an interrupted commit to it finished first; `directory`: the path ends in `/`, so it names
-/// no single object.
+/// with an interrupted commit as the commit leaves them; `directory`: the path ends in `/`,
+/// so it names no single object.
 pub async fn list_object_path(
     store: &dyn object_store::ObjectStore,
     store_url: &str,
@@ -159,7 +243,24 @@ pub async fn list_object_path(
     directory: bool,
 ) -> SparkResult<ObjectPath> {
     use object_store::ObjectStoreExt as _;
-    super::object_commit::recover(store, prefix).await?;
+    if let Some(view) = super::object_commit::published(store, prefix).await? {
+        let root = format!("{store_url}{prefix}");
+        let mut collector = Collector::new(&root);
+        collector.add_published(view.into_iter().filter_map(|(object, now)| {
+            let relative = object.prefix_match(prefix)?.map(|p| p.as_ref().to_string());
+            Some((
+                format!("{store_url}{object}"),
+                format!("{store_url}{now}"),
+                relative.collect(),
+            ))
+        }))?;
+        let mut listing = collector.finish();
+        listing.unfinished = Some(Unfinished::Object {
+            store_url: store_url.to_string(),
+            target: prefix.clone(),
+        });
+        return Ok(ObjectPath::Directory(listing));
+    }
     if !directory && store.head(prefix).await.is_ok() {
         return Ok(ObjectPath::Object);
     }
@@ -186,14 +287,7 @@ fn list_objects(
             continue;
         };
         let relative: Vec<String> = relative.map(|p| p.as_ref().to_string()).collect();
-        let Some((_, dirs)) = relative.split_last() else {
-            continue;
-        };
-        if relative.iter().any(|p| hidden(p)) {
-            continue;
-        }
-        let parts: Parts = dirs.iter().filter_map(|d| partition_dir(d)).collect();
-        collector.add(format!("{store_url}{object}"), &parts)?;
+        collector.add_relative(format!("{store_url}{object}"), &relative)?;
     }
     Ok(collector.finish())
 }
@@ -267,8 +361,8 @@ mod tests {
         v.iter().map(|s| Some(s.to_string())).collect()
     }
 
-    #[test]
-    fn a_listing_rolls_an_interrupted_overwrite_forward() {
+    #[tokio::test]
+    async fn a_listing_shows_an_interrupted_overwrite_and_changes_nothing() {
         let root =
             std::env::temp_dir().join(format!("ember-listing-{}", uuid::Uuid::new_v4().simple()));
         let target = root.join("t");
@@ -279,16 +373,28 @@ mod tests {
         super::super::commit::tests::interrupted_overwrite(&target, &["k=2/new.csv"]);
         assert!(!target.exists());
         let LocalPath::Directory(listing) = list_path(&target).unwrap() else {
-            panic!("the directory was not rolled forward");
+            panic!("the published view was not listed");
         };
-        assert_eq!(
-            listing.files,
-            [target.join("k=2/new.csv").display().to_string()]
-        );
+        assert!(!target.exists(), "the listing finished the commit");
+        let new = target.join("k=2/new.csv").display().to_string();
+        assert_eq!(listing.files, std::slice::from_ref(&new));
         assert_eq!(
             listing.partitions,
             [("k".to_string(), vec![Some("2".to_string())])]
         );
+        let now = &listing.moved[&new];
+        assert!(now.contains(".ember-staging-") && now.ends_with("/out/k=2/new.csv"));
+        assert_eq!(listing.unfinished, Some(Unfinished::Local(target.clone())));
+        // Where the read executes.
+        let runtime = datafusion::execution::runtime_env::RuntimeEnv::default();
+        finish(listing.unfinished.as_ref().unwrap(), &runtime)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&new).unwrap(), "k=2/new.csv");
+        let LocalPath::Directory(listing) = list_path(&target).unwrap() else {
+            panic!("the directory is gone");
+        };
+        assert_eq!((listing.files, listing.unfinished), (vec![new], None));
         assert!(matches!(
             list_path(&root.join("missing")).unwrap(),
             LocalPath::Missing

@@ -12,7 +12,8 @@
 //!   protocol that publishes a write atomically and finishes an interrupted one;
 //! - [`storage`]: the object store registry and compression by file name;
 //! - [`partition`]: Hive-style `col=value` directory names, [`listing`] what a directory
-//!   holds (data files, partition columns; the commit protocol's roll-forward first);
+//!   holds (data files, partition columns; a directory whose commit a crash interrupted as
+//!   the commit leaves it, read-only);
 //! - [`source`]: the reader skeleton Ember's text-based readers share.
 //!
 //! The planner chooses a format and turns Spark's options into the format's options

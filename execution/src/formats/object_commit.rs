@@ -14,10 +14,12 @@
 //!    `_SUCCESS`, deletes the staging objects and finally the journal.
 //!
 //! Until step 2 the target is untouched, so a failed write leaves the previous objects
-//! intact. After it, [`recover`] (run before every read or write of the target) finishes an
-//! interrupted commit: every step is idempotent, and staging objects are deleted only after
-//! every copy. Unlike a local rename, the steps are not one atomic switch: a reader running
-//! during a commit may see new and previous objects together, as with Spark's S3A committers.
+//! intact. After it, [`recover`] (run before every write of the target, and by a read's scan
+//! when the query runs) finishes an interrupted commit: every step is idempotent, and staging
+//! objects are deleted only after every copy; [`published`] lists what the commit publishes
+//! without changing anything. Unlike a local rename, the steps are not one atomic switch: a
+//! reader running during a commit may see new and previous objects together, as with Spark's
+//! S3A committers.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -278,6 +280,55 @@ pub async fn recover(store: &dyn ObjectStore, target: &Path) -> Result<()> {
     }
 }
 
+/// What `target` holds once an interrupted commit to it is finished, without changing
+/// anything: `None` when no commit is unfinished, else every object that will be under
+/// `target` with the place it is now (a staged object until its copy is done). [`recover`]
+/// finishes the commit.
+pub async fn published(
+    store: &dyn ObjectStore,
+    target: &Path,
+) -> Result<Option<Vec<(Path, Path)>>> {
+    let Ok(path) = sibling(target, "commit") else {
+        return Ok(None);
+    };
+    let bytes = match store.get(&path).await {
+        Ok(got) => got.bytes().await,
+        Err(e) => Err(e),
+    };
+    let bytes = match bytes {
+        Ok(bytes) => bytes,
+        Err(object_store::Error::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(store_error(e, "read", &path)),
+    };
+    let journal: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| DataFusionError::Execution(format!("bad commit journal {path}: {e}")))?;
+    let as_path = |v: &Value| v.as_str().map(Path::from);
+    let mut objects: BTreeMap<Path, Path> = list_objects(store, target)
+        .await?
+        .into_iter()
+        .map(|o| (o.clone(), o))
+        .collect();
+    // The previous objects an overwrite deletes (once every copy is done), then the copies.
+    let copies: Vec<(Path, Path)> = journal["copies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|pair| Some((as_path(&pair[0])?, as_path(&pair[1])?)))
+        .collect();
+    let destinations: HashSet<&Path> = copies.iter().map(|(_, to)| to).collect();
+    for old in journal["delete"].as_array().into_iter().flatten() {
+        if let Some(old) = as_path(old)
+            && !destinations.contains(&old)
+        {
+            objects.remove(&old);
+        }
+    }
+    for (from, to) in copies {
+        objects.entry(to).or_insert(from);
+    }
+    Ok(Some(objects.into_iter().collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use object_store::memory::InMemory;
@@ -372,8 +423,6 @@ mod tests {
         let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
         put(store.as_ref(), "t/old").await;
         put(store.as_ref(), ".t.ember-staging-1/task-00000-a/new").await;
-        // The crash came after the journal and the copy, before anything was deleted.
-        put(store.as_ref(), "t/new").await;
         let journal = json!({
             "copies": [[".t.ember-staging-1/task-00000-a/new", "t/new"]],
             "delete": ["t/old"],
@@ -387,8 +436,29 @@ mod tests {
             )
             .await
             .unwrap();
+        let view = |store: Arc<dyn ObjectStore>| async move {
+            published(store.as_ref(), &Path::from("t"))
+                .await
+                .unwrap()
+                .map(|v| {
+                    v.iter()
+                        .map(|(to, now)| format!("{to} <- {now}"))
+                        .collect::<Vec<_>>()
+                })
+        };
+        // The crash came after the journal: the new object is still staged.
+        let before = names(store.as_ref(), "").await;
+        assert_eq!(
+            view(store.clone()).await.unwrap(),
+            ["t/new <- .t.ember-staging-1/task-00000-a/new"]
+        );
+        assert_eq!(names(store.as_ref(), "").await, before);
+        // The crash came after the copy, before anything was deleted.
+        put(store.as_ref(), "t/new").await;
+        assert_eq!(view(store.clone()).await.unwrap(), ["t/new <- t/new"]);
         recover(store.as_ref(), &Path::from("t")).await.unwrap();
         assert_eq!(names(store.as_ref(), "").await, ["t/_SUCCESS", "t/new"]);
+        assert_eq!(view(store.clone()).await, None);
         // Nothing to do the second time.
         recover(store.as_ref(), &Path::from("t")).await.unwrap();
     }

@@ -25,6 +25,7 @@ mod parsed;
 pub mod range;
 pub use parsed::ParsedColumn;
 pub mod text;
+pub mod unfinished;
 pub mod write;
 
 pub use ember_execution::formats::{MalformedMode, csv, json, orc, xml};
@@ -36,6 +37,7 @@ use ember_execution::formats::spark_schema;
 use crate::error::{ErrorKind, PlanError, PlanResult, SparkError};
 use crate::spec::DataSource;
 use crate::types;
+use unfinished::FinishingCommits;
 
 /// Run an async step of planning (listing files, reading footers) from synchronous code on
 /// a multi-threaded Tokio runtime.
@@ -181,6 +183,10 @@ struct Sources {
     partitions: Vec<(String, Vec<Option<String>>)>,
     /// Some directory has partition columns (DataFusion lists those directories again).
     partitioned: bool,
+    /// Commits to listed directories that a crash interrupted: the scan finishes them.
+    unfinished: Vec<listing::Unfinished>,
+    /// Where files of `files` are until then (see [`Sources::readable`]).
+    moved: std::collections::HashMap<String, String>,
 }
 
 impl Sources {
@@ -214,7 +220,28 @@ impl Sources {
         }
         self.files.extend(listing.files);
         self.file_partitions.extend(listing.file_partitions);
+        self.unfinished.extend(listing.unfinished);
+        self.moved.extend(listing.moved);
         Ok(())
+    }
+
+    /// Where `file` (one of `files`) can be read while planning: its place now, which an
+    /// unfinished commit has not moved it from yet.
+    fn readable<'a>(&'a self, file: &'a str) -> &'a str {
+        self.moved.get(file).map_or(file, String::as_str)
+    }
+
+    /// The URLs that reads while planning (schema inference) take: `urls`, or with an
+    /// unfinished commit each file where it is now (DataFusion would list directories as
+    /// they are, not as the commit leaves them).
+    fn readable_urls(&self) -> PlanResult<Vec<ListingTableUrl>> {
+        if self.unfinished.is_empty() {
+            return Ok(self.urls.clone());
+        }
+        self.files
+            .iter()
+            .map(|f| file_url(self.readable(f)))
+            .collect()
     }
 
     /// A local path (plain, `file:` or `file://`): a glob, a file, or a directory listed.
@@ -375,11 +402,17 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         }
         sources.add_local_path(p)?;
     }
+    let readable_urls = sources.readable_urls()?;
+    let first_readable = match sources.files.first() {
+        Some(f) => Some(file_url(sources.readable(f))?),
+        None => None,
+    };
     let Sources {
         urls,
         files,
         partitions,
         partitioned,
+        unfinished,
         ..
     } = sources;
     let compression = {
@@ -476,8 +509,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         Some(s) if !s.trim().is_empty() => Arc::new(types::parse_schema(s, time_zone)?),
         _ => {
             let inferred = if merge_all {
-                let mut schemas = Vec::with_capacity(urls.len());
-                for url in &urls {
+                let mut schemas = Vec::with_capacity(readable_urls.len());
+                for url in &readable_urls {
                     schemas.push(
                         block_on(options.infer_schema(state, url))??
                             .as_ref()
@@ -492,8 +525,8 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                 }
             } else {
                 // One file gives the schema (like Spark's parquet footer, or a CSV header).
-                let first = match files.first() {
-                    Some(f) => file_url(f)?,
+                let first = match first_readable {
+                    Some(f) => f,
                     None => urls[0].clone(),
                 };
                 let single = ListingOptions::new(options.format.clone())
@@ -537,10 +570,15 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
                         .cloned()
                         .collect::<Vec<_>>(),
                 );
+                // (Files named one by one have no partition directories.)
+                let options = match unfinished.is_empty() {
+                    true => options.clone(),
+                    false => options.clone().with_table_partition_cols(vec![]),
+                };
                 schema = block_on(infer::infer_csv_schema(
                     state,
                     &options,
-                    &urls,
+                    &readable_urls,
                     &file_columns,
                     &infer::Formats {
                         date: date_format.clone(),
@@ -621,7 +659,7 @@ pub fn read(state: &SessionState, ds: &DataSource, time_zone: &str) -> PlanResul
         })
         .collect();
     Ok(FileRead {
-        provider: Arc::new(ListingTable::try_new(config)?),
+        provider: FinishingCommits::wrap(Arc::new(ListingTable::try_new(config)?), unfinished),
         partitions,
         parse,
         drop_malformed,
@@ -652,7 +690,8 @@ fn list_paths(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<S
     Ok(sources)
 }
 
-/// The files of a read that reads files whole (no partition directories).
+/// The files of a read that reads files whole (no partition directories), where they can be
+/// read while planning.
 fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<Vec<String>> {
     let sources = list_paths(state, ds, what)?;
     if !sources.partitions.is_empty() {
@@ -660,7 +699,11 @@ fn whole_files(state: &SessionState, ds: &DataSource, what: &str) -> PlanResult<
             "partitioned directories of {what}"
         )));
     }
-    Ok(sources.files)
+    Ok(sources
+        .files
+        .iter()
+        .map(|f| sources.readable(f).to_string())
+        .collect())
 }
 
 /// Whether the first MiB of the first (local, uncompressed) file of a JSON lines read has a

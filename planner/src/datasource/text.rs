@@ -149,6 +149,7 @@ pub(super) fn read_text(
             "text files with and without partition columns together".into(),
         ));
     }
+    let unfinished = sources.unfinished;
     let files = sources
         .files
         .into_iter()
@@ -162,7 +163,10 @@ pub(super) fn read_text(
     let timestamp = types::timestamp_type(time_zone);
     let names = partitions.iter().map(|(k, _)| k.clone()).collect();
     Ok(FileRead {
-        provider: Arc::new(TextTable::new(files, names, options)),
+        provider: super::unfinished::FinishingCommits::wrap(
+            Arc::new(TextTable::new(files, names, options)),
+            unfinished,
+        ),
         partitions: partitions
             .iter()
             .map(|(k, values)| {

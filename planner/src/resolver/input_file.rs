@@ -7,11 +7,15 @@
 //! the node's input gives: literals, or DataFusion's `input_file_name()`, which DataFusion's
 //! optimizer moves into the file scan below and the scan turns into each file's location.
 
+use std::sync::Arc;
+
+use datafusion::catalog::TableProvider;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::source_as_provider;
 use datafusion::logical_expr::{Expr, LogicalPlan, lit};
 
+use crate::datasource::unfinished::FinishingCommits;
 use crate::error::{PlanError, PlanResult};
 use crate::functions::native::input_file::{self, InputFileField};
 use crate::functions::native::{Native, NativeUdf};
@@ -121,16 +125,24 @@ fn input_files(node: &LogicalPlan) -> Files {
     union(inputs.into_iter().map(files_of))
 }
 
+/// The table a read scans (a read that finishes a crashed commit first wraps it).
+fn read_table(provider: &Arc<dyn TableProvider>) -> &dyn TableProvider {
+    match provider.downcast_ref::<FinishingCommits>() {
+        Some(finishing) => finishing.inner().as_ref(),
+        None => provider.as_ref(),
+    }
+}
+
 /// The files of the rows `plan` gives.
 fn files_of(plan: &LogicalPlan) -> Files {
     match plan {
         LogicalPlan::TableScan(scan) => match source_as_provider(&scan.source) {
-            Ok(provider) => match provider.downcast_ref::<ListingTable>() {
+            Ok(provider) => match read_table(&provider).downcast_ref::<ListingTable>() {
                 Some(table) => match table.table_paths().first() {
                     Some(url) => Files::Scan(url.object_store().as_str().to_string()),
                     None => Files::None,
                 },
-                None if provider
+                None if read_table(&provider)
                     .downcast_ref::<crate::datasource::text::TextTable>()
                     .is_some() =>
                 {
