@@ -139,6 +139,12 @@ SQL = {
     # A value whose cast fails is an error only where a row takes it.
     "untaken_branches": "SELECT if(false, 'x', DATE'2024-01-01') a, typeof(if(false, 'x', DATE'2024-01-01')) b, "
     "coalesce(DATE'2024-01-02', 'x') c, CASE WHEN false THEN CAST('x' AS DATE) ELSE DATE'2024-01-03' END d",
+    # Spark's CaseWhen is nullable where a value is (it never asks whether a branch can be
+    # taken); text compared with a number and a date to a TIMESTAMP_NTZ are casts that may fail.
+    "case_and_cast_nullability": "SELECT CASE WHEN id > 5 THEN 1 END a, CASE WHEN id IS NOT NULL THEN id ELSE 0 END b, "
+    "CASE WHEN false THEN NULL ELSE id END c, if(id > 1, id, NULL) d, nvl2(id, 1, 2) e, "
+    "CAST(DATE'2024-01-01' AS TIMESTAMP_NTZ) f, id = '1' g, '2' > id h, CAST(TIMESTAMP_NTZ'2024-01-01 10:00:00' AS DATE) i, "
+    "CASE id WHEN 1 THEN 'x' ELSE 'y' END j FROM range(3)",
     "untaken_branches_of_rows": "SELECT id, if(id > 100, 'x', DATE'2024-01-01') a, "
     "CASE WHEN id > 100 THEN CAST('y' AS INT) ELSE 7 END b FROM range(3)",
 }

@@ -41,6 +41,10 @@ pub enum Rule {
     /// In ANSI mode as `OfArguments` (a value it cannot read fails the query), else `Always`
     /// (such a value is NULL): Spark's parsing and date-time construction.
     OfArgumentsInAnsi,
+    /// NULL where a value it may answer is, or where no branch is taken and there is no
+    /// ELSE (`if`, `when`, `nvl2`; Spark's CaseWhen, which never asks whether a branch can
+    /// be taken).
+    OfBranches,
 }
 
 use Rule::*;
@@ -101,6 +105,9 @@ const RULES: &[(Rule, &[&str])] = &[
     ]),
     (OfFirst, &[
         "format_string", "printf", "concat_ws", "array_append", "array_prepend",
+    ]),
+    (OfBranches, &[
+        "if", "iff", "nvl2", "when",
     ]),
     (Never, &[
         "array", "map", "named_struct", "struct", "hash", "xxhash64", "isnull", "isnotnull",
@@ -213,6 +220,15 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
                 || ((!ansi || integer_literal)
                     && matches!(call.get_type(schema)?, DataType::Decimal128(..)))
         }
+        OfBranches => {
+            let values = branch_values(name, args);
+            let no_else = name == "when" && args.len() % 2 == 0;
+            let mut spark = no_else;
+            for v in values {
+                spark |= nullable(v)?;
+            }
+            spark
+        }
         OfFirst => match args.first() {
             Some(a) => nullable(a)?,
             None => false,
@@ -226,6 +242,37 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         }
     };
     with_nullability(call, spark, schema)
+}
+
+/// The values a conditional function answers: `if(c, a, b)`'s `a` and `b`, `nvl2(x, a, b)`'s,
+/// `when(c1, v1, c2, v2, ..., else)`'s values.
+fn branch_values<'a>(name: &str, args: &'a [Expr]) -> Vec<&'a Expr> {
+    match name {
+        "when" => {
+            let mut values: Vec<&Expr> = args.iter().skip(1).step_by(2).collect();
+            if args.len() % 2 == 1
+                && let Some(otherwise) = args.last()
+            {
+                values.push(otherwise);
+            }
+            values
+        }
+        _ => args.iter().skip(1).collect(),
+    }
+}
+
+/// `case` (a CASE expression), nullable as Spark's CaseWhen is: where a branch's value or the ELSE value may be
+/// NULL, or there is no ELSE (DataFusion leaves out branches it proves are never taken,
+/// `WHEN false THEN ...`).
+pub fn case(case: Expr, schema: &DFSchema) -> Result<Expr> {
+    let Expr::Case(c) = &case else {
+        return Ok(case);
+    };
+    let mut spark = c.else_expr.is_none();
+    for v in c.when_then_expr.iter().map(|(_, v)| v).chain(&c.else_expr) {
+        spark |= v.nullable(schema)?;
+    }
+    with_nullability(case, spark, schema)
 }
 
 /// `call`, an item of `array` (`element_at`, `get`, `array[index]`; `one_based` for
@@ -308,6 +355,11 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
     };
     match name {
         "hex" | "make_date" => any_fraction(args),
+        // (Text compared with a number, a date, ... is cast to its type.)
+        "=" | "==" | "<" | "<=" | ">" | ">=" | "!=" | "<>" => {
+            let other = |t: &DataType| !is_text(t) && !is_binary(t) && *t != DataType::Null;
+            Ok(any_of(args, &|t| is_text(t))? && any_of(args, &other)?)
+        }
         // (Spark's forms of binary values only, and of a TIME, call their value nullable.)
         "contains" | "startswith" | "endswith" => {
             Ok(!args.is_empty() && !any_of(args, &|t| !is_binary(t))?)
@@ -450,11 +502,13 @@ pub fn cast_may_fail(from: &DataType, to: &DataType) -> bool {
         (f, t) if text(f) && text(t) => false,
         (f, _) if text(f) => true,
         (_, t) if text(t) => false,
+        // (Spark's rules name TIMESTAMP, not TIMESTAMP_NTZ, for the casts between dates and
+        // timestamps that cannot fail.)
         (Timestamp(..), Int8 | Int16 | Int32) => true,
         (Float32 | Float64, Timestamp(..)) => true,
-        (Timestamp(..), Date32) => false,
+        (Timestamp(_, Some(_)), Date32) => false,
         (_, Date32) => true,
-        (Date32, Timestamp(..)) => false,
+        (Date32, Timestamp(_, Some(_))) => false,
         (Date32, _) => true,
         (_, Decimal128(p, s)) => !fits_decimal(from, *p, *s),
         (f, t) if fractional(f) && integral(t) => true,
@@ -617,6 +671,13 @@ mod tests {
         ));
         assert!(cast_may_fail(&DataType::Float64, &DataType::Int64));
         assert!(!cast_may_fail(&DataType::Int64, &DataType::Int32));
+        // Spark's rule names TIMESTAMP only: a date to a TIMESTAMP_NTZ and back may fail.
+        let ltz = DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, Some("UTC".into()));
+        let ntz = DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None);
+        assert!(!cast_may_fail(&DataType::Date32, &ltz));
+        assert!(!cast_may_fail(&ltz, &DataType::Date32));
+        assert!(cast_may_fail(&DataType::Date32, &ntz));
+        assert!(cast_may_fail(&ntz, &DataType::Date32));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use arrow::datatypes::DataType;
 use datafusion::common::DFSchema;
-use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
+use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
 use crate::error::PlanResult;
@@ -224,7 +224,7 @@ impl Resolver<'_> {
             let e = Expr::Column(column);
             exprs.push(match (target, interval) {
                 (Some(t), _) if field.data_type() != t && field.data_type() != &DataType::Null => {
-                    self.cast_to(e, t, crate::spec::CastMode::Default, &schema)?
+                    self.implicit_cast(e, field.data_type(), t, &schema)?
                         .alias(name)
                 }
                 (_, Some(q)) => {
@@ -234,6 +234,27 @@ impl Resolver<'_> {
             });
         }
         Ok(LogicalPlanBuilder::from(plan).project(exprs)?.build()?)
+    }
+
+    /// `e` (of type `from`) cast to `to` as Spark's analyzer casts implicitly, nullable as
+    /// Spark's cast is (text read as a number or a date may fail to NULL, even in ANSI
+    /// mode).
+    fn implicit_cast(
+        &self,
+        e: Expr,
+        from: &DataType,
+        to: &DataType,
+        schema: &DFSchema,
+    ) -> PlanResult<Expr> {
+        let nullable = e.nullable(schema)?;
+        let out = self.cast_to(e, to, crate::spec::CastMode::Default, schema)?;
+        Ok(crate::functions::nullability::cast(
+            out,
+            from,
+            nullable,
+            !self.config.ansi,
+            schema,
+        )?)
     }
 
     /// `exprs` (of `types`) cast to their Spark common type where they differ.
@@ -255,7 +276,7 @@ impl Resolver<'_> {
                     e,
                     Expr::Literal(datafusion::common::ScalarValue::Null, None),
                 );
-                *e = self.cast_to(inner, &target, crate::spec::CastMode::Default, schema)?;
+                *e = self.implicit_cast(inner, t, &target, schema)?;
                 *t = target.clone();
             }
         }

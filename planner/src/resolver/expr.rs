@@ -198,11 +198,14 @@ impl Resolver<'_> {
                     .map(|(w, t)| (Box::new(w), Box::new(t)))
                     .collect();
                 name.push_str(" END");
-                let case = Expr::Case(Case::new(
-                    operand.map(|(o, _)| Box::new(o)),
-                    when_then,
-                    otherwise,
-                ));
+                let case = crate::functions::nullability::case(
+                    Expr::Case(Case::new(
+                        operand.map(|(o, _)| Box::new(o)),
+                        when_then,
+                        otherwise,
+                    )),
+                    schema,
+                )?;
                 Ok(match (interval, types.first()) {
                     (Some(q), Some(dt)) => (super::intervals::retype_interval(case, dt, q), name),
                     _ => (case, name),
