@@ -305,6 +305,20 @@ def test_like_any_and_all(spark, expected):
         spark.sql("SELECT s FROM VALUES ('apple'), ('banana'), ('cherry') t(s) WHERE s LIKE ANY ('a%', '%y')"),
         name="where",
     )
+    # Spark's names: one quantified LIKE of text patterns (NULL-able whatever its value),
+    # else one LIKE per pattern; ILIKE compares lower(value) with lowered patterns.
+    expected.check(
+        spark.sql(
+            "SELECT 'ab' LIKE ANY ('a%', 'b%'), 'ab' NOT LIKE ALL ('a%', 'c%'), 'ab' ILIKE ALL ('A%', '%B'), "
+            "'ab' NOT ILIKE ANY ('A%', 'c'), 'a' LIKE ANY ('b', NULL), 'a' LIKE ANY ('a', concat('b', 'c')), "
+            "'AB' ILIKE ANY ('a%', upper('x'))"
+        ),
+        name="names",
+    )
+    expected.check(
+        spark.sql("SELECT s LIKE ANY ('a%', 'b%') a, s NOT ILIKE ALL ('A%', 'c') b FROM VALUES ('ab'), (NULL), ('Cd') t(s)"),
+        name="ilike_rows",
+    )
 
 
 STACK = {

@@ -222,7 +222,7 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         }
         OfBranches => {
             let values = branch_values(name, args);
-            let no_else = name == "when" && args.len() % 2 == 0;
+            let no_else = name == "when" && args.len().is_multiple_of(2);
             let mut spark = no_else;
             for v in values {
                 spark |= nullable(v)?;

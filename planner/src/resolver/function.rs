@@ -80,6 +80,7 @@ impl Resolver<'_> {
             "__typed_literal" => return self.typed_literal(&call.args),
             "__interval_literal" => return self.interval_literal(&call.args, schema),
             "__interval_units" => return self.interval_units(&call.args),
+            crate::spec::QUANTIFIED_LIKE => return self.quantified_like(&call.args, schema),
             name if name.starts_with(crate::spec::PARTITION_TRANSFORM) => {
                 let transform = &name[crate::spec::PARTITION_TRANSFORM.len()..];
                 let mut args = vec![];

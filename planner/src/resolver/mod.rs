@@ -23,6 +23,7 @@ pub use generate::GENERATORS;
 mod as_of_join;
 mod join;
 mod lambda;
+mod like;
 mod na;
 mod names;
 mod nearest_by_join;

@@ -127,6 +127,11 @@ pub struct PythonUdfCall {
 /// transforms of `writeTo().partitionedBy()`, which are not functions.
 pub const PARTITION_TRANSFORM: &str = "__partition_transform_";
 
+/// The call SQL's `x [NOT] LIKE ANY|ALL ('p1', ...)` of text patterns becomes (Spark's
+/// `LikeAny`, `NotLikeAll`, ...): the kind (`likeany`, `notlikeall`, ...), the value, then
+/// the patterns.
+pub const QUANTIFIED_LIKE: &str = "__quantified_like";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FunctionCall {
     /// The name as written; resolution is case-insensitive.
