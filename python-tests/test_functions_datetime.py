@@ -147,6 +147,16 @@ SQL["dst_date_functions_of_timestamps"] = (
     "date_add(TIMESTAMP_NTZ'2024-03-09 23:30:00', 1) c, datediff(TIMESTAMP'2024-03-10 23:30:00', TIMESTAMP'2024-03-09 00:30:00') d, "
     "dateadd(TIMESTAMP'2024-03-09 23:30:00', 2) e, date_add('2024-03-09 23:30:00', 1) f"
 )
+# A TIMESTAMP_NTZ where a DATE is taken is a cast Spark calls nullable (its rule names
+# TIMESTAMP only); hour, date_format and months_between take timestamps.
+SQL["ntz_as_date_nullability"] = (
+    "SELECT year(TIMESTAMP_NTZ'2024-01-01 10:00:00') a, date_add(TIMESTAMP_NTZ'2024-01-01 10:00:00', 1) b, "
+    "hour(TIMESTAMP_NTZ'2024-01-01 10:00:00') c, datediff(TIMESTAMP_NTZ'2024-01-01 10:00:00', DATE'2024-01-01') d, "
+    "last_day(TIMESTAMP_NTZ'2024-01-01 10:00:00') e, months_between(TIMESTAMP_NTZ'2024-01-01 10:00:00', TIMESTAMP_NTZ'2024-01-01 10:00:00') f, "
+    "add_months(TIMESTAMP_NTZ'2024-01-01 10:00:00', 1) g, date_format(TIMESTAMP_NTZ'2024-01-01 10:00:00', 'y') h, "
+    "monthname(TIMESTAMP_NTZ'2024-01-01 10:00:00') i, year(TIMESTAMP'2024-01-01 10:00:00') j, "
+    "date_diff(DATE'2024-01-01', TIMESTAMP_NTZ'2024-01-01 10:00:00') k, weekday(TIMESTAMP_NTZ'2024-01-01 10:00:00') l"
+)
 SQL["dst_date_plus_time"] = (
     "SELECT DATE'2024-03-09' + INTERVAL 24 HOURS a, DATE'2024-03-09' + INTERVAL '1 2' DAY TO HOUR b, DATE'2024-03-09' + INTERVAL 1 DAY c, "
     "DATE'2024-03-11' - INTERVAL 36 HOURS d, INTERVAL 3 HOURS + DATE'2024-03-10' e, INTERVAL 1 MONTH + DATE'2024-03-09' f"

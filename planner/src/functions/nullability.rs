@@ -355,6 +355,15 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
     };
     match name {
         "hex" | "make_date" => any_fraction(args),
+        // (A TIMESTAMP_NTZ taken as a DATE: Spark's cast rule names TIMESTAMP only.)
+        "date_add" | "date_sub" | "dateadd" | "day" | "dayofmonth" | "dayofweek" | "dayofyear"
+        | "month" | "monthname" | "dayname" | "quarter" | "year" | "weekday" | "weekofyear"
+        | "last_day" | "add_months" | "datediff" | "date_diff" => {
+            let dates = if name.contains("diff") { 2 } else { 1 };
+            any_of(&args[..args.len().min(dates)], &|t| {
+                matches!(t, DataType::Timestamp(_, None))
+            })
+        }
         // (Text compared with a number, a date, ... is cast to its type.)
         "=" | "==" | "<" | "<=" | ">" | ">=" | "!=" | "<>" => {
             let other = |t: &DataType| !is_text(t) && !is_binary(t) && *t != DataType::Null;
