@@ -127,7 +127,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "sec", "sentences", "sha2", "sign", "signum", "sin", "sinh", "split_part", "sqrt", "tan",
         "tanh", "to_binary", "to_csv", "to_json", "to_xml", "trunc", "date_trunc", "try_add",
         "try_divide", "try_mod", "try_multiply", "try_subtract", "try_to_binary", "try_to_date",
-        "try_to_number", "try_to_timestamp", "try_url_decode", "try_validate_utf8",
+        "try_to_number", "try_to_timestamp", "try_make_timestamp_ntz", "try_url_decode", "try_validate_utf8",
         "try_element_at", "element_at", "array_max", "array_min", "unhex", "url_decode",
         "url_encode", "validate_utf8", "is_valid_utf8", "width_bucket", "encode", "right",
         "regexp_substr", "jaro_winkler_similarity",
@@ -393,6 +393,8 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
         "convert_timezone" => any_of(&args[args.len().saturating_sub(1)..], &|t| is_text(t)),
         // (Its value cast to BIGINT, as a BIGINT sketch's items.)
         "kll_sketch_get_rank_bigint" => any_fraction(args.get(1..).unwrap_or(&[])),
+        // (Spark's TIMESTAMP_NTZ of a date and a time is nullable; its TIMESTAMP is not.)
+        "make_timestamp_ntz" if args.len() == 2 => Ok(true),
         n if n.starts_with("make_timestamp") && args.len() >= 6 => {
             if any_fraction(&args[..5])? {
                 return Ok(true);
