@@ -114,7 +114,14 @@ impl Resolver<'_> {
             if kind(t) == Kind::Other || kind(t) != kind(&value.data_type()) {
                 return Ok(None);
             }
-            let fill = cast(lit(value.clone()), t.clone());
+            // (Spark's cast of the value is nullable where it may fail: 1.5 to an INT.)
+            let fill = crate::functions::nullability::cast(
+                cast(lit(value.clone()), t.clone()),
+                &value.data_type(),
+                false,
+                false,
+                &datafusion::common::DFSchema::empty(),
+            )?;
             Ok(Some(datafusion::functions::core::expr_fn::coalesce(vec![
                 nan_as_null(column, t)?,
                 fill,
