@@ -79,6 +79,25 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     Ok(retyped(call, &have, want))
 }
 
+/// The aggregate `call` of the Spark function `name` with Spark's nested nullability: the
+/// list of percentiles an array of them gives holds no NULL (a group without values has
+/// no list).
+pub fn of_aggregate(name: &str, call: Expr, schema: &DFSchema) -> Result<Expr> {
+    if !matches!(
+        name,
+        "percentile"
+            | "percentile_approx"
+            | "approx_percentile"
+            | "percentile_cont"
+            | "percentile_disc"
+    ) {
+        return Ok(call);
+    }
+    let have = call.get_type(schema)?;
+    let want = items_never_null(&have);
+    Ok(retyped(call, &have, want))
+}
+
 /// `call` (of type `have`) under `want`, a type that differs from it only in nested
 /// nullability (wrapped in [`NestedType`] where they differ).
 pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {

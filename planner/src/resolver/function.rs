@@ -392,6 +392,9 @@ impl Resolver<'_> {
             Some(args) => {
                 crate::functions::nullability::apply(&lname, &args, expr, schema, self.config.ansi)?
             }
+            None if def.kind == FunctionKind::Aggregate => {
+                crate::functions::nested_nullability::of_aggregate(&lname, expr, schema)?
+            }
             None => expr,
         };
         if let Some(q) = interval {

@@ -12,13 +12,14 @@ use arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::{Result, internal_err};
 
-/// The element field of the answer for a `list<array<T>>` argument: that of the arrays.
-pub(super) fn element_field(arg: Option<&DataType>) -> Result<Arc<Field>> {
+/// The element field of the answer for a `list<array<T>>` argument: that of the arrays,
+/// never NULL unless `respect_nulls` (Spark's `containsNull`).
+pub(super) fn element_field(arg: Option<&DataType>, respect_nulls: bool) -> Result<Arc<Field>> {
     match arg {
         Some(DataType::List(arrays)) => match arrays.data_type() {
             DataType::List(element) => Ok(Arc::new(Field::new_list_field(
                 element.data_type().clone(),
-                element.is_nullable(),
+                element.is_nullable() && respect_nulls,
             ))),
             other => internal_err!("collect_union of {other}"),
         },
@@ -47,7 +48,7 @@ pub(super) fn evaluate(arrays: &[ArrayRef], respect_nulls: bool) -> Result<Array
     let Some(input) = arrays.first() else {
         return internal_err!("collect_union takes one argument");
     };
-    let element = element_field(Some(input.data_type()))?;
+    let element = element_field(Some(input.data_type()), respect_nulls)?;
     let groups = input.as_list::<i32>();
     let converter = RowConverter::new(vec![SortField::new(element.data_type().clone())])?;
     let mut parts: Vec<ArrayRef> = Vec::with_capacity(groups.len());

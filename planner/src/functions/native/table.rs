@@ -580,7 +580,10 @@ impl Native {
             }),
             Native::CollectUnion { respect_nulls } => Row::of(
                 "ember_collect_union",
-                |types| Ok(DataType::List(collect_union::element_field(types.first())?)),
+                |types| {
+                    let element = collect_union::element_field(types.first(), *respect_nulls)?;
+                    Ok(DataType::List(element))
+                },
                 |a| collect_union::evaluate(a, *respect_nulls),
             )
             .nullability(Never),
