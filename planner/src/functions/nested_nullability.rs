@@ -18,6 +18,7 @@ use ember_execution::codec::{ArrowType, EncodedUdf, data_type_message, data_type
 
 /// `call` (the constructor `name` of `args`) with Spark's nested nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let call = of_result(name, call, schema)?;
     let nullable = |e: &Expr| e.nullable(schema);
     if name == "concat" {
         return concat_arrays(args, call, schema);
@@ -79,18 +80,21 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
     Ok(retyped(call, &have, want))
 }
 
-/// The aggregate `call` of the Spark function `name` with Spark's nested nullability: the
-/// list of percentiles an array of them gives holds no NULL (a group without values has
-/// no list).
-pub fn of_aggregate(name: &str, call: Expr, schema: &DFSchema) -> Result<Expr> {
-    if !matches!(
+/// The `call` of the Spark function `name` with Spark's nested nullability: the list of
+/// percentiles, quantiles or ranks an array of them gives holds no NULL (a group without
+/// values has no list).
+pub fn of_result(name: &str, call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let percentiles = matches!(
         name,
         "percentile"
             | "percentile_approx"
             | "approx_percentile"
             | "percentile_cont"
             | "percentile_disc"
-    ) {
+    );
+    let sketch =
+        name.starts_with("kll_sketch_get_quantile_") || name.starts_with("kll_sketch_get_rank_");
+    if !percentiles && !sketch {
         return Ok(call);
     }
     let have = call.get_type(schema)?;

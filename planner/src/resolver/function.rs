@@ -392,10 +392,7 @@ impl Resolver<'_> {
             Some(args) => {
                 crate::functions::nullability::apply(&lname, &args, expr, schema, self.config.ansi)?
             }
-            None if def.kind == FunctionKind::Aggregate => {
-                crate::functions::nested_nullability::of_aggregate(&lname, expr, schema)?
-            }
-            None => expr,
+            None => crate::functions::nested_nullability::of_result(&lname, expr, schema)?,
         };
         if let Some(q) = interval {
             let dt = expr.get_type(schema)?;
