@@ -128,7 +128,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "tanh", "to_binary", "to_csv", "to_json", "to_xml", "trunc", "date_trunc", "try_add",
         "try_divide", "try_mod", "try_multiply", "try_subtract", "try_to_binary", "try_to_date",
         "try_to_number", "try_to_timestamp", "try_make_timestamp_ntz", "try_url_decode", "try_validate_utf8",
-        "try_element_at", "element_at", "array_max", "array_min", "unhex", "url_decode",
+        "try_element_at", "element_at", "get", "array_max", "array_min", "unhex", "url_decode",
         "url_encode", "validate_utf8", "is_valid_utf8", "width_bucket", "encode", "right",
         "regexp_substr", "jaro_winkler_similarity",
     ]),
@@ -261,9 +261,9 @@ fn branch_values<'a>(name: &str, args: &'a [Expr]) -> Vec<&'a Expr> {
     }
 }
 
-/// `case` (a CASE expression), nullable as Spark's CaseWhen is: where a branch's value or the ELSE value may be
-/// NULL, or there is no ELSE (DataFusion leaves out branches it proves are never taken,
-/// `WHEN false THEN ...`).
+/// `case` (a CASE expression), nullable as Spark's CaseWhen is: where a branch's value or
+/// the ELSE value may be NULL, or there is no ELSE (DataFusion leaves out branches it proves
+/// are never taken, `WHEN false THEN ...`).
 pub fn case(case: Expr, schema: &DFSchema) -> Result<Expr> {
     let Expr::Case(c) = &case else {
         return Ok(case);
