@@ -60,6 +60,11 @@ SQL = {
     "format_number(1234.5, '#,###.#') d",
     "to_binary": "SELECT to_binary('abc', 'utf-8') a, to_binary('616263', 'hex') b, to_binary('YWJj', 'base64') c, to_binary('414243') d, "
     "validate_utf8('abc') e, try_validate_utf8('x') f",
+    # instr's position and occurrence are numbers (text is cast, and may fail); to_binary of
+    # base64 fails on a bad value, so only its input makes it NULL.
+    "instr_and_to_binary_nullability": "SELECT instr('abcabc', 'bc', 3) h, instr(s, 'b', 1, 1) j, instr(s, 'b', '2') k, "
+    "instr(s, 'b', 1.5) l, instr(12345, 3) m, to_binary(s, 'base64') f, to_binary(s, 'utf8') g, try_to_binary(s, 'base64') n "
+    "FROM VALUES ('YWJj') t(s)",
     "format_number_patterns": "SELECT format_number(0.5, '#.#') e, format_number(0.125, '0.00') f, format_number(1234567.891, '#,##0.00##') g, "
     "format_number(-7.5, '0') h, format_number(12345, '##,##') i, format_number(1.5, '000.000') j, format_number(3, -1) l",
     "ascii_chr": "SELECT ascii('A') a, ascii('') b, chr(65) c, char(256 + 66) d",

@@ -173,6 +173,13 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     {
         rule = OfArguments;
     }
+    // (`to_binary(x, 'base64')` is Spark's UnBase64, which fails on a bad value.)
+    if name == "to_binary"
+        && let Some(Expr::Literal(ScalarValue::Utf8(Some(format)), _)) = args.get(1).map(unwrapped)
+        && format.eq_ignore_ascii_case("base64")
+    {
+        rule = OfArguments;
+    }
     // (`to_date(text)` and `to_timestamp(text)` are casts, whose nullability is their own.)
     if matches!(name, "to_date" | "to_timestamp") && args.len() == 1 {
         return Ok(call);

@@ -125,7 +125,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
     match function {
         // Strings.
         "lower" | "lcase" | "upper" | "ucase" | "trim" | "ltrim" | "rtrim" | "btrim"
-        | "initcap" | "ascii" | "instr" | "replace" | "translate" | "contains" | "startswith"
+        | "initcap" | "ascii" | "replace" | "translate" | "contains" | "startswith"
         | "endswith" | "rlike" | "regexp_like" | "regexp" | "regexp_count" | "regexp_substr"
         | "find_in_set" | "quote" | "sentences" | "url_decode" | "url_encode"
         | "try_url_decode" | "unbase64" | "unhex" | "luhn_check" | "is_valid_utf8"
@@ -135,6 +135,8 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         // (The escape character is checked by the builder.)
         "like" | "ilike" => vec![Text, Text],
         "regexp_instr" => vec![Text, Text, Int],
+        // (A position and an occurrence, Spark's 4.x form.)
+        "instr" => vec![Text, Text, Int, Int],
         "concat_ws" => {
             let mut v = vec![Text];
             v.resize(arity.max(1), TextOrArray);
