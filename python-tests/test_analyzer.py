@@ -160,6 +160,12 @@ NON_ANSI = {
     "CAST(CAST(3.5e9 AS FLOAT) AS INT) m, CAST(12345678901.5BD AS INT) n, CAST(1e40D AS FLOAT) o, CAST(-200.7D AS TINYINT) p",
     "integer_casts_columns": "SELECT x, CAST(x AS INT) i, CAST(x AS TINYINT) t, CAST(x AS BIGINT) b, TRY_CAST(x AS INT) r "
     "FROM VALUES (1e20D), (-2.5D), (CAST(NULL AS DOUBLE)), (CAST('NaN' AS DOUBLE)), (255.9D) t(x)",
+    # Nullable where Spark's legacy cast may answer NULL: integers wrap and saturate as
+    # timestamps, DOUBLE overflows FLOAT as infinity, so those are as nullable as their value.
+    "legacy_cast_nullability": "SELECT CAST(x AS TIMESTAMP) a, CAST(y AS TINYINT) c, CAST(x AS INT) e, CAST(z AS TIMESTAMP) g, "
+    "CAST(y AS DECIMAL(2,0)) h, CAST(s AS INT) j, CAST(x AS FLOAT) k, TRY_CAST(y AS TINYINT) l, CAST(y AS SMALLINT) m, "
+    "unix_micros(CAST(9223372036854775807L AS TIMESTAMP)) n, unix_micros(CAST(-9223372036855L AS TIMESTAMP)) o, "
+    "unix_micros(CAST(z * 1000 AS TIMESTAMP)) p FROM VALUES (1.5D, 300, 1L, 'x') t(x, y, z, s)",
     "text_casts": "SELECT CAST('2020-13-01' AS DATE) a, CAST('abc' AS DOUBLE) b, CAST('12x' AS INT) c, CAST('99999999999' AS INT) d",
 }
 

@@ -436,19 +436,35 @@ pub fn with_nullability(expr: Expr, nullable: bool, schema: &DFSchema) -> Result
     Ok(SparkNullability::udf(nullable).call(vec![inner]))
 }
 
+/// How a cast answers a value it cannot convert, for [`cast`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastNulls {
+    /// An error (ANSI mode).
+    Fails,
+    /// NULL or Spark's legacy value (a cast outside ANSI mode).
+    Legacy,
+    /// NULL (TRY_CAST).
+    Try,
+}
+
 /// A cast (`out`) of a value of type `from` with Spark's nullability: NULL where the value
-/// is, and where the cast may fail to NULL (`try_mode`: TRY_CAST or a cast outside ANSI
-/// mode, whose NULLs Ember's cast may answer for other values too: only made nullable; a
-/// cast that cannot fail, [`lossless_cast`], keeps its value's nullability).
+/// is, and where the cast may fail to NULL (outside ANSI mode and in TRY_CAST, whose NULLs
+/// Ember's cast may answer for other values too: only made nullable; a cast that cannot
+/// fail, [`lossless_cast`], keeps its value's nullability, and so do the legacy casts Ember
+/// answers as Spark, [`legacy_exact`]).
 pub fn cast(
     out: Expr,
     from: &DataType,
     inner_nullable: bool,
-    try_mode: bool,
+    mode: CastNulls,
     schema: &DFSchema,
 ) -> Result<Expr> {
     let to = out.get_type(schema)?;
-    let r#try = try_mode && !lossless_cast(from, &to);
+    let r#try = match mode {
+        CastNulls::Fails => false,
+        CastNulls::Legacy => !lossless_cast(from, &to) && !legacy_exact(from, &to),
+        CastNulls::Try => !lossless_cast(from, &to),
+    };
     let spark = r#try || inner_nullable || cast_may_fail(from, &to);
     // (VARIANT and spatial values are structs to Arrow; Spark's rules name other types.)
     let opaque =
@@ -457,6 +473,17 @@ pub fn cast(
         return Ok(out);
     }
     with_nullability(out, spark, schema)
+}
+
+/// Whether Spark's legacy cast (outside ANSI mode) from `from` to `to` answers a value for
+/// every value, and Ember's answers the same: integers to narrower integers (they wrap),
+/// integers to a TIMESTAMP (the microseconds saturate), DOUBLE to FLOAT (infinity beyond).
+pub fn legacy_exact(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    let integral = |t: &DataType| matches!(t, Int8 | Int16 | Int32 | Int64);
+    (integral(from) && integral(to))
+        || (integral(from) && matches!(to, Timestamp(_, Some(_))))
+        || (from == &Float64 && to == &Float32)
 }
 
 /// `e` without the wrappers [`with_nullability`] and the nested types of

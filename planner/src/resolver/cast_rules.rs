@@ -157,7 +157,19 @@ pub(crate) fn number_to_timestamp(
         }
     };
     let micros = match from {
-        f if is_integral(f) => cast(inner, DataType::Int64) * lit(MICROS),
+        f if is_integral(f) => {
+            // (Saturating, as Java's `TimeUnit.SECONDS.toMicros`.)
+            let x = cast(inner, DataType::Int64);
+            let limit = i64::MAX / MICROS;
+            Expr::Case(datafusion::logical_expr::expr::Case::new(
+                None,
+                vec![
+                    (Box::new(x.clone().gt(lit(limit))), Box::new(lit(i64::MAX))),
+                    (Box::new(x.clone().lt(lit(-limit))), Box::new(lit(i64::MIN))),
+                ],
+                Some(Box::new(x * lit(MICROS))),
+            ))
+        }
         DataType::Decimal128(p, s) => {
             // (Within 38 digits after the multiplication by 10^6.)
             let wide = DataType::Decimal128((*p).min(30), (*s).min(30));

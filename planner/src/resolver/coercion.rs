@@ -252,9 +252,19 @@ impl Resolver<'_> {
             out,
             from,
             nullable,
-            !self.config.ansi,
+            self.legacy_casts(),
             schema,
         )?)
+    }
+
+    /// How the session's casts answer a value they cannot convert (ANSI mode or not).
+    pub(super) fn legacy_casts(&self) -> crate::functions::nullability::CastNulls {
+        use crate::functions::nullability::CastNulls;
+        if self.config.ansi {
+            CastNulls::Fails
+        } else {
+            CastNulls::Legacy
+        }
     }
 
     /// `exprs` (of `types`) cast to their Spark common type where they differ.

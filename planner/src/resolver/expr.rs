@@ -10,6 +10,7 @@ use datafusion::logical_expr::{Between, Expr, ExprSchemable, Subquery, lit};
 use super::Resolver;
 use super::names::Named;
 use crate::error::{PlanError, PlanResult, SparkError};
+use crate::functions::nullability::CastNulls;
 use crate::spec::{self, CastMode, Expr as SExpr};
 use crate::{literal, types};
 
@@ -91,6 +92,11 @@ impl Resolver<'_> {
                 let from_variant = types::is_variant(&inner.get_type(schema)?);
                 let try_mode = matches!(mode, CastMode::Try)
                     || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+                let nulls = match mode {
+                    CastMode::Try => CastNulls::Try,
+                    _ if try_mode => CastNulls::Legacy,
+                    _ => CastNulls::Fails,
+                };
                 let from = inner.get_type(schema)?;
                 let inner_nullable = inner.nullable(schema)?;
                 let shown = format!("CAST({inner_name} AS {type_name})");
@@ -104,13 +110,8 @@ impl Resolver<'_> {
                         self.cast_interval_fields(out, to, type_name, schema)?
                     }
                 };
-                let out = crate::functions::nullability::cast(
-                    out,
-                    &from,
-                    inner_nullable,
-                    try_mode,
-                    schema,
-                )?;
+                let out =
+                    crate::functions::nullability::cast(out, &from, inner_nullable, nulls, schema)?;
                 // (At the top of a select list a cast of a column keeps the column's name,
                 // see `resolve_items`; so does a cast of a column to a nested type, as
                 // Spark names them.)

@@ -153,7 +153,7 @@ impl Resolver<'_> {
                     out,
                     &from,
                     inner_nullable,
-                    !self.config.ansi,
+                    self.legacy_casts(),
                     schema,
                 )?;
                 return Ok((out, name));

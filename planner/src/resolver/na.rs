@@ -119,7 +119,7 @@ impl Resolver<'_> {
                 cast(lit(value.clone()), t.clone()),
                 &value.data_type(),
                 false,
-                false,
+                crate::functions::nullability::CastNulls::Fails,
                 &datafusion::common::DFSchema::empty(),
             )?;
             Ok(Some(datafusion::functions::core::expr_fn::coalesce(vec![
