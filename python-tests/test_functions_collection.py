@@ -36,6 +36,12 @@ SQL = {
     "map_concat": "SELECT map_concat(map('a', 1), map('b', 2)) a",
     "map_contains_key": "SELECT map_contains_key(map('a', 1), 'a') a, map_contains_key(map('a', 1), 'b') b",
     "map_entries": "SELECT map_entries(map('a', 1, 'b', 2)) a",
+    # A map function's values are NULL-able where its arguments' are (map_concat, map_from_*,
+    # map_entries), as Spark types them.
+    "map_values_nullability": "SELECT map_concat(map('a', 1), map('b', 2)) a, map_concat(map('a', 1), map('b', NULL)) b, "
+    "map_concat(map(1, 'a'), map()) c, map_from_arrays(array('a', 'b'), array(1, 2)) d, map_from_arrays(array('a'), array(NULL)) e, "
+    "map_from_entries(array(struct('x', 1))) f, map_entries(map('a', 1, 'b', 2)) g, map_entries(map('a', NULL)) h, "
+    "map_concat(m, n) i, map_entries(m) j, map_concat(map(), map()) k FROM (SELECT map('k', id) m, map('j', id) n FROM range(1))",
     "map_subscript": "SELECT map('a', 1)['a'] a, map('a', 1)['z'] b",
     "str_to_map": "SELECT str_to_map('a:1,b:2') a, str_to_map('a=1;b=2', ';', '=') b",
     "struct": "SELECT struct(1 AS x, 'a' AS y) a, named_struct('p', 1, 'q', array(2)) b, struct(1, 'b').col2 c",

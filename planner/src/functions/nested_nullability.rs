@@ -36,6 +36,25 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
         let want = items_never_null(&have);
         return Ok(retyped(call, &have, want));
     }
+    if let Some(values) = map_values_nullable(name, args, schema)? {
+        let have = call.get_type(schema)?;
+        let want = match (name, &have) {
+            ("map_entries", DataType::List(entry)) => match entry.data_type() {
+                DataType::Struct(kv) if kv.len() == 2 => {
+                    let kv = vec![
+                        kv[0].as_ref().clone(),
+                        kv[1].as_ref().clone().with_nullable(values),
+                    ];
+                    let entry = entry.as_ref().clone();
+                    DataType::List(Arc::new(entry.with_data_type(DataType::Struct(kv.into()))))
+                }
+                _ => return Ok(call),
+            },
+            (_, t @ DataType::Map(..)) => with_map_values_nullable(t, values),
+            _ => return Ok(call),
+        };
+        return Ok(retyped(call, &have, want));
+    }
     let values: Vec<&Expr> = match name {
         "array" | "struct" => args.iter().collect(),
         "named_struct" | "map" => args.iter().skip(1).step_by(2).collect(),
@@ -109,6 +128,66 @@ pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {
         call
     } else {
         NestedType::udf(want).call(vec![call])
+    }
+}
+
+/// Whether the values of a map a map function makes may be NULL, as Spark says
+/// (`map_concat`: where an argument's may; `map_from_arrays`: where the value array's
+/// elements may; `map_from_entries`: where the entries' values may; `map_entries`: its
+/// entries' values where the map's may). `None`: not such a function.
+fn map_values_nullable(name: &str, args: &[Expr], schema: &DFSchema) -> Result<Option<bool>> {
+    let types = args
+        .iter()
+        .map(|a| a.get_type(schema))
+        .collect::<Result<Vec<_>>>()?;
+    let of_map = |t: &DataType| match t {
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => Some(kv[1].is_nullable()),
+            _ => None,
+        },
+        DataType::Null => Some(false),
+        _ => None,
+    };
+    Ok(match (name, types.as_slice()) {
+        ("map_concat", _) => {
+            let mut any = false;
+            for t in &types {
+                match of_map(t) {
+                    Some(n) => any |= n,
+                    None => return Ok(None),
+                }
+            }
+            Some(any)
+        }
+        ("map_entries", [m]) => of_map(m),
+        ("map_from_arrays", [_, DataType::List(values)]) => Some(values.is_nullable()),
+        ("map_from_entries", [DataType::List(entry)]) => match entry.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => Some(kv[1].is_nullable()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// A map type `t` whose values are NULL-able as `nullable` says.
+fn with_map_values_nullable(t: &DataType, nullable: bool) -> DataType {
+    match t {
+        DataType::Map(entries, sorted) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                let kv: Fields = vec![
+                    kv[0].as_ref().clone(),
+                    kv[1].as_ref().clone().with_nullable(nullable),
+                ]
+                .into();
+                let entries = entries
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(kv));
+                DataType::Map(Arc::new(entries), *sorted)
+            }
+            _ => t.clone(),
+        },
+        _ => t.clone(),
     }
 }
 
