@@ -59,6 +59,11 @@ SQL = {
     "map_filter": "SELECT map_filter(map('a', 1, 'b', 2, 'c', 3), (k, v) -> v > 1 AND k <> 'c') m",
     "transform_values": "SELECT transform_values(map('a', 1, 'b', 2), (k, v) -> v * 10) m",
     "transform_keys": "SELECT transform_keys(map('a', 1, 'b', 2), (k, v) -> upper(k)) m",
+    # The values map_filter and transform_keys keep are NULL-able as the input's.
+    "kept_map_values_nullability": "SELECT map_filter(map('a', 1, 'b', 2), (k, v) -> v > 1) a, "
+    "map_filter(map('a', 1, 'b', NULL), (k, v) -> k = 'a') b, transform_keys(map('a', 1), (k, v) -> upper(k)) c, "
+    "transform_keys(map('a', NULL), (k, v) -> upper(k)) d, map_filter(m, (k, v) -> v >= 0) e, "
+    "transform_keys(m, (k, v) -> concat(k, 'x')) f FROM (SELECT map('k', id) m FROM range(2))",
     "map_functions_on_columns": "SELECT id, map_filter(m, (k, v) -> v > id), transform_values(m, (k, v) -> k || v) "
     "FROM VALUES (1, map('x', 1, 'y', 2)), (2, map('z', 5)) AS t(id, m)",
     "aggregate": "SELECT aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x) a, aggregate(array(1, 2, 3), 0L, (acc, x) -> acc + x) b, "

@@ -141,10 +141,7 @@ fn map_values_nullable(name: &str, args: &[Expr], schema: &DFSchema) -> Result<O
         .map(|a| a.get_type(schema))
         .collect::<Result<Vec<_>>>()?;
     let of_map = |t: &DataType| match t {
-        DataType::Map(entries, _) => match entries.data_type() {
-            DataType::Struct(kv) if kv.len() == 2 => Some(kv[1].is_nullable()),
-            _ => None,
-        },
+        DataType::Map(..) => Some(map_values_nullable_in(t)),
         DataType::Null => Some(false),
         _ => None,
     };
@@ -169,8 +166,19 @@ fn map_values_nullable(name: &str, args: &[Expr], schema: &DFSchema) -> Result<O
     })
 }
 
+/// Whether the values of the map type `t` may be NULL (true for other types).
+pub fn map_values_nullable_in(t: &DataType) -> bool {
+    match t {
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => kv[1].is_nullable(),
+            _ => true,
+        },
+        _ => true,
+    }
+}
+
 /// A map type `t` whose values are NULL-able as `nullable` says.
-fn with_map_values_nullable(t: &DataType, nullable: bool) -> DataType {
+pub fn with_map_values_nullable(t: &DataType, nullable: bool) -> DataType {
     match t {
         DataType::Map(entries, sorted) => match entries.data_type() {
             DataType::Struct(kv) if kv.len() == 2 => {

@@ -231,6 +231,19 @@ impl Resolver<'_> {
                     )
                 };
                 let map = crate::functions::sp_udf("map_from_entries")?.call(vec![out_entries]);
+                // (The values kept: NULL-able as the input's, as Spark types them.)
+                let map = match name {
+                    "transform_values" => map,
+                    _ => {
+                        use crate::functions::nested_nullability as nested;
+                        let have = map.get_type(schema)?;
+                        let want = nested::with_map_values_nullable(
+                            &have,
+                            nested::map_values_nullable_in(&map_type),
+                        );
+                        nested::retyped(map, &have, want)
+                    }
+                };
                 Ok((map, display(&body_name)))
             }
             // Over the keys of both maps (the first's, then the second's others), each with
