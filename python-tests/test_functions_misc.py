@@ -145,6 +145,12 @@ SQL = {
     "CASE WHEN false THEN NULL ELSE id END c, if(id > 1, id, NULL) d, nvl2(id, 1, 2) e, "
     "CAST(DATE'2024-01-01' AS TIMESTAMP_NTZ) f, id = '1' g, '2' > id h, CAST(TIMESTAMP_NTZ'2024-01-01 10:00:00' AS DATE) i, "
     "CASE id WHEN 1 THEN 'x' ELSE 'y' END j FROM range(3)",
+    # A TRY_CAST to text (but of nested values) or of text to binary never fails; parsing with
+    # a pattern fails in ANSI mode instead of answering NULL.
+    "try_cast_and_parse_nullability": "SELECT to_timestamp_ntz('2024-07-10 20:30:00') a, to_timestamp_ntz('10/07/2024', 'dd/MM/yyyy') b, "
+    "to_timestamp_ltz('2024-07-10 20:30:00') c, to_timestamp_ltz('10/07/2024', 'dd/MM/yyyy') d, TRY_CAST(1.0D AS STRING) e, "
+    "TRY_CAST(DATE'2024-01-01' AS STRING) f, TRY_CAST(array(1) AS STRING) g, TRY_CAST(X'41' AS STRING) h, TRY_CAST('1' AS BINARY) i, "
+    "TRY_CAST(true AS STRING) j, TRY_CAST(1 AS BIGINT) k, TRY_CAST(1L AS INT) l",
     "untaken_branches_of_rows": "SELECT id, if(id > 100, 'x', DATE'2024-01-01') a, "
     "CASE WHEN id > 100 THEN CAST('y' AS INT) ELSE 7 END b FROM range(3)",
 }

@@ -84,6 +84,9 @@ QUERIES = {
     # Windows
     "named_window_first_value": "SELECT id, first_value(id) OVER w FROM range(4) WINDOW w AS (PARTITION BY id % 2 ORDER BY id)",
     "lag_lead": "SELECT id, lag(id) OVER (ORDER BY id), lead(id, 2, -1) OVER (ORDER BY id) FROM range(4)",
+    # Never NULL where the value and a non-zero offset's default never are.
+    "lag_lead_nullability": "SELECT id, lag(id) OVER (ORDER BY id) a, lead(id, 2, -1) OVER (ORDER BY id) b, "
+    "lead(id, 1, NULL) OVER (ORDER BY id) d, lag(id, 0) OVER (ORDER BY id) e, lag(id, 1, 0) OVER (ORDER BY id) f FROM range(4)",
     "ntile_percent_rank": "SELECT id, ntile(2) OVER (ORDER BY id), percent_rank() OVER (ORDER BY id), cume_dist() OVER (ORDER BY id) FROM range(4)",
     "count_over_all": "SELECT id, count(*) OVER () FROM range(3)",
     # Subqueries and CTEs

@@ -83,7 +83,8 @@ const RULES: &[(Rule, &[&str])] = &[
     ]),
     (OfArgumentsInAnsi, &[
         "unix_timestamp", "to_unix_timestamp", "make_timestamp", "make_timestamp_ntz",
-        "make_timestamp_ltz", "to_date", "to_timestamp", "make_date",
+        "make_timestamp_ltz", "to_date", "to_timestamp", "to_timestamp_ntz", "to_timestamp_ltz",
+        "make_date",
     ]),
     (OfArgumentsAndItems, &[
         "array_contains", "arrays_overlap", "flatten", "map_from_entries",
@@ -181,7 +182,11 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         rule = OfArguments;
     }
     // (`to_date(text)` and `to_timestamp(text)` are casts, whose nullability is their own.)
-    if matches!(name, "to_date" | "to_timestamp") && args.len() == 1 {
+    if matches!(
+        name,
+        "to_date" | "to_timestamp" | "to_timestamp_ntz" | "to_timestamp_ltz"
+    ) && args.len() == 1
+    {
         return Ok(call);
     }
     // (Inside the values of array, map and struct constructors too.)
@@ -463,7 +468,7 @@ pub fn cast(
     let r#try = match mode {
         CastNulls::Fails => false,
         CastNulls::Legacy => !lossless_cast(from, &to) && !legacy_exact(from, &to),
-        CastNulls::Try => !lossless_cast(from, &to),
+        CastNulls::Try => !lossless_cast(from, &to) && !try_cast_total(from, &to),
     };
     let spark = r#try || inner_nullable || cast_may_fail(from, &to);
     // (VARIANT and spatial values are structs to Arrow; Spark's rules name other types.)
@@ -473,6 +478,16 @@ pub fn cast(
         return Ok(out);
     }
     with_nullability(out, spark, schema)
+}
+
+/// Whether Spark calls a TRY_CAST from `from` to `to` as nullable as its value: to text from
+/// any type but arrays, maps and structs, and from text to binary.
+fn try_cast_total(from: &DataType, to: &DataType) -> bool {
+    let nested = matches!(
+        from,
+        DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
+    );
+    (is_text(to) && !nested) || (is_text(from) && is_binary(to))
 }
 
 /// Whether Spark's legacy cast (outside ANSI mode) from `from` to `to` answers a value for

@@ -229,6 +229,7 @@ impl Resolver<'_> {
                 None => expr,
             })
         };
+        let offset_never_null = offset_never_null(&lname, &fexpr, schema)?;
         let direct = match &fexpr {
             Expr::Cast(c) => matches!(
                 c.expr.as_ref(),
@@ -268,6 +269,10 @@ impl Resolver<'_> {
                 ));
             }
             rewritten.data
+        };
+        let expr = match offset_never_null {
+            true => crate::functions::nullability::with_nullability(expr, false, schema)?,
+            false => expr,
         };
         let mut spec_text = Vec::new();
         if !partition_names.is_empty() {
@@ -472,4 +477,20 @@ fn sliding_form(
         // Recomputed from the frame's rows where removing rows is not exact or not possible.
         _ => WindowFunctionDefinition::AggregateUDF(crate::functions::recompute::sliding(f)),
     }
+}
+
+/// Whether `lag`/`lead` (the call `fexpr`) is never NULL, as Spark says: where the value and
+/// the default (of a non-zero offset) never are.
+fn offset_never_null(name: &str, fexpr: &Expr, schema: &DFSchema) -> PlanResult<bool> {
+    let Expr::WindowFunction(wf) = fexpr else {
+        return Ok(false);
+    };
+    let [value, offset, default] = wf.params.args.as_slice() else {
+        return Ok(false);
+    };
+    let zero = matches!(offset, Expr::Literal(v, _) if v.is_null() || v.to_string() == "0");
+    Ok(matches!(name, "lag" | "lead")
+        && !zero
+        && !value.nullable(schema)?
+        && !default.nullable(schema)?)
 }
