@@ -57,6 +57,19 @@ SQL = {
 
 
 SQL["concat_null_array"] = "SELECT concat(CAST(NULL AS ARRAY<INT>), array(9)) a, concat(array(1), array(2)) b"
+# The items of the arrays the array functions make are NULL-able as Spark types them.
+SQL["array_items_nullability"] = (
+    "SELECT array_union(array(1, NULL), array(2)) u, array_intersect(array(1, NULL), array(2)) i, "
+    "array_intersect(array(1, NULL), array(NULL)) i2, array_except(array(1), array(NULL)) e, "
+    "array_except(array(NULL, 1), array(1)) e2, flatten(array(array(1, NULL), array(2))) f, "
+    "arrays_zip(array(array(1)), array('a')) z, array_repeat(CAST(NULL AS INT), 2) r, array_repeat(x, 2) r2 "
+    "FROM VALUES (1) t(x)"
+)
+SQL["insert_concat_sort_nullability"] = (
+    "SELECT array_insert(array(1), 5, 2) a, array_insert(array(1), CAST(NULL AS INT), 2) b, "
+    "array_insert(array(1), 1, CAST(NULL AS INT)) c, array(1) || array(NULL) d, array(1) || array(2) d2, "
+    "array_sort(array(1), (l, r) -> 0) s, array_sort(CAST(NULL AS ARRAY<INT>), (l, r) -> 0) s2"
+)
 # str_to_map's delimiters are Java regular expressions (Spark splits with them), empty pairs kept.
 SQL["str_to_map_patterns"] = (
     r"SELECT str_to_map('a:1, b:2', ',\\s*', ':') a, str_to_map('a=1,b=2', '[,]', '=') b, str_to_map('ab', '', '=') c, "

@@ -153,6 +153,12 @@ SQL = {
     "TRY_CAST(true AS STRING) j, TRY_CAST(1 AS BIGINT) k, TRY_CAST(1L AS INT) l",
     "untaken_branches_of_rows": "SELECT id, if(id > 100, 'x', DATE'2024-01-01') a, "
     "CASE WHEN id > 100 THEN CAST('y' AS INT) ELSE 7 END b FROM range(3)",
+    # A group without values has the bitmap the aggregate starts from (never NULL).
+    "bitmap_aggregates_of_no_values": "SELECT substring(hex(bitmap_construct_agg(x)), 1, 8) a, length(bitmap_construct_agg(x)) l, "
+    "substring(hex(bitmap_or_agg(b)), 1, 8) o, substring(hex(bitmap_and_agg(b)), 1, 8) n, bitmap_count(bitmap_and_agg(b)) c "
+    "FROM VALUES (CAST(NULL AS INT), CAST(NULL AS BINARY)) t(x, b)",
+    "bitmap_aggregates_of_groups": "SELECT k, substring(hex(bitmap_construct_agg(x)), 1, 8) a, bitmap_count(bitmap_or_agg(b)) o "
+    "FROM VALUES (1, CAST(NULL AS INT), CAST(NULL AS BINARY)), (2, 3, X'01') t(k, x, b) GROUP BY k ORDER BY k",
 }
 
 

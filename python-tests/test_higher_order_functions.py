@@ -86,6 +86,13 @@ SQL = {
     "array_sort_structs": "SELECT array_sort(array(named_struct('k', 2, 'v', 'x'), named_struct('k', 1, 'v', 'y')), "
     "(l, r) -> l.k - r.k) a",
     "array_sort_long": "SELECT array_sort(sequence(1, 100), (l, r) -> (r % 7) - (l % 7)) a",
+    # Lambda variables and the values lambdas make, NULL-able as Spark types them: an element's
+    # position never NULL, a map's key never, its value as the map's.
+    "lambda_variables_nullability": "SELECT transform(array(1, NULL), (x, i) -> x + i) a, "
+    "transform(array(1, 2), (x, i) -> x + i) b, filter(array(1, NULL), (x, i) -> i > 0) c, "
+    "transform_values(map('a', 1), (k, v) -> CAST(NULL AS INT)) d, transform_values(map('a', 1, 'b', NULL), (k, v) -> k) d2, "
+    "transform_values(map('a', 1, 'b', NULL), (k, v) -> v) d3, map_zip_with(map('a', 1), map('a', 2), (k, a, b) -> a + b) m, "
+    "map_filter(map('a', 1), (k, v) -> k IS NOT NULL) mf",
 }
 
 

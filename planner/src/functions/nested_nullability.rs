@@ -20,8 +20,12 @@ use ember_execution::codec::{ArrowType, EncodedUdf, data_type_message, data_type
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
     let call = of_result(name, call, schema)?;
     let nullable = |e: &Expr| e.nullable(schema);
-    if name == "concat" {
+    if matches!(name, "concat" | "||") {
         return concat_arrays(args, call, schema);
+    }
+    if let Some(want) = array_result(name, args, &call, schema)? {
+        let have = call.get_type(schema)?;
+        return Ok(retyped(call, &have, want));
     }
     // (The items it keeps: never NULL.)
     if name == "array_compact"
@@ -122,13 +126,75 @@ pub fn of_result(name: &str, call: Expr, schema: &DFSchema) -> Result<Expr> {
 }
 
 /// `call` (of type `have`) under `want`, a type that differs from it only in nested
-/// nullability (wrapped in [`NestedType`] where they differ).
+/// nullability (wrapped in [`NestedType`] where they differ; left as it is where they differ
+/// otherwise).
 pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {
-    if want == *have {
+    if want == *have || merge(have, &want).is_none() {
         call
     } else {
         NestedType::udf(want).call(vec![call])
     }
+}
+
+/// The type Spark gives the array the function `name` of `args` makes (`call`), where its
+/// items' nullability is Spark's own: `array_repeat(x, n)`'s items NULL where `x` may be;
+/// `array_union`'s where either array's may, `array_intersect`'s where both, `array_except`'s
+/// where the first's; `flatten`'s are its argument's inner arrays' items; `arrays_zip`'s
+/// structs are never NULL and their fields always may be. None: another function, or
+/// arguments of other types.
+fn array_result(
+    name: &str,
+    args: &[Expr],
+    call: &Expr,
+    schema: &DFSchema,
+) -> Result<Option<DataType>> {
+    let types = args
+        .iter()
+        .map(|a| a.get_type(schema))
+        .collect::<Result<Vec<_>>>()?;
+    let items = |t: &DataType| match t {
+        DataType::List(f) | DataType::LargeList(f) => Some(f.is_nullable()),
+        DataType::Null => Some(false),
+        _ => None,
+    };
+    let have = call.get_type(schema)?;
+    let DataType::List(item) = &have else {
+        return Ok(None);
+    };
+    let with_items =
+        |nullable: bool| DataType::List(Arc::new(item.as_ref().clone().with_nullable(nullable)));
+    Ok(match (name, types.as_slice()) {
+        ("array_repeat", [_, _]) => Some(with_items(args[0].nullable(schema)?)),
+        ("array_union", [l, r]) => items(l).zip(items(r)).map(|(l, r)| with_items(l || r)),
+        ("array_intersect", [l, r]) => items(l).zip(items(r)).map(|(l, r)| with_items(l && r)),
+        ("array_except", [l, _]) => items(l).map(with_items),
+        ("flatten", [DataType::List(outer)]) => match outer.data_type() {
+            inner @ DataType::List(_) => Some(inner.clone()),
+            _ => None,
+        },
+        ("arrays_zip", _) => match item.data_type() {
+            DataType::Struct(fields) if fields.len() == types.len() => {
+                let fields: Fields = fields
+                    .iter()
+                    .zip(&types)
+                    .map(|(f, t)| {
+                        let of = match t {
+                            DataType::List(g) | DataType::LargeList(g) => g.data_type().clone(),
+                            _ => f.data_type().clone(),
+                        };
+                        f.as_ref().clone().with_data_type(of).with_nullable(true)
+                    })
+                    .collect();
+                let item = item
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(fields));
+                Some(DataType::List(Arc::new(item.with_nullable(false))))
+            }
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// Whether the values of a map a map function makes may be NULL, as Spark says
@@ -232,7 +298,7 @@ pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) 
         }
         // (An array's elements share one type.)
         "array" => 0,
-        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" | "concat" => 0,
+        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" | "concat" | "||" => 0,
         // (Keys share one type, values another.)
         "map" => {
             let n = args.len().min(types.len());

@@ -73,7 +73,7 @@ const RULES: &[(Rule, &[&str])] = &[
         "unix_seconds", "date_part", "datepart", "extract", "size", "cardinality", "array_size",
         "array_compact", "array_distinct", "array_except", "array_intersect", "array_union",
         "array_remove", "array_repeat", "array_join", "array_position", "array_insert",
-        "sort_array", "array_sort", "slice", "reverse", "concat", "shuffle",
+        "sort_array", "array_sort", "slice", "reverse", "concat", "||", "shuffle",
         "arrays_zip", "map_keys", "map_values", "map_entries", "map_from_arrays",
         "map_concat", "=", "==", "<", "<=", ">", ">=", "!=", "<>", "and", "or",
         "not", "!", "&", "|", "^", "~", "bitwise_not", "<<", ">>", ">>>",
@@ -191,6 +191,13 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     }
     // (Inside the values of array, map and struct constructors too.)
     let call = super::nested_nullability::apply(name, args, call, schema)?;
+    // (Spark's ArrayInsert: NULL where the array or the position is, ArrayRepeat where the
+    // count is; the item only goes in.)
+    let args = match name {
+        "array_insert" => &args[..args.len().min(2)],
+        "array_repeat" => &args[args.len().min(1)..],
+        _ => args,
+    };
     let nullable = |e: &Expr| e.nullable(schema);
     let any = || -> Result<bool> {
         for a in args {
@@ -492,12 +499,18 @@ fn try_cast_total(from: &DataType, to: &DataType) -> bool {
 
 /// Whether Spark's legacy cast (outside ANSI mode) from `from` to `to` answers a value for
 /// every value, and Ember's answers the same: integers to narrower integers (they wrap),
-/// integers to a TIMESTAMP (the microseconds saturate), DOUBLE to FLOAT (infinity beyond).
+/// integers to a TIMESTAMP (the microseconds saturate), a DECIMAL whose seconds stay within
+/// a TIMESTAMP's microseconds to a TIMESTAMP (Spark's beyond them wrap), a TIMESTAMP to a
+/// BIGINT (its seconds), DOUBLE to FLOAT (infinity beyond).
 pub fn legacy_exact(from: &DataType, to: &DataType) -> bool {
     use DataType::*;
     let integral = |t: &DataType| matches!(t, Int8 | Int16 | Int32 | Int64);
+    let zoned = |t: &DataType| matches!(t, Timestamp(_, Some(_)));
+    // (Ember multiplies a DECIMAL of up to 30 digits by 10^6 in 38.)
+    let small_decimal = |t: &DataType| matches!(t, Decimal128(p, s) if *p <= 30 && i16::from(*p) - i16::from(*s) <= 12);
     (integral(from) && integral(to))
-        || (integral(from) && matches!(to, Timestamp(_, Some(_))))
+        || ((integral(from) || small_decimal(from)) && zoned(to))
+        || (zoned(from) && to == &Int64)
         || (from == &Float64 && to == &Float32)
 }
 

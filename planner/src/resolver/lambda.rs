@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field};
+use arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::DFSchema;
 use datafusion::functions::core::expr_fn::get_field;
 use datafusion::functions_nested::{array_any_match, array_filter, array_transform};
@@ -114,7 +114,7 @@ impl Resolver<'_> {
             // (x, i) -> ...: over the elements zipped with their 0-based positions.
             ("transform" | "filter", 1, 2) => {
                 let (array, array_name) = resolved.remove(0);
-                self.element_type(name, &array, &array_name, schema)?;
+                let (_, item_nullable) = self.element_type(name, &array, &array_name, schema)?;
                 let size = cast(
                     df_udf("array_length")?.call(vec![array.clone()]),
                     DataType::Int64,
@@ -124,6 +124,9 @@ impl Resolver<'_> {
                     types::list_type(DataType::Int32, false),
                 );
                 let zipped = df_udf("arrays_zip")?.call(vec![array, positions]);
+                // (Spark's variables: the element NULL-able as the array's, its position
+                // never NULL.)
+                let zipped = with_struct_items(zipped, &[item_nullable, false], schema)?;
                 let element = self.element_type(name, &zipped, &array_name, schema)?;
                 let (lambda, body_name, _) = self.lambda(
                     &element,
@@ -198,6 +201,10 @@ impl Resolver<'_> {
                     }
                 };
                 let entries = df_udf("map_entries")?.call(vec![map]);
+                // (Spark's variables: the key never NULL, the value NULL-able as the map's.)
+                let values =
+                    crate::functions::nested_nullability::map_values_nullable_in(&map_type);
+                let entries = with_struct_items(entries, &[false, values], schema)?;
                 let element = self.element_type(name, &entries, &map_name, schema)?;
                 let (lambda, body_name, variable) = self.lambda(
                     &element,
@@ -206,6 +213,10 @@ impl Resolver<'_> {
                     body,
                     schema,
                 )?;
+                // (The values: NULL-able as the input's where they are kept, as the lambda's
+                // where it makes them, as Spark types them.)
+                let mut values =
+                    crate::functions::nested_nullability::map_values_nullable_in(&map_type);
                 let out_entries = if name == "map_filter" {
                     apply(
                         array_filter::array_filter_higher_order_function(),
@@ -220,6 +231,7 @@ impl Resolver<'_> {
                     let (key, value) = if name == "transform_keys" {
                         (*body, get_field(variable, "value"))
                     } else {
+                        values = body.nullable(schema)?;
                         (get_field(variable, "key"), *body)
                     };
                     let entry =
@@ -231,19 +243,7 @@ impl Resolver<'_> {
                     )
                 };
                 let map = crate::functions::sp_udf("map_from_entries")?.call(vec![out_entries]);
-                // (The values kept: NULL-able as the input's, as Spark types them.)
-                let map = match name {
-                    "transform_values" => map,
-                    _ => {
-                        use crate::functions::nested_nullability as nested;
-                        let have = map.get_type(schema)?;
-                        let want = nested::with_map_values_nullable(
-                            &have,
-                            nested::map_values_nullable_in(&map_type),
-                        );
-                        nested::retyped(map, &have, want)
-                    }
-                };
+                let map = with_map_values(map, values, schema)?;
                 Ok((map, display(&body_name)))
             }
             // Over the keys of both maps (the first's, then the second's others), each with
@@ -319,7 +319,13 @@ impl Resolver<'_> {
                     keys.clone(),
                     Expr::Lambda(Lambda::new(vec![key_internal], body)),
                 );
+                // (Its values NULL-able as the lambda's, as Spark types them.)
+                let values_nullable = match values.get_type(schema)? {
+                    DataType::List(f) | DataType::LargeList(f) => f.is_nullable(),
+                    _ => true,
+                };
                 let map = crate::functions::sp_udf("map_from_arrays")?.call(vec![keys, values]);
+                let map = with_map_values(map, values_nullable, schema)?;
                 let map = crate::functions::null_when(left.is_null().or(right.is_null()), map);
                 Ok((map, display(&body_name)))
             }
@@ -351,6 +357,7 @@ impl Resolver<'_> {
         let mapping = matches!(
             name,
             "transform"
+                | "array_sort"
                 | "filter"
                 | "zip_with"
                 | "map_filter"
@@ -569,6 +576,42 @@ impl Resolver<'_> {
             Expr::LambdaVariable(LambdaVariable::new(internal.clone(), Some(Arc::new(field))));
         (internal, variable)
     }
+}
+
+/// `list`, a list of structs, with its structs never NULL and their fields NULL-able as
+/// `fields` says.
+fn with_struct_items(list: Expr, fields: &[bool], schema: &DFSchema) -> PlanResult<Expr> {
+    let have = list.get_type(schema)?;
+    let DataType::List(item) = &have else {
+        return Ok(list);
+    };
+    let DataType::Struct(members) = item.data_type() else {
+        return Ok(list);
+    };
+    if members.len() != fields.len() {
+        return Ok(list);
+    }
+    let members: Fields = members
+        .iter()
+        .zip(fields)
+        .map(|(f, n)| f.as_ref().clone().with_nullable(*n))
+        .collect();
+    let item = item
+        .as_ref()
+        .clone()
+        .with_data_type(DataType::Struct(members));
+    let want = DataType::List(Arc::new(item.with_nullable(false)));
+    Ok(crate::functions::nested_nullability::retyped(
+        list, &have, want,
+    ))
+}
+
+/// `map` with its values NULL-able as `nullable` says.
+fn with_map_values(map: Expr, nullable: bool, schema: &DFSchema) -> PlanResult<Expr> {
+    use crate::functions::nested_nullability as nested;
+    let have = map.get_type(schema)?;
+    let want = nested::with_map_values_nullable(&have, nullable);
+    Ok(nested::retyped(map, &have, want))
 }
 
 fn apply(function: Arc<HigherOrderUDF>, list: Expr, lambda: Expr) -> Expr {

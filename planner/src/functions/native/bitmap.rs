@@ -66,12 +66,13 @@ pub(super) fn evaluate(op: BitmapOp, arrays: &[ArrayRef]) -> Result<ArrayRef> {
     let groups = input.as_list::<i32>();
     let mut out = BinaryBuilder::with_capacity(groups.len(), groups.len() * BYTES);
     for g in 0..groups.len() {
+        let mut bitmap = vec![if op == BitmapOp::And { 0xFF } else { 0 }; BYTES];
+        // (A group without values: the bitmap it starts from.)
         if groups.is_null(g) {
-            out.append_null();
+            out.append_value(&bitmap);
             continue;
         }
         let values = groups.value(g);
-        let mut bitmap = vec![if op == BitmapOp::And { 0xFF } else { 0 }; BYTES];
         match op {
             BitmapOp::FromPositions => {
                 let positions = arrow::compute::cast(&values, &DataType::Int64)?;

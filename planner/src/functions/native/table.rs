@@ -271,10 +271,11 @@ impl Native {
                 let row = Row::of("ember_bitmap", always(op.return_type()), |a| {
                     bitmap::evaluate(*op, a)
                 });
-                // (The aggregates read a group's list, NULL for a group without values.)
+                // (The aggregates read a group's list, NULL for a group without values,
+                // whose bitmap is the one it starts from, as Spark's.)
                 match op {
                     BitmapOp::Count => row.nullability(OfArguments),
-                    _ => row,
+                    _ => row.nullability(Never),
                 }
             }
             Native::ToNumber { pattern, fail } => {

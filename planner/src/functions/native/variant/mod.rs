@@ -86,6 +86,8 @@ impl VariantOp {
                 kind: EditKind::Delete,
                 ..
             } => super::Nullability::OfFirstArgument,
+            // (A group without values has the type VOID.)
+            VariantOp::SchemaAgg => super::Nullability::Never,
             _ => super::Nullability::Nullable,
         }
     }
