@@ -318,6 +318,8 @@ pub fn array_item(
     } else {
         match unwrapped(index) {
             Expr::Literal(v, _) if v.is_null() => !fail,
+            // (Spark's cast of another index to INT may fail, so it is no constant to it.)
+            Expr::Literal(v, _) if !v.data_type().is_integer() => true,
             Expr::Literal(v, _) => {
                 let elements = match unwrapped(array) {
                     Expr::ScalarFunction(f) if f.name() == "make_array" => Some(&f.args),
