@@ -83,21 +83,7 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
                     .collect::<Fields>(),
             )
         }
-        (DataType::Map(entries, sorted), "map") => match entries.data_type() {
-            DataType::Struct(kv) if kv.len() == 2 => {
-                let kv: Fields = vec![
-                    kv[0].as_ref().clone(),
-                    kv[1].as_ref().clone().with_nullable(any),
-                ]
-                .into();
-                let entries = entries
-                    .as_ref()
-                    .clone()
-                    .with_data_type(DataType::Struct(kv));
-                DataType::Map(Arc::new(entries), *sorted)
-            }
-            _ => return Ok(call),
-        },
+        (t @ DataType::Map(..), "map") => with_map_values_nullable(t, any),
         _ => return Ok(call),
     };
     Ok(retyped(call, &have, want))

@@ -249,80 +249,7 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
             };
             Expr::operator(name, vec![left, right])
         }
-        ast::Expr::Like {
-            negated,
-            expr,
-            pattern,
-            escape_char,
-            any,
-        } => {
-            if any {
-                // `x [NOT] LIKE ANY (p1, p2, ...)`: some pattern matches (or does not).
-                if escape_char.is_some() {
-                    return unsupported("LIKE ANY with ESCAPE");
-                }
-                let patterns = match *pattern {
-                    ast::Expr::Tuple(items) => items,
-                    ast::Expr::Nested(item) => vec![*item],
-                    other => vec![other],
-                };
-                return like_each(go(*expr)?, patterns, negated, "or", false, &go);
-            }
-            // `x [NOT] LIKE ALL (p1, p2, ...)` reaches here as a call of `all`: every pattern
-            // matches (or none does).
-            if let ast::Expr::Function(f) = pattern.as_ref()
-                && f.name.to_string().eq_ignore_ascii_case("all")
-                && let ast::FunctionArguments::List(list) = &f.args
-                && escape_char.is_none()
-            {
-                let mut patterns = Vec::with_capacity(list.args.len());
-                for arg in &list.args {
-                    let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(p)) = arg else {
-                        return unsupported("LIKE ALL with this pattern");
-                    };
-                    patterns.push(p.clone());
-                }
-                return like_each(go(*expr)?, patterns, negated, "and", false, &go);
-            }
-            let args = vec![go(*expr)?, go(*pattern)?];
-            negate_if(with_escape("like", args, escape_char, l)?, negated)
-        }
-        ast::Expr::ILike {
-            negated,
-            expr,
-            pattern,
-            escape_char,
-            any,
-        } => {
-            if any {
-                if escape_char.is_some() {
-                    return unsupported("ILIKE ANY with ESCAPE");
-                }
-                let patterns = match *pattern {
-                    ast::Expr::Tuple(items) => items,
-                    ast::Expr::Nested(item) => vec![*item],
-                    other => vec![other],
-                };
-                return like_each(go(*expr)?, patterns, negated, "or", true, &go);
-            }
-            // `x [NOT] ILIKE ALL (p1, p2, ...)` reaches here as a call of `all`.
-            if let ast::Expr::Function(f) = pattern.as_ref()
-                && f.name.to_string().eq_ignore_ascii_case("all")
-                && let ast::FunctionArguments::List(list) = &f.args
-                && escape_char.is_none()
-            {
-                let mut patterns = Vec::with_capacity(list.args.len());
-                for arg in &list.args {
-                    let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(p)) = arg else {
-                        return unsupported("ILIKE ALL with this pattern");
-                    };
-                    patterns.push(p.clone());
-                }
-                return like_each(go(*expr)?, patterns, negated, "and", true, &go);
-            }
-            let args = vec![go(*expr)?, go(*pattern)?];
-            negate_if(with_escape("ilike", args, escape_char, l)?, negated)
-        }
+        e @ (ast::Expr::Like { .. } | ast::Expr::ILike { .. }) => super::like::like(e, l, &go)?,
         ast::Expr::RLike {
             negated,
             expr,
@@ -513,70 +440,12 @@ fn lower_nested(l: &Lowering, e: ast::Expr, windows: &NamedWindows) -> PlanResul
     })
 }
 
-fn negate_if(e: Expr, negated: bool) -> Expr {
+pub(super) fn negate_if(e: Expr, negated: bool) -> Expr {
     if negated {
         Expr::operator("not", vec![e])
     } else {
         e
     }
-}
-
-/// `value [NOT] [I]LIKE ANY|ALL (patterns)` (`join`: `or` for ANY, `and` for ALL). As Spark's
-/// parser: text literals only make one quantified LIKE (`likeany(value)`, NULL-able whatever
-/// its arguments; ILIKE compares `lower(value)` with the lowered patterns), other patterns one
-/// LIKE per pattern joined by OR or AND.
-fn like_each(
-    value: Expr,
-    patterns: Vec<ast::Expr>,
-    negated: bool,
-    join: &str,
-    ilike: bool,
-    go: &impl Fn(ast::Expr) -> PlanResult<Expr>,
-) -> PlanResult<Expr> {
-    let what = if join == "or" { "ANY" } else { "ALL" };
-    if patterns.is_empty() {
-        return Err(PlanError::Unsupported(format!(
-            "LIKE {what} without patterns"
-        )));
-    }
-    let texts: Option<Vec<String>> = patterns
-        .iter()
-        .map(|p| match p {
-            ast::Expr::Value(v) => match &v.value {
-                Value::SingleQuotedString(t) | Value::DoubleQuotedString(t) => Some(t.clone()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    if let Some(texts) = texts {
-        let kind = format!(
-            "{}like{}",
-            if negated { "not" } else { "" },
-            what.to_lowercase()
-        );
-        let value = if ilike {
-            Expr::function("lower", vec![value])
-        } else {
-            value
-        };
-        let mut args = vec![Expr::Literal(ScalarValue::Utf8(Some(kind))), value];
-        args.extend(texts.into_iter().map(|t| {
-            let t = if ilike { t.to_lowercase() } else { t };
-            Expr::Literal(ScalarValue::Utf8(Some(t)))
-        }));
-        return Ok(Expr::operator(crate::spec::QUANTIFIED_LIKE, args));
-    }
-    let name = if ilike { "ilike" } else { "like" };
-    let mut likes = Vec::with_capacity(patterns.len());
-    for p in patterns {
-        let like = Expr::operator(name, vec![value.clone(), go(p)?]);
-        likes.push(negate_if(like, negated));
-    }
-    Ok(likes
-        .into_iter()
-        .reduce(|a, b| Expr::operator(join, vec![a, b]))
-        .unwrap_or_else(|| bool_lit(false)))
 }
 
 /// `CEIL(x [, scale])` or `FLOOR(x [, scale])` (`name`).
@@ -597,19 +466,6 @@ fn ceil_floor(
             return unsupported(format!("{} TO {other:?}", name.to_uppercase()));
         }
     })
-}
-
-/// A LIKE or ILIKE (`name`) of `args` and its ESCAPE character.
-fn with_escape(
-    name: &str,
-    mut args: Vec<Expr>,
-    escape_char: Option<ast::ValueWithSpan>,
-    l: &Lowering,
-) -> PlanResult<Expr> {
-    if let Some(esc) = escape_char {
-        args.push(value_to_expr(l, esc.value)?);
-    }
-    Ok(Expr::operator(name, args))
 }
 
 pub(super) fn bool_lit(b: bool) -> Expr {

@@ -9,6 +9,7 @@ mod ddl;
 mod dialect;
 mod expression;
 mod inline_table;
+mod like;
 mod literal;
 mod merge;
 mod query;
