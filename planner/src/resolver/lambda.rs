@@ -201,8 +201,10 @@ impl Resolver<'_> {
                     }
                 };
                 let entries = df_udf("map_entries")?.call(vec![map]);
-                // (Spark's variables: the key never NULL, the value NULL-able as the map's.)
-                let values =
+                // (Spark's variables: the key never NULL, the value NULL-able as the map's.
+                // The values of the map made: NULL-able as the input's where they are kept,
+                // as the lambda's where it makes them.)
+                let mut values =
                     crate::functions::nested_nullability::map_values_nullable_in(&map_type);
                 let entries = with_struct_items(entries, &[false, values], schema)?;
                 let element = self.element_type(name, &entries, &map_name, schema)?;
@@ -213,10 +215,6 @@ impl Resolver<'_> {
                     body,
                     schema,
                 )?;
-                // (The values: NULL-able as the input's where they are kept, as the lambda's
-                // where it makes them, as Spark types them.)
-                let mut values =
-                    crate::functions::nested_nullability::map_values_nullable_in(&map_type);
                 let out_entries = if name == "map_filter" {
                     apply(
                         array_filter::array_filter_higher_order_function(),
