@@ -116,6 +116,29 @@ def test_slow_reader_does_not_grow_memory(streaming, ember_mode):
     assert spark.range(10).selectExpr("sum(id)").collect()[0][0] == 45
 
 
+def _identity(it):
+    yield from it
+
+
+def test_map_in_arrow_streams_through_python(streaming, ember_mode):
+    """mapInArrow over 320 MB of rows: the partitions stream through the Python workers a few
+    batches at a time, so neither Ember's processes nor the workers hold a partition."""
+    import sys
+
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    server, spark = streaming
+    pids = list(server.rss_at_start)
+    rows = 40_000_000
+    with RssSampler(pids) as rss:
+        out = spark.range(0, rows, 1, 2).mapInArrow(_identity, "id long").selectExpr("sum(id)")
+        assert out.collect()[0][0] == rows * (rows - 1) // 2
+    growth = {p: rss.peak[p] - server.rss_at_start[p] for p in pids}
+    print(f"\n{ember_mode}: mapInArrow of {rows} rows, RSS growth {growth} MB")
+    assert all(g < RSS_GROWTH_BOUND_MB for g in growth.values()), growth
+
+
 def test_first_row_before_the_scan_ends(streaming, ember_mode):
     server, spark = streaming
     df = spark.range(SCAN_ROWS)

@@ -83,6 +83,7 @@ def measure(url, rows, runs):
                 elapsed = time.perf_counter() - start
                 best = elapsed if best is None else min(best, elapsed)
             times[name] = best
+            print(f"  {url}: {name} {best:.2f}s", flush=True)
     finally:
         spark.stop()
     return times

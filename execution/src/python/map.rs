@@ -1,7 +1,8 @@
 //! `mapInPandas` / `mapInArrow`: each partition's rows go through a Python function that takes
-//! an iterator of batches and yields batches of another schema. The partition's batches (in
-//! slices of `spark.sql.execution.arrow.maxRecordsPerBatch` rows) are sent to one pooled
-//! worker, and what the function yields becomes the partition's output.
+//! an iterator of batches and yields batches of another schema. The partition's batches (of
+//! `spark.sql.execution.arrow.maxRecordsPerBatch` rows, as Spark's) stream to one pooled worker
+//! while what the function yields streams back as the partition's output, a few batches in
+//! flight each way (the worker protocol's streamed requests).
 //!
 //! `groupBy().applyInPandas` / `applyInArrow` use the same operator with grouping keys (the
 //! input's first columns): the input is hash-partitioned by the keys, each group goes to the
@@ -170,7 +171,7 @@ impl ExecutionPlan for PythonMapExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let input = self.input.execute(partition, context)?;
+        let mut input = self.input.execute(partition, context)?;
         let in_schema = self.input.schema();
         let out_schema = self.schema.clone();
         let function = self.function.clone();
@@ -178,47 +179,152 @@ impl ExecutionPlan for PythonMapExec {
         let step = self.batch_size.max(1);
         let on_error = self.on_error;
         let group_keys = self.group_keys;
-        let stream = futures::stream::once(async move {
-            let batches: Vec<_> = input.try_collect().await?;
-            let mut slices = Vec::new();
-            let mut in_schema = in_schema;
-            if let Some(keys) = group_keys {
-                (in_schema, slices) = groups(&in_schema, &batches, keys)?;
-            }
-            for b in batches.into_iter().filter(|_| group_keys.is_none()) {
-                let mut offset = 0;
-                while offset < b.num_rows() {
-                    let len = step.min(b.num_rows() - offset);
-                    slices.push(b.slice(offset, len));
-                    offset += len;
+        // Batches go to the worker while it yields its results (the worker protocol's streamed
+        // requests), a few at a time each way: neither the partition nor its result is held.
+        let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
+        let (out_tx, mut out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
+        let input_errors = out_tx.clone();
+        let (tagged_tx, tagged_rx) = std::sync::mpsc::sync_channel::<SchemaRef>(1);
+        let feeder = tokio::spawn(async move {
+            let fed = async {
+                let Some(keys) = group_keys else {
+                    let _ = tagged_tx.send(in_schema.clone());
+                    let mut rebatch = Rebatch::new(in_schema, step);
+                    let mut ended = false;
+                    while !ended {
+                        let batches = match input.try_next().await? {
+                            Some(batch) => rebatch.push(batch)?,
+                            None => {
+                                ended = true;
+                                rebatch.finish()?
+                            }
+                        };
+                        for batch in batches {
+                            if in_tx.send(batch).await.is_err() {
+                                return Ok(());
+                            }
+                        }
+                    }
+                    return Ok(());
+                };
+                // (A group goes whole to the function: the partition is gathered first.)
+                let mut batches = Vec::new();
+                while let Some(batch) = input.try_next().await? {
+                    batches.push(batch);
                 }
+                let (tagged, groups) = groups(&in_schema, &batches, keys)?;
+                drop(batches);
+                let _ = tagged_tx.send(tagged);
+                for group in groups {
+                    if in_tx.send(group).await.is_err() {
+                        break;
+                    }
+                }
+                Ok::<_, DataFusionError>(())
+            };
+            if let Err(e) = fed.await {
+                let _ = input_errors.send(Err(e)).await;
             }
-            let schema = out_schema.clone();
-            // (A cancelled query drops this future: the guard kills the worker.)
-            let switch = super::KillSwitch::default();
-            let guard = super::KillOnDrop(switch.clone());
-            let answer = tokio::task::spawn_blocking(move || {
-                super::run_killable(
-                    &function,
-                    &python,
-                    &in_schema,
-                    &slices,
-                    &schema,
-                    Some(&switch),
-                )
-            })
-            .await;
-            guard.0.finished();
-            let answer = answer
-                .map_err(|e| DataFusionError::External(Box::new(e)))?
-                .map_err(on_error)?;
-            Ok::<_, DataFusionError>(futures::stream::iter(answer.into_iter().map(Ok)))
-        })
-        .try_flatten();
+        });
+        let switch = super::KillSwitch::default();
+        let stop_feeder = feeder.abort_handle();
+        let guard = (
+            AbortOnDrop(feeder.abort_handle()),
+            super::KillOnDrop(switch.clone()),
+        );
+        tokio::task::spawn_blocking(move || {
+            // (The schema the batches carry, known once the feeder has begun; none: it failed.)
+            let Ok(schema) = tagged_rx.recv() else {
+                return;
+            };
+            let answer = super::stream_killable(
+                &function,
+                &python,
+                &schema,
+                super::StreamInput {
+                    next: || in_rx.blocking_recv(),
+                    // (The function ended before its input: no more of it is computed.)
+                    stop: move || stop_feeder.abort(),
+                },
+                &out_schema,
+                |batch| out_tx.blocking_send(batch.map_err(on_error)).is_ok(),
+                &switch,
+            );
+            switch.finished();
+            if let Err(e) = answer {
+                let _ = out_tx.blocking_send(Err(on_error(e)));
+            }
+        });
+        let stream = futures::stream::poll_fn(move |cx| {
+            let _ = &guard;
+            out_rx.poll_recv(cx)
+        });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
             stream,
         )))
+    }
+}
+
+/// Aborts a task when dropped (the feeder of a stream no one reads any more).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Batches cut again into batches of exactly `step` rows (the last may have fewer), as Spark
+/// sends them to Python. (arrow's `BatchCoalescer` reserves `step` rows up front, and Spark's
+/// "no limit" is a step of `usize::MAX` here.)
+struct Rebatch {
+    schema: SchemaRef,
+    step: usize,
+    pending: Vec<RecordBatch>,
+    rows: usize,
+}
+
+impl Rebatch {
+    fn new(schema: SchemaRef, step: usize) -> Self {
+        Self {
+            schema,
+            step,
+            pending: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// The batches `batch` completes.
+    fn push(&mut self, batch: RecordBatch) -> Result<Vec<RecordBatch>> {
+        self.rows += batch.num_rows();
+        self.pending.push(batch);
+        if self.rows < self.step {
+            return Ok(vec![]);
+        }
+        let all = arrow::compute::concat_batches(&self.schema, &self.pending)?;
+        self.pending.clear();
+        let mut out = Vec::new();
+        let mut offset = 0;
+        while all.num_rows() - offset >= self.step {
+            out.push(all.slice(offset, self.step));
+            offset += self.step;
+        }
+        self.rows = all.num_rows() - offset;
+        if self.rows > 0 {
+            self.pending.push(all.slice(offset, self.rows));
+        }
+        Ok(out)
+    }
+
+    /// The last, shorter batch, if rows are left.
+    fn finish(&mut self) -> Result<Vec<RecordBatch>> {
+        if self.rows == 0 {
+            return Ok(vec![]);
+        }
+        self.rows = 0;
+        let rest = std::mem::take(&mut self.pending);
+        Ok(vec![arrow::compute::concat_batches(&self.schema, &rest)?])
     }
 }
 
@@ -270,4 +376,51 @@ fn groups(
         out.push(RecordBatch::try_new(tagged.clone(), columns)?);
     }
     Ok((tagged, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, Int64Array};
+    use arrow::datatypes::{DataType, Field};
+
+    fn batch(schema: &SchemaRef, values: std::ops::Range<i64>) -> RecordBatch {
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from_iter_values(values))],
+        )
+        .unwrap()
+    }
+
+    fn cut(step: usize, sizes: &[i64]) -> Vec<Vec<i64>> {
+        let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
+        let mut rebatch = Rebatch::new(schema.clone(), step);
+        let mut out = Vec::new();
+        let mut start = 0;
+        for size in sizes {
+            out.extend(rebatch.push(batch(&schema, start..start + size)).unwrap());
+            start += size;
+        }
+        out.extend(rebatch.finish().unwrap());
+        out.iter()
+            .map(|b| {
+                let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                ids.iter().map(|v| v.unwrap()).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn batches_are_cut_to_the_step_in_order() {
+        let out = cut(4, &[3, 5, 0, 6]);
+        assert_eq!(
+            out.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![4, 4, 4, 2]
+        );
+        assert_eq!(out.concat(), (0..14).collect::<Vec<_>>());
+        // Spark's "no limit": one batch of everything.
+        assert_eq!(cut(usize::MAX, &[3, 5]), vec![(0..8).collect::<Vec<_>>()]);
+        assert!(cut(4, &[]).is_empty());
+        assert_eq!(cut(4, &[8]).len(), 2);
+    }
 }

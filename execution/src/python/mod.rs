@@ -415,14 +415,7 @@ pub fn run_killable(
     out_schema: &SchemaRef,
     kill: Option<&KillSwitch>,
 ) -> Result<Vec<RecordBatch>, PythonError> {
-    let mut input = Vec::new();
-    {
-        let mut writer = StreamWriter::try_new(&mut input, schema)?;
-        for b in batches {
-            writer.write(b)?;
-        }
-        writer.finish()?;
-    }
+    let input = ipc_stream(schema, batches)?;
     let output_schema = schema_bytes(out_schema)?;
     let answer = exchange_killable(
         function,
@@ -459,10 +452,7 @@ fn exchange_killable(
     output_schema: &[u8],
     kill: Option<&KillSwitch>,
 ) -> Result<Vec<u8>, PythonError> {
-    let artifacts = match &function.artifacts {
-        Some(a) => artifacts_dir(a)?,
-        None => String::new(),
-    };
+    let (mut worker, artifacts) = checked_worker(function, python)?;
     let request = Request {
         eval_type,
         command: &function.command,
@@ -470,20 +460,6 @@ fn exchange_killable(
         output_schema,
         artifacts: artifacts.as_bytes(),
     };
-    let mut worker = pool::take(python)?;
-    if !function.python_ver.is_empty() && worker.version != function.python_ver {
-        let error = PythonError::VersionMismatch {
-            worker: worker.version.clone(),
-            client: function.python_ver.clone(),
-        };
-        if worker.setup_error.is_none() {
-            pool::give_back(python, worker);
-        }
-        return Err(error);
-    }
-    if let Some(message) = worker.setup_error.take() {
-        return Err(PythonError::Setup(message));
-    }
     if let Some(k) = kill {
         k.arm(worker.process());
     }
@@ -506,6 +482,129 @@ fn exchange_killable(
             Err(e)
         }
     }
+}
+
+/// A pooled worker of `python` fit to run `function` (its Python version, its packages), and
+/// the directory of the function's artifacts.
+fn checked_worker(
+    function: &PythonFunction,
+    python: &str,
+) -> Result<(worker::Worker, String), PythonError> {
+    let artifacts = match &function.artifacts {
+        Some(a) => artifacts_dir(a)?,
+        None => String::new(),
+    };
+    let mut worker = pool::take(python)?;
+    if !function.python_ver.is_empty() && worker.version != function.python_ver {
+        let error = PythonError::VersionMismatch {
+            worker: worker.version.clone(),
+            client: function.python_ver.clone(),
+        };
+        if worker.setup_error.is_none() {
+            pool::give_back(python, worker);
+        }
+        return Err(error);
+    }
+    if let Some(message) = worker.setup_error.take() {
+        return Err(PythonError::Setup(message));
+    }
+    Ok((worker, artifacts))
+}
+
+/// Stream batches through `function` on a pooled worker of `python` (the map functions):
+/// `input.next` gives the input's batches (of `schema`; `None` ends it), each result batch
+/// (of `out_schema`) goes to `on_batch` as the worker yields it, which answers false when no
+/// one wants more; `input.stop` is called when the function has ended before its input (the
+/// input then ends soon). Runs on a blocking thread; `kill` kills the worker if the query is
+/// cancelled meanwhile.
+pub fn stream_killable(
+    function: &PythonFunction,
+    python: &str,
+    schema: &SchemaRef,
+    input: StreamInput<impl FnMut() -> Option<RecordBatch> + Send, impl FnOnce()>,
+    out_schema: &SchemaRef,
+    mut on_batch: impl FnMut(Result<RecordBatch, PythonError>) -> bool,
+    kill: &KillSwitch,
+) -> Result<(), PythonError> {
+    let StreamInput {
+        next: mut next_input,
+        stop: stop_input,
+    } = input;
+    let output_schema = schema_bytes(out_schema)?;
+    let (mut worker, artifacts) = checked_worker(function, python)?;
+    let request = Request {
+        eval_type: function.eval_type,
+        command: &function.command,
+        input: &[],
+        output_schema: &output_schema,
+        artifacts: artifacts.as_bytes(),
+    };
+    kill.arm(worker.process());
+    let mut encode_error = None;
+    // (The first frame holds only the schema, which the function may read before any batch.)
+    let mut first = Some(ipc_stream(schema, &[])?);
+    let answer = worker.stream(
+        &request,
+        || {
+            if let Some(frame) = first.take() {
+                return Some(frame);
+            }
+            let batch = next_input()?;
+            match ipc_stream(schema, &[batch]) {
+                Ok(bytes) => Some(bytes),
+                Err(e) => {
+                    encode_error = Some(e);
+                    None
+                }
+            }
+        },
+        |bytes| {
+            let batches = StreamReader::try_new(std::io::Cursor::new(bytes), None)
+                .map_err(PythonError::from)
+                .and_then(|r| {
+                    r.map(|b| b.map_err(PythonError::from))
+                        .collect::<Result<Vec<_>, _>>()
+                });
+            match batches {
+                Ok(batches) => batches.into_iter().all(|b| on_batch(Ok(b))),
+                Err(e) => {
+                    on_batch(Err(e));
+                    false
+                }
+            }
+        },
+        stop_input,
+    );
+    kill.disarm();
+    if let Some(e) = encode_error {
+        return Err(e);
+    }
+    match answer {
+        Ok(worker::Streamed::Done) if !kill.fired() => {
+            pool::give_back(python, worker);
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The input of [`stream_killable`]: where its batches come from, and how to end it early.
+pub struct StreamInput<N, S> {
+    pub next: N,
+    pub stop: S,
+}
+
+/// `batches` (of `schema`) as one Arrow IPC stream.
+fn ipc_stream(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>, PythonError> {
+    let mut bytes = Vec::new();
+    let mut writer = StreamWriter::try_new(&mut bytes, schema)?;
+    for b in batches {
+        writer.write(b)?;
+    }
+    writer.finish()?;
+    drop(writer);
+    Ok(bytes)
 }
 
 /// The worker's request to run a UDTF's static `analyze` method (`worker_udtf.py`).

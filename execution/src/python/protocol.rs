@@ -10,6 +10,12 @@ pub const STATUS_OK: u32 = 0;
 pub const STATUS_PYTHON_ERROR: u32 = 1;
 /// The worker's Python lacks a package: a message naming it follows.
 pub const STATUS_SETUP_ERROR: u32 = 2;
+/// One result batch of a streamed request: an Arrow IPC stream follows.
+pub const STATUS_BATCH: u32 = 3;
+/// Sent before a request's eval type when its input is streamed: frames of Arrow IPC streams
+/// follow the request (the first holding only the schema), up to an empty one, and the answer is batches (`STATUS_BATCH`) up to a
+/// final status.
+pub const STREAMED: i32 = -1000;
 
 pub fn write_u32(w: &mut impl Write, v: u32) -> io::Result<()> {
     w.write_all(&v.to_le_bytes())

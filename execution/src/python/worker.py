@@ -11,6 +11,13 @@
 #            of the session's artifacts (empty: none; see _use_artifacts)
 #   response worker -> ember: u32 0, bytes Arrow IPC stream of the result column; or
 #            u32 1, bytes error class, bytes message (the Python traceback)
+#   streamed the map functions (mapInPandas, applyInPandas, ...) stream instead: i32 -1000
+#            comes before the eval type, the input bytes are empty and after the request come frames
+#            (bytes, each an Arrow IPC stream; the first holds only the input's schema) up to
+#            an empty one; the worker answers, while it
+#            reads them, u32 3 + bytes Arrow IPC stream per result batch, then u32 0 + empty
+#            bytes when the function has ended, and reads the rest of the input (Ember ends it
+#            early). After an error (u32 1 ...) it exits.
 #
 # `bytes` is a u32 length followed by that many bytes; integers are little-endian. Eval type -1
 # runs a UDTF's `analyze` (worker_udtf.py, which comes before this file in the script); -10 to
@@ -48,6 +55,8 @@ SQL_SCALAR_ARROW_ITER_UDF = 251
 SQL_TABLE_UDF = 300
 SQL_ARROW_TABLE_UDF = 301
 SQL_ARROW_UDTF = 302
+# In place of an eval type: a streamed request, whose eval type follows (see the protocol above).
+_STREAMED = -1000
 
 
 def _write_u32(value):
@@ -306,21 +315,50 @@ def _call(f, batch, values):
     return f(*args, **kwargs)
 
 
+def _call_rows(f, batch):
+    """`f` called on each row of `batch` (a column per argument, those named `__kw__<name>`
+    passed by keyword): its results."""
+    columns = _input_columns(batch)
+    if not columns:
+        return [f() for _ in range(batch.num_rows)]
+    names = batch.schema.names
+    if not any(n.startswith(_KEYWORD) for n in names):
+        return list(map(f, *columns))
+    return [_call(f, batch, row) for row in zip(*columns)]
+
+
+# Result types whose values pass as they are when each is of the one Python type (or None).
+_PLAIN = {
+    "bool": bool,
+    "int8": int,
+    "int16": int,
+    "int32": int,
+    "int64": int,
+    "float": float,
+    "double": float,
+    "string": str,
+    "large_string": str,
+}
+
+
 def _eval_rows(f, batch, out_type):
     """Row-at-a-time UDF over pickled rows (eval type 100): results are taken as Spark's JVM
     side takes what the worker returns."""
+    results = _call_rows(f, batch)
+    plain = _PLAIN.get(str(out_type))
+    if plain is not None and set(map(type, results)) <= {plain, type(None)}:
+        try:
+            return pa.array(results, type=out_type)
+        except (pa.lib.ArrowInvalid, OverflowError):
+            pass  # (integers beyond the type: converted one by one below, as Spark takes them)
     conv = _converter(out_type)
-    results = []
-    for row in _rows(batch):
-        v = _call(f, batch, row)
-        results.append(None if v is None else conv(v))
-    return pa.array(results, type=out_type)
+    return pa.array([None if v is None else conv(v) for v in results], type=out_type)
 
 
 def _eval_arrow_rows(f, return_type, batch, out_type):
     """Arrow-optimized row-at-a-time UDF (eval type 101)."""
     conv = _output_converter(return_type, out_type)
-    results = [_call(f, batch, row) for row in _rows(batch)]
+    results = _call_rows(f, batch)
     converted = results if conv is None else [conv(r) for r in results]
     try:
         return pa.array(converted, type=out_type)
@@ -456,15 +494,12 @@ def _column_of(table, names, field, position):
 def _map_pandas(f, batches, out_schema):
     pd = _require("pandas", "pandas")
     frames = (b.to_pandas() for b in batches)
-    out = []
     for df in f(frames):
         _check_return(df, pd.DataFrame, "pandas.DataFrame", iterator=True)
-        out.append(pa.record_batch(_frame_arrays(df, out_schema), schema=out_schema))
-    return out
+        yield pa.record_batch(_frame_arrays(df, out_schema), schema=out_schema)
 
 
 def _map_arrow(f, batches, out_schema):
-    out = []
     for b in f(iter(batches)):
         _check_return(b, pa.RecordBatch, "pyarrow.RecordBatch", iterator=True)
         names = b.schema.names
@@ -472,8 +507,7 @@ def _map_arrow(f, batches, out_schema):
         for i, field in enumerate(out_schema):
             col = _column_of(b, names, field, i)
             arrays.append(col if col.type == field.type else col.cast(field.type, safe=False))
-        out.append(pa.record_batch(arrays, schema=out_schema))
-    return out
+        yield pa.record_batch(arrays, schema=out_schema)
 
 
 def _scalar_value(v):
@@ -500,12 +534,11 @@ def _group_map(f, eval_type, reader, out_schema):
     """applyInPandas / applyInArrow: each batch is one group, its first columns the keys.
     The iterator forms (216, 215) take the group as an iterator of frames / batches and
     yield frames / batches."""
-    keys = int((reader.schema.metadata or {}).get(b"ember.group_keys", b"0"))
     with_key = _takes_key(f)
     pandas = eval_type in (SQL_GROUPED_MAP_PANDAS_UDF, SQL_GROUPED_MAP_PANDAS_ITER_UDF)
     iterator = eval_type in (SQL_GROUPED_MAP_PANDAS_ITER_UDF, SQL_GROUPED_MAP_ARROW_ITER_UDF)
-    out = []
     for batch in reader:
+        keys = _group_keys(batch)
         data = pa.Table.from_batches([batch.slice(0)]).select(list(range(keys, batch.num_columns)))
         if pandas:
             pd = _require("pandas", "pandas")
@@ -518,17 +551,21 @@ def _group_map(f, eval_type, reader, out_schema):
             results = result if iterator else [result]
             for r in results:
                 _check_return(r, pd.DataFrame, "iterator of pandas.DataFrame" if iterator else "pandas.DataFrame")
-                out.extend(_map_pandas(lambda it: iter([r]), [None], out_schema))
+                yield from _map_pandas(lambda it, r=r: iter([r]), [None], out_schema)
         else:
             key = tuple(batch.column(i)[0] for i in range(keys))
             arg = iter(data.to_batches()) if iterator else data
             result = f(key, arg) if with_key else f(arg)
             if iterator:
-                out.extend(_map_arrow(lambda it: iter(result), [None], out_schema))
+                yield from _map_arrow(lambda it, result=result: iter(result), [None], out_schema)
                 continue
             _check_return(result, pa.Table, "pyarrow.Table")
-            out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
-    return out
+            yield from _map_arrow(lambda it, result=result: iter(result.to_batches()), [None], out_schema)
+
+
+def _group_keys(batch):
+    """How many leading columns of a group's batch are its keys (the schema's metadata)."""
+    return int((batch.schema.metadata or {}).get(b"ember.group_keys", b"0"))
 
 
 def _cogroup_side(batch, prefix):
@@ -546,15 +583,14 @@ def _cogroup_side(batch, prefix):
 
 def _cogroup_map(f, eval_type, reader, out_schema):
     """cogroup().applyInPandas / applyInArrow: each batch is one key's rows of both sides."""
-    keys = int((reader.schema.metadata or {}).get(b"ember.group_keys", b"0"))
     import inspect
 
     try:
         with_key = len(inspect.getfullargspec(f).args) == 3
     except TypeError:
         with_key = False
-    out = []
     for batch in reader:
+        keys = _group_keys(batch)
         left = _cogroup_side(batch, "l:")
         right = _cogroup_side(batch, "r:")
         if eval_type == SQL_COGROUPED_MAP_PANDAS_UDF:
@@ -565,13 +601,52 @@ def _cogroup_map(f, eval_type, reader, out_schema):
             ldf, rdf = left.to_pandas(), right.to_pandas()
             result = f(key, ldf, rdf) if with_key else f(ldf, rdf)
             _check_return(result, pd.DataFrame, "pandas.DataFrame")
-            out.extend(_map_pandas(lambda it: iter([result]), [None], out_schema))
+            yield from _map_pandas(lambda it, result=result: iter([result]), [None], out_schema)
         else:
             key = tuple(batch.column(i)[0] for i in range(keys))
             result = f(key, left, right) if with_key else f(left, right)
             _check_return(result, pa.Table, "pyarrow.Table")
-            out.extend(_map_arrow(lambda it: iter(result.to_batches()), [None], out_schema))
-    return out
+            yield from _map_arrow(lambda it, result=result: iter(result.to_batches()), [None], out_schema)
+
+
+class _Frames:
+    """A streamed request's input: frames of Arrow IPC streams read from stdin as the function
+    asks for them, up to an empty frame (see the protocol above)."""
+
+    def __init__(self):
+        # (The first frame holds only the schema.)
+        self.schema = ipc.open_stream(pa.py_buffer(_read_bytes())).schema
+        self.done = False
+
+    def __iter__(self):
+        while not self.done:
+            data = _read_bytes()
+            if not data:
+                self.done = True
+                return
+            yield from ipc.open_stream(pa.py_buffer(data))
+
+    def drain(self):
+        """Read what the function left unread, up to the end of the input."""
+        while not self.done:
+            if not _read_bytes():
+                self.done = True
+
+
+def _batches(data):
+    return data if isinstance(data, _Frames) else ipc.open_stream(pa.py_buffer(data))
+
+
+def _answer(schema, batches, data):
+    """The results: streamed ones written out as they come (one frame of status 3 each),
+    otherwise one Arrow IPC stream."""
+    if not isinstance(data, _Frames):
+        return _write_stream(schema, batches)
+    for b in batches:
+        _write_u32(3)
+        _write_bytes(_write_stream(schema, [b]))
+        _OUT.flush()
+    return b""
 
 
 def _evaluate(eval_type, command, data, schema_bytes):
@@ -582,30 +657,25 @@ def _evaluate(eval_type, command, data, schema_bytes):
         return _analyze_udtf(f, data)
     out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
     if eval_type == SQL_ARROW_UDTF:
-        reader = ipc.open_stream(pa.py_buffer(data))
-        return _write_stream(out_schema, _arrow_udtf(f, reader, out_schema))
+        return _answer(out_schema, _arrow_udtf(f, _batches(data), out_schema), data)
     if eval_type in (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF):
-        reader = ipc.open_stream(pa.py_buffer(data))
-        results = _table_udf(f, reader, out_schema, eval_type == SQL_ARROW_TABLE_UDF)
-        return _write_stream(out_schema, results)
+        results = _table_udf(f, _batches(data), out_schema, eval_type == SQL_ARROW_TABLE_UDF)
+        return _answer(out_schema, results, data)
     if eval_type in (SQL_COGROUPED_MAP_PANDAS_UDF, SQL_COGROUPED_MAP_ARROW_UDF):
-        reader = ipc.open_stream(pa.py_buffer(data))
-        return _write_stream(out_schema, _cogroup_map(f, eval_type, reader, out_schema))
+        return _answer(out_schema, _cogroup_map(f, eval_type, _batches(data), out_schema), data)
     if eval_type in (
         SQL_GROUPED_MAP_PANDAS_UDF,
         SQL_GROUPED_MAP_ARROW_UDF,
         SQL_GROUPED_MAP_PANDAS_ITER_UDF,
         SQL_GROUPED_MAP_ARROW_ITER_UDF,
     ):
-        reader = ipc.open_stream(pa.py_buffer(data))
-        return _write_stream(out_schema, _group_map(f, eval_type, reader, out_schema))
+        return _answer(out_schema, _group_map(f, eval_type, _batches(data), out_schema), data)
     if eval_type in (SQL_MAP_PANDAS_ITER_UDF, SQL_MAP_ARROW_ITER_UDF):
-        batches = list(ipc.open_stream(pa.py_buffer(data)))
         if eval_type == SQL_MAP_PANDAS_ITER_UDF:
-            results = _map_pandas(f, batches, out_schema)
+            results = _map_pandas(f, _batches(data), out_schema)
         else:
-            results = _map_arrow(f, batches, out_schema)
-        return _write_stream(out_schema, results)
+            results = _map_arrow(f, _batches(data), out_schema)
+        return _answer(out_schema, results, data)
     out_field = out_schema.field(0)
     out_type = out_field.type
     reader = ipc.open_stream(pa.py_buffer(data))
@@ -736,10 +806,15 @@ def main():
             eval_type = struct.unpack("<i", _read_exact(4))[0]
         except EOFError:
             return
+        streamed = eval_type == _STREAMED
+        if streamed:
+            eval_type = struct.unpack("<i", _read_exact(4))[0]
         command = _read_bytes()
         data = _read_bytes()
         schema = _read_bytes()
         artifacts = _read_bytes().decode()
+        if streamed:
+            data = _Frames()
         try:
             _use_artifacts(artifacts)
             out = _evaluate(eval_type, command, data, schema)
@@ -755,7 +830,17 @@ def main():
         else:
             _write_u32(0)
             _write_bytes(out)
+            _OUT.flush()
+            if streamed:
+                # (Answered before the input ended, Ember stops sending it; what was on its
+                # way is read here.)
+                data.drain()
+            continue
         _OUT.flush()
+        if streamed:
+            # (The rest of its input is still coming: a failed streamed request ends the
+            # worker, which Ember does not give back to the pool.)
+            os._exit(0)
 
 
 main()

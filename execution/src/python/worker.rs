@@ -94,12 +94,10 @@ impl Worker {
 
     /// Send one request and wait for its answer.
     pub fn evaluate(&mut self, request: &Request) -> Result<Vec<u8>, PythonError> {
-        self.exchange(request).map_err(|e| {
-            PythonError::Crashed(format!(
-                "Python worker exited unexpectedly (crashed){}: {e}",
-                self.exit_note()
-            ))
-        })?
+        match self.exchange(request) {
+            Ok(answer) => answer,
+            Err(e) => Err(self.crashed(e)),
+        }
     }
 
     fn exchange(&mut self, request: &Request) -> std::io::Result<Result<Vec<u8>, PythonError>> {
@@ -109,21 +107,64 @@ impl Worker {
         protocol::write_bytes(&mut self.stdin, request.output_schema)?;
         protocol::write_bytes(&mut self.stdin, request.artifacts)?;
         self.stdin.flush()?;
-        Ok(match protocol::read_u32(&mut self.stdout)? {
-            STATUS_OK => Ok(protocol::read_bytes(&mut self.stdout)?),
-            STATUS_PYTHON_ERROR => {
-                let error_class = protocol::read_string(&mut self.stdout)?;
-                let traceback = protocol::read_string(&mut self.stdout)?;
-                Err(PythonError::Exception {
-                    error_class,
-                    traceback,
-                })
+        let status = protocol::read_u32(&mut self.stdout)?;
+        read_answer(&mut self.stdout, status)
+    }
+
+    /// Send one streamed request (`request.input` is not sent): the frames `next_input`
+    /// gives (each an Arrow IPC stream; `None` ends the input) are written by a second thread
+    /// while this one reads the worker's result batches and hands each to `on_batch`, which
+    /// answers false when no one wants more. Ends when the function has ended (then
+    /// `stop_input` is called, so that `next_input` ends soon: the worker reads what is still
+    /// sent) or at the first error. A worker that failed or was stopped mid-stream is killed:
+    /// it is out of step with its pipes and must not be given back.
+    pub fn stream(
+        &mut self,
+        request: &Request,
+        mut next_input: impl FnMut() -> Option<Vec<u8>> + Send,
+        mut on_batch: impl FnMut(Vec<u8>) -> bool,
+        stop_input: impl FnOnce(),
+    ) -> Result<Streamed, PythonError> {
+        let child = self.child.clone();
+        let (stdin, stdout) = (&mut self.stdin, &mut self.stdout);
+        let read = std::thread::scope(|scope| {
+            let writer = scope.spawn(move || -> std::io::Result<()> {
+                protocol::write_i32(stdin, protocol::STREAMED)?;
+                protocol::write_i32(stdin, request.eval_type)?;
+                protocol::write_bytes(stdin, request.command)?;
+                protocol::write_bytes(stdin, &[])?;
+                protocol::write_bytes(stdin, request.output_schema)?;
+                protocol::write_bytes(stdin, request.artifacts)?;
+                stdin.flush()?;
+                while let Some(frame) = next_input() {
+                    protocol::write_bytes(stdin, &frame)?;
+                    stdin.flush()?;
+                }
+                protocol::write_u32(stdin, 0)?;
+                stdin.flush()
+            });
+            let read = read_streamed(stdout, &mut on_batch);
+            if matches!(read, Ok(Ok(Streamed::Done))) {
+                stop_input();
+            } else {
+                // (Also unblocks the writer if it waits on a full pipe.)
+                let _ = child.lock().kill();
             }
-            STATUS_SETUP_ERROR => Err(PythonError::Setup(protocol::read_string(&mut self.stdout)?)),
-            other => Err(PythonError::Crashed(format!(
-                "the Python worker answered an unknown status {other}"
-            ))),
-        })
+            // (A pipe error of the writer shows in what the reader read.)
+            let _ = writer.join();
+            read
+        });
+        match read {
+            Ok(answer) => answer,
+            Err(e) => Err(self.crashed(e)),
+        }
+    }
+
+    fn crashed(&mut self, e: std::io::Error) -> PythonError {
+        PythonError::Crashed(format!(
+            "Python worker exited unexpectedly (crashed){}: {e}",
+            self.exit_note()
+        ))
     }
 
     /// Whether the process still runs.
@@ -148,6 +189,54 @@ impl Worker {
             }
         }
         String::new()
+    }
+}
+
+/// How a streamed request ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Streamed {
+    /// The function ended and every batch it yielded was taken.
+    Done,
+    /// Whoever took the batches wanted no more.
+    Stopped,
+}
+
+/// The answer after its status word: the result's bytes, or the worker's error.
+fn read_answer(
+    stdout: &mut impl std::io::Read,
+    status: u32,
+) -> std::io::Result<Result<Vec<u8>, PythonError>> {
+    Ok(match status {
+        STATUS_OK => Ok(protocol::read_bytes(stdout)?),
+        STATUS_PYTHON_ERROR => {
+            let error_class = protocol::read_string(stdout)?;
+            let traceback = protocol::read_string(stdout)?;
+            Err(PythonError::Exception {
+                error_class,
+                traceback,
+            })
+        }
+        STATUS_SETUP_ERROR => Err(PythonError::Setup(protocol::read_string(stdout)?)),
+        other => Err(PythonError::Crashed(format!(
+            "the Python worker answered an unknown status {other}"
+        ))),
+    })
+}
+
+/// A streamed request's answers: result batches up to the final status.
+fn read_streamed(
+    stdout: &mut impl std::io::Read,
+    on_batch: &mut impl FnMut(Vec<u8>) -> bool,
+) -> std::io::Result<Result<Streamed, PythonError>> {
+    loop {
+        match protocol::read_u32(stdout)? {
+            protocol::STATUS_BATCH => {
+                if !on_batch(protocol::read_bytes(stdout)?) {
+                    return Ok(Ok(Streamed::Stopped));
+                }
+            }
+            status => return Ok(read_answer(stdout, status)?.map(|_| Streamed::Done)),
+        }
     }
 }
 

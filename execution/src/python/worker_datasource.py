@@ -1,6 +1,7 @@
 # Ember's Python UDF worker, part three: Python data sources (`pyspark.sql.datasource`).
 # Joined before worker.py into one script (execution/src/python/worker.rs); the names used here
-# (pa, ipc, cloudpickle, _write_stream, _format_exception) are worker.py's. The requests
+# (pa, ipc, cloudpickle, _write_stream, _format_exception, _Frames, _batches, _answer) are
+# worker.py's. DS_READ and DS_WRITE run as the map operator's streamed requests. The requests
 # (execution/src/python/datasource.rs), each an eval type of its own:
 #
 #   DS_SCHEMA  command: the DataSource class; input schema metadata `ember.options` (JSON).
@@ -232,18 +233,23 @@ def _ds_read(reader, data, out_schema):
 
     from pyspark.errors import PySparkRuntimeError
 
-    out = []
-    for batch in ipc.open_stream(pa.py_buffer(data)):
-        for value in batch.column(0).to_pylist():
-            partition = pickle.loads(value)
-            it = reader.read(partition)
-            if not isinstance(it, Iterator):
-                raise PySparkRuntimeError(
-                    errorClass="DATA_SOURCE_INVALID_RETURN_TYPE",
-                    messageParameters={"type": type(it).__name__, "name": _ds_name(reader), "supported_types": "iterator"},
-                )
-            out.extend(_ds_rows_to_batches(it, out_schema, _ds_name(reader)))
-    return _write_stream(out_schema, out)
+    def batches():
+        for batch in _batches(data):
+            for value in batch.column(0).to_pylist():
+                partition = pickle.loads(value)
+                it = reader.read(partition)
+                if not isinstance(it, Iterator):
+                    raise PySparkRuntimeError(
+                        errorClass="DATA_SOURCE_INVALID_RETURN_TYPE",
+                        messageParameters={
+                            "type": type(it).__name__,
+                            "name": _ds_name(reader),
+                            "supported_types": "iterator",
+                        },
+                    )
+                yield from _ds_rows_to_batches(it, out_schema, _ds_name(reader))
+
+    return _answer(out_schema, batches(), data)
 
 
 def _ds_name(reader):
@@ -272,7 +278,7 @@ def _ds_write(writer, data, out_schema):
     from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
     from pyspark.sql.types import _create_row
 
-    reader = ipc.open_stream(pa.py_buffer(data))
+    reader = _batches(data)
     struct = _ds_struct(reader.schema)
     fields = struct.fieldNames()
     converters = [ArrowTableToRowsConversion._create_converter(f.dataType) for f in struct.fields]
@@ -304,7 +310,7 @@ def _ds_write(writer, data, out_schema):
     batch = pa.record_batch(
         [pa.array([message], type=pa.binary()), pa.array([error], type=pa.string())], schema=out_schema
     )
-    return _write_stream(out_schema, [batch])
+    return _answer(out_schema, [batch], data)
 
 
 def _ds_commit(writer, meta, data):
@@ -321,7 +327,10 @@ def _ds_commit(writer, meta, data):
 def _data_source(eval_type, command, data, schema_bytes):
     # (Loaded afresh per request: a reader or writer starts each task as it was pickled.)
     obj = cloudpickle.loads(command)
-    schema = ipc.open_stream(pa.py_buffer(data)).schema if data else None
+    if isinstance(data, _Frames):
+        schema = data.schema
+    else:
+        schema = ipc.open_stream(pa.py_buffer(data)).schema if data else None
     meta = (schema.metadata or {}) if schema is not None else {}
     try:
         if eval_type == DS_SCHEMA:
