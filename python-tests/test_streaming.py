@@ -139,6 +139,34 @@ def test_map_in_arrow_streams_through_python(streaming, ember_mode):
     assert all(g < RSS_GROWTH_BOUND_MB for g in growth.values()), growth
 
 
+def _centered(table):
+    import pyarrow.compute as pc
+
+    v = table.column("v")
+    return table.set_column(1, "v", pc.subtract(v, pc.mean(v)))
+
+
+def test_apply_in_arrow_holds_a_group_at_a_time(streaming, ember_mode):
+    """groupBy().applyInArrow over 10 million rows in 1,000 groups: each partition is sorted by
+    the key (spilling under the memory limit) and goes to the worker a group at a time."""
+    import sys
+
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    server, spark = streaming
+    pids = list(server.rss_at_start)
+    rows = 10_000_000
+    df = spark.range(0, rows, 1, 2).selectExpr("id % 1000 AS k", "CAST(id AS DOUBLE) AS v")
+    with RssSampler(pids) as rss:
+        out = df.groupBy("k").applyInArrow(_centered, "k long, v double")
+        got = out.selectExpr("count(*)", "count(DISTINCT k)", "round(sum(v), 3)").collect()[0]
+        assert tuple(got) == (rows, 1000, 0.0)
+    growth = {p: rss.peak[p] - server.rss_at_start[p] for p in pids}
+    print(f"\n{ember_mode}: applyInArrow of {rows} rows, RSS growth {growth} MB")
+    assert all(g < RSS_GROWTH_BOUND_MB for g in growth.values()), growth
+
+
 def test_first_row_before_the_scan_ends(streaming, ember_mode):
     server, spark = streaming
     df = spark.range(SCAN_ROWS)

@@ -5,23 +5,26 @@
 //! flight each way (the worker protocol's streamed requests).
 //!
 //! `groupBy().applyInPandas` / `applyInArrow` use the same operator with grouping keys (the
-//! input's first columns): the input is hash-partitioned by the keys, each group goes to the
-//! worker as one batch (keys first, the schema's metadata saying how many), and the function
-//! is called once per group.
+//! input's first columns): the input is hash-partitioned and sorted by the keys (as Spark's:
+//! the sort spills, and one group at a time is held), each group goes to the worker as one
+//! batch (keys first, the schema's metadata saying how many), and the function is called once
+//! per group.
 
 use std::fmt;
 use std::sync::Arc;
 
-use std::collections::HashMap;
-
-use arrow::array::{RecordBatch, UInt32Array};
+use arrow::array::{RecordBatch, RecordBatchOptions};
+use arrow::compute::SortOptions;
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result, internal_err};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::expressions::Column;
-use datafusion::physical_expr::{Distribution, EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_expr::{
+    Distribution, EquivalenceProperties, LexRequirement, OrderingRequirements, PhysicalExpr,
+    PhysicalSortRequirement,
+};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -100,6 +103,14 @@ impl PythonMapExec {
     pub fn on_error(&self) -> ErrorMapper {
         self.on_error
     }
+
+    /// The first `n` input columns (the grouping keys).
+    fn key_columns(&self, n: usize) -> Vec<Arc<dyn PhysicalExpr>> {
+        let schema = self.input.schema();
+        (0..n)
+            .map(|i| Arc::new(Column::new(schema.field(i).name(), i)) as Arc<dyn PhysicalExpr>)
+            .collect()
+    }
 }
 
 impl DisplayAs for PythonMapExec {
@@ -129,15 +140,21 @@ impl ExecutionPlan for PythonMapExec {
         match self.group_keys {
             None => vec![Distribution::UnspecifiedDistribution],
             Some(0) => vec![Distribution::SinglePartition],
-            Some(n) => vec![Distribution::KeyPartitioned(
-                (0..n)
-                    .map(|i| {
-                        let field = self.input.schema().field(i).clone();
-                        Arc::new(Column::new(field.name(), i)) as Arc<dyn PhysicalExpr>
-                    })
-                    .collect(),
-            )],
+            Some(n) => vec![Distribution::KeyPartitioned(self.key_columns(n))],
         }
+    }
+
+    /// The grouped forms read each partition sorted by its keys, as Spark's: a group at a time
+    /// is held, never the partition (and the sort spills).
+    fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
+        let Some(n @ 1..) = self.group_keys else {
+            return vec![None];
+        };
+        let sorted = self
+            .key_columns(n)
+            .into_iter()
+            .map(|c| PhysicalSortRequirement::new(c, Some(SortOptions::default())));
+        vec![LexRequirement::new(sorted).map(OrderingRequirements::new)]
     }
 
     fn apply_expressions(
@@ -207,17 +224,22 @@ impl ExecutionPlan for PythonMapExec {
                     }
                     return Ok(());
                 };
-                // (A group goes whole to the function: the partition is gathered first.)
-                let mut batches = Vec::new();
-                while let Some(batch) = input.try_next().await? {
-                    batches.push(batch);
-                }
-                let (tagged, groups) = groups(&in_schema, &batches, keys)?;
-                drop(batches);
-                let _ = tagged_tx.send(tagged);
-                for group in groups {
-                    if in_tx.send(group).await.is_err() {
-                        break;
+                // (A group goes whole to the function; the input is sorted by the keys.)
+                let mut groups = Groups::new(&in_schema, keys)?;
+                let _ = tagged_tx.send(groups.schema.clone());
+                let mut ended = false;
+                while !ended {
+                    let done = match input.try_next().await? {
+                        Some(batch) => groups.push(&batch)?,
+                        None => {
+                            ended = true;
+                            groups.finish()?.into_iter().collect()
+                        }
+                    };
+                    for group in done {
+                        if in_tx.send(group).await.is_err() {
+                            return Ok(());
+                        }
                     }
                 }
                 Ok::<_, DataFusionError>(())
@@ -328,54 +350,85 @@ impl Rebatch {
     }
 }
 
-/// The rows of `batches` as one batch per group of the first `keys` columns (in the order the
-/// groups first appear), under a schema whose metadata names the number of keys.
-fn groups(
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
+/// The groups of a sorted input, one batch each (keys first, under a schema whose metadata
+/// names the number of keys): a group is complete when a row of other keys follows it.
+struct Groups {
+    schema: SchemaRef,
     keys: usize,
-) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    let mut metadata = schema.metadata().clone();
-    metadata.insert("ember.group_keys".to_string(), keys.to_string());
-    let tagged = Arc::new(Schema::new_with_metadata(schema.fields().clone(), metadata));
-    let all = arrow::compute::concat_batches(schema, batches)?;
-    if all.num_rows() == 0 {
-        return Ok((tagged, vec![]));
+    converter: RowConverter,
+    /// The rows of the group not known to be complete yet.
+    pending: Vec<RecordBatch>,
+}
+
+impl Groups {
+    fn new(schema: &SchemaRef, keys: usize) -> Result<Self> {
+        let mut metadata = schema.metadata().clone();
+        metadata.insert("ember.group_keys".to_string(), keys.to_string());
+        let fields = schema.fields().iter().take(keys);
+        Ok(Self {
+            schema: Arc::new(Schema::new_with_metadata(schema.fields().clone(), metadata)),
+            keys,
+            converter: RowConverter::new(
+                fields
+                    .map(|f| SortField::new(f.data_type().clone()))
+                    .collect(),
+            )?,
+            pending: Vec::new(),
+        })
     }
-    if keys == 0 {
-        // (One group of every row.)
-        return Ok((tagged.clone(), vec![all.with_schema(tagged)?]));
+
+    /// The groups `batch` completes.
+    fn push(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>> {
+        if batch.num_rows() == 0 {
+            return Ok(vec![]);
+        }
+        // (Under the tagged schema; a shuffled batch may call a never-NULL column nullable.)
+        let batch = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            batch.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+        )?;
+        let ranges = if self.keys == 0 {
+            std::iter::once(0..batch.num_rows()).collect()
+        } else {
+            arrow::compute::partition(&batch.columns()[..self.keys])?.ranges()
+        };
+        let mut done = Vec::new();
+        for (i, range) in ranges.iter().enumerate() {
+            let slice = batch.slice(range.start, range.len());
+            if i > 0 || !self.continues(&slice)? {
+                done.extend(self.finish()?);
+            }
+            self.pending.push(slice);
+        }
+        Ok(done)
     }
-    let converter = RowConverter::new(
-        schema
-            .fields()
-            .iter()
-            .take(keys)
-            .map(|f| SortField::new(f.data_type().clone()))
-            .collect(),
-    )?;
-    let rows = converter.convert_columns(&all.columns()[..keys])?;
-    let mut order: Vec<Vec<u32>> = Vec::new();
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-    for i in 0..all.num_rows() {
-        let key = rows.row(i).as_ref().to_vec();
-        let slot = *index.entry(key).or_insert_with(|| {
-            order.push(Vec::new());
-            order.len() - 1
-        });
-        order[slot].push(i as u32);
+
+    /// Whether `slice` (rows of one key) belongs to the pending group.
+    fn continues(&self, slice: &RecordBatch) -> Result<bool> {
+        let Some(last) = self.pending.last() else {
+            return Ok(true);
+        };
+        if self.keys == 0 {
+            return Ok(true);
+        }
+        let a = self
+            .converter
+            .convert_columns(&last.slice(0, 1).columns()[..self.keys])?;
+        let b = self
+            .converter
+            .convert_columns(&slice.slice(0, 1).columns()[..self.keys])?;
+        Ok(a.row(0) == b.row(0))
     }
-    let mut out = Vec::with_capacity(order.len());
-    for indices in order {
-        let indices = UInt32Array::from(indices);
-        let columns = all
-            .columns()
-            .iter()
-            .map(|c| arrow::compute::take(c.as_ref(), &indices, None))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        out.push(RecordBatch::try_new(tagged.clone(), columns)?);
+
+    /// The pending group, complete.
+    fn finish(&mut self) -> Result<Option<RecordBatch>> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let rows = std::mem::take(&mut self.pending);
+        Ok(Some(arrow::compute::concat_batches(&self.schema, &rows)?))
     }
-    Ok((tagged, out))
 }
 
 #[cfg(test)]
@@ -422,5 +475,47 @@ mod tests {
         assert_eq!(cut(usize::MAX, &[3, 5]), vec![(0..8).collect::<Vec<_>>()]);
         assert!(cut(4, &[]).is_empty());
         assert_eq!(cut(4, &[8]).len(), 2);
+    }
+
+    /// The groups of sorted key batches: each group's values, in order.
+    fn grouped(keys: usize, batches: &[&[Option<i64>]]) -> Vec<Vec<Option<i64>>> {
+        let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, true)]));
+        let mut groups = Groups::new(&schema, keys).unwrap();
+        let mut out = Vec::new();
+        for values in batches {
+            let column = Arc::new(Int64Array::from(values.to_vec()));
+            let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+            out.extend(groups.push(&batch).unwrap());
+        }
+        out.extend(groups.finish().unwrap());
+        for g in &out {
+            assert_eq!(g.schema().metadata()["ember.group_keys"], keys.to_string());
+        }
+        out.iter()
+            .map(|b| {
+                let values = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                values.iter().collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_of_a_sorted_input_span_batches() {
+        let (n, one, two, three) = (None, Some(1), Some(2), Some(3));
+        assert_eq!(
+            grouped(
+                1,
+                &[&[n, n, one], &[one, one], &[], &[one, two, three], &[three]]
+            ),
+            vec![
+                vec![n, n],
+                vec![one, one, one, one],
+                vec![two],
+                vec![three, three]
+            ]
+        );
+        // No keys: one group of every row.
+        assert_eq!(grouped(0, &[&[one], &[two, n]]), vec![vec![one, two, n]]);
+        assert!(grouped(1, &[]).is_empty());
     }
 }
