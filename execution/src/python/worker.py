@@ -127,6 +127,20 @@ def _load(command):
     return entry
 
 
+_SCHEMAS = {}
+
+
+def _schema(schema_bytes):
+    """A result schema (an Arrow IPC stream of it), read once per worker."""
+    schema = _SCHEMAS.get(schema_bytes)
+    if schema is None:
+        schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+        if len(_SCHEMAS) > 256:
+            _SCHEMAS.clear()
+        _SCHEMAS[schema_bytes] = schema
+    return schema
+
+
 class PySparkError(Exception):
     """An error with a Spark error class, as PySpark's own worker raises them."""
 
@@ -438,6 +452,9 @@ def _series_to_arrow(result, out_type, n, pd):
             f"Result vector from pandas_udf was not the required length: expected {n}, got {len(result)}.",
         )
     result = _localized(result, out_type)
+    if getattr(result.dtype, "kind", None) in ("i", "u", "b"):
+        # (numpy integers and booleans hold no NULL: no mask to compute.)
+        return pa.Array.from_pandas(result, type=out_type, safe=False)
     try:
         return pa.Array.from_pandas(result, mask=result.isnull(), type=out_type, safe=False)
     except ValueError:
@@ -655,7 +672,7 @@ def _evaluate(eval_type, command, data, schema_bytes):
     f, return_type = _load(command)
     if eval_type == UDTF_ANALYZE:
         return _analyze_udtf(f, data)
-    out_schema = ipc.open_stream(pa.py_buffer(schema_bytes)).schema
+    out_schema = _schema(schema_bytes)
     if eval_type == SQL_ARROW_UDTF:
         return _answer(out_schema, _arrow_udtf(f, _batches(data), out_schema), data)
     if eval_type in (SQL_TABLE_UDF, SQL_ARROW_TABLE_UDF):
