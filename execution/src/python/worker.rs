@@ -20,10 +20,6 @@ const SCRIPT: &str = concat!(
     include_str!("worker.py")
 );
 
-/// The size asked for the pipes to and from a worker.
-#[cfg(target_os = "linux")]
-const PIPE_SIZE: usize = 1 << 20;
-
 /// What one evaluation needs besides its data.
 pub struct Request<'a> {
     pub eval_type: i32,
@@ -67,16 +63,6 @@ impl Worker {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(PythonError::Setup("the Python worker has no pipes".into()));
         };
-        // A batch of arguments or results (80 KB for 10,000 longs) fits in one pipe buffer,
-        // so it crosses with one wake-up of the other side instead of several (Linux's default
-        // is 64 KB; the system's limit may refuse, which only costs speed).
-        #[cfg(target_os = "linux")]
-        for pipe in [
-            std::os::fd::AsFd::as_fd(&stdin),
-            std::os::fd::AsFd::as_fd(&stdout),
-        ] {
-            let _ = rustix::pipe::fcntl_setpipe_size(pipe, PIPE_SIZE);
-        }
         let mut worker = Self {
             child: Arc::new(Mutex::new(child)),
             stdin: BufWriter::new(stdin),
