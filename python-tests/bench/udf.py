@@ -7,7 +7,10 @@ on real Spark (`--spark sc://...`, e.g. `../shared/tools/spark-reference start 1
     python python-tests/bench/udf.py --rows 10000000 --spark sc://127.0.0.1:15099 [--sail sc://...]
 
 Ember's binary: EMBER_BIN, else the release build, else the debug build (debug numbers say
-little). The worker Python is the one running this script (PYSPARK_PYTHON).
+little). The worker Python is the one running this script (PYSPARK_PYTHON). Real Spark's
+workers need pyarrow and pandas too: start it with PYSPARK_PYTHON naming a Python that has
+them (`PYSPARK_PYTHON=.../venv-4.3.0/bin/python spark-reference start 15099`). Sail 0.7.2 runs
+UDFs with the pyspark of its own environment, which must be 4.1 or older.
 """
 
 import argparse
