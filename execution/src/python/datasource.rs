@@ -12,7 +12,6 @@ use std::sync::Arc;
 use arrow::array::{Array, BinaryArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::ipc::reader::StreamReader;
-use arrow::ipc::writer::StreamWriter;
 
 use super::{PythonError, PythonFunction, exchange};
 
@@ -62,19 +61,14 @@ fn request(
         meta.insert((*k).to_string(), v.clone());
     }
     let schema = Arc::new(Schema::new_with_metadata(schema.fields().clone(), meta));
-    let mut out = Vec::new();
-    {
-        let mut writer = StreamWriter::try_new(&mut out, &schema)?;
-        if let Some(values) = column {
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![Arc::new(BinaryArray::from(values)) as _],
-            )?;
-            writer.write(&batch)?;
-        }
-        writer.finish()?;
-    }
-    Ok(out)
+    let batches = match column {
+        Some(values) => vec![RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(BinaryArray::from(values)) as _],
+        )?],
+        None => vec![],
+    };
+    super::ipc_stream(&schema, &batches)
 }
 
 /// The answer's metadata and its binary column's values.

@@ -542,7 +542,7 @@ pub fn stream_killable(
     kill.arm(worker.process());
     let mut encode_error = None;
     // (The first frame holds only the schema, which the function may read before any batch.)
-    let mut first = Some(ipc_stream(schema, &[])?);
+    let mut first = Some(schema_bytes(schema)?);
     let answer = worker.stream(
         &request,
         || {
@@ -596,7 +596,7 @@ pub struct StreamInput<N, S> {
 }
 
 /// `batches` (of `schema`) as one Arrow IPC stream.
-fn ipc_stream(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>, PythonError> {
+pub(crate) fn ipc_stream(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<u8>, PythonError> {
     let mut bytes = Vec::new();
     let mut writer = StreamWriter::try_new(&mut bytes, schema)?;
     for b in batches {
@@ -627,12 +627,7 @@ pub fn analyze_udtf(
     python: &str,
     args: &RecordBatch,
 ) -> Result<Analyzed, PythonError> {
-    let mut input = Vec::new();
-    {
-        let mut writer = StreamWriter::try_new(&mut input, &args.schema())?;
-        writer.write(args)?;
-        writer.finish()?;
-    }
+    let input = ipc_stream(&args.schema(), std::slice::from_ref(args))?;
     let answer = exchange(function, UDTF_ANALYZE, python, &input, &[])?;
     let schema = StreamReader::try_new(std::io::Cursor::new(answer), None)?.schema();
     let get = |k: &str| schema.metadata().get(k).cloned().unwrap_or_default();
@@ -643,11 +638,7 @@ pub fn analyze_udtf(
 }
 
 pub fn schema_bytes(schema: &Schema) -> Result<Vec<u8>, PythonError> {
-    let mut out = Vec::new();
-    let mut writer = StreamWriter::try_new(&mut out, schema)?;
-    writer.finish()?;
-    drop(writer);
-    Ok(out)
+    ipc_stream(schema, &[])
 }
 
 /// The schema of an Arrow IPC stream (what [`schema_bytes`] wrote).

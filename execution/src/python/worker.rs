@@ -12,11 +12,12 @@ use parking_lot::Mutex;
 use super::PythonError;
 use super::protocol::{self, STATUS_OK, STATUS_PYTHON_ERROR, STATUS_SETUP_ERROR};
 
-/// The worker's Python: UDTFs (`worker_udtf.py`), data sources (`worker_datasource.py`) and
-/// the rest, whose end runs the loop.
+/// The worker's Python: UDTFs (`worker_udtf.py`), data sources (`worker_datasource.py`), map
+/// functions and streamed requests (`worker_map.py`) and the rest, whose end runs the loop.
 const SCRIPT: &str = concat!(
     include_str!("worker_udtf.py"),
     include_str!("worker_datasource.py"),
+    include_str!("worker_map.py"),
     include_str!("worker.py")
 );
 

@@ -1,8 +1,8 @@
 # Ember's Python UDF worker, part three: Python data sources (`pyspark.sql.datasource`).
 # Joined before worker.py into one script (execution/src/python/worker.rs); the names used here
-# (pa, ipc, cloudpickle, _write_stream, _format_exception, _Frames, _batches, _answer) are
-# worker.py's. DS_READ and DS_WRITE run as the map operator's streamed requests. The requests
-# (execution/src/python/datasource.rs), each an eval type of its own:
+# (pa, ipc, cloudpickle, _write_stream, _format_exception) are worker.py's, and _Frames,
+# _batches, _answer worker_map.py's. DS_READ and DS_WRITE run as the map operator's streamed
+# requests. The requests (execution/src/python/datasource.rs), each an eval type of its own:
 #
 #   DS_SCHEMA  command: the DataSource class; input schema metadata `ember.options` (JSON).
 #              Answers metadata `ember.schema`: the class's schema() as a DDL string, or a
