@@ -195,49 +195,34 @@ impl ExecutionPlan for PythonMapExec {
         let python = super::python_executable(self.python.as_deref());
         let step = self.batch_size.max(1);
         let on_error = self.on_error;
-        let group_keys = self.group_keys;
         // Batches go to the worker while it yields its results (the worker protocol's streamed
         // requests), a few at a time each way: neither the partition nor its result is held.
         let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
         let (out_tx, mut out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
         let input_errors = out_tx.clone();
-        let (tagged_tx, tagged_rx) = std::sync::mpsc::sync_channel::<SchemaRef>(1);
+        // What the worker gets: batches of `step` rows, or (the grouped forms, whose batches
+        // carry the number of keys in their schema) one batch per group.
+        let mut cut = match self.group_keys {
+            Some(keys) => Cut::Groups(Groups::new(&in_schema, keys)?),
+            None => Cut::Rows(Rebatch::new(in_schema.clone(), step)),
+        };
+        let schema = match &cut {
+            Cut::Groups(g) => g.schema.clone(),
+            Cut::Rows(_) => in_schema,
+        };
         let feeder = tokio::spawn(async move {
             let fed = async {
-                let Some(keys) = group_keys else {
-                    let _ = tagged_tx.send(in_schema.clone());
-                    let mut rebatch = Rebatch::new(in_schema, step);
-                    let mut ended = false;
-                    while !ended {
-                        let batches = match input.try_next().await? {
-                            Some(batch) => rebatch.push(batch)?,
-                            None => {
-                                ended = true;
-                                rebatch.finish()?
-                            }
-                        };
-                        for batch in batches {
-                            if in_tx.send(batch).await.is_err() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                    return Ok(());
-                };
-                // (A group goes whole to the function; the input is sorted by the keys.)
-                let mut groups = Groups::new(&in_schema, keys)?;
-                let _ = tagged_tx.send(groups.schema.clone());
                 let mut ended = false;
                 while !ended {
-                    let done = match input.try_next().await? {
-                        Some(batch) => groups.push(&batch)?,
+                    let batches = match input.try_next().await? {
+                        Some(batch) => cut.push(batch)?,
                         None => {
                             ended = true;
-                            groups.finish()?.into_iter().collect()
+                            cut.finish()?
                         }
                     };
-                    for group in done {
-                        if in_tx.send(group).await.is_err() {
+                    for batch in batches {
+                        if in_tx.send(batch).await.is_err() {
                             return Ok(());
                         }
                     }
@@ -255,10 +240,6 @@ impl ExecutionPlan for PythonMapExec {
             super::KillOnDrop(switch.clone()),
         );
         tokio::task::spawn_blocking(move || {
-            // (The schema the batches carry, known once the feeder has begun; none: it failed.)
-            let Ok(schema) = tagged_rx.recv() else {
-                return;
-            };
             let answer = super::stream_killable(
                 &function,
                 &python,
@@ -294,6 +275,30 @@ struct AbortOnDrop(tokio::task::AbortHandle);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// How a partition's batches are cut for the worker.
+enum Cut {
+    Rows(Rebatch),
+    Groups(Groups),
+}
+
+impl Cut {
+    /// The batches for the worker that `batch` completes.
+    fn push(&mut self, batch: RecordBatch) -> Result<Vec<RecordBatch>> {
+        match self {
+            Cut::Rows(r) => r.push(batch),
+            Cut::Groups(g) => g.push(&batch),
+        }
+    }
+
+    /// The last ones, at the end of the input.
+    fn finish(&mut self) -> Result<Vec<RecordBatch>> {
+        match self {
+            Cut::Rows(r) => r.finish(),
+            Cut::Groups(g) => g.finish(),
+        }
     }
 }
 
@@ -421,13 +426,13 @@ impl Groups {
         Ok(a.row(0) == b.row(0))
     }
 
-    /// The pending group, complete.
-    fn finish(&mut self) -> Result<Option<RecordBatch>> {
+    /// The pending group, complete (if there is one).
+    fn finish(&mut self) -> Result<Vec<RecordBatch>> {
         if self.pending.is_empty() {
-            return Ok(None);
+            return Ok(vec![]);
         }
         let rows = std::mem::take(&mut self.pending);
-        Ok(Some(arrow::compute::concat_batches(&self.schema, &rows)?))
+        Ok(vec![arrow::compute::concat_batches(&self.schema, &rows)?])
     }
 }
 
