@@ -200,3 +200,92 @@ def test_keyword_arguments(spark, expected):
         return a * 10 + b
 
     expected.check(spark.range(3).select(combine(b=F.col("id"), a=F.lit(1))), name="pandas")
+
+
+def _error_text(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    return ""
+
+
+def test_iterator_udf_sees_its_partition(spark, expected):
+    # An iterator UDF is called once per partition, over all of its batches (a setup done
+    # before its loop is done once): its running row number goes past one batch (10,000 rows).
+    # (Ember may spread a one-partition range over its task slots before the UDF, as it does
+    # for other projections: a partition then holds about 100,000 / slots rows.)
+    from typing import Iterator
+
+    import pyarrow as pa
+    from pyspark.sql.functions import arrow_udf
+
+    @pandas_udf("long")
+    def row_number(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        seen = 0
+        for s in it:
+            yield pd.Series(range(seen, seen + len(s)))
+            seen += len(s)
+
+    @arrow_udf("long")
+    def arrow_row_number(it: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        seen = 0
+        for a in it:
+            yield pa.array(range(seen, seen + len(a)), pa.int64())
+            seen += len(a)
+
+    for name, f in (("pandas", row_number), ("arrow", arrow_row_number)):
+        df = spark.range(0, 100000, 1, 1).select(f("id").alias("i"))
+        expected.check(df.select((F.max("i") >= 20000).alias("ok")), name=name)
+
+
+def test_iterator_udf_rows_are_checked(spark, expected):
+    # As Spark's worker checks them: more rows out than in, fewer, the input not read to its end.
+    from typing import Iterator
+
+    @pandas_udf("long")
+    def twice(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for s in it:
+            yield s
+            yield s
+
+    @pandas_udf("long")
+    def last_only(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        s = None
+        for s in it:
+            pass
+        yield s
+
+    @pandas_udf("long")
+    def first_only(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        yield next(it)
+
+    df = spark.range(0, 25000, 1, 1)
+    for name, f in (("twice", twice), ("last_only", last_only), ("first_only", first_only)):
+        expected.check_error(lambda f=f: df.select(f("id")).collect(), name=name)
+        text = _error_text(lambda f=f: df.select(f("id")).collect())
+        classes = ("OUTPUT_EXCEEDS_INPUT_ROWS", "RESULT_ROWS_MISMATCH", "INPUT_NOT_FULLY_CONSUMED")
+        expected.check_value([c for c in classes if c in text], name=f"{name}_class")
+
+
+def test_limit_keeps_the_worker(spark):
+    # A query that stops reading early (a LIMIT) ends its UDF's input and lets the worker
+    # answer: the worker goes back to the pool instead of being killed (a new one would take
+    # the import of pandas again), and the answer comes at once.
+    import time
+
+    @udf("long")
+    def pid(x):
+        import os
+
+        return os.getpid()
+
+    pids = set()
+    for _ in range(6):
+        started = time.time()
+        rows = spark.range(0, 10**12, 1, 1).select(pid("id")).limit(2).collect()
+        assert time.time() - started < 30
+        pids.update(r[0] for r in rows)
+    # (A range may be spread over two partitions, and cluster mode has two worker processes,
+    # each with its pool: at most four workers; killed ones would make six or more.)
+    assert len(pids) <= 4, f"limited queries killed their workers: {pids}"

@@ -238,19 +238,31 @@ def _assert_killed(pid):
     raise AssertionError("the worker running the cancelled function is still running")
 
 
-@pytest.mark.parametrize("kind", ["udf", "pandas_udf"])
-def test_cancel_kills_running_scalar_function(server_url, kind):
-    # A scalar function is called while an operator computes its batch (the thread waits for
-    # the worker), so dropping the query does not stop it: the query's cancel kills the worker
-    # serving it, in local mode through the query and on cluster workers through the task.
+@pytest.mark.parametrize(
+    "kind,shape",
+    [("udf", "select"), ("pandas_udf", "select"), ("udf", "filter"), ("pandas_udf", "under_map")],
+)
+def test_cancel_kills_running_scalar_function(server_url, kind, shape):
+    # A scalar function runs on a thread that waits for its worker (a projection's
+    # PythonEvalExec, or a filter's call while the operator computes its batch), so dropping
+    # the query does not stop it: the query's cancel kills the worker serving it, in local mode
+    # through the query and on cluster workers through the task; also when the function
+    # computes the input of a map function (its feeder runs under the query's scope).
     session = new_session(server_url)
     pid_file = Path(tempfile.mkdtemp()) / "pid"
     slow = _slow_scalar(kind, pid_file)
+    df = session.range(1, numPartitions=1)
+    if shape == "select":
+        query = df.select(slow("id"))
+    elif shape == "filter":
+        query = df.filter(slow("id") >= 0)
+    else:
+        query = df.select(slow("id").alias("id")).mapInPandas(lambda it: it, "id long")
     threading.Thread(target=lambda: (_wait_for_pid(pid_file), session.interruptAll()), daemon=True).start()
     started = time.time()
     try:
         with pytest.raises(Exception):
-            session.range(1, numPartitions=1).select(slow("id")).collect()
+            query.collect()
         assert time.time() - started < 30, "the cancelled query did not end at once"
         _assert_killed(int(pid_file.read_text()))
         # The session goes on; its functions run again.

@@ -26,20 +26,22 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
     AggregateUDF, AggregateUDFImpl, HigherOrderUDF, ScalarUDF, ScalarUDFImpl, WindowUDF,
 };
-use datafusion::physical_expr::LexOrdering;
+use datafusion::physical_expr::{LexOrdering, PhysicalExpr};
 use datafusion::physical_plan::{ExecutionPlan, Partitioning};
 use datafusion_proto::physical_plan::from_proto::{
-    parse_physical_sort_exprs, parse_protobuf_file_scan_config, parse_protobuf_partitioning,
+    parse_physical_exprs, parse_physical_sort_exprs, parse_protobuf_file_scan_config,
+    parse_protobuf_partitioning,
 };
 use datafusion_proto::physical_plan::to_proto::{
-    serialize_file_scan_config, serialize_partitioning, serialize_physical_sort_exprs,
+    serialize_file_scan_config, serialize_partitioning, serialize_physical_exprs,
+    serialize_physical_sort_exprs,
 };
 use datafusion_proto::physical_plan::{
     AsExecutionPlan, PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalPlanNodeExt,
     PhysicalProtoConverterExtension,
 };
-pub use datafusion_proto::protobuf::ArrowType;
 use datafusion_proto::protobuf::{self, PhysicalPlanNode};
+pub use datafusion_proto::protobuf::{ArrowType, PhysicalExprNode};
 use ember_protos::ember::worker::ExtensionEnvelope;
 use prost::Message;
 
@@ -68,6 +70,14 @@ impl NodeEncoder<'_> {
             self.converter,
         )?
         .encode_to_vec())
+    }
+
+    /// Expressions over the node's input.
+    pub fn exprs(
+        &self,
+        exprs: &[Arc<dyn PhysicalExpr>],
+    ) -> Result<Vec<protobuf::PhysicalExprNode>> {
+        serialize_physical_exprs(exprs, self.codec, self.converter)
     }
 
     pub fn sort_exprs(
@@ -115,6 +125,15 @@ impl NodeDecoder<'_> {
         let node = PhysicalPlanNode::decode(bytes)
             .map_err(|e| DataFusionError::Internal(format!("bad plan: {e}")))?;
         node.try_into_physical_plan_with_context(&self.context, self.converter)
+    }
+
+    /// The decoding side of [`NodeEncoder::exprs`], over an input of `schema`.
+    pub fn exprs(
+        &self,
+        exprs: &[protobuf::PhysicalExprNode],
+        schema: &Schema,
+    ) -> Result<Vec<Arc<dyn PhysicalExpr>>> {
+        parse_physical_exprs(exprs, &self.context, schema, self.converter)
     }
 
     pub fn sort_exprs(

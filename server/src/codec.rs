@@ -17,6 +17,7 @@ pub fn ember_codec() -> Arc<EmberCodec> {
     let mut parts = ember_execution::plan::codec::parts();
     parts.extend(ember_execution::formats::codec_parts());
     parts.push(ember_planner::logical::python_map::codec_part());
+    parts.push(ember_planner::logical::python_eval::codec_part());
     parts.extend(ember_planner::functions::codec_parts());
     Arc::new(EmberCodec::new(parts))
 }

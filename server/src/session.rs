@@ -202,6 +202,10 @@ impl Session {
             .with_physical_optimizer_rule(Arc::new(
                 ember_execution::memory::SpillableJoins::default(),
             ))
+            // (Last: the projections are where the other rules left them.)
+            .with_physical_optimizer_rule(Arc::new(
+                ember_planner::logical::python_eval::ExtractPythonUdfs,
+            ))
             .build();
         SessionContext::new_with_state(state)
     }

@@ -1,7 +1,10 @@
 //! Cancelling Python calls. A worker process serving a request is killed when the query that
 //! asked for it is cancelled, instead of running the user's function to its end:
-//! - Calls made from an async task (`mapInPandas` and the other map operators) hold a
-//!   [`KillOnDrop`]: a cancelled query drops the task's future, and with it the guard.
+//! - Streaming operators (`mapInPandas` and the other map operators, and a projection's scalar
+//!   UDFs: `PythonEvalExec`) call their worker from a thread of their own, started on the
+//!   stream's first poll: the call registers with the scope current then ([`Registered`]), and
+//!   the map operators also hold a [`KillOnDrop`] (a cancelled query drops the stream). What
+//!   their input computes runs in a task polled under the same scope.
 //! - Calls made synchronously inside an operator's poll (scalar and aggregate UDFs: DataFusion
 //!   calls them as functions) block the thread, so dropping the future waits for the call. They
 //!   register with the [`CancelScope`] of the query or task whose stream is being polled on
@@ -125,8 +128,36 @@ impl CancelScope {
     }
 }
 
+/// A kill switch registered in a scope for as long as this lives (the call of a streaming
+/// operator, which runs on its own thread outside any poll).
+pub(super) struct Registered {
+    scope: Arc<CancelScope>,
+    switch: KillSwitch,
+}
+
+impl Registered {
+    pub(super) fn new(scope: Arc<CancelScope>, switch: &KillSwitch) -> Self {
+        scope.register(switch);
+        Self {
+            scope,
+            switch: switch.clone(),
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.scope.unregister(&self.switch);
+    }
+}
+
 thread_local! {
     static CURRENT: RefCell<Option<Arc<CancelScope>>> = const { RefCell::new(None) };
+}
+
+/// The scope of the stream being polled on this thread, if any.
+pub(super) fn current_scope() -> Option<Arc<CancelScope>> {
+    CURRENT.with(|c| c.borrow().clone())
 }
 
 /// Run `call` with a kill switch registered in the scope of the stream being polled on this
@@ -134,7 +165,7 @@ thread_local! {
 pub(super) fn in_current_scope<T>(
     call: impl FnOnce(Option<&KillSwitch>) -> Result<T, PythonError>,
 ) -> Result<T, PythonError> {
-    let Some(scope) = CURRENT.with(|c| c.borrow().clone()) else {
+    let Some(scope) = current_scope() else {
         return call(None);
     };
     if scope.is_cancelled() {

@@ -26,12 +26,13 @@ use datafusion::physical_expr::{
     PhysicalSortRequirement,
 };
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
 };
 use futures::TryStreamExt;
 
+use super::cancel::Registered;
+use super::feed::{AbortOnDrop, Rebatch, on_first_poll, spawn_in_scope};
 use super::{PythonError, PythonFunction};
 
 /// Turns a worker's failure into the error the query reports (the planner's Spark error).
@@ -195,11 +196,6 @@ impl ExecutionPlan for PythonMapExec {
         let python = super::python_executable(self.python.as_deref());
         let step = self.batch_size.max(1);
         let on_error = self.on_error;
-        // Batches go to the worker while it yields its results (the worker protocol's streamed
-        // requests), a few at a time each way: neither the partition nor its result is held.
-        let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
-        let (out_tx, mut out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
-        let input_errors = out_tx.clone();
         // What the worker gets: batches of `step` rows, or (the grouped forms, whose batches
         // carry the number of keys in their schema) one batch per group.
         let mut cut = match self.group_keys {
@@ -210,71 +206,65 @@ impl ExecutionPlan for PythonMapExec {
             Cut::Groups(g) => g.schema.clone(),
             Cut::Rows(_) => in_schema,
         };
-        let feeder = tokio::spawn(async move {
-            let fed = async {
-                let mut ended = false;
-                while !ended {
-                    let batches = match input.try_next().await? {
-                        Some(batch) => cut.push(batch)?,
-                        None => {
-                            ended = true;
-                            cut.finish()?
-                        }
-                    };
-                    for batch in batches {
-                        if in_tx.send(batch).await.is_err() {
-                            return Ok(());
+        Ok(on_first_poll(self.schema.clone(), move |scope| {
+            // Batches go to the worker while it yields its results (the worker protocol's
+            // streamed requests), a few at a time each way: neither the partition nor its
+            // result is held.
+            let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
+            let (out_tx, out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
+            let input_errors = out_tx.clone();
+            let feeder = spawn_in_scope(scope.clone(), async move {
+                let fed = async {
+                    let mut ended = false;
+                    while !ended {
+                        let batches = match input.try_next().await? {
+                            Some(batch) => cut.push(batch)?,
+                            None => {
+                                ended = true;
+                                cut.finish()?
+                            }
+                        };
+                        for batch in batches {
+                            if in_tx.send(batch).await.is_err() {
+                                return Ok(());
+                            }
                         }
                     }
+                    Ok::<_, DataFusionError>(())
+                };
+                if let Err(e) = fed.await {
+                    let _ = input_errors.send(Err(e)).await;
                 }
-                Ok::<_, DataFusionError>(())
-            };
-            if let Err(e) = fed.await {
-                let _ = input_errors.send(Err(e)).await;
-            }
-        });
-        let switch = super::KillSwitch::default();
-        let stop_feeder = feeder.abort_handle();
-        let guard = (
-            AbortOnDrop(feeder.abort_handle()),
-            super::KillOnDrop(switch.clone()),
-        );
-        tokio::task::spawn_blocking(move || {
-            let answer = super::stream_killable(
-                &function,
-                &python,
-                &schema,
-                super::StreamInput {
-                    next: || in_rx.blocking_recv(),
-                    // (The function ended before its input: no more of it is computed.)
-                    stop: move || stop_feeder.abort(),
-                },
-                &out_schema,
-                |batch| out_tx.blocking_send(batch.map_err(on_error)).is_ok(),
-                &switch,
+            });
+            let switch = super::KillSwitch::default();
+            let stop_feeder = feeder.abort_handle();
+            let guard = (
+                AbortOnDrop(feeder.abort_handle()),
+                super::KillOnDrop(switch.clone()),
             );
-            switch.finished();
-            if let Err(e) = answer {
-                let _ = out_tx.blocking_send(Err(on_error(e)));
-            }
-        });
-        let stream = futures::stream::poll_fn(move |cx| {
-            let _ = &guard;
-            out_rx.poll_recv(cx)
-        });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(
-            self.schema.clone(),
-            stream,
-        )))
-    }
-}
-
-/// Aborts a task when dropped (the feeder of a stream no one reads any more).
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
+            tokio::task::spawn_blocking(move || {
+                // (An interrupted query kills the worker at once.)
+                let _registered = scope.map(|s| Registered::new(s, &switch));
+                let answer = super::stream_killable(
+                    &function,
+                    &python,
+                    &schema,
+                    super::StreamInput {
+                        next: || in_rx.blocking_recv(),
+                        // (The function ended before its input: no more of it is computed.)
+                        stop: move || stop_feeder.abort(),
+                    },
+                    &out_schema,
+                    |batch| out_tx.blocking_send(batch.map_err(on_error)).is_ok(),
+                    &switch,
+                );
+                switch.finished();
+                if let Err(e) = answer {
+                    let _ = out_tx.blocking_send(Err(on_error(e)));
+                }
+            });
+            (out_rx, guard)
+        }))
     }
 }
 
@@ -299,59 +289,6 @@ impl Cut {
             Cut::Rows(r) => r.finish(),
             Cut::Groups(g) => g.finish(),
         }
-    }
-}
-
-/// Batches cut again into batches of exactly `step` rows (the last may have fewer), as Spark
-/// sends them to Python. (arrow's `BatchCoalescer` reserves `step` rows up front, and Spark's
-/// "no limit" is a step of `usize::MAX` here.)
-struct Rebatch {
-    schema: SchemaRef,
-    step: usize,
-    pending: Vec<RecordBatch>,
-    rows: usize,
-}
-
-impl Rebatch {
-    fn new(schema: SchemaRef, step: usize) -> Self {
-        Self {
-            schema,
-            step,
-            pending: Vec::new(),
-            rows: 0,
-        }
-    }
-
-    /// The batches `batch` completes.
-    fn push(&mut self, batch: RecordBatch) -> Result<Vec<RecordBatch>> {
-        self.rows += batch.num_rows();
-        self.pending.push(batch);
-        if self.rows < self.step {
-            return Ok(vec![]);
-        }
-        let all = arrow::compute::concat_batches(&self.schema, &self.pending)?;
-        self.pending.clear();
-        let mut out = Vec::new();
-        let mut offset = 0;
-        while all.num_rows() - offset >= self.step {
-            out.push(all.slice(offset, self.step));
-            offset += self.step;
-        }
-        self.rows = all.num_rows() - offset;
-        if self.rows > 0 {
-            self.pending.push(all.slice(offset, self.rows));
-        }
-        Ok(out)
-    }
-
-    /// The last, shorter batch, if rows are left.
-    fn finish(&mut self) -> Result<Vec<RecordBatch>> {
-        if self.rows == 0 {
-            return Ok(vec![]);
-        }
-        self.rows = 0;
-        let rest = std::mem::take(&mut self.pending);
-        Ok(vec![arrow::compute::concat_batches(&self.schema, &rest)?])
     }
 }
 
@@ -441,46 +378,6 @@ mod tests {
     use super::*;
     use arrow::array::{Array, Int64Array};
     use arrow::datatypes::{DataType, Field};
-
-    fn batch(schema: &SchemaRef, values: std::ops::Range<i64>) -> RecordBatch {
-        RecordBatch::try_new(
-            schema.clone(),
-            vec![Arc::new(Int64Array::from_iter_values(values))],
-        )
-        .unwrap()
-    }
-
-    fn cut(step: usize, sizes: &[i64]) -> Vec<Vec<i64>> {
-        let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
-        let mut rebatch = Rebatch::new(schema.clone(), step);
-        let mut out = Vec::new();
-        let mut start = 0;
-        for size in sizes {
-            out.extend(rebatch.push(batch(&schema, start..start + size)).unwrap());
-            start += size;
-        }
-        out.extend(rebatch.finish().unwrap());
-        out.iter()
-            .map(|b| {
-                let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
-                ids.iter().map(|v| v.unwrap()).collect()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn batches_are_cut_to_the_step_in_order() {
-        let out = cut(4, &[3, 5, 0, 6]);
-        assert_eq!(
-            out.iter().map(Vec::len).collect::<Vec<_>>(),
-            vec![4, 4, 4, 2]
-        );
-        assert_eq!(out.concat(), (0..14).collect::<Vec<_>>());
-        // Spark's "no limit": one batch of everything.
-        assert_eq!(cut(usize::MAX, &[3, 5]), vec![(0..8).collect::<Vec<_>>()]);
-        assert!(cut(4, &[]).is_empty());
-        assert_eq!(cut(4, &[8]).len(), 2);
-    }
 
     /// The groups of sorted key batches: each group's values, in order.
     fn grouped(keys: usize, batches: &[&[Option<i64>]]) -> Vec<Vec<Option<i64>>> {

@@ -8,6 +8,8 @@
 
 mod cancel;
 pub mod datasource;
+pub mod eval;
+mod feed;
 pub mod map;
 mod pool;
 mod protocol;

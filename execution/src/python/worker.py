@@ -535,41 +535,44 @@ def _evaluate(eval_type, command, data, schema_bytes):
         return _answer(out_schema, results, data)
     out_field = out_schema.field(0)
     out_type = out_field.type
-    reader = ipc.open_stream(pa.py_buffer(data))
+    if isinstance(data, _Frames):  # worker_map.py: a projection's calls, streamed
+        return _answer(out_schema, _scalar_stream(f, return_type, eval_type, data, out_field), data)
     results = []
-    for batch in reader:
-        if eval_type == SQL_BATCHED_UDF:
-            arr = _eval_rows(f, batch, out_type)
-        elif eval_type == SQL_ARROW_BATCHED_UDF:
-            arr = _eval_arrow_rows(f, return_type, batch, out_type)
-        elif eval_type in (SQL_SCALAR_PANDAS_UDF, SQL_SCALAR_PANDAS_ITER_UDF):
-            arr = _eval_pandas(f, batch, out_type, eval_type == SQL_SCALAR_PANDAS_ITER_UDF)
-        elif eval_type == SQL_GROUPED_AGG_PANDAS_UDF:
-            _require("pandas", "pandas")
-            result = f(*[c.to_pandas() for c in batch.columns])
-            arr = pa.array([_scalar_value(result)], type=out_type)
-        elif eval_type == SQL_GROUPED_AGG_PANDAS_ITER_UDF:
-            _require("pandas", "pandas")
-            series = [c.to_pandas() for c in batch.columns]
-            result = f(iter([series[0] if len(series) == 1 else tuple(series)]))
-            arr = pa.array([_scalar_value(result)], type=out_type)
-        elif eval_type == SQL_GROUPED_AGG_ARROW_ITER_UDF:
-            columns = list(batch.columns)
-            result = f(iter([columns[0] if len(columns) == 1 else tuple(columns)]))
-            if isinstance(result, pa.Scalar):
-                result = result.as_py()
-            arr = pa.array([result], type=out_type)
-        elif eval_type == SQL_GROUPED_AGG_ARROW_UDF:
-            result = f(*batch.columns)
-            if isinstance(result, pa.Scalar):
-                result = result.as_py()
-            arr = pa.array([result], type=out_type)
-        elif eval_type in (SQL_SCALAR_ARROW_UDF, SQL_SCALAR_ARROW_ITER_UDF):
-            arr = _eval_arrow(f, batch, out_type, eval_type == SQL_SCALAR_ARROW_ITER_UDF)
-        else:
-            raise PySparkError("UNSUPPORTED_EVAL_TYPE", f"eval type {eval_type} is not supported")
+    for batch in ipc.open_stream(pa.py_buffer(data)):
+        arr = _scalar_batch(f, return_type, eval_type, batch, out_type)
         results.append(pa.record_batch([arr], schema=pa.schema([out_field])))
     return _write_stream(pa.schema([out_field]), results)
+
+
+def _scalar_batch(f, return_type, eval_type, batch, out_type):
+    """The result column of a scalar or aggregate function over one batch of arguments."""
+    if eval_type == SQL_BATCHED_UDF:
+        return _eval_rows(f, batch, out_type)
+    if eval_type == SQL_ARROW_BATCHED_UDF:
+        return _eval_arrow_rows(f, return_type, batch, out_type)
+    if eval_type in (SQL_SCALAR_PANDAS_UDF, SQL_SCALAR_PANDAS_ITER_UDF):
+        return _eval_pandas(f, batch, out_type, eval_type == SQL_SCALAR_PANDAS_ITER_UDF)
+    if eval_type == SQL_GROUPED_AGG_PANDAS_UDF:
+        _require("pandas", "pandas")
+        result = f(*[c.to_pandas() for c in batch.columns])
+        return pa.array([_scalar_value(result)], type=out_type)
+    if eval_type == SQL_GROUPED_AGG_PANDAS_ITER_UDF:
+        _require("pandas", "pandas")
+        series = [c.to_pandas() for c in batch.columns]
+        result = f(iter([series[0] if len(series) == 1 else tuple(series)]))
+        return pa.array([_scalar_value(result)], type=out_type)
+    if eval_type in (SQL_GROUPED_AGG_ARROW_ITER_UDF, SQL_GROUPED_AGG_ARROW_UDF):
+        if eval_type == SQL_GROUPED_AGG_ARROW_UDF:
+            result = f(*batch.columns)
+        else:
+            columns = list(batch.columns)
+            result = f(iter([columns[0] if len(columns) == 1 else tuple(columns)]))
+        if isinstance(result, pa.Scalar):
+            result = result.as_py()
+        return pa.array([result], type=out_type)
+    if eval_type in (SQL_SCALAR_ARROW_UDF, SQL_SCALAR_ARROW_ITER_UDF):
+        return _eval_arrow(f, batch, out_type, eval_type == SQL_SCALAR_ARROW_ITER_UDF)
+    raise PySparkError("UNSUPPORTED_EVAL_TYPE", f"eval type {eval_type} is not supported")
 
 
 def _write_stream(schema, batches):

@@ -1,9 +1,11 @@
 # Ember's Python UDF worker, part four: the map functions (`mapInPandas`/`mapInArrow`,
-# `applyInPandas`/`applyInArrow`, cogroup) and streamed requests' input and answers (`_Frames`,
-# `_batches`, `_answer`, also used by UDTF TABLE arguments and Python data sources).
+# `applyInPandas`/`applyInArrow`, cogroup), a projection's scalar functions over a partition
+# (`_scalar_stream`) and streamed requests' input and answers (`_Frames`, `_batches`, `_answer`,
+# also used by UDTF TABLE arguments and Python data sources).
 # Joined before worker.py into one script (execution/src/python/worker.rs); the names used here
 # (pa, ipc, _require, _check_return, _frame_arrays, _localized, _read_bytes, _write_u32,
-# _write_bytes, _write_stream, _OUT, PySparkError and the eval types) are worker.py's.
+# _write_bytes, _write_stream, _OUT, PySparkError, _scalar_batch, _series_to_arrow, _to_pandas
+# and the eval types) are worker.py's.
 
 
 def _column_of(table, names, field, position):
@@ -125,6 +127,56 @@ def _cogroup_map(f, eval_type, reader, out_schema):
             result = f(key, left, right) if with_key else f(left, right)
             _check_return(result, pa.Table, "pyarrow.Table")
             yield from _map_arrow(lambda it, result=result: iter(result.to_batches()), [None], out_schema)
+
+
+def _scalar_stream(f, return_type, eval_type, frames, out_field):
+    """A scalar function over a partition's argument batches (PythonEvalExec): a result batch
+    per argument batch; the iterator forms are called once, over all of them, and may yield
+    results of other sizes, the rows checked as Spark's worker checks them."""
+    schema = pa.schema([out_field])
+    out_type = out_field.type
+    if eval_type not in (SQL_SCALAR_PANDAS_ITER_UDF, SQL_SCALAR_ARROW_ITER_UDF):
+        for batch in frames:
+            yield pa.record_batch([_scalar_batch(f, return_type, eval_type, batch, out_type)], schema=schema)
+        return
+    pandas = eval_type == SQL_SCALAR_PANDAS_ITER_UDF
+    pd = _require("pandas", "pandas") if pandas else None
+    rows = [0, 0]  # input rows taken, output rows given
+
+    def arguments():
+        for batch in frames:
+            rows[0] += batch.num_rows
+            columns = [_to_pandas(c) for c in batch.columns] if pandas else list(batch.columns)
+            yield columns[0] if len(columns) == 1 else tuple(columns)
+
+    taken = arguments()
+    for result in f(taken):
+        if pandas:
+            if not (isinstance(result, pd.DataFrame) and pa.types.is_struct(out_type)):
+                _check_return(result, pd.Series, "pandas.Series", iterator=True)
+            arr = _series_to_arrow(result, out_type, len(result), pd)
+        else:
+            if isinstance(result, pa.ChunkedArray):
+                result = result.combine_chunks()
+            _check_return(result, pa.Array, "pyarrow.Array", iterator=True)
+            arr = result.cast(out_type) if result.type != out_type else result
+        rows[1] += len(arr)
+        if rows[1] > rows[0]:
+            raise PySparkError(
+                "OUTPUT_EXCEEDS_INPUT_ROWS", "The number of output rows must not exceed the number of input rows."
+            )
+        yield pa.record_batch([arr], schema=schema)
+    if rows[1] != rows[0]:
+        raise PySparkError(
+            "RESULT_ROWS_MISMATCH",
+            f"The number of output rows ({rows[1]}) must match the number of input rows ({rows[0]}).",
+        )
+    try:
+        next(taken)
+    except StopIteration:
+        pass
+    else:
+        raise PySparkError("INPUT_NOT_FULLY_CONSUMED", "The input iterator must be fully consumed.")
 
 
 class _Frames:

@@ -80,6 +80,14 @@ impl PythonScalarUdf {
     pub fn deterministic(&self) -> bool {
         self.deterministic
     }
+
+    pub fn keywords(&self) -> &[Option<String>] {
+        &self.keywords
+    }
+
+    pub fn return_type(&self) -> &DataType {
+        &self.return_type
+    }
 }
 
 impl ScalarUDFImpl for PythonScalarUdf {

@@ -3,6 +3,7 @@
 
 pub mod exchange;
 pub mod partition_ids;
+pub mod python_eval;
 pub mod python_map;
 
 pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};
