@@ -283,9 +283,26 @@ def test_limit_keeps_the_worker(spark):
     pids = set()
     for _ in range(6):
         started = time.time()
-        rows = spark.range(0, 10**12, 1, 1).select(pid("id")).limit(2).collect()
+        # (The filter keeps the limit above the function.)
+        rows = spark.range(0, 10**7, 1, 1).select(pid("id").alias("p")).filter("p > 0").limit(2).collect()
         assert time.time() - started < 30
         pids.update(r[0] for r in rows)
     # (A range may be spread over two partitions, and cluster mode has two worker processes,
     # each with its pool: at most four workers; killed ones would make six or more.)
     assert len(pids) <= 4, f"limited queries killed their workers: {pids}"
+
+
+def test_udf_in_conditionals(spark, expected):
+    # As Spark's ExtractPythonUDFs: a projection's UDF runs over every row, also under a CASE
+    # branch or an AND that would skip the row (the division by zero fails), unless the
+    # optimizer folds the call away (a COALESCE whose first value is a literal).
+    @udf("long")
+    def inverse(x):
+        return 100 // x
+
+    df = spark.range(3)
+    expected.check_error(
+        lambda: df.select(F.when(F.col("id") == 0, None).otherwise(inverse("id"))).collect(), name="case"
+    )
+    expected.check_error(lambda: df.select((F.col("id") > 0) & (inverse("id") > 0)).collect(), name="and")
+    expected.check(df.select(F.coalesce(F.lit(1), inverse("id")).alias("v")), name="coalesce")

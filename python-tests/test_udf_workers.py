@@ -272,6 +272,43 @@ def test_cancel_kills_running_scalar_function(server_url, kind, shape):
         session.stop()
 
 
+def test_limit_kills_a_slow_worker_after_a_grace(server_url):
+    # A LIMIT met ends the UDF's input, and its worker may answer what it has in hand to go
+    # back to the pool; one still busy a second later (here sleeping 60 s in its second batch)
+    # is killed, not left running.
+    from typing import Iterator
+
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    session = new_session(server_url)
+    pid_file = Path(tempfile.mkdtemp()) / "pid"
+    path = str(pid_file)
+
+    @pandas_udf("long")
+    def slow_after_first(it: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        import os
+        import time
+
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+        for i, s in enumerate(it):
+            if i > 0:
+                time.sleep(60)
+            yield s
+
+    started = time.time()
+    try:
+        # (The filter keeps the limit above the function.)
+        query = session.range(0, 10**7, 1, 1).select(slow_after_first("id").alias("v")).filter("v >= 0")
+        rows = query.limit(1).collect()
+        assert len(rows) == 1
+        assert time.time() - started < 30, "the limited query waited for its function"
+        _assert_killed(_wait_for_pid(pid_file))
+    finally:
+        session.stop()
+
+
 def test_query_timeout_kills_running_scalar_function(request, ember_mode, tmp_path):
     # `spark.ember.queryTimeout` stops a query waiting in a Python function at the limit, not
     # when the function returns.

@@ -80,6 +80,32 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// Kills the request's worker if it has not finished `grace` after this is dropped: a request
+/// whose input was ended early may answer what it has in hand and its worker go back to the
+/// pool, but a slow function is not left running.
+pub(super) struct KillAfter(pub(super) KillSwitch, pub(super) std::time::Duration);
+
+impl Drop for KillAfter {
+    fn drop(&mut self) {
+        if self.0.done.load(Ordering::SeqCst) {
+            return;
+        }
+        let switch = self.0.clone();
+        let grace = self.1;
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(grace).await;
+                    if !switch.done.load(Ordering::SeqCst) {
+                        switch.kill();
+                    }
+                });
+            }
+            Err(_) => switch.kill(),
+        }
+    }
+}
+
 /// The Python calls of one query (or one task of it) that are running now.
 #[derive(Default)]
 pub struct CancelScope {

@@ -8,7 +8,8 @@
 //!
 //! The planner's physical rule puts this operator under a projection in place of the calls.
 //! A stream dropped early (a `LIMIT`) ends the worker's input and lets it answer what it has,
-//! so that it returns to the pool; an interrupted query kills it (its cancel scope).
+//! so that it returns to the pool (killed if that takes over a second); an interrupted query
+//! kills it at once (its cancel scope).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -27,10 +28,14 @@ use datafusion::physical_plan::{
 use futures::TryStreamExt;
 use parking_lot::Mutex;
 
-use super::cancel::Registered;
+use super::cancel::{KillAfter, Registered};
 use super::feed::{AbortOnDrop, Rebatch, on_first_poll, spawn_in_scope};
 use super::map::ErrorMapper;
 use super::{KillSwitch, PythonFunction, StreamInput};
+
+/// How long a worker whose stream was dropped (a `LIMIT` was met) may take to answer the
+/// batches it has before it is killed: a fast function's worker goes back to the pool.
+const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The function a [`PythonEvalExec`] calls, and how.
 #[derive(Debug, Clone)]
@@ -205,9 +210,12 @@ impl ExecutionPlan for PythonEvalExec {
             };
             let feeder = spawn_in_scope(scope.clone(), feed.run(input, in_tx, out_tx.clone()));
             let stop = feeder.abort_handle();
-            let guard = AbortOnDrop(feeder.abort_handle());
+            let switch = KillSwitch::default();
+            let guard = (
+                AbortOnDrop(feeder.abort_handle()),
+                KillAfter(switch.clone(), DRAIN_GRACE),
+            );
             tokio::task::spawn_blocking(move || {
-                let switch = KillSwitch::default();
                 let _registered = scope.map(|s| Registered::new(s, &switch));
                 // (An empty partition starts no worker.)
                 let Some(first) = in_rx.blocking_recv() else {

@@ -36,7 +36,10 @@ impl PhysicalOptimizerRule for ExtractPythonUdfs {
         _config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         plan.transform_up(|node| match node.downcast_ref::<ProjectionExec>() {
-            Some(projection) => extract(projection),
+            Some(projection) => match extract(projection)? {
+                Some(extracted) => Ok(Transformed::yes(extracted)),
+                None => Ok(Transformed::no(node)),
+            },
             None => Ok(Transformed::no(node)),
         })
         .data()
@@ -52,7 +55,7 @@ impl PhysicalOptimizerRule for ExtractPythonUdfs {
 }
 
 /// `projection` over `PythonEvalExec`s of its calls, if it makes any.
-fn extract(projection: &ProjectionExec) -> Result<Transformed<Arc<dyn ExecutionPlan>>> {
+fn extract(projection: &ProjectionExec) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     let mut input = projection.input().clone();
     let mut exprs: Vec<ProjectionExpr> = projection.expr().to_vec();
     let mut changed = false;
@@ -85,11 +88,9 @@ fn extract(projection: &ProjectionExec) -> Result<Transformed<Arc<dyn ExecutionP
         changed = true;
     }
     if !changed {
-        return Ok(Transformed::no(Arc::new(projection.clone())));
+        return Ok(None);
     }
-    Ok(Transformed::yes(Arc::new(ProjectionExec::try_new(
-        exprs, input,
-    )?)))
+    Ok(Some(Arc::new(ProjectionExec::try_new(exprs, input)?)))
 }
 
 /// The Python UDF `expr` calls, if it is such a call (of a scalar eval type).
