@@ -153,6 +153,21 @@ ANSWERS = {
     "agg_orderby_aggregate_not_selected": (lambda f: f["df"].groupBy("c").agg(F.max("b").alias("m")).orderBy(F.min("b")), True),
     # struct fields
     "join_full_using_right_key": (lambda f: f["df"].join(f["df2"], "a", "full").select(f["df2"].a, "a"), False),
+    # an outer USING join's left-out key, through Spark's hidden output of the join
+    "join_left_using_filter_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").filter(f["df2"].a.isNull()).select("a", f["df"].b),
+        False,
+    ),
+    "join_left_using_orderby_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").orderBy(f["df2"].a.desc_nulls_last(), "a"),
+        True,
+    ),
+    "join_left_using_select_right_star": (lambda f: f["df"].join(f["df2"], "a", "left").select(f["df2"]["*"]), False),
+    "join_right_using_left_key": (lambda f: f["df"].join(f["df2"], "a", "right").select(f["df"].a, "a"), False),
+    "join_left_using_right_key_expr": (
+        lambda f: f["df"].join(f["df2"], "a", "left").select((f["df2"].a + 1).alias("x"), "a"),
+        False,
+    ),
     "limit_then_orderby_dropped": (lambda f: f["df"].select("a").limit(3).orderBy(f["df"].b), False),
     "struct_projected_filter": (lambda f: f["df"].select("s").filter(f["df"].s.x > 1), False),
     "struct_dropped_filter": (lambda f: f["df"].select("a").filter(f["df"].s.x > 1), False),
@@ -164,10 +179,7 @@ ANSWERS = {
 }
 
 
-ANSWER_GAPS = {
-    # (a full outer USING join's right key is not kept below the coalesced key)
-    "join_full_using_right_key": "the right side's key of a full outer USING join",
-}
+ANSWER_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(ANSWERS, ANSWER_GAPS))

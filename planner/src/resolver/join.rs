@@ -15,6 +15,16 @@ use super::names::column_exprs;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{Join, JoinType, SetOpKind, SetOperation};
 
+/// A USING join's output with extra columns computed over the join's own columns.
+pub(crate) struct UsingJoin {
+    pub(crate) plan: LogicalPlan,
+    /// The extra columns' internal names (after the output's).
+    pub(crate) hidden: Vec<String>,
+    /// Per extra expression, its columns (one, or a star's several): internal name and the
+    /// name Spark gives it.
+    pub(crate) extras: Vec<Vec<(String, String)>>,
+}
+
 impl Resolver<'_> {
     pub(crate) fn resolve_join(&mut self, j: &Join) -> PlanResult<LogicalPlan> {
         let plan = self.join_of(j)?;
@@ -71,20 +81,18 @@ impl Resolver<'_> {
             }
         }
         if j.natural {
-            // The columns both sides have, in the left side's order.
-            let right_names = self.output_names(right.schema());
-            let common: Vec<String> = self
-                .output_names(left.schema())
-                .into_iter()
-                .filter(|n| right_names.iter().any(|r| self.names_equal(r, n)))
-                .collect();
+            let common = self.natural_keys(&left, &right);
             if common.is_empty() {
                 return Ok(LogicalPlanBuilder::from(left).cross_join(right)?.build()?);
             }
-            return self.resolve_using_join(left, right, j.join_type, &common);
+            return Ok(self
+                .resolve_using_join(left, right, j.join_type, &common, &[])?
+                .plan);
         }
         if !j.using.is_empty() {
-            return self.resolve_using_join(left, right, j.join_type, &j.using);
+            return Ok(self
+                .resolve_using_join(left, right, j.join_type, &j.using, &[])?
+                .plan);
         }
         let join_type = df_join_type(j.join_type);
         match &j.condition {
@@ -108,13 +116,112 @@ impl Resolver<'_> {
         }
     }
 
+    /// The columns both sides have, in the left side's order (a NATURAL join's keys).
+    fn natural_keys(&self, left: &LogicalPlan, right: &LogicalPlan) -> Vec<String> {
+        let right_names = self.output_names(right.schema());
+        self.output_names(left.schema())
+            .into_iter()
+            .filter(|n| right_names.iter().any(|r| self.names_equal(r, n)))
+            .collect()
+    }
+
+    /// A USING or NATURAL join with `extras` computed over the join's own columns as hidden
+    /// output columns: a filter, sort or select over the join may read the key its output left
+    /// out, as Spark's hidden output of the join allows (`df.join(df2, "a", "left")` then
+    /// `filter(df2.a.isNull())`, `select(df2.a)`, `select(df2["*"])`). `None` for other joins.
+    pub(crate) fn using_join_with_extras(
+        &mut self,
+        j: &Join,
+        extras: &[crate::spec::Expr],
+    ) -> PlanResult<Option<UsingJoin>> {
+        if j.lateral || (!j.natural && j.using.is_empty()) {
+            return Ok(None);
+        }
+        let left = self.resolve(&j.left)?;
+        let right = self.resolve(&j.right)?;
+        let right = self.distinct_from(&left, right)?;
+        let using = if j.natural {
+            self.natural_keys(&left, &right)
+        } else {
+            j.using.clone()
+        };
+        if using.is_empty() {
+            return Ok(None);
+        }
+        self.resolve_using_join(left, right, j.join_type, &using, extras)
+            .map(Some)
+    }
+
+    /// A select over an outer USING join whose items read what the join's output left out
+    /// (the other side's key: `select(df2.a)` after a left join) or take a side's columns by
+    /// DataFrame (`df2["*"]`, whose key is that side's own): those items are resolved over the
+    /// join's own columns, the others over its output (`output`), as Spark's hidden output of
+    /// the join allows. `None` when the select needs none of it.
+    pub(crate) fn select_over_using_join(
+        &mut self,
+        input: &crate::spec::Plan,
+        exprs: &[crate::spec::Expr],
+        output: &DFSchema,
+    ) -> PlanResult<Option<LogicalPlan>> {
+        let crate::spec::PlanNode::Join(j) = &input.node else {
+            return Ok(None);
+        };
+        if !matches!(
+            j.join_type,
+            JoinType::LeftOuter | JoinType::RightOuter | JoinType::FullOuter
+        ) {
+            return Ok(None);
+        }
+        let mut at_join = Vec::with_capacity(exprs.len());
+        let mut inner = Vec::new();
+        for e in exprs {
+            let needs = is_dataframe_star(e)
+                || self.resolve_items(std::slice::from_ref(e), output).is_err();
+            if needs {
+                inner.push(e.clone());
+            }
+            at_join.push(needs);
+        }
+        if inner.is_empty() {
+            return Ok(None);
+        }
+        let Some(joined) = self.using_join_with_extras(j, &inner)? else {
+            return Ok(None);
+        };
+        // (The other items see the join's output only.)
+        let schema = joined.plan.schema();
+        let fields = schema
+            .iter()
+            .filter(|(_, f)| !joined.hidden.contains(f.name()))
+            .map(|(q, f)| (q.cloned(), f.clone()))
+            .collect();
+        let visible = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
+        let mut extras = joined.extras.into_iter();
+        let mut items = Vec::new();
+        for (e, needs) in exprs.iter().zip(at_join) {
+            if needs {
+                let columns = extras.next().unwrap_or_default();
+                items.extend(
+                    columns
+                        .into_iter()
+                        .map(|(internal, name)| (Self::column(&internal), name)),
+                );
+            } else {
+                items.extend(self.resolve_items(std::slice::from_ref(e), &visible)?);
+            }
+        }
+        self.record_visible(input, &joined.plan, &joined.hidden);
+        self.finish_projection(joined.plan, items).map(Some)
+    }
+
     fn resolve_using_join(
         &mut self,
         left: LogicalPlan,
         right: LogicalPlan,
         join_type: JoinType,
         using: &[String],
-    ) -> PlanResult<LogicalPlan> {
+        extras: &[crate::spec::Expr],
+    ) -> PlanResult<UsingJoin> {
         let (ls, rs) = (left.schema().clone(), right.schema().clone());
         let mut left_keys = Vec::new();
         let mut right_keys = Vec::new();
@@ -126,7 +233,7 @@ impl Resolver<'_> {
             right_keys.push(r);
         }
         let join_type_df = df_join_type(join_type);
-        let plan = LogicalPlanBuilder::from(left)
+        let mut plan = LogicalPlanBuilder::from(left)
             .join(
                 right,
                 join_type_df,
@@ -134,20 +241,53 @@ impl Resolver<'_> {
                 None,
             )?
             .build()?;
+        let shown_names: Vec<String> = left_keys
+            .iter()
+            .zip(using)
+            .map(|(l, name)| {
+                let shown = self.info(&l.name).name;
+                if shown.is_empty() {
+                    name.clone()
+                } else {
+                    shown
+                }
+            })
+            .collect();
+        // (With extras to compute, a full join's coalesced keys are columns of their own
+        // below the output, which the extras read by name as they read the output's.)
+        let mut coalesced: Vec<Option<String>> = vec![None; using.len()];
+        if !extras.is_empty() && join_type == JoinType::FullOuter {
+            let mut exprs = column_exprs(plan.schema());
+            for (i, ((l, r), shown)) in left_keys
+                .iter()
+                .zip(&right_keys)
+                .zip(&shown_names)
+                .enumerate()
+            {
+                let internal = self.fresh(shown, vec![]);
+                let key = crate::functions::df_udf("coalesce")?
+                    .call(vec![Expr::Column(l.clone()), Expr::Column(r.clone())]);
+                exprs.push(key.alias(internal.clone()));
+                coalesced[i] = Some(internal);
+            }
+            plan = LogicalPlanBuilder::from(plan).project(exprs)?.build()?;
+        }
         // Output: the keys, then the other left columns, then the other right columns.
         let mut items: Vec<Named> = Vec::new();
-        for ((l, r), name) in left_keys.iter().zip(&right_keys).zip(using) {
+        for (i, ((l, r), shown)) in left_keys
+            .iter()
+            .zip(&right_keys)
+            .zip(shown_names)
+            .enumerate()
+        {
             let (le, re) = (Expr::Column(l.clone()), Expr::Column(r.clone()));
-            let key = match join_type {
-                JoinType::RightOuter => re,
-                JoinType::FullOuter => crate::functions::df_udf("coalesce")?.call(vec![le, re]),
+            let key = match (join_type, &coalesced[i]) {
+                (_, Some(internal)) => Self::column(internal),
+                (JoinType::RightOuter, _) => re,
+                (JoinType::FullOuter, _) => {
+                    crate::functions::df_udf("coalesce")?.call(vec![le, re])
+                }
                 _ => le,
-            };
-            let shown = self.info(&l.name).name;
-            let shown = if shown.is_empty() {
-                name.clone()
-            } else {
-                shown
             };
             // (An inner join's key has both sides' values: `df2.a` reads it, as in Spark.)
             if join_type == JoinType::Inner {
@@ -169,7 +309,65 @@ impl Resolver<'_> {
                 }
             }
         }
-        self.project_items(plan, items)
+        let visible = items.len();
+        // The extras see the join's columns as its output does (`a`: the key it keeps), then
+        // all of them (`df2.a`: a key it leaves out); `df2["*"]` takes its side's own key.
+        let schema = plan.schema().clone();
+        let left_out: HashSet<&String> = match join_type {
+            JoinType::RightOuter => left_key_names,
+            JoinType::FullOuter => left_key_names.union(&right_key_names).copied().collect(),
+            _ => right_key_names,
+        };
+        let fields = schema
+            .iter()
+            .filter(|(_, f)| !left_out.contains(f.name()))
+            .map(|(q, f)| (q.cloned(), f.clone()))
+            .collect();
+        let as_output = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
+        let mut names = Vec::with_capacity(extras.len());
+        for e in extras {
+            let one = std::slice::from_ref(e);
+            let resolved = match is_dataframe_star(e) {
+                true => self.resolve_items(one, &schema)?,
+                false => match self.resolve_items(one, &as_output) {
+                    Ok(resolved) => resolved,
+                    Err(_) => self.resolve_items(one, &schema)?,
+                },
+            };
+            let mut these = Vec::with_capacity(resolved.len());
+            for (resolved, name) in resolved {
+                if super::project::contains_aggregate(&resolved)
+                    || !datafusion::logical_expr::utils::find_window_exprs([&resolved]).is_empty()
+                {
+                    return Err(crate::error::PlanError::Unsupported(
+                        "an aggregate or window function over a USING join's keys".into(),
+                    ));
+                }
+                items.push((resolved, "__hidden".to_string()));
+                these.push(name);
+            }
+            names.push(these);
+        }
+        let plan = self.project_items(plan, items)?;
+        let hidden: Vec<String> = plan.schema().fields()[visible..]
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        let mut rest = hidden.iter();
+        let extras = names
+            .into_iter()
+            .map(|these| {
+                these
+                    .into_iter()
+                    .filter_map(|name| rest.next().map(|h| (h.clone(), name)))
+                    .collect()
+            })
+            .collect();
+        Ok(UsingJoin {
+            plan,
+            hidden,
+            extras,
+        })
     }
 
     fn using_side(&self, parts: &[String], schema: &DFSchema, side: &str) -> PlanResult<Column> {
@@ -354,4 +552,15 @@ fn df_join_type(t: JoinType) -> DfJoinType {
         JoinType::LeftSemi => DfJoinType::LeftSemi,
         JoinType::LeftAnti => DfJoinType::LeftAnti,
     }
+}
+
+/// `df["*"]`: a DataFrame's columns.
+pub(crate) fn is_dataframe_star(e: &crate::spec::Expr) -> bool {
+    matches!(
+        e,
+        crate::spec::Expr::Star {
+            plan_id: Some(_),
+            ..
+        }
+    )
 }

@@ -424,10 +424,7 @@ impl<'a> Resolver<'a> {
                 self.resolve_generate(input, generator, columns, qualifier, *outer)?
                     .0
             }
-            PlanNode::Project { input, exprs } => {
-                let input = self.resolve(input)?;
-                self.resolve_project(input, exprs)?
-            }
+            PlanNode::Project { input, exprs } => self.resolve_select(input, exprs)?,
             PlanNode::Filter { input, condition } => self.resolve_filter(input, condition)?,
             PlanNode::MapPartitions { input, function } => {
                 self.resolve_map_partitions(input, &[], function, false)?

@@ -65,6 +65,24 @@ impl Resolver<'_> {
         Ok(out)
     }
 
+    /// A select (`PlanNode::Project`) of `spec`'s rows.
+    pub(crate) fn resolve_select(
+        &mut self,
+        spec: &Plan,
+        exprs: &[SExpr],
+    ) -> PlanResult<LogicalPlan> {
+        let input = self.resolve(spec)?;
+        let output = input.schema().clone();
+        match self.resolve_project(input, exprs) {
+            Ok(plan) if !exprs.iter().any(super::join::is_dataframe_star) => Ok(plan),
+            // An outer USING join's left-out key (Spark's hidden output of the join).
+            first => match self.select_over_using_join(spec, exprs, &output) {
+                Ok(Some(plan)) => Ok(plan),
+                Ok(None) | Err(_) => first,
+            },
+        }
+    }
+
     pub(crate) fn resolve_project(
         &mut self,
         input: LogicalPlan,

@@ -368,29 +368,45 @@ impl Resolver<'_> {
                 self.record_visible(spec, &plan, &hidden);
                 Ok((plan, hidden))
             }
-            // Any other relation: the extras over its own columns.
-            _ => {
-                let plan = self.resolve(spec)?;
-                let schema = plan.schema().clone();
-                let mut items = self.visible_items(&schema);
-                let visible = items.len();
-                for e in extras {
-                    let (resolved, _) = self.resolve_expr(e, &schema)?;
-                    if contains_aggregate(&resolved) || contains_window(&resolved) {
-                        return Err(PlanError::Unsupported(
-                            "an aggregate or window function over this relation".into(),
-                        ));
+            // A USING join: the extras over the join's columns, its left-out key too.
+            PlanNode::Join(j) if !j.lateral && (j.natural || !j.using.is_empty()) => {
+                match self.using_join_with_extras(j, extras)? {
+                    Some(joined) => {
+                        self.record_visible(spec, &joined.plan, &joined.hidden);
+                        Ok((joined.plan, joined.hidden))
                     }
-                    items.push((resolved, "__hidden".to_string()));
+                    None => self.extras_over_relation(spec, extras),
                 }
-                let plan = self.finish_projection(plan, items)?;
-                let hidden = plan.schema().fields()[visible..]
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect();
-                Ok((plan, hidden))
             }
+            _ => self.extras_over_relation(spec, extras),
         }
+    }
+
+    /// Any other relation: the extras over its own columns.
+    fn extras_over_relation(
+        &mut self,
+        spec: &Plan,
+        extras: &[SExpr],
+    ) -> PlanResult<(LogicalPlan, Vec<String>)> {
+        let plan = self.resolve(spec)?;
+        let schema = plan.schema().clone();
+        let mut items = self.visible_items(&schema);
+        let visible = items.len();
+        for e in extras {
+            let (resolved, _) = self.resolve_expr(e, &schema)?;
+            if contains_aggregate(&resolved) || contains_window(&resolved) {
+                return Err(PlanError::Unsupported(
+                    "an aggregate or window function over this relation".into(),
+                ));
+            }
+            items.push((resolved, "__hidden".to_string()));
+        }
+        let plan = self.finish_projection(plan, items)?;
+        let hidden = plan.schema().fields()[visible..]
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        Ok((plan, hidden))
     }
 
     /// Keys over an aggregation's HAVING (`... HAVING min(a) > 1 ORDER BY avg(b)`) reach
@@ -459,7 +475,7 @@ impl Resolver<'_> {
     }
 
     /// Record the columns of `plan` but `hidden` as the output of `spec`'s plan id.
-    fn record_visible(&mut self, spec: &Plan, plan: &LogicalPlan, hidden: &[String]) {
+    pub(crate) fn record_visible(&mut self, spec: &Plan, plan: &LogicalPlan, hidden: &[String]) {
         if let Some(id) = spec.plan_id {
             let names: Vec<String> = plan
                 .schema()
