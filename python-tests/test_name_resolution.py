@@ -164,6 +164,10 @@ ANSWERS = {
     ),
     "join_left_using_select_right_star": (lambda f: f["df"].join(f["df2"], "a", "left").select(f["df2"]["*"]), False),
     "join_right_using_left_key": (lambda f: f["df"].join(f["df2"], "a", "right").select(f["df"].a, "a"), False),
+    "sql_full_using_left_star": (lambda f: f["spark"].sql("SELECT t.*, u.b AS ub FROM nr_t t FULL JOIN nr_u u USING (a)"), False),
+    "sql_inner_using_right_star": (lambda f: f["spark"].sql("SELECT u.* FROM nr_t t JOIN nr_u u USING (a)"), False),
+    "sql_left_using_right_key": (lambda f: f["spark"].sql("SELECT u.a AS r, a FROM nr_t t LEFT JOIN nr_u u USING (a)"), False),
+    "join_inner_using_right_star": (lambda f: f["df"].join(f["df2"], "a").select(f["df2"]["*"]), False),
     "join_left_using_right_key_expr": (
         lambda f: f["df"].join(f["df2"], "a", "left").select((f["df2"].a + 1).alias("x"), "a"),
         False,

@@ -152,9 +152,9 @@ impl Resolver<'_> {
             .map(Some)
     }
 
-    /// A select over an outer USING join whose items read what the join's output left out
-    /// (the other side's key: `select(df2.a)` after a left join) or take a side's columns by
-    /// DataFrame (`df2["*"]`, whose key is that side's own): those items are resolved over the
+    /// A select over a USING join whose items read what the join's output left out
+    /// (the other side's key: `select(df2.a)` after a left join) or take a side's columns
+    /// (`df2["*"]`, `t2.*`, whose key is that side's own): those items are resolved over the
     /// join's own columns, the others over its output (`output`), as Spark's hidden output of
     /// the join allows. `None` when the select needs none of it.
     pub(crate) fn select_over_using_join(
@@ -168,15 +168,27 @@ impl Resolver<'_> {
         };
         if !matches!(
             j.join_type,
-            JoinType::LeftOuter | JoinType::RightOuter | JoinType::FullOuter
+            JoinType::Inner | JoinType::LeftOuter | JoinType::RightOuter | JoinType::FullOuter
         ) {
             return Ok(None);
         }
         let mut at_join = Vec::with_capacity(exprs.len());
         let mut inner = Vec::new();
+        // (An inner join's output key stands for both sides' (`df2["*"]` has it), not under
+        // the other side's name (`t2.*` has not).)
+        let star_needs = |e: &crate::spec::Expr| match j.join_type {
+            JoinType::Inner => matches!(
+                e,
+                crate::spec::Expr::Star {
+                    target: Some(_),
+                    plan_id: None
+                }
+            ),
+            _ => is_side_star(e),
+        };
         for e in exprs {
-            let needs = is_dataframe_star(e)
-                || self.resolve_items(std::slice::from_ref(e), output).is_err();
+            let needs =
+                star_needs(e) || self.resolve_items(std::slice::from_ref(e), output).is_err();
             if needs {
                 inner.push(e.clone());
             }
@@ -311,7 +323,7 @@ impl Resolver<'_> {
         }
         let visible = items.len();
         // The extras see the join's columns as its output does (`a`: the key it keeps), then
-        // all of them (`df2.a`: a key it leaves out); `df2["*"]` takes its side's own key.
+        // all of them (`df2.a`: a key it leaves out); `df2["*"]` and `t2.*` take their side's own key.
         let schema = plan.schema().clone();
         let left_out: HashSet<&String> = match join_type {
             JoinType::RightOuter => left_key_names,
@@ -327,7 +339,7 @@ impl Resolver<'_> {
         let mut names = Vec::with_capacity(extras.len());
         for e in extras {
             let one = std::slice::from_ref(e);
-            let resolved = match is_dataframe_star(e) {
+            let resolved = match is_side_star(e) {
                 true => self.resolve_items(one, &schema)?,
                 false => match self.resolve_items(one, &as_output) {
                     Ok(resolved) => resolved,
@@ -554,12 +566,15 @@ fn df_join_type(t: JoinType) -> DfJoinType {
     }
 }
 
-/// `df["*"]`: a DataFrame's columns.
-pub(crate) fn is_dataframe_star(e: &crate::spec::Expr) -> bool {
+/// `df["*"]` or `t.*`: one side's columns.
+pub(crate) fn is_side_star(e: &crate::spec::Expr) -> bool {
     matches!(
         e,
         crate::spec::Expr::Star {
             plan_id: Some(_),
+            ..
+        } | crate::spec::Expr::Star {
+            target: Some(_),
             ..
         }
     )

@@ -74,7 +74,7 @@ impl Resolver<'_> {
         let input = self.resolve(spec)?;
         let output = input.schema().clone();
         match self.resolve_project(input, exprs) {
-            Ok(plan) if !exprs.iter().any(super::join::is_dataframe_star) => Ok(plan),
+            Ok(plan) if !exprs.iter().any(super::join::is_side_star) => Ok(plan),
             // An outer USING join's left-out key (Spark's hidden output of the join).
             first => match self.select_over_using_join(spec, exprs, &output) {
                 Ok(Some(plan)) => Ok(plan),
