@@ -167,6 +167,14 @@ ANSWERS = {
     "sql_full_using_left_star": (lambda f: f["spark"].sql("SELECT t.*, u.b AS ub FROM nr_t t FULL JOIN nr_u u USING (a)"), False),
     "sql_inner_using_right_star": (lambda f: f["spark"].sql("SELECT u.* FROM nr_t t JOIN nr_u u USING (a)"), False),
     "sql_left_using_right_key": (lambda f: f["spark"].sql("SELECT u.a AS r, a FROM nr_t t LEFT JOIN nr_u u USING (a)"), False),
+    "join_left_using_filter_then_select_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").filter(f["df"].a > 1).select(f["df2"].a, "a"),
+        False,
+    ),
+    "sql_left_using_where_right_key": (
+        lambda f: f["spark"].sql("SELECT u.a AS r, a FROM nr_t t LEFT JOIN nr_u u USING (a) WHERE t.a > 1"),
+        False,
+    ),
     "join_inner_using_right_star": (lambda f: f["df"].join(f["df2"], "a").select(f["df2"]["*"]), False),
     "join_left_using_right_key_expr": (
         lambda f: f["df"].join(f["df2"], "a", "left").select((f["df2"].a + 1).alias("x"), "a"),

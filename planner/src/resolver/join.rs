@@ -163,7 +163,16 @@ impl Resolver<'_> {
         exprs: &[crate::spec::Expr],
         output: &DFSchema,
     ) -> PlanResult<Option<LogicalPlan>> {
-        let crate::spec::PlanNode::Join(j) = &input.node else {
+        // (Through filters and sorts over the join, as Spark's hidden output goes.)
+        let mut node = input;
+        while let crate::spec::PlanNode::Filter { input, .. }
+        | crate::spec::PlanNode::Sort { input, .. }
+        | crate::spec::PlanNode::Limit { input, .. }
+        | crate::spec::PlanNode::Hint { input, .. } = &node.node
+        {
+            node = input;
+        }
+        let crate::spec::PlanNode::Join(j) = &node.node else {
             return Ok(None);
         };
         if !matches!(
@@ -197,18 +206,27 @@ impl Resolver<'_> {
         if inner.is_empty() {
             return Ok(None);
         }
-        let Some(joined) = self.using_join_with_extras(j, &inner)? else {
+        // (The names Spark gives the items, from the join's columns; the items themselves
+        // computed at the join and carried up as hidden columns.)
+        let Some(named) = self.using_join_with_extras(j, &inner)? else {
             return Ok(None);
         };
-        // (The other items see the join's output only.)
-        let schema = joined.plan.schema();
+        let (plan, hidden) = self.resolve_with_extras(input, &inner)?;
+        // (The other items see the output only.)
+        let schema = plan.schema();
         let fields = schema
             .iter()
-            .filter(|(_, f)| !joined.hidden.contains(f.name()))
+            .filter(|(_, f)| !hidden.contains(f.name()))
             .map(|(q, f)| (q.cloned(), f.clone()))
             .collect();
         let visible = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
-        let mut extras = joined.extras.into_iter();
+        let mut columns = hidden.iter();
+        let mut extras = named.extras.into_iter().map(|names| {
+            names
+                .into_iter()
+                .filter_map(|(_, name)| columns.next().map(|h| (h.clone(), name)))
+                .collect::<Vec<_>>()
+        });
         let mut items = Vec::new();
         for (e, needs) in exprs.iter().zip(at_join) {
             if needs {
@@ -222,8 +240,7 @@ impl Resolver<'_> {
                 items.extend(self.resolve_items(std::slice::from_ref(e), &visible)?);
             }
         }
-        self.record_visible(input, &joined.plan, &joined.hidden);
-        self.finish_projection(joined.plan, items).map(Some)
+        self.finish_projection(plan, items).map(Some)
     }
 
     fn resolve_using_join(
