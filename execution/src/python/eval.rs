@@ -438,24 +438,28 @@ mod tests {
         Arc::new(Int64Array::from_iter_values(values))
     }
 
-    #[test]
-    fn results_join_their_input_batches_whatever_their_sizes() {
+    /// A zip of input batches `x` (their ranges) and results `r` after them.
+    fn zip_of(ranges: &[std::ops::Range<i64>]) -> Zip {
         let input = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
         let schema = Arc::new(Schema::new(vec![
             Field::new("x", DataType::Int64, false),
             Field::new("r", DataType::Int64, true),
         ]));
-        let pending = Arc::new(Mutex::new(VecDeque::new()));
-        for range in [0..3, 3..3, 3..8, 8..10] {
-            let batch = RecordBatch::try_new(input.clone(), vec![ints(range)]).unwrap();
-            pending.lock().push_back(batch);
-        }
-        let mut zip = Zip {
-            pending,
+        let pending = ranges
+            .iter()
+            .map(|r| RecordBatch::try_new(input.clone(), vec![ints(r.clone())]).unwrap())
+            .collect();
+        Zip {
+            pending: Arc::new(Mutex::new(pending)),
             results: VecDeque::new(),
             rows: 0,
             schema,
-        };
+        }
+    }
+
+    #[test]
+    fn results_join_their_input_batches_whatever_their_sizes() {
+        let mut zip = zip_of(&[0..3, 3..3, 3..8, 8..10]);
         // Results come in other cuts than the input's (an iterator UDF's).
         let mut out = zip.push(ints(100..102)).unwrap();
         assert!(out.is_empty());
@@ -476,18 +480,7 @@ mod tests {
 
     #[test]
     fn missing_results_are_an_error() {
-        let input = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("x", DataType::Int64, false),
-            Field::new("r", DataType::Int64, true),
-        ]));
-        let batch = RecordBatch::try_new(input, vec![ints(0..4)]).unwrap();
-        let mut zip = Zip {
-            pending: Arc::new(Mutex::new(VecDeque::from([batch]))),
-            results: VecDeque::new(),
-            rows: 0,
-            schema,
-        };
+        let mut zip = zip_of(&[0..4, 4..4]);
         assert!(zip.push(ints(0..3)).unwrap().is_empty());
         assert!(zip.finish().is_err());
     }

@@ -213,13 +213,7 @@ impl Resolver<'_> {
         };
         let (plan, hidden) = self.resolve_with_extras(input, &inner)?;
         // (The other items see the output only.)
-        let schema = plan.schema();
-        let fields = schema
-            .iter()
-            .filter(|(_, f)| !hidden.contains(f.name()))
-            .map(|(q, f)| (q.cloned(), f.clone()))
-            .collect();
-        let visible = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
+        let visible = schema_without(plan.schema(), |n| hidden.iter().any(|h| h == n))?;
         let mut columns = hidden.iter();
         let mut extras = named.extras.into_iter().map(|names| {
             names
@@ -347,12 +341,7 @@ impl Resolver<'_> {
             JoinType::FullOuter => left_key_names.union(&right_key_names).copied().collect(),
             _ => right_key_names,
         };
-        let fields = schema
-            .iter()
-            .filter(|(_, f)| !left_out.contains(f.name()))
-            .map(|(q, f)| (q.cloned(), f.clone()))
-            .collect();
-        let as_output = DFSchema::new_with_metadata(fields, schema.metadata().clone())?;
+        let as_output = schema_without(&schema, |n| left_out.iter().any(|k| *k == n))?;
         let mut names = Vec::with_capacity(extras.len());
         for e in extras {
             let one = std::slice::from_ref(e);
@@ -581,6 +570,19 @@ fn df_join_type(t: JoinType) -> DfJoinType {
         JoinType::LeftSemi => DfJoinType::LeftSemi,
         JoinType::LeftAnti => DfJoinType::LeftAnti,
     }
+}
+
+/// `schema` without the columns whose internal names `left_out` picks.
+fn schema_without(schema: &DFSchema, left_out: impl Fn(&str) -> bool) -> PlanResult<DFSchema> {
+    let fields = schema
+        .iter()
+        .filter(|(_, f)| !left_out(f.name()))
+        .map(|(q, f)| (q.cloned(), f.clone()))
+        .collect();
+    Ok(DFSchema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )?)
 }
 
 /// `df["*"]` or `t.*`: one side's columns.
