@@ -246,9 +246,12 @@ impl ExecutionPlan for PythonEvalExec {
                     },
                     &worker_schema,
                     |result| {
-                        let batches = result
-                            .map_err(on_error)
-                            .and_then(|r| zip.push(r.column(0).clone()));
+                        let batches = result.map_err(on_error).and_then(|r| {
+                            let Some(column) = r.columns().first() else {
+                                return internal_err!("a Python result without its column");
+                            };
+                            zip.push(column.clone())
+                        });
                         match batches {
                             Ok(batches) => {
                                 for b in batches {
