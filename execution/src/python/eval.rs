@@ -25,11 +25,10 @@ use datafusion::physical_expr::projection::ProjectionMapping;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
 };
-use futures::TryStreamExt;
 use parking_lot::Mutex;
 
 use super::cancel::{KillAfter, Registered};
-use super::feed::{AbortOnDrop, Rebatch, on_first_poll, spawn_in_scope};
+use super::feed::{AbortOnDrop, Rebatch, feed, on_first_poll, spawn_in_scope};
 use super::map::ErrorMapper;
 use super::{KillSwitch, PythonFunction, StreamInput};
 
@@ -202,13 +201,8 @@ impl ExecutionPlan for PythonEvalExec {
             let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
             let (out_tx, out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
             let pending = Arc::new(Mutex::new(VecDeque::new()));
-            let feed = Feed {
-                args,
-                arg_schema: arg_schema.clone(),
-                step: call.batch_size.max(1),
-                pending: pending.clone(),
-            };
-            let feeder = spawn_in_scope(scope.clone(), feed.run(input, in_tx, out_tx.clone()));
+            let cut = arguments(args, arg_schema.clone(), call.batch_size, pending.clone());
+            let feeder = spawn_in_scope(scope.clone(), feed(input, cut, in_tx, out_tx.clone()));
             let stop = feeder.abort_handle();
             let switch = KillSwitch::default();
             let guard = (
@@ -288,59 +282,32 @@ impl ExecutionPlan for PythonEvalExec {
     }
 }
 
-/// The feeder: computes the arguments of each input batch and sends them to the worker, cut
-/// to Spark's batch size, the input batch kept in `pending`.
-struct Feed {
+/// What the worker gets of each input batch: its arguments (computed), cut to Spark's batch
+/// size, the input batch kept in `pending` for its results.
+fn arguments(
     args: Vec<Arc<dyn PhysicalExpr>>,
     arg_schema: SchemaRef,
-    step: usize,
+    batch_size: usize,
     pending: Arc<Mutex<VecDeque<RecordBatch>>>,
-}
-
-impl Feed {
-    async fn run(
-        self,
-        mut input: SendableRecordBatchStream,
-        to_worker: tokio::sync::mpsc::Sender<RecordBatch>,
-        errors: tokio::sync::mpsc::Sender<Result<RecordBatch>>,
-    ) {
-        let fed = async {
-            let mut rebatch = Rebatch::new(self.arg_schema.clone(), self.step);
-            let mut ended = false;
-            while !ended {
-                let batches = match input.try_next().await? {
-                    Some(batch) => {
-                        let rows = batch.num_rows();
-                        let arrays = self
-                            .args
-                            .iter()
-                            .map(|a| a.evaluate(&batch)?.into_array(rows))
-                            .collect::<Result<Vec<_>>>()?;
-                        let arguments = RecordBatch::try_new_with_options(
-                            self.arg_schema.clone(),
-                            arrays,
-                            &RecordBatchOptions::new().with_row_count(Some(rows)),
-                        )?;
-                        // (Before its arguments leave: their results find it there.)
-                        self.pending.lock().push_back(batch);
-                        rebatch.push(arguments)?
-                    }
-                    None => {
-                        ended = true;
-                        rebatch.finish()?
-                    }
-                };
-                for b in batches {
-                    if to_worker.send(b).await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-            Ok::<_, DataFusionError>(())
+) -> impl FnMut(Option<RecordBatch>) -> Result<Vec<RecordBatch>> {
+    let mut rebatch = Rebatch::new(arg_schema.clone(), batch_size.max(1));
+    move |batch| {
+        let Some(batch) = batch else {
+            return rebatch.finish();
         };
-        if let Err(e) = fed.await {
-            let _ = errors.send(Err(e)).await;
-        }
+        let rows = batch.num_rows();
+        let arrays = args
+            .iter()
+            .map(|a| a.evaluate(&batch)?.into_array(rows))
+            .collect::<Result<Vec<_>>>()?;
+        let arguments = RecordBatch::try_new_with_options(
+            arg_schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
+        // (Before its arguments leave: their results find it there.)
+        pending.lock().push_back(batch);
+        rebatch.push(arguments)
     }
 }
 

@@ -7,10 +7,11 @@ use std::task::Poll;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use datafusion::common::Result;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use tokio::sync::mpsc::Receiver;
+use futures::TryStreamExt;
+use tokio::sync::mpsc::{Receiver, Sender};
 
 use super::CancelScope;
 use super::cancel::{InScope, current_scope};
@@ -46,6 +47,33 @@ pub(super) fn spawn_in_scope(
     match scope {
         Some(scope) => tokio::spawn(InScope::new(Box::pin(future), scope)),
         None => tokio::spawn(future),
+    }
+}
+
+/// A worker's feeder: each input batch, then the input's end (`None`), becomes what `cut` makes
+/// of it, sent to the worker in order; an error goes to the operator's output. Ends early when
+/// the worker reads no more.
+pub(super) async fn feed(
+    mut input: SendableRecordBatchStream,
+    mut cut: impl FnMut(Option<RecordBatch>) -> Result<Vec<RecordBatch>>,
+    to_worker: Sender<RecordBatch>,
+    errors: Sender<Result<RecordBatch>>,
+) {
+    let fed = async {
+        let mut ended = false;
+        while !ended {
+            let next = input.try_next().await?;
+            ended = next.is_none();
+            for batch in cut(next)? {
+                if to_worker.send(batch).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok::<_, DataFusionError>(())
+    };
+    if let Err(e) = fed.await {
+        let _ = errors.send(Err(e)).await;
     }
 }
 

@@ -29,10 +29,9 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
 };
-use futures::TryStreamExt;
 
 use super::cancel::Registered;
-use super::feed::{AbortOnDrop, Rebatch, on_first_poll, spawn_in_scope};
+use super::feed::{AbortOnDrop, Rebatch, feed, on_first_poll, spawn_in_scope};
 use super::{PythonError, PythonFunction};
 
 /// Turns a worker's failure into the error the query reports (the planner's Spark error).
@@ -189,7 +188,7 @@ impl ExecutionPlan for PythonMapExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let mut input = self.input.execute(partition, context)?;
+        let input = self.input.execute(partition, context)?;
         let in_schema = self.input.schema();
         let out_schema = self.schema.clone();
         let function = self.function.clone();
@@ -212,30 +211,11 @@ impl ExecutionPlan for PythonMapExec {
             // result is held.
             let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
             let (out_tx, out_rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
-            let input_errors = out_tx.clone();
-            let feeder = spawn_in_scope(scope.clone(), async move {
-                let fed = async {
-                    let mut ended = false;
-                    while !ended {
-                        let batches = match input.try_next().await? {
-                            Some(batch) => cut.push(batch)?,
-                            None => {
-                                ended = true;
-                                cut.finish()?
-                            }
-                        };
-                        for batch in batches {
-                            if in_tx.send(batch).await.is_err() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                    Ok::<_, DataFusionError>(())
-                };
-                if let Err(e) = fed.await {
-                    let _ = input_errors.send(Err(e)).await;
-                }
-            });
+            let cut = move |batch: Option<RecordBatch>| match batch {
+                Some(batch) => cut.push(batch),
+                None => cut.finish(),
+            };
+            let feeder = spawn_in_scope(scope.clone(), feed(input, cut, in_tx, out_tx.clone()));
             let switch = super::KillSwitch::default();
             let stop_feeder = feeder.abort_handle();
             let guard = (

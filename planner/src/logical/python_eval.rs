@@ -60,14 +60,11 @@ fn extract(projection: &ProjectionExec) -> Result<Option<Arc<dyn ExecutionPlan>>
     let mut exprs: Vec<ProjectionExpr> = projection.expr().to_vec();
     let mut changed = false;
     while let Some(call) = exprs.iter().find_map(|e| innermost_call(&e.expr)) {
-        let Some(function) = python_udf(&call) else {
+        let Some((scalar, function)) = python_udf(&call) else {
             break;
         };
         let index = input.schema().fields().len();
         let name = format!("__ember_python_{index}");
-        let Some(scalar) = call.downcast_ref::<ScalarFunctionExpr>() else {
-            break;
-        };
         let exec = PythonEvalExec::try_new(
             input,
             scalar.args().to_vec(),
@@ -93,12 +90,12 @@ fn extract(projection: &ProjectionExec) -> Result<Option<Arc<dyn ExecutionPlan>>
     Ok(Some(Arc::new(ProjectionExec::try_new(exprs, input)?)))
 }
 
-/// The Python UDF `expr` calls, if it is such a call (of a scalar eval type).
-fn python_udf(expr: &Arc<dyn PhysicalExpr>) -> Option<&PythonScalarUdf> {
+/// The call and the Python UDF `expr` calls, if it is such a call (of a scalar eval type).
+fn python_udf(expr: &Arc<dyn PhysicalExpr>) -> Option<(&ScalarFunctionExpr, &PythonScalarUdf)> {
     let scalar = expr.downcast_ref::<ScalarFunctionExpr>()?;
     let inner: &dyn std::any::Any = scalar.fun().inner().as_ref();
     let udf = inner.downcast_ref::<PythonScalarUdf>()?;
-    ember_execution::python::is_scalar_eval_type(udf.function().eval_type).then_some(udf)
+    ember_execution::python::is_scalar_eval_type(udf.function().eval_type).then_some((scalar, udf))
 }
 
 /// A Python UDF call in `expr` whose arguments call none (outside lambdas, whose calls are
