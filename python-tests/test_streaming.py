@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EmberServer, ember_binary, new_session
-from procs import children, rss_mb
+from procs import children, cpu_seconds, rss_mb
 
 LIMIT = "128m"
 # Rows of the scan whose first row is timed (the issue's 200 million): a debug build streams
@@ -198,3 +198,38 @@ def test_first_row_before_the_scan_ends(streaming, ember_mode):
     )
     assert first_row < whole / 2, (first_row, whole)
     assert first_table < whole / 2, (first_table, whole)
+
+
+@pytest.mark.parametrize("shape", ["datafusion_round_robin", "repartition"])
+def test_limit_over_a_one_partition_source_does_not_wait_for_it(streaming, ember_mode, shape):
+    """A round-robin exchange over a source of one partition (DataFusion adds one to spread it
+    over the session's partitions; `repartition(n)` is another) is read while it is written,
+    so a limit answers without the whole source: here 10^12 rows, which would take hours.
+    Before, the cluster modes cut a barrier there and did not answer. Once the limit is met,
+    the source's task stops: the processes go idle."""
+    server, spark = streaming
+    df = spark.range(0, 10**12, 1, 1)
+    if shape == "repartition":
+        df = df.repartition(3)
+    df = df.selectExpr("id * 2 AS x").filter("x % 3 > 0").limit(2)
+    rows = [r.x for r in df.collect()]
+    if shape == "datafusion_round_robin":
+        # One partition read in order: the first two rows that pass.
+        assert rows == [2, 4]
+    else:
+        # Any two rows that pass, as in Spark (the exchange deals batches out).
+        assert len(rows) == 2 and all(x % 2 == 0 and x % 3 > 0 for x in rows), rows
+    pids = [server.proc.pid] + children(server.proc.pid)
+    # The source stops once every reader of it has what it wants (at the latest when the job
+    # ends), so the processes go idle: a second in which they spend under 0.3 CPU seconds
+    # comes. (Not at once: the client may still send ReleaseExecute calls for an earlier
+    # test's long result, one per response, for some seconds; a source left running would
+    # spend a whole CPU in every second.)
+    spent = []
+    for _ in range(30):
+        before = sum(cpu_seconds(p) for p in pids)
+        time.sleep(1)
+        spent.append(sum(cpu_seconds(p) for p in pids) - before)
+        if spent[-1] < 0.3:
+            break
+    assert spent[-1] < 0.3, f"CPU seconds spent in each second after the query: {spent}"

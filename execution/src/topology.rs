@@ -1,9 +1,11 @@
 //! Job topology: which tasks are scheduled together (regions) and what each region waits for.
 //!
-//! Stages linked by Forward inputs form a component (they pipeline partition by partition).
-//! A component is sliced into one region per partition (partition `p` of each of its stages)
-//! when all its stages have the same number of partitions and every input between them is
-//! Forward; otherwise the whole component is one region. A stage with no Forward links is a
+//! Stages linked by pipelined inputs (Forward, and round-robin shuffles: see
+//! [`JobGraph::pipelined`]) form a component, whose tasks run together: a consumer reads its
+//! input's streams while they are written. A component is sliced into one region per
+//! partition (partition `p` of each of its stages) when all its stages have the same number
+//! of partitions and every input between them is Forward; otherwise the whole component is one region (its tasks queued in stage order, so
+//! producers get slots before their consumers). A stage with no pipelined links is a
 //! component of its own, so it is sliced per partition too. A region waits for every
 //! partition of each stage outside its component that it reads (by Shuffle, Merge, Broadcast
 //! or Rescale), all of which must have succeeded before any of its tasks is queued.
@@ -47,7 +49,7 @@ impl JobTopology {
         }
         for (s, stage) in stages.iter().enumerate() {
             for input in &stage.inputs {
-                if input.mode == InputMode::Forward {
+                if graph.pipelined(input) {
                     let (a, b) = (find(&mut component, s), find(&mut component, input.stage));
                     component[a] = b;
                 }

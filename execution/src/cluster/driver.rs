@@ -395,7 +395,17 @@ impl Driver {
             else {
                 break;
             };
-            let Some((job_id, position)) = self.queue.pop_front() else {
+            // The first queued task whose pipelined inputs have started (a producer run again
+            // after a failure may be queued behind its consumers).
+            let jobs = &self.jobs;
+            let Some(next) = self
+                .queue
+                .iter()
+                .position(|(j, p)| inputs_started(jobs, *j, *p))
+            else {
+                break;
+            };
+            let Some((job_id, position)) = self.queue.remove(next) else {
                 break;
             };
             if let Err(e) = self.launch(job_id, position, worker) {
@@ -654,6 +664,7 @@ impl Driver {
                         key: task.stream(0),
                     }));
                 }
+                self.stop_unneeded_inputs(task.job, task.stage);
                 self.free_read_inputs(task.job, task.stage);
             }
             TaskOutcome::Failed { error, retryable } => {
@@ -726,6 +737,23 @@ impl Driver {
         }
         tracing::debug!(job = job_id, "job released");
     }
+}
+
+/// Whether the tasks that the task at `position` reads through pipelined inputs have been
+/// launched (they run or have finished); a queued one must get its slot first.
+fn inputs_started(jobs: &HashMap<JobId, JobState>, job: JobId, position: TaskPosition) -> bool {
+    let Some(job) = jobs.get(&job) else {
+        return true;
+    };
+    job.graph.stages()[position.stage]
+        .inputs
+        .iter()
+        .filter(|input| job.graph.pipelined(input))
+        .all(|input| {
+            !job.tasks
+                .iter()
+                .any(|(p, s)| p.stage == input.stage && s.status == Status::Queued)
+        })
 }
 
 /// Partition counts of a stage plan's placeholders, by input index.

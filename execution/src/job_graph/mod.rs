@@ -116,6 +116,24 @@ impl JobGraph {
         self.stages.len().saturating_sub(1)
     }
 
+    /// Whether a stage reads `input` while the input's tasks still write it (the two are
+    /// scheduled together, see [`crate::topology`]): Forward inputs, and round-robin shuffles.
+    /// A round-robin exchange only spreads its input's rows over more partitions (DataFusion
+    /// adds one over a source of fewer partitions than it wants), so its consumers go on with
+    /// the rows as they come: a limit over a one-partition source answers without waiting for
+    /// the whole source. Other exchanges are barriers: their consumers (joins, aggregations)
+    /// need every input partition, and would hold slots waiting for them.
+    pub fn pipelined(&self, input: &StageInput) -> bool {
+        match input.mode {
+            InputMode::Forward => true,
+            InputMode::Shuffle => matches!(
+                self.stages[input.stage].distribution,
+                OutputDistribution::RoundRobin { .. }
+            ),
+            InputMode::Merge | InputMode::Broadcast | InputMode::Rescale => false,
+        }
+    }
+
     /// The stages `stage` reads.
     pub fn input_stages(&self, stage: usize) -> Vec<usize> {
         self.stages[stage].inputs.iter().map(|i| i.stage).collect()

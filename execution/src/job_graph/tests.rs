@@ -17,7 +17,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use super::*;
 use crate::cluster::{DriverConfig, LocalClusterJobRunner};
 use crate::runner::JobRunner;
-use crate::topology::JobTopology;
+use crate::topology::{JobTopology, TaskPosition};
 
 fn schema() -> Arc<Schema> {
     Arc::new(Schema::new(vec![
@@ -298,6 +298,55 @@ async fn regions_group_forward_components_and_wait_for_exchanges() {
             .iter()
             .all(|r| r.tasks.len() == 2 && r.depends_on.is_empty())
     );
+}
+
+/// A round-robin shuffle is read while it is written: its producer and consumers are one
+/// region, queued producer first; a hash shuffle stays a barrier.
+#[test]
+fn round_robin_shuffles_pipeline_and_hash_shuffles_wait() {
+    let stage = |inputs: Vec<StageInput>, parts, distribution| Stage {
+        inputs,
+        plan: memory(parts),
+        distribution,
+        placement: Placement::Worker,
+    };
+    let shuffle = |stage| StageInput {
+        stage,
+        mode: InputMode::Shuffle,
+    };
+    let hash = OutputDistribution::Hash {
+        keys: vec![Arc::new(Column::new("v", 1))],
+        channels: 2,
+    };
+    let graph = JobGraph::from_parts(
+        vec![
+            stage(vec![], 1, OutputDistribution::RoundRobin { channels: 3 }),
+            stage(vec![shuffle(0)], 3, hash),
+            stage(
+                vec![shuffle(1)],
+                2,
+                OutputDistribution::RoundRobin { channels: 1 },
+            ),
+        ],
+        schema(),
+    );
+    assert!(graph.pipelined(&graph.stages()[1].inputs[0]));
+    assert!(!graph.pipelined(&graph.stages()[2].inputs[0]));
+    let topology = JobTopology::new(&graph);
+    // Stages 0 and 1 are one region; stage 2's partitions wait for all of stage 1.
+    assert_eq!(topology.regions.len(), 3);
+    let first = &topology.regions[0];
+    let at = |stage, partition| TaskPosition { stage, partition };
+    assert_eq!(
+        first.tasks,
+        vec![at(0, 0), at(1, 0), at(1, 1), at(1, 2)],
+        "{topology:?}"
+    );
+    assert!(first.depends_on.is_empty());
+    for region in &topology.regions[1..] {
+        assert_eq!(region.tasks.len(), 1);
+        assert_eq!(region.depends_on.len(), 3);
+    }
 }
 
 async fn sorted_rows(batches: &[RecordBatch]) -> Vec<String> {

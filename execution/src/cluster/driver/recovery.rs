@@ -66,6 +66,59 @@ impl Driver {
         }
     }
 
+    /// A pipelined input whose consumers have all finished (a limit was met) is not needed
+    /// any more: its tasks still running stop and count as done, so that its streams are
+    /// freed (a consumer that must run again reads a new run of them, as for any freed input).
+    pub(super) fn stop_unneeded_inputs(&mut self, job_id: JobId, stage: usize) {
+        let Some(job) = self.jobs.get_mut(&job_id) else {
+            return;
+        };
+        let inputs: Vec<usize> = job.graph.stages()[stage]
+            .inputs
+            .iter()
+            .filter(|input| job.graph.pipelined(input))
+            .map(|input| input.stage)
+            .collect();
+        for input in inputs {
+            let unneeded = job
+                .graph
+                .consumers(input)
+                .iter()
+                .all(|(consumer, _)| !stage_unfinished(job, *consumer));
+            if !unneeded {
+                continue;
+            }
+            for (position, state) in job.tasks.iter_mut() {
+                let Status::Running { worker } = state.status else {
+                    continue;
+                };
+                if position.stage != input {
+                    continue;
+                }
+                let task = TaskId {
+                    job: job_id,
+                    stage: position.stage,
+                    partition: position.partition,
+                    attempt: state.attempt,
+                };
+                tracing::debug!(%task, "stopped: every consumer of its output has finished");
+                if let Some(w) = self.workers.get_mut(&worker) {
+                    w.running.remove(&task);
+                    let _ = w.client.send(WorkerCommand::StopTask { task });
+                }
+                if let Some((progress, first)) = &job.progress {
+                    let attempt = TaskAttempt {
+                        partition: position.partition,
+                        attempt: state.attempt,
+                        worker: Some(worker),
+                    };
+                    progress.task_succeeded(first + position.stage as i64, attempt, 0);
+                }
+                state.status = Status::Succeeded { worker };
+            }
+        }
+    }
+
     /// A worker is gone: its running tasks run again elsewhere, and finished tasks whose
     /// output lived there run again if a stage that has not finished still needs them.
     pub(super) fn worker_lost(&mut self, worker: WorkerId) {
