@@ -38,6 +38,15 @@ ANSWERS = {
     "from_json('{''a'':123}', 'a INT', map('allowSingleQuotes', 'false')) e, from_json('[''x'', \"y\"]', 'ARRAY<STRING>') f",
     "schema_of_json_lenient": "SELECT schema_of_json('{a: 1}', map('allowUnquotedFieldNames', 'true')) a, schema_of_json('{''a'': 1}') b",
     "get_json_object_single_quotes": "SELECT get_json_object('{''a'': 1}', '$.a') a",
+    "trunc_of_every_format": "SELECT d, f, trunc(d, f) r FROM VALUES (DATE'2024-05-17'), (DATE'0001-03-04'), (DATE'9999-12-31'), (NULL) AS a(d), "
+    "VALUES ('year'), ('YY'), ('quarter'), ('MON'), ('mm'), ('week'), ('day'), (NULL) AS b(f)",
+    "trunc_literal_formats": "SELECT trunc(DATE'2024-05-17', 'Q') a, trunc('2024-05-17', 'QUARTER') b, trunc(TIMESTAMP'2024-05-17 10:00:00', 'WEEK') c, "
+    "trunc(DATE'2024-05-19', 'week') d, trunc(DATE'2024-05-17', NULL) e, trunc(DATE'0001-01-01', 'YEAR') f",
+    "slice_past_int_bounds": "SELECT slice(array(1,2,3), -2147483647, 2147483647) a, slice(array(1,2,3), -1, 2147483647) b, "
+    "slice(array(1,2,3), 2147483647, 2) c, slice(array(1,2,3), 2, 2147483647) d, slice(array(1,2,3), NULL, 1) e, slice(array(1,2,3), 1, NULL) f",
+    "format_string_integer_conversions": "SELECT format_string('%d|%x|%s', DATE'2024-02-29', 255, 1.5) a, format_string('%05d', NULL) b, "
+    "printf('%2$s %1$d', 7, 'a') c, format_string('%s-%d', 'x', TIMESTAMP'2024-03-10 12:34:56') d",
+    "format_string_null_of_another_type": "SELECT format_string('%d', c) r FROM VALUES ('x'), (NULL) AS t(c) WHERE c IS NULL",
     "from_csv_trims": "SELECT from_csv('   abc  ', 's string', map('ignoreLeadingWhiteSpace', 'true')) a, "
     "from_csv('   abc  ', 's string', map('ignoreTrailingWhiteSpace', 'true')) b, from_csv('   abc  ', 's string') c",
     "date_part_field_names": "SELECT date_part('S', ts) s, date_part('M', ts) m, date_part('D', ts) d, date_part('YRS', ts) y, "
@@ -233,6 +242,9 @@ ERRORS = {
     "named_struct_name_of_a_column": "SELECT named_struct(c0, c1) FROM VALUES ('x', 3) AS t(c0, c1)",
     "named_struct_null_name": "SELECT named_struct(CAST(NULL AS STRING), 3)",
     "named_struct_odd_arguments": "SELECT named_struct('x')",
+    "format_string_integer_of_text": "SELECT format_string('%d', c) FROM VALUES ('x'), (NULL) AS t(c)",
+    "format_string_integer_of_a_double": "SELECT printf('%s-%d', 'a', 2.5D)",
+    "format_string_missing_argument": "SELECT format_string('%s-%d', 'a')",
 }
 
 

@@ -464,7 +464,22 @@ pub fn register(b: &mut RegistryBuilder) {
     add_df(b, &["map_values"], "map_values", 1, 1);
     add_spark(b, &["map_from_arrays"], "map_from_arrays", 2, 2);
     add_spark(b, &["map_from_entries"], "map_from_entries", 1, 1);
-    add_spark(b, &["slice"], "slice", 3, 3);
+    b.scalar(&["slice"], |f| {
+        f.arity(3, 3)?;
+        // datafusion-spark's slice computes the last index as `start + length - 1` in the
+        // list's offset type, which Int.MaxValue bounds overflow (an internal error where Spark
+        // answers). No array holds 2^30 elements, so bounds past that slice the same.
+        let mut args = f.args;
+        for arg in args.iter_mut().skip(1) {
+            let wide = cast(arg.clone(), DataType::Int64);
+            *arg = super::when(
+                wide.clone().gt(lit(SLICE_BOUND)),
+                lit(SLICE_BOUND),
+                Some(wide),
+            );
+        }
+        Ok(super::sp_udf("slice")?.call(args))
+    });
     add_spark(b, &["array_repeat"], "array_repeat", 2, 2);
     b.scalar(&["element_at"], |f| {
         f.arity(2, 2)?;
@@ -576,6 +591,9 @@ fn build_struct(f: FunctionInput) -> PlanResult<Expr> {
 }
 
 /// How Spark shows `array_sort`'s default comparator (NULLs last, then ascending).
+/// The largest bound `slice` passes on (see its registration).
+const SLICE_BOUND: i64 = 1 << 30;
+
 const ARRAY_SORT_DEFAULT_COMPARATOR: &str = "lambdafunction((IF(((namedlambdavariable() IS NULL) \
 AND (namedlambdavariable() IS NULL)), 0, (IF((namedlambdavariable() IS NULL), 1, \
 (IF((namedlambdavariable() IS NULL), -1, (IF((namedlambdavariable() < namedlambdavariable()), -1, \

@@ -1,35 +1,86 @@
-//! `format_string(format, args...)` / `printf`: datafusion-spark's, with the arguments a `%s`
-//! shows as text given as Spark's text of them (it spells a DECIMAL's `%s` as its unscaled
-//! digits: `12345` for 12.345).
+//! `format_string(format, args...)` / `printf`: datafusion-spark's, with the arguments given as
+//! Spark's `java.util.Formatter` sees them. A `%s` shows a DECIMAL as its text (datafusion-spark
+//! spells it as its unscaled digits: `12345` for 12.345); an integer conversion (`%d`, `%o`,
+//! `%x`) takes a DATE as its day number and a TIMESTAMP as its microseconds (Spark's values of
+//! them), and a NULL as `null`; one of another type, or a conversion without its argument, is
+//! Java's IllegalArgumentException for every row that reaches it (an
+//! IllegalFormatConversionException, a MissingFormatArgumentException).
 
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{Expr, cast};
+use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::RegistryBuilder;
+use super::native::{Failure, fail_when};
 
 pub(super) fn register(b: &mut RegistryBuilder) {
     b.scalar(&["format_string", "printf"], |f| {
         f.arity(1, usize::MAX)?;
-        let shown_as_text = match f.args.first() {
-            Some(Expr::Literal(ScalarValue::Utf8(Some(format)), _)) => text_arguments(format),
+        let conversions = match f.args.first() {
+            Some(Expr::Literal(ScalarValue::Utf8(Some(format)), _)) => conversions(format),
             _ => vec![],
         };
         let mut args = f.args;
-        for (i, (arg, t)) in args.iter_mut().zip(&f.types).enumerate().skip(1) {
-            if matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..))
-                && shown_as_text.contains(&i)
-            {
-                *arg = cast(arg.clone(), DataType::Utf8);
+        let mut failure: Option<(Expr, String)> = None;
+        for (index, conversion) in conversions {
+            let Some(t) = f.types.get(index) else {
+                failure.get_or_insert((lit(true), format!("Format specifier '%{conversion}'")));
+                continue;
+            };
+            let arg = &mut args[index];
+            match conversion {
+                's' | 'S' if matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)) => {
+                    *arg = cast(arg.clone(), DataType::Utf8);
+                }
+                'd' | 'o' | 'x' | 'X' => match t {
+                    t if t.is_integer() => {}
+                    DataType::Date32 => *arg = cast(arg.clone(), DataType::Int32),
+                    DataType::Timestamp(TimeUnit::Microsecond, _) | DataType::Null => {
+                        *arg = cast(arg.clone(), DataType::Int64)
+                    }
+                    other => {
+                        let message = format!("{conversion} != {}", java_class(other));
+                        failure.get_or_insert((arg.clone().is_not_null(), message));
+                        *arg = lit(ScalarValue::Int64(None));
+                    }
+                },
+                _ => {}
             }
         }
-        super::sp_udf("format_string").map(|u| u.call(args))
+        let call = super::sp_udf("format_string")?.call(args);
+        Ok(match failure {
+            Some((when, message)) => {
+                fail_when(when, Failure::IllegalArgument, vec![lit(message)], call)
+            }
+            None => call,
+        })
     });
 }
 
-/// The (1-based) arguments a Java format string shows with `%s` or `%S`: `%[index$][flags]
-/// [width][.precision]conversion`, `%<s` the previous argument, `%%` and `%n` none.
-fn text_arguments(format: &str) -> Vec<usize> {
+/// The Java class Spark hands `java.util.Formatter` for a value of type `t`.
+fn java_class(t: &DataType) -> &'static str {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            "org.apache.spark.unsafe.types.UTF8String"
+        }
+        DataType::Boolean => "java.lang.Boolean",
+        DataType::Float32 => "java.lang.Float",
+        DataType::Float64 => "java.lang.Double",
+        DataType::Decimal128(..) | DataType::Decimal256(..) => "org.apache.spark.sql.types.Decimal",
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => "[B",
+        DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => {
+            "org.apache.spark.sql.catalyst.util.ArrayData"
+        }
+        DataType::Map(..) => "org.apache.spark.sql.catalyst.util.MapData",
+        DataType::Struct(_) => "org.apache.spark.sql.catalyst.InternalRow",
+        _ => "java.lang.Object",
+    }
+}
+
+/// The (1-based) argument and conversion of each format specifier of a Java format string:
+/// `%[index$][flags][width][.precision]conversion`, `%<s` the previous argument, `%%` and `%n`
+/// none (`%tY` and its kin give `t`).
+fn conversions(format: &str) -> Vec<(usize, char)> {
     let chars: Vec<char> = format.chars().collect();
     let (mut out, mut next, mut last) = (vec![], 1usize, 0usize);
     let mut i = 0;
@@ -84,23 +135,30 @@ fn text_arguments(format: &str) -> Vec<usize> {
             }
         };
         last = index;
-        if matches!(conversion, 's' | 'S') {
-            out.push(index);
-        }
+        out.push((index, conversion));
     }
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::text_arguments;
+    use super::conversions;
 
     #[test]
-    fn finds_the_arguments_shown_as_text() {
-        assert_eq!(text_arguments("%s-%d"), vec![1]);
-        assert_eq!(text_arguments("%d %5.2s %% %n %S"), vec![2, 3]);
-        assert_eq!(text_arguments("%2$s %1$d %<s"), vec![2, 1]);
-        assert_eq!(text_arguments("%-10s|%,.3f|%s"), vec![1, 3]);
-        assert!(text_arguments("no args").is_empty());
+    fn finds_each_specifier_argument_and_conversion() {
+        assert_eq!(conversions("%s-%d"), vec![(1, 's'), (2, 'd')]);
+        assert_eq!(
+            conversions("%d %5.2s %% %n %S"),
+            vec![(1, 'd'), (2, 's'), (3, 'S')]
+        );
+        assert_eq!(
+            conversions("%2$s %1$d %<s"),
+            vec![(2, 's'), (1, 'd'), (1, 's')]
+        );
+        assert_eq!(
+            conversions("%-10s|%,.3f|%s|%tY"),
+            vec![(1, 's'), (2, 'f'), (3, 's'), (4, 't')]
+        );
+        assert!(conversions("no args").is_empty());
     }
 }

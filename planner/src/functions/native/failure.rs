@@ -25,6 +25,8 @@ pub enum Failure {
     /// An array of more elements than one value may hold (`functions::size_limit`), in any
     /// mode: arguments (the element count, the function's name).
     ArraySizeLimit,
+    /// Java's IllegalArgumentException without an error class: argument (its message).
+    IllegalArgument,
 }
 
 impl Failure {
@@ -117,6 +119,7 @@ impl Failure {
                     ),
                 )
             }
+            Failure::IllegalArgument => SparkError::illegal_argument("", argument_text(arrays, 0)),
             Failure::InvalidArrayIndex => {
                 let value = |i: usize| argument_text(arrays, i);
                 let (index, size) = (value(0), value(1));
@@ -134,7 +137,6 @@ impl Failure {
     }
 }
 
-/// `value`, or `failure` raised for the rows where `cond` holds.
 /// The first value of argument `i` as text (empty when there is none).
 fn argument_text(arrays: &[ArrayRef], i: usize) -> String {
     arrays
@@ -144,6 +146,7 @@ fn argument_text(arrays: &[ArrayRef], i: usize) -> String {
         .unwrap_or_default()
 }
 
+/// `value`, or `failure` raised for the rows where `cond` holds.
 pub fn fail_when(
     cond: datafusion::logical_expr::Expr,
     failure: Failure,
