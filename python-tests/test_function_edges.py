@@ -46,6 +46,7 @@ ANSWERS = {
     "slice(array(1,2,3), 2147483647, 2) c, slice(array(1,2,3), 2, 2147483647) d, slice(array(1,2,3), NULL, 1) e, slice(array(1,2,3), 1, NULL) f",
     "format_string_integer_conversions": "SELECT format_string('%d|%x|%s', DATE'2024-02-29', 255, 1.5) a, format_string('%05d', NULL) b, "
     "printf('%2$s %1$d', 7, 'a') c, format_string('%s-%d', 'x', TIMESTAMP'2024-03-10 12:34:56') d",
+    "element_at_of_an_empty_map": "SELECT element_at(map(), 'a') a, try_element_at(map(), 'q') b",
     "format_string_null_of_another_type": "SELECT format_string('%d', c) r FROM VALUES ('x'), (NULL) AS t(c) WHERE c IS NULL",
     "from_csv_trims": "SELECT from_csv('   abc  ', 's string', map('ignoreLeadingWhiteSpace', 'true')) a, "
     "from_csv('   abc  ', 's string', map('ignoreTrailingWhiteSpace', 'true')) b, from_csv('   abc  ', 's string') c",
@@ -245,6 +246,13 @@ ERRORS = {
     "format_string_integer_of_text": "SELECT format_string('%d', c) FROM VALUES ('x'), (NULL) AS t(c)",
     "format_string_integer_of_a_double": "SELECT printf('%s-%d', 'a', 2.5D)",
     "format_string_missing_argument": "SELECT format_string('%s-%d', 'a')",
+    "map_null_key": "SELECT map(CAST(NULL AS STRING), 3)",
+    "map_from_arrays_of_different_lengths": "SELECT map_from_arrays(array(3, 1, 2), array(1, 2))",
+    "map_from_arrays_null_key": "SELECT map_from_arrays(array('x', NULL), array(1, 2))",
+    "bit_get_position_out_of_range": "SELECT bit_get(3, 2147483647)",
+    "add_months_overflow": "SELECT add_months(DATE'2024-02-29', 2147483647)",
+    "if_branches_of_no_common_type": "SELECT if(true, X'414243', 3)",
+    "percentile_of_a_column_percentage": "SELECT percentile(c0, c1) FROM VALUES (2.5D, 0.5D) AS t(c0, c1)",
 }
 
 

@@ -586,6 +586,8 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
                 ("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09")
             } else if let Some(class) = type_mismatch_class(&msg) {
                 (class, "42K09")
+            } else if msg.contains("must be a literal") && msg.contains("Percentile value") {
+                ("DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", "42K09")
             } else {
                 ("INTERNAL_ERROR", "XX000")
             };
@@ -626,6 +628,8 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
                     msg,
                     vec![],
                 )
+            } else if let Some(spark) = runtime_error(&msg) {
+                spark
             } else if msg.contains("Overflow") || msg.contains("overflow") {
                 SparkError::arithmetic_overflow("overflow", "")
             } else if let Some(class) = type_mismatch_class(&msg) {
@@ -658,6 +662,9 @@ fn type_mismatch_class(msg: &str) -> Option<&'static str> {
             || has("expects an array, got")
         {
             "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+        } else if has("to common types in CASE WHEN expression") {
+            // (`if`, `nvl2`, CASE: branches of no common type.)
+            "DATATYPE_MISMATCH.DATA_DIFF_TYPES"
         } else if has("Percentile value must be between 0.0 and 1.0") {
             "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"
         } else {
@@ -753,14 +760,67 @@ fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError {
             msg.clone(),
             vec![],
         ),
-        _ => SparkError::new(
-            ErrorKind::Runtime,
-            "INTERNAL_ERROR",
-            "XX000",
-            e.to_string(),
-            vec![],
-        ),
+        _ => {
+            let msg = e.to_string();
+            runtime_error(&msg).unwrap_or_else(|| {
+                SparkError::new(ErrorKind::Runtime, "INTERNAL_ERROR", "XX000", msg, vec![])
+            })
+        }
     }
+}
+
+/// Spark's error for a failure of a DataFusion or datafusion-spark function whose message
+/// names what Spark reports with a class of its own.
+fn runtime_error(msg: &str) -> Option<SparkError> {
+    let has = |s: &str| msg.contains(s);
+    Some(
+        if has("map key cannot be null")
+            || has("Found unmasked nulls for non-nullable StructArray field \"key\"")
+        {
+            SparkError::new(
+                ErrorKind::Runtime,
+                "NULL_MAP_KEY",
+                "2200E",
+                "Cannot use null as map key.",
+                vec![],
+            )
+        } else if has("keys and values lists in the same row must have equal lengths") {
+            SparkError::new(
+                ErrorKind::Runtime,
+                "_LEGACY_ERROR_TEMP_2128",
+                "",
+                "The key array and value array of MapData must have the same length.",
+                vec![],
+            )
+        } else if let Some(rest) = msg.split("bit_get: position ").nth(1) {
+            // datafusion-spark's "bit_get: position P is out of bounds. Expected pos < N ...".
+            let position = rest.split(' ').next().unwrap_or_default().to_string();
+            let size = rest
+                .split("pos < ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("64")
+                .to_string();
+            SparkError::new(
+                ErrorKind::IllegalArgument,
+                "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE",
+                "22023",
+                format!(
+                    "The value of parameter(s) `pos` in `bit_get` is invalid: expects an integer value in [0, {size}), but got {position}."
+                ),
+                vec![
+                    ("parameter", "`pos`".to_string()),
+                    ("functionName", "`bit_get`".to_string()),
+                    ("upper", size),
+                    ("invalidValue", position),
+                ],
+            )
+        } else if has("Date arithmetic overflow") {
+            SparkError::arithmetic_overflow("integer overflow", "")
+        } else {
+            return None;
+        },
+    )
 }
 
 fn internal(e: &DataFusionError) -> SparkError {

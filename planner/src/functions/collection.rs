@@ -556,15 +556,17 @@ pub fn register(b: &mut RegistryBuilder) {
 /// The value of a map's key (NULL without it): a literal key by field access, a computed one
 /// (`element_at(m, k)` with `k` a column) through `map_extract`.
 fn map_value(args: Vec<Expr>, map: Option<&DataType>) -> PlanResult<Expr> {
-    // (No key is NULL: a NULL key finds nothing.)
-    if args.get(1).is_some_and(super::is_null_constant) {
-        let value = match map {
-            Some(DataType::Map(entries, _)) => match entries.data_type() {
-                DataType::Struct(fields) => fields.get(1).map(|f| f.data_type().clone()),
-                _ => None,
-            },
+    let field = |i: usize| match map {
+        Some(DataType::Map(entries, _)) => match entries.data_type() {
+            DataType::Struct(fields) => fields.get(i).map(|f| f.data_type().clone()),
             _ => None,
-        };
+        },
+        _ => None,
+    };
+    // (No key is NULL: a NULL key finds nothing; nor does any key in `map()`, whose keys are
+    // of no type.)
+    if args.get(1).is_some_and(super::is_null_constant) || field(0) == Some(DataType::Null) {
+        let value = field(1);
         return Ok(lit(ScalarValue::try_from(
             &value.unwrap_or(DataType::Null),
         )?));
