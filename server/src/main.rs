@@ -8,11 +8,6 @@
 //! runtime itself: its planning (resolving, and the schema inference that reads files) runs
 //! there, not on the query runtime.
 
-/// mimalloc, as Sail and other DataFusion engines use: glibc's allocator keeps what a query's
-/// threads freed in per-thread arenas, so RSS grew from query to query.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod analyze;
 mod auth;
 mod cache;
