@@ -455,12 +455,7 @@ impl Driver {
         let Status::Running { worker } = state.status else {
             return false;
         };
-        let task = TaskId {
-            job: job_id,
-            stage: victim.stage,
-            partition: victim.partition,
-            attempt: state.attempt,
-        };
+        let task = task_id(job_id, victim, state.attempt);
         tracing::debug!(%task, "stopped to free a slot for a lower job output partition");
         state.attempt += 1;
         state.status = Status::Queued;
@@ -537,12 +532,7 @@ impl Driver {
             }
             inputs.push(TaskInput { partitions });
         }
-        let id = TaskId {
-            job: job_id,
-            stage: position.stage,
-            partition: position.partition,
-            attempt: state.attempt,
-        };
+        let id = task_id(job_id, position, state.attempt);
         let definition = TaskDefinition {
             id,
             plan: stage.plan.clone(),
@@ -706,12 +696,7 @@ impl Driver {
         };
         for (position, state) in job.tasks.iter_mut() {
             if let Status::Running { worker } = state.status {
-                let task = TaskId {
-                    job: job_id,
-                    stage: position.stage,
-                    partition: position.partition,
-                    attempt: state.attempt,
-                };
+                let task = task_id(job_id, *position, state.attempt);
                 if let Some(w) = self.workers.get_mut(&worker) {
                     w.running.remove(&task);
                     let _ = w.client.send(WorkerCommand::StopTask { task });
@@ -736,6 +721,16 @@ impl Driver {
             });
         }
         tracing::debug!(job = job_id, "job released");
+    }
+}
+
+/// The id of attempt `attempt` of the task at `position` of job `job`.
+fn task_id(job: JobId, position: TaskPosition, attempt: usize) -> TaskId {
+    TaskId {
+        job,
+        stage: position.stage,
+        partition: position.partition,
+        attempt,
     }
 }
 

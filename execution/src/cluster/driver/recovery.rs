@@ -47,12 +47,7 @@ impl Driver {
             if job.freed[input] || input == job.graph.output_stage() {
                 continue;
             }
-            let read = job
-                .graph
-                .consumers(input)
-                .iter()
-                .all(|(consumer, _)| !stage_unfinished(job, *consumer));
-            if !read {
+            if !consumers_finished(job, input) {
                 continue;
             }
             job.freed[input] = true;
@@ -80,12 +75,7 @@ impl Driver {
             .map(|input| input.stage)
             .collect();
         for input in inputs {
-            let unneeded = job
-                .graph
-                .consumers(input)
-                .iter()
-                .all(|(consumer, _)| !stage_unfinished(job, *consumer));
-            if !unneeded {
+            if !consumers_finished(job, input) {
                 continue;
             }
             for (position, state) in job.tasks.iter_mut() {
@@ -95,12 +85,7 @@ impl Driver {
                 if position.stage != input {
                     continue;
                 }
-                let task = TaskId {
-                    job: job_id,
-                    stage: position.stage,
-                    partition: position.partition,
-                    attempt: state.attempt,
-                };
+                let task = task_id(job_id, *position, state.attempt);
                 tracing::debug!(%task, "stopped: every consumer of its output has finished");
                 if let Some(w) = self.workers.get_mut(&worker) {
                     w.running.remove(&task);
@@ -132,11 +117,7 @@ impl Driver {
                 match state.status {
                     Status::Running { worker: w } if w == worker => lost.push(*position),
                     Status::Succeeded { worker: w } if w == worker => {
-                        let needed = job
-                            .graph
-                            .consumers(position.stage)
-                            .iter()
-                            .any(|(consumer, _)| stage_unfinished(job, *consumer));
+                        let needed = !consumers_finished(job, position.stage);
                         // A final partition the client has read needs no second run.
                         let is_final = position.stage == job.graph.output_stage()
                             && position.partition >= job.output_read.read();
@@ -181,12 +162,7 @@ impl Driver {
             for position in restart {
                 if let Some(state) = job.tasks.get_mut(&position) {
                     if let Status::Running { worker: w } = state.status {
-                        let task = TaskId {
-                            job: *job_id,
-                            stage: position.stage,
-                            partition: position.partition,
-                            attempt: state.attempt,
-                        };
+                        let task = task_id(*job_id, position, state.attempt);
                         if let Some(ws) = self.workers.get_mut(&w) {
                             ws.running.remove(&task);
                             let _ = ws.client.send(WorkerCommand::StopTask { task });
@@ -256,6 +232,14 @@ pub(super) fn attempts(n: usize) -> String {
     } else {
         format!("{n} attempts")
     }
+}
+
+/// Whether every stage that reads `stage` has finished (all its tasks succeeded).
+fn consumers_finished(job: &JobState, stage: usize) -> bool {
+    job.graph
+        .consumers(stage)
+        .iter()
+        .all(|(consumer, _)| !stage_unfinished(job, *consumer))
 }
 
 pub(super) fn stage_unfinished(job: &JobState, stage: usize) -> bool {
