@@ -104,41 +104,6 @@ pub fn register(b: &mut RegistryBuilder) {
     on_date(b, &["add_months"], "add_months", 2);
     on_date(b, &["last_day"], "last_day", 1);
     on_date(b, &["next_day"], "next_day", 2);
-    // trunc(date, fmt): NULL for a format Spark does not know.
-    b.scalar(&["trunc"], |f| {
-        f.arity(2, 2)?;
-        // A date (text and timestamps cast to one), and a format of an atomic type.
-        super::require_type(&f, 0, &["DATE"], |t| {
-            matches!(
-                t,
-                DataType::Date32
-                    | DataType::Timestamp(..)
-                    | DataType::Utf8
-                    | DataType::LargeUtf8
-                    | DataType::Utf8View
-                    | DataType::Null
-            )
-        })?;
-        super::require_type(&f, 1, &["STRING"], |t| {
-            !matches!(
-                t,
-                DataType::List(_)
-                    | DataType::LargeList(_)
-                    | DataType::Struct(_)
-                    | DataType::Map(..)
-            )
-        })?;
-        let mut args = f.args;
-        if matches!(
-            f.types.first(),
-            Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-        ) {
-            args[0] = to_date(args[0].clone(), f.types.first(), f.config.ansi);
-        }
-        let format = args.pop();
-        let date = cast(args.remove(0), DataType::Date32);
-        trunc_date(date, format)
-    });
     on_date(b, &["weekday"], "weekday", 1);
     on_date(b, &["monthname"], "monthname", 1);
     on_date(b, &["unix_date"], "unix_date", 1);
@@ -334,62 +299,6 @@ pub fn register(b: &mut RegistryBuilder) {
             Ok(NativeUdf::udf(Native::ConvertTimezone).call(args))
         },
     );
-    // date_trunc(unit, ts): NULL for a NULL unit (datafusion-spark's refuses it).
-    b.scalar(&["date_trunc"], |f| {
-        f.arity(2, 2)?;
-        if f.args.first().is_some_and(super::is_null_constant) {
-            let t = match f.types.get(1) {
-                Some(t @ DataType::Timestamp(..)) => t.clone(),
-                _ => crate::types::timestamp_type(&f.config.time_zone),
-            };
-            return Ok(Expr::Literal(ScalarValue::try_from(&t)?, None));
-        }
-        // Spark's units, by the unit each names; NULL for another (a literal: now).
-        const UNITS: [(&str, &[&str]); 10] = [
-            ("YEAR", &["YEAR", "YYYY", "YY"]),
-            ("QUARTER", &["QUARTER"]),
-            ("MONTH", &["MONTH", "MM", "MON"]),
-            ("WEEK", &["WEEK"]),
-            ("DAY", &["DAY", "DD"]),
-            ("HOUR", &["HOUR"]),
-            ("MINUTE", &["MINUTE"]),
-            ("SECOND", &["SECOND"]),
-            ("MILLISECOND", &["MILLISECOND"]),
-            ("MICROSECOND", &["MICROSECOND"]),
-        ];
-        // (A unit is text: other atomic values are read as theirs, and name no unit.)
-        super::require_type(&f, 0, &["STRING"], |t| {
-            !matches!(
-                t,
-                DataType::List(_)
-                    | DataType::LargeList(_)
-                    | DataType::Struct(_)
-                    | DataType::Map(..)
-            )
-        })?;
-        let udf = super::sp_udf("date_trunc")?;
-        let ts = f.args[1].clone();
-        let trunc = |unit: &str| udf.call(vec![lit(unit), ts.clone()]);
-        if let Expr::Literal(v, _) = &f.args[0] {
-            let unit = v.to_string().to_ascii_uppercase();
-            if !UNITS
-                .iter()
-                .any(|(_, names)| names.contains(&unit.as_str()))
-            {
-                return Ok(super::null_when(lit(true), trunc("YEAR")));
-            }
-            return Ok(udf.call(f.args));
-        }
-        // A unit of each row.
-        let unit = super::df_udf("upper")?.call(vec![cast(f.args[0].clone(), DataType::Utf8)]);
-        let mut case = datafusion::logical_expr::case(unit);
-        for (to, names) in UNITS {
-            for name in names {
-                case = case.when(lit(*name), trunc(to));
-            }
-        }
-        Ok(case.end()?)
-    });
     b.scalar(&["to_date"], |f| parse_datetime(f, ParseTarget::Date, true));
     b.scalar(&["try_to_date"], |f| {
         parse_datetime(f, ParseTarget::Date, false)
@@ -544,7 +453,7 @@ pub fn register(b: &mut RegistryBuilder) {
 
 /// A date argument: timestamps as dates, text read as Spark reads a date (outside ANSI mode,
 /// `ansi` false, text that is no date is NULL, as Spark's implicit cast).
-fn to_date(x: Expr, t: Option<&DataType>, ansi: bool) -> Expr {
+pub(super) fn to_date(x: Expr, t: Option<&DataType>, ansi: bool) -> Expr {
     match t {
         Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
             NativeUdf::udf(Native::TextToDate { fail: ansi }).call(vec![x])
@@ -619,60 +528,6 @@ fn local_of(x: Expr, zoned: bool, tz: &str) -> Expr {
         to_local: true,
     })
     .call(vec![x])
-}
-
-/// `trunc(date, format)` on the date's day number (datafusion-spark's goes through a
-/// nanosecond timestamp, which dates before 1677 overflow, and takes only a literal format):
-/// the first day of its year, quarter, month or (Monday) week; NULL for another format. A
-/// literal format plans its own unit only.
-fn trunc_date(date: Expr, format: Option<Expr>) -> crate::error::PlanResult<Expr> {
-    const UNITS: [(&str, &[&str]); 4] = [
-        ("YEAR", &["YEAR", "YYYY", "YY"]),
-        ("QUARTER", &["QUARTER"]),
-        ("MONTH", &["MONTH", "MM", "MON"]),
-        ("WEEK", &["WEEK"]),
-    ];
-    let date_part = super::df_udf("date_part")?;
-    let part = |p: &str| cast(date_part.call(vec![lit(p), date.clone()]), DataType::Int32);
-    let days = cast(date.clone(), DataType::Int32);
-    let back = |n: Expr| cast(days.clone() - n, DataType::Date32);
-    let make_date = super::df_udf("make_date")?;
-    let first_day = |unit: &str| match unit {
-        "YEAR" => back(part("doy") - lit(1)),
-        "MONTH" => back(part("day") - lit(1)),
-        "QUARTER" => make_date.call(vec![
-            part("year"),
-            (part("month") - lit(1)) / lit(3) * lit(3) + lit(1),
-            lit(1),
-        ]),
-        // Monday: date_part's dow counts from Sunday (0).
-        _ => back((part("dow") + lit(6)) % lit(7)),
-    };
-    let null = Expr::Literal(ScalarValue::Date32(None), None);
-    let unit_of = |name: &str| {
-        let name = name.to_ascii_uppercase();
-        UNITS
-            .iter()
-            .find(|(_, names)| names.contains(&name.as_str()))
-            .map(|(unit, _)| *unit)
-    };
-    Ok(match format {
-        Some(Expr::Literal(v, _)) => match v.is_null() {
-            true => null,
-            false => unit_of(&v.to_string()).map_or(null, first_day),
-        },
-        Some(format) => {
-            let upper = super::df_udf("upper")?.call(vec![cast(format, DataType::Utf8)]);
-            let mut case = datafusion::logical_expr::case(upper);
-            for (unit, names) in UNITS {
-                for name in names {
-                    case.when(lit(*name), first_day(unit));
-                }
-            }
-            case.otherwise(null)?
-        }
-        None => null,
-    })
 }
 
 fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {

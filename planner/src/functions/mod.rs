@@ -33,6 +33,7 @@ pub mod time;
 mod time_windows;
 pub mod timestamp_nanos;
 mod to_char;
+mod truncation;
 pub mod udf;
 mod udf_codec;
 pub mod variant;
@@ -344,6 +345,7 @@ pub fn registry() -> &'static Registry {
         formats::register(&mut b);
         math::register(&mut b);
         datetime::register(&mut b);
+        truncation::register(&mut b);
         time_windows::register(&mut b);
         aggregate::register(&mut b);
         ordered_set::register(&mut b);
