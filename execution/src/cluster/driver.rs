@@ -745,9 +745,15 @@ fn inputs_started(jobs: &HashMap<JobId, JobState>, job: JobId, position: TaskPos
         .iter()
         .filter(|input| job.graph.pipelined(input))
         .all(|input| {
-            !job.tasks
-                .iter()
-                .any(|(p, s)| p.stage == input.stage && s.status == Status::Queued)
+            (0..job.graph.stages()[input.stage].partitions()).all(|partition| {
+                let upstream = TaskPosition {
+                    stage: input.stage,
+                    partition,
+                };
+                job.tasks
+                    .get(&upstream)
+                    .is_none_or(|s| s.status != Status::Queued)
+            })
         })
 }
 
