@@ -181,6 +181,72 @@ ANSWERS = {
         False,
     ),
     "limit_then_orderby_dropped": (lambda f: f["df"].select("a").limit(3).orderBy(f["df"].b), False),
+    # a USING join's left-out key read by its qualifier: the select's column keeps it, and a
+    # sort key of the key's name is the join's key (Spark's qualified-access-only columns)
+    "sql_left_using_right_key_order_by_key": (
+        lambda f: f["spark"].sql("SELECT u.a, a FROM nr_t t LEFT JOIN nr_u u USING (a) ORDER BY a"),
+        True,
+    ),
+    "sql_full_using_both_keys_order_by_key": (
+        lambda f: f["spark"].sql("SELECT t.a, u.a, a FROM nr_t t FULL JOIN nr_u u USING (a) ORDER BY a DESC"),
+        True,
+    ),
+    "sql_right_using_left_key_order_by_key": (
+        lambda f: f["spark"].sql("SELECT a, t.a FROM nr_t t RIGHT JOIN nr_u u USING (a) ORDER BY a"),
+        True,
+    ),
+    "sql_left_using_right_key_order_by_it": (
+        lambda f: f["spark"].sql("SELECT u.a FROM nr_t t LEFT JOIN nr_u u USING (a) ORDER BY u.a DESC"),
+        True,
+    ),
+    "sql_left_using_right_key_order_by_dropped": (
+        lambda f: f["spark"].sql("SELECT u.a FROM nr_t t LEFT JOIN nr_u u USING (a) ORDER BY t.b DESC"),
+        True,
+    ),
+    "sql_left_using_star_order_by_right_key": (
+        lambda f: f["spark"].sql("SELECT * FROM nr_t t LEFT JOIN nr_u u USING (a) ORDER BY u.a DESC NULLS LAST, a"),
+        True,
+    ),
+    "sql_full_using_star_order_by_both_keys": (
+        lambda f: f["spark"].sql("SELECT * FROM nr_t t FULL JOIN nr_u u USING (a) ORDER BY t.a, u.a"),
+        True,
+    ),
+    "sql_left_using_select_order_by_right_key": (
+        lambda f: f["spark"].sql("SELECT c FROM nr_t t LEFT JOIN nr_u u USING (a) ORDER BY u.a DESC NULLS LAST, t.b"),
+        True,
+    ),
+    "join_left_using_select_right_key_orderby_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").select("a", f["df2"].a).orderBy("a"),
+        True,
+    ),
+    "join_left_using_select_star_orderby_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").select("*").orderBy(f["df2"].a.desc_nulls_last(), "a"),
+        True,
+    ),
+    "join_left_using_with_column_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").withColumn("k", f["df2"].a).orderBy("a"),
+        True,
+    ),
+    "join_full_using_with_columns_both_keys": (
+        lambda f: f["df"].join(f["df2"], "a", "full").withColumn("k", f["df2"].a + 1).withColumn("j", f["df"].a).orderBy("a"),
+        True,
+    ),
+    "join_left_using_with_column_replaces_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").withColumn("a", f["df2"].a),
+        False,
+    ),
+    "join_left_using_filter_then_with_column_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").filter(f["df"].a > 1).withColumn("k", f["df2"].a),
+        False,
+    ),
+    # through two selects (Spark's rule goes down through projections; SQL's subquery alias
+    # stops it: see the errors)
+    "two_selects_orderby_dropped": (lambda f: f["df"].select("a", "c").select("a").orderBy("b"), True),
+    "two_selects_orderby_dropped_df_col": (
+        lambda f: f["df"].select("a", "c").select("a").orderBy(f["df"].b.desc()),
+        True,
+    ),
+    "two_selects_filter_dropped": (lambda f: f["df"].select("a", "c").select("a").filter("b > 10"), False),
     "struct_projected_filter": (lambda f: f["df"].select("s").filter(f["df"].s.x > 1), False),
     "struct_dropped_filter": (lambda f: f["df"].select("a").filter(f["df"].s.x > 1), False),
     "struct_dropped_filter_name": (lambda f: f["df"].select("a").filter(F.col("s.x") > 1), False),
@@ -246,6 +312,13 @@ ERRORS = {
     "sql_field_of_int_field": lambda f: f["spark"].sql("SELECT s.x.y FROM nr_t"),
     "sql_where_select_alias": lambda f: f["spark"].sql("SELECT a AS x FROM nr_t WHERE x > 1"),
     "filter_dropped_struct_missing_field": lambda f: f["df"].select("s").filter(F.col("s.zz") > 1),
+    # a reference to a USING join's key and its left-out twin is ambiguous but in a sort
+    "join_left_using_both_keys_then_filter": lambda f: f["df"].join(f["df2"], "a", "left").select(f["df2"].a, "a").filter("a > 1"),
+    "join_left_using_both_keys_then_select": lambda f: f["df"].join(f["df2"], "a", "left").select(f["df2"].a, "a").select("a"),
+    "sql_subquery_of_using_keys_ambiguous": lambda f: f["spark"].sql(
+        "SELECT a FROM (SELECT u.a, a FROM nr_t t LEFT JOIN nr_u u USING (a)) s"
+    ),
+    "sql_subquery_order_by_dropped_below_it": lambda f: f["spark"].sql("SELECT a FROM (SELECT a, b FROM nr_t) ORDER BY c"),
     "sql_cte_recursive_without_keyword": lambda f: f["spark"].sql("WITH r AS (SELECT 1 n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r"),
 }
 

@@ -20,9 +20,20 @@ pub(crate) struct UsingJoin {
     pub(crate) plan: LogicalPlan,
     /// The extra columns' internal names (after the output's).
     pub(crate) hidden: Vec<String>,
-    /// Per extra expression, its columns (one, or a star's several): internal name and the
-    /// name Spark gives it.
-    pub(crate) extras: Vec<Vec<(String, String)>>,
+    /// Per extra expression, its columns (one, or a star's several).
+    pub(crate) extras: Vec<Vec<ExtraColumn>>,
+}
+
+/// A column an extra expression over a USING join gives.
+pub(crate) struct ExtraColumn {
+    /// Its internal name in the join's plan.
+    pub(crate) internal: String,
+    /// The name Spark gives it.
+    pub(crate) name: String,
+    /// A bare column's qualifier (`t2` of `t2.id`).
+    pub(crate) qualifier: Vec<String>,
+    /// Whether it is a key the join's output left out (Spark's qualified-access-only column).
+    pub(crate) left_out_key: bool,
 }
 
 impl Resolver<'_> {
@@ -218,23 +229,52 @@ impl Resolver<'_> {
         let mut extras = named.extras.into_iter().map(|names| {
             names
                 .into_iter()
-                .filter_map(|(_, name)| columns.next().map(|h| (h.clone(), name)))
+                .filter_map(|c| {
+                    columns.next().map(|h| ExtraColumn {
+                        internal: h.clone(),
+                        ..c
+                    })
+                })
                 .collect::<Vec<_>>()
         });
         let mut items = Vec::new();
+        // (Per select-list position of a column read at the join: its qualifier and whether
+        // it is a left-out key.)
+        let mut at_join_columns = Vec::new();
         for (e, needs) in exprs.iter().zip(at_join) {
             if needs {
-                let columns = extras.next().unwrap_or_default();
-                items.extend(
-                    columns
-                        .into_iter()
-                        .map(|(internal, name)| (Self::column(&internal), name)),
-                );
+                for c in extras.next().unwrap_or_default() {
+                    at_join_columns.push((
+                        items.len(),
+                        c.internal.clone(),
+                        c.qualifier,
+                        c.left_out_key,
+                    ));
+                    items.push((Self::column(&c.internal), c.name));
+                }
             } else {
                 items.extend(self.resolve_items(std::slice::from_ref(e), &visible)?);
             }
         }
-        self.finish_projection(plan, items).map(Some)
+        let count = items.len();
+        let plan = self.finish_projection(plan, items)?;
+        // The output column of `t2.id` keeps its qualifier (`ORDER BY t2.id` over the select);
+        // of a left-out key, its qualified-only access.
+        if plan.schema().fields().len() == count {
+            for (i, hidden, qualifier, left_out_key) in at_join_columns {
+                let internal = plan.schema().field(i).name().clone();
+                if internal == hidden {
+                    continue;
+                }
+                if let Some(info) = self.fields.get_mut(&internal) {
+                    info.qualifier = qualifier;
+                }
+                if left_out_key {
+                    self.qualified_only.insert(internal);
+                }
+            }
+        }
+        Ok(Some(plan))
     }
 
     fn resolve_using_join(
@@ -361,8 +401,12 @@ impl Resolver<'_> {
                         "an aggregate or window function over a USING join's keys".into(),
                     ));
                 }
+                let (qualifier, left_out_key) = match &resolved {
+                    Expr::Column(c) => (self.info(&c.name).qualifier, left_out.contains(&c.name)),
+                    _ => (vec![], false),
+                };
                 items.push((resolved, "__hidden".to_string()));
-                these.push(name);
+                these.push((name, qualifier, left_out_key));
             }
             names.push(these);
         }
@@ -377,7 +421,14 @@ impl Resolver<'_> {
             .map(|these| {
                 these
                     .into_iter()
-                    .filter_map(|name| rest.next().map(|h| (h.clone(), name)))
+                    .filter_map(|(name, qualifier, left_out_key)| {
+                        rest.next().map(|h| ExtraColumn {
+                            internal: h.clone(),
+                            name,
+                            qualifier,
+                            left_out_key,
+                        })
+                    })
                     .collect()
             })
             .collect();
@@ -573,7 +624,10 @@ fn df_join_type(t: JoinType) -> DfJoinType {
 }
 
 /// `schema` without the columns whose internal names `left_out` picks.
-fn schema_without(schema: &DFSchema, left_out: impl Fn(&str) -> bool) -> PlanResult<DFSchema> {
+pub(crate) fn schema_without(
+    schema: &DFSchema,
+    left_out: impl Fn(&str) -> bool,
+) -> PlanResult<DFSchema> {
     let fields = schema
         .iter()
         .filter(|(_, f)| !left_out(f.name()))

@@ -199,6 +199,11 @@ pub struct Resolver<'a> {
     /// The `IN (subquery)` conjuncts of the filter condition being resolved (by address; see
     /// `in_subquery`).
     filter_in_subqueries: Vec<usize>,
+    /// Select-list columns reading a USING join's left-out key (Spark's qualified-access-only
+    /// columns): a sort key of their name takes another column of it (`ORDER BY id`).
+    qualified_only: std::collections::HashSet<String>,
+    /// Whether a sort's keys are being resolved over its input (see `qualified_only`).
+    in_sort_keys: bool,
 }
 
 impl<'a> Resolver<'a> {
@@ -221,6 +226,8 @@ impl<'a> Resolver<'a> {
             in_window: false,
             lateral_aliases: vec![],
             in_stored_plan: false,
+            qualified_only: Default::default(),
+            in_sort_keys: false,
             filter_in_subqueries: Vec::new(),
         }
     }

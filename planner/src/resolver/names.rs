@@ -117,7 +117,21 @@ impl Resolver<'_> {
         match distinct.as_slice() {
             [] => Ok(None),
             [(internal, _)] => Ok(Some((internal.clone(), 0))),
-            many => Err(self.ambiguous(parts, plan_id, many)),
+            many => {
+                // (A sort key over a select list: a column read by its qualifier from a USING
+                // join's left-out key yields to the one of the same name, as in Spark.)
+                let unrestricted: Vec<&&(String, FieldInfo)> = match self.in_sort_keys {
+                    true => many
+                        .iter()
+                        .filter(|(internal, _)| !self.qualified_only.contains(internal))
+                        .collect(),
+                    false => vec![],
+                };
+                match unrestricted.as_slice() {
+                    [(internal, _)] => Ok(Some((internal.clone(), 0))),
+                    _ => Err(self.ambiguous(parts, plan_id, many)),
+                }
+            }
         }
     }
 

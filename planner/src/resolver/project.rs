@@ -352,8 +352,50 @@ impl Resolver<'_> {
                 return Err(SparkError::column_already_exists(&shown).into());
             }
         }
-        let input = self.resolve(input)?;
-        self.with_columns_resolved(input, columns)
+        let resolved = self.resolve(input)?;
+        match self.with_columns_resolved(resolved, columns) {
+            Ok(plan) => Ok(plan),
+            // Columns reading what the input left out (a USING join's left-out key,
+            // `withColumn("k", df2.id)`): computed below, as a select's items are.
+            Err(first) => self
+                .with_columns_with_extras(input, columns, &[])
+                .map(|(plan, _)| plan)
+                .map_err(|_| first),
+        }
+    }
+
+    /// `withColumns` with `extras` computed below it as hidden columns (see
+    /// `resolve_with_extras`); its columns that do not resolve over the input's output (a USING
+    /// join's left-out key, `withColumn("k", df2.id)`) are computed below it too and take their
+    /// place.
+    pub(crate) fn with_columns_with_extras(
+        &mut self,
+        input: &Plan,
+        columns: &[(String, SExpr)],
+        extras: &[SExpr],
+    ) -> PlanResult<(LogicalPlan, Vec<String>)> {
+        let (plan, hidden) = self.resolve_with_extras(input, extras)?;
+        let output = super::join::schema_without(plan.schema(), |n| hidden.iter().any(|h| h == n))?;
+        let below: Vec<usize> = (0..columns.len())
+            .filter(|&i| {
+                super::generate::generator_of(&columns[i].1).is_none()
+                    && self.resolve_expr(&columns[i].1, &output).is_err()
+            })
+            .collect();
+        if below.is_empty() {
+            return Ok((self.with_columns_resolved(plan, columns)?, hidden));
+        }
+        let mut all = extras.to_vec();
+        all.extend(below.iter().map(|&i| columns[i].1.clone()));
+        let (plan, mut hidden) = self.resolve_with_extras(input, &all)?;
+        let computed: Vec<(usize, String)> = below
+            .into_iter()
+            .zip(hidden.split_off(extras.len()))
+            .collect();
+        Ok((
+            self.with_columns_computed(plan, columns, &computed)?,
+            hidden,
+        ))
     }
 
     /// Each column of `schema` under the name Spark shows (a projection that keeps them all).
@@ -371,12 +413,28 @@ impl Resolver<'_> {
         input: LogicalPlan,
         columns: &[(String, SExpr)],
     ) -> PlanResult<LogicalPlan> {
+        self.with_columns_computed(input, columns, &[])
+    }
+
+    /// `withColumns` over an already resolved input, of which `computed` columns (by
+    /// position in `columns`) are hidden columns of the input, left out of the output.
+    fn with_columns_computed(
+        &mut self,
+        input: LogicalPlan,
+        columns: &[(String, SExpr)],
+        computed: &[(usize, String)],
+    ) -> PlanResult<LogicalPlan> {
         let mut items = self.visible_items(input.schema());
+        items.retain(
+            |(e, _)| !matches!(e, Expr::Column(c) if computed.iter().any(|(_, h)| *h == c.name)),
+        );
         let input = self.with_partition_ids(input, columns.iter().map(|(_, e)| e))?;
         let schema = input.schema().clone();
         let mut plan = input;
-        for (name, e) in columns {
+        for (i, (name, e)) in columns.iter().enumerate() {
+            let precomputed = computed.iter().find(|(k, _)| *k == i);
             let resolved = match super::generate::generator_of(e) {
+                _ if let Some((_, hidden)) = precomputed => Self::column(hidden),
                 // `withColumn("x", explode(...))`: one row per element, the element as `x`.
                 Some((call, _)) => {
                     let (next, generated) = self.resolve_generate(

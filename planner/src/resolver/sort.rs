@@ -45,6 +45,7 @@ impl Resolver<'_> {
                     "The WHERE condition \"{name}\" contains invalid expressions. Rewrite the query to avoid window functions, aggregate functions, and generator functions in the WHERE clause."
                 ),
             ))),
+            Err(e) if is_ambiguous(&e) => return Err(e),
             Err(e) => Some(e),
         };
         match self.resolve_with_extras(input_spec, std::slice::from_ref(condition)) {
@@ -78,7 +79,10 @@ impl Resolver<'_> {
                 return Err(position_out_of_range(i, schema.fields().len()));
             }
         }
-        let first = match self.sort_exprs(order, &schema) {
+        let outer = std::mem::replace(&mut self.in_sort_keys, true);
+        let sorted = self.sort_exprs(order, &schema);
+        self.in_sort_keys = outer;
+        let first = match sorted {
             Ok(sorts)
                 if !sorts
                     .iter()
@@ -87,6 +91,7 @@ impl Resolver<'_> {
                 return Ok(LogicalPlanBuilder::from(input).sort(sorts)?.build()?);
             }
             Ok(_) => None,
+            Err(e) if is_ambiguous(&e) => return Err(e),
             Err(e) => Some(e),
         };
         let keys: Vec<SExpr> = order.iter().map(|o| o.expr.clone()).collect();
@@ -157,31 +162,12 @@ impl Resolver<'_> {
                 Ok((plan, hidden))
             }
             PlanNode::Project { input, exprs } => {
-                let input = self.resolve(input)?;
-                let schema = input.schema().clone();
-                let mut items = self.resolve_items(exprs, &schema)?;
-                let visible = items.len();
-                for e in extras {
-                    let resolved = match self.resolve_expr(e, &schema) {
-                        Ok(r) => r,
-                        Err(err) => {
-                            let substituted =
-                                substitute_aliases(e, exprs, self.config.case_sensitive);
-                            if &substituted == e {
-                                return Err(err);
-                            }
-                            self.resolve_expr(&substituted, &schema)?
-                        }
-                    };
-                    items.push((resolved.0, "__hidden".to_string()));
+                match self.select_with_extras(spec, input, exprs, extras) {
+                    Ok(done) => Ok(done),
+                    Err(first) => self
+                        .select_over_extras_below(spec, input, exprs, extras)
+                        .map_err(|_| first),
                 }
-                let plan = self.finish_projection(input, items)?;
-                let hidden = plan.schema().fields()[visible..]
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect();
-                self.record_plan_id(spec, &plan, visible);
-                Ok((plan, hidden))
             }
             PlanNode::Aggregate(a) => {
                 if a.having.is_some() {
@@ -319,8 +305,7 @@ impl Resolver<'_> {
             }
             PlanNode::Hint { input, .. } => self.resolve_with_extras(input, extras),
             PlanNode::WithColumns { input, columns } => {
-                let (plan, hidden) = self.resolve_with_extras(input, extras)?;
-                let plan = self.with_columns_resolved(plan, columns)?;
+                let (plan, hidden) = self.with_columns_with_extras(input, columns, extras)?;
                 self.record_visible(spec, &plan, &hidden);
                 Ok((plan, hidden))
             }
@@ -380,6 +365,97 @@ impl Resolver<'_> {
             }
             _ => self.extras_over_relation(spec, extras),
         }
+    }
+
+    /// A select with `extras` computed over its input as hidden items of it.
+    fn select_with_extras(
+        &mut self,
+        spec: &Plan,
+        input: &Plan,
+        exprs: &[SExpr],
+        extras: &[SExpr],
+    ) -> PlanResult<(LogicalPlan, Vec<String>)> {
+        let input = self.resolve(input)?;
+        let schema = input.schema().clone();
+        let mut items = self.resolve_items(exprs, &schema)?;
+        let visible = items.len();
+        for e in extras {
+            let resolved = match self.resolve_expr(e, &schema) {
+                Ok(r) => r,
+                Err(err) => {
+                    let substituted = substitute_aliases(e, exprs, self.config.case_sensitive);
+                    if &substituted == e {
+                        return Err(err);
+                    }
+                    self.resolve_expr(&substituted, &schema)?
+                }
+            };
+            items.push((resolved.0, "__hidden".to_string()));
+        }
+        let plan = self.finish_projection(input, items)?;
+        let hidden = plan.schema().fields()[visible..]
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        self.record_plan_id(spec, &plan, visible);
+        Ok((plan, hidden))
+    }
+
+    /// A select whose extras read what its input left out: columns a select below dropped
+    /// (`select("a", "b").select("a").orderBy("b")`, as Spark's missing-reference rule goes
+    /// down through projections) or a USING join's left-out key (`SELECT * FROM t1 LEFT JOIN
+    /// t2 USING (id) ORDER BY t2.id`): computed below and carried through the select; or items
+    /// of a select over a USING join that read its left-out key (`SELECT t2.id ... ORDER BY
+    /// v`).
+    fn select_over_extras_below(
+        &mut self,
+        spec: &Plan,
+        input: &Plan,
+        exprs: &[SExpr],
+        extras: &[SExpr],
+    ) -> PlanResult<(LogicalPlan, Vec<String>)> {
+        let mut with_extras = exprs.to_vec();
+        with_extras.extend(extras.iter().map(|e| SExpr::Alias {
+            expr: Box::new(e.clone()),
+            names: vec!["__hidden".to_string()],
+            metadata: None,
+        }));
+        if let Ok(plan) = self.resolve_select(input, &with_extras) {
+            let n = plan.schema().fields().len();
+            if let Some(visible) = n.checked_sub(extras.len()) {
+                let hidden = plan.schema().fields()[visible..]
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                self.record_plan_id(spec, &plan, visible);
+                return Ok((plan, hidden));
+            }
+        }
+        let (below, below_hidden) = self.resolve_with_extras(input, extras)?;
+        let schema =
+            super::join::schema_without(below.schema(), |n| below_hidden.iter().any(|h| h == n))?;
+        let mut items = self.resolve_items(exprs, &schema)?;
+        if items
+            .iter()
+            .any(|(e, _)| contains_aggregate(e) || contains_window(e))
+        {
+            return Err(PlanError::Unsupported(
+                "columns a select dropped, under an aggregation or window".into(),
+            ));
+        }
+        let visible = items.len();
+        items.extend(
+            below_hidden
+                .iter()
+                .map(|h| (Self::column(h), "__hidden".to_string())),
+        );
+        let plan = self.finish_projection(below, items)?;
+        let hidden = plan.schema().fields()[visible..]
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        self.record_plan_id(spec, &plan, visible);
+        Ok((plan, hidden))
     }
 
     /// Any other relation: the extras over its own columns.
@@ -499,6 +575,12 @@ impl Resolver<'_> {
             self.plan_outputs.entry(id).or_default().extend(names);
         }
     }
+}
+
+/// A reference that names several columns of the input: Spark's error, never a column its
+/// missing-reference rule would find below.
+fn is_ambiguous(e: &PlanError) -> bool {
+    matches!(e, PlanError::Spark(e) if e.error_class == "AMBIGUOUS_REFERENCE")
 }
 
 /// Spark's ORDER_BY_POS_OUT_OF_RANGE for position `i` of a select list of `n` columns.
