@@ -344,7 +344,7 @@ CTE = {
 }
 
 
-CTE_GAPS = {"recursive": "WITH RECURSIVE (Spark 4.3 runs it; Ember refuses it)"}
+CTE_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(CTE, CTE_GAPS))

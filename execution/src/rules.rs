@@ -81,14 +81,16 @@ impl PhysicalOptimizerRule for SparkLimitOrder {
 }
 
 /// Whether `plan` is one partition whose rows come in partition order from an
-/// [`OrderedCoalesceExec`] (through nodes of one input and one partition, e.g. a limit).
+/// [`OrderedCoalesceExec`], or in the order a recursive CTE's steps make them (through nodes
+/// of one input and one partition, e.g. a limit). (A round-robin spread of a recursive CTE
+/// would also run its steps ahead of a LIMIT, which Spark's answers without them.)
 fn ordered_single_partition(plan: &Arc<dyn ExecutionPlan>) -> bool {
     let mut node = plan;
     loop {
         if node.output_partitioning().partition_count() != 1 {
             return false;
         }
-        if node.downcast_ref::<OrderedCoalesceExec>().is_some() {
+        if node.is::<OrderedCoalesceExec>() || node.is::<crate::plan::RecursionLimitExec>() {
             return true;
         }
         match node.children().as_slice() {

@@ -392,6 +392,12 @@ impl SessionConf {
             .unwrap_or(default)
     }
 
+    fn i64(&self, key: &str, default: i64) -> i64 {
+        self.get(key)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(default)
+    }
+
     pub(crate) fn usize(&self, key: &str, default: usize) -> usize {
         self.get(key)
             .and_then(|v| v.trim().parse().ok())
@@ -468,6 +474,8 @@ impl SessionConf {
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
             timestamp_nanos: self.bool("spark.sql.timestampNanosTypes.enabled", false),
             catalogs: self.catalogs(),
+            cte_recursion_level_limit: self.i64("spark.sql.cteRecursionLevelLimit", 100),
+            cte_recursion_row_limit: self.i64("spark.sql.cteRecursionRowLimit", 1_000_000),
             ..PlannerConfig::default()
         }
     }

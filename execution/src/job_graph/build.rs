@@ -20,6 +20,7 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::joins::{
     CrossJoinExec, HashJoinExec, NestedLoopJoinExec, PartitionMode,
 };
+use datafusion::physical_plan::recursive_query::RecursiveQueryExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
 use datafusion::physical_plan::{
@@ -110,6 +111,11 @@ fn cut(
     usage: Usage,
     stages: &mut Vec<Stage>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
+    // A recursive query runs its step again for each level, within its task: nothing below
+    // it is cut.
+    if plan.is::<RecursiveQueryExec>() {
+        return shared_input(plan, usage, stages);
+    }
     let usages = child_usages(&plan);
     let children = plan
         .children()
@@ -172,6 +178,16 @@ fn cut(
             rescale.properties().clone(),
         ));
     }
+    shared_input(plan, usage, stages)
+}
+
+/// A plan every consumer partition reads in full becomes a stage of its own, read by
+/// Broadcast.
+fn shared_input(
+    plan: Arc<dyn ExecutionPlan>,
+    usage: Usage,
+    stages: &mut Vec<Stage>,
+) -> Result<Arc<dyn ExecutionPlan>> {
     if usage == Usage::Shared && !plan.is::<PendingInputExec>() {
         let properties = plan.properties().clone();
         let stage = push_stage(stages, plan, OutputDistribution::RoundRobin { channels: 1 })?;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use arrow::array::{Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{JoinType, NullEquality};
 use datafusion::datasource::MemTable;
 use datafusion::datasource::memory::MemorySourceConfig;
@@ -422,4 +423,42 @@ async fn read_stage_outputs_are_freed_before_the_job_ends() {
     assert!(left <= final_streams, "{left} streams held");
     let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
     assert_eq!(sorted_rows(&got).await, sorted_rows(&expected).await);
+}
+
+#[tokio::test]
+async fn a_recursive_query_is_not_cut_and_crosses_processes() {
+    use datafusion::physical_plan::recursive_query::RecursiveQueryExec;
+    let ctx = context(4);
+    // The step joins the 3-partition `t` (repartitions inside the step) and reads one of the
+    // work table's two columns (a projected work-table scan).
+    let sql = "WITH RECURSIVE r AS (SELECT 1 AS n, 'a' AS s UNION ALL \
+               SELECT r.n + 1, 'b' FROM r JOIN t ON t.v = r.n WHERE r.n < 5) \
+               SELECT n, s FROM r ORDER BY n";
+    let plan = physical(&ctx, sql).await;
+    let graph = JobGraph::try_new(plan).unwrap();
+    let holding: Vec<&Stage> = graph
+        .stages()
+        .iter()
+        .filter(|s| {
+            let mut found = false;
+            s.plan
+                .apply(|node| {
+                    found |= node.is::<RecursiveQueryExec>();
+                    Ok(TreeNodeRecursion::Continue)
+                })
+                .unwrap();
+            found
+        })
+        .collect();
+    assert_eq!(holding.len(), 1, "{graph}");
+    // Nothing below the recursive query reads another stage.
+    assert!(holding[0].inputs.is_empty(), "{graph}");
+    let stage_plan = holding[0].plan.clone();
+    let codec = crate::codec::EmberCodec::new(crate::plan::codec::parts());
+    let bytes = codec.encode_plan(stage_plan.clone()).unwrap();
+    let back = codec.decode_plan(&bytes, &ctx.task_ctx()).unwrap();
+    let rows = |batches: Vec<RecordBatch>| batches.iter().map(|b| b.num_rows()).sum::<usize>();
+    let expected = rows(collect(stage_plan, ctx.task_ctx()).await.unwrap());
+    assert_eq!(rows(collect(back, ctx.task_ctx()).await.unwrap()), expected);
+    assert_eq!(expected, 5);
 }

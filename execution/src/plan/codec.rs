@@ -20,6 +20,9 @@ pub fn parts() -> Vec<Arc<dyn CodecPart>> {
         node_part::<CompressedScanExec>(),
         node_part::<RangeExec>(),
         node_part::<PartitionIdsExec>(),
+        node_part::<super::RecursionLimitExec>(),
+        node_part::<datafusion::physical_plan::recursive_query::RecursiveQueryExec>(),
+        node_part::<datafusion::physical_plan::work_table::WorkTableExec>(),
     ]
 }
 

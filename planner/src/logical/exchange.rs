@@ -100,7 +100,8 @@ impl UserDefinedLogicalNodeCore for ExchangeNode {
     }
 }
 
-/// Plans [`ExchangeNode`]s and [`super::partition_ids::PartitionIdsNode`]s.
+/// Plans [`ExchangeNode`]s, [`super::partition_ids::PartitionIdsNode`]s, Python map nodes
+/// and [`super::recursion::RecursionLimitNode`]s.
 #[derive(Debug, Default)]
 pub struct ExchangePlanner;
 
@@ -125,6 +126,18 @@ impl ExtensionPlanner for ExchangePlanner {
             };
             return Ok(Some(Arc::new(super::partition_ids::PartitionIdsExec::new(
                 input.clone(),
+            ))));
+        }
+        if let Some(limit) = node
+            .as_any()
+            .downcast_ref::<super::recursion::RecursionLimitNode>()
+        {
+            let Some(input) = physical_inputs.first() else {
+                return internal_err!("RecursionLimit takes one input");
+            };
+            return Ok(Some(Arc::new(super::recursion::RecursionLimitExec::new(
+                input.clone(),
+                limit.limits,
             ))));
         }
         if let Some(map) = node

@@ -1,9 +1,11 @@
-//! Ember's own logical plan nodes (repartitions, partition ids, Python map functions) and the
-//! query planner that turns them into the execution crate's operators.
+//! Ember's own logical plan nodes (repartitions, partition ids, Python map functions, a
+//! recursive CTE's limits) and the query planner that turns them into the execution crate's
+//! operators.
 
 pub mod exchange;
 pub mod partition_ids;
 pub mod python_eval;
 pub mod python_map;
+pub mod recursion;
 
 pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};

@@ -12,6 +12,7 @@ mod calls;
 mod cast_rules;
 pub(crate) use cast_rules::number_to_timestamp;
 mod coercion;
+mod config;
 mod expr;
 mod function;
 mod generate;
@@ -36,6 +37,7 @@ mod project;
 mod python;
 mod python_cogroup;
 pub mod python_source;
+mod recursive;
 mod relation;
 mod scope;
 mod sort;
@@ -57,6 +59,7 @@ use crate::catalog::Catalog;
 use crate::error::{PlanResult, SparkError};
 use crate::spec::{self, Plan, PlanNode};
 
+pub use config::{PlannerConfig, SPARK_VERSION};
 pub use names::FieldInfo;
 
 /// `e` with its constant parts computed (`1 + 2` is `3`), for arguments Spark requires to be
@@ -70,66 +73,6 @@ pub(crate) fn fold_constants(e: Expr) -> PlanResult<Expr> {
 pub(crate) fn is_hidden(internal: &str) -> bool {
     internal.starts_with("__ember_")
 }
-
-/// Session settings the resolver honours.
-#[derive(Debug, Clone)]
-pub struct PlannerConfig {
-    /// `spark.sql.caseSensitive`.
-    pub case_sensitive: bool,
-    /// `spark.sql.ansi.enabled`.
-    pub ansi: bool,
-    /// `spark.sql.session.timeZone`.
-    pub time_zone: String,
-    /// Partitions of `spark.range` when none are given (Spark's default parallelism).
-    pub default_parallelism: usize,
-    /// `spark.sql.shuffle.partitions`: partitions of repartition-by-expression.
-    pub shuffle_partitions: usize,
-    /// `spark.sql.mapKeyDedupPolicy` is LAST_WIN: a map's duplicate keys keep the last value.
-    pub map_key_last_win: bool,
-    /// The Spark version the server answers as (`--spark-version`): `version()` reports it.
-    pub spark_version: String,
-    /// `spark.pyspark.python`: the interpreter of Python UDFs, unless `--python` or
-    /// `PYSPARK_PYTHON` name one.
-    pub python: Option<String>,
-    /// `spark.sql.execution.arrow.maxRecordsPerBatch`: rows per batch sent to Python UDFs.
-    pub arrow_batch_size: usize,
-    /// `spark.sql.python.filterPushdown.enabled`: Python data sources may implement
-    /// `pushFilters` (otherwise such a source is refused, as Spark refuses it).
-    pub python_filter_pushdown: bool,
-    /// The most partitions a query may ask for (`spark.ember.maxPartitions`): a larger count
-    /// (`range(0, 10, 1, 2000000000)`) is an error, not hours of empty tasks.
-    pub max_partitions: usize,
-    /// `spark.sql.timestampNanosTypes.enabled`: TIMESTAMP_LTZ(9)/TIMESTAMP_NTZ(9) allowed
-    /// (see `functions::timestamp_nanos`).
-    pub timestamp_nanos: bool,
-    /// The `spark.sql.catalog.<name>` settings, by lower-case catalog name: the catalog's
-    /// class under "" and each `spark.sql.catalog.<name>.<key>` under its key (Iceberg
-    /// catalogs, see `datasource::iceberg`).
-    pub catalogs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
-}
-
-impl Default for PlannerConfig {
-    fn default() -> Self {
-        Self {
-            case_sensitive: false,
-            ansi: true,
-            time_zone: crate::types::DEFAULT_TIME_ZONE.to_string(),
-            default_parallelism: 1,
-            shuffle_partitions: 200,
-            map_key_last_win: false,
-            spark_version: SPARK_VERSION.to_string(),
-            python: None,
-            arrow_batch_size: 10_000,
-            python_filter_pushdown: false,
-            max_partitions: 100_000,
-            timestamp_nanos: false,
-            catalogs: Default::default(),
-        }
-    }
-}
-
-/// The Spark version Ember answers as unless `--spark-version` says otherwise.
-pub const SPARK_VERSION: &str = "4.3.0";
 
 /// What to do with the rows of a query before they reach the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,6 +147,8 @@ pub struct Resolver<'a> {
     qualified_only: std::collections::HashSet<String>,
     /// Whether a sort's keys are being resolved over its input (see `qualified_only`).
     in_sort_keys: bool,
+    /// The recursive CTEs whose step is being resolved, innermost last (see `recursive`).
+    work_tables: Vec<recursive::WorkTable>,
 }
 
 impl<'a> Resolver<'a> {
@@ -228,6 +173,7 @@ impl<'a> Resolver<'a> {
             in_stored_plan: false,
             qualified_only: Default::default(),
             in_sort_keys: false,
+            work_tables: Vec::new(),
             filter_in_subqueries: Vec::new(),
         }
     }
@@ -597,28 +543,13 @@ impl<'a> Resolver<'a> {
                 shuffle,
             } => self.resolve_repartition(input, *num_partitions, exprs, *shuffle)?,
             PlanNode::Hint { input, .. } => self.resolve(input)?,
-            PlanNode::With { ctes, body } => {
-                for (i, (name, _)) in ctes.iter().enumerate() {
-                    if ctes[..i].iter().any(|(n, _)| self.names_equal(n, name)) {
-                        // (A ParseException in Spark, raised by its parser.)
-                        return Err(SparkError::new(
-                            crate::error::ErrorKind::Parse,
-                            "DUPLICATED_CTE_NAMES",
-                            "42602",
-                            format!("CTE definition can't have duplicate names: `{name}`."),
-                            vec![("duplicateNames", format!("`{name}`"))],
-                        )
-                        .into());
-                    }
-                }
-                let depth = self.ctes.len();
-                for (name, cte) in ctes {
-                    self.ctes.push((name.clone(), cte.clone()));
-                }
-                let out = self.resolve(body);
-                self.ctes.truncate(depth);
-                out?
-            }
+            PlanNode::With { ctes, body } => self.resolve_with(ctes, body)?,
+            PlanNode::RecursiveCte {
+                name,
+                anchor,
+                recursive,
+                all,
+            } => self.resolve_recursive_cte(name, anchor, recursive.as_deref(), *all)?,
             PlanNode::WithRelations { root, references } => {
                 for r in references {
                     if let Some(id) = r.plan_id {

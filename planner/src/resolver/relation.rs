@@ -301,6 +301,9 @@ impl Resolver<'_> {
     }
 
     pub(crate) fn resolve_table(&mut self, name: &[String]) -> PlanResult<LogicalPlan> {
+        if let Some(scan) = self.work_table_scan(name)? {
+            return self.reassign(scan, Some(name.to_vec()));
+        }
         if let Some((position, cte)) = self.find_cte(name) {
             let plan = self.resolve_cte(position, &cte)?;
             return self.reassign(plan, Some(name.to_vec()));

@@ -5,7 +5,7 @@ use datafusion::common::DFSchemaRef;
 use datafusion::logical_expr::LogicalPlan;
 
 use super::Resolver;
-use crate::error::PlanResult;
+use crate::error::{PlanResult, SparkError};
 use crate::spec::Plan;
 
 impl Resolver<'_> {
@@ -34,6 +34,34 @@ impl Resolver<'_> {
         let later = self.ctes.split_off(position);
         let out = self.resolve(body);
         self.ctes.extend(later);
+        out
+    }
+
+    /// `WITH name AS (...), ... body`: the CTEs in scope of the body.
+    pub(crate) fn resolve_with(
+        &mut self,
+        ctes: &[(String, Plan)],
+        body: &Plan,
+    ) -> PlanResult<LogicalPlan> {
+        for (i, (name, _)) in ctes.iter().enumerate() {
+            if ctes[..i].iter().any(|(n, _)| self.names_equal(n, name)) {
+                // (A ParseException in Spark, raised by its parser.)
+                return Err(SparkError::new(
+                    crate::error::ErrorKind::Parse,
+                    "DUPLICATED_CTE_NAMES",
+                    "42602",
+                    format!("CTE definition can't have duplicate names: `{name}`."),
+                    vec![("duplicateNames", format!("`{name}`"))],
+                )
+                .into());
+            }
+        }
+        let depth = self.ctes.len();
+        for (name, cte) in ctes {
+            self.ctes.push((name.clone(), cte.clone()));
+        }
+        let out = self.resolve(body);
+        self.ctes.truncate(depth);
         out
     }
 }

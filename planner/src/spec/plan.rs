@@ -406,6 +406,15 @@ pub enum PlanNode {
         ctes: Vec<(String, Plan)>,
         body: Box<Plan>,
     },
+    /// The body of a CTE of `WITH RECURSIVE`: `anchor UNION [ALL] recursive`, where
+    /// `recursive` may read `name` (the rows the previous step added); a body of another
+    /// form is the anchor alone (which may not read `name`).
+    RecursiveCte {
+        name: String,
+        anchor: Box<Plan>,
+        recursive: Option<Box<Plan>>,
+        all: bool,
+    },
     /// `Relation.with_relations`: references by plan id used by subquery expressions.
     WithRelations {
         root: Box<Plan>,
@@ -510,6 +519,14 @@ impl PlanNode {
                     f(p);
                 }
                 f(body);
+            }
+            PlanNode::RecursiveCte {
+                anchor, recursive, ..
+            } => {
+                f(anchor);
+                if let Some(recursive) = recursive {
+                    f(recursive);
+                }
             }
             PlanNode::WithRelations { root, references } => {
                 f(root);

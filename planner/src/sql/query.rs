@@ -78,25 +78,65 @@ pub(crate) fn lower_query(l: &Lowering, q: ast::Query) -> PlanResult<Plan> {
         }
     }
     if let Some(with) = with {
-        if with.recursive {
-            return unsupported("WITH RECURSIVE");
-        }
+        let recursive = with.recursive;
         let ctes = with
             .cte_tables
             .into_iter()
             .map(|cte| {
                 let name = ident_name(&cte.alias.name);
-                let mut body = lower_query(l, *cte.query)?;
-                if !cte.alias.columns.is_empty() {
-                    body = Plan::new(PlanNode::ToDf {
+                let columns: Vec<String> = cte
+                    .alias
+                    .columns
+                    .iter()
+                    .map(|c| ident_name(&c.name))
+                    .collect();
+                let named = |body: Plan| match columns.is_empty() {
+                    true => body,
+                    false => Plan::new(PlanNode::ToDf {
                         input: Box::new(body),
-                        names: cte
-                            .alias
-                            .columns
-                            .iter()
-                            .map(|c| ident_name(&c.name))
-                            .collect(),
-                    });
+                        names: columns.clone(),
+                    }),
+                };
+                // `WITH RECURSIVE r AS (anchor UNION [ALL] step)`: the step may read `r`
+                // (the resolver makes it an ordinary union when it does not).
+                if recursive
+                    && let ast::Query {
+                        with: None,
+                        order_by: None,
+                        limit_clause: None,
+                        fetch: None,
+                        ..
+                    } = cte.query.as_ref()
+                    && let SetExpr::SetOperation {
+                        op: SetOperator::Union,
+                        set_quantifier:
+                            quantifier @ (SetQuantifier::All
+                            | SetQuantifier::Distinct
+                            | SetQuantifier::None),
+                        ..
+                    } = cte.query.body.as_ref()
+                {
+                    let all = *quantifier == SetQuantifier::All;
+                    let SetExpr::SetOperation { left, right, .. } = *cte.query.body else {
+                        return unsupported("WITH RECURSIVE of this body");
+                    };
+                    let body = PlanNode::RecursiveCte {
+                        name: name.clone(),
+                        anchor: Box::new(named(lower_set_expr(l, *left)?)),
+                        recursive: Some(Box::new(lower_set_expr(l, *right)?)),
+                        all,
+                    };
+                    return Ok((name, Plan::new(body)));
+                }
+                let body = named(lower_query(l, *cte.query)?);
+                if recursive {
+                    let body = PlanNode::RecursiveCte {
+                        name: name.clone(),
+                        anchor: Box::new(body),
+                        recursive: None,
+                        all: true,
+                    };
+                    return Ok((name, Plan::new(body)));
                 }
                 Ok((name, body))
             })
