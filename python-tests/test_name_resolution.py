@@ -235,6 +235,15 @@ ANSWERS = {
         lambda f: f["df"].join(f["df2"], "a", "left").withColumn("a", f["df2"].a),
         False,
     ),
+    "join_left_using_with_column_other_side": (
+        lambda f: f["df"].join(f["df2"], "a", "left").withColumn("x", f["df2"].b),
+        False,
+    ),
+    # (Spark's select keeps the join's hidden output for a later withColumn)
+    "join_left_using_select_then_with_column_right_key": (
+        lambda f: f["df"].join(f["df2"], "a", "left").select("c").withColumn("x", f["df2"].a),
+        False,
+    ),
     "join_left_using_filter_then_with_column_right_key": (
         lambda f: f["df"].join(f["df2"], "a", "left").filter(f["df"].a > 1).withColumn("k", f["df2"].a),
         False,
@@ -257,7 +266,9 @@ ANSWERS = {
 }
 
 
-ANSWER_GAPS = {}
+ANSWER_GAPS = {
+    "join_left_using_select_then_with_column_right_key": "a USING join's hidden key through a select, for withColumn",
+}
 
 
 @pytest.mark.parametrize("case", cases(ANSWERS, ANSWER_GAPS))
@@ -271,6 +282,10 @@ ERRORS = {
     "sql_unresolved_suggestion": lambda f: f["spark"].sql("SELECT bb FROM nr_t"),
     "select_after_select_dropped": lambda f: f["df"].select("a").select(f["df"].b),
     "select_after_select_dropped_name": lambda f: f["df"].select("a").select("b"),
+    # (withColumn is a select: no missing-reference rule)
+    "select_then_with_column_dropped": lambda f: f["df"].select("a").withColumn("x", f["df"].b),
+    "select_then_with_column_dropped_name": lambda f: f["df"].select("a").withColumn("x", F.col("b")),
+    "filter_select_then_with_column_dropped": lambda f: f["df"].select("a", "c").filter("a > 0").withColumn("x", f["df"].b),
     "aggregate_non_grouping_filter": lambda f: f["df"].groupBy("c").count().filter(f["df"].b > 1),
     "aggregate_non_grouping_orderby": lambda f: f["df"].groupBy("c").count().orderBy(f["df"].b),
     "sql_order_by_non_grouping": lambda f: f["spark"].sql("SELECT c FROM nr_t GROUP BY c ORDER BY b"),

@@ -639,6 +639,24 @@ pub(crate) fn schema_without(
     )?)
 }
 
+/// Whether `plan` is a USING (or NATURAL) join, through filters, sorts, limits, hints and
+/// `withColumns` over it (which keep its hidden output).
+pub(crate) fn over_using_join(plan: &crate::spec::Plan) -> bool {
+    use crate::spec::PlanNode;
+    let mut node = plan;
+    loop {
+        match &node.node {
+            PlanNode::Filter { input, .. }
+            | PlanNode::Sort { input, .. }
+            | PlanNode::Limit { input, .. }
+            | PlanNode::Hint { input, .. }
+            | PlanNode::WithColumns { input, .. } => node = input,
+            PlanNode::Join(j) => return !j.lateral && (j.natural || !j.using.is_empty()),
+            _ => return false,
+        }
+    }
+}
+
 /// `df["*"]` or `t.*`: one side's columns.
 pub(crate) fn is_side_star(e: &crate::spec::Expr) -> bool {
     matches!(

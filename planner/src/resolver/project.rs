@@ -376,12 +376,17 @@ impl Resolver<'_> {
     ) -> PlanResult<(LogicalPlan, Vec<String>)> {
         let (plan, hidden) = self.resolve_with_extras(input, extras)?;
         let output = super::join::schema_without(plan.schema(), |n| hidden.iter().any(|h| h == n))?;
-        let below: Vec<usize> = (0..columns.len())
-            .filter(|&i| {
-                super::generate::generator_of(&columns[i].1).is_none()
-                    && self.resolve_expr(&columns[i].1, &output).is_err()
-            })
-            .collect();
+        // (Only a USING join's hidden output reaches a column: what a select dropped does
+        // not, as in Spark.)
+        let below: Vec<usize> = match super::join::over_using_join(input) {
+            true => (0..columns.len())
+                .filter(|&i| {
+                    super::generate::generator_of(&columns[i].1).is_none()
+                        && self.resolve_expr(&columns[i].1, &output).is_err()
+                })
+                .collect(),
+            false => vec![],
+        };
         if below.is_empty() {
             return Ok((self.with_columns_resolved(plan, columns)?, hidden));
         }
