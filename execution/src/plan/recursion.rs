@@ -4,8 +4,8 @@
 //! messages for them).
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Weak};
 
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
@@ -34,13 +34,29 @@ pub struct RecursionLimits {
 }
 
 /// What one run of a recursion has done so far: shared by every copy of the node DataFusion
-/// makes for each level (it resets the step's operators before running them again).
+/// makes for each level (it resets the step's operators before running them again), and
+/// started again by a run of another task context (a task run again, a plan run twice).
 #[derive(Debug, Default)]
 struct Progress {
+    /// The task context of the run counted.
+    run: parking_lot::Mutex<Weak<TaskContext>>,
     /// Steps started.
     levels: AtomicI64,
     /// Rows the steps added.
     rows: AtomicI64,
+}
+
+impl Progress {
+    /// Count a run of the node in `context`: the level it starts.
+    fn start(&self, context: &Arc<TaskContext>) -> i64 {
+        let mut run = self.run.lock();
+        if !run.upgrade().is_some_and(|c| Arc::ptr_eq(&c, context)) {
+            *run = Arc::downgrade(context);
+            self.levels.store(0, Ordering::Relaxed);
+            self.rows.store(0, Ordering::Relaxed);
+        }
+        self.levels.fetch_add(1, Ordering::Relaxed) + 1
+    }
 }
 
 /// A recursive CTE's step counting its levels, or the whole CTE counting its rows: Spark's
@@ -131,7 +147,7 @@ impl ExecutionPlan for RecursionLimitExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let level = self.progress.levels.fetch_add(1, Ordering::Relaxed) + 1;
+        let level = self.progress.start(&context);
         let limits = self.limits;
         let progress = self.progress.clone();
         let input = self.input.execute(partition, context)?;
@@ -345,5 +361,44 @@ fn schema_of(message: Option<&datafusion_proto::protobuf::Schema>) -> Result<Sch
     match message {
         Some(schema) => Ok(Arc::new(Schema::try_from(schema)?)),
         None => internal_err!("a recursive query's node without its schema"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, RecordBatch};
+    use arrow::datatypes::DataType;
+    use datafusion::datasource::memory::MemorySourceConfig;
+    use datafusion::physical_plan::common::collect;
+    use datafusion::prelude::SessionContext;
+
+    #[tokio::test]
+    async fn levels_count_per_run_and_start_again_in_another() {
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from(vec![1, 2]))])
+                .unwrap();
+        let input = MemorySourceConfig::try_new_exec(&[vec![batch]], schema, None).unwrap();
+        let limits = RecursionLimits {
+            levels: 2,
+            rows: -1,
+        };
+        let node: Arc<dyn ExecutionPlan> = Arc::new(RecursionLimitExec::new(input, limits));
+        let run = |context: &Arc<TaskContext>| {
+            let stream = node
+                .clone()
+                .reset_state()
+                .unwrap()
+                .execute(0, context.clone());
+            async move { collect(stream?).await }
+        };
+        let first = SessionContext::new().task_ctx();
+        assert!(run(&first).await.is_ok(), "level 1");
+        let error = run(&first).await.unwrap_err().to_string();
+        assert!(error.contains("RECURSION_LEVEL_LIMIT_EXCEEDED"), "{error}");
+        // (A task run again, or the plan run twice: its own count.)
+        let second = SessionContext::new().task_ctx();
+        assert!(run(&second).await.is_ok(), "level 1 of another run");
     }
 }
