@@ -129,9 +129,6 @@ QUERIES = {
     "element_at_map": "SELECT element_at(map('a', 1), 'a'), try_element_at(map('a', 1), 'b')",
     "subscript_nulls": "SELECT a[1], element_at(a, 2) FROM VALUES (array(1, NULL)), (NULL) AS t(a)",
     "subscript_per_row": "SELECT id, array(id, id + 1)[id % 2] FROM range(4)",
-    # (Spark's item of an array of no NULLs is no NULL under ANSI, whatever its index)
-    "items_of_nullable_indexes": "SELECT array(id, id + 1)[i] AS f, element_at(array(id, id + 1), i) AS g, "
-    "array(id, id + 1)[CAST(id % 2 AS INT)] AS k FROM (SELECT id, CASE WHEN id >= 0 THEN 1 END AS i FROM range(4))",
     # Joins
     "cross_join": "SELECT * FROM range(2) a CROSS JOIN range(2) b",
     "left_anti": "SELECT * FROM range(3) a LEFT ANTI JOIN range(1) b ON a.id = b.id",

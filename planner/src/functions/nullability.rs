@@ -298,7 +298,7 @@ pub fn case(case: Expr, schema: &DFSchema) -> Result<Expr> {
 /// `element_at`, `fail` where an index out of bounds is an error), with Spark's nullability
 /// (its `computeNullabilityFromArray`): of a constant index into `array(...)` the item's; of
 /// an index out of bounds NULL only where it is no error; of an index of each row, where
-/// the index fails, where the array's items may be NULL.
+/// the index fails, where the index or the array's items may be NULL.
 pub fn array_item(
     call: Expr,
     array: &Expr,
@@ -345,8 +345,7 @@ pub fn array_item(
                     _ => true,
                 }
             }
-            // (Spark's computeNullabilityFromArray leaves out the index's NULLs.)
-            _ => !fail || items_nullable,
+            _ => !fail || items_nullable || index.nullable(schema)?,
         }
     };
     with_nullability(call, nullable, schema)
