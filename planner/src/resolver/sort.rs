@@ -174,12 +174,6 @@ impl Resolver<'_> {
                     self.check_over_having(a, extras)?;
                 }
                 let mut with_extras = a.clone();
-                let visible = a.aggregates.len()
-                    + if a.output_grouping {
-                        a.grouping.len()
-                    } else {
-                        0
-                    };
                 for e in extras {
                     with_extras.aggregates.push(
                         substitute_aliases(e, &a.aggregates, self.config.case_sensitive)
@@ -187,15 +181,8 @@ impl Resolver<'_> {
                     );
                 }
                 let plan = self.resolve_aggregate(&with_extras)?;
-                let n = plan.schema().fields().len();
-                let start = n - extras.len();
-                let _ = visible;
-                let hidden = plan.schema().fields()[start..]
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect();
-                self.record_plan_id(spec, &plan, start);
-                Ok((plan, hidden))
+                let start = plan.schema().fields().len().saturating_sub(extras.len());
+                Ok(self.hidden_after(spec, plan, start))
             }
             PlanNode::Filter { input, condition } => {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
@@ -393,12 +380,7 @@ impl Resolver<'_> {
             items.push((resolved.0, "__hidden".to_string()));
         }
         let plan = self.finish_projection(input, items)?;
-        let hidden = plan.schema().fields()[visible..]
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        self.record_plan_id(spec, &plan, visible);
-        Ok((plan, hidden))
+        Ok(self.hidden_after(spec, plan, visible))
     }
 
     /// A select whose extras read what its input left out: columns a select below dropped
@@ -423,12 +405,7 @@ impl Resolver<'_> {
         if let Ok(plan) = self.resolve_select(input, &with_extras) {
             let n = plan.schema().fields().len();
             if let Some(visible) = n.checked_sub(extras.len()) {
-                let hidden = plan.schema().fields()[visible..]
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect();
-                self.record_plan_id(spec, &plan, visible);
-                return Ok((plan, hidden));
+                return Ok(self.hidden_after(spec, plan, visible));
             }
         }
         let (below, below_hidden) = self.resolve_with_extras(input, extras)?;
@@ -450,12 +427,7 @@ impl Resolver<'_> {
                 .map(|h| (Self::column(h), "__hidden".to_string())),
         );
         let plan = self.finish_projection(below, items)?;
-        let hidden = plan.schema().fields()[visible..]
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        self.record_plan_id(spec, &plan, visible);
-        Ok((plan, hidden))
+        Ok(self.hidden_after(spec, plan, visible))
     }
 
     /// Any other relation: the extras over its own columns.
@@ -563,6 +535,22 @@ impl Resolver<'_> {
             self.plan_ids.resolved(id, &names);
             self.plan_outputs.entry(id).or_default().extend(names);
         }
+    }
+
+    /// `plan`, whose columns from `visible` on are the hidden ones, with them: the others are
+    /// `spec`'s output.
+    fn hidden_after(
+        &mut self,
+        spec: &Plan,
+        plan: LogicalPlan,
+        visible: usize,
+    ) -> (LogicalPlan, Vec<String>) {
+        let hidden = plan.schema().fields()[visible..]
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        self.record_plan_id(spec, &plan, visible);
+        (plan, hidden)
     }
 
     fn record_plan_id(&mut self, spec: &Plan, plan: &LogicalPlan, visible: usize) {
