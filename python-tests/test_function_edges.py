@@ -176,6 +176,7 @@ NON_ANSI = {
     "datediff('2024-01-02', 'x') j, last_day('x') k, dayname('x') l",
     "lossless_casts_keep_nullability": "SELECT CAST(1 AS BIGINT) a, try_cast(1 AS BIGINT) b, CAST(2.5F AS DOUBLE) c, CAST(7 AS DECIMAL(12,2)) d, "
     "CAST(array(1) AS ARRAY<BIGINT>) e, CAST('1' AS INT) f, round(2.5D, 'abc') g, CAST(2.5D AS INT) h",
+    "chr_of_text_that_is_no_number": "SELECT chr('abc') a, char('abc') b, chr('65') c, chr(c0) d FROM VALUES ('x'), ('66'), (NULL) t(c0)",
     "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
     "make_timestamp_ntz(2024, 2, 29, 1, 2, 2147483647) c, make_timestamp(2024, 2, 29, 12, 30, 'abc') d, "
     "make_timestamp(2024, 2, 29, 12, 30, 60.5) e, make_date(2023, 2, 29) f, make_timestamp(2024, 1, 1, 24, 0, 0) g",
@@ -253,6 +254,12 @@ ERRORS = {
     "add_months_overflow": "SELECT add_months(DATE'2024-02-29', 2147483647)",
     "if_branches_of_no_common_type": "SELECT if(true, X'414243', 3)",
     "percentile_of_a_column_percentage": "SELECT percentile(c0, c1) FROM VALUES (2.5D, 0.5D) AS t(c0, c1)",
+    # (date + x is Spark's date_add(date, x), of whole days)
+    "date_plus_timestamp": "SELECT DATE'2020-01-01' + TIMESTAMP'2020-01-01 00:00:00'",
+    "try_add_of_date_and_timestamp": "SELECT try_add(DATE'2020-01-01', TIMESTAMP'2020-01-01 00:00:00')",
+    "try_add_of_date_and_fraction": "SELECT try_add(DATE'2020-01-01', 1.5)",
+    "fraction_plus_date": "SELECT 1.5D + DATE'2020-01-01'",
+    "date_plus_boolean": "SELECT DATE'2020-01-01' + true",
 }
 
 

@@ -269,8 +269,8 @@ pub(crate) fn require_type(
         format!(
             "Cannot resolve \"{}\" due to data type mismatch: The {} parameter requires the {expected} type, however \"{}\" has the type \"{}\".",
             f.shown(),
-            f.arg_name(i),
             crate::error::ordinal_number(i),
+            f.arg_name(i),
             crate::types::sql_name(t)
         ),
     )

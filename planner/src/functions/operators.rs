@@ -365,6 +365,9 @@ fn integral_rank(t: &DataType) -> u8 {
 /// `+`, `-`, `*`: integer operands use the checked UDF with Spark's result type (the wider
 /// operand type); others use DataFusion's operator with its coercion.
 fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<Expr> {
+    if operator == Operator::Plus {
+        date_plus_whole_days(&f)?;
+    }
     let ansi = f.config.ansi;
     let time_zone = f.config.time_zone.clone();
     let types = f.types.clone();
@@ -419,6 +422,39 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
         }
         _ => Ok(binary_expr(l, operator, r)),
     }
+}
+
+/// `date + x` (or `x + date`) is Spark's `date_add(date, x)`, of whole days: a timestamp, a
+/// fraction, a boolean or another date is its DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE.
+fn date_plus_whole_days(f: &FunctionInput) -> PlanResult<()> {
+    let (date, days, t) = match (f.types.first(), f.types.get(1)) {
+        (Some(DataType::Date32), Some(t)) => (0, 1, t),
+        (Some(t), Some(DataType::Date32)) => (1, 0, t),
+        _ => return Ok(()),
+    };
+    if !matches!(
+        t,
+        DataType::Timestamp(..)
+            | DataType::Float16
+            | DataType::Float32
+            | DataType::Float64
+            | DataType::Decimal128(..)
+            | DataType::Decimal256(..)
+            | DataType::Boolean
+            | DataType::Date32
+    ) {
+        return Ok(());
+    }
+    let (date, days) = (f.arg_name(date), f.arg_name(days));
+    Err(SparkError::analysis(
+        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        "42K09",
+        format!(
+            "Cannot resolve \"date_add({date}, {days})\" due to data type mismatch: The second parameter requires the (\"INT\" or \"SMALLINT\" or \"TINYINT\") type, however \"{days}\" has the type \"{}\".",
+            crate::types::sql_name(t)
+        ),
+    )
+    .into())
 }
 
 /// A day-time interval as DataFusion's month-day-nano interval, for date arithmetic.

@@ -226,13 +226,19 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_spark(b, &["unhex"], "unhex", 1, 1);
     super::format_string::register(b);
-    // (datafusion-spark's char refuses a NULL constant.)
+    // (datafusion-spark's char refuses a NULL constant, which an argument may also become
+    // once folded: text that is no number, outside ANSI mode. It never sees one: NULL stands
+    // for NULL.)
     b.scalar(&["char", "chr"], |f| {
         f.arity(1, 1)?;
-        if super::is_null_constant(&f.args[0]) {
+        let [code] = <[Expr; 1]>::try_from(f.args)
+            .map_err(|_| crate::error::PlanError::InvalidPlan("char takes one argument".into()))?;
+        if super::is_null_constant(&code) {
             return Ok(lit(ScalarValue::Utf8(None)));
         }
-        super::sp_udf("char").map(|u| u.call(f.args))
+        let never_null = super::df_udf("coalesce")?.call(vec![code.clone(), lit(0i64)]);
+        let char = super::sp_udf("char")?.call(vec![never_null]);
+        Ok(super::null_if_null(code, char))
     });
     add_spark(b, &["space"], "space", 1, 1);
     add_spark(b, &["soundex"], "soundex", 1, 1);
