@@ -166,6 +166,40 @@ ANSWERS = {
     "from_json_schema_of_a_constant": "SELECT from_json('{\"a\": 1}', concat('a ', 'INT')) a",
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
+    # (Text meeting numbers: BIGINT for integers, DOUBLE for fractions and decimals.)
+    "text_meeting_numbers_under_ansi_rules": "SELECT ' 1 ' = 1 a, '3000000000' = 1 b, '1' = 1Y c, 2 > '1' d, '1.0' = 1.0BD e, "
+    "'1.5' = 1.5D f, '1' <=> 1 g, '1' + 1 h, '1.5' * 2.0BD i, '7' / 2 j, '7' % 2 k, 2 - '1' l, '3' div 2 m, pmod('7', 2) n, "
+    "mod('7', 2) o, equal_null('1', 1) p, 'abc' = X'61' q, '2024-01-01' = DATE'2024-01-01' r, true = 'true' s",
+    # (Spark's implicit casts of these functions' inputs.)
+    "bit_and_octet_length_of_bytes": "SELECT bit_length(X'414243') a, octet_length(X'414243') b, bit_length(CAST(NULL AS BINARY)) c, octet_length(X'') d",
+    "time_of_day_functions_of_dates": "SELECT hour(DATE'2024-02-29') a, minute(DATE'2024-02-29') b, second(DATE'2024-02-29') c, "
+    "from_utc_timestamp(DATE'2024-02-29', 'Asia/Tokyo') d, to_utc_timestamp(DATE'2024-02-29', 'Asia/Tokyo') e, "
+    "date_trunc('MONTH', DATE'2024-02-29') f, date_trunc('HOUR', DATE'2024-02-29') g",
+    "time_of_day_functions_of_date_columns": "SELECT hour(c0) a, date_trunc('DAY', c0) b FROM VALUES (DATE'2024-02-29'), (NULL) t(c0)",
+    "hex_of_other_types": "SELECT hex(true) a, hex(DATE'2024-02-29') b, hex(TIMESTAMP'2024-03-10 12:34:56') c, hex(CAST(12.345 AS DECIMAL(10,3))) d, "
+    "hex(2.5D) e, hex(3) f, hex('Spark') g, hex(X'41') h, hex(NULL) i",
+    "array_max_and_min_of_null": "SELECT array_max(NULL) a, array_min(NULL) b",
+    "add_months_of_other_numbers": "SELECT add_months(DATE'2024-02-29', 2.5D) a, add_months(DATE'2024-02-29', 10L) b, "
+    "add_months(DATE'2024-02-29', CAST(12.345 AS DECIMAL(10,3))) c, add_months(DATE'2024-02-29', NULL) d",
+    "sums_of_timestamps": "SELECT sum(TIMESTAMP'2024-03-10 12:34:56') a, avg(TIMESTAMP'2024-03-10 12:34:56') b, "
+    "try_sum(TIMESTAMP'2024-03-10 12:34:56') c, try_avg(TIMESTAMP'2024-03-10 12:34:56') d",
+    "sums_of_timestamp_columns": "SELECT sum(c0) a, avg(c0) b, try_sum(c0) c, try_avg(c0) d, mean(c0) e "
+    "FROM VALUES (TIMESTAMP'2024-03-10 12:34:56.5'), (TIMESTAMP'1960-01-01 00:00:00'), (NULL) t(c0)",
+    "try_sum_and_try_avg_of_text": "SELECT try_sum('1') a, try_avg('2') b, try_sum(c0) c FROM VALUES ('3'), (NULL) t(c0)",
+    # (Under ANSI rules text and bytes meet as BINARY.)
+    "text_and_bytes_meet_as_bytes": "SELECT coalesce(X'414243', 'Spark SQL') a, array(X'41', 'b') b, ifnull('x', X'42') c, "
+    "nvl(X'41', 'b') d, if(true, 'a', X'42') e, map(X'41', 1, 'b', 2) f, CASE WHEN c0 THEN 'a' ELSE X'42' END g FROM VALUES (true), (false) t(c0)",
+    "union_of_text_and_bytes": "SELECT c FROM (SELECT X'41' c UNION ALL SELECT 'b')",
+    # (A typed NULL format is a constant: the answer is NULL.)
+    "number_formats_that_are_typed_nulls": "SELECT to_number('12', CAST(NULL AS STRING)) a, try_to_number('12', CAST(NULL AS STRING)) b, "
+    "to_char(CAST(12.345 AS DECIMAL(10,3)), CAST(NULL AS STRING)) c, to_varchar(CAST(12.345 AS DECIMAL(10,3)), CAST(NULL AS STRING)) d, "
+    "to_char(DATE'2024-01-01', CAST(NULL AS STRING)) e",
+    "inputs_that_datetime_and_array_functions_take": "SELECT unix_seconds(NULL) a, unix_millis(TIMESTAMP'2024-03-10 12:34:56') b, "
+    "timestamp_millis(3) c, timestamp_micros(NULL) d, timestamp_seconds(CAST(12.345 AS DECIMAL(10,3))) e, date_from_unix_date(2.5D) f, "
+    "get(array(3, 1, 2), 2.5D) g, array_insert(array(3, 1, 2), CAST(NULL AS INT), 3) h, from_unixtime(2.5D) i, "
+    "dayofweek(TIMESTAMP'2024-03-10 12:34:56') j, year(NULL) k",
+    "text_columns_meeting_numbers_under_ansi_rules": "SELECT c0 = 1 a, c0 < 2.5D b, c0 + 1 c, c0 * 1.5BD d, 7 % c0 e, c0 <=> 1L f "
+    "FROM VALUES ('1'), (' 2 '), (NULL) t(c0)",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).
@@ -176,6 +210,23 @@ NON_ANSI = {
     "datediff('2024-01-02', 'x') j, last_day('x') k, dayname('x') l",
     "lossless_casts_keep_nullability": "SELECT CAST(1 AS BIGINT) a, try_cast(1 AS BIGINT) b, CAST(2.5F AS DOUBLE) c, CAST(7 AS DECIMAL(12,2)) d, "
     "CAST(array(1) AS ARRAY<BIGINT>) e, CAST('1' AS INT) f, round(2.5D, 'abc') g, CAST(2.5D AS INT) h",
+    # (Spark's PromoteStrings outside ANSI mode: text takes the other side's type, DOUBLE for
+    # decimals and in arithmetic; a text that is no number is NULL.)
+    "text_meeting_numbers_in_comparisons": "SELECT 'abc' = 3 a, true = 'abc' b, '1.5' = 1 c, 1L = '1.9' d, ' 1 ' = 1 e, '1e3' = 1000 f, "
+    "'abc' <=> 1 g, 1.5BD = '1.5' h, 'abc' = 1.5F i, '300' = 44Y j, 'x' = DATE'2024-01-01' k, 'x' = TIMESTAMP'2024-01-01 00:00:00' l, "
+    "equal_null('abc', 3) m, 'abc' < 3 n, 'a' = X'61' o",
+    "text_in_arithmetic": "SELECT '1' + 1 a, 'abc' + 1 b, '1.5' + 1 c, '2' * 3 d, '7' % 2 e, '7' / 2 f, 2 - '1' g, '1.5' * 2.0BD h, "
+    "mod('abc', 3) i, pmod(2.5D, 'abc') j, mod('abc', 2.5D) k",
+    "text_columns_meeting_numbers": "SELECT c0 = 1 a, c0 + 1 b, c0 <=> 2 c, c0 > 1.5BD d FROM VALUES ('1.5'), ('x'), (' 2 '), (NULL) t(c0)",
+    "text_cast_to_integers_drops_a_fraction": "SELECT CAST('1.5' AS INT) a, CAST('1.9' AS BIGINT) b, CAST('-1.9' AS SMALLINT) c, "
+    "CAST('1e3' AS INT) d, CAST(' 2.5 ' AS TINYINT) e, CAST('1.' AS INT) f, CAST('.5' AS INT) g, CAST('1.5x' AS INT) h, "
+    "CAST('.' AS INT) i, CAST('-.5' AS INT) j, CAST('+1' AS INT) k, CAST('1.5.5' AS INT) l, CAST('9999999999' AS INT) m, "
+    "CAST('300' AS TINYINT) n, CAST('-' AS INT) o, CAST('' AS INT) p, CAST('-128.9' AS TINYINT) q, "
+    "CAST('9223372036854775807.9' AS BIGINT) r, try_cast('1.5' AS INT) s",
+    "text_columns_cast_to_integers": "SELECT CAST(c0 AS INT) a, CAST(c0 AS TINYINT) b, CAST(c0 AS BIGINT) c FROM VALUES ('1.5'), (' -7.2'), ('x'), ('300'), (NULL) t(c0)",
+    "try_sum_and_add_months_of_text_that_is_no_number": "SELECT try_sum('abc') a, try_avg('abc') b, add_months(DATE'2024-02-29', 'abc') c, hex('abc') d",
+    "unix_dates_and_indexes_of_text_that_is_no_number": "SELECT from_unixtime('abc') a, date_from_unix_date('abc') b, get(array(3, 1, 2), 'abc') c",
+    "sums_of_timestamp_columns_outside_ansi_mode": "SELECT sum(c0) a, avg(c0) b FROM VALUES (TIMESTAMP'2024-03-10 12:34:56.5'), (NULL) t(c0)",
     "chr_of_text_that_is_no_number": "SELECT chr('abc') a, char('abc') b, chr('65') c, chr(c0) d FROM VALUES ('x'), ('66'), (NULL) t(c0)",
     "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
     "make_timestamp_ntz(2024, 2, 29, 1, 2, 2147483647) c, make_timestamp(2024, 2, 29, 12, 30, 'abc') d, "
@@ -260,6 +311,37 @@ ERRORS = {
     "try_add_of_date_and_fraction": "SELECT try_add(DATE'2020-01-01', 1.5)",
     "fraction_plus_date": "SELECT 1.5D + DATE'2020-01-01'",
     "date_plus_boolean": "SELECT DATE'2020-01-01' + true",
+    # (Under ANSI rules text meeting an integer is read as a BIGINT, a fraction as a DOUBLE.)
+    "text_that_is_no_boolean_meeting_one": "SELECT 'abc' = true",
+    "text_that_is_no_number_plus_a_decimal": "SELECT 'abc' + 1.5BD",
+    "text_that_is_no_number_below_a_bigint": "SELECT 'abc' < 1L",
+    "text_fraction_meeting_an_integer": "SELECT '1.5' = 1",
+    "text_that_is_no_number_modulo_an_integer": "SELECT 'abc' % 2",
+    "add_months_of_a_boolean": "SELECT add_months(DATE'2024-02-29', true)",
+    "add_months_of_a_bigint_beyond_int": "SELECT add_months(DATE'2024-02-29', 3000000000L)",
+    "add_months_of_text_that_is_no_number": "SELECT add_months(DATE'2024-02-29', 'x')",
+    "try_sum_of_text_that_is_no_number": "SELECT try_sum('abc')",
+    "hour_of_a_boolean": "SELECT hour(true)",
+    "greatest_of_text_and_bytes": "SELECT greatest(X'41', 'b')",
+    # (Inputs these functions refuse: no implicit cast reaches their types.)
+    "unix_seconds_of_a_date": "SELECT unix_seconds(DATE'2024-02-29')",
+    "timestamp_millis_of_a_fraction": "SELECT timestamp_millis(2.5D)",
+    "timestamp_seconds_of_a_boolean": "SELECT timestamp_seconds(true)",
+    "dayofweek_of_an_integer_column": "SELECT dayofweek(c) FROM VALUES (1) t(c)",
+    "get_of_text_that_is_no_number": "SELECT get(array(3, 1, 2), 'abc')",
+    "array_insert_at_a_bigint": "SELECT array_insert(array(3, 1, 2), 10L, 3)",
+    "array_insert_at_an_untyped_null": "SELECT array_insert(array(3, 1, 2), NULL, 3)",
+    "from_unixtime_of_a_timestamp": "SELECT from_unixtime(TIMESTAMP'2024-03-10 12:34:56')",
+    "date_from_unix_date_of_a_boolean": "SELECT date_from_unix_date(true)",
+    "to_char_of_bytes_with_a_typed_null_format": "SELECT to_char(X'41', CAST(NULL AS STRING))",
+}
+
+# Errors outside ANSI mode: text and bytes have no common type there.
+NON_ANSI_ERRORS = {
+    "coalesce_of_text_and_bytes": "SELECT coalesce(X'414243', 'Spark SQL')",
+    "array_of_text_and_bytes": "SELECT array(X'41', 'b')",
+    "case_of_text_and_bytes": "SELECT CASE WHEN true THEN 'a' ELSE X'42' END",
+    "union_of_text_and_bytes": "SELECT c FROM (SELECT X'41' c UNION ALL SELECT 'b')",
 }
 
 
@@ -273,6 +355,15 @@ def test_non_ansi(spark, expected, case):
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:
         expected.check(spark.sql(NON_ANSI[case]), name=case)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+@pytest.mark.parametrize("case", cases(NON_ANSI_ERRORS))
+def test_non_ansi_errors(spark, expected, case):
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        expected.check_error(lambda: spark.sql(NON_ANSI_ERRORS[case]).collect(), name=f"non_ansi_{case}")
     finally:
         spark.conf.unset("spark.sql.ansi.enabled")
 

@@ -279,8 +279,20 @@ pub fn register(b: &mut RegistryBuilder) {
         },
     );
     native(b, &["regexp_count"], 2, 2, || Native::RegexpCount);
-    add_df(b, &["bit_length"], "bit_length", 1, 1);
-    add_df(b, &["octet_length"], "octet_length", 1, 1);
+    // Of text (DataFusion's), or of bytes (their number, Spark's `length`).
+    for (name, bits) in [("bit_length", true), ("octet_length", false)] {
+        b.scalar(&[name], move |f| {
+            f.arity(1, 1)?;
+            let bytes = f.types.first().is_some_and(crate::types::is_binary);
+            if !bytes {
+                return super::df_udf(name).map(|u| u.call(f.args));
+            }
+            let length = super::spark_scalar("length")
+                .ok_or_else(|| crate::error::PlanError::Unsupported(format!("{name} of BINARY")))?
+                .call(f.args);
+            Ok(if bits { length * lit(8) } else { length })
+        });
+    }
     add_df_named(b, &["split_part"], Naming::Call, "split_part", 3, 3);
     // instr(str, substr) and locate(substr, str[, pos]) are 1-based, 0 when absent.
     // instr(str, substr[, position[, occurrence]]): the occurrence defaults to 1 when a

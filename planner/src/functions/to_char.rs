@@ -56,6 +56,8 @@ fn literal_text(e: &Expr) -> Option<Option<String>> {
             _,
         ) => Some(s.clone()),
         Expr::Literal(ScalarValue::Null, _) => Some(None),
+        // (A typed NULL, `CAST(NULL AS STRING)`, is a constant too.)
+        e if super::is_null_constant(e) => Some(None),
         _ => None,
     }
 }
@@ -95,10 +97,10 @@ fn to_char(f: FunctionInput) -> PlanResult<Expr> {
             Some(None) => {
                 return Err(SparkError::new(
                     ErrorKind::Analysis,
-                    "NULL_ARGUMENT",
-                    "22004",
+                    "INVALID_PARAMETER_VALUE.NULL",
+                    "22023",
                     format!(
-                        "The function `{}` requires the parameter `format` to be not NULL.",
+                        "The value of parameter(s) `format` in `{}` is invalid: expects a non-NULL value.",
                         f.name
                     ),
                     vec![],

@@ -42,6 +42,9 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
         (s, t @ (Date32 | Timestamp(..))) | (t @ (Date32 | Timestamp(..)), s) if is_string(s) => {
             t.clone()
         }
+        // (Under ANSI rules only: outside, text and bytes have no common type, see
+        // [`text_meets_bytes`].)
+        (s, Binary) | (Binary, s) if is_string(s) => Binary,
         (Decimal128(..), _) | (_, Decimal128(..)) => {
             let (p1, s1) = type_decimal(a)?;
             let (p2, s2) = type_decimal(b)?;
@@ -127,6 +130,71 @@ fn string_promotion(types: &[DataType]) -> Option<DataType> {
     others.all(promoted).then_some(DataType::Utf8)
 }
 
+/// The type Spark casts text to where it meets a value of type `other` in the binary
+/// comparison or arithmetic `function` (its PromoteStrings rules; `None`: no such operator, or
+/// Spark does not cast the text there). Comparisons: the other side's type, but under ANSI
+/// rules BIGINT for integers, and DOUBLE for fractions (a DECIMAL side too, see
+/// [`text_operands`]); outside ANSI mode decimals meet text as DOUBLE. Arithmetic with
+/// numbers: BIGINT for integers and DOUBLE for fractions under ANSI rules, DOUBLE outside.
+fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<DataType> {
+    use DataType::*;
+    let integral = integral_rank(other).is_some();
+    let decimal = matches!(other, Decimal128(..) | Decimal256(..));
+    match function {
+        "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">=" | "<=>" | "equal_null" => {
+            Some(match other {
+                _ if integral && ansi => Int64,
+                Float32 | Float64 if ansi => Float64,
+                _ if decimal => Float64,
+                _ if integral => other.clone(),
+                Float32 | Float64 | Boolean | Date32 | Timestamp(..) => other.clone(),
+                _ => return None,
+            })
+        }
+        "+" | "-" | "*" | "/" | "%" | "mod" | "pmod" if other.is_numeric() => {
+            Some(if integral && ansi { Int64 } else { Float64 })
+        }
+        "div" if integral && ansi => Some(Int64),
+        _ => None,
+    }
+}
+
+/// Which operand of a binary comparison or arithmetic is text meeting another type, and the
+/// types Spark casts each operand to (see [`text_operand_target`]; a DECIMAL meeting text
+/// becomes a DOUBLE with it).
+fn text_operands(function: &str, types: &[DataType], ansi: bool) -> Option<[DataType; 2]> {
+    let is_text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let [a, b] = types else {
+        return None;
+    };
+    let (other, flipped) = match (is_text(a), is_text(b)) {
+        (true, false) => (b, false),
+        (false, true) => (a, true),
+        _ => return None,
+    };
+    let to = text_operand_target(function, other, ansi)?;
+    let other_to = if to == DataType::Float64 && other.is_numeric() {
+        DataType::Float64
+    } else {
+        other.clone()
+    };
+    Some(if flipped {
+        [other_to, to]
+    } else {
+        [to, other_to]
+    })
+}
+
+/// Whether text and bytes meet among `types`: outside ANSI mode Spark finds no common type
+/// for them (DATA_DIFF_TYPES, INCOMPATIBLE_COLUMN_TYPE), under ANSI rules it is BINARY.
+fn text_meets_bytes(types: &[&DataType]) -> bool {
+    types
+        .iter()
+        .any(|t| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View))
+        && types.iter().any(|t| crate::types::is_binary(t))
+}
+
 /// The argument positions of a function whose values must share one type.
 pub(super) fn same_type_groups(function: &str, arity: usize) -> Vec<Vec<usize>> {
     match function {
@@ -159,11 +227,25 @@ impl Resolver<'_> {
         {
             let mut exprs: Vec<Expr> = group.iter().map(|&i| args[i].clone()).collect();
             let mut group_types: Vec<DataType> = group.iter().map(|&i| types[i].clone()).collect();
-            check_same_type(function, index, shown, &group_types)?;
+            check_same_type(function, index, shown, &group_types, self.config.ansi)?;
             self.coerce_together(&mut exprs, &mut group_types, schema)?;
             for ((i, e), t) in group.iter().zip(exprs).zip(group_types) {
                 args[*i] = e;
                 types[*i] = t;
+            }
+        }
+        // Text meeting another type in a comparison or arithmetic is cast as Spark casts
+        // it (outside ANSI mode a value that is no number is NULL: 'abc' = 3 is NULL).
+        if let Some(targets) = text_operands(function, types, self.config.ansi) {
+            for ((e, t), to) in args.iter_mut().zip(types.iter_mut()).zip(targets) {
+                if *t != to {
+                    let inner = std::mem::replace(
+                        e,
+                        Expr::Literal(datafusion::common::ScalarValue::Null, None),
+                    );
+                    *e = self.implicit_cast(inner, t, &to, schema)?;
+                    *t = to;
+                }
             }
         }
         Ok(())
@@ -190,6 +272,7 @@ impl Resolver<'_> {
             let numeric = |t: &DataType| t.is_numeric();
             if (lt == &DataType::Boolean && numeric(rt))
                 || (rt == &DataType::Boolean && numeric(lt))
+                || (!self.config.ansi && text_meets_bytes(&[lt, rt]))
             {
                 return Err(incompatible_column(operation, i, lt, rt).into());
             }
@@ -297,12 +380,14 @@ impl Resolver<'_> {
 /// Spark's DATA_DIFF_TYPES (CREATE_MAP_KEY/VALUE_DIFF_TYPES for `map`'s keys and values,
 /// group 0 and 1) when values that must share a type have none: numbers, booleans, dates and
 /// timestamps that do not widen to one another (`array(1, DATE'2024-01-01')`, `if(c, true,
-/// 1)`). `shown` is how Spark shows the call.
+/// 1)`), and, outside ANSI mode (`ansi` false), text and bytes. `shown` is how Spark shows the
+/// call.
 pub(super) fn check_same_type(
     function: &str,
     group: usize,
     shown: &str,
     types: &[DataType],
+    ansi: bool,
 ) -> PlanResult<()> {
     let nested = |t: &DataType| {
         matches!(
@@ -343,7 +428,8 @@ pub(super) fn check_same_type(
     let text_clash = matches!(function, "greatest" | "least")
         && distinct.iter().any(|t| text(t))
         && distinct.iter().any(|t| !text(t));
-    if !clash && !text_clash {
+    let bytes_clash = !ansi && text_meets_bytes(&distinct);
+    if !clash && !text_clash && !bytes_clash {
         return Ok(());
     }
     let names: Vec<String> = distinct

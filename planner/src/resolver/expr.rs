@@ -180,7 +180,13 @@ impl Resolver<'_> {
                     .iter()
                     .map(|v| v.get_type(schema))
                     .collect::<Result<Vec<_>, _>>()?;
-                super::coercion::check_same_type("casewhen", 0, &format!("{name} END"), &types)?;
+                super::coercion::check_same_type(
+                    "casewhen",
+                    0,
+                    &format!("{name} END"),
+                    &types,
+                    self.config.ansi,
+                )?;
                 self.coerce_together(&mut values, &mut types, schema)?;
                 // (Nested fields nullable where they are in any branch, as Spark merges them.)
                 crate::functions::nested_nullability::merge_values(&mut values, &mut types);

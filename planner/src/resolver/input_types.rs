@@ -33,7 +33,8 @@ pub(super) enum Implicit {
     /// NUMERIC or an interval (`abs`, `negative`): numbers and intervals kept, text read as a
     /// DOUBLE.
     NumericOrInterval,
-    /// What `sum` and `avg` take: numbers, intervals and timestamps kept, text read as a DOUBLE.
+    /// What `sum` and `avg` take: numbers and intervals kept, text read as a DOUBLE, a
+    /// timestamp as its seconds (a DOUBLE).
     Summable,
     /// INT: numbers and text cast to INT.
     Int,
@@ -65,6 +66,20 @@ pub(super) enum Implicit {
     /// Anything kept (the builder reads it), an untyped NULL taken as a TIMESTAMP
     /// (`hour(NULL)`).
     NullAsTimestamp,
+    /// A TIMESTAMP only, an untyped NULL taken as one (`unix_seconds`).
+    StrictTimestamp,
+    /// An integer only (TINYINT to BIGINT), an untyped NULL taken as a BIGINT
+    /// (`timestamp_millis`).
+    StrictIntegral,
+    /// TINYINT, SMALLINT or INT only, no implicit cast, no untyped NULL (`array_insert`'s
+    /// position).
+    StrictInt,
+    /// A TIMESTAMP: a date cast to its midnight in the session time zone (`hour(DATE'..')` is
+    /// 0), an untyped NULL taken as one, anything else kept (the builder reads it).
+    DateAsTimestamp,
+    /// BIGINT, BINARY or STRING (`hex`): integers, bytes and text kept, other numbers cast to
+    /// a BIGINT, booleans, dates and timestamps to their text.
+    LongBinaryOrText,
     /// DECIMAL: decimals kept, other numbers cast to the decimal that holds them, text and an
     /// untyped NULL to DECIMAL(38,18) (`ceil(x, scale)`).
     Decimal,
@@ -105,7 +120,12 @@ impl Implicit {
             Implicit::Ordered => "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"INTERVAL\")",
             Implicit::Integral => "\"INTEGRAL\"",
             Implicit::NullAsDate => "\"DATE\"",
-            Implicit::NullAsTimestamp => "\"TIMESTAMP\"",
+            Implicit::NullAsTimestamp | Implicit::DateAsTimestamp | Implicit::StrictTimestamp => {
+                "\"TIMESTAMP\""
+            }
+            Implicit::StrictIntegral => "\"INTEGRAL\"",
+            Implicit::StrictInt => "\"INT\"",
+            Implicit::LongBinaryOrText => "(\"BIGINT\" or \"BINARY\" or \"STRING\")",
             Implicit::Decimal => "\"DECIMAL\"",
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
             Implicit::Seconds => "\"DECIMAL(16,6)\"",
@@ -170,7 +190,8 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "assert_true" => vec![StrictBoolean],
         // (A pattern is Spark's STRING: `date_format(ts, DATE'2024-02-29')` formats with its
         // text.)
-        "date_format" | "from_unixtime" => vec![Any, Text],
+        "date_format" => vec![Any, Text],
+        "from_unixtime" => vec![Long, Text],
         "sort_array" => vec![ArrayOrNull, StrictBoolean],
         "array_distinct" | "array_compact" => vec![ArrayOrNull],
         "approx_percentile" | "percentile_approx" | "percentile" | "median"
@@ -196,7 +217,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         | "degrees" | "radians" | "signum" | "sign" | "isnan" | "stddev" | "std"
         | "stddev_samp" | "stddev_pop" | "variance" | "var_samp" | "var_pop" | "kurtosis"
         | "skewness" => vec![Numeric],
-        "sum" | "avg" | "mean" => vec![Summable],
+        "sum" | "avg" | "mean" | "try_sum" | "try_avg" => vec![Summable],
         "round" | "bround" => vec![Numeric, Int],
         "log" | "pow" | "power" | "atan2" | "hypot" | "nanvl" | "corr" | "covar_pop"
         | "covar_samp" | "regr_avgx" | "regr_avgy" | "regr_count" | "regr_intercept"
@@ -212,9 +233,19 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "date_add" | "date_sub" | "dateadd" => vec![Any, SmallInt],
         "year" | "month" | "day" | "dayofmonth" | "quarter" | "dayofyear" | "weekofyear"
         | "dayofweek" | "weekday" => vec![NullAsDate],
-        "hour" | "minute" | "second" => vec![NullAsTimestamp],
-        "from_utc_timestamp" | "to_utc_timestamp" => vec![NullAsTimestamp, Text],
-        "date_part" | "datepart" | "date_trunc" => vec![Any, NullAsTimestamp],
+        "hour" | "minute" | "second" => vec![DateAsTimestamp],
+        "from_utc_timestamp" | "to_utc_timestamp" => vec![DateAsTimestamp, Text],
+        "date_part" | "datepart" => vec![Any, NullAsTimestamp],
+        "date_trunc" => vec![Any, DateAsTimestamp],
+        "add_months" => vec![Any, Int],
+        "unix_seconds" | "unix_millis" | "unix_micros" => vec![StrictTimestamp],
+        "timestamp_millis" | "timestamp_micros" => vec![StrictIntegral],
+        "timestamp_seconds" => vec![StrictNumeric],
+        "date_from_unix_date" => vec![Int],
+        "get" => vec![Any, Int],
+        "array_insert" => vec![Any, StrictInt],
+        "hex" => vec![LongBinaryOrText],
+        "array_max" | "array_min" => vec![ArrayOrNull],
         "array_size" => vec![ArrayOrNull],
         "make_date" => vec![Int; 3],
         "format_number" => vec![StrictNumeric, IntOrText],
@@ -271,11 +302,29 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Ordered, _) if number => Ok(None),
         (I::Integral, Null) => to(Int32),
         (I::NullAsDate, Null) => to(Date32),
+        // (A date function reads a date, a timestamp, or text as a date; nothing else.)
+        (I::NullAsDate, t) if !(is_text(t) || matches!(t, Date32 | Timestamp(..))) => Err(()),
+        (I::StrictTimestamp, Timestamp(..)) => Ok(None),
+        (I::StrictTimestamp, Null) => to(Timestamp(
+            arrow::datatypes::TimeUnit::Microsecond,
+            Some("UTC".into()),
+        )),
+        (I::StrictIntegral, t) if t.is_integer() => Ok(None),
+        (I::StrictIntegral, Null) => to(Int64),
+        (I::StrictInt, Int8 | Int16 | Int32) => Ok(None),
         (I::NullAsTimestamp, Null) => to(Timestamp(
             arrow::datatypes::TimeUnit::Microsecond,
             Some("UTC".into()),
         )),
-        (I::NullAsDate | I::NullAsTimestamp, _) => Ok(None),
+        (I::DateAsTimestamp, Null | Date32) => to(Timestamp(
+            arrow::datatypes::TimeUnit::Microsecond,
+            Some("UTC".into()),
+        )),
+        (I::NullAsDate | I::NullAsTimestamp | I::DateAsTimestamp, _) => Ok(None),
+        (I::LongBinaryOrText, t) if t.is_integer() || is_text(t) || is_binary(t) => Ok(None),
+        (I::LongBinaryOrText, Null) => Ok(None),
+        (I::LongBinaryOrText, _) if number => to(Int64),
+        (I::LongBinaryOrText, Boolean | Date32 | Timestamp(..)) => to(Utf8),
         (I::Integral, _) => Ok(None),
         (I::StrictText, Null) | (I::StrictBoolean, Null) => Ok(None),
         (I::Text | I::TextOrBinary | I::StrictText, t) if is_text(t) => Ok(None),
@@ -291,7 +340,9 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::Numeric | I::NumericOrInterval | I::Summable, _) if number => Ok(None),
         (I::Numeric | I::NumericOrInterval | I::Summable, t) if is_text(t) => to(Float64),
         (I::NumericOrInterval, Duration(_) | Interval(_)) => Ok(None),
-        (I::Summable, Timestamp(..) | Duration(_) | Interval(_)) => Ok(None),
+        // (A timestamp is summed as its seconds, a DOUBLE.)
+        (I::Summable, Timestamp(..)) => to(Float64),
+        (I::Summable, Duration(_) | Interval(_)) => Ok(None),
         (I::Int, Int32) | (I::IntOrLong, Int32 | Int64) | (I::Long, Int64) => Ok(None),
         (I::Int | I::IntOrLong, t) if number || is_text(t) || *t == Null => to(Int32),
         (I::Long, t) if number || is_text(t) || *t == Null => to(Int64),

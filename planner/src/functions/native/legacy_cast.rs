@@ -3,6 +3,9 @@
 //! TINYINT)` is 44, a decimal's integer part is first taken as a BIGINT), a floating point
 //! number saturates at the bounds of INT or BIGINT (NaN is 0) and, for TINYINT and SMALLINT,
 //! saturates at INT's bounds before keeping the low bits (`CAST(1e10 AS SMALLINT)` is -1).
+//! Text is read as Spark's `UTF8String.toLong` reads it: trimmed, a sign, digits and a
+//! fraction that is dropped (`CAST('1.9' AS INT)` is 1); NULL where it is no such number or
+//! out of the type's range (`CAST('300' AS TINYINT)`).
 
 use std::sync::Arc;
 
@@ -52,11 +55,71 @@ fn narrowed<T: ArrowPrimitiveType>(longs: &Int64Array, f: impl Fn(i64) -> T::Nat
     Arc::new(out)
 }
 
-/// `CAST(x AS to)` of numbers outside ANSI mode (`to` an integer type).
+/// Text as Spark's legacy cast reads an integer (`UTF8String.toLong` and `toInt`): without
+/// the whitespace and control characters around it, an optional sign, digits, and an
+/// optional `.` followed by digits only, which are dropped; `None` where it is no such number
+/// or out of `to`'s range.
+fn parse_integer(text: &str, to: &DataType) -> Option<i64> {
+    let text = text.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    let bytes = text.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let signed = negative || bytes.first() == Some(&b'+');
+    if bytes.is_empty() || (signed && bytes.len() == 1) {
+        return None;
+    }
+    let mut rest = &bytes[usize::from(signed)..];
+    // (Accumulated below zero, as Spark does, so that the least value fits.)
+    let mut value: i64 = 0;
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b == b'.' {
+            break;
+        }
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_sub(i64::from(b - b'0'))?;
+    }
+    if !rest.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = if negative {
+        value
+    } else {
+        value.checked_neg()?
+    };
+    let fits = match to {
+        DataType::Int8 => i8::try_from(value).is_ok(),
+        DataType::Int16 => i16::try_from(value).is_ok(),
+        DataType::Int32 => i32::try_from(value).is_ok(),
+        _ => true,
+    };
+    fits.then_some(value)
+}
+
+/// Each text of `input` as [`parse_integer`] reads it.
+fn parse_texts(input: &ArrayRef, to: &DataType) -> Result<Int64Array> {
+    let parse = |v: Option<&str>| v.and_then(|t| parse_integer(t, to));
+    Ok(match input.data_type() {
+        DataType::Utf8 => input.as_string::<i32>().iter().map(parse).collect(),
+        DataType::LargeUtf8 => input.as_string::<i64>().iter().map(parse).collect(),
+        DataType::Utf8View => input.as_string_view().iter().map(parse).collect(),
+        other => return internal_err!("a legacy integer cast of {other}"),
+    })
+}
+
+/// `CAST(x AS to)` of numbers and text outside ANSI mode (`to` an integer type).
 pub(super) fn evaluate(arrays: &[ArrayRef], to: &DataType) -> Result<ArrayRef> {
     let [input] = arrays else {
         return internal_err!("a cast takes one value");
     };
+    if matches!(
+        input.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        let longs = parse_texts(input, to)?;
+        return arrow::compute::cast(&longs, to).map_err(Into::into);
+    }
     let narrow = matches!(to, DataType::Int8 | DataType::Int16 | DataType::Int32);
     let longs = as_long(input, narrow)?;
     Ok(match to {
@@ -84,6 +147,7 @@ pub(crate) fn applies(from: &DataType, to: &DataType) -> bool {
         DataType::Int32 | DataType::UInt32 => to_rank < 3,
         DataType::Int64 | DataType::UInt64 => to_rank < 4,
         DataType::Float32 | DataType::Float64 | DataType::Decimal128(..) => true,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
         _ => false,
     }
 }
@@ -97,6 +161,46 @@ mod tests {
         let out = evaluate(&[input], &to).unwrap_or_else(|e| panic!("{e}"));
         let out = arrow::compute::cast(&out, &DataType::Int64).unwrap_or_else(|e| panic!("{e}"));
         out.as_primitive::<Int64Type>().iter().collect()
+    }
+
+    #[test]
+    fn text_as_spark_reads_it_outside_ansi_mode() {
+        // (Answers of Spark 4.3, spark.sql.ansi.enabled=false.)
+        let int = DataType::Int32;
+        for (text, want) in [
+            ("1.5", Some(1)),
+            (" 2.5 ", Some(2)),
+            ("\t3\n", Some(3)),
+            ("-1.9", Some(-1)),
+            ("1.", Some(1)),
+            (".5", Some(0)),
+            ("-.5", Some(0)),
+            (".", Some(0)),
+            ("+.", Some(0)),
+            ("+1", Some(1)),
+            ("-2147483648", Some(-2147483648)),
+            ("2147483648", None),
+            ("-", None),
+            ("", None),
+            ("1.5.5", None),
+            ("1.9e", None),
+            ("1e3", None),
+            ("1 2", None),
+            ("0x10", None),
+        ] {
+            assert_eq!(parse_integer(text, &int), want, "{text:?}");
+        }
+        assert_eq!(parse_integer("300", &DataType::Int8), None);
+        assert_eq!(parse_integer("-128.9", &DataType::Int8), Some(-128));
+        assert_eq!(
+            parse_integer("9223372036854775807.9", &DataType::Int64),
+            Some(i64::MAX)
+        );
+        assert_eq!(
+            parse_integer("-9223372036854775808", &DataType::Int64),
+            Some(i64::MIN)
+        );
+        assert_eq!(parse_integer("9223372036854775808", &DataType::Int64), None);
     }
 
     #[test]
