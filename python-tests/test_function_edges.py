@@ -198,6 +198,12 @@ ANSWERS = {
     "timestamp_millis(3) c, timestamp_micros(NULL) d, timestamp_seconds(CAST(12.345 AS DECIMAL(10,3))) e, date_from_unix_date(2.5D) f, "
     "get(array(3, 1, 2), 2.5D) g, array_insert(array(3, 1, 2), CAST(NULL AS INT), 3) h, from_unixtime(2.5D) i, "
     "dayofweek(TIMESTAMP'2024-03-10 12:34:56') j, year(NULL) k",
+    "datetime_functions_of_text": "SELECT hour('2024-01-01 12:34:56') a, second('2024-01-01T01:02:03Z') c, "
+    "date_trunc('HOUR', '2024-02-29 10:11:12') d, from_utc_timestamp('2024-02-29 10:00:00', 'Asia/Tokyo') e, "
+    "to_utc_timestamp('2024-02-29', 'Asia/Tokyo') f, date_part('YEAR', '2024-02-29') g, date_part('HOUR', '2024-02-29 10:11:12') h, "
+    "datepart('DOY', '2024-02-29') i, date_part('SECOND', '2024-02-29 10:11:12.5') j, extract(MONTH FROM '2024-02-29') k, date_part('HOUR', DATE'2024-02-29') l",
+    "make_dt_interval_of_other_numbers": "SELECT make_dt_interval(CAST(12.345 AS DECIMAL(10,3)), 2) a, make_dt_interval(2.5D, 2.5D, 1) b, "
+    "make_dt_interval('3', 2) d",
     "text_columns_meeting_numbers_under_ansi_rules": "SELECT c0 = 1 a, c0 < 2.5D b, c0 + 1 c, c0 * 1.5BD d, 7 % c0 e, c0 <=> 1L f "
     "FROM VALUES ('1'), (' 2 '), (NULL) t(c0)",
 }
@@ -226,6 +232,10 @@ NON_ANSI = {
     "text_columns_cast_to_integers": "SELECT CAST(c0 AS INT) a, CAST(c0 AS TINYINT) b, CAST(c0 AS BIGINT) c FROM VALUES ('1.5'), (' -7.2'), ('x'), ('300'), (NULL) t(c0)",
     "try_sum_and_add_months_of_text_that_is_no_number": "SELECT try_sum('abc') a, try_avg('abc') b, add_months(DATE'2024-02-29', 'abc') c, hex('abc') d",
     "unix_dates_and_indexes_of_text_that_is_no_number": "SELECT from_unixtime('abc') a, date_from_unix_date('abc') b, get(array(3, 1, 2), 'abc') c",
+    "datetime_functions_of_text_that_is_no_timestamp": "SELECT hour('abc') a, date_trunc('MONTH', 'abc') b, from_utc_timestamp('abc', 'Asia/Tokyo') c, "
+    "to_utc_timestamp('abc', 'Asia/Tokyo') d, make_dt_interval('abc', 2) e, make_dt_interval(1, 'abc') f, date_part('YEAR', 'abc') g, "
+    "datepart('MONTH', 'abc') h, extract(DAY FROM 'x') i",
+    "datetime_functions_of_text_columns": "SELECT hour(c) a, date_part('YEAR', c) b FROM VALUES ('x'), ('2024-01-01 12:34:56'), (NULL) t(c)",
     "sums_of_timestamp_columns_outside_ansi_mode": "SELECT sum(c0) a, avg(c0) b FROM VALUES (TIMESTAMP'2024-03-10 12:34:56.5'), (NULL) t(c0)",
     "chr_of_text_that_is_no_number": "SELECT chr('abc') a, char('abc') b, chr('65') c, chr(c0) d FROM VALUES ('x'), ('66'), (NULL) t(c0)",
     "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
@@ -333,6 +343,8 @@ ERRORS = {
     "array_insert_at_an_untyped_null": "SELECT array_insert(array(3, 1, 2), NULL, 3)",
     "from_unixtime_of_a_timestamp": "SELECT from_unixtime(TIMESTAMP'2024-03-10 12:34:56')",
     "date_from_unix_date_of_a_boolean": "SELECT date_from_unix_date(true)",
+    "make_dt_interval_of_a_boolean": "SELECT make_dt_interval(true, 2)",
+    "date_part_of_text_that_is_no_date": "SELECT date_part('YEAR', 'abc')",
     "to_char_of_bytes_with_a_typed_null_format": "SELECT to_char(X'41', CAST(NULL AS STRING))",
 }
 

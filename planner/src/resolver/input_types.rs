@@ -63,8 +63,8 @@ pub(super) enum Implicit {
     Integral,
     /// Anything kept (the builder reads it), an untyped NULL taken as a DATE (`year(NULL)`).
     NullAsDate,
-    /// Anything kept (the builder reads it), an untyped NULL taken as a TIMESTAMP
-    /// (`hour(NULL)`).
+    /// Anything kept (the builder reads it), text read as a TIMESTAMP (NULL outside ANSI mode
+    /// where it is none) and an untyped NULL taken as one (`date_part('YEAR', NULL)`).
     NullAsTimestamp,
     /// A TIMESTAMP only, an untyped NULL taken as one (`unix_seconds`).
     StrictTimestamp,
@@ -75,7 +75,8 @@ pub(super) enum Implicit {
     /// position).
     StrictInt,
     /// A TIMESTAMP: a date cast to its midnight in the session time zone (`hour(DATE'..')` is
-    /// 0), an untyped NULL taken as one, anything else kept (the builder reads it).
+    /// 0), text read as one (NULL outside ANSI mode where it is none), an untyped NULL taken
+    /// as one, anything else kept (the builder reads it).
     DateAsTimestamp,
     /// BIGINT, BINARY or STRING (`hex`): integers, bytes and text kept, other numbers cast to
     /// a BIGINT, booleans, dates and timestamps to their text.
@@ -235,7 +236,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         | "dayofweek" | "weekday" => vec![NullAsDate],
         "hour" | "minute" | "second" => vec![DateAsTimestamp],
         "from_utc_timestamp" | "to_utc_timestamp" => vec![DateAsTimestamp, Text],
-        "date_part" | "datepart" => vec![Any, NullAsTimestamp],
+        "date_part" | "datepart" | "extract" => vec![Any, NullAsTimestamp],
         "date_trunc" => vec![Any, DateAsTimestamp],
         "add_months" => vec![Any, Int],
         "unix_seconds" | "unix_millis" | "unix_micros" => vec![StrictTimestamp],
@@ -248,6 +249,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "array_max" | "array_min" => vec![ArrayOrNull],
         "array_size" => vec![ArrayOrNull],
         "make_date" => vec![Int; 3],
+        "make_dt_interval" => vec![Int, Int, Int],
         "format_number" => vec![StrictNumeric, IntOrText],
         "unix_timestamp" | "to_unix_timestamp" => vec![TextOrDatetime, StrictText],
         "convert_timezone" if arity == 2 => vec![Text, LocalTimestamp],
@@ -312,11 +314,11 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::StrictIntegral, t) if t.is_integer() => Ok(None),
         (I::StrictIntegral, Null) => to(Int64),
         (I::StrictInt, Int8 | Int16 | Int32) => Ok(None),
-        (I::NullAsTimestamp, Null) => to(Timestamp(
+        (I::NullAsTimestamp, t) if *t == Null || is_text(t) => to(Timestamp(
             arrow::datatypes::TimeUnit::Microsecond,
             Some("UTC".into()),
         )),
-        (I::DateAsTimestamp, Null | Date32) => to(Timestamp(
+        (I::DateAsTimestamp, t) if *t == Null || *t == Date32 || is_text(t) => to(Timestamp(
             arrow::datatypes::TimeUnit::Microsecond,
             Some("UTC".into()),
         )),
@@ -433,13 +435,13 @@ impl Resolver<'_> {
             *arg = if *t == DataType::Null {
                 Expr::Literal(datafusion::common::ScalarValue::try_from(&to)?, None)
             } else {
-                // (Spark's casts of text outside ANSI mode, and of fractions to integers, may be
-                // NULL.)
+                // (Spark's casts of text to other types, in any mode, and of fractions to
+                // integers may be NULL: its Cast.forceNullable.)
                 let fraction = matches!(
                     t,
                     DataType::Float32 | DataType::Float64 | DataType::Decimal128(..)
                 );
-                if (!ansi && is_text(t) && !is_text(&to))
+                if (is_text(t) && !is_text(&to) && !is_binary(&to))
                     || (fraction && to.is_integer() && !matches!(function, "locate" | "position"))
                 {
                     may_null.push(i);
