@@ -204,6 +204,10 @@ ANSWERS = {
     "datepart('DOY', '2024-02-29') i, date_part('SECOND', '2024-02-29 10:11:12.5') j, extract(MONTH FROM '2024-02-29') k, date_part('HOUR', DATE'2024-02-29') l",
     "make_dt_interval_of_other_numbers": "SELECT make_dt_interval(CAST(12.345 AS DECIMAL(10,3)), 2) a, make_dt_interval(2.5D, 2.5D, 1) b, "
     "make_dt_interval('3', 2) d",
+    # (Spark's If(a = b, NULL, a) of a's type and coalesce(a, 0), their text cast as for `=`.)
+    "nullif_family_of_text": "SELECT nullif('1', 1) a, nullif(1, '1') b, nullif('2', 1) c, nullifzero('0') d, zeroifnull('5') e, "
+    "nullif('x', 'y') f, nullif(2, 2) g, zeroifnull(CAST(NULL AS STRING)) h",
+    "nullif_family_of_text_columns": "SELECT nullif(c, 1) a, nullifzero(c) b, zeroifnull(c) c FROM VALUES ('1'), ('0'), (NULL) t(c)",
     "text_columns_meeting_numbers_under_ansi_rules": "SELECT c0 = 1 a, c0 < 2.5D b, c0 + 1 c, c0 * 1.5BD d, 7 % c0 e, c0 <=> 1L f "
     "FROM VALUES ('1'), (' 2 '), (NULL) t(c0)",
 }
@@ -236,6 +240,9 @@ NON_ANSI = {
     "to_utc_timestamp('abc', 'Asia/Tokyo') d, make_dt_interval('abc', 2) e, make_dt_interval(1, 'abc') f, date_part('YEAR', 'abc') g, "
     "datepart('MONTH', 'abc') h, extract(DAY FROM 'x') i",
     "datetime_functions_of_text_columns": "SELECT hour(c) a, date_part('YEAR', c) b FROM VALUES ('x'), ('2024-01-01 12:34:56'), (NULL) t(c)",
+    "nullif_family_of_text_that_is_no_number": "SELECT nullif('1', 1) a, nullif(1, '1') b, nullif('abc', 3) c, nullif(3, 'abc') d, "
+    "nullifzero('abc') e, zeroifnull('abc') f, zeroifnull(CAST(NULL AS STRING)) g",
+    "nullif_family_of_text_columns_outside_ansi_mode": "SELECT nullif(c, 1) a, nullifzero(c) b, zeroifnull(c) c FROM VALUES ('1'), ('x'), (NULL) t(c)",
     "sums_of_timestamp_columns_outside_ansi_mode": "SELECT sum(c0) a, avg(c0) b FROM VALUES (TIMESTAMP'2024-03-10 12:34:56.5'), (NULL) t(c0)",
     "chr_of_text_that_is_no_number": "SELECT chr('abc') a, char('abc') b, chr('65') c, chr(c0) d FROM VALUES ('x'), ('66'), (NULL) t(c0)",
     "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
@@ -345,6 +352,7 @@ ERRORS = {
     "date_from_unix_date_of_a_boolean": "SELECT date_from_unix_date(true)",
     "make_dt_interval_of_a_boolean": "SELECT make_dt_interval(true, 2)",
     "date_part_of_text_that_is_no_date": "SELECT date_part('YEAR', 'abc')",
+    "zeroifnull_of_text_that_is_no_number": "SELECT zeroifnull('abc')",
     "to_char_of_bytes_with_a_typed_null_format": "SELECT to_char(X'41', CAST(NULL AS STRING))",
 }
 

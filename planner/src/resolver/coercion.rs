@@ -251,6 +251,57 @@ impl Resolver<'_> {
         Ok(())
     }
 
+    /// `nullif(a, b)`, `nullifzero(a)` and `zeroifnull(a)` of text meeting another type, as
+    /// Spark rewrites them: `If(a = b, NULL, a)` of `a`'s type with the comparison's operands
+    /// cast as for `=` (see [`text_operands`]), and `coalesce(a, 0)` in the common type
+    /// (BIGINT under ANSI rules, text outside). `None` for every other call (the builders).
+    pub(super) fn text_null_functions(
+        &self,
+        function: &str,
+        args: &[Expr],
+        types: &[DataType],
+        schema: &DFSchema,
+    ) -> PlanResult<Option<Expr>> {
+        use datafusion::common::ScalarValue;
+        use datafusion::logical_expr::lit;
+        let (a, b, t, u) = match (function, args, types) {
+            ("nullif", [a, b], [t, u]) => (a, b.clone(), t, u.clone()),
+            ("nullifzero" | "zeroifnull", [a], [t]) => (a, lit(0), t, DataType::Int32),
+            _ => return Ok(None),
+        };
+        let is_text =
+            |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+        if !(is_text(t) || is_text(&u)) {
+            return Ok(None);
+        }
+        if function == "zeroifnull" {
+            let mut exprs = vec![a.clone(), b];
+            let mut types = vec![t.clone(), u];
+            self.coerce_together(&mut exprs, &mut types, schema)?;
+            return Ok(Some(crate::functions::df_udf("coalesce")?.call(exprs)));
+        }
+        let Some([to_a, to_b]) = text_operands("=", &[t.clone(), u.clone()], self.config.ansi)
+        else {
+            return Ok(None);
+        };
+        let cast = |e: Expr, from: &DataType, to: &DataType| -> PlanResult<Expr> {
+            if from == to {
+                Ok(e)
+            } else {
+                self.implicit_cast(e, from, to, schema)
+            }
+        };
+        let equal = cast(a.clone(), t, &to_a)?.eq(cast(b, &u, &to_b)?);
+        Ok(Some(Expr::Case(datafusion::logical_expr::expr::Case::new(
+            None,
+            vec![(
+                Box::new(equal),
+                Box::new(Expr::Literal(ScalarValue::try_from(t)?, None)),
+            )],
+            Some(Box::new(a.clone())),
+        ))))
+    }
+
     /// The two sides of a UNION, INTERSECT or EXCEPT with their columns cast to the Spark
     /// common type of each pair where they differ.
     pub(super) fn coerce_set_operands(

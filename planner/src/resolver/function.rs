@@ -373,21 +373,26 @@ impl Resolver<'_> {
             }
             seen
         });
-        let expr = (def.build)(FunctionInput {
-            name: &lname,
-            args,
-            types,
-            distinct: call.distinct,
-            filter: filter.map(|(e, _)| e),
-            ignore_nulls: call.ignore_nulls,
-            config: self.config,
-            field_names,
-            shown: shown.clone(),
-            arg_names: names.clone(),
-            order_by: within_group.into_iter().map(|(s, _)| s).collect(),
-            partition_ids: schema
-                .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),
-        })?;
+        // (nullif, nullifzero and zeroifnull of text are rewritten as Spark does.)
+        let rewritten = self.text_null_functions(&lname, &args, &types, schema)?;
+        let expr = match rewritten {
+            Some(e) => e,
+            None => (def.build)(FunctionInput {
+                name: &lname,
+                args,
+                types,
+                distinct: call.distinct,
+                filter: filter.map(|(e, _)| e),
+                ignore_nulls: call.ignore_nulls,
+                config: self.config,
+                field_names,
+                shown: shown.clone(),
+                arg_names: names.clone(),
+                order_by: within_group.into_iter().map(|(s, _)| s).collect(),
+                partition_ids: schema
+                    .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),
+            })?,
+        };
         let expr = match nullability_args {
             Some(args) => {
                 crate::functions::nullability::apply(&lname, &args, expr, schema, self.config.ansi)?
