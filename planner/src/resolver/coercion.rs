@@ -18,7 +18,7 @@ use crate::functions::decimal::type_decimal;
 /// types Ember knows; `None`: leave them to DataFusion.
 fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType::*;
-    let is_string = |t: &DataType| matches!(t, Utf8 | LargeUtf8 | Utf8View);
+    let is_string = crate::types::is_text;
     let is_fractional = |t: &DataType| matches!(t, Float32 | Float64 | Decimal128(..));
     Some(match (a, b) {
         (a, b) if a == b => a.clone(),
@@ -115,8 +115,7 @@ pub(super) fn common_type(types: &[DataType]) -> Option<DataType> {
 /// Outside ANSI mode, Spark's string promotion: text meeting numbers, dates or timestamps
 /// makes them all text (`coalesce('a', 1)` is a STRING); `None` where it does not apply.
 fn string_promotion(types: &[DataType]) -> Option<DataType> {
-    let is_string =
-        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let is_string = crate::types::is_text;
     let promoted =
         |t: &DataType| t.is_numeric() || matches!(t, DataType::Date32 | DataType::Timestamp(..));
     let strings = types.iter().any(is_string);
@@ -163,8 +162,7 @@ fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<D
 /// types Spark casts each operand to (see [`text_operand_target`]; a DECIMAL meeting text
 /// becomes a DOUBLE with it).
 fn text_operands(function: &str, types: &[DataType], ansi: bool) -> Option<[DataType; 2]> {
-    let is_text =
-        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    use crate::types::is_text;
     let [a, b] = types else {
         return None;
     };
@@ -189,9 +187,7 @@ fn text_operands(function: &str, types: &[DataType], ansi: bool) -> Option<[Data
 /// Whether text and bytes meet among `types`: outside ANSI mode Spark finds no common type
 /// for them (DATA_DIFF_TYPES, INCOMPATIBLE_COLUMN_TYPE), under ANSI rules it is BINARY.
 fn text_meets_bytes(types: &[&DataType]) -> bool {
-    types
-        .iter()
-        .any(|t| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View))
+    types.iter().any(|t| crate::types::is_text(t))
         && types.iter().any(|t| crate::types::is_binary(t))
 }
 
@@ -269,8 +265,7 @@ impl Resolver<'_> {
             ("nullifzero" | "zeroifnull", [a], [t]) => (a, lit(0), t, DataType::Int32),
             _ => return Ok(None),
         };
-        let is_text =
-            |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+        use crate::types::is_text;
         if !(is_text(t) || is_text(&u)) {
             return Ok(None);
         }
@@ -474,8 +469,7 @@ pub(super) fn check_same_type(
             .any(|b| checked(a) && checked(b) && !same_kind(a, b) && spark_wider(a, b).is_none())
     });
     // `greatest` and `least` take no string promotion: text meets no other type.
-    let text =
-        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let text = crate::types::is_text;
     let text_clash = matches!(function, "greatest" | "least")
         && distinct.iter().any(|t| text(t))
         && distinct.iter().any(|t| !text(t));

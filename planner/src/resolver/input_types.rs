@@ -291,6 +291,8 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
     use Implicit as I;
     let number = t.is_numeric();
     let to = |d: DataType| Ok(Some(d));
+    // (A zoned timestamp: the cast takes the session's zone.)
+    let instant = || Timestamp(arrow::datatypes::TimeUnit::Microsecond, Some("UTC".into()));
     match (want, t) {
         (I::Any, _) => Ok(None),
         (I::Array | I::ArrayOrNull, List(_) | LargeList(_) | FixedSizeList(..)) => Ok(None),
@@ -307,21 +309,12 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         // (A date function reads a date, a timestamp, or text as a date; nothing else.)
         (I::NullAsDate, t) if !(is_text(t) || matches!(t, Date32 | Timestamp(..))) => Err(()),
         (I::StrictTimestamp, Timestamp(..)) => Ok(None),
-        (I::StrictTimestamp, Null) => to(Timestamp(
-            arrow::datatypes::TimeUnit::Microsecond,
-            Some("UTC".into()),
-        )),
+        (I::StrictTimestamp, Null) => to(instant()),
         (I::StrictIntegral, t) if t.is_integer() => Ok(None),
         (I::StrictIntegral, Null) => to(Int64),
         (I::StrictInt, Int8 | Int16 | Int32) => Ok(None),
-        (I::NullAsTimestamp, t) if *t == Null || is_text(t) => to(Timestamp(
-            arrow::datatypes::TimeUnit::Microsecond,
-            Some("UTC".into()),
-        )),
-        (I::DateAsTimestamp, t) if *t == Null || *t == Date32 || is_text(t) => to(Timestamp(
-            arrow::datatypes::TimeUnit::Microsecond,
-            Some("UTC".into()),
-        )),
+        (I::NullAsTimestamp, t) if *t == Null || is_text(t) => to(instant()),
+        (I::DateAsTimestamp, t) if *t == Null || *t == Date32 || is_text(t) => to(instant()),
         (I::NullAsDate | I::NullAsTimestamp | I::DateAsTimestamp, _) => Ok(None),
         (I::LongBinaryOrText, t) if t.is_integer() || is_text(t) || is_binary(t) => Ok(None),
         (I::LongBinaryOrText, Null) => Ok(None),
