@@ -108,6 +108,25 @@ WINDOW_SQL = {
     "avg(CAST(i AS DECIMAL(10,2))) OVER w a, avg(i) OVER w m FROM VALUES (1), (2), (NULL), (4), (5) AS t(i) "
     "WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
     "sliding_range_first": f"SELECT k, i, first(v) OVER (PARTITION BY k ORDER BY i RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) f {W}",
+    # max_by/min_by in every frame: the later of equal orderings, NULL orderings skipped.
+    "max_min_by_over": "SELECT i, max_by(s, v) OVER w1 a, min_by(s, v) OVER w1 b, max_by(s, v) OVER w2 c, min_by(s, v) OVER w2 d, "
+    "max_by(s, v) OVER w3 e, min_by(s, v) OVER w4 f, max_by(s, v) OVER (PARTITION BY i % 3) g, "
+    "min_by(s, v) OVER (PARTITION BY i % 2 ORDER BY i) h "
+    "FROM VALUES (1, 'a', 3), (2, 'b', 1), (3, 'c', NULL), (4, 'd', 3), (5, NULL, 5), (6, 'f', 1), (7, 'g', 5) AS t(i, s, v) "
+    "WINDOW w1 AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), w2 AS (ORDER BY i ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING), "
+    "w3 AS (ORDER BY i RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), w4 AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING)",
+    "max_min_by_k_over": "SELECT i, max_by(s, v, 2) OVER w1 a, min_by(s, v, 3) OVER w1 b, max_by(i, v * 10 + i, 2) OVER (PARTITION BY i % 2) c, "
+    "min_by(s, v, 2) OVER (ORDER BY i) d "
+    "FROM VALUES (1, 'a', 3), (2, 'b', 1), (3, 'c', NULL), (4, 'd', 3), (5, NULL, 5), (6, 'f', 1), (7, 'g', 5) AS t(i, s, v) "
+    "WINDOW w1 AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+    "max_min_by_types_over": "SELECT i, max_by(i, d) OVER w a, min_by(i, d) OVER w b, max_by(d, s) OVER w c, min_by(s, ts) OVER w e, "
+    "max_by(i, arr) OVER w f FROM VALUES (1, 1.5D, 'x', TIMESTAMP'2024-01-02 00:00:00', array(1, 2)), "
+    "(2, double('NaN'), 'y', TIMESTAMP'2024-01-01 00:00:00', array(1)), (3, -0.5D, 'a', NULL, array(2)), "
+    "(4, double('inf'), 'zz', TIMESTAMP'2023-12-31 00:00:00', NULL) AS t(i, d, s, ts, arr) "
+    "WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+    # Spark's histogram breaks ties between equally close bins by its generator (seed 31183).
+    "histogram_numeric_over": "SELECT id, histogram_numeric(id, 3) OVER (ORDER BY id) h, "
+    "histogram_numeric(id % 5, 2) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) s FROM range(12)",
 }
 
 
@@ -172,6 +191,8 @@ WINDOWS = {
     "nth_value": lambda: F.nth_value("v", 2).over(_w()),
     "total": lambda: F.sum("v").over(Window.partitionBy("k")),
     "first": lambda: F.first("v").over(_w()),
+    "max_by_sliding": lambda: F.max_by("i", "v").over(_w().rowsBetween(-1, 0)),
+    "min_by_partition": lambda: F.min_by("v", "i").over(Window.partitionBy("k")),
 }
 
 
@@ -182,6 +203,8 @@ def test_dataframe_windows(sales, expected, case):
 
 ERRORS = {
     "histogram_numeric_bins": "SELECT histogram_numeric(x, 1) h FROM VALUES (1), (2) t(x)",
+    "histogram_numeric_column_bins": "SELECT histogram_numeric(id, id) FROM range(3)",
+    "histogram_numeric_null_bins": "SELECT histogram_numeric(id, NULL) FROM range(3)",
     "nested_aggregate": "SELECT sum(max(id)) FROM range(3)",
     "not_grouped": "SELECT id, count(*) FROM range(3)",
     "window_without_order": "SELECT row_number() OVER (PARTITION BY id) FROM range(3)",

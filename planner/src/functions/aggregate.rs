@@ -91,8 +91,8 @@ pub fn register(b: &mut RegistryBuilder) {
         f.args = vec![when_true(p, lit(1i32))];
         agg(f, df("count"), 1, 1)
     });
-    b.aggregate(&["max_by"], |f| by_order(f, false));
-    b.aggregate(&["min_by"], |f| by_order(f, true));
+    b.aggregate(&["max_by"], |f| by_order(f, true));
+    b.aggregate(&["min_by"], |f| by_order(f, false));
     // regr_avgx(y, x) / regr_avgy: the average of x (y) where both are present.
     b.aggregate(&["regr_avgx"], |f| regr_avg(f, 1));
     b.aggregate(&["regr_avgy"], |f| regr_avg(f, 0));
@@ -167,12 +167,35 @@ pub fn register(b: &mut RegistryBuilder) {
             )
         });
     }
-    // histogram_numeric(x, nb): nb a literal of at least 2.
+    // histogram_numeric(x, nb): nb a foldable INT (cast as Spark casts it) of at least 2.
     b.aggregate(&["histogram_numeric"], |mut f| {
         f.arity(2, 2)?;
-        let bins = match &f.args[1] {
-            Expr::Literal(v, _) if v.data_type().is_integer() => {
-                v.to_string().parse::<i64>().unwrap_or(0)
+        let shown = f.shown().to_string();
+        let mismatch = |class: &str, detail: String| -> PlanError {
+            crate::error::SparkError::analysis(
+                class,
+                "42K09",
+                format!("Cannot resolve \"{shown}\" due to data type mismatch: {detail}"),
+            )
+            .into()
+        };
+        if !f.args[1].column_refs().is_empty() {
+            return Err(mismatch(
+                "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                format!(
+                    "the input `nb` should be a foldable \"INT\" expression; however, got \"{}\".",
+                    f.arg_name(1)
+                ),
+            ));
+        }
+        let bins = match crate::resolver::fold_constants(cast(f.args[1].clone(), DataType::Int32))?
+        {
+            Expr::Literal(datafusion::common::ScalarValue::Int32(Some(n)), _) => n,
+            Expr::Literal(v, _) if v.is_null() => {
+                return Err(mismatch(
+                    "DATATYPE_MISMATCH.UNEXPECTED_NULL",
+                    "The nb must not be null.".into(),
+                ));
             }
             _ => {
                 return Err(PlanError::Unsupported(
@@ -181,14 +204,10 @@ pub fn register(b: &mut RegistryBuilder) {
             }
         };
         if bins < 2 {
-            return Err(crate::error::SparkError::analysis(
+            return Err(mismatch(
                 "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
-                "42K09",
-                format!(
-                    "Cannot resolve \"histogram_numeric\" due to data type mismatch: The nb must be between [2, 2147483647] (current value = {bins})."
-                ),
-            )
-            .into());
+                format!("The nb must be between [2, 2147483647] (current value = {bins})."),
+            ));
         }
         let values = present_values(f.args.remove(0), f.filter)?;
         let kind = super::native::Native::HistogramNumeric {
@@ -510,51 +529,25 @@ fn when_true(p: Expr, value: Expr) -> Expr {
 
 /// `max_by(x, y)` / `min_by(x, y)`: `x` of the row with the largest (smallest) `y`, rows
 /// with a NULL `y` left out.
-fn by_order(mut f: FunctionInput, ascending: bool) -> PlanResult<Expr> {
+fn by_order(mut f: FunctionInput, max: bool) -> PlanResult<Expr> {
     f.arity(2, 3)?;
-    let k = match f.args.len() {
-        3 => Some(by_order_k(&f, f.args[2].clone())?),
-        _ => None,
-    };
-    f.args.truncate(2);
-    let (Some(y), Some(x)) = (f.args.pop(), f.args.pop()) else {
-        return Err(PlanError::InvalidPlan("max_by/min_by arguments".into()));
-    };
-    let filter = and_filter(f.filter, y.clone().is_not_null());
-    if let Some(k) = k {
-        // The values of the k rows first in the order (among ties, the first seen), NULL
-        // without rows.
-        let values = Expr::AggregateFunction(AggregateFunction::new_udf(
-            df("array_agg")?,
-            vec![x],
-            false,
-            Some(Box::new(filter)),
-            vec![datafusion::logical_expr::expr::Sort::new(
-                y, ascending, false,
-            )],
-            None,
-        ));
-        return Ok(super::df_udf("array_slice")?.call(vec![values, lit(1i64), lit(k)]));
+    if f.args.len() == 3 {
+        let k = by_order_k(&f, f.args[2].clone())?;
+        f.args[2] = lit(k);
     }
-    // The last row of the order, so that ties go to the later row as in Spark.
     Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
-        df("last_value")?,
-        vec![x],
+        super::native::max_by::ByOrder::udaf(max),
+        f.args,
         false,
-        Some(Box::new(filter)),
-        vec![datafusion::logical_expr::expr::Sort::new(
-            y, !ascending, false,
-        )],
+        f.filter.map(Box::new),
+        vec![],
         None,
     )))
 }
 
 /// The `k` of `max_by(x, y, k)`: a literal from 1 to 100000, as Spark requires.
 fn by_order_k(f: &FunctionInput, k: Expr) -> PlanResult<i64> {
-    let shown = || {
-        let names: Vec<String> = f.args.iter().map(|a| a.schema_name().to_string()).collect();
-        format!("{}({})", f.name, names.join(", "))
-    };
+    let shown = || f.shown().to_string();
     let value = match crate::functions::nullability::unwrapped(&k) {
         Expr::Literal(v, _) if v.data_type().is_integer() => v.to_string().parse::<i64>().ok(),
         _ => None,
@@ -566,7 +559,7 @@ fn by_order_k(f: &FunctionInput, k: Expr) -> PlanResult<i64> {
             format!(
                 "Cannot resolve \"{}\" due to data type mismatch: the input k should be a foldable int expression; however, got {}.",
                 shown(),
-                k.schema_name()
+                f.arg_name(2)
             ),
         )
         .into());

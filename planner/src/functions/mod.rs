@@ -485,6 +485,7 @@ pub fn codec_parts() -> Vec<Arc<dyn ember_execution::codec::CodecPart>> {
         udf_part::<python::PythonScalarUdf>(),
         udaf_part::<python_agg::PythonAggUdf>(),
         udaf_part::<native::counter_diff::CounterDiff>(),
+        udaf_part::<native::max_by::ByOrder>(),
         udaf_part::<native::SketchAgg>(),
         udaf_part::<recompute::Recomputed>(),
         udf_codec::spark_functions_part(),

@@ -94,13 +94,19 @@ impl AggregateUDFImpl for Recomputed {
         {
             return self.inner.create_sliding_accumulator(args);
         }
-        Ok(Box::new(FrameRows {
-            inner: Arc::clone(&self.inner),
-            args: OwnedArgs::of(&args),
-            chunks: VecDeque::new(),
-            offset: 0,
-        }))
+        Ok(frame_rows(Arc::clone(&self.inner), &args))
     }
+}
+
+/// A sliding accumulator of `inner` that keeps the frame's rows and evaluates a fresh
+/// accumulator of them.
+pub(crate) fn frame_rows(inner: Arc<AggregateUDF>, args: &AccumulatorArgs) -> Box<dyn Accumulator> {
+    Box::new(FrameRows {
+        inner,
+        args: OwnedArgs::of(args),
+        chunks: VecDeque::new(),
+        offset: 0,
+    })
 }
 
 /// The accumulator arguments, owned (a fresh accumulator is made at each evaluation).

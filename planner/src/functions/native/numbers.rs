@@ -461,6 +461,9 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
         let values = groups.value(g);
         let values = arrow::compute::cast(&values, &DataType::Float64)?;
         let values = values.as_primitive::<Float64Type>();
+        // Spark's NumericHistogram: a new value between two bins becomes a bin; over `bins`
+        // bins, the closest pair merges, ties broken by its generator, `Random(31183)`.
+        let mut ties = super::java_random::JavaRandom::new(31183);
         let mut hist: Vec<(f64, f64)> = Vec::new();
         for v in values.iter().flatten() {
             match hist.binary_search_by(|(x, _)| x.total_cmp(&v)) {
@@ -468,18 +471,26 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
                 Err(i) => {
                     hist.insert(i, (v, 1.0));
                     if hist.len() > bins {
-                        let mut at = 0;
-                        let mut smallest = f64::INFINITY;
-                        for i in 1..hist.len() {
+                        let mut at = 1;
+                        let mut smallest = hist[1].0 - hist[0].0;
+                        let mut count = 1u32;
+                        for i in 2..hist.len() {
                             let d = hist[i].0 - hist[i - 1].0;
                             if d < smallest {
                                 smallest = d;
                                 at = i;
+                                count = 1;
+                            } else if d == smallest {
+                                count += 1;
+                                if ties.next_double() <= 1.0 / count as f64 {
+                                    at = i;
+                                }
                             }
                         }
                         let (a, b) = (hist[at - 1], hist[at]);
                         let y = a.1 + b.1;
-                        hist[at - 1] = ((a.0 * a.1 + b.0 * b.1) / y, y);
+                        let x = a.0 * (a.1 / y) + b.0 / y * b.1;
+                        hist[at - 1] = (x, y);
                         hist.remove(at);
                     }
                 }

@@ -5,6 +5,8 @@
 
 use datafusion::common::Result;
 
+use crate::functions::native::java_random::JavaRandom;
+
 use super::agg::Key;
 use crate::functions::native::hash::hash_bytes;
 
@@ -15,35 +17,6 @@ pub fn dimensions(eps: f64, confidence: f64) -> (i64, i64) {
     let width = (2.0 / eps).ceil() as i32 as i64;
     let depth = (-(1.0 - confidence).ln() / 2f64.ln()).ceil() as i32 as i64;
     (depth, width)
-}
-
-/// `java.util.Random`'s generator, as far as `nextInt(Integer.MAX_VALUE)`.
-struct JavaRandom(i64);
-
-impl JavaRandom {
-    const MULTIPLIER: i64 = 0x5DEECE66D;
-    const MASK: i64 = (1 << 48) - 1;
-
-    fn new(seed: i64) -> Self {
-        JavaRandom((seed ^ Self::MULTIPLIER) & Self::MASK)
-    }
-
-    fn next31(&mut self) -> i32 {
-        self.0 = (self.0.wrapping_mul(Self::MULTIPLIER).wrapping_add(0xB)) & Self::MASK;
-        (self.0 >> (48 - 31)) as i32
-    }
-
-    fn next_int(&mut self, bound: i32) -> i32 {
-        let m = bound - 1;
-        let mut u = self.next31();
-        loop {
-            let r = u % bound;
-            if u.wrapping_sub(r).wrapping_add(m) >= 0 {
-                return r;
-            }
-            u = self.next31();
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
