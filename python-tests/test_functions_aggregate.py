@@ -13,6 +13,18 @@ SQL = {
     "histogram_numeric": "SELECT histogram_numeric(x, 3) h FROM VALUES (1), (2), (3), (4), (5), (6), (10), (10), (20) t(x)",
     "histogram_numeric_types": "SELECT histogram_numeric(x, 2) h FROM VALUES (1.5D), (2.5D), (100D) t(x)",
     "histogram_numeric_small": "SELECT histogram_numeric(x, 10) h, typeof(histogram_numeric(CAST(x AS DECIMAL(2,1)), 2)) t FROM VALUES (3), (1), (2) t(x)",
+    # collect_set answers in the order of Spark's hash set (by the values' Java hash codes);
+    # mode's ties go to the first value in Spark's hash map.
+    "collect_set_order": "SELECT collect_set(i) i, collect_set(d) d, collect_set(f) f, collect_set(s) s, collect_set(m) m, "
+    "collect_set(l) l, collect_set(t) t, collect_set(b) b FROM VALUES "
+    "(3, 1.5D, CAST(1.5 AS FLOAT), 'pear', 1.5, 5000000000L, TIMESTAMP'2024-01-01 00:00:00', true), "
+    "(-1, 2.0D, CAST(100 AS FLOAT), 'apple', 2.5, 1L, TIMESTAMP'2020-05-05 10:00:00', false), "
+    "(17, -0.5D, CAST(-3 AS FLOAT), 'fig', 10.0, -1L, TIMESTAMP'1999-12-31 23:59:59', true), "
+    "(0, 1e10D, CAST(2.5 AS FLOAT), 'kiwi', -3.25, -5000000000L, NULL, NULL), "
+    "(40, double('NaN'), CAST(7 AS FLOAT), 'hello', 0.1, 7L, TIMESTAMP'2024-01-01 00:00:00', false), "
+    "(-20, 0.1D, NULL, 'zz', 7.77, 300L, NULL, true), (3, 1.5D, CAST(1.5 AS FLOAT), 'pear', 1.5, 1L, NULL, NULL) AS t(i, d, f, s, m, l, t, b)",
+    "mode_ties": "SELECT mode(i) i, mode(d) d, mode(s) s, mode(l) l, mode(m) m FROM VALUES (1, 1.5D, 'apple', 100L, 1.5), "
+    "(2, 2.5D, 'pear', -3L, 2.5), (3, 0.5D, 'fig', 5000000000L, 10.0), (4, -1D, 'kiwi', 42L, -3.25) AS t(i, d, s, l, m)",
     "histogram_numeric_nulls": "SELECT k, histogram_numeric(x, 5) h FROM VALUES (1, CAST(NULL AS INT)), (2, 7) t(k, x) GROUP BY k",
     "count": f"SELECT k, count(*), count(v), count(DISTINCT v), count_if(v > 1) {T} GROUP BY k",
     "sum_avg": f"SELECT k, sum(v), avg(v), sum(x), avg(x), mean(v) {T} GROUP BY k",
@@ -125,6 +137,8 @@ WINDOW_SQL = {
     "(4, double('inf'), 'zz', TIMESTAMP'2023-12-31 00:00:00', NULL) AS t(i, d, s, ts, arr) "
     "WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
     # Spark's histogram breaks ties between equally close bins by its generator (seed 31183).
+    "collect_set_mode_over": "SELECT id, collect_set(id % 4) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) s, "
+    "mode(id % 3) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) m FROM range(8)",
     "histogram_numeric_over": "SELECT id, histogram_numeric(id, 3) OVER (ORDER BY id) h, "
     "histogram_numeric(id % 5, 2) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) s FROM range(12)",
 }

@@ -128,7 +128,8 @@ pub fn register(b: &mut RegistryBuilder) {
             let order = lit(if sort.asc { "ASC" } else { "DESC" });
             let values = super::df_udf("array_sort")?.call(vec![values, order]);
             return Ok(
-                super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]),
+                super::native::NativeUdf::udf(super::native::Native::ArrayMode { sorted: true })
+                    .call(vec![values]),
             );
         }
         f.arity(1, 2)?;
@@ -147,7 +148,10 @@ pub fn register(b: &mut RegistryBuilder) {
         if deterministic {
             values = super::df_udf("array_sort")?.call(vec![values]);
         }
-        Ok(super::native::NativeUdf::udf(super::native::Native::ArrayMode).call(vec![values]))
+        let kind = super::native::Native::ArrayMode {
+            sorted: deterministic,
+        };
+        Ok(super::native::NativeUdf::udf(kind).call(vec![values]))
     });
     // Bitmaps of a group: its positions' bits set, or its bitmaps ORed or ANDed.
     for (name, op) in [
@@ -305,7 +309,11 @@ fn collect(f: FunctionInput, name: &str) -> PlanResult<Expr> {
     use super::nested_nullability::NestedType;
     use super::nullability::SparkNullability;
     let element = f.types.first().cloned();
-    let call = agg(f, spark(name), 1, 1)?;
+    let mut call = agg(f, spark(name), 1, 1)?;
+    if name == "collect_set" {
+        // In the order of Spark's hash set.
+        call = super::native::NativeUdf::udf(super::native::Native::HashSetOrder).call(vec![call]);
+    }
     let Some(element) = element.filter(|t| *t != DataType::Null) else {
         return Ok(call);
     };

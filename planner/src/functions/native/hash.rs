@@ -37,6 +37,10 @@ fn fmix(h1: i32, len: i32) -> i32 {
     h as i32
 }
 
+pub(super) fn murmur3_int(v: i32, seed: i32) -> i32 {
+    hash_int(v, seed)
+}
+
 fn hash_int(v: i32, seed: i32) -> i32 {
     fmix(mix_h1(seed, mix_k1(v)), 4)
 }

@@ -110,8 +110,14 @@ pub enum Native {
     RenameFields {
         names: Vec<String>,
     },
-    /// The most frequent value of a list (`mode`), the first seen among ties.
-    ArrayMode,
+    /// The most frequent value of a list (`mode`); among ties the first in Spark's
+    /// `OpenHashMap` (the first seen where its hash codes are not known), or the first in the
+    /// list when it is `sorted` (`mode(x, true)`, `WITHIN GROUP`).
+    ArrayMode {
+        sorted: bool,
+    },
+    /// Each list (`collect_set`'s) in the iteration order of Spark's Scala `HashSet`.
+    HashSetOrder,
     /// `to_json(value[, options])`: dates and timestamps written with the chrono patterns of
     /// the `dateFormat`, `timestampFormat` and `timestampNTZFormat` options, if given.
     ToJson {

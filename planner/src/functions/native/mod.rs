@@ -30,6 +30,7 @@ pub use failure::{Failure, fail_when};
 mod interval;
 pub(crate) mod java_random;
 mod json;
+mod jvm_hash;
 pub use json::JsonFormats;
 mod lenient_json;
 mod make_datetime;

@@ -354,7 +354,7 @@ mod conv_tests {
 }
 
 /// The most frequent element of each list (the first seen among ties), NULL for empty lists.
-pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+pub(super) fn array_mode(arrays: &[ArrayRef], sorted: bool) -> Result<ArrayRef> {
     let Some(a) = arrays.first() else {
         return internal_err!("mode without values");
     };
@@ -370,7 +370,8 @@ pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
             continue;
         }
         let values = lists.value(i);
-        let mut counts: Vec<(datafusion::common::ScalarValue, usize)> = Vec::new();
+        // Each distinct value, its count and its first row.
+        let mut counts: Vec<(datafusion::common::ScalarValue, usize, usize)> = Vec::new();
         let mut index: std::collections::HashMap<datafusion::common::ScalarValue, usize> =
             std::collections::HashMap::new();
         for j in 0..values.len() {
@@ -382,19 +383,24 @@ pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
                 Some(&k) => counts[k].1 += 1,
                 None => {
                     index.insert(v.clone(), counts.len());
-                    counts.push((v, 1));
+                    counts.push((v, 1, j));
                 }
             }
         }
-        let best = counts.iter().fold(
-            None::<&(datafusion::common::ScalarValue, usize)>,
-            |best, c| match best {
-                Some(b) if b.1 >= c.1 => Some(b),
-                _ => Some(c),
-            },
-        );
+        // Among the most frequent, the first in Spark's map (or the first seen).
+        let firsts: Vec<usize> = counts.iter().map(|c| c.2).collect();
+        let slots = match sorted {
+            false => super::jvm_hash::open_hash_slots(values.as_ref(), &firsts),
+            true => None,
+        }
+        .unwrap_or_else(|| (0..counts.len()).collect());
+        let best = (0..counts.len()).fold(None::<usize>, |best, k| match best {
+            Some(b) if counts[b].1 > counts[k].1 => Some(b),
+            Some(b) if counts[b].1 == counts[k].1 && slots[b] < slots[k] => Some(b),
+            _ => Some(k),
+        });
         out.push(match best {
-            Some((v, _)) => v.clone(),
+            Some(k) => counts[k].0.clone(),
             None => datafusion::common::ScalarValue::try_from(&element)?,
         });
     }
@@ -402,6 +408,40 @@ pub(super) fn array_mode(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         return Ok(arrow::array::new_empty_array(&element));
     }
     datafusion::common::ScalarValue::iter_to_array(out)
+}
+
+/// Each list in the iteration order of Spark's Scala `HashSet` (`collect_set`'s answer);
+/// lists of values whose JVM hash codes are not known keep their order.
+pub(super) fn hash_set_ordered(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("hash set order without a list");
+    };
+    let DataType::List(field) = a.data_type() else {
+        return Ok(Arc::clone(a));
+    };
+    let lists = a.as_list::<i32>();
+    let offsets = lists.offsets();
+    let mut take: Vec<u32> = Vec::with_capacity(lists.values().len());
+    for i in 0..lists.len() {
+        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+        let values = lists.values().slice(start, end - start);
+        match super::jvm_hash::hash_set_order(values.as_ref()) {
+            Some(order) => take.extend(order.iter().map(|j| (start + j) as u32)),
+            None => take.extend(start as u32..end as u32),
+        }
+    }
+    let taken = arrow::compute::take(
+        lists.values().as_ref(),
+        &arrow::array::UInt32Array::from(take),
+        None,
+    )?;
+    let lengths = (0..lists.len()).map(|i| (offsets[i + 1] - offsets[i]) as usize);
+    Ok(Arc::new(arrow::array::ListArray::try_new(
+        Arc::clone(field),
+        arrow::buffer::OffsetBuffer::from_lengths(lengths),
+        taken,
+        lists.nulls().cloned(),
+    )?))
 }
 
 /// `make_ym_interval(years, months)`: `years * 12 + months` months, INTERVAL_ARITHMETIC_OVERFLOW

@@ -262,7 +262,15 @@ impl Native {
                 },
                 |a| numbers::rename_fields(a, names),
             ),
-            Native::ArrayMode => Row::of("ember_array_mode", list_element, numbers::array_mode),
+            Native::ArrayMode { sorted } => Row::of("ember_array_mode", list_element, |a| {
+                numbers::array_mode(a, *sorted)
+            }),
+            Native::HashSetOrder => Row::of(
+                "ember_hash_set_order",
+                first_argument(DataType::Null),
+                numbers::hash_set_ordered,
+            )
+            .nullability(OfArguments),
             Native::ToJson { formats } => {
                 Row::of("ember_to_json", always(Utf8), |a| json::to_json(a, formats))
             }
