@@ -13,6 +13,9 @@ SQL = {
     "histogram_numeric": "SELECT histogram_numeric(x, 3) h FROM VALUES (1), (2), (3), (4), (5), (6), (10), (10), (20) t(x)",
     "histogram_numeric_types": "SELECT histogram_numeric(x, 2) h FROM VALUES (1.5D), (2.5D), (100D) t(x)",
     "histogram_numeric_small": "SELECT histogram_numeric(x, 10) h, typeof(histogram_numeric(CAST(x AS DECIMAL(2,1)), 2)) t FROM VALUES (3), (1), (2) t(x)",
+    # Order-sensitive aggregates read their rows in the input's order, as Spark's do.
+    "input_order_grouped": "SELECT id % 3 k, collect_list(id) l, first(id) f, last(id) la, "
+    "any_value(id) a, array_agg(id) g, first(id, true) fi FROM range(60) GROUP BY 1",
     # collect_set answers in the order of Spark's hash set (by the values' Java hash codes);
     # mode's ties go to the first value in Spark's hash map.
     "collect_set_order": "SELECT collect_set(i) i, collect_set(d) d, collect_set(f) f, collect_set(s) s, collect_set(m) m, "
@@ -137,6 +140,10 @@ WINDOW_SQL = {
     "(4, double('inf'), 'zz', TIMESTAMP'2023-12-31 00:00:00', NULL) AS t(i, d, s, ts, arr) "
     "WINDOW w AS (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
     # Spark's histogram breaks ties between equally close bins by its generator (seed 31183).
+    # Order-sensitive aggregates over windows without an order read the rows in the input's
+    # order, as Spark's do (not as a shuffle happens to deliver them).
+    "input_order_over": "SELECT id, first(id) OVER w f, last(id) OVER w l, collect_list(id) OVER w c, any_value(id) OVER w a, "
+    "array_agg(id) OVER w g FROM range(24) WINDOW w AS (PARTITION BY id % 3)",
     "collect_set_mode_over": "SELECT id, collect_set(id % 4) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) s, "
     "mode(id % 3) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) m FROM range(8)",
     "histogram_numeric_over": "SELECT id, histogram_numeric(id, 3) OVER (ORDER BY id) h, "
@@ -150,6 +157,17 @@ WINDOW_SQL_GAPS = {}
 @pytest.mark.parametrize("case", cases(WINDOW_SQL, WINDOW_SQL_GAPS))
 def test_window_sql(spark, expected, case):
     expected.check(spark.sql(WINDOW_SQL[case]), name=case)
+
+
+def test_input_order_is_stable(spark, expected):
+    """The same answer every time: rows of several partitions meet in a shuffle in whatever
+    order they arrive, but first/last/collect_list read them in the input's order."""
+    query = (
+        "SELECT id % 4 k, first(id) f, last(id) l, collect_list(id) c FROM range(0, 400, 1, 4) GROUP BY 1"
+    )
+    answers = {str(sorted(spark.sql(query).collect())) for _ in range(5)}
+    assert len(answers) == 1, answers
+    expected.check(spark.sql(query), name="input_order_stable")
 
 
 @pytest.fixture

@@ -243,7 +243,7 @@ mod tests {
                 column: Some("line".into()),
             },
         }));
-        let ids: Arc<dyn ExecutionPlan> = Arc::new(PartitionIdsExec::new(text.clone()));
+        let ids: Arc<dyn ExecutionPlan> = Arc::new(PartitionIdsExec::new(text.clone()).unwrap());
         let back = codec
             .decode_plan(&codec.encode_plan(ids.clone()).unwrap(), &ctx.task_ctx())
             .unwrap();

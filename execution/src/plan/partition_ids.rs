@@ -7,11 +7,17 @@ use std::sync::Arc;
 
 use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder, one_input};
 use arrow::array::{Int32Array, Int64Array, RecordBatch};
+use arrow::compute::SortOptions;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, internal_err};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::{
+    AcrossPartitions, ConstExpr, EquivalenceProperties, LexOrdering, OrderingRequirements,
+    PhysicalExpr, PhysicalSortExpr,
+};
+use datafusion::physical_plan::Distribution;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
@@ -36,10 +42,15 @@ pub fn id_fields() -> [Field; 2] {
 pub struct PartitionIdsExec {
     input: Arc<dyn ExecutionPlan>,
     properties: Arc<PlanProperties>,
+    /// The input's order, which the ids number: kept (no optimizer may drop the sort that
+    /// made it).
+    input_order: Option<LexOrdering>,
+    /// Whether the input is one partition (kept so: the ids number its rows as one).
+    single: bool,
 }
 
 impl PartitionIdsExec {
-    pub fn new(input: Arc<dyn ExecutionPlan>) -> Self {
+    pub fn new(input: Arc<dyn ExecutionPlan>) -> Result<Self> {
         let mut fields: Vec<Field> = input
             .schema()
             .fields()
@@ -48,13 +59,31 @@ impl PartitionIdsExec {
             .collect();
         fields.extend(id_fields());
         let schema: SchemaRef = Arc::new(Schema::new(fields));
+        // The input's orders and constants hold (its columns keep their places); within each
+        // partition the rows also come in position order, under one partition id.
+        let width = schema.fields().len();
+        let mut equivalences = EquivalenceProperties::new(Arc::clone(&schema));
+        let given = input.equivalence_properties();
+        equivalences.add_constants(given.constants())?;
+        equivalences.add_orderings(given.oeq_class().iter().cloned());
+        let id: Arc<dyn PhysicalExpr> = Arc::new(Column::new(PARTITION_ID, width - 2));
+        let position: Arc<dyn PhysicalExpr> = Arc::new(Column::new(ROW_IN_PARTITION, width - 1));
+        equivalences.add_constants([ConstExpr::new(id, AcrossPartitions::Heterogeneous)])?;
+        equivalences.add_ordering([PhysicalSortExpr::new(position, SortOptions::default())]);
         let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(schema),
+            equivalences,
             input.output_partitioning().clone(),
             input.pipeline_behavior(),
             input.boundedness(),
         ));
-        Self { input, properties }
+        let input_order = input.output_ordering().cloned();
+        let single = input.output_partitioning().partition_count() == 1;
+        Ok(Self {
+            input,
+            properties,
+            input_order,
+            single,
+        })
     }
 }
 
@@ -86,6 +115,18 @@ impl ExecutionPlan for PartitionIdsExec {
         vec![true]
     }
 
+    fn required_input_distribution(&self) -> Vec<Distribution> {
+        vec![if self.single {
+            Distribution::SinglePartition
+        } else {
+            Distribution::UnspecifiedDistribution
+        }]
+    }
+
+    fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
+        vec![self.input_order.clone().map(OrderingRequirements::from)]
+    }
+
     fn apply_expressions(
         &self,
         _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
@@ -100,7 +141,7 @@ impl ExecutionPlan for PartitionIdsExec {
         let Some(input) = children.pop() else {
             return internal_err!("PartitionIdsExec takes one input");
         };
-        Ok(Arc::new(Self::new(input)))
+        Ok(Arc::new(Self::new(input)?))
     }
 
     fn execute(
@@ -144,6 +185,6 @@ impl EncodedNode for PartitionIdsExec {
         inputs: &[Arc<dyn ExecutionPlan>],
         _decoder: &NodeDecoder,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(PartitionIdsExec::new(one_input(inputs)?)))
+        Ok(Arc::new(PartitionIdsExec::new(one_input(inputs)?)?))
     }
 }

@@ -39,6 +39,7 @@ mod udf_codec;
 pub mod variant;
 mod vector;
 mod window;
+pub use aggregate::{IN_INPUT_ORDER, input_order};
 pub use window::DISTRIBUTED_SEQUENCE_ID;
 
 use std::collections::HashMap;

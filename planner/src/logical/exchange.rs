@@ -126,7 +126,7 @@ impl ExtensionPlanner for ExchangePlanner {
             };
             return Ok(Some(Arc::new(super::partition_ids::PartitionIdsExec::new(
                 input.clone(),
-            ))));
+            )?)));
         }
         if let Some(limit) = node
             .as_any()

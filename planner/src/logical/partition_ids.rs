@@ -87,10 +87,27 @@ impl UserDefinedLogicalNodeCore for PartitionIdsNode {
         let Some(input) = inputs.pop() else {
             return internal_err!("PartitionIds takes one input");
         };
-        Ok(Self {
-            input,
-            schema: self.schema.clone(),
-        })
+        // The input may have lost columns no one reads (see `necessary_children_exprs`).
+        match Self::plan(input)? {
+            LogicalPlan::Extension(e) => match e.node.as_any().downcast_ref::<Self>() {
+                Some(node) => Ok(node.clone()),
+                None => internal_err!("PartitionIds lost its node"),
+            },
+            _ => internal_err!("PartitionIds lost its node"),
+        }
+    }
+
+    /// The input's columns that are read above (the id columns are this node's own), so that
+    /// unread columns are not scanned.
+    fn necessary_children_exprs(&self, output_columns: &[usize]) -> Option<Vec<Vec<usize>>> {
+        let width = self.input.schema().fields().len();
+        Some(vec![
+            output_columns
+                .iter()
+                .copied()
+                .filter(|&i| i < width)
+                .collect(),
+        ])
     }
 
     fn supports_limit_pushdown(&self) -> bool {

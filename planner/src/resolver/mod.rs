@@ -189,7 +189,9 @@ impl<'a> Resolver<'a> {
     }
 
     /// `input` with the partition of each row and its position in it when `exprs` call
-    /// `spark_partition_id()`, `monotonically_increasing_id()` or a seeded random function.
+    /// `spark_partition_id()`, `monotonically_increasing_id()`, a seeded random function, or
+    /// an aggregate whose answer depends on the order of its rows (which reads them in the
+    /// input's order, as Spark's do, rather than in the order a shuffle delivers them).
     pub(crate) fn with_partition_ids<'e>(
         &self,
         input: LogicalPlan,
@@ -206,6 +208,10 @@ impl<'a> Resolver<'a> {
             "randstr",
             crate::functions::DISTRIBUTED_SEQUENCE_ID,
         ];
+        let by_partition = by_partition
+            .iter()
+            .chain(crate::functions::IN_INPUT_ORDER.iter());
+        let by_partition: Vec<&&str> = by_partition.collect();
         if exprs.any(|e| by_partition.iter().any(|f| e.calls(f))) {
             Ok(crate::logical::partition_ids::PartitionIdsNode::plan(
                 input,

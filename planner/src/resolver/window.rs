@@ -159,12 +159,20 @@ impl Resolver<'_> {
                 Expr::Cast(c) => (*c.expr, Some(c.field)),
                 other => (other, None),
             };
+            // An aggregate that reads its rows in the input's order (see
+            // `functions::IN_INPUT_ORDER`): a window without an order of its own orders its
+            // rows so.
+            let mut window_order = order.clone();
             let (params_args, fun, null_treatment, filter) = match e {
                 Expr::WindowFunction(wf) => {
                     (wf.params.args, wf.fun, wf.params.null_treatment, None)
                 }
                 Expr::AggregateFunction(af) => {
-                    if !af.params.order_by.is_empty() {
+                    if af.params.order_by == crate::functions::input_order() {
+                        if window_order.is_empty() {
+                            window_order = af.params.order_by.clone();
+                        }
+                    } else if !af.params.order_by.is_empty() {
                         return Err(PlanError::Unsupported(format!("{fname} over a window")));
                     }
                     let fun = match af.params.filter {
@@ -214,7 +222,7 @@ impl Resolver<'_> {
             // The builder sets the null treatment of the call (IGNORE NULLS) itself.
             let mut builder = Expr::WindowFunction(Box::new(wf))
                 .partition_by(partition.clone())
-                .order_by(order.clone())
+                .order_by(window_order)
                 .window_frame(frame.0.clone())
                 .null_treatment(null_treatment);
             if let Some(f) = filter {
