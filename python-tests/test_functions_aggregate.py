@@ -144,6 +144,17 @@ WINDOW_SQL = {
     # order, as Spark's do (not as a shuffle happens to deliver them).
     "input_order_over": "SELECT id, first(id) OVER w f, last(id) OVER w l, collect_list(id) OVER w c, any_value(id) OVER w a, "
     "array_agg(id) OVER w g FROM range(24) WINDOW w AS (PARTITION BY id % 3)",
+    # FILTER over windows, also in the cluster modes (datafusion-proto does not carry a window's
+    # filters: the resolver moves them into the arguments).
+    "window_filter": "SELECT id, collect_list(id) FILTER (WHERE id > 1) OVER (PARTITION BY id % 2) c, "
+    "count(id) FILTER (WHERE id > 2) OVER (PARTITION BY id % 2) n, count(*) FILTER (WHERE id > 2) OVER (PARTITION BY id % 2) n2, "
+    "sum(id) FILTER (WHERE id % 3 = 0) OVER (ORDER BY id) s FROM range(8)",
+    "window_filter_frames": "SELECT id, avg(v) FILTER (WHERE v > 2) OVER w a, "
+    "max(v) FILTER (WHERE id < 3) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) m, "
+    "collect_list(v) FILTER (WHERE id > 2) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) c, "
+    "min_by(id, v) FILTER (WHERE id > 0) OVER w b, stddev(v) FILTER (WHERE id > 0) OVER w sd "
+    "FROM VALUES (0, 5), (1, NULL), (2, NULL), (3, 3), (4, 1), (5, 7), (6, NULL) t(id, v) "
+    "WINDOW w AS (PARTITION BY id % 2 ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
     "collect_set_mode_over": "SELECT id, collect_set(id % 4) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) s, "
     "mode(id % 3) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) m FROM range(8)",
     "histogram_numeric_over": "SELECT id, histogram_numeric(id, 3) OVER (ORDER BY id) h, "

@@ -309,7 +309,11 @@ fn collect(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
     let element = f.types.first().cloned();
     if name == "collect_list" && f.args.len() == 1 && in_input_order(&mut f) {
         // In the input's order: DataFusion's ordered array_agg without its NULLs (none make
-        // an empty list).
+        // an empty list); a FILTER makes the values it leaves out NULL (a window's filter
+        // does not reach the workers, see `resolver::window::without_filter`).
+        if let Some(p) = f.filter.take() {
+            f.args[0] = datafusion::logical_expr::when(p, f.args[0].clone()).end()?;
+        }
         let typed = element.clone().unwrap_or(DataType::Null);
         let ordered = agg(f, df("array_agg"), 1, 1)?;
         let ordered = super::df_udf("array_compact")?.call(vec![ordered]);

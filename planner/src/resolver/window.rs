@@ -163,6 +163,8 @@ impl Resolver<'_> {
             // `functions::IN_INPUT_ORDER`): a window without an order of its own orders its
             // rows so.
             let mut window_order = order.clone();
+            // The field of the answer to read (see `without_filter`).
+            let mut unwrap_field = None;
             let (params_args, fun, null_treatment, filter) = match e {
                 Expr::WindowFunction(wf) => {
                     (wf.params.args, wf.fun, wf.params.null_treatment, None)
@@ -175,16 +177,18 @@ impl Resolver<'_> {
                     } else if !af.params.order_by.is_empty() {
                         return Err(PlanError::Unsupported(format!("{fname} over a window")));
                     }
-                    let fun = match af.params.filter {
+                    let (args, null_treatment, filter, field) = without_filter(
+                        af.func.name(),
+                        af.params.args,
+                        af.params.null_treatment,
+                        af.params.filter,
+                    )?;
+                    unwrap_field = field;
+                    let fun = match filter {
                         None => sliding_form(af.func, &frame.0),
                         Some(_) => WindowFunctionDefinition::AggregateUDF(af.func),
                     };
-                    (
-                        af.params.args,
-                        fun,
-                        af.params.null_treatment,
-                        af.params.filter,
-                    )
+                    (args, fun, null_treatment, filter)
                 }
                 _ => {
                     return Err(PlanError::InvalidPlan(
@@ -231,6 +235,9 @@ impl Resolver<'_> {
             let mut expr = builder.build()?;
             if let Some(at) = pick {
                 expr = crate::functions::df_udf("array_element")?.call(vec![expr, lit(at)]);
+            }
+            if let Some(name) = unwrap_field {
+                expr = datafusion::functions::core::expr_fn::get_field(expr, name);
             }
             Ok(match result_type {
                 Some(field) => cast(expr, field.data_type().clone()),
@@ -465,6 +472,95 @@ fn range_bounds_typed(
 /// cannot remove rows exactly: `first`/`last` are the window functions
 /// `first_value`/`last_value`, `bool_and`/`bool_or` the minimum/maximum of the booleans, and
 /// the others are recomputed from the frame's rows (`functions::recompute`).
+/// Aggregates that skip NULL values (DataFusion's names): a FILTER is the same as their
+/// arguments made NULL where it does not hold.
+fn skips_nulls(name: &str) -> bool {
+    const NAMES: [&str; 27] = [
+        "sum",
+        "count",
+        "avg",
+        "min",
+        "max",
+        "stddev",
+        "stddev_pop",
+        "var",
+        "var_samp",
+        "var_pop",
+        "bool_and",
+        "bool_or",
+        "bit_and",
+        "bit_or",
+        "bit_xor",
+        "approx_distinct",
+        "median",
+        "corr",
+        "covar_samp",
+        "covar_pop",
+        "string_agg",
+        "collect_list",
+        "collect_set",
+        "try_sum",
+        "try_avg",
+        "max_by",
+        "min_by",
+    ];
+    NAMES.contains(&name) || name.starts_with("regr_")
+}
+
+/// A window aggregate's FILTER moved into its arguments where that is the same, because
+/// `datafusion-proto` does not carry a window's filters to the workers (in the cluster modes a
+/// filtered window aggregate would read every row): the arguments of aggregates that skip
+/// NULLs become NULL where the filter does not hold; `first`/`last` respecting NULLs take a
+/// struct of the value (never NULL) where it holds, skip NULLs, and answer its field
+/// (returned as the field's name). Other aggregates keep their filter.
+#[allow(clippy::type_complexity)]
+fn without_filter(
+    name: &str,
+    args: Vec<Expr>,
+    null_treatment: Option<datafusion::logical_expr::expr::NullTreatment>,
+    filter: Option<Box<Expr>>,
+) -> PlanResult<(
+    Vec<Expr>,
+    Option<datafusion::logical_expr::expr::NullTreatment>,
+    Option<Box<Expr>>,
+    Option<&'static str>,
+)> {
+    use datafusion::logical_expr::expr::NullTreatment;
+    let Some(p) = filter else {
+        return Ok((args, null_treatment, None, None));
+    };
+    let masked =
+        |a: Expr| -> PlanResult<Expr> { Ok(datafusion::logical_expr::when(*p.clone(), a).end()?) };
+    let ignoring = null_treatment == Some(NullTreatment::IgnoreNulls);
+    match name {
+        "first_value" | "last_value" if ignoring => Ok((
+            args.into_iter().map(masked).collect::<PlanResult<_>>()?,
+            null_treatment,
+            None,
+            None,
+        )),
+        "first_value" | "last_value" => {
+            let boxed = args
+                .into_iter()
+                .map(|a| {
+                    masked(datafusion::functions::core::expr_fn::named_struct(vec![
+                        lit("v"),
+                        a,
+                    ]))
+                })
+                .collect::<PlanResult<_>>()?;
+            Ok((boxed, Some(NullTreatment::IgnoreNulls), None, Some("v")))
+        }
+        n if skips_nulls(n) => Ok((
+            args.into_iter().map(masked).collect::<PlanResult<_>>()?,
+            null_treatment,
+            None,
+            None,
+        )),
+        _ => Ok((args, null_treatment, Some(p), None)),
+    }
+}
+
 fn sliding_form(
     f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>,
     frame: &datafusion::logical_expr::WindowFrame,
