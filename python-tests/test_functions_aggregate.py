@@ -26,6 +26,7 @@ SQL = {
     "(0, 1e10D, CAST(2.5 AS FLOAT), 'kiwi', -3.25, -5000000000L, NULL, NULL), "
     "(40, double('NaN'), CAST(7 AS FLOAT), 'hello', 0.1, 7L, TIMESTAMP'2024-01-01 00:00:00', false), "
     "(-20, 0.1D, NULL, 'zz', 7.77, 300L, NULL, true), (3, 1.5D, CAST(1.5 AS FLOAT), 'pear', 1.5, 1L, NULL, NULL) AS t(i, d, f, s, m, l, t, b)",
+    "collect_nulls": "SELECT collect_list(NULL) a, collect_set(NULL) b, collect_list(CAST(NULL AS INT)) c FROM range(3)",
     "mode_ties": "SELECT mode(i) i, mode(d) d, mode(s) s, mode(l) l, mode(m) m FROM VALUES (1, 1.5D, 'apple', 100L, 1.5), "
     "(2, 2.5D, 'pear', -3L, 2.5), (3, 0.5D, 'fig', 5000000000L, 10.0), (4, -1D, 'kiwi', 42L, -3.25) AS t(i, d, s, l, m)",
     "histogram_numeric_nulls": "SELECT k, histogram_numeric(x, 5) h FROM VALUES (1, CAST(NULL AS INT)), (2, 7) t(k, x) GROUP BY k",

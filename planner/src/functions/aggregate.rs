@@ -339,7 +339,8 @@ fn not_null_list(call: Expr, element: Option<DataType>) -> PlanResult<Expr> {
     use super::nested_nullability::NestedType;
     use super::nullability::SparkNullability;
     let Some(element) = element.filter(|t| *t != DataType::Null) else {
-        return Ok(call);
+        // (A list of NULLs has no elements to type; the list itself is still never NULL.)
+        return Ok(SparkNullability::udf(false).call(vec![call]));
     };
     let list = DataType::List(Arc::new(arrow::datatypes::Field::new_list_field(
         element, false,
