@@ -338,9 +338,9 @@ fn collect(mut f: FunctionInput, name: &str) -> PlanResult<Expr> {
 fn not_null_list(call: Expr, element: Option<DataType>) -> PlanResult<Expr> {
     use super::nested_nullability::NestedType;
     use super::nullability::SparkNullability;
-    let Some(element) = element.filter(|t| *t != DataType::Null) else {
-        // (A list of NULLs has no elements to type; the list itself is still never NULL.)
-        return Ok(SparkNullability::udf(false).call(vec![call]));
+    // (A collected list of untyped NULLs is always empty: its NULL items are as absent.)
+    let Some(element) = element else {
+        return Ok(call);
     };
     let list = DataType::List(Arc::new(arrow::datatypes::Field::new_list_field(
         element, false,
