@@ -156,6 +156,12 @@ WINDOW_SQL = {
     "min_by(id, v) FILTER (WHERE id > 0) OVER w b, stddev(v) FILTER (WHERE id > 0) OVER w sd "
     "FROM VALUES (0, 5), (1, NULL), (2, NULL), (3, 3), (4, 1), (5, 7), (6, NULL) t(id, v) "
     "WINDOW w AS (PARTITION BY id % 2 ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+    # Rows that tie in a window's order go in the input's order (Spark's sort is stable):
+    # row_number, ntile, lag, lead and ROWS frames answer the same every time.
+    "ties_in_input_order": "SELECT id, row_number() OVER w rn, lag(id) OVER w lg, lead(id, 2) OVER w ld, ntile(3) OVER w nt, "
+    "sum(id) OVER (PARTITION BY id % 3 ORDER BY id % 2 ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) s, rank() OVER w r "
+    "FROM range(0, 30, 1, 3) WINDOW w AS (PARTITION BY id % 3 ORDER BY id % 2)",
+    "ties_row_number_desc": "SELECT id, row_number() OVER (ORDER BY id % 3 DESC) rn FROM range(0, 40, 1, 4)",
     "collect_set_mode_over": "SELECT id, collect_set(id % 4) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) s, "
     "mode(id % 3) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) m FROM range(8)",
     "histogram_numeric_over": "SELECT id, histogram_numeric(id, 3) OVER (ORDER BY id) h, "
@@ -236,6 +242,8 @@ WINDOWS = {
     "total": lambda: F.sum("v").over(Window.partitionBy("k")),
     "first": lambda: F.first("v").over(_w()),
     "max_by_sliding": lambda: F.max_by("i", "v").over(_w().rowsBetween(-1, 0)),
+    # ties in v: the first row of each k in the input's order
+    "row_number_ties": lambda: F.row_number().over(Window.partitionBy("k").orderBy(F.desc("v"))),
     "min_by_partition": lambda: F.min_by("v", "i").over(Window.partitionBy("k")),
 }
 

@@ -212,7 +212,10 @@ impl<'a> Resolver<'a> {
             .iter()
             .chain(crate::functions::IN_INPUT_ORDER.iter());
         let by_partition: Vec<&&str> = by_partition.collect();
-        if exprs.any(|e| by_partition.iter().any(|f| e.calls(f))) {
+        let ties = |e: &spec::Expr| {
+            e.any(&|e| matches!(e, spec::Expr::Window(w) if window::ties_in_input_order(w)))
+        };
+        if exprs.any(|e| by_partition.iter().any(|f| e.calls(f)) || ties(e)) {
             Ok(crate::logical::partition_ids::PartitionIdsNode::plan(
                 input,
             )?)

@@ -151,6 +151,13 @@ impl Resolver<'_> {
             schema,
         )?;
         let frame = (range_bounds_typed(frame.0, &order, schema)?, frame.1);
+        // Rows that tie in the order go in the input's order, as Spark's stable sort keeps
+        // them (see `ties_in_input_order`).
+        if ties_in_input_order(w)
+            && schema.has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID)
+        {
+            order.extend(crate::functions::input_order());
+        }
         // One window function with this window's partitions, order and frame.
         let window_of = |e: Expr| -> PlanResult<Expr> {
             // Builders may wrap the function in a cast to Spark's result type (rank() is an
@@ -472,6 +479,29 @@ fn range_bounds_typed(
 /// cannot remove rows exactly: `first`/`last` are the window functions
 /// `first_value`/`last_value`, `bool_and`/`bool_or` the minimum/maximum of the booleans, and
 /// the others are recomputed from the frame's rows (`functions::recompute`).
+/// Whether the answer of window `w` depends on the order of rows that tie in its ORDER BY
+/// (which Spark's stable sort leaves in the input's order, and a shuffle would leave in the
+/// order it delivers them): `row_number`, `ntile`, `lag`, `lead`, and anything over a ROWS
+/// frame, but not the functions of peers (`rank`, ...) nor RANGE frames, whose peers tie.
+pub(crate) fn ties_in_input_order(w: &spec::WindowSpec) -> bool {
+    let name = match &w.function {
+        SExpr::Function(f) => f.name.to_ascii_lowercase(),
+        _ => return false,
+    };
+    if w.order_by.is_empty()
+        || matches!(
+            name.as_str(),
+            "rank" | "dense_rank" | "percent_rank" | "cume_dist"
+        )
+    {
+        return false;
+    }
+    match &w.frame {
+        Some(f) => f.rows,
+        None => matches!(name.as_str(), "row_number" | "ntile" | "lag" | "lead"),
+    }
+}
+
 /// Aggregates that skip NULL values (DataFusion's names): a FILTER is the same as their
 /// arguments made NULL where it does not hold.
 fn skips_nulls(name: &str) -> bool {
