@@ -230,3 +230,19 @@ def test_sort_after_a_limit_sorts_the_limited_rows(spark, expected):
         name="then_window",
     )
     expected.check(ten.orderBy("id").limit(3).orderBy(F.desc("id")), ordered=True, name="sorted_limit_resorted")
+
+
+def test_sort_ties_keep_the_input_order(spark, expected):
+    """Rows that tie in a sort come in the input's order (Spark's sort is stable), the same
+    every time: ties had come out in the order a shuffle delivered the partitions' rows."""
+    four = spark.range(0, 40, 1, 4)
+    expected.check(four.orderBy(F.col("id") % 3), ordered=True, name="ties_asc")
+    expected.check(four.orderBy((F.col("id") % 4).desc(), F.col("id") % 2), ordered=True, name="ties_two_keys")
+    expected.check(
+        spark.sql("SELECT id, id % 5 k FROM range(0, 50, 1, 3) ORDER BY k DESC"), ordered=True, name="ties_sql"
+    )
+    people = spark.createDataFrame(
+        [(i, ["x", "y", "z"][i % 3]) for i in range(20)], "id INT, team STRING"
+    ).repartition(3)
+    answers = {str(people.orderBy("team").collect()) for _ in range(4)}
+    assert len(answers) == 1, answers

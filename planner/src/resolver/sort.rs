@@ -88,7 +88,7 @@ impl Resolver<'_> {
                     .iter()
                     .any(|s| contains_aggregate(&s.expr) || contains_window(&s.expr)) =>
             {
-                return Ok(LogicalPlanBuilder::from(input).sort(sorts)?.build()?);
+                return stable_sort(input, sorts);
             }
             Ok(_) => None,
             Err(e) if is_ambiguous(&e) => return Err(e),
@@ -103,7 +103,7 @@ impl Resolver<'_> {
                     .zip(&hidden)
                     .map(|(o, h)| SortExpr::new(Self::column(h), o.ascending, o.nulls_first()))
                     .collect::<Vec<_>>();
-                let sorted = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                let sorted = stable_sort(plan, sorts)?;
                 Ok(LogicalPlanBuilder::from(sorted).project(visible)?.build()?)
             }
             Err(e) => Err(first.unwrap_or(e)),
@@ -260,7 +260,7 @@ impl Resolver<'_> {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
                 let schema = plan.schema().clone();
                 if let Ok(sorts) = self.sort_exprs(order, &schema) {
-                    let plan = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                    let plan = stable_sort(plan, sorts)?;
                     self.record_visible(spec, &plan, &hidden);
                     return Ok((plan, hidden));
                 }
@@ -275,7 +275,7 @@ impl Resolver<'_> {
                     .zip(&keys)
                     .map(|(o, k)| SortExpr::new(Self::column(k), o.ascending, o.nulls_first()))
                     .collect();
-                let sorted = LogicalPlanBuilder::from(plan).sort(sorts)?.build()?;
+                let sorted = stable_sort(plan, sorts)?;
                 let kept = visible_columns(&sorted, &keys);
                 let plan = LogicalPlanBuilder::from(sorted).project(kept)?.build()?;
                 self.record_visible(spec, &plan, &hidden);
@@ -567,6 +567,27 @@ impl Resolver<'_> {
 
 /// A reference that names several columns of the input: Spark's error, never a column its
 /// missing-reference rule would find below.
+/// `plan` sorted by `sorts`, rows that tie in the input's order, as Spark's sort (stable)
+/// leaves them: the input's rows numbered, the numbers the last keys, and left out again.
+/// (Without them, ties came out in the order a shuffle delivered the partitions' rows.)
+fn stable_sort(plan: LogicalPlan, mut sorts: Vec<SortExpr>) -> PlanResult<LogicalPlan> {
+    use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode};
+    if plan.schema().has_column_with_unqualified_name(PARTITION_ID) {
+        return Ok(LogicalPlanBuilder::from(plan).sort(sorts)?.build()?);
+    }
+    let columns: Vec<Expr> = plan
+        .schema()
+        .columns()
+        .into_iter()
+        .map(Expr::Column)
+        .collect();
+    sorts.extend(crate::functions::input_order());
+    let sorted = LogicalPlanBuilder::from(PartitionIdsNode::plan(plan)?)
+        .sort(sorts)?
+        .build()?;
+    Ok(LogicalPlanBuilder::from(sorted).project(columns)?.build()?)
+}
+
 fn is_ambiguous(e: &PlanError) -> bool {
     matches!(e, PlanError::Spark(e) if e.error_class == "AMBIGUOUS_REFERENCE")
 }
