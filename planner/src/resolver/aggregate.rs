@@ -277,7 +277,10 @@ impl Resolver<'_> {
         a: &spec::Aggregate,
     ) -> PlanResult<LogicalPlan> {
         // (`groupBy(spark_partition_id())` reads each row's partition.)
-        let input = self.with_partition_ids(input, a.grouping.iter().chain(&a.aggregates))?;
+        let outer = std::mem::replace(&mut self.in_aggregation, true);
+        let input = self.with_partition_ids(input, a.grouping.iter().chain(&a.aggregates));
+        self.in_aggregation = outer;
+        let input = input?;
         let schema = input.schema().clone();
         let sql_semantics = !a.output_grouping;
         // In SQL, `window.start` names a field of a window grouping key.
@@ -286,7 +289,10 @@ impl Resolver<'_> {
         } else {
             a.aggregates.clone()
         };
-        let items = self.resolve_items(&aggregates, &schema)?;
+        let outer = std::mem::replace(&mut self.in_aggregation, true);
+        let items = self.resolve_items(&aggregates, &schema);
+        self.in_aggregation = outer;
+        let items = items?;
         let mut group = Vec::new();
         for g in &a.grouping {
             group.extend(self.resolve_group_key(

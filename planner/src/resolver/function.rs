@@ -389,8 +389,10 @@ impl Resolver<'_> {
                 shown: shown.clone(),
                 arg_names: names.clone(),
                 order_by: within_group.into_iter().map(|(s, _)| s).collect(),
+                // (A window over an aggregation's groups does not see its input's rows.)
                 partition_ids: schema
-                    .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID),
+                    .has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID)
+                    && !(self.in_window && self.in_aggregation),
             })?,
         };
         let expr = match nullability_args {

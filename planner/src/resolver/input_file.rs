@@ -156,6 +156,14 @@ fn files_of(plan: &LogicalPlan) -> Files {
             union(plan.inputs().into_iter().map(files_of))
         }
         LogicalPlan::Union(u) => union(u.inputs.iter().map(|i| files_of(i))),
+        // Numbering the rows keeps them where they are.
+        LogicalPlan::Extension(e)
+            if e.node
+                .as_any()
+                .is::<crate::logical::partition_ids::PartitionIdsNode>() =>
+        {
+            union(plan.inputs().into_iter().map(files_of))
+        }
         // Spark reads these rows after an exchange (or computes them): no file.
         LogicalPlan::Aggregate(_)
         | LogicalPlan::Sort(_)

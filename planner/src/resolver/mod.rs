@@ -147,6 +147,9 @@ pub struct Resolver<'a> {
     qualified_only: std::collections::HashSet<String>,
     /// Whether a sort's keys are being resolved over its input (see `qualified_only`).
     in_sort_keys: bool,
+    /// Whether an aggregation's items are being resolved over its input: its window
+    /// functions run over the groups, where the input's row numbers are not.
+    in_aggregation: bool,
     /// The recursive CTEs whose step is being resolved, innermost last (see `recursive`).
     work_tables: Vec<recursive::WorkTable>,
 }
@@ -173,6 +176,7 @@ impl<'a> Resolver<'a> {
             in_stored_plan: false,
             qualified_only: Default::default(),
             in_sort_keys: false,
+            in_aggregation: false,
             work_tables: Vec::new(),
             filter_in_subqueries: Vec::new(),
         }
@@ -212,8 +216,11 @@ impl<'a> Resolver<'a> {
             .iter()
             .chain(crate::functions::IN_INPUT_ORDER.iter());
         let by_partition: Vec<&&str> = by_partition.collect();
+        // (An aggregation's windows run over its groups: its input's numbers are not theirs.)
+        let grouped = self.in_aggregation;
         let ties = |e: &spec::Expr| {
-            e.any(&|e| matches!(e, spec::Expr::Window(w) if window::ties_in_input_order(w)))
+            !grouped
+                && e.any(&|e| matches!(e, spec::Expr::Window(w) if window::ties_in_input_order(w)))
         };
         if exprs.any(|e| by_partition.iter().any(|f| e.calls(f)) || ties(e)) {
             Ok(crate::logical::partition_ids::PartitionIdsNode::plan(

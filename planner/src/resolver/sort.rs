@@ -88,7 +88,7 @@ impl Resolver<'_> {
                     .iter()
                     .any(|s| contains_aggregate(&s.expr) || contains_window(&s.expr)) =>
             {
-                return stable_sort(input, sorts);
+                return stable_sort(input, sorts, self.input_file_calls > 0);
             }
             Ok(_) => None,
             Err(e) if is_ambiguous(&e) => return Err(e),
@@ -103,7 +103,7 @@ impl Resolver<'_> {
                     .zip(&hidden)
                     .map(|(o, h)| SortExpr::new(Self::column(h), o.ascending, o.nulls_first()))
                     .collect::<Vec<_>>();
-                let sorted = stable_sort(plan, sorts)?;
+                let sorted = stable_sort(plan, sorts, self.input_file_calls > 0)?;
                 Ok(LogicalPlanBuilder::from(sorted).project(visible)?.build()?)
             }
             Err(e) => Err(first.unwrap_or(e)),
@@ -260,7 +260,7 @@ impl Resolver<'_> {
                 let (plan, hidden) = self.resolve_with_extras(input, extras)?;
                 let schema = plan.schema().clone();
                 if let Ok(sorts) = self.sort_exprs(order, &schema) {
-                    let plan = stable_sort(plan, sorts)?;
+                    let plan = stable_sort(plan, sorts, self.input_file_calls > 0)?;
                     self.record_visible(spec, &plan, &hidden);
                     return Ok((plan, hidden));
                 }
@@ -275,7 +275,7 @@ impl Resolver<'_> {
                     .zip(&keys)
                     .map(|(o, k)| SortExpr::new(Self::column(k), o.ascending, o.nulls_first()))
                     .collect();
-                let sorted = stable_sort(plan, sorts)?;
+                let sorted = stable_sort(plan, sorts, self.input_file_calls > 0)?;
                 let kept = visible_columns(&sorted, &keys);
                 let plan = LogicalPlanBuilder::from(sorted).project(kept)?.build()?;
                 self.record_visible(spec, &plan, &hidden);
@@ -568,11 +568,33 @@ impl Resolver<'_> {
 /// A reference that names several columns of the input: Spark's error, never a column its
 /// missing-reference rule would find below.
 /// `plan` sorted by `sorts`, rows that tie in the input's order, as Spark's sort (stable)
-/// leaves them: the input's rows numbered, the numbers the last keys, and left out again.
+/// leaves them: the input's rows numbered, the numbers the last keys, and left out again
+/// (not where a key or the input reads the file a row came from, `reads_files` for calls not
+/// yet resolved: that needs the scan right below it).
 /// (Without them, ties came out in the order a shuffle delivered the partitions' rows.)
-fn stable_sort(plan: LogicalPlan, mut sorts: Vec<SortExpr>) -> PlanResult<LogicalPlan> {
+fn stable_sort(
+    plan: LogicalPlan,
+    mut sorts: Vec<SortExpr>,
+    reads_files: bool,
+) -> PlanResult<LogicalPlan> {
     use crate::logical::partition_ids::{PARTITION_ID, PartitionIdsNode};
-    if plan.schema().has_column_with_unqualified_name(PARTITION_ID) {
+    use datafusion::common::tree_node::TreeNode;
+    // (Reading the file a row came from needs the scan right below the expression: no
+    // numbering in between.)
+    let file_name =
+        |e: &Expr| matches!(e, Expr::ScalarFunction(f) if f.name() == "input_file_name");
+    let reads_file = reads_files
+        || sorts
+            .iter()
+            .any(|s| s.expr.exists(|e| Ok(file_name(e))).unwrap_or(false))
+        || plan
+            .exists(|p| {
+                Ok(p.expressions()
+                    .iter()
+                    .any(|e| e.exists(|e| Ok(file_name(e))).unwrap_or(false)))
+            })
+            .unwrap_or(false);
+    if reads_file || plan.schema().has_column_with_unqualified_name(PARTITION_ID) {
         return Ok(LogicalPlanBuilder::from(plan).sort(sorts)?.build()?);
     }
     let columns: Vec<Expr> = plan

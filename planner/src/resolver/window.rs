@@ -154,6 +154,7 @@ impl Resolver<'_> {
         // Rows that tie in the order go in the input's order, as Spark's stable sort keeps
         // them (see `ties_in_input_order`).
         if ties_in_input_order(w)
+            && !self.in_aggregation
             && schema.has_column_with_unqualified_name(crate::logical::partition_ids::PARTITION_ID)
         {
             order.extend(crate::functions::input_order());
@@ -474,11 +475,6 @@ fn range_bounds_typed(
     Ok(frame)
 }
 
-/// The window function that computes aggregate `f` over `frame`: `f` itself, except where the
-/// frame slides (starts after the partition's first row) and DataFusion's accumulator of `f`
-/// cannot remove rows exactly: `first`/`last` are the window functions
-/// `first_value`/`last_value`, `bool_and`/`bool_or` the minimum/maximum of the booleans, and
-/// the others are recomputed from the frame's rows (`functions::recompute`).
 /// Whether the answer of window `w` depends on the order of rows that tie in its ORDER BY
 /// (which Spark's stable sort leaves in the input's order, and a shuffle would leave in the
 /// order it delivers them): `row_number`, `ntile`, `lag`, `lead`, and anything over a ROWS
@@ -591,6 +587,11 @@ fn without_filter(
     }
 }
 
+/// The window function that computes aggregate `f` over `frame`: `f` itself, except where the
+/// frame slides (starts after the partition's first row) and DataFusion's accumulator of `f`
+/// cannot remove rows exactly: `first`/`last` are the window functions
+/// `first_value`/`last_value`, `bool_and`/`bool_or` the minimum/maximum of the booleans, and
+/// the others are recomputed from the frame's rows (`functions::recompute`).
 fn sliding_form(
     f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>,
     frame: &datafusion::logical_expr::WindowFrame,
