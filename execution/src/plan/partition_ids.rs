@@ -51,6 +51,18 @@ pub struct PartitionIdsExec {
 
 impl PartitionIdsExec {
     pub fn new(input: Arc<dyn ExecutionPlan>) -> Result<Self> {
+        let input_order = input.output_ordering().cloned();
+        let single = input.output_partitioning().partition_count() == 1;
+        Self::numbering(input, input_order, single)
+    }
+
+    /// Over `input`, keeping `input_order` and one partition if `single` (what the ids were
+    /// planned to number, whatever an optimizer makes of the input later).
+    fn numbering(
+        input: Arc<dyn ExecutionPlan>,
+        input_order: Option<LexOrdering>,
+        single: bool,
+    ) -> Result<Self> {
         let mut fields: Vec<Field> = input
             .schema()
             .fields()
@@ -76,8 +88,6 @@ impl PartitionIdsExec {
             input.pipeline_behavior(),
             input.boundedness(),
         ));
-        let input_order = input.output_ordering().cloned();
-        let single = input.output_partitioning().partition_count() == 1;
         Ok(Self {
             input,
             properties,
@@ -141,7 +151,11 @@ impl ExecutionPlan for PartitionIdsExec {
         let Some(input) = children.pop() else {
             return internal_err!("PartitionIdsExec takes one input");
         };
-        Ok(Arc::new(Self::new(input)?))
+        Ok(Arc::new(Self::numbering(
+            input,
+            self.input_order.clone(),
+            self.single,
+        )?))
     }
 
     fn execute(
