@@ -3,6 +3,7 @@
 //! resulting column. Modules group the table by family; `registry()` merges them once.
 
 mod aggregate;
+mod collect;
 mod collection;
 mod conditional;
 mod datetime;
@@ -39,7 +40,7 @@ mod udf_codec;
 pub mod variant;
 mod vector;
 mod window;
-pub use aggregate::{IN_INPUT_ORDER, input_order};
+pub use collect::{IN_INPUT_ORDER, input_order};
 pub use window::DISTRIBUTED_SEQUENCE_ID;
 
 use std::collections::HashMap;

@@ -212,17 +212,19 @@ impl<'a> Resolver<'a> {
             "randstr",
             crate::functions::DISTRIBUTED_SEQUENCE_ID,
         ];
-        let by_partition = by_partition
-            .iter()
-            .chain(crate::functions::IN_INPUT_ORDER.iter());
-        let by_partition: Vec<&&str> = by_partition.collect();
         // (An aggregation's windows run over its groups: its input's numbers are not theirs.)
         let grouped = self.in_aggregation;
         let ties = |e: &spec::Expr| {
             !grouped
                 && e.any(&|e| matches!(e, spec::Expr::Window(w) if window::ties_in_input_order(w)))
         };
-        if exprs.any(|e| by_partition.iter().any(|f| e.calls(f)) || ties(e)) {
+        let calls = |e: &spec::Expr| {
+            by_partition
+                .iter()
+                .chain(&crate::functions::IN_INPUT_ORDER)
+                .any(|f| e.calls(f))
+        };
+        if exprs.any(|e| calls(e) || ties(e)) {
             Ok(crate::logical::partition_ids::PartitionIdsNode::plan(
                 input,
             )?)
