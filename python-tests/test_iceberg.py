@@ -2,7 +2,7 @@
 JSON)`, Hadoop catalogs (`spark.sql.catalog.<name>=org.apache.iceberg.spark.SparkCatalog`,
 `type=hadoop`, `warehouse=<path>`, so `SELECT * FROM ice.db.t` works), time travel
 (`snapshot-id`, `as-of-timestamp`, `VERSION AS OF`, `TIMESTAMP AS OF`), partition transforms
-and schema evolution by field id.
+and schema evolution by field id. Partitioned writes: test_iceberg_partitions.py.
 
 Interoperability is the test: the tables are written by the independent `pyiceberg` package
 (its SQL catalog on SQLite, in a temporary warehouse), partitioned with transforms, with
@@ -566,10 +566,6 @@ def test_catalog_create_insert_and_ctas(spark, warehouse, ice):
     spark.range(3, 5).selectExpr("id", "id * 2 AS twice").write.mode("append").saveAsTable(f"ice.db.{ctas}")
     spark.range(5, 6).selectExpr("id", "id * 2 AS twice").write.insertInto(f"ice.db.{ctas}")
     assert rows(spark.table(f"ice.db.{ctas}")) == [(i, 2 * i) for i in range(6)]
-    # Partition transforms in CREATE TABLE are not taken yet (refused, not ignored).
-    assert "unsupported" in error_of(
-        lambda: spark.sql("CREATE TABLE ice.db.part (id BIGINT, ts TIMESTAMP) USING iceberg PARTITIONED BY (days(ts))")
-    ).lower()
 
 
 def test_catalog_missing_table(spark, ice):
@@ -674,13 +670,6 @@ def test_write_types_round_trip(spark, tmp_path):
     assert [tuple(r) for r in back.collect()] == [tuple(r) for r in df.collect()]
     data = static(location).scan().to_arrow().to_pylist()[0]
     assert data["st"] == {"a": 1, "b": "y"} and data["arr"] == [1, 2] and data["dec"] == decimal.Decimal("12.34")
-
-
-def test_writing_partitioned_tables_is_refused(spark, catalog, warehouse, tmp_path):
-    spec = PartitionSpec(PartitionField(1, 1000, IdentityTransform(), "id"))
-    table, _ = new_table(catalog, warehouse, SIMPLE, spec)
-    assert "not supported" in error_of(lambda: spark.range(1).write.format("iceberg").mode("append").save(table.location())).lower()
-    assert "not supported" in error_of(lambda: spark.range(1).write.format("iceberg").partitionBy("id").save(str(tmp_path / "p"))).lower()
 
 
 def test_concurrent_commit_is_refused_not_lost(spark, tmp_path):

@@ -353,6 +353,18 @@ pub fn infer_type(values: &[Option<String>], timestamp: &DataType) -> DataType {
     }
 }
 
+/// A scan's file at `location` (an object store path, as is: `PartitionedFile::new` would parse
+/// the text again and escape a `%` of a file name twice, so a table whose partition
+/// directories have escaped names, `name_trunc=%CF%89m`, would not find its files).
+pub fn partitioned_file(
+    location: object_store::path::Path,
+    size: u64,
+) -> datafusion::datasource::listing::PartitionedFile {
+    let mut file = datafusion::datasource::listing::PartitionedFile::new(String::new(), size);
+    file.object_meta.location = location;
+    file
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

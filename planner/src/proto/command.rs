@@ -8,7 +8,8 @@ use datafusion::common::ScalarValue;
 
 use crate::error::{ErrorKind, PlanResult, SparkError, invalid, unsupported};
 use crate::spec::{
-    Bucketing, SaveMode, Statement, ViewKind, WriteSpec, WriteTarget, WriteV2, WriteV2Mode,
+    Bucketing, PartitionTransform, SaveMode, Statement, ViewKind, WriteSpec, WriteTarget, WriteV2,
+    WriteV2Mode,
 };
 use crate::sql;
 
@@ -158,7 +159,7 @@ fn write_v2(ctx: &ProtoContext, w: &pb::WriteOperationV2) -> PlanResult<WriteV2>
     if !w.clustering_columns.is_empty() {
         return unsupported("clusterBy");
     }
-    let (partition_by, bucketing) = partitioning(ctx, &w.partitioning_columns)?;
+    let (partition_by, bucketing, transforms) = partitioning(ctx, &w.partitioning_columns)?;
     let mode = match w.mode() {
         Mode::Create => WriteV2Mode::Create,
         Mode::Replace => WriteV2Mode::Replace,
@@ -177,6 +178,7 @@ fn write_v2(ctx: &ProtoContext, w: &pb::WriteOperationV2) -> PlanResult<WriteV2>
         provider: w.provider.clone(),
         partition_by,
         bucketing,
+        transforms,
         options: w.options.clone(),
         properties: w
             .table_properties
@@ -259,15 +261,6 @@ fn write_operation(ctx: &ProtoContext, w: &pb::WriteOperation) -> PlanResult<Wri
     })
 }
 
-/// An argument of a partition transform as Spark shows it (`years(ts)`).
-fn transform_argument(e: &crate::spec::Expr) -> String {
-    match e {
-        crate::spec::Expr::Attribute { name, .. } => name.join("."),
-        crate::spec::Expr::Literal(v) => v.to_string(),
-        _ => "?".to_string(),
-    }
-}
-
 /// A table's number of buckets, checked as Spark checks it.
 pub(crate) fn bucket_count(n: i64, kind: crate::error::ErrorKind) -> PlanResult<usize> {
     if n <= 0 || n > 100_000 {
@@ -276,63 +269,66 @@ pub(crate) fn bucket_count(n: i64, kind: crate::error::ErrorKind) -> PlanResult<
     Ok(n as usize)
 }
 
-/// `partitionedBy(...)` of `writeTo`: columns, and at most one `bucket(n, cols)`; Spark's
-/// session catalog refuses the other transforms (`years`, `days`, ...).
+/// `partitionedBy(...)` of `writeTo`: columns, the first `bucket(n, cols)`, and every item in
+/// order (the session catalog refuses transforms other than one `bucket` when it creates the
+/// table, [`crate::spec::check_transforms`]; Iceberg tables take them all).
 fn partitioning(
     ctx: &ProtoContext,
     exprs: &[pb::Expression],
-) -> PlanResult<(Vec<String>, Option<Bucketing>)> {
+) -> PlanResult<(Vec<String>, Option<Bucketing>, Vec<PartitionTransform>)> {
     let mut columns = vec![];
     let mut bucketing: Option<Bucketing> = None;
+    let mut transforms = vec![];
+    let other = || unsupported("partitionedBy with expressions other than columns and transforms");
     for e in exprs {
         match super::convert_expression(ctx, e)? {
-            crate::spec::Expr::Attribute { name, .. } => columns.push(name.join(".")),
+            crate::spec::Expr::Attribute { name, .. } => {
+                transforms.push(PartitionTransform::identity(&name.join(".")));
+                columns.push(name.join("."));
+            }
             crate::spec::Expr::Function(f) => {
                 let Some(transform) = f.name.strip_prefix(crate::spec::PARTITION_TRANSFORM) else {
-                    return unsupported(
-                        "partitionedBy with expressions other than columns and transforms",
-                    );
+                    return other();
                 };
-                if transform != "bucket" {
-                    let args: Vec<String> = f.args.iter().map(transform_argument).collect();
-                    let shown = format!("{transform}({})", args.join(", "));
-                    return Err(SparkError::unsupported_partition_transform(&shown).into());
+                let mut args = vec![];
+                for a in &f.args {
+                    args.push(match a {
+                        crate::spec::Expr::Attribute { name, .. } => name.join("."),
+                        crate::spec::Expr::Literal(
+                            v @ (ScalarValue::Int32(Some(_)) | ScalarValue::Int64(Some(_))),
+                        ) => v.to_string(),
+                        _ => return other(),
+                    });
                 }
-                if bucketing.is_some() {
-                    return Err(SparkError::multiple_bucket_transforms().into());
+                if transform == "bucket" && bucketing.is_none() {
+                    let n = match f.args.first() {
+                        Some(crate::spec::Expr::Literal(n)) => n,
+                        _ => return invalid("bucket() without a number of buckets"),
+                    };
+                    let n = match n {
+                        ScalarValue::Int32(Some(n)) => i64::from(*n),
+                        ScalarValue::Int64(Some(n)) => *n,
+                        _ => {
+                            return invalid(
+                                "bucket() with a number of buckets that is not an integer",
+                            );
+                        }
+                    };
+                    bucketing = Some(Bucketing {
+                        num_buckets: bucket_count(n, ErrorKind::Analysis)?,
+                        columns: args[1..].to_vec(),
+                        sort_columns: vec![],
+                    });
                 }
-                let (n, cols) = match f.args.split_first() {
-                    Some((crate::spec::Expr::Literal(n), cols)) => (n, cols),
-                    _ => return invalid("bucket() without a number of buckets"),
-                };
-                let n = match n {
-                    ScalarValue::Int32(Some(n)) => i64::from(*n),
-                    ScalarValue::Int64(Some(n)) => *n,
-                    _ => {
-                        return invalid("bucket() with a number of buckets that is not an integer");
-                    }
-                };
-                let mut names = vec![];
-                for c in cols {
-                    match c {
-                        crate::spec::Expr::Attribute { name, .. } => names.push(name.join(".")),
-                        _ => return unsupported("bucket() of expressions other than columns"),
-                    }
-                }
-                bucketing = Some(Bucketing {
-                    num_buckets: bucket_count(n, ErrorKind::Analysis)?,
-                    columns: names,
-                    sort_columns: vec![],
+                transforms.push(PartitionTransform {
+                    name: transform.to_string(),
+                    args,
                 });
             }
-            _ => {
-                return unsupported(
-                    "partitionedBy with expressions other than columns and transforms",
-                );
-            }
+            _ => return other(),
         }
     }
-    Ok((columns, bucketing))
+    Ok((columns, bucketing, transforms))
 }
 
 pub fn sql_arguments(ctx: &ProtoContext, q: &pb::Sql) -> PlanResult<sql::Arguments> {

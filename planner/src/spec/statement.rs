@@ -82,6 +82,9 @@ pub struct CreateTableSpec {
     pub format: Option<String>,
     pub partition_by: Vec<String>,
     pub bucketing: Option<Bucketing>,
+    /// Every `PARTITIONED BY` item in order, transforms included (`days(ts)`): Iceberg tables
+    /// take them all; the session catalog only columns and one `bucket` ([`check_transforms`]).
+    pub transforms: Vec<PartitionTransform>,
     pub location: Option<String>,
     pub options: Vec<(String, String)>,
     pub comment: Option<String>,
@@ -112,9 +115,56 @@ pub struct WriteV2 {
     pub provider: Option<String>,
     pub partition_by: Vec<String>,
     pub bucketing: Option<Bucketing>,
+    /// `partitionedBy(...)` in order, transforms included.
+    pub transforms: Vec<PartitionTransform>,
     pub options: HashMap<String, String>,
     pub properties: Vec<(String, String)>,
     pub mode: WriteV2Mode,
+}
+
+/// One partitioning item: a column (`identity`) or a transform of columns and numbers
+/// (`bucket(16, id)`, `days(ts)`, `truncate(2, name)`), named as written (lower case).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionTransform {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+impl PartitionTransform {
+    pub fn identity(column: &str) -> Self {
+        PartitionTransform {
+            name: "identity".into(),
+            args: vec![column.to_string()],
+        }
+    }
+
+    /// As Spark shows it in errors (`years(ts)`).
+    pub fn shown(&self) -> String {
+        format!("{}({})", self.name, self.args.join(", "))
+    }
+}
+
+/// The session catalog's partitioning: columns and at most one `bucket`; any other transform
+/// is Spark's UNSUPPORTED_PARTITION_TRANSFORM.
+pub fn check_transforms(transforms: &[PartitionTransform]) -> Result<(), crate::SparkError> {
+    let mut buckets = 0;
+    for t in transforms {
+        match t.name.as_str() {
+            "identity" => {}
+            "bucket" => {
+                buckets += 1;
+                if buckets > 1 {
+                    return Err(crate::SparkError::multiple_bucket_transforms());
+                }
+            }
+            _ => {
+                return Err(crate::SparkError::unsupported_partition_transform(
+                    &t.shown(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `ALTER TABLE name ...`.

@@ -9,8 +9,10 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use super::{Lowering, expression, object_name_parts, query};
-use crate::error::{ErrorKind, PlanError, PlanResult, SparkError, unsupported};
-use crate::spec::{AlterTable, Bucketing, CreateTableSpec, ExplainMode, Expr, Statement};
+use crate::error::{ErrorKind, PlanError, PlanResult, unsupported};
+use crate::spec::{
+    AlterTable, Bucketing, CreateTableSpec, ExplainMode, Expr, PartitionTransform, Statement,
+};
 
 type Parsed<T> = Result<T, ParserError>;
 
@@ -146,11 +148,12 @@ fn sort_identifiers(p: &mut Parser) -> PlanResult<Vec<String>> {
 
 /// `PARTITIONED BY (a, bucket(4, b))`: the partition columns and a `bucket` transform;
 /// Spark's session catalog refuses the other transforms (`years(ts)`, ...).
-fn partition_items(p: &mut Parser) -> PlanResult<(Vec<String>, Option<Bucketing>)> {
+/// `PARTITIONED BY (a, bucket(4, b), days(ts))`: the columns, the bucketing, and every item in
+/// order (other transforms are for Iceberg tables; the session catalog refuses them later).
+fn partition_items(p: &mut Parser) -> PlanResult<PartitionItems> {
     let err = PlanError::from_parser;
     p.expect_token(&Token::LParen).map_err(err)?;
-    let mut columns = vec![];
-    let mut bucketing = None;
+    let mut items = PartitionItems::default();
     loop {
         let name = p.parse_identifier().map_err(err)?.value;
         if p.consume_token(&Token::LParen) {
@@ -169,33 +172,38 @@ fn partition_items(p: &mut Parser) -> PlanResult<(Vec<String>, Option<Bucketing>
                 }
             }
             p.expect_token(&Token::RParen).map_err(err)?;
-            if !name.eq_ignore_ascii_case("bucket") {
-                let shown = format!("{name}({})", args.join(", "));
-                return Err(SparkError::unsupported_partition_transform(&shown).into());
+            let name = name.to_ascii_lowercase();
+            if name == "bucket" && items.bucketing.is_none() {
+                let Some((n, cols)) = args.split_first() else {
+                    return Err(PlanError::InvalidPlan("bucket() without arguments".into()));
+                };
+                let n: i64 = n
+                    .parse()
+                    .map_err(|_| PlanError::InvalidPlan(format!("bucket({n}, ...)")))?;
+                items.bucketing = Some(Bucketing {
+                    num_buckets: crate::proto::bucket_count(n, ErrorKind::Parse)?,
+                    columns: cols.to_vec(),
+                    sort_columns: vec![],
+                });
             }
-            if bucketing.is_some() {
-                return Err(SparkError::multiple_bucket_transforms().into());
-            }
-            let Some((n, cols)) = args.split_first() else {
-                return Err(PlanError::InvalidPlan("bucket() without arguments".into()));
-            };
-            let n: i64 = n
-                .parse()
-                .map_err(|_| PlanError::InvalidPlan(format!("bucket({n}, ...)")))?;
-            bucketing = Some(Bucketing {
-                num_buckets: crate::proto::bucket_count(n, ErrorKind::Parse)?,
-                columns: cols.to_vec(),
-                sort_columns: vec![],
-            });
+            items.transforms.push(PartitionTransform { name, args });
         } else {
-            columns.push(name);
+            items.transforms.push(PartitionTransform::identity(&name));
+            items.columns.push(name);
         }
         if !p.consume_token(&Token::Comma) {
             break;
         }
     }
     p.expect_token(&Token::RParen).map_err(err)?;
-    Ok((columns, bucketing))
+    Ok(items)
+}
+
+#[derive(Default)]
+struct PartitionItems {
+    columns: Vec<String>,
+    bucketing: Option<Bucketing>,
+    transforms: Vec<PartitionTransform>,
 }
 
 fn identifiers(p: &mut Parser) -> Parsed<Vec<String>> {
@@ -441,11 +449,12 @@ fn create(l: &Lowering, p: &mut Parser) -> PlanResult<Option<Statement>> {
                     "PARTITIONED BY with column types (Hive tables); name the columns of the table's column list",
                 );
             }
-            let (columns, bucketing) = partition_items(p)?;
-            spec.partition_by = columns;
-            if bucketing.is_some() {
-                spec.bucketing = bucketing;
+            let items = partition_items(p)?;
+            spec.partition_by = items.columns;
+            if items.bucketing.is_some() {
+                spec.bucketing = items.bucketing;
             }
+            spec.transforms = items.transforms;
         } else if word(p, "LOCATION") {
             spec.location = Some(string(p).map_err(perr)?);
         } else if word(p, "OPTIONS") {

@@ -11,10 +11,10 @@
 use arrow::datatypes::Field;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
-use ember_execution::formats::iceberg::write as iceberg_write;
+use ember_execution::formats::iceberg::write::{self as iceberg_write, CommitMode};
 use ember_execution::formats::{delta, iceberg};
 use ember_planner::SparkError;
-use ember_planner::spec::{CreateTableSpec, Plan, SaveMode, WriteSpec};
+use ember_planner::spec::{self, CreateTableSpec, Plan, SaveMode, WriteSpec};
 
 use super::write::analysis;
 use crate::error::ServerResult;
@@ -39,11 +39,25 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
             SaveMode::Append | SaveMode::Overwrite => {}
         }
     }
-    if !spec.partition_by.is_empty() {
-        return Err(SparkError::unsupported("writing partitioned Iceberg tables").into());
+    if spec.bucketing.is_some() {
+        return Err(SparkError::unsupported("bucketBy of Iceberg tables").into());
     }
+    // `partitionBy(...)` partitions a new table by those columns; an existing table keeps its
+    // spec (as iceberg-spark).
+    let partitioning: Vec<(String, Vec<String>)> = spec
+        .partition_by
+        .iter()
+        .map(|c| ("identity".to_string(), vec![c.clone()]))
+        .collect();
     let query = ctx.resolve(&spec.input)?;
-    write_query(ctx, query, path, spec.mode == SaveMode::Overwrite, false).await
+    let mode = match spec.mode {
+        SaveMode::Overwrite if super::catalog::dynamic_partition_overwrite(ctx) => {
+            CommitMode::OverwritePartitions
+        }
+        SaveMode::Overwrite => CommitMode::Overwrite,
+        _ => CommitMode::Append,
+    };
+    write_query(ctx, query, path, mode, false, &partitioning).await
 }
 
 /// The location of `name` when it names a table of one of the session's Iceberg catalogs.
@@ -73,9 +87,10 @@ pub async fn create_table(
         ))
         .into());
     }
-    if !spec.partition_by.is_empty() || spec.bucketing.is_some() {
-        return Err(SparkError::unsupported("partitioned Iceberg tables in CREATE TABLE").into());
+    if spec.bucketing.is_some() && spec.transforms.is_empty() {
+        return Err(SparkError::unsupported("CLUSTERED BY of Iceberg tables").into());
     }
+    let partitioning = partitioning(&spec.transforms);
     if spec.replace {
         return Err(SparkError::unsupported("REPLACE TABLE of Iceberg tables").into());
     }
@@ -95,7 +110,15 @@ pub async fn create_table(
     match (&spec.query, &spec.columns) {
         (Some(query), _) => {
             let query = ctx.resolve(query)?;
-            write_query(ctx, query, location, false, false).await
+            write_query(
+                ctx,
+                query,
+                location,
+                CommitMode::Append,
+                false,
+                &partitioning,
+            )
+            .await
         }
         (None, Some(columns)) => {
             let schema =
@@ -105,7 +128,7 @@ pub async fn create_table(
                 .iter()
                 .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
                 .collect();
-            iceberg_write::create_table(location, &fields)?;
+            iceberg_write::create_table(location, &fields, &partitioning)?;
             Ok(())
         }
         (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
@@ -117,7 +140,7 @@ pub async fn insert(
     ctx: &RequestContext,
     location: &str,
     query: &Plan,
-    overwrite: bool,
+    mode: CommitMode,
     by_name: bool,
 ) -> ServerResult<()> {
     ember_execution::sandbox::check(location)?;
@@ -125,7 +148,69 @@ pub async fn insert(
         return Err(SparkError::table_not_found(location).into());
     }
     let query = ctx.resolve(query)?;
-    write_query(ctx, query, location, overwrite, !by_name).await
+    write_query(ctx, query, location, mode, !by_name, &[]).await
+}
+
+/// Spark's partitioning items as the Iceberg writer takes them.
+fn partitioning(transforms: &[spec::PartitionTransform]) -> Vec<(String, Vec<String>)> {
+    transforms
+        .iter()
+        .map(|t| (t.name.clone(), t.args.clone()))
+        .collect()
+}
+
+/// `df.writeTo("ice.db.t")` with `create`, `createOrReplace`, `append` and
+/// `overwritePartitions` (`replace` of an existing table is not supported).
+pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2, location: &str) -> ServerResult<()> {
+    use spec::WriteV2Mode as M;
+    ember_execution::sandbox::check(location)?;
+    if w.provider
+        .as_deref()
+        .is_some_and(|f| !f.eq_ignore_ascii_case("iceberg"))
+    {
+        return Err(SparkError::unsupported(format!(
+            "tables of format {} in an Iceberg catalog",
+            w.provider.clone().unwrap_or_default()
+        ))
+        .into());
+    }
+    let exists = iceberg::is_iceberg_table(location);
+    let shown = w.name.join(".");
+    match (w.mode, exists) {
+        (M::Create, true) => Err(analysis(
+            "TABLE_OR_VIEW_ALREADY_EXISTS",
+            "42P07",
+            format!("Cannot create table or view {shown} because it already exists."),
+            vec![("relationName", shown.clone())],
+        )
+        .into()),
+        (M::Create | M::CreateOrReplace, false) => {
+            let query = ctx.resolve(&w.input)?;
+            let partitioning = partitioning(&w.transforms);
+            write_query(ctx, query, location, CommitMode::Append, false, &partitioning).await
+        }
+        (M::Replace | M::CreateOrReplace, true) => {
+            Err(SparkError::unsupported("replacing Iceberg tables (writeTo(...).replace())").into())
+        }
+        (M::Replace | M::Append | M::Overwrite | M::OverwritePartitions, false) => Err(analysis(
+            "TABLE_OR_VIEW_NOT_FOUND",
+            "42P01",
+            format!("The table or view {shown} cannot be found. Verify the spelling and correctness of the schema and catalog."),
+            vec![("relationName", shown.clone())],
+        )
+        .into()),
+        (M::Append, true) => {
+            let query = ctx.resolve(&w.input)?;
+            write_query(ctx, query, location, CommitMode::Append, false, &[]).await
+        }
+        (M::OverwritePartitions, true) => {
+            let query = ctx.resolve(&w.input)?;
+            write_query(ctx, query, location, CommitMode::OverwritePartitions, false, &[]).await
+        }
+        (M::Overwrite, true) => {
+            Err(SparkError::unsupported("writeTo(...).overwrite(condition)").into())
+        }
+    }
 }
 
 /// Commit the rows of `query` to the table at `path` (created from the query's columns when
@@ -134,8 +219,9 @@ async fn write_query(
     ctx: &RequestContext,
     query: ember_planner::ResolvedQuery,
     path: &str,
-    overwrite: bool,
+    mode: CommitMode,
     by_position: bool,
+    partitioning: &[(String, Vec<String>)],
 ) -> ServerResult<()> {
     let exists = iceberg::is_iceberg_table(path);
     let schema = query.plan.schema().clone();
@@ -146,7 +232,7 @@ async fn write_query(
         .map(|(n, f)| Field::new(n, delta::spark_type(f.data_type()), true))
         .collect();
     if !exists {
-        iceberg_write::create_table(path, &data)?;
+        iceberg_write::create_table(path, &data, partitioning)?;
     }
     let table = iceberg::load(path)?;
     let fields = iceberg_write::table_fields(&table)?;
@@ -205,6 +291,6 @@ async fn write_query(
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    iceberg_write::commit(path, &batches, overwrite)?;
+    iceberg_write::commit(path, &batches, mode)?;
     Ok(())
 }

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::catalog::TableProvider;
 use datafusion::common::ScalarValue;
-use datafusion::datasource::listing::PartitionedFile;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
@@ -353,7 +352,7 @@ pub fn scan_table(
         let size = u64::try_from(file.size()).unwrap_or(0);
         stats.push(file.stats());
         files.push(
-            PartitionedFile::new(location.to_string(), size)
+            super::listing::partitioned_file(location, size)
                 .with_partition_values(partition_values),
         );
     }

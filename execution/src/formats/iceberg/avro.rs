@@ -6,9 +6,15 @@
 #[derive(Debug, Clone)]
 pub enum AvroValue {
     Null,
+    Boolean(bool),
     Int(i32),
     Long(i64),
+    Float(f32),
+    Double(f64),
     String(String),
+    Bytes(Vec<u8>),
+    /// A `fixed` value (its bytes, as many as its type's size).
+    Fixed(Vec<u8>),
     /// A union branch: its index in the union and its value.
     Union(usize, Box<AvroValue>),
     Record(Vec<AvroValue>),
@@ -35,7 +41,12 @@ fn bytes(out: &mut Vec<u8>, b: &[u8]) {
 fn encode(out: &mut Vec<u8>, value: &AvroValue) {
     match value {
         AvroValue::Null => {}
+        AvroValue::Boolean(v) => out.push(u8::from(*v)),
         AvroValue::Int(v) => zigzag(out, i64::from(*v)),
+        AvroValue::Float(v) => out.extend_from_slice(&v.to_le_bytes()),
+        AvroValue::Double(v) => out.extend_from_slice(&v.to_le_bytes()),
+        AvroValue::Bytes(b) => bytes(out, b),
+        AvroValue::Fixed(b) => out.extend_from_slice(b),
         AvroValue::Long(v) => zigzag(out, *v),
         AvroValue::String(s) => bytes(out, s.as_bytes()),
         AvroValue::Union(i, v) => {
@@ -81,8 +92,14 @@ pub fn container(schema: &str, metadata: &[(&str, String)], records: &[AvroValue
     out
 }
 
+/// The manifest entry schema (format version 2) whose partition record has `partition_fields`
+/// (a JSON array of Avro fields with their field ids).
+pub fn manifest_entry_schema(partition_fields: &str) -> String {
+    MANIFEST_ENTRY_SCHEMA.replace("\"fields\": []", &format!("\"fields\": {partition_fields}"))
+}
+
 /// The manifest entry schema (format version 2) of a table without partition fields.
-pub const MANIFEST_ENTRY_SCHEMA: &str = r#"{"type": "record", "name": "manifest_entry", "fields": [
+const MANIFEST_ENTRY_SCHEMA: &str = r#"{"type": "record", "name": "manifest_entry", "fields": [
     {"name": "status", "type": "int", "field-id": 0},
     {"name": "snapshot_id", "type": ["null", "long"], "default": null, "field-id": 1},
     {"name": "sequence_number", "type": ["null", "long"], "default": null, "field-id": 3},

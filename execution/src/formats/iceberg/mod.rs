@@ -21,11 +21,12 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
 use datafusion::catalog::TableProvider;
-use datafusion::datasource::listing::PartitionedFile;
 use serde_json::Value;
 
 mod avro;
 mod meta;
+pub mod partition;
+mod replace;
 mod scan;
 pub mod write;
 
@@ -420,12 +421,17 @@ const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fie
     ]}}
 ]}"#;
 
-/// The record batches of an Avro file (manifest lists and manifests) read with `schema`.
+/// The record batches of an Avro file (manifest lists and manifests) read with `schema` (empty:
+/// the file's own).
 pub(super) fn read_avro(path: &Path, schema: &str) -> SparkResult<Vec<RecordBatch>> {
     let file = std::fs::File::open(path)
         .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
-    let reader = arrow_avro::reader::ReaderBuilder::new()
-        .with_reader_schema(arrow_avro::schema::AvroSchema::new(schema.to_string()))
+    let mut builder = arrow_avro::reader::ReaderBuilder::new();
+    if !schema.is_empty() {
+        builder =
+            builder.with_reader_schema(arrow_avro::schema::AvroSchema::new(schema.to_string()));
+    }
+    let reader = builder
         .build(std::io::BufReader::new(file))
         .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))?;
     reader
@@ -634,7 +640,7 @@ pub fn scan(
         };
         let location = object_store::path::Path::from_absolute_path(&local)
             .map_err(|e| invalid(format!("bad Iceberg data file path: {e}")))?;
-        let part = PartitionedFile::new(location.to_string(), file.size);
+        let part = super::listing::partitioned_file(location, file.size);
         match groups.iter_mut().find(|g| g.names == names) {
             Some(g) => g.files.push(part),
             None => groups.push(FileGroupMapping {

@@ -1,21 +1,26 @@
-//! Iceberg writes: new tables (format version 2) and append/overwrite commits of unpartitioned
-//! tables. A commit writes the data as one parquet file (columns with their Iceberg field ids),
-//! a manifest and a manifest list ([`super::avro`]), then the new metadata JSON as
-//! `metadata/v<N+1>.metadata.json`, created exclusively: of two writers that read the same
-//! version, the second one's create fails and its commit is refused rather than lost. The
-//! version hint is then replaced atomically (rename). A crash before the metadata file leaves
-//! the table at its previous version (the files written are unreferenced).
+//! Iceberg writes: new tables (format version 2, partitioned by any of Iceberg's transforms,
+//! `partition.rs`) and append, overwrite and dynamic partition overwrite commits
+//! (`replace.rs`). A commit writes one parquet data file per partition tuple (columns with
+//! their Iceberg field ids, under `data/<field>=<value>/...`), a manifest and a manifest list
+//! ([`super::avro`]), then the new metadata JSON as `metadata/v<N+1>.metadata.json`, created
+//! exclusively: of two writers that read the same version, the second one's create fails and
+//! its commit is refused rather than lost. The version hint is then replaced atomically
+//! (rename). A crash before the metadata file leaves the table at its previous version (the
+//! files written are unreferenced).
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::RecordBatch;
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
+use datafusion::common::ScalarValue;
 use serde_json::{Value, json};
 
-use super::avro::{AvroValue, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA, container};
+use super::avro::{AvroValue, MANIFEST_FILE_SCHEMA, container, manifest_entry_schema};
+use super::partition::{self, SpecField};
+use super::replace;
 use super::{self as iceberg, TableMetadata};
 use crate::spark_error::{SparkError, SparkResult};
 
@@ -33,7 +38,7 @@ fn now_ms() -> i64 {
 
 /// The Iceberg type of an Arrow type (Spark's types), with field ids from `next` for nested
 /// fields.
-fn iceberg_type(t: &DataType, next: &mut i64) -> SparkResult<Value> {
+pub(super) fn iceberg_type(t: &DataType, next: &mut i64) -> SparkResult<Value> {
     Ok(match t {
         DataType::Boolean => json!("boolean"),
         DataType::Int8 | DataType::Int16 | DataType::Int32 => json!("int"),
@@ -113,12 +118,27 @@ pub fn schema_json(fields: &[Field]) -> SparkResult<(Value, i64)> {
     ))
 }
 
-/// Create an empty, unpartitioned table (format version 2) at `location`.
-pub fn create_table(location: &str, fields: &[Field]) -> SparkResult<()> {
+/// Create an empty table (format version 2) at `location`, partitioned by Spark's
+/// partitioning items (`("days", ["ts"])`, `("identity", ["cat"])`; none: unpartitioned).
+pub fn create_table(
+    location: &str,
+    fields: &[Field],
+    partitioning: &[(String, Vec<String>)],
+) -> SparkResult<()> {
     crate::sandbox::check(location)?;
     let dir = PathBuf::from(super::super::local_part(location)?);
     let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
     let (schema, last_id) = schema_json(fields)?;
+    let names: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
+    let ids: Vec<i64> = (1..=fields.len() as i64).collect();
+    // (The types as the table stores them: a TINYINT is an Iceberg int.)
+    let types: Vec<DataType> = iceberg::arrow_schema(&schema)?
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    let spec = partition::spec_from_spark(partitioning, &names, &ids, &types)?;
+    let last_partition_id = 999 + partitioning.len() as i64;
     let meta = json!({
         "format-version": 2,
         "table-uuid": uuid::Uuid::new_v4().to_string(),
@@ -129,8 +149,8 @@ pub fn create_table(location: &str, fields: &[Field]) -> SparkResult<()> {
         "current-schema-id": 0,
         "schemas": [schema],
         "default-spec-id": 0,
-        "partition-specs": [{"spec-id": 0, "fields": []}],
-        "last-partition-id": 999,
+        "partition-specs": [spec],
+        "last-partition-id": last_partition_id,
         "default-sort-order-id": 0,
         "sort-orders": [{"order-id": 0, "fields": []}],
         "properties": {},
@@ -331,16 +351,131 @@ const MANIFEST_LIST_COPY: &str = r#"{"type": "record", "name": "manifest_file", 
     {"name": "deleted_rows_count", "type": "long", "default": 0}
 ]}"#;
 
-/// Commit `batches` (the table's columns, in its types) to the table at `location`: appended,
-/// or replacing its rows.
-pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> SparkResult<()> {
-    let table = iceberg::load(location)?;
-    let meta = &table.json;
-    if meta.get("format-version").and_then(Value::as_i64) != Some(2) {
-        return Err(SparkError::unsupported(
-            "writing Iceberg format version 1 tables",
-        ));
+/// How a commit treats the table's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitMode {
+    Append,
+    /// Every row replaced.
+    Overwrite,
+    /// The rows of the partitions written replaced (dynamic partition overwrite; every row
+    /// of an unpartitioned table).
+    OverwritePartitions,
+}
+
+/// The rows of one partition of a commit: the partition tuple (Avro values of the manifest's
+/// partition record), its directory under `data/`, and the rows.
+struct Group {
+    key: Vec<ScalarValue>,
+    values: Vec<AvroValue>,
+    directory: String,
+    batches: Vec<RecordBatch>,
+}
+
+/// `batches` split by the partition tuples of `spec` (one group when it has no fields).
+fn partition_groups(batches: &[RecordBatch], spec: &[SpecField]) -> SparkResult<Vec<Group>> {
+    if spec.is_empty() {
+        return Ok(vec![Group {
+            key: vec![],
+            values: vec![],
+            directory: String::new(),
+            batches: batches.to_vec(),
+        }]);
     }
+    let mut groups: Vec<Group> = vec![];
+    let mut found: HashMap<Vec<ScalarValue>, usize> = HashMap::new();
+    for batch in batches {
+        let values: Vec<ArrayRef> = spec
+            .iter()
+            .map(|f| f.transform.apply(batch.column(f.source)))
+            .collect::<SparkResult<_>>()?;
+        let mut rows: Vec<Vec<u32>> = vec![vec![]; groups.len()];
+        for row in 0..batch.num_rows() {
+            let key = values
+                .iter()
+                .map(|v| ScalarValue::try_from_array(v, row))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| invalid(e.to_string()))?;
+            let at = match found.get(&key) {
+                Some(at) => *at,
+                None => {
+                    let mut avro = vec![];
+                    let mut directory = vec![];
+                    for (f, v) in spec.iter().zip(&values) {
+                        let (value, text) = partition::value(v, row);
+                        avro.push(value);
+                        let text = partition::path_text(f.transform, v, row, text);
+                        directory.push(format!("{}={text}", f.name));
+                    }
+                    groups.push(Group {
+                        key: key.clone(),
+                        values: avro,
+                        directory: directory.join("/"),
+                        batches: vec![],
+                    });
+                    rows.push(vec![]);
+                    found.insert(key, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            rows[at].push(row as u32);
+        }
+        for (group, rows) in groups.iter_mut().zip(rows) {
+            if !rows.is_empty() {
+                let indices = arrow::array::UInt32Array::from(rows);
+                group.batches.push(
+                    arrow::compute::take_record_batch(batch, &indices)
+                        .map_err(|e| invalid(e.to_string()))?,
+                );
+            }
+        }
+    }
+    Ok(groups)
+}
+
+/// Write `batches` as the parquet data file `path` with the table's field ids; its size.
+fn write_data_file(
+    path: &Path,
+    batches: &[RecordBatch],
+    json_fields: &[Value],
+) -> SparkResult<u64> {
+    let fields: Vec<Field> = batches[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    let schema = Arc::new(Schema::new(with_ids(&fields, json_fields)?));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    let file = std::fs::File::create(path).map_err(|e| io(path, e))?;
+    let mut writer = datafusion::parquet::arrow::ArrowWriter::try_new(file, schema.clone(), None)
+        .map_err(|e| invalid(e.to_string()))?;
+    for b in batches {
+        // (Nested columns take their fields' ids by a cast.)
+        let columns = b
+            .columns()
+            .iter()
+            .zip(schema.fields())
+            .map(|(c, f)| {
+                if c.data_type() == f.data_type() {
+                    Ok(c.clone())
+                } else {
+                    arrow::compute::cast(c, f.data_type())
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(e.to_string()))?;
+        let b =
+            RecordBatch::try_new(schema.clone(), columns).map_err(|e| invalid(e.to_string()))?;
+        writer.write(&b).map_err(|e| invalid(e.to_string()))?;
+    }
+    writer.close().map_err(|e| invalid(e.to_string()))?;
+    Ok(std::fs::metadata(path).map_err(|e| io(path, e))?.len())
+}
+
+/// The spec a table's writes use (its default spec).
+fn default_spec(meta: &Value) -> (i64, Value) {
     let spec_id = meta
         .get("default-spec-id")
         .and_then(Value::as_i64)
@@ -354,21 +489,39 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> Spark
         })
         .cloned()
         .unwrap_or_else(|| json!({"spec-id": 0, "fields": []}));
-    if spec
-        .get("fields")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty())
-    {
+    (spec_id, spec)
+}
+
+/// Commit `batches` (the table's columns, in its types) to the table at `location`: appended,
+/// or replacing its rows. A partitioned table gets one data file per partition tuple.
+pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
+    let table = iceberg::load(location)?;
+    let meta = &table.json;
+    if meta.get("format-version").and_then(Value::as_i64) != Some(2) {
         return Err(SparkError::unsupported(
-            "writing partitioned Iceberg tables",
+            "writing Iceberg format version 1 tables",
         ));
     }
+    let (spec_id, spec) = default_spec(meta);
     let schema_json = table.schema_for(None, false)?.clone();
     let json_fields = schema_json
         .get("fields")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let ids: Vec<i64> = json_fields
+        .iter()
+        .map(|f| f.get("id").and_then(Value::as_i64).unwrap_or(0))
+        .collect();
+    let types: Vec<DataType> = table_fields(&table)?
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    let spec_fields = partition::bind(&spec, &ids, &types)?;
+    let mode = match mode {
+        CommitMode::OverwritePartitions if spec_fields.is_empty() => CommitMode::Overwrite,
+        other => other,
+    };
     let root = table
         .file
         .parent()
@@ -385,64 +538,68 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> Spark
         .unwrap_or(0)
         + 1;
     let commit_id = uuid::Uuid::new_v4();
-    // The data file.
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    let mut manifests = if overwrite {
-        vec![]
-    } else {
-        current_manifests(&table)?
+    let groups = match rows {
+        0 => vec![],
+        _ => partition_groups(batches, &spec_fields)?,
+    };
+    let current = match mode {
+        CommitMode::Overwrite => vec![],
+        _ => current_manifests(&table)?,
+    };
+    let (mut manifests, rewritten, replaced) = match mode {
+        CommitMode::OverwritePartitions => {
+            let keys = groups
+                .iter()
+                .map(|g| g.key.iter().map(replace::canonical).collect())
+                .collect();
+            let mut r = replace::replace_partitions(current, spec_id, &keys, snapshot_id)?;
+            let manifests = std::mem::take(&mut r.manifests);
+            let entries = std::mem::take(&mut r.entries);
+            (manifests, entries, Some(r))
+        }
+        _ => (current, vec![], None),
     };
     let mut added_files = 0;
-    if rows > 0 {
-        let fields: Vec<Field> = batches[0]
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
-        let schema = Arc::new(Schema::new(with_ids(&fields, &json_fields)?));
-        let path = data_dir.join(format!("00000-0-{commit_id}.parquet"));
-        let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
-        let mut writer =
-            datafusion::parquet::arrow::ArrowWriter::try_new(file, schema.clone(), None)
-                .map_err(|e| invalid(e.to_string()))?;
-        for b in batches {
-            // (Nested columns take their fields' ids by a cast.)
-            let columns = b
-                .columns()
-                .iter()
-                .zip(schema.fields())
-                .map(|(c, f)| {
-                    if c.data_type() == f.data_type() {
-                        Ok(c.clone())
-                    } else {
-                        arrow::compute::cast(c, f.data_type())
-                    }
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| invalid(e.to_string()))?;
-            let b = RecordBatch::try_new(schema.clone(), columns)
-                .map_err(|e| invalid(e.to_string()))?;
-            writer.write(&b).map_err(|e| invalid(e.to_string()))?;
+    if !groups.is_empty() || !rewritten.is_empty() {
+        let mut entries = vec![];
+        for (n, group) in groups.into_iter().enumerate() {
+            let name = format!("00000-{n}-{commit_id}.parquet");
+            let path = match group.directory.is_empty() {
+                true => data_dir.join(name),
+                false => data_dir.join(&group.directory).join(name),
+            };
+            let size = write_data_file(&path, &group.batches, &json_fields)?;
+            let count: usize = group.batches.iter().map(RecordBatch::num_rows).sum();
+            entries.push(AvroValue::Record(vec![
+                AvroValue::Int(1),
+                AvroValue::Union(1, Box::new(AvroValue::Long(snapshot_id))),
+                AvroValue::Union(0, Box::new(AvroValue::Null)),
+                AvroValue::Union(0, Box::new(AvroValue::Null)),
+                AvroValue::Record(vec![
+                    AvroValue::Int(0),
+                    AvroValue::String(path.display().to_string()),
+                    AvroValue::String("PARQUET".into()),
+                    AvroValue::Record(group.values),
+                    AvroValue::Long(count as i64),
+                    AvroValue::Long(size as i64),
+                ]),
+            ]));
         }
-        writer.close().map_err(|e| invalid(e.to_string()))?;
-        let size = std::fs::metadata(&path).map_err(|e| io(&path, e))?.len();
-        added_files = 1;
-        // The manifest of the new file.
-        let entry = AvroValue::Record(vec![
-            AvroValue::Int(1),
-            AvroValue::Union(1, Box::new(AvroValue::Long(snapshot_id))),
-            AvroValue::Union(0, Box::new(AvroValue::Null)),
-            AvroValue::Union(0, Box::new(AvroValue::Null)),
-            AvroValue::Record(vec![
-                AvroValue::Int(0),
-                AvroValue::String(path.display().to_string()),
-                AvroValue::String("PARQUET".into()),
-                AvroValue::Record(vec![]),
-                AvroValue::Long(rows as i64),
-                AvroValue::Long(size as i64),
-            ]),
-        ]);
+        added_files = entries.len();
+        entries.extend(rewritten);
+        let partition_fields: Vec<Value> = spec_fields
+            .iter()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "type": partition::avro_type(&f.result, f.field_id),
+                    "default": null,
+                    "field-id": f.field_id,
+                })
+            })
+            .collect();
+        let entry_schema = manifest_entry_schema(&Value::Array(partition_fields).to_string());
         let manifest_meta = [
             ("schema", schema_json.to_string()),
             (
@@ -461,9 +618,15 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> Spark
             ("format-version", "2".to_string()),
             ("content", "data".to_string()),
         ];
-        let manifest = container(MANIFEST_ENTRY_SCHEMA, &manifest_meta, &[entry]);
+        let manifest = container(&entry_schema, &manifest_meta, &entries);
         let manifest_path = metadata_dir.join(format!("{commit_id}-m0.avro"));
         std::fs::write(&manifest_path, &manifest).map_err(|e| io(&manifest_path, e))?;
+        let r = replaced.as_ref();
+        let count = |f: fn(&replace::Replaced) -> usize| r.map_or(0, f) as i32;
+        let total = |f: fn(&replace::Replaced) -> i64| r.map_or(0, f);
+        let min_sequence = r
+            .and_then(|r| r.min_sequence)
+            .map_or(sequence, |m| m.min(sequence));
         manifests.insert(
             0,
             AvroValue::Record(vec![
@@ -472,14 +635,14 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> Spark
                 AvroValue::Int(spec_id as i32),
                 AvroValue::Int(0),
                 AvroValue::Long(sequence),
-                AvroValue::Long(sequence),
+                AvroValue::Long(min_sequence),
                 AvroValue::Long(snapshot_id),
-                AvroValue::Int(1),
-                AvroValue::Int(0),
-                AvroValue::Int(0),
+                AvroValue::Int(added_files as i32),
+                AvroValue::Int(count(|r| r.existing_files)),
+                AvroValue::Int(count(|r| r.deleted_files)),
                 AvroValue::Long(rows as i64),
-                AvroValue::Long(0),
-                AvroValue::Long(0),
+                AvroValue::Long(total(|r| r.existing_rows)),
+                AvroValue::Long(total(|r| r.deleted_rows)),
             ]),
         );
     }
@@ -508,7 +671,7 @@ pub fn commit(location: &str, batches: &[RecordBatch], overwrite: bool) -> Spark
         "timestamp-ms": now,
         "manifest-list": list_path.display().to_string(),
         "summary": {
-            "operation": if overwrite { "overwrite" } else { "append" },
+            "operation": if mode == CommitMode::Append { "append" } else { "overwrite" },
             "added-data-files": added_files.to_string(),
             "added-records": rows.to_string(),
         },

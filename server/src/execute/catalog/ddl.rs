@@ -21,6 +21,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
     if let Some(location) = crate::execute::iceberg::catalog_location(ctx, &spec.name)? {
         return crate::execute::iceberg::create_table(ctx, &spec, &location).await;
     }
+    spec::check_transforms(&spec.transforms)?;
     let (db, name) = table_name(ctx, &spec.name)?;
     check_name(&name)?;
     if spec.replace {

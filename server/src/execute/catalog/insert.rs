@@ -86,8 +86,14 @@ pub async fn insert(
             .into());
         }
         let by_name = matching == ColumnMatch::ByName;
-        let overwrite = overwrite != Overwrite::No;
-        return crate::execute::iceberg::insert(ctx, &location, query, overwrite, by_name).await;
+        use ember_execution::formats::iceberg::write::CommitMode;
+        let mode = match overwrite {
+            Overwrite::No => CommitMode::Append,
+            Overwrite::Partitions => CommitMode::OverwritePartitions,
+            _ if dynamic_partition_overwrite(ctx) => CommitMode::OverwritePartitions,
+            _ => CommitMode::Overwrite,
+        };
+        return crate::execute::iceberg::insert(ctx, &location, query, mode, by_name).await;
     }
     if ctx.session.catalog.lookup_view(table_name) {
         return Err(SparkError::unsupported(format!(
@@ -485,6 +491,10 @@ pub async fn replace_table(
 /// `df.writeTo(name)...`: DataFrameWriterV2 on file tables of the session catalog.
 pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()> {
     use spec::WriteV2Mode as M;
+    if let Some(location) = crate::execute::iceberg::catalog_location(ctx, &w.name)? {
+        return crate::execute::iceberg::write_v2(ctx, w, &location).await;
+    }
+    spec::check_transforms(&w.transforms)?;
     let (db, table) = table_name(ctx, &w.name)?;
     let existing = ctx.session.catalog.warehouse().table(&db, &table);
     let create = |w: spec::WriteV2| CreateTableSpec {
@@ -492,6 +502,7 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2) -> ServerResult<()
         format: w.provider,
         partition_by: w.partition_by,
         bucketing: w.bucketing,
+        transforms: w.transforms,
         options: w.options.into_iter().collect(),
         properties: w.properties,
         query: Some(w.input),
