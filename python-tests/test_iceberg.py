@@ -381,48 +381,6 @@ def test_time_travel_sees_the_snapshot_schema(spark, catalog, warehouse):
     assert rows(old) == [(1, "n1")]
 
 
-def test_delete_files_are_refused(spark, catalog, warehouse, tmp_path):
-    """A snapshot with a (merge-on-read) positional delete file is refused, never read without
-    its deletes. pyiceberg writes no delete files, so one is added to the snapshot here: a
-    delete manifest (content 1) in a copy of its manifest list, named by a new metadata file."""
-    import json
-
-    import fastavro
-    import pyarrow.parquet as pq
-
-    table, _ = new_table(catalog, warehouse, SIMPLE)
-    table.append(simple([1, 2]))
-    snapshot = table.current_snapshot()
-    location = table.location().removeprefix("file://")
-    deletes = f"{location}/data/deletes.parquet"
-    pq.write_table(pa.table({"file_path": ["x"], "pos": pa.array([0], pa.int64())}), deletes)
-    with open(snapshot.manifest_list.removeprefix("file://"), "rb") as f:
-        reader = fastavro.reader(f)
-        list_schema, entries = reader.writer_schema, list(reader)
-    manifest = entries[0]["manifest_path"].removeprefix("file://")
-    with open(manifest, "rb") as f:
-        reader = fastavro.reader(f)
-        manifest_schema, manifest_meta, files = reader.writer_schema, reader.metadata, list(reader)
-    entry = dict(files[0])
-    entry["data_file"] = dict(entry["data_file"], content=1, file_path=deletes, record_count=1)
-    delete_manifest = f"{location}/metadata/deletes-m0.avro"
-    with open(delete_manifest, "wb") as f:
-        meta = {k: v for k, v in manifest_meta.items() if not k.startswith("avro.")}
-        meta["content"] = "deletes"
-        fastavro.writer(f, manifest_schema, [entry], metadata=meta)
-    new_list = f"{location}/metadata/snap-deletes.avro"
-    with open(new_list, "wb") as f:
-        fastavro.writer(f, list_schema, entries + [dict(entries[0], manifest_path=delete_manifest, content=1)])
-    metadata = json.loads(open(table.metadata_location.removeprefix("file://")).read())
-    for s in metadata["snapshots"]:
-        if s["snapshot-id"] == snapshot.snapshot_id:
-            s["manifest-list"] = new_list
-    with open(f"{location}/metadata/99999-deletes.metadata.json", "w") as f:
-        json.dump(metadata, f)
-    message = error_of(lambda: spark.read.format("iceberg").load(location).collect())
-    assert "not supported" in message.lower() and "delete files" in message
-
-
 # ------------------------------------------------------------------------------------------
 # Schema evolution by field id
 

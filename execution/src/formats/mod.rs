@@ -202,6 +202,7 @@ pub fn codec_parts() -> Vec<Arc<dyn crate::codec::CodecPart>> {
         file_source_part::<orc::OrcSource>(),
         node_part::<text::TextScanExec>(),
         node_part::<WriteFilesExec>(),
+        node_part::<iceberg::DeletedRowsScanExec>(),
     ]
 }
 

@@ -176,7 +176,12 @@ pub fn metadata_table(table: &TableMetadata, name: &str) -> SparkResult<Arc<dyn 
                     Field::new("file_size_in_bytes", DataType::Int64, false),
                 ]),
                 vec![
-                    Arc::new(files.iter().map(|_| Some(0)).collect::<Int32Array>()),
+                    Arc::new(
+                        files
+                            .iter()
+                            .map(|f| i32::try_from(f.content).ok())
+                            .collect::<Int32Array>(),
+                    ),
                     Arc::new(
                         files
                             .iter()

@@ -11,10 +11,11 @@
 //! scanned by DataFusion's parquet scan ([`IcebergFiles`]). Columns are matched by Iceberg
 //! field id (the parquet `field_id` of each file), so renamed, added and dropped columns read
 //! as Iceberg defines them. Data files hold every column, partition source columns included,
-//! so partition transforms need no evaluation to read. Delete files (merge-on-read deletes)
-//! are refused (`not supported`), never ignored.
+//! so partition transforms need no evaluation to read. Merge-on-read deletes (position and
+//! equality delete files, `deletes.rs`) are applied by their own scan of the files they touch
+//! (`deleted_rows.rs`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,6 +25,8 @@ use datafusion::catalog::TableProvider;
 use serde_json::Value;
 
 mod avro;
+mod deleted_rows;
+mod deletes;
 mod meta;
 pub mod partition;
 mod replace;
@@ -33,6 +36,7 @@ pub mod write;
 use super::{Options, local_part, option};
 use crate::sandbox;
 use crate::spark_error::{SparkError, SparkResult};
+pub use deleted_rows::DeletedRowsScanExec;
 pub use meta::METADATA_TABLES;
 use scan::{FileGroupMapping, IcebergFiles};
 
@@ -405,19 +409,22 @@ fn arrow_type(t: &Value) -> SparkResult<DataType> {
 const MANIFEST_LIST_READ: &str = r#"{"type": "record", "name": "manifest_file", "fields": [
     {"name": "manifest_path", "type": "string"},
     {"name": "partition_spec_id", "type": "int"},
-    {"name": "content", "type": "int", "default": 0}
+    {"name": "content", "type": "int", "default": 0},
+    {"name": "sequence_number", "type": "long", "default": 0}
 ]}"#;
 
 /// The fields of a manifest read (a partition tuple may be an empty record, which Arrow cannot
-/// hold, so it is left out).
+/// hold, so it is left out; `deletes.rs` reads it where equality deletes need it).
 const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fields": [
     {"name": "status", "type": "int"},
+    {"name": "sequence_number", "type": ["null", "long"], "default": null},
     {"name": "data_file", "type": {"type": "record", "name": "r2", "fields": [
         {"name": "content", "type": "int", "default": 0},
         {"name": "file_path", "type": "string"},
         {"name": "file_format", "type": "string"},
         {"name": "record_count", "type": "long"},
-        {"name": "file_size_in_bytes", "type": "long"}
+        {"name": "file_size_in_bytes", "type": "long"},
+        {"name": "equality_ids", "type": ["null", {"type": "array", "items": "long"}], "default": null}
     ]}}
 ]}"#;
 
@@ -459,16 +466,23 @@ pub(super) fn longs(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<i64>> 
         .collect()
 }
 
-/// One live data file of a snapshot.
+/// One live file of a snapshot: a data file, or a delete file (merge-on-read deletes).
 #[derive(Debug, Clone)]
 pub struct DataFile {
     pub path: String,
     pub format: String,
     pub size: u64,
     pub records: i64,
-    /// The partition tuple, as text per partition field name.
-    pub partition: BTreeMap<String, Option<String>>,
+    /// 0 data, 1 position deletes, 2 equality deletes.
+    pub content: i64,
+    /// The data sequence number (an entry's own, or its manifest's when it inherits it).
+    pub sequence: i64,
+    /// The columns an equality delete file compares.
+    pub equality_ids: Vec<i64>,
     pub spec_id: i64,
+    /// Where its entry is: the manifest and the entry's place in it.
+    pub manifest: PathBuf,
+    pub entry: usize,
 }
 
 /// A manifest path as a local path.
@@ -477,7 +491,7 @@ pub(super) fn file_path(path: &str) -> SparkResult<PathBuf> {
     local_path(path)
 }
 
-/// The live data files of a snapshot; delete files are refused.
+/// The live files (data and delete files) of a snapshot.
 pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
     let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
         return Err(SparkError::unsupported(
@@ -488,15 +502,14 @@ pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
     for batch in read_avro(&file_path(list)?, MANIFEST_LIST_READ)? {
         let rows = batch.num_rows();
         let paths = strings(batch.column_by_name("manifest_path"), rows);
-        let contents = longs(batch.column_by_name("content"), rows);
         let specs = longs(batch.column_by_name("partition_spec_id"), rows);
+        let sequences = longs(batch.column_by_name("sequence_number"), rows);
         for row in 0..rows {
             let Some(path) = &paths[row] else { continue };
-            let delete_manifest = contents[row].unwrap_or(0) != 0;
             read_manifest(
                 &file_path(path)?,
-                delete_manifest,
                 specs[row].unwrap_or(0),
+                sequences[row].unwrap_or(0),
                 &mut out,
             )?;
         }
@@ -504,19 +517,17 @@ pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
     Ok(out)
 }
 
-fn delete_files_refused() -> SparkError {
-    SparkError::unsupported("Iceberg delete files (merge-on-read deletes)")
-}
-
 fn read_manifest(
     path: &Path,
-    delete_manifest: bool,
     spec_id: i64,
+    inherited: i64,
     out: &mut Vec<DataFile>,
 ) -> SparkResult<()> {
+    let mut entry = 0;
     for batch in read_avro(path, MANIFEST_READ)? {
         let rows = batch.num_rows();
         let status = longs(batch.column_by_name("status"), rows);
+        let sequences = longs(batch.column_by_name("sequence_number"), rows);
         let Some(data_file) = batch
             .column_by_name("data_file")
             .and_then(|c| c.as_any().downcast_ref::<StructArray>())
@@ -531,37 +542,37 @@ fn read_manifest(
         let formats = strings(data_file.column_by_name("file_format"), rows);
         let sizes = longs(data_file.column_by_name("file_size_in_bytes"), rows);
         let records = longs(data_file.column_by_name("record_count"), rows);
-        let partition = data_file
-            .column_by_name("partition")
-            .and_then(|c| c.as_any().downcast_ref::<StructArray>());
-        let partition_values: Vec<(String, Vec<Option<String>>)> = partition
-            .map(|p| {
-                p.fields()
-                    .iter()
-                    .zip(p.columns())
-                    .map(|(f, c)| (f.name().clone(), strings(Some(c), rows)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let equality = data_file
+            .column_by_name("equality_ids")
+            .and_then(|c| c.as_list_opt::<i32>());
         for row in 0..rows {
+            let at = entry;
+            entry += 1;
             // 0 EXISTING, 1 ADDED, 2 DELETED.
             if status[row] == Some(2) {
                 continue;
             }
-            if delete_manifest || content[row].unwrap_or(0) != 0 {
-                return Err(delete_files_refused());
-            }
             let Some(p) = &paths[row] else { continue };
+            let equality_ids = match equality {
+                Some(list) if list.is_valid(row) => {
+                    longs(Some(&list.value(row)), list.value(row).len())
+                        .into_iter()
+                        .flatten()
+                        .collect()
+                }
+                _ => vec![],
+            };
             out.push(DataFile {
                 path: p.clone(),
                 format: formats[row].clone().unwrap_or_else(|| "PARQUET".into()),
                 size: sizes[row].and_then(|s| u64::try_from(s).ok()).unwrap_or(0),
                 records: records[row].unwrap_or(0),
-                partition: partition_values
-                    .iter()
-                    .map(|(name, values)| (name.clone(), values[row].clone()))
-                    .collect(),
+                content: content[row].unwrap_or(0),
+                sequence: sequences[row].unwrap_or(inherited),
+                equality_ids,
                 spec_id,
+                manifest: path.to_path_buf(),
+                entry: at,
             });
         }
     }
@@ -613,9 +624,21 @@ pub fn scan(
         Some(s) => data_files(s)?,
         None => vec![],
     };
+    // Files with merge-on-read deletes are read by their own scan.
+    let columns: HashMap<i64, Field> = ids
+        .iter()
+        .zip(schema.fields())
+        .map(|(id, f)| (*id, f.as_ref().clone()))
+        .collect();
+    let mut deleted = deletes::plan(&table, &files, &columns)?;
+    let mut with_deletes = vec![];
     let stable = table.names_stable();
     let mut groups: Vec<FileGroupMapping> = vec![];
-    for file in files {
+    for file in files.into_iter().filter(|f| f.content == 0) {
+        if let Some(d) = deleted.remove(&file.path) {
+            with_deletes.push(d);
+            continue;
+        }
         if !file.format.eq_ignore_ascii_case("parquet") {
             return Err(SparkError::unsupported(format!(
                 "Iceberg {} data files",
@@ -649,5 +672,10 @@ pub fn scan(
             }),
         }
     }
-    Ok(Arc::new(IcebergFiles::new(state, schema, groups)))
+    Ok(Arc::new(IcebergFiles::new(
+        state,
+        schema,
+        groups,
+        (ids, with_deletes),
+    )))
 }

@@ -25,6 +25,8 @@ use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::union::UnionExec;
 
+use super::deleted_rows::{DeletedRowsScanExec, FileDeletes};
+
 /// Files whose columns have the same names: for each column of the table, its name in these
 /// files (None: the files do not have it).
 #[derive(Debug, Clone)]
@@ -33,11 +35,14 @@ pub struct FileGroupMapping {
     pub files: Vec<PartitionedFile>,
 }
 
-/// An Iceberg snapshot's data files as parquet scans.
+/// An Iceberg snapshot's data files as parquet scans (and those with deletes as a
+/// [`DeletedRowsScanExec`]).
 #[derive(Debug)]
 pub struct IcebergFiles {
     schema: SchemaRef,
     groups: Vec<FileGroupMapping>,
+    /// The table's field ids (one per column) and the files with deletes.
+    deleted: (Vec<i64>, Vec<FileDeletes>),
     format: ParquetFormat,
 }
 
@@ -46,6 +51,7 @@ impl IcebergFiles {
         state: &datafusion::execution::SessionState,
         schema: SchemaRef,
         groups: Vec<FileGroupMapping>,
+        deleted: (Vec<i64>, Vec<FileDeletes>),
     ) -> Self {
         let mut parquet = state.table_options().parquet.clone();
         parquet.global.coerce_int96 = Some("us".into());
@@ -53,6 +59,7 @@ impl IcebergFiles {
         Self {
             schema,
             groups,
+            deleted,
             format: ParquetFormat::default().with_options(parquet),
         }
     }
@@ -154,14 +161,24 @@ impl TableProvider for IcebergFiles {
         };
         let groups: Vec<&FileGroupMapping> =
             self.groups.iter().filter(|g| !g.files.is_empty()).collect();
-        if groups.is_empty() {
-            let projected = Arc::new(self.schema.project(&wanted)?);
-            return Ok(Arc::new(EmptyExec::new(projected)));
-        }
+        let projected = Arc::new(self.schema.project(&wanted)?);
         let mut plans = vec![];
         for group in groups {
             plans.push(self.scan_group(state, group, &wanted, limit).await?);
         }
-        UnionExec::try_new(plans)
+        let (ids, files) = &self.deleted;
+        if !files.is_empty() {
+            plans.push(Arc::new(DeletedRowsScanExec::new(
+                projected.clone(),
+                wanted.iter().map(|i| ids[*i]).collect(),
+                files.clone(),
+                state.config().target_partitions(),
+            )));
+        }
+        match plans.len() {
+            0 => Ok(Arc::new(EmptyExec::new(projected))),
+            1 => Ok(plans.remove(0)),
+            _ => UnionExec::try_new(plans),
+        }
     }
 }
