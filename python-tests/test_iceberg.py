@@ -543,16 +543,6 @@ def test_catalog_set_with_sql(spark, catalog, warehouse):
             spark.conf.unset(key)
 
 
-def test_rest_catalog_not_supported(spark):
-    spark.conf.set("spark.sql.catalog.rest", "org.apache.iceberg.spark.SparkCatalog")
-    spark.conf.set("spark.sql.catalog.rest.type", "rest")
-    try:
-        assert "not supported" in error_of(lambda: spark.sql("SELECT * FROM rest.db.t").collect()).lower()
-    finally:
-        spark.conf.unset("spark.sql.catalog.rest")
-        spark.conf.unset("spark.sql.catalog.rest.type")
-
-
 # ------------------------------------------------------------------------------------------
 # Ember writes, pyiceberg reads
 

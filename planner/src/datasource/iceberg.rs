@@ -2,11 +2,14 @@
 //! scans and commits, is `ember_execution::formats::iceberg`), and the Iceberg catalogs of a
 //! session: `spark.sql.catalog.<name>` set to iceberg-spark's `SparkCatalog` with
 //! `type=hadoop` and `warehouse=<path>` makes `<name>.db.t` the table at `<warehouse>/db/t`
-//! (and `<name>.db.t.snapshots` its metadata table).
+//! (and `<name>.db.t.snapshots` its metadata table); `type=rest` and `uri=<url>` the table
+//! `db.t` of that REST catalog.
 
 use std::collections::BTreeMap;
 
-use ember_execution::formats::iceberg::{self, METADATA_TABLES, is_iceberg_table};
+use ember_execution::formats::iceberg::{
+    self, METADATA_TABLES, RestCatalog, RestTable, Target, is_iceberg_table,
+};
 
 use super::{FileRead, table_path};
 use crate::error::{PlanError, PlanResult, SparkError};
@@ -48,14 +51,15 @@ pub fn hadoop_table_location(warehouse: &str, name: &[String]) -> String {
     location
 }
 
-/// The location of table `name` when its first part is an Iceberg catalog of the session
-/// (`spark.sql.catalog.<name>=org.apache.iceberg.spark.SparkCatalog`, `type=hadoop`,
-/// `warehouse=<path>`): `<warehouse>/<namespace...>/<table>`, whether a table is there or not.
-/// None: no such catalog.
-pub fn catalog_table_location(
+/// Table `name` when its first part is an Iceberg catalog of the session
+/// (`spark.sql.catalog.<name>=org.apache.iceberg.spark.SparkCatalog`): with `type=hadoop` and
+/// `warehouse=<path>` the table at `<warehouse>/<namespace...>/<table>`, with `type=rest` and
+/// `uri=<url>` the table of that REST catalog, whether the table exists or not. None: no such
+/// catalog.
+pub fn catalog_table(
     catalogs: &BTreeMap<String, BTreeMap<String, String>>,
     name: &[String],
-) -> PlanResult<Option<String>> {
+) -> PlanResult<Option<Target>> {
     let [catalog, rest @ ..] = name else {
         return Ok(None);
     };
@@ -70,25 +74,46 @@ pub fn catalog_table_location(
         .get("type")
         .map(|t| t.to_ascii_lowercase())
         .unwrap_or_default();
-    if kind != "hadoop" {
-        let shown = if kind.is_empty() {
-            settings.get("catalog-impl").cloned().unwrap_or_default()
-        } else {
-            kind
-        };
-        return Err(PlanError::Unsupported(format!(
-            "Iceberg catalogs of type {shown} (catalog {catalog}; Hadoop catalogs are read)"
-        )));
-    }
-    let Some(warehouse) = settings.get("warehouse") else {
-        return Err(invalid(format!(
-            "Cannot initialize HadoopCatalog because warehousePath must not be null or empty (spark.sql.catalog.{catalog}.warehouse)"
-        )));
-    };
-    if rest.len() < 2 {
+    if rest.len() < 2 && matches!(kind.as_str(), "hadoop" | "rest") {
         return Err(SparkError::table_not_found(&name.join(".")).into());
     }
-    Ok(Some(hadoop_table_location(warehouse, rest)))
+    match kind.as_str() {
+        "hadoop" => {
+            let Some(warehouse) = settings.get("warehouse") else {
+                return Err(invalid(format!(
+                    "Cannot initialize HadoopCatalog because warehousePath must not be null or empty (spark.sql.catalog.{catalog}.warehouse)"
+                )));
+            };
+            Ok(Some(Target::Path(hadoop_table_location(warehouse, rest))))
+        }
+        "rest" => {
+            let (table, namespace) = rest.split_last().unwrap_or((&rest[0], &[]));
+            Ok(Some(Target::Rest(RestTable {
+                catalog: RestCatalog::from_settings(catalog, settings)?,
+                namespace: namespace.to_vec(),
+                table: table.clone(),
+            })))
+        }
+        _ => {
+            let shown = if kind.is_empty() {
+                settings.get("catalog-impl").cloned().unwrap_or_default()
+            } else {
+                kind
+            };
+            Err(PlanError::Unsupported(format!(
+                "Iceberg catalogs of type {shown} (catalog {catalog}; Hadoop and REST catalogs are read)"
+            )))
+        }
+    }
+}
+
+/// Where a read of a catalog's table finds it: its location, or for a REST table the
+/// metadata file the catalog points at. None: no such table.
+fn read_location(target: &Target) -> PlanResult<Option<String>> {
+    Ok(match target {
+        Target::Path(p) => is_iceberg_table(p).then(|| p.clone()),
+        Target::Rest(t) => t.load()?.map(|(location, _)| location),
+    })
 }
 
 /// The read of `name` when its first part is an Iceberg catalog of the session: the table
@@ -97,23 +122,26 @@ pub fn catalog_source(
     catalogs: &BTreeMap<String, BTreeMap<String, String>>,
     name: &[String],
 ) -> PlanResult<Option<DataSource>> {
-    let Some(mut location) = catalog_table_location(catalogs, name)? else {
+    let Some(target) = catalog_table(catalogs, name)? else {
         return Ok(None);
     };
-    if !is_iceberg_table(&location) {
-        // `ice.db.t.snapshots`: a metadata table of `ice.db.t`.
-        let (table, last) = name.split_at(name.len() - 1);
-        let table_location = catalog_table_location(catalogs, table).ok().flatten();
-        match (last, table_location) {
-            ([m], Some(table_location))
-                if METADATA_TABLES.iter().any(|t| t.eq_ignore_ascii_case(m))
-                    && is_iceberg_table(&table_location) =>
-            {
-                location = format!("{table_location}#{}", m.to_ascii_lowercase());
+    let location = match read_location(&target)? {
+        Some(location) => location,
+        None => {
+            // `ice.db.t.snapshots`: a metadata table of `ice.db.t`.
+            let (table, last) = name.split_at(name.len() - 1);
+            let table = match catalog_table(catalogs, table) {
+                Ok(Some(t)) => read_location(&t)?,
+                _ => None,
+            };
+            match (last, table) {
+                ([m], Some(table)) if METADATA_TABLES.iter().any(|t| t.eq_ignore_ascii_case(m)) => {
+                    format!("{table}#{}", m.to_ascii_lowercase())
+                }
+                _ => return Err(SparkError::table_not_found(&name.join(".")).into()),
             }
-            _ => return Err(SparkError::table_not_found(&name.join(".")).into()),
         }
-    }
+    };
     Ok(Some(DataSource {
         format: Some("iceberg".into()),
         schema: None,

@@ -11,8 +11,9 @@
 use arrow::datatypes::Field;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
+use ember_execution::formats::delta;
+use ember_execution::formats::iceberg::Target;
 use ember_execution::formats::iceberg::write::{self as iceberg_write, CommitMode};
-use ember_execution::formats::{delta, iceberg};
 use ember_planner::SparkError;
 use ember_planner::spec::{self, CreateTableSpec, Plan, SaveMode, WriteSpec};
 
@@ -21,9 +22,10 @@ use crate::error::ServerResult;
 use crate::state::RequestContext;
 
 /// `df.write.format("iceberg")...save(location)`.
-pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerResult<()> {
-    ember_execution::sandbox::check(path)?;
-    let exists = iceberg::is_iceberg_table(path);
+pub async fn save(ctx: &RequestContext, spec: WriteSpec, target: &Target) -> ServerResult<()> {
+    target.check_allowed()?;
+    let exists = target.exists()?;
+    let path = target.shown();
     if exists {
         match spec.mode {
             SaveMode::ErrorIfExists => {
@@ -57,25 +59,24 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerRe
         SaveMode::Overwrite => CommitMode::Overwrite,
         _ => CommitMode::Append,
     };
-    write_query(ctx, query, path, mode, false, &partitioning).await
+    write_query(ctx, query, target, mode, false, &partitioning).await
 }
 
-/// The location of `name` when it names a table of one of the session's Iceberg catalogs.
-pub fn catalog_location(ctx: &RequestContext, name: &[String]) -> ServerResult<Option<String>> {
-    Ok(ember_planner::datasource::iceberg::catalog_table_location(
-        &ctx.planner_config().catalogs,
-        name,
+/// The table `name` names when it is a table of one of the session's Iceberg catalogs.
+pub fn catalog_location(ctx: &RequestContext, name: &[String]) -> ServerResult<Option<Target>> {
+    Ok(
+        ember_planner::datasource::iceberg::catalog_table(&ctx.planner_config().catalogs, name)
+            .map_err(|e| e.into_spark())?,
     )
-    .map_err(|e| e.into_spark())?)
 }
 
-/// `CREATE TABLE ice.db.t (...) USING iceberg [AS SELECT ...]` in a Hadoop catalog.
+/// `CREATE TABLE ice.db.t (...) USING iceberg [AS SELECT ...]` in an Iceberg catalog.
 pub async fn create_table(
     ctx: &RequestContext,
     spec: &CreateTableSpec,
-    location: &str,
+    location: &Target,
 ) -> ServerResult<()> {
-    ember_execution::sandbox::check(location)?;
+    location.check_allowed()?;
     if spec
         .format
         .as_deref()
@@ -94,7 +95,7 @@ pub async fn create_table(
     if spec.replace {
         return Err(SparkError::unsupported("REPLACE TABLE of Iceberg tables").into());
     }
-    if iceberg::is_iceberg_table(location) {
+    if location.exists()? {
         if spec.if_not_exists {
             return Ok(());
         }
@@ -128,7 +129,7 @@ pub async fn create_table(
                 .iter()
                 .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
                 .collect();
-            iceberg_write::create_table(location, &fields, &partitioning)?;
+            location.create(&fields, &partitioning)?;
             Ok(())
         }
         (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
@@ -138,14 +139,14 @@ pub async fn create_table(
 /// `INSERT INTO|OVERWRITE ice.db.t ...` (columns by position) and `insertInto`.
 pub async fn insert(
     ctx: &RequestContext,
-    location: &str,
+    location: &Target,
     query: &Plan,
     mode: CommitMode,
     by_name: bool,
 ) -> ServerResult<()> {
-    ember_execution::sandbox::check(location)?;
-    if !iceberg::is_iceberg_table(location) {
-        return Err(SparkError::table_not_found(location).into());
+    location.check_allowed()?;
+    if !location.exists()? {
+        return Err(SparkError::table_not_found(&location.shown()).into());
     }
     let query = ctx.resolve(query)?;
     write_query(ctx, query, location, mode, !by_name, &[]).await
@@ -161,9 +162,13 @@ fn partitioning(transforms: &[spec::PartitionTransform]) -> Vec<(String, Vec<Str
 
 /// `df.writeTo("ice.db.t")` with `create`, `createOrReplace`, `append` and
 /// `overwritePartitions` (`replace` of an existing table is not supported).
-pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2, location: &str) -> ServerResult<()> {
+pub async fn write_v2(
+    ctx: &RequestContext,
+    w: spec::WriteV2,
+    location: &Target,
+) -> ServerResult<()> {
     use spec::WriteV2Mode as M;
-    ember_execution::sandbox::check(location)?;
+    location.check_allowed()?;
     if w.provider
         .as_deref()
         .is_some_and(|f| !f.eq_ignore_ascii_case("iceberg"))
@@ -174,7 +179,7 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2, location: &str) ->
         ))
         .into());
     }
-    let exists = iceberg::is_iceberg_table(location);
+    let exists = location.exists()?;
     let shown = w.name.join(".");
     match (w.mode, exists) {
         (M::Create, true) => Err(analysis(
@@ -218,12 +223,13 @@ pub async fn write_v2(ctx: &RequestContext, w: spec::WriteV2, location: &str) ->
 async fn write_query(
     ctx: &RequestContext,
     query: ember_planner::ResolvedQuery,
-    path: &str,
+    target: &Target,
     mode: CommitMode,
     by_position: bool,
     partitioning: &[(String, Vec<String>)],
 ) -> ServerResult<()> {
-    let exists = iceberg::is_iceberg_table(path);
+    let exists = target.exists()?;
+    let path = &target.shown();
     let schema = query.plan.schema().clone();
     let data: Vec<Field> = query
         .names
@@ -232,9 +238,9 @@ async fn write_query(
         .map(|(n, f)| Field::new(n, delta::spark_type(f.data_type()), true))
         .collect();
     if !exists {
-        iceberg_write::create_table(path, &data, partitioning)?;
+        target.create(&data, partitioning)?;
     }
-    let table = iceberg::load(path)?;
+    let table = target.load()?;
     let fields = iceberg_write::table_fields(&table)?;
     if by_position && query.names.len() != fields.len() {
         return Err(analysis(
@@ -291,6 +297,6 @@ async fn write_query(
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    iceberg_write::commit(path, &batches, mode)?;
+    target.commit(&batches, mode)?;
     Ok(())
 }

@@ -181,7 +181,8 @@ pub async fn execute_write(ctx: &RequestContext, spec: WriteSpec) -> ServerResul
         return super::delta::save(ctx, spec, &path).await;
     }
     if format == "iceberg" {
-        return super::iceberg::save(ctx, spec, &path).await;
+        let target = ember_execution::formats::iceberg::Target::Path(path.to_string());
+        return super::iceberg::save(ctx, spec, &target).await;
     }
     // Bad formats and options fail before anything is looked at.
     write_settings(&format, &spec.options, &CodecDefaults::default())?;

@@ -30,7 +30,9 @@ mod deletes;
 mod meta;
 pub mod partition;
 mod replace;
+pub mod rest;
 mod scan;
+mod target;
 pub mod write;
 
 use super::{Options, local_part, option};
@@ -38,7 +40,9 @@ use crate::sandbox;
 use crate::spark_error::{SparkError, SparkResult};
 pub use deleted_rows::DeletedRowsScanExec;
 pub use meta::METADATA_TABLES;
+pub use rest::{RestCatalog, RestTable};
 use scan::{FileGroupMapping, IcebergFiles};
+pub use target::Target;
 
 /// The parquet field metadata key of a column's Iceberg field id.
 const FIELD_ID: &str = "PARQUET:field_id";

@@ -128,6 +128,18 @@ pub fn create_table(
     crate::sandbox::check(location)?;
     let dir = PathBuf::from(super::super::local_part(location)?);
     let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
+    let meta = new_metadata(&dir, fields, partitioning)?;
+    let metadata = dir.join("metadata");
+    std::fs::create_dir_all(&metadata).map_err(|e| io(&metadata, e))?;
+    write_metadata(&metadata, 1, &meta)
+}
+
+/// The metadata of a new table at `dir` (format version 2, no snapshot).
+pub(super) fn new_metadata(
+    dir: &Path,
+    fields: &[Field],
+    partitioning: &[(String, Vec<String>)],
+) -> SparkResult<Value> {
     let (schema, last_id) = schema_json(fields)?;
     let names: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
     let ids: Vec<i64> = (1..=fields.len() as i64).collect();
@@ -160,9 +172,7 @@ pub fn create_table(
         "snapshot-log": [],
         "metadata-log": [],
     });
-    let metadata = dir.join("metadata");
-    std::fs::create_dir_all(&metadata).map_err(|e| io(&metadata, e))?;
-    write_metadata(&metadata, 1, &meta)
+    Ok(meta)
 }
 
 /// Write `metadata/v<version>.metadata.json` if no file of that version exists, then point
@@ -496,6 +506,26 @@ fn default_spec(meta: &Value) -> (i64, Value) {
 /// or replacing its rows. A partitioned table gets one data file per partition tuple.
 pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
     let table = iceberg::load(location)?;
+    let prepared = prepare(&table, batches, mode)?;
+    write_metadata(&prepared.metadata_dir, prepared.version, &prepared.next)
+}
+
+/// A commit whose files are written: the new snapshot, the metadata that has it, and where
+/// that metadata goes.
+pub(super) struct Prepared {
+    pub next: Value,
+    pub snapshot: Value,
+    pub parent: Option<i64>,
+    metadata_dir: PathBuf,
+    version: u64,
+}
+
+/// Write a commit's data files, manifest and manifest list to `table`'s directories.
+pub(super) fn prepare(
+    table: &TableMetadata,
+    batches: &[RecordBatch],
+    mode: CommitMode,
+) -> SparkResult<Prepared> {
     let meta = &table.json;
     if meta.get("format-version").and_then(Value::as_i64) != Some(2) {
         return Err(SparkError::unsupported(
@@ -513,7 +543,7 @@ pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> Spar
         .iter()
         .map(|f| f.get("id").and_then(Value::as_i64).unwrap_or(0))
         .collect();
-    let types: Vec<DataType> = table_fields(&table)?
+    let types: Vec<DataType> = table_fields(table)?
         .iter()
         .map(|f| f.data_type().clone())
         .collect();
@@ -545,7 +575,7 @@ pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> Spar
     };
     let current = match mode {
         CommitMode::Overwrite => vec![],
-        _ => current_manifests(&table)?,
+        _ => current_manifests(table)?,
     };
     let (mut manifests, rewritten, replaced) = match mode {
         CommitMode::OverwritePartitions => {
@@ -684,7 +714,7 @@ pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> Spar
         Some(Value::Array(a)) => a.push(item),
         _ => v[key] = json!([item]),
     };
-    push(&mut next, "snapshots", snapshot);
+    push(&mut next, "snapshots", snapshot.clone());
     push(
         &mut next,
         "snapshot-log",
@@ -708,5 +738,11 @@ pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> Spar
         .and_then(|n| iceberg::metadata_version(&n.to_string_lossy()))
         .unwrap_or(0)
         + 1;
-    write_metadata(&metadata_dir, version, &next)
+    Ok(Prepared {
+        next,
+        snapshot,
+        parent,
+        metadata_dir,
+        version,
+    })
 }

@@ -1,0 +1,87 @@
+//! Where an Iceberg write goes: a table at a path (`format("iceberg").save(path)`, the tables
+//! of a Hadoop catalog), whose metadata files Ember writes and links itself, or a table of a
+//! REST catalog, whose catalog creates it and takes its commits.
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::Field;
+use serde_json::Value;
+
+use super::rest::RestTable;
+use super::write::{self, CommitMode};
+use super::{TableMetadata, is_iceberg_table, load};
+use crate::spark_error::{SparkError, SparkResult};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Path(String),
+    Rest(RestTable),
+}
+
+impl Target {
+    /// The table as messages name it.
+    pub fn shown(&self) -> String {
+        match self {
+            Target::Path(p) => p.clone(),
+            Target::Rest(t) => t.shown(),
+        }
+    }
+
+    /// Refused unless the session may write there (`--allowed-paths`).
+    pub fn check_allowed(&self) -> SparkResult<()> {
+        match self {
+            Target::Path(p) => crate::sandbox::check(p),
+            Target::Rest(_) => Ok(()),
+        }
+    }
+
+    pub fn exists(&self) -> SparkResult<bool> {
+        Ok(match self {
+            Target::Path(p) => is_iceberg_table(p),
+            Target::Rest(t) => t.load()?.is_some(),
+        })
+    }
+
+    /// The table's current metadata.
+    pub fn load(&self) -> SparkResult<TableMetadata> {
+        match self {
+            Target::Path(p) => load(p),
+            Target::Rest(t) => match t.load()? {
+                Some((location, _)) => load(&location),
+                None => Err(SparkError::table_not_found(&t.shown())),
+            },
+        }
+    }
+
+    /// Create the table: no snapshot, `fields`, partitioned by Spark's items.
+    pub fn create(
+        &self,
+        fields: &[Field],
+        partitioning: &[(String, Vec<String>)],
+    ) -> SparkResult<()> {
+        match self {
+            Target::Path(p) => write::create_table(p, fields, partitioning),
+            Target::Rest(t) => {
+                let meta = write::new_metadata(std::path::Path::new(""), fields, partitioning)?;
+                let first = |key: &str| -> Value {
+                    meta.get(key)
+                        .and_then(|v| v.get(0))
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                };
+                t.create(&first("schemas"), &first("partition-specs"))
+            }
+        }
+    }
+
+    /// Commit `batches` (the table's columns, in its types).
+    pub fn commit(&self, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
+        match self {
+            Target::Path(p) => write::commit(p, batches, mode),
+            Target::Rest(t) => {
+                let table = self.load()?;
+                let prepared = write::prepare(&table, batches, mode)?;
+                t.commit(prepared.parent, &prepared.snapshot)
+            }
+        }
+    }
+}
