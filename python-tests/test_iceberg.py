@@ -671,3 +671,60 @@ def test_allowed_paths_apply_to_iceberg(request, ember_mode, tmp_path):
     finally:
         session.stop()
         server.stop()
+
+
+# ------------------------------------------------------------------------------------------
+# Crashes
+
+
+@pytest.mark.parametrize("point", ["iceberg-commit-before-metadata", "iceberg-commit-before-hint"])
+def test_a_crash_mid_commit_leaves_a_readable_table(request, ember_mode, tmp_path, point):
+    """The server dies (abort: no cleanup, as a SIGKILL) after an append wrote its data files,
+    manifest and manifest list but before its metadata file (the table stays at its previous
+    version), or after the metadata file but before the version hint (the new version is the
+    table's: the newest metadata file wins over an older hint). Either way the table reads
+    whole, pyiceberg agrees, and the next commit works."""
+    from conftest import EmberServer, ember_binary, new_session
+
+    location = str(tmp_path / "t")
+    binary = ember_binary(request.config)
+    import subprocess
+    import sys
+
+    server = EmberServer(binary, ember_mode, workdir=tmp_path)
+    session = new_session(server.url)
+    session.range(3).write.format("iceberg").save(location)
+    session.stop()
+    server.stop()
+    server = EmberServer(binary, ember_mode, workdir=tmp_path, env={"EMBER_FAILPOINT": point})
+    # The writer is a process of its own: a client of a dead server retries for minutes.
+    script = tmp_path / "writer.py"
+    script.write_text(
+        "import sys\nfrom pyspark.sql import SparkSession\n"
+        "spark = SparkSession.builder.remote(sys.argv[1]).create()\n"
+        "spark.range(3, 6).write.format('iceberg').mode('append').save(sys.argv[2])\n"
+    )
+    writer = subprocess.Popen([sys.executable, str(script), server.url, location], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # The append's commit crashes the server.
+        assert server.proc.wait(timeout=120) != 0
+    finally:
+        writer.kill()
+        writer.wait()
+    server.log.close()
+    assert f"EMBER_FAILPOINT: aborting at {point}" in open(server.log.name).read()
+    server = EmberServer(binary, ember_mode, workdir=tmp_path)
+    session = new_session(server.url)
+    try:
+        committed = point == "iceberg-commit-before-hint"
+        expected = [(i,) for i in range(6 if committed else 3)]
+        assert rows(session.read.format("iceberg").load(location)) == expected
+        assert iceberg_rows(static(location)) == expected
+        # The crashed commit's data file is there (unreferenced when its metadata is not).
+        assert len(os.listdir(os.path.join(location, "data"))) == 2
+        session.range(10, 12).write.format("iceberg").mode("append").save(location)
+        assert rows(session.read.format("iceberg").load(location)) == expected + [(10,), (11,)]
+        assert iceberg_rows(static(location)) == expected + [(10,), (11,)]
+    finally:
+        session.stop()
+        server.stop()

@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod codec;
 pub mod error;
+pub mod failpoint;
 pub mod formats;
 pub mod ipc_check;
 pub mod job_graph;

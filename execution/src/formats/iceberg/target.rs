@@ -80,6 +80,7 @@ impl Target {
             Target::Rest(t) => {
                 let table = self.load()?;
                 let prepared = write::prepare(&table, batches, mode)?;
+                crate::failpoint::crash_point("iceberg-commit-before-metadata");
                 t.commit(prepared.parent, &prepared.snapshot)
             }
         }

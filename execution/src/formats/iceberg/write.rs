@@ -208,6 +208,7 @@ fn write_metadata(dir: &Path, version: u64, meta: &Value) -> SparkResult<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(conflict()),
         Err(e) => return Err(io(&path, e)),
     }
+    crate::failpoint::crash_point("iceberg-commit-before-hint");
     let hint = dir.join(format!("version-hint.text.{}", uuid::Uuid::new_v4()));
     std::fs::write(&hint, version.to_string()).map_err(|e| io(&hint, e))?;
     std::fs::rename(&hint, dir.join("version-hint.text")).map_err(|e| io(&hint, e))
@@ -507,6 +508,7 @@ fn default_spec(meta: &Value) -> (i64, Value) {
 pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
     let table = iceberg::load(location)?;
     let prepared = prepare(&table, batches, mode)?;
+    crate::failpoint::crash_point("iceberg-commit-before-metadata");
     write_metadata(&prepared.metadata_dir, prepared.version, &prepared.next)
 }
 
