@@ -34,6 +34,7 @@ use crate::spark_error::{SparkError, SparkResult};
 pub mod avro;
 pub mod commit;
 pub mod csv;
+pub mod deleted_rows;
 pub mod delta;
 mod encode;
 pub mod iceberg;
@@ -202,7 +203,7 @@ pub fn codec_parts() -> Vec<Arc<dyn crate::codec::CodecPart>> {
         file_source_part::<orc::OrcSource>(),
         node_part::<text::TextScanExec>(),
         node_part::<WriteFilesExec>(),
-        node_part::<iceberg::DeletedRowsScanExec>(),
+        node_part::<deleted_rows::DeletedRowsScanExec>(),
     ]
 }
 

@@ -306,6 +306,23 @@ pub fn table_schema(table: &DeltaTable) -> SparkResult<(Schema, Vec<String>)> {
     Ok((Schema::new(fields), partitions.to_vec()))
 }
 
+/// The rows a deletion vector removes from its data file (positions, sorted).
+fn deletion_vector(
+    table: &DeltaTable,
+    url: &url::Url,
+    dv: deltalake_core::kernel::DeletionVectorDescriptor,
+) -> SparkResult<Vec<i64>> {
+    use deltalake_core::logstore::LogStore;
+    let kernel: delta_kernel::actions::deletion_vector::DeletionVectorDescriptor = dv
+        .try_into()
+        .map_err(|e| invalid(format!("bad Delta deletion vector: {e}")))?;
+    let engine = table.log_store().engine(None);
+    let rows = kernel
+        .read(engine.storage_handler(), url)
+        .map_err(|e| invalid(format!("cannot read a Delta deletion vector of {url}: {e}")))?;
+    Ok(rows.into_iter().map(|r| r as i64).collect())
+}
+
 /// What scans a loaded table's snapshot: the provider, and the partition columns with their
 /// types (the provider reads them as strings).
 pub struct DeltaScan {
@@ -330,12 +347,12 @@ pub fn scan_table(
         .map_err(|_| SparkError::unsupported(format!("Delta table at {url}")))?;
     let mut files = vec![];
     let mut stats = vec![];
+    let mut deleted = vec![];
     for file in snapshot.snapshot().log_data().iter() {
-        if file.deletion_vector_descriptor().is_some() {
-            return Err(SparkError::unsupported(
-                "Delta tables with deletion vectors",
-            ));
-        }
+        deleted.push(match file.deletion_vector_descriptor() {
+            Some(dv) => Some(deletion_vector(table, &url, dv)?),
+            None => None,
+        });
         let relative = file.path().to_string();
         if relative.contains("://") {
             return Err(SparkError::unsupported(
@@ -356,7 +373,7 @@ pub fn scan_table(
                 .with_partition_values(partition_values),
         );
     }
-    let provider = DeltaFiles::new(state, &schema, &partition_names, files, stats);
+    let provider = DeltaFiles::new(state, &schema, &partition_names, files, stats, deleted);
     let partitions = partition_names
         .iter()
         .filter_map(|p| {

@@ -21,6 +21,9 @@ use datafusion::datasource::table_schema::TableSchema;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::union::UnionExec;
+
+use crate::formats::deleted_rows::{DeletedRowsScanExec, FileDeletes};
 
 /// A Delta snapshot's data files as a parquet scan: the table's columns in its order, the
 /// partition columns as strings (their values from the log).
@@ -36,6 +39,8 @@ pub struct DeltaFiles {
     files: Vec<PartitionedFile>,
     /// Each file's statistics from the log (JSON), parallel to `files`.
     stats: Vec<Option<serde_json::Value>>,
+    /// The rows each file's deletion vector removes (None: it has none), parallel to `files`.
+    deleted: Vec<Option<Vec<i64>>>,
     format: ParquetFormat,
 }
 
@@ -46,6 +51,7 @@ impl DeltaFiles {
         partition_names: &[String],
         files: Vec<PartitionedFile>,
         stats: Vec<Option<String>>,
+        deleted: Vec<Option<Vec<i64>>>,
     ) -> Self {
         let is_partition = |name: &str| partition_names.iter().any(|p| p == name);
         let file_fields: Vec<FieldRef> = schema
@@ -95,6 +101,7 @@ impl DeltaFiles {
                 .into_iter()
                 .map(|s| s.and_then(|s| serde_json::from_str(&s).ok()))
                 .collect(),
+            deleted,
             format: ParquetFormat::default().with_options(parquet),
         }
     }
@@ -122,17 +129,16 @@ impl DeltaFiles {
     /// The files a scan with `filters` must read: those whose partition values pass every
     /// filter on partition columns, and whose column statistics do not rule out every row.
     /// A filter that cannot be evaluated prunes nothing.
-    fn pruned(&self, state: &dyn Session, filters: &[Expr]) -> Vec<PartitionedFile> {
+    fn pruned(&self, state: &dyn Session, filters: &[Expr]) -> Vec<usize> {
         let mut keep = vec![true; self.files.len()];
         if !self.files.is_empty() {
             self.prune_partitions(state, filters, &mut keep);
             self.prune_by_stats(state, filters, &mut keep);
         }
-        self.files
-            .iter()
-            .zip(keep)
-            .filter(|(_, k)| *k)
-            .map(|(f, _)| f.clone())
+        keep.iter()
+            .enumerate()
+            .filter(|(_, k)| **k)
+            .map(|(i, _)| i)
             .collect()
     }
 
@@ -336,14 +342,19 @@ impl TableProvider for DeltaFiles {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
-        let files = self.pruned(state, filters);
+        let kept = self.pruned(state, filters);
         let wanted: Vec<usize> = match projection {
             Some(p) => p.clone(),
             None => (0..self.schema.fields().len()).collect(),
         };
+        let projected = Arc::new(self.schema.project(&wanted)?);
+        // Files with deletion vectors are read by their own scan.
+        let (with_deletes, files): (Vec<usize>, Vec<usize>) =
+            kept.into_iter().partition(|i| self.deleted[*i].is_some());
+        let files: Vec<PartitionedFile> = files.iter().map(|i| self.files[*i].clone()).collect();
+        let deleted = self.deleted_rows_scan(&with_deletes, &projected, state)?;
         if files.is_empty() {
-            let projected = Arc::new(self.schema.project(&wanted)?);
-            return Ok(Arc::new(EmptyExec::new(projected)));
+            return Ok(deleted.unwrap_or_else(|| Arc::new(EmptyExec::new(projected))));
         }
         let inner: Vec<usize> = wanted.iter().map(|&i| self.inner_index[i]).collect();
         // The files spread over the session's partitions, largest first.
@@ -370,6 +381,58 @@ impl TableProvider for DeltaFiles {
             .with_projection_indices(Some(inner))?
             .with_limit(limit)
             .build();
-        self.format.create_physical_plan(state, config).await
+        let scan = self.format.create_physical_plan(state, config).await?;
+        match deleted {
+            Some(d) => UnionExec::try_new(vec![scan, d]),
+            None => Ok(scan),
+        }
+    }
+}
+
+impl DeltaFiles {
+    /// The scan of the files `indices` (with deletion vectors) without their deleted rows,
+    /// giving the columns `projected` (partition columns from the log's values).
+    fn deleted_rows_scan(
+        &self,
+        indices: &[usize],
+        projected: &SchemaRef,
+        state: &dyn Session,
+    ) -> datafusion::error::Result<Option<Arc<dyn ExecutionPlan>>> {
+        if indices.is_empty() {
+            return Ok(None);
+        }
+        let mut files = vec![];
+        for &i in indices {
+            let file = &self.files[i];
+            let constants = match self.partition_fields.is_empty() {
+                true => None,
+                false => Some(arrow::array::RecordBatch::try_new(
+                    Arc::new(Schema::new(self.partition_fields.clone())),
+                    file.partition_values
+                        .iter()
+                        .map(|v| v.to_array_of_size(1))
+                        .collect::<datafusion::error::Result<Vec<_>>>()?,
+                )?),
+            };
+            files.push(FileDeletes {
+                path: percent_encoding::percent_decode_str(&format!(
+                    "/{}",
+                    file.object_meta.location
+                ))
+                .decode_utf8_lossy()
+                .to_string(),
+                positions: self.deleted[i].clone().unwrap_or_default(),
+                equality: vec![],
+                constants,
+            });
+        }
+        // (Delta's data files have no field ids: columns are matched by name.)
+        let ids = vec![-1; projected.fields().len()];
+        Ok(Some(Arc::new(DeletedRowsScanExec::new(
+            projected.clone(),
+            ids,
+            files,
+            state.config().target_partitions(),
+        ))))
     }
 }

@@ -8,7 +8,7 @@
 //!   unpartitioned.
 //!
 //! The deletes are read here, when the scan is planned, and travel in the plan
-//! ([`DeletedRowsScanExec`](super::deleted_rows::DeletedRowsScanExec)).
+//! ([`DeletedRowsScanExec`](crate::formats::deleted_rows::DeletedRowsScanExec)).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,8 +18,8 @@ use arrow::datatypes::{DataType, Field, Schema};
 use datafusion::common::ScalarValue;
 use serde_json::Value;
 
-use super::deleted_rows::{EqualityDeletes, FileDeletes, read_columns};
 use super::{DataFile, TableMetadata, file_path};
+use crate::formats::deleted_rows::{EqualityDeletes, FileDeletes, read_columns};
 use crate::spark_error::{SparkError, SparkResult};
 
 fn invalid(text: impl Into<String>) -> SparkError {
@@ -143,6 +143,7 @@ pub fn plan(
                     path,
                     positions: deleted,
                     equality: applied,
+                    constants: None,
                 },
             );
         }

@@ -13,7 +13,7 @@
 //! as Iceberg defines them. Data files hold every column, partition source columns included,
 //! so partition transforms need no evaluation to read. Merge-on-read deletes (position and
 //! equality delete files, `deletes.rs`) are applied by their own scan of the files they touch
-//! (`deleted_rows.rs`).
+//! (`formats/deleted_rows.rs`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,6 @@ use datafusion::catalog::TableProvider;
 use serde_json::Value;
 
 mod avro;
-mod deleted_rows;
 mod deletes;
 mod meta;
 pub mod partition;
@@ -38,7 +37,6 @@ pub mod write;
 use super::{Options, local_part, option};
 use crate::sandbox;
 use crate::spark_error::{SparkError, SparkResult};
-pub use deleted_rows::DeletedRowsScanExec;
 pub use meta::METADATA_TABLES;
 pub use rest::{RestCatalog, RestTable};
 use scan::{FileGroupMapping, IcebergFiles};

@@ -25,7 +25,7 @@ use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::union::UnionExec;
 
-use super::deleted_rows::{DeletedRowsScanExec, FileDeletes};
+use crate::formats::deleted_rows::{DeletedRowsScanExec, FileDeletes};
 
 /// Files whose columns have the same names: for each column of the table, its name in these
 /// files (None: the files do not have it).

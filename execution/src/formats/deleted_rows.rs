@@ -1,12 +1,12 @@
-//! The scan of Iceberg data files that have merge-on-read deletes: each file is read whole,
-//! in order, by arrow-rs's parquet reader (its columns found by field id and cast to the
-//! table's types), and the rows its delete files remove are left out: positions named by
-//! position delete files, and rows whose equality columns equal a row of an equality delete
-//! file. Files without deletes keep DataFusion's parquet scan (`scan.rs`); this node only
-//! holds the files with deletes, so row positions are exact (no pruning, no splitting).
-//! The deletes travel in the node (positions, and the delete rows as Arrow IPC), so the scan
-//! runs on cluster workers like any other.
-
+//! The scan of data files that have merge-on-read deletes (Iceberg's position and equality
+//! delete files, Delta's deletion vectors): each file is read whole, in order, by arrow-rs's
+//! parquet reader (its columns found by Iceberg field id, or by name in files without ids, and
+//! cast to the table's types; columns a file does not store, such as Delta's partition
+//! columns, take the file's constant values), and the rows its deletes remove are left out:
+//! deleted positions, and rows whose equality columns equal a row of an equality delete file.
+//! Files without deletes keep DataFusion's parquet scan; this node only holds the files with
+//! deletes, so row positions are exact (no pruning, no splitting). The deletes travel in the
+//! node (positions, and rows as Arrow IPC), so the scan runs on cluster workers like any other.
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -43,6 +43,8 @@ pub struct FileDeletes {
     /// Positions (row numbers from 0) deleted, sorted.
     pub positions: Vec<i64>,
     pub equality: Vec<EqualityDeletes>,
+    /// Values of columns the file does not store (one row, columns named as the table's).
+    pub constants: Option<RecordBatch>,
 }
 
 /// Scans `files` (spread over `partitions`), giving the table's columns `schema` (field ids
@@ -89,7 +91,7 @@ impl DisplayAs for DeletedRowsScanExec {
             .sum();
         write!(
             f,
-            "IcebergDeletedRowsScan: files={}, deleted positions={positions}, equality delete rows={equality}",
+            "DeletedRowsScan: files={}, deleted positions={positions}, equality delete rows={equality}",
             self.files.len()
         )
     }
@@ -97,7 +99,7 @@ impl DisplayAs for DeletedRowsScanExec {
 
 impl ExecutionPlan for DeletedRowsScanExec {
     fn name(&self) -> &str {
-        "IcebergDeletedRowsScan"
+        "DeletedRowsScan"
     }
 
     fn properties(&self) -> &Arc<PlanProperties> {
@@ -280,9 +282,34 @@ fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<
         }
         offset += rows as i64;
         let kept = arrow::compute::filter_record_batch(&batch, &BooleanArray::from(keep))?;
-        out.push(kept.project(&(0..schema.fields().len()).collect::<Vec<_>>())?);
+        let kept = kept.project(&(0..schema.fields().len()).collect::<Vec<_>>())?;
+        out.push(with_constants(kept, file.constants.as_ref())?);
     }
     Ok(out)
+}
+
+/// `batch` with the columns `constants` has replaced by its values.
+fn with_constants(batch: RecordBatch, constants: Option<&RecordBatch>) -> Result<RecordBatch> {
+    let Some(constants) = constants else {
+        return Ok(batch);
+    };
+    let rows = batch.num_rows();
+    let schema = batch.schema();
+    let mut columns = batch.columns().to_vec();
+    for (i, field) in schema.fields().iter().enumerate() {
+        if let Some(value) = constants.column_by_name(field.name()) {
+            let repeated = arrow::compute::take(
+                value,
+                &arrow::array::UInt32Array::from(vec![0u32; rows]),
+                None,
+            )?;
+            columns[i] = arrow::compute::cast(&repeated, field.data_type())?;
+        }
+    }
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(rows));
+    Ok(RecordBatch::try_new_with_options(
+        schema, columns, &options,
+    )?)
 }
 
 fn ipc(batch: &RecordBatch) -> Result<Vec<u8>> {
@@ -319,6 +346,9 @@ pub struct FileDeletesMessage {
     positions: Vec<i64>,
     #[prost(message, repeated, tag = "3")]
     equality: Vec<EqualityMessage>,
+    /// The constant columns (one row), as an Arrow IPC stream; empty: none.
+    #[prost(bytes = "vec", tag = "4")]
+    constants: Vec<u8>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -335,7 +365,7 @@ pub struct DeletedRowsScanMessage {
 }
 
 impl EncodedNode for DeletedRowsScanExec {
-    const NAME: &'static str = "iceberg_deleted_rows_scan";
+    const NAME: &'static str = "deleted_rows_scan";
     type Message = DeletedRowsScanMessage;
 
     fn to_message(&self, _encoder: &NodeEncoder) -> Result<DeletedRowsScanMessage> {
@@ -356,6 +386,10 @@ impl EncodedNode for DeletedRowsScanExec {
                             })
                         })
                         .collect::<Result<_>>()?,
+                    constants: match &f.constants {
+                        Some(c) => ipc(c)?,
+                        None => vec![],
+                    },
                 })
             })
             .collect::<Result<_>>()?;
@@ -382,9 +416,17 @@ impl EncodedNode for DeletedRowsScanExec {
             .files
             .into_iter()
             .map(|f| {
+                let constants = match f.constants.is_empty() {
+                    true => None,
+                    false => {
+                        let (schema, batches) = from_ipc(&f.constants)?;
+                        Some(arrow::compute::concat_batches(&schema, &batches)?)
+                    }
+                };
                 Ok(FileDeletes {
                     path: f.path,
                     positions: f.positions,
+                    constants,
                     equality: f
                         .equality
                         .into_iter()
@@ -430,8 +472,9 @@ mod tests {
             positions: vec![0, 5],
             equality: vec![EqualityDeletes {
                 field_ids: vec![1],
-                rows,
+                rows: rows.clone(),
             }],
+            constants: Some(rows),
         }];
         let plan: Arc<dyn ExecutionPlan> =
             Arc::new(DeletedRowsScanExec::new(schema, vec![1], files, 4));
@@ -445,6 +488,7 @@ mod tests {
         let back = back.downcast_ref::<DeletedRowsScanExec>().unwrap();
         assert_eq!(back.files[0].positions, vec![0, 5]);
         assert_eq!(back.files[0].equality[0].rows.num_rows(), 2);
+        assert_eq!(back.files[0].constants.as_ref().unwrap().num_rows(), 2);
         assert_eq!(back.schema().fields().len(), 1);
     }
 }
