@@ -7,7 +7,7 @@ Spark and Databricks write deletion vectors (delta-spark's default for new table
 the `deltalake` package does not, so each test writes its table with `deltalake` and then
 commits a vector as delta-spark does: a `remove` and an `add` of the same file, the `add`
 carrying the vector's descriptor (a RoaringBitmapArray: magic, then 64-bit Roaring buckets
-in the portable format, from `pyroaring`), with the protocol's `deletionVectors` feature.
+in the portable format, from `pyroaring`, which pyiceberg requires), with the protocol's `deletionVectors` feature.
 """
 
 import json
