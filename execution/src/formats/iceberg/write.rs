@@ -460,8 +460,12 @@ fn write_data_file(
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
     let file = std::fs::File::create(path).map_err(|e| io(path, e))?;
-    let mut writer = datafusion::parquet::arrow::ArrowWriter::try_new(file, schema.clone(), None)
-        .map_err(|e| invalid(e.to_string()))?;
+    let mut writer = datafusion::parquet::arrow::ArrowWriter::try_new(
+        file,
+        schema.clone(),
+        Some(lake_parquet()),
+    )
+    .map_err(|e| invalid(e.to_string()))?;
     for b in batches {
         // (Nested columns take their fields' ids by a cast.)
         let columns = b
@@ -483,6 +487,17 @@ fn write_data_file(
     }
     writer.close().map_err(|e| invalid(e.to_string()))?;
     Ok(std::fs::metadata(path).map_err(|e| io(path, e))?.len())
+}
+
+/// How table formats write their parquet data files: zstd (Iceberg's default codec) and row
+/// groups of at most 256Ki rows, so that a scan splits a large file over its partitions
+/// (arrow-rs's default, 1Mi rows, left an 800k-row table one row group, read by one core).
+pub fn lake_parquet() -> datafusion::parquet::file::properties::WriterProperties {
+    use datafusion::parquet::basic::{Compression, ZstdLevel};
+    datafusion::parquet::file::properties::WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(256 * 1024))
+        .build()
 }
 
 /// The spec a table's writes use (its default spec).
