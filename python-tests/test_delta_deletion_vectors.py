@@ -147,3 +147,23 @@ def test_many_deleted_rows_across_batches(spark, tmp_path):
     df = spark.read.format("delta").load(path)
     assert df.count() == 30000 - len(gone)
     assert rows(df.selectExpr("sum(id)")) == [(sum(i for i in range(30000) if i not in gone),)]
+
+
+def test_writes_keep_the_deleted_rows_deleted(spark, tmp_path):
+    """DELETE, UPDATE, MERGE and appends on a table with deletion vectors: the rows the vectors
+    deleted stay deleted (deltalake's copy-on-write rewrites read through the vectors)."""
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": pa.array(range(6), pa.int64())}))
+    (a,) = (relative(path, f) for f in log_files(path))
+    add_deletion_vectors(path, {a: [0, 3]})
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 1")
+    assert rows(spark.read.format("delta").load(path)) == [(2,), (4,), (5,)]
+    spark.sql(f"UPDATE delta.`{path}` SET id = id + 100 WHERE id = 2")
+    assert rows(spark.read.format("delta").load(path)) == [(4,), (5,), (102,)]
+    spark.sql(
+        f"MERGE INTO delta.`{path}` AS t USING (SELECT 5L AS id UNION ALL SELECT 9L) AS s ON t.id = s.id "
+        "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *"
+    )
+    assert rows(spark.read.format("delta").load(path)) == [(4,), (9,), (102,)]
+    spark.range(2).write.format("delta").mode("append").save(path)
+    assert rows(spark.read.format("delta").load(path)) == [(0,), (1,), (4,), (9,), (102,)]
