@@ -260,14 +260,11 @@ pub async fn commit(
         Some(t) => t,
         None => new_table(url).await?,
     };
-    let mut builder = table
-        .write(batches)
-        .with_save_mode(if options.overwrite {
-            deltalake_core::protocol::SaveMode::Overwrite
-        } else {
-            deltalake_core::protocol::SaveMode::Append
-        })
-        .with_writer_properties(delta_parquet());
+    let mut builder = table.write(batches).with_save_mode(if options.overwrite {
+        deltalake_core::protocol::SaveMode::Overwrite
+    } else {
+        deltalake_core::protocol::SaveMode::Append
+    });
     // A replaced schema takes the write's partitioning, none included.
     if !alignment.partition_by.is_empty() || options.overwrite_schema {
         builder = builder.with_partition_columns(alignment.partition_by);
@@ -289,16 +286,6 @@ pub async fn commit(
     builder.await.map_err(|e| write_error(url, e))?;
     tracing::debug!(table = %url, rows, "Delta write committed");
     Ok(rows)
-}
-
-/// Delta's data files as delta-spark writes them (snappy), in row groups of at most 256Ki rows
-/// as Iceberg's ([`lake_parquet`](crate::formats::iceberg::write::lake_parquet)).
-fn delta_parquet() -> deltalake_core::parquet::file::properties::WriterProperties {
-    use deltalake_core::parquet::basic::Compression;
-    deltalake_core::parquet::file::properties::WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_max_row_group_row_count(Some(256 * 1024))
-        .build()
 }
 
 /// A failed Delta write: a predicate the data breaks is Delta's `replaceWhere` error, a lost
