@@ -392,6 +392,10 @@ def test_partition_transform_errors(spark, tmp_path, ice):
     assert "INTERNAL_ERROR" not in error_of(
         lambda: spark.sql(f"CREATE TABLE ice.db.{t} (name STRING) USING iceberg PARTITIONED BY (hours(name))")
     )
+    # Only primitive columns partition a table.
+    assert "for transform: identity" in error_of(
+        lambda: spark.sql(f"CREATE TABLE ice.db.{t} (st STRUCT<a: INT>) USING iceberg PARTITIONED BY (st)")
+    )
     # The session catalog still takes only columns and one bucket.
     assert "UNSUPPORTED_PARTITION_TRANSFORM" in error_of(
         lambda: spark.sql(f"CREATE TABLE {t} (id BIGINT, ts TIMESTAMP) USING parquet PARTITIONED BY (days(ts))")

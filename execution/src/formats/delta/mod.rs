@@ -316,6 +316,14 @@ fn deletion_vector(
     let kernel: delta_kernel::actions::deletion_vector::DeletionVectorDescriptor = dv
         .try_into()
         .map_err(|e| invalid(format!("bad Delta deletion vector: {e}")))?;
+    // A vector in a file (beside the data, or at an absolute path) is read only where the
+    // session may read (`--allowed-paths`).
+    if let Ok(Some(file)) = kernel.absolute_path(url) {
+        let local = file
+            .to_file_path()
+            .map_err(|_| SparkError::unsupported(format!("Delta deletion vectors at {file}")))?;
+        crate::sandbox::check(&local.display().to_string())?;
+    }
     let engine = table.log_store().engine(None);
     let rows = kernel
         .read(engine.storage_handler(), url)

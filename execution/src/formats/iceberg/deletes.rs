@@ -110,7 +110,8 @@ pub fn plan(
     let partitioned = |spec_id: i64| spec_fields(table, spec_id) > 0;
     let mut keys = PartitionKeys::default();
     for f in &data {
-        let path = normal(&f.path);
+        // (Checked against `--allowed-paths` as every file a scan reads.)
+        let path = file_path(&f.path)?.display().to_string();
         let mut deleted: Vec<i64> = positions
             .get(&path)
             .map(|p| {

@@ -98,7 +98,20 @@ impl Transform {
     pub fn result_type(&self, source: &DataType) -> SparkResult<DataType> {
         let timestamp = matches!(source, DataType::Timestamp(..));
         let ok = match self {
-            Transform::Identity | Transform::Void => true,
+            Transform::Identity => matches!(
+                source,
+                DataType::Boolean
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::Float32
+                    | DataType::Float64
+                    | DataType::Date32
+                    | DataType::Timestamp(..)
+                    | DataType::Utf8
+                    | DataType::Binary
+                    | DataType::Decimal128(..)
+            ),
+            Transform::Void => true,
             Transform::Year | Transform::Month | Transform::Day => {
                 timestamp || *source == DataType::Date32
             }
