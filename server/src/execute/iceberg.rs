@@ -5,8 +5,9 @@
 //! The query runs as any other job (in the cluster modes on the workers) and its batches come
 //! back to the driver, which aligns them with the table's columns by name (cast to the
 //! table's types; a table column the data lacks is NULL; a data column the table lacks is an
-//! error) and commits them ([`iceberg_write::commit`]). A missing table is created from the
-//! data's schema (unpartitioned, format version 2).
+//! error) and commits them ([`Target::commit`]: a path's table, or a REST catalog's). A missing
+//! table is created from the data's schema (format version 2, partitioned by the write's
+//! `partitionBy`/`PARTITIONED BY`/`partitionedBy` items).
 
 use arrow::datatypes::Field;
 use datafusion::common::ScalarValue;
@@ -88,7 +89,8 @@ pub async fn create_table(
         ))
         .into());
     }
-    if spec.bucketing.is_some() && spec.transforms.is_empty() {
+    // (A `bucket(...)` of PARTITIONED BY also sets the bucketing; CLUSTERED BY alone does.)
+    if spec.bucketing.is_some() && !spec.transforms.iter().any(|t| t.name == "bucket") {
         return Err(SparkError::unsupported("CLUSTERED BY of Iceberg tables").into());
     }
     let partitioning = partitioning(&spec.transforms);
