@@ -167,3 +167,16 @@ def test_writes_keep_the_deleted_rows_deleted(spark, tmp_path):
     assert rows(spark.read.format("delta").load(path)) == [(4,), (9,), (102,)]
     spark.range(2).write.format("delta").mode("append").save(path)
     assert rows(spark.read.format("delta").load(path)) == [(0,), (1,), (4,), (9,), (102,)]
+
+
+def test_history_and_timestamp_travel_around_a_vector(spark, tmp_path):
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": pa.array(range(4), pa.int64())}))
+    (a,) = (relative(path, f) for f in log_files(path))
+    time.sleep(1.1)
+    version = add_deletion_vectors(path, {a: [1]})
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
+    assert [(r.version, r.operation) for r in history][:1] == [(version, "DELETE")]
+    before = history[1].timestamp
+    assert rows(spark.sql(f"SELECT * FROM delta.`{path}` TIMESTAMP AS OF '{before}'")) == [(0,), (1,), (2,), (3,)]
+    assert rows(spark.sql(f"SELECT * FROM delta.`{path}`")) == [(0,), (2,), (3,)]

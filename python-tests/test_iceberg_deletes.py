@@ -283,3 +283,12 @@ def test_deletes_in_a_join_and_an_aggregate(spark, catalog, warehouse):
     assert rows(df.groupBy((df.id % 5).alias("k")).count()) == [(k, 10) for k in range(5)]
     joined = df.alias("x").join(spark.range(0, 100, 10).alias("y"), "id")
     assert joined.count() == 0
+
+
+def test_equality_deletes_of_text_with_nulls(spark, catalog, warehouse):
+    table = new_table(catalog, warehouse)
+    table.append(data([1, 2, None, 4]))
+    deleted = add_delete_file(table, equality_deletes(name=pa.array([None, "n2"], pa.string())), 2, equality_ids=[2])
+    # The row with a NULL id has a NULL name: the NULL delete row removes it.
+    assert rows(read(spark, deleted)) == [(1, "n1", "a"), (4, "n4", "a")]
+    assert rows(read(spark, deleted).select("name")) == [("n1",), ("n4",)]

@@ -171,3 +171,25 @@ def test_catalog_settings_are_checked(spark):
     finally:
         for k in ("spark.sql.catalog.norest", "spark.sql.catalog.norest.type", "spark.sql.catalog.norest.uri"):
             spark.conf.unset(k)
+
+
+def test_nested_namespaces(spark, server, ice):
+    """A namespace of several levels travels as the REST protocol joins them (unit separator)."""
+    name = new_name()
+    server.catalog.create_namespace(("lvl1", "lvl2"))
+    table = server.catalog.create_table(("lvl1", "lvl2", name), schema=SIMPLE)
+    table.append(simple([7]))
+    assert rows(spark.sql(f"SELECT * FROM rest.lvl1.lvl2.{name}")) == [(7, "n7")]
+    spark.sql(f"INSERT INTO rest.lvl1.lvl2.{name} VALUES (8, 'n8')")
+    assert iceberg_rows(server.catalog.load_table(("lvl1", "lvl2", name))) == [(7, "n7"), (8, "n8")]
+
+
+def test_metadata_tables_through_the_catalog(spark, server, ice):
+    name = new_name()
+    spark.sql(f"CREATE TABLE rest.db.{name} (id BIGINT) USING iceberg")
+    spark.sql(f"INSERT INTO rest.db.{name} VALUES (1)")
+    spark.sql(f"INSERT INTO rest.db.{name} VALUES (2)")
+    table = server.catalog.load_table(f"db.{name}")
+    history = spark.sql(f"SELECT snapshot_id FROM rest.db.{name}.history").collect()
+    assert [r.snapshot_id for r in history] == [s.snapshot_id for s in table.snapshots()]
+    assert spark.sql(f"SELECT * FROM rest.db.{name}.files").count() == 2
