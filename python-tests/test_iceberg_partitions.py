@@ -428,3 +428,20 @@ def test_empty_and_arity_checked_writes(spark, warehouse, ice):
     # By name: a missing nullable column is NULL, in the NULL partition.
     spark.createDataFrame([(5,)], "id long").write.mode("append").saveAsTable(f"ice.db.{t}")
     assert files(static(os.path.join(warehouse, "db", t))) == [((("d_day", None),), 1)]
+
+
+def test_snapshots_of_partitioned_writes(spark, warehouse, ice):
+    t = name()
+    spark.sql(f"CREATE TABLE ice.db.{t} (id BIGINT, k STRING) USING iceberg PARTITIONED BY (bucket(2, k))")
+    spark.sql(f"INSERT INTO ice.db.{t} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"INSERT INTO ice.db.{t} VALUES (3, 'c')")
+    spark.sql("SELECT 9L AS id, 'a' AS k").writeTo(f"ice.db.{t}").overwritePartitions()
+    got = spark.sql(f"SELECT operation, summary['added-records'] AS added FROM ice.db.{t}.snapshots").collect()
+    assert [(r.operation, r.added) for r in got] == [("append", "2"), ("append", "1"), ("overwrite", "1")]
+    table = static(os.path.join(warehouse, "db", t))
+    second = table.snapshots()[1].snapshot_id
+    assert rows(spark.sql(f"SELECT * FROM ice.db.{t} VERSION AS OF {second}")) == [(1, "a"), (2, "b"), (3, "c")]
+    # The current snapshot: bucket('a') replaced; whichever of 'b' and 'c' share it go too.
+    bucket_a = BucketTransform(2).transform(StringType())("a")
+    kept = [(i, k) for i, k in [(2, "b"), (3, "c")] if BucketTransform(2).transform(StringType())(k) != bucket_a]
+    assert rows(spark.table(f"ice.db.{t}")) == sorted(kept + [(9, "a")])
