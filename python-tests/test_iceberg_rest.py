@@ -176,12 +176,14 @@ def test_catalog_settings_are_checked(spark):
 def test_nested_namespaces(spark, server, ice):
     """A namespace of several levels travels as the REST protocol joins them (unit separator)."""
     name = new_name()
-    server.catalog.create_namespace(("lvl1", "lvl2"))
-    table = server.catalog.create_table(("lvl1", "lvl2", name), schema=SIMPLE)
+    # (A namespace per call: the catalog serves every mode of the run.)
+    inner = f"lvl2_{name}"
+    server.catalog.create_namespace(("lvl1", inner))
+    table = server.catalog.create_table(("lvl1", inner, name), schema=SIMPLE)
     table.append(simple([7]))
-    assert rows(spark.sql(f"SELECT * FROM rest.lvl1.lvl2.{name}")) == [(7, "n7")]
-    spark.sql(f"INSERT INTO rest.lvl1.lvl2.{name} VALUES (8, 'n8')")
-    assert iceberg_rows(server.catalog.load_table(("lvl1", "lvl2", name))) == [(7, "n7"), (8, "n8")]
+    assert rows(spark.sql(f"SELECT * FROM rest.lvl1.{inner}.{name}")) == [(7, "n7")]
+    spark.sql(f"INSERT INTO rest.lvl1.{inner}.{name} VALUES (8, 'n8')")
+    assert iceberg_rows(server.catalog.load_table(("lvl1", inner, name))) == [(7, "n7"), (8, "n8")]
 
 
 def test_metadata_tables_through_the_catalog(spark, server, ice):
