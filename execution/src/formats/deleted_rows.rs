@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, new_null_array};
 use arrow::datatypes::{Schema, SchemaRef};
-use arrow::row::{OwnedRow, RowConverter, SortField};
+use arrow::row::{RowConverter, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -22,7 +22,8 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
-use futures::StreamExt;
+use datafusion_common_runtime::SpawnedTask;
+use tokio::sync::mpsc;
 
 use crate::codec::{EncodedNode, NodeDecoder, NodeEncoder};
 
@@ -139,20 +140,22 @@ impl ExecutionPlan for DeletedRowsScanExec {
             .collect();
         let schema = self.schema.clone();
         let ids = self.field_ids.clone();
-        let stream = futures::stream::iter(files)
-            .then(move |file| {
-                let (schema, ids) = (schema.clone(), ids.clone());
-                async move {
-                    tokio::task::spawn_blocking(move || read_file(&file, &schema, &ids))
-                        .await
-                        .map_err(|e| DataFusionError::External(Box::new(e)))?
+        // Read on a blocking thread, a batch at a time: the channel holds two batches, so a
+        // slow consumer stops the reader rather than letting a file's rows pile up.
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(2);
+        let reader = SpawnedTask::spawn_blocking(move || {
+            for file in &files {
+                match read_file(file, &schema, &ids, &tx) {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(e));
+                        return;
+                    }
                 }
-            })
-            .map(|batches: Result<Vec<RecordBatch>>| match batches {
-                Ok(b) => futures::stream::iter(b.into_iter().map(Ok)).boxed(),
-                Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
-            })
-            .flatten();
+            }
+        });
+        let stream = crate::panic::channel_stream(rx, reader);
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
             stream,
@@ -178,22 +181,26 @@ fn file_columns(file: &Schema, ids: &[i64], names: &Schema) -> Vec<Option<usize>
         .collect()
 }
 
-/// Columns `ids` (typed as `schema`) of the parquet file at `path`, whole, in order.
-pub fn read_columns(path: &str, schema: &Schema, ids: &[i64]) -> Result<Vec<RecordBatch>> {
+/// Columns `ids` (typed as `schema`) of the parquet file at `path`, whole, in order, a batch
+/// at a time.
+pub fn read_columns(
+    path: &str,
+    schema: &Schema,
+    ids: &[i64],
+) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
     use datafusion::parquet::arrow::ProjectionMask;
     use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let file = std::fs::File::open(path)
         .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
-    let file_schema = builder.schema().clone();
-    let columns = file_columns(&file_schema, ids, schema);
+    let columns = file_columns(builder.schema(), ids, schema);
     let mut read: Vec<usize> = columns.iter().flatten().copied().collect();
     read.sort_unstable();
     read.dedup();
     let mask = ProjectionMask::roots(builder.parquet_schema(), read.iter().copied());
     let reader = builder.with_projection(mask).build()?;
-    let mut out = vec![];
-    for batch in reader {
+    let schema = Arc::new(schema.clone());
+    Ok(reader.map(move |batch| {
         let batch = batch?;
         let rows = batch.num_rows();
         let mut arrays: Vec<ArrayRef> = vec![];
@@ -213,17 +220,30 @@ pub fn read_columns(path: &str, schema: &Schema, ids: &[i64]) -> Result<Vec<Reco
             arrays.push(array);
         }
         let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(rows));
-        out.push(RecordBatch::try_new_with_options(
-            Arc::new(schema.clone()),
+        Ok(RecordBatch::try_new_with_options(
+            schema.clone(),
             arrays,
             &options,
-        )?);
-    }
-    Ok(out)
+        )?)
+    }))
 }
 
-/// One data file without its deleted rows.
-fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<RecordBatch>> {
+/// An equality delete file's rows as a file's read compares them: the columns of the read
+/// that hold its equality columns, and its rows' bytes in the converter's row format.
+struct EqualitySet {
+    columns: Vec<usize>,
+    converter: RowConverter,
+    rows: HashSet<Box<[u8]>>,
+}
+
+/// One data file without its deleted rows, sent batch by batch through `tx`. False: the
+/// stream was dropped (stop reading).
+fn read_file(
+    file: &FileDeletes,
+    schema: &SchemaRef,
+    ids: &[i64],
+    tx: &mpsc::Sender<Result<RecordBatch>>,
+) -> Result<bool> {
     // Equality deletes need their columns read too: read them with the wanted ones.
     let mut read_ids = ids.to_vec();
     let mut read_fields: Vec<arrow::datatypes::FieldRef> =
@@ -237,7 +257,9 @@ fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<
         }
     }
     let read_schema = Schema::new(read_fields);
-    let sets: Vec<(Vec<usize>, RowConverter, HashSet<OwnedRow>)> = file
+    // Each equality delete file's rows in Arrow's row format: a data row whose key has the
+    // same bytes (same converter) is deleted.
+    let sets: Vec<EqualitySet> = file
         .equality
         .iter()
         .map(|e| {
@@ -250,19 +272,23 @@ fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<
                     .collect(),
             )?;
             let rows = converter.convert_columns(e.rows.columns())?;
-            let set = rows.iter().map(|r| r.owned()).collect();
+            let set = rows.iter().map(|r| Box::from(r.as_ref())).collect();
             let at = e
                 .field_ids
                 .iter()
                 .map(|id| read_ids.iter().position(|r| r == id).unwrap_or(0))
                 .collect();
-            Ok((at, converter, set))
+            Ok(EqualitySet {
+                columns: at,
+                converter,
+                rows: set,
+            })
         })
         .collect::<Result<_>>()?;
     let mut offset: i64 = 0;
     let mut next_delete = file.positions.partition_point(|p| *p < 0);
-    let mut out = vec![];
     for batch in read_columns(&file.path, &read_schema, &read_ids)? {
+        let batch = batch?;
         let rows = batch.num_rows();
         let mut keep = vec![true; rows];
         while next_delete < file.positions.len()
@@ -271,11 +297,15 @@ fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<
             keep[(file.positions[next_delete] - offset) as usize] = false;
             next_delete += 1;
         }
-        for (at, converter, set) in &sets {
-            let columns: Vec<ArrayRef> = at.iter().map(|i| batch.column(*i).clone()).collect();
-            let keys = converter.convert_columns(&columns)?;
+        for set in &sets {
+            let columns: Vec<ArrayRef> = set
+                .columns
+                .iter()
+                .map(|i| batch.column(*i).clone())
+                .collect();
+            let keys = set.converter.convert_columns(&columns)?;
             for (row, k) in keep.iter_mut().zip(keys.iter()) {
-                if *row && set.contains(&k.owned()) {
+                if *row && set.rows.contains(k.as_ref()) {
                     *row = false;
                 }
             }
@@ -283,9 +313,14 @@ fn read_file(file: &FileDeletes, schema: &SchemaRef, ids: &[i64]) -> Result<Vec<
         offset += rows as i64;
         let kept = arrow::compute::filter_record_batch(&batch, &BooleanArray::from(keep))?;
         let kept = kept.project(&(0..schema.fields().len()).collect::<Vec<_>>())?;
-        out.push(with_constants(kept, file.constants.as_ref())?);
+        if tx
+            .blocking_send(with_constants(kept, file.constants.as_ref()))
+            .is_err()
+        {
+            return Ok(false);
+        }
     }
-    Ok(out)
+    Ok(true)
 }
 
 /// `batch` with the columns `constants` has replaced by its values.

@@ -308,11 +308,10 @@ pub fn table_schema(table: &DeltaTable) -> SparkResult<(Schema, Vec<String>)> {
 
 /// The rows a deletion vector removes from its data file (positions, sorted).
 fn deletion_vector(
-    table: &DeltaTable,
+    storage: &Arc<dyn delta_kernel::StorageHandler>,
     url: &url::Url,
     dv: deltalake_core::kernel::DeletionVectorDescriptor,
 ) -> SparkResult<Vec<i64>> {
-    use deltalake_core::logstore::LogStore;
     let kernel: delta_kernel::actions::deletion_vector::DeletionVectorDescriptor = dv
         .try_into()
         .map_err(|e| invalid(format!("bad Delta deletion vector: {e}")))?;
@@ -324,9 +323,8 @@ fn deletion_vector(
             .map_err(|_| SparkError::unsupported(format!("Delta deletion vectors at {file}")))?;
         crate::sandbox::check(&local.display().to_string())?;
     }
-    let engine = table.log_store().engine(None);
     let rows = kernel
-        .read(engine.storage_handler(), url)
+        .read(storage.clone(), url)
         .map_err(|e| invalid(format!("cannot read a Delta deletion vector of {url}: {e}")))?;
     Ok(rows.into_iter().map(|r| r as i64).collect())
 }
@@ -356,9 +354,17 @@ pub fn scan_table(
     let mut files = vec![];
     let mut stats = vec![];
     let mut deleted = vec![];
+    // (The log store's storage, made once, reads the vectors of every file.)
+    let mut storage = None;
     for file in snapshot.snapshot().log_data().iter() {
         deleted.push(match file.deletion_vector_descriptor() {
-            Some(dv) => Some(deletion_vector(table, &url, dv)?),
+            Some(dv) => {
+                let storage = storage.get_or_insert_with(|| {
+                    use deltalake_core::logstore::LogStore;
+                    table.log_store().engine(None).storage_handler()
+                });
+                Some(deletion_vector(storage, &url, dv)?)
+            }
             None => None,
         });
         let relative = file.path().to_string();

@@ -65,6 +65,7 @@ pub fn plan(
         ]);
         let local = file_path(&d.path)?.display().to_string();
         for batch in read_columns(&local, &schema, &[FILE_PATH_ID, POS_ID])? {
+            let batch = batch?;
             let paths = batch.column(0).as_string::<i32>();
             let pos = batch
                 .column(1)
@@ -100,7 +101,8 @@ pub fn plan(
         }
         let schema = std::sync::Arc::new(Schema::new(fields));
         let local = file_path(&d.path)?.display().to_string();
-        let batches = read_columns(&local, &schema, &d.equality_ids)?;
+        let batches = read_columns(&local, &schema, &d.equality_ids)?
+            .collect::<datafusion::common::Result<Vec<_>>>()?;
         let rows = arrow::compute::concat_batches(&schema, &batches)?;
         equality_rows.push(EqualityDeletes {
             field_ids: d.equality_ids.clone(),
@@ -155,14 +157,7 @@ pub fn plan(
 /// The number of fields of the table's partition spec `spec_id`.
 fn spec_fields(table: &TableMetadata, spec_id: i64) -> usize {
     table
-        .json
-        .get("partition-specs")
-        .and_then(Value::as_array)
-        .and_then(|specs| {
-            specs
-                .iter()
-                .find(|s| s.get("spec-id").and_then(Value::as_i64) == Some(spec_id))
-        })
+        .partition_spec(spec_id)
         .and_then(|s| s.get("fields"))
         .and_then(Value::as_array)
         .map_or(0, Vec::len)

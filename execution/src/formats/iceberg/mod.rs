@@ -244,6 +244,15 @@ impl TableMetadata {
             .ok_or_else(|| invalid(format!("Cannot find snapshot with ID {id}")))
     }
 
+    /// The partition spec `spec_id` (None: the metadata has none of that id).
+    pub(super) fn partition_spec(&self, spec_id: i64) -> Option<&Value> {
+        self.json
+            .get("partition-specs")
+            .and_then(Value::as_array)?
+            .iter()
+            .find(|s| s.get("spec-id").and_then(Value::as_i64) == Some(spec_id))
+    }
+
     fn schemas(&self) -> Vec<&Value> {
         match self.json.get("schemas").and_then(Value::as_array) {
             Some(s) => s.iter().collect(),

@@ -579,13 +579,15 @@ pub fn path_text(transform: Transform, array: &ArrayRef, i: usize, text: String)
             _ => text,
         }
     };
-    percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC)
-        .to_string()
-        .replace("%2D", "-")
-        .replace("%2E", ".")
-        .replace("%5F", "_")
-        .replace("%3A", ":")
+    percent_encoding::utf8_percent_encode(&text, PATH_ESCAPED).to_string()
 }
+
+/// What a partition directory's text escapes: all but letters, digits and `-._:`.
+const PATH_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b':');
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,9 @@ pub struct RestCatalog {
     pub token: Option<String>,
     pub prefix: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// The prefix `/v1/config` gave, asked once per catalog value (an operation's loads,
+    /// creates and commits share it).
+    config_prefix: std::sync::OnceLock<Option<String>>,
 }
 
 /// A table of a REST catalog.
@@ -68,6 +71,7 @@ impl RestCatalog {
                 .iter()
                 .filter_map(|(k, v)| Some((k.strip_prefix("header.")?.to_string(), v.clone())))
                 .collect(),
+            config_prefix: std::sync::OnceLock::new(),
         })
     }
 
@@ -75,6 +79,9 @@ impl RestCatalog {
     fn prefix(&self) -> SparkResult<Option<String>> {
         if self.prefix.is_some() {
             return Ok(self.prefix.clone());
+        }
+        if let Some(prefix) = self.config_prefix.get() {
+            return Ok(prefix.clone());
         }
         let mut url = format!("{}/v1/config", self.uri);
         if let Some(w) = &self.warehouse {
@@ -85,11 +92,12 @@ impl RestCatalog {
         if status != 200 {
             return Err(self.error(status, &body, "GET /v1/config"));
         }
-        Ok(body
+        let prefix = body
             .pointer("/overrides/prefix")
             .or_else(|| body.pointer("/defaults/prefix"))
             .and_then(Value::as_str)
-            .map(str::to_string))
+            .map(str::to_string);
+        Ok(self.config_prefix.get_or_init(|| prefix).clone())
     }
 
     fn base(&self) -> SparkResult<String> {

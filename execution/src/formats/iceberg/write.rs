@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
+use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 use serde_json::{Value, json};
 
@@ -392,23 +393,34 @@ fn partition_groups(batches: &[RecordBatch], spec: &[SpecField]) -> SparkResult<
             batches: batches.to_vec(),
         }]);
     }
+    // A row's partition tuple in Arrow's row format (one converter for every batch, so equal
+    // tuples have equal bytes): the group is found without a value per row.
+    let converter = RowConverter::new(
+        spec.iter()
+            .map(|f| SortField::new(f.result.clone()))
+            .collect(),
+    )
+    .map_err(|e| invalid(e.to_string()))?;
     let mut groups: Vec<Group> = vec![];
-    let mut found: HashMap<Vec<ScalarValue>, usize> = HashMap::new();
+    let mut found: HashMap<Box<[u8]>, usize> = HashMap::new();
     for batch in batches {
         let values: Vec<ArrayRef> = spec
             .iter()
             .map(|f| f.transform.apply(batch.column(f.source)))
             .collect::<SparkResult<_>>()?;
+        let keys = converter
+            .convert_columns(&values)
+            .map_err(|e| invalid(e.to_string()))?;
         let mut rows: Vec<Vec<u32>> = vec![vec![]; groups.len()];
-        for row in 0..batch.num_rows() {
-            let key = values
-                .iter()
-                .map(|v| ScalarValue::try_from_array(v, row))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| invalid(e.to_string()))?;
-            let at = match found.get(&key) {
+        for (row, bytes) in keys.iter().enumerate() {
+            let at = match found.get(bytes.as_ref()) {
                 Some(at) => *at,
                 None => {
+                    let key = values
+                        .iter()
+                        .map(|v| ScalarValue::try_from_array(v, row))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| invalid(e.to_string()))?;
                     let mut avro = vec![];
                     let mut directory = vec![];
                     for (f, v) in spec.iter().zip(&values) {
@@ -418,13 +430,13 @@ fn partition_groups(batches: &[RecordBatch], spec: &[SpecField]) -> SparkResult<
                         directory.push(format!("{}={text}", f.name));
                     }
                     groups.push(Group {
-                        key: key.clone(),
+                        key,
                         values: avro,
                         directory: directory.join("/"),
                         batches: vec![],
                     });
                     rows.push(vec![]);
-                    found.insert(key, groups.len() - 1);
+                    found.insert(Box::from(bytes.as_ref()), groups.len() - 1);
                     groups.len() - 1
                 }
             };
@@ -501,18 +513,14 @@ pub fn lake_parquet() -> datafusion::parquet::file::properties::WriterProperties
 }
 
 /// The spec a table's writes use (its default spec).
-fn default_spec(meta: &Value) -> (i64, Value) {
-    let spec_id = meta
+fn default_spec(table: &TableMetadata) -> (i64, Value) {
+    let spec_id = table
+        .json
         .get("default-spec-id")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let spec = meta
-        .get("partition-specs")
-        .and_then(Value::as_array)
-        .and_then(|s| {
-            s.iter()
-                .find(|s| s.get("spec-id").and_then(Value::as_i64) == Some(spec_id))
-        })
+    let spec = table
+        .partition_spec(spec_id)
         .cloned()
         .unwrap_or_else(|| json!({"spec-id": 0, "fields": []}));
     (spec_id, spec)
@@ -549,7 +557,7 @@ pub(super) fn prepare(
             "writing Iceberg format version 1 tables",
         ));
     }
-    let (spec_id, spec) = default_spec(meta);
+    let (spec_id, spec) = default_spec(table);
     let schema_json = table.schema_for(None, false)?.clone();
     let json_fields = schema_json
         .get("fields")
