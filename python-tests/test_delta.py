@@ -585,3 +585,20 @@ def test_catalog_table_follows_the_log_schema(spark, tmp_path):
         assert delta_rows(path, ["k", "s", "extra"]) == [(1, "x", None), (2, "y", 2.5), (3, "z", 3.5)]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_scan_statistics_reach_the_join_planner(spark, tmp_path):
+    """A Delta scan carries its files' statistics (row counts, byte sizes, bounds) as a plain
+    parquet read does: the join of a large and a tiny table collects the tiny one instead of
+    hashing both sides into partitions, which is what an unknown size made the planner do."""
+    spark.range(200_000).selectExpr("id", "id % 5 AS k").write.format("delta").save(str(tmp_path / "big"))
+    spark.range(5).selectExpr("id AS k", "CAST(id AS STRING) AS name").write.format("delta").save(
+        str(tmp_path / "small")
+    )
+    spark.read.format("delta").load(str(tmp_path / "big")).createOrReplaceTempView("stats_big")
+    spark.read.format("delta").load(str(tmp_path / "small")).createOrReplaceTempView("stats_small")
+    query = "SELECT name, count(*) FROM stats_big JOIN stats_small USING (k) GROUP BY name"
+    plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
+    joins = [line for line in plan.splitlines() if "HashJoinExec" in line]
+    assert joins and all("mode=CollectLeft" in j for j in joins), plan
+    assert rows(spark.sql(query)) == [(str(k), 40_000) for k in range(5)]

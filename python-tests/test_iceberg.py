@@ -728,3 +728,18 @@ def test_a_crash_mid_commit_leaves_a_readable_table(request, ember_mode, tmp_pat
     finally:
         session.stop()
         server.stop()
+
+
+def test_scan_statistics_reach_the_join_planner(spark, tmp_path):
+    """An Iceberg scan carries its files' statistics as a plain parquet read does: the join of
+    a large and a tiny table collects the tiny one rather than hashing both into partitions."""
+    big, small = str(tmp_path / "big"), str(tmp_path / "small")
+    spark.range(200_000).selectExpr("id", "id % 5 AS k").write.format("iceberg").save(big)
+    spark.range(5).selectExpr("id AS k", "CAST(id AS STRING) AS name").write.format("iceberg").save(small)
+    spark.read.format("iceberg").load(big).createOrReplaceTempView("ice_stats_big")
+    spark.read.format("iceberg").load(small).createOrReplaceTempView("ice_stats_small")
+    query = "SELECT name, count(*) FROM ice_stats_big JOIN ice_stats_small USING (k) GROUP BY name"
+    plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
+    joins = [line for line in plan.splitlines() if "HashJoinExec" in line]
+    assert joins and all("mode=CollectLeft" in j for j in joins), plan
+    assert rows(spark.sql(query)) == [(str(k), 40_000) for k in range(5)]

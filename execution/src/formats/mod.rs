@@ -45,6 +45,7 @@ pub mod orc;
 pub mod partition;
 pub mod source;
 pub mod storage;
+pub mod table_files;
 pub mod text;
 pub mod text_values;
 pub mod write;

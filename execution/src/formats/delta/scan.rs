@@ -16,7 +16,7 @@ use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
-use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
+use datafusion::datasource::physical_plan::FileScanConfigBuilder;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
@@ -357,27 +357,29 @@ impl TableProvider for DeltaFiles {
             return Ok(deleted.unwrap_or_else(|| Arc::new(EmptyExec::new(projected))));
         }
         let inner: Vec<usize> = wanted.iter().map(|&i| self.inner_index[i]).collect();
-        // The files spread over the session's partitions, largest first.
-        let groups_wanted = state.config().target_partitions().max(1);
-        let mut files = files;
-        files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
-        let mut groups: Vec<(u64, Vec<PartitionedFile>)> = vec![];
-        for f in files {
-            if groups.len() < groups_wanted {
-                groups.push((f.object_meta.size, vec![f]));
-                continue;
-            }
-            if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
-                g.0 += f.object_meta.size;
-                g.1.push(f);
-            }
-        }
+        let stats_schema = Arc::new(Schema::new(
+            self.file_schema
+                .fields()
+                .iter()
+                .chain(&self.partition_fields)
+                .cloned()
+                .collect::<Vec<_>>(),
+        ));
+        let (groups, statistics) = crate::formats::table_files::file_groups(
+            state,
+            &self.format,
+            &self.file_schema,
+            &stats_schema,
+            files,
+        )
+        .await?;
         let table_schema = TableSchema::builder(self.file_schema.clone())
             .with_table_partition_cols(self.partition_fields.clone())
             .build();
         let source = self.format.file_source(table_schema);
         let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
-            .with_file_groups(groups.into_iter().map(|g| FileGroup::new(g.1)).collect())
+            .with_file_groups(groups)
+            .with_statistics(statistics)
             .with_projection_indices(Some(inner))?
             .with_limit(limit)
             .build();

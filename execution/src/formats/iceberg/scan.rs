@@ -15,7 +15,7 @@ use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
-use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
+use datafusion::datasource::physical_plan::FileScanConfigBuilder;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::logical_expr::TableType;
 use datafusion::physical_expr::PhysicalExpr;
@@ -97,24 +97,19 @@ impl IcebergFiles {
                 inner.push(p);
             }
         }
-        let groups_wanted = state.config().target_partitions().max(1);
-        let mut files = group.files.clone();
-        files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
-        let mut groups: Vec<(u64, Vec<PartitionedFile>)> = vec![];
-        for f in files {
-            if groups.len() < groups_wanted {
-                groups.push((f.object_meta.size, vec![f]));
-                continue;
-            }
-            if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
-                g.0 += f.object_meta.size;
-                g.1.push(f);
-            }
-        }
+        let (groups, statistics) = crate::formats::table_files::file_groups(
+            state,
+            &self.format,
+            &file_schema,
+            &file_schema,
+            group.files.clone(),
+        )
+        .await?;
         let table_schema = TableSchema::builder(file_schema.clone()).build();
         let source = self.format.file_source(table_schema);
         let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
-            .with_file_groups(groups.into_iter().map(|g| FileGroup::new(g.1)).collect())
+            .with_file_groups(groups)
+            .with_statistics(statistics)
             .with_projection_indices(Some(inner.clone()))?
             .with_limit(limit)
             .build();
