@@ -206,3 +206,136 @@ def test_multiline_json(spark_s3, s3, bucket):
     s3.put_object(Bucket=bucket, Key="j/b.json", Body=b'{"a": 3,\n "b": "y"}')
     df = spark_s3.read.json(f"s3a://{bucket}/j", multiLine=True)
     assert sorted((r.a, r.b) for r in df.collect()) == [(1, "x"), (2, None), (3, "y")]
+
+
+# ------------------------------------------------------------------------------------------
+# Delta tables in a bucket (issue 28): Ember writes them, deltalake reads them and the
+# reverse; commits are deltalake's conditional puts (`If-None-Match: *`) on the bucket.
+
+
+def deltalake_options(s3_endpoint):
+    return {
+        "AWS_ENDPOINT_URL": s3_endpoint,
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_S3_ALLOW_UNSAFE_RENAME": "true",
+    }
+
+
+def test_delta_table_in_a_bucket(spark_s3, s3, s3_endpoint, bucket):
+    from deltalake import DeltaTable
+
+    path = f"s3a://{bucket}/lake/t"
+    data(spark_s3).write.format("delta").partitionBy("k").save(path)
+    data(spark_s3).where("id < 3").write.format("delta").mode("append").save(path)
+    written = keys(s3, bucket, "lake/t/")
+    assert "lake/t/_delta_log/00000000000000000000.json" in written
+    assert "lake/t/_delta_log/00000000000000000001.json" in written
+    assert any(k.startswith("lake/t/k=1/") and k.endswith(".parquet") for k in written), written
+    df = spark_s3.read.format("delta").load(path)
+    assert sorted(tuple(r) for r in df.select("id", "k", "s").collect()) == sorted(
+        [(i, i % 3, f"v{i}") for i in range(12)] + [(i, i % 3, f"v{i}") for i in range(3)]
+    )
+    # Partition pruning and time travel, SQL on the path.
+    assert sorted(r.id for r in df.where("k = 2").collect()) == [2, 2, 5, 8, 11]
+    assert spark_s3.read.format("delta").option("versionAsOf", 0).load(path).count() == 12
+    assert spark_s3.sql(f"SELECT count(*) FROM delta.`{path}` VERSION AS OF 1").first()[0] == 15
+    # deltalake reads what Ember wrote (by s3://, the scheme delta-rs knows).
+    theirs = DeltaTable(f"s3://{bucket}/lake/t", storage_options=deltalake_options(s3_endpoint))
+    assert theirs.version() == 1
+    assert theirs.metadata().partition_columns == ["k"]
+    assert sorted(theirs.to_pyarrow_table().column("id").to_pylist()) == sorted(list(range(12)) + [0, 1, 2])
+    # Overwrite, and the save modes that look at what is there.
+    spark_s3.range(4).selectExpr("id", "0 AS k", "'x' AS s").write.format("delta").mode("overwrite").save(path)
+    assert sorted(r.id for r in spark_s3.read.format("delta").load(path).collect()) == [0, 1, 2, 3]
+    with pytest.raises(AnalysisException, match="DELTA_PATH_EXISTS"):
+        spark_s3.range(1).write.format("delta").save(path)
+    spark_s3.range(100).write.format("delta").mode("ignore").save(path)
+    assert spark_s3.read.format("delta").load(path).count() == 4
+
+
+def test_delta_row_level_changes_in_a_bucket(spark_s3, s3_endpoint, bucket):
+    from deltalake import DeltaTable
+
+    path = f"s3a://{bucket}/dml"
+    data(spark_s3).write.format("delta").save(path)
+    assert spark_s3.sql(f"DELETE FROM delta.`{path}` WHERE k = 0").first()[0] == 4
+    assert spark_s3.sql(f"UPDATE delta.`{path}` SET s = 'u' WHERE id = 1").first()[0] == 1
+    spark_s3.createDataFrame([(1, "m"), (100, "n")], "id BIGINT, s STRING").createOrReplaceTempView("src")
+    spark_s3.sql(
+        f"""MERGE INTO delta.`{path}` t USING src ON t.id = src.id
+        WHEN MATCHED THEN UPDATE SET s = src.s
+        WHEN NOT MATCHED THEN INSERT (id, k, s) VALUES (src.id, 9, src.s)"""
+    )
+    got = sorted(tuple(r) for r in spark_s3.read.format("delta").load(path).select("id", "s").collect())
+    expected = sorted([(i, f"v{i}") for i in range(12) if i % 3 and i != 1] + [(1, "m"), (100, "n")])
+    assert got == expected
+    theirs = DeltaTable(f"s3://{bucket}/dml", storage_options=deltalake_options(s3_endpoint))
+    assert sorted(zip(*[theirs.to_pyarrow_table().column(c).to_pylist() for c in ("id", "s")])) == expected
+    history = spark_s3.sql(f"DESCRIBE HISTORY delta.`{path}`").select("version", "operation").collect()
+    assert [(r.version, r.operation) for r in history] == [(3, "MERGE"), (2, "UPDATE"), (1, "DELETE"), (0, "WRITE")]
+
+
+def test_deltalake_table_in_a_bucket_read(spark_s3, s3_endpoint, bucket):
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    table = f"s3://{bucket}/theirs"
+    options = deltalake_options(s3_endpoint)
+    write_deltalake(table, pa.table({"a": [1, 2, 3], "p": ["x", "y", "x"]}), partition_by=["p"], storage_options=options)
+    write_deltalake(table, pa.table({"a": [4], "p": ["z"]}), mode="append", storage_options=options)
+    df = spark_s3.read.format("delta").load(f"s3a://{bucket}/theirs")
+    assert sorted(tuple(r) for r in df.collect()) == [(1, "x"), (2, "y"), (3, "x"), (4, "z")]
+    assert spark_s3.read.format("delta").option("versionAsOf", 0).load(f"s3a://{bucket}/theirs").count() == 3
+    with pytest.raises(AnalysisException, match="DELTA_PATH_DOES_NOT_EXIST|DELTA_MISSING_DELTA_TABLE"):
+        spark_s3.read.format("delta").load(f"s3a://{bucket}/nothing").collect()
+
+
+def test_delta_partition_values_that_need_escaping_in_a_bucket(spark_s3, s3_endpoint, bucket):
+    from deltalake import DeltaTable
+
+    path = f"s3a://{bucket}/esc"
+    values = ["a b", "x%y", "c/d", "ü=1", None]
+    df = spark_s3.createDataFrame([(i, v) for i, v in enumerate(values)], "id INT, p STRING")
+    df.write.format("delta").partitionBy("p").save(path)
+    got = sorted(tuple(r) for r in spark_s3.read.format("delta").load(path).select("id", "p").collect())
+    assert got == [(i, v) for i, v in enumerate(values)]
+    assert [r.id for r in spark_s3.read.format("delta").load(path).where("p = 'x%y'").collect()] == [1]
+    theirs = DeltaTable(f"s3://{bucket}/esc", storage_options=deltalake_options(s3_endpoint)).to_pyarrow_table()
+    assert sorted(zip(theirs.column("id").to_pylist(), theirs.column("p").to_pylist())) == got
+
+
+def test_concurrent_delta_appends_in_a_bucket_lose_no_commit(spark_s3, s3, s3_endpoint, bucket):
+    """Each commit is a conditional put of the next version's log entry: of two writers of one
+    version one wins, the other sees the conflict, checks it and commits the version after."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from deltalake import DeltaTable
+
+    path = f"s3a://{bucket}/race"
+    spark_s3.range(0).write.format("delta").save(path)
+
+    def append(k):
+        spark_s3.range(k * 10, k * 10 + 10).write.format("delta").mode("append").save(path)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(append, range(4)))
+    assert sorted(r.id for r in spark_s3.read.format("delta").load(path).collect()) == list(range(40))
+    log = [k for k in keys(s3, bucket, "race/_delta_log/") if k.endswith(".json")]
+    assert len(log) == 5, log
+    theirs = DeltaTable(f"s3://{bucket}/race", storage_options=deltalake_options(s3_endpoint))
+    assert theirs.version() == 4
+
+
+def test_unreachable_bucket_is_named_for_a_delta_read(spark_s3, bucket):
+    spark_s3.conf.set(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint", "127.0.0.1:1")
+    spark_s3.conf.set("spark.hadoop.fs.s3a.attempts.maximum", "0")
+    try:
+        with pytest.raises(Exception, match="127.0.0.1:1"):
+            spark_s3.read.format("delta").load(f"s3a://{bucket}/t").collect()
+        assert spark_s3.range(3).count() == 3
+    finally:
+        spark_s3.conf.unset(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint")
+        spark_s3.conf.unset("spark.hadoop.fs.s3a.attempts.maximum")

@@ -17,7 +17,7 @@ use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::object_store::ObjectStoreUrl;
 use datafusion::datasource::physical_plan::FileGroup;
 
-/// `files` in at most `target_partitions` groups of about equal size (largest first), each
+/// `files` (in the store of `store_url`) in at most `target_partitions` groups of about equal size (largest first), each
 /// file with its footer's statistics over `file_schema` when the session collects statistics
 /// (`datafusion.execution.collect_statistics`), and the scan's statistics over all of them
 /// (`stats_schema`: the file columns, then the partition columns whose values the files
@@ -26,6 +26,7 @@ use datafusion::datasource::physical_plan::FileGroup;
 pub async fn file_groups(
     state: &dyn Session,
     format: &ParquetFormat,
+    store_url: &ObjectStoreUrl,
     file_schema: &SchemaRef,
     stats_schema: &SchemaRef,
     files: Vec<PartitionedFile>,
@@ -35,9 +36,7 @@ pub async fn file_groups(
     let mut files = match collect {
         false => files,
         true => {
-            let store = state
-                .runtime_env()
-                .object_store(ObjectStoreUrl::local_filesystem())?;
+            let store = state.runtime_env().object_store(store_url)?;
             let store = &store;
             futures::stream::iter(files)
                 .map(|file| async move {

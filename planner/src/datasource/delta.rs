@@ -21,9 +21,9 @@ pub fn read(
         )
     })?;
     let at = delta::time_travel(&ds.options)?;
-    let url = delta::table_url(path)?;
-    let table = block_on(delta::open(&url, at.as_ref(), time_zone))??;
-    let scan = delta::scan_table(state, &table)?;
+    let location = delta::DeltaLocation::new(path, state.runtime_env())?;
+    let table = block_on(delta::open(&location, at.as_ref(), time_zone))??;
+    let scan = delta::scan_table(state, &location, &table)?;
     Ok(FileRead {
         provider: scan.provider,
         partitions: scan.partitions,

@@ -7,6 +7,7 @@
 use arrow::record_batch::RecordBatch;
 use datafusion::logical_expr::{Expr, LogicalPlanBuilder, cast};
 use ember_execution::formats::delta;
+use ember_execution::formats::delta::DeltaLocation;
 use ember_planner::spec::{MergeSpec, SaveMode, WriteSpec};
 use ember_planner::{ResolvedQuery, SparkError, types};
 use futures::TryStreamExt;
@@ -18,11 +19,11 @@ use crate::state::RequestContext;
 /// `df.write.format("delta")...save(path)` with Delta's save modes.
 pub async fn save(ctx: &RequestContext, spec: WriteSpec, path: &str) -> ServerResult<()> {
     let target = location(path)?;
-    let url = table_url(&target)?;
+    let url = table_location(ctx, &target)?;
     if delta::is_delta_table(&url).await {
         match spec.mode {
             SaveMode::ErrorIfExists => {
-                let shown = delta::shown(&url);
+                let shown = url.to_string();
                 return Err(analysis(
                     "DELTA_PATH_EXISTS",
                     "42K04",
@@ -73,15 +74,16 @@ pub(super) async fn run_projected(
     Ok(batches)
 }
 
-fn table_url(target: &WriteLocation) -> ServerResult<url::Url> {
-    match target {
-        WriteLocation::Local(p) => Ok(delta::table_url(&p.display().to_string())?),
-        WriteLocation::Object(o) => Err(SparkError::unsupported(format!(
-            "Delta tables in object stores ({})",
-            o.shown()
-        ))
-        .into()),
-    }
+/// The Delta table at a write's target (a local directory, or a prefix of a bucket).
+fn table_location(ctx: &RequestContext, target: &WriteLocation) -> ServerResult<DeltaLocation> {
+    let path = match target {
+        WriteLocation::Local(p) => p.display().to_string(),
+        WriteLocation::Object(o) => o.shown(),
+    };
+    Ok(DeltaLocation::new(
+        &path,
+        &ctx.datafusion_context().runtime_env(),
+    )?)
 }
 
 /// Write `query`'s rows to the Delta table at `spec.target` (created if missing). Returns the
@@ -91,7 +93,7 @@ pub async fn write(
     query: ResolvedQuery,
     spec: FileWriteSpec,
 ) -> ServerResult<u64> {
-    let url = table_url(&spec.target)?;
+    let url = table_location(ctx, &spec.target)?;
     let time_zone = ctx.session.conf.time_zone();
     let auto_merge = ctx
         .session
@@ -123,11 +125,12 @@ pub async fn write(
 
 /// `CREATE TABLE ... USING delta` without a query.
 pub async fn create_empty(
+    ctx: &RequestContext,
     location: &std::path::Path,
     fields: &[arrow::datatypes::Field],
     partition_by: &[String],
 ) -> ServerResult<()> {
-    let url = table_url(&WriteLocation::Local(location.to_path_buf()))?;
+    let url = table_location(ctx, &WriteLocation::Local(location.to_path_buf()))?;
     Ok(delta::create_empty(&url, fields, partition_by).await?)
 }
 
@@ -143,13 +146,19 @@ pub async fn describe_history(
 }
 
 /// The location of the Delta table a statement names: ``delta.`path` `` or a catalog table.
-fn named_table(ctx: &RequestContext, table: &[String], operation: &str) -> ServerResult<url::Url> {
+fn named_table(
+    ctx: &RequestContext,
+    table: &[String],
+    operation: &str,
+) -> ServerResult<DeltaLocation> {
     match table {
-        [format, path] if format.eq_ignore_ascii_case("delta") => table_url(&location(path)?),
+        [format, path] if format.eq_ignore_ascii_case("delta") => {
+            table_location(ctx, &location(path)?)
+        }
         _ => match ctx.session.catalog.lookup_table(table) {
-            Some(meta) if meta.format.eq_ignore_ascii_case("delta") => table_url(
-                &WriteLocation::Local(std::path::PathBuf::from(&meta.location)),
-            ),
+            Some(meta) if meta.format.eq_ignore_ascii_case("delta") => {
+                table_location(ctx, &location(&meta.location)?)
+            }
             Some(_) => {
                 let shown = table.join(".");
                 Err(analysis(

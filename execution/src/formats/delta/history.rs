@@ -6,13 +6,13 @@ use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;
 use futures::TryStreamExt;
 
-use super::{delta_error, open};
+use super::{DeltaLocation, delta_error, open};
 use crate::spark_error::SparkResult;
 
 /// `DESCRIBE HISTORY t [LIMIT n]`: the table's commits, newest first, with delta-spark's
 /// columns (less `job` and `notebook`, which only Databricks fills).
 pub async fn history(
-    url: &url::Url,
+    url: &DeltaLocation,
     limit: Option<usize>,
     time_zone: &str,
 ) -> SparkResult<RecordBatch> {
@@ -26,7 +26,7 @@ pub async fn history(
         .history(limit)
         .try_collect()
         .await
-        .map_err(|e| delta_error(url, e))?;
+        .map_err(|e| delta_error(&url.url, e))?;
     let names = || MapFieldNames {
         entry: "entries".into(),
         key: "key".into(),

@@ -4,7 +4,7 @@
 
 use arrow::record_batch::RecordBatch;
 
-use super::{open, table_schema, write_error};
+use super::{DeltaLocation, open, table_schema, write_error};
 use crate::spark_error::{SparkError, SparkResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct MergeCounts {
 /// with `clauses` (conditions and values are SQL text over the two aliases).
 #[allow(clippy::too_many_arguments)]
 pub async fn merge(
-    url: &url::Url,
+    url: &DeltaLocation,
     time_zone: &str,
     batches: Vec<RecordBatch>,
     source_names: &[String],
@@ -92,7 +92,7 @@ pub async fn merge(
         .merge(source, on)
         .with_source_alias(source_alias.clone())
         .with_target_alias(target_alias);
-    let err = |e| write_error(url, e);
+    let err = |e| write_error(&url.url, e);
     for clause in clauses {
         let predicate = clause.predicate;
         let action = match clause.action {

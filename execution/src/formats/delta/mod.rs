@@ -1,5 +1,6 @@
 //! Delta Lake tables (`format("delta")`, ``delta.`/path` ``, catalog tables `USING delta`): the
-//! table format, whole, as the other formats of this folder are.
+//! table format, whole, as the other formats of this folder are. A table is a local directory
+//! or a prefix of an S3-compatible bucket ([`DeltaLocation`]).
 //!
 //! deltalake-core reads the table's log (`_delta_log/`) into a snapshot, at a version or a
 //! timestamp for time travel; the snapshot's data files are then scanned by DataFusion's own
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::catalog::TableProvider;
 use datafusion::common::ScalarValue;
+use datafusion::datasource::object_store::ObjectStoreUrl;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
@@ -72,43 +74,150 @@ pub fn time_travel(options: &Options) -> SparkResult<Option<TimeTravel>> {
     }
 }
 
-/// The URL deltalake opens a table path by: local paths (plain, `file:`) made absolute.
-pub fn table_url(path: &str) -> SparkResult<url::Url> {
-    sandbox::check(path)?;
-    if super::storage::is_object_store_path(path) {
-        return Err(SparkError::unsupported(format!(
-            "Delta tables in object stores ({path})"
-        )));
-    }
-    let local = local_part(path)?;
-    let absolute = std::path::absolute(local).map_err(|e| invalid(e.to_string()))?;
-    let absolute: std::path::PathBuf = absolute.components().collect();
-    url::Url::from_directory_path(&absolute)
-        .map_err(|_| invalid(format!("bad Delta table path {path}")))
+/// Where a Delta table is: its URL (`file:///dir/t/`, or `s3a://bucket/dir/t/` under the
+/// scheme the user wrote), and for an object store the bucket's store, made from the
+/// session's settings (`spark.hadoop.fs.s3a.*`) as for every other read and write of it.
+#[derive(Clone, Debug)]
+pub struct DeltaLocation {
+    pub url: url::Url,
+    store: Option<Arc<dyn object_store::ObjectStore>>,
 }
 
-/// The path a table URL names, as Spark shows it (`file:/dir/t`).
+impl std::fmt::Display for DeltaLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&shown(&self.url))
+    }
+}
+
+impl DeltaLocation {
+    /// The table at `path` (checked against the allowed paths): a local directory (plain or
+    /// `file:`, made absolute), or a prefix of a bucket whose store `runtime` gives.
+    pub fn new(
+        path: &str,
+        runtime: &datafusion::execution::runtime_env::RuntimeEnv,
+    ) -> SparkResult<Self> {
+        sandbox::check(path)?;
+        if super::storage::is_object_store_path(path) {
+            let mut url = url::Url::parse(path)
+                .map_err(|e| invalid(format!("bad Delta table path {path}: {e}")))?;
+            if !url.path().ends_with('/') {
+                url.set_path(&format!("{}/", url.path()));
+            }
+            let store_url = ObjectStoreUrl::parse(&url[..url::Position::BeforePath])?;
+            let store = runtime.object_store(&store_url)?;
+            register_object_store_log_stores(url.scheme());
+            return Ok(Self {
+                url,
+                store: Some(store),
+            });
+        }
+        let local = local_part(path)?;
+        let absolute = std::path::absolute(local).map_err(|e| invalid(e.to_string()))?;
+        let absolute: std::path::PathBuf = absolute.components().collect();
+        let url = url::Url::from_directory_path(&absolute)
+            .map_err(|_| invalid(format!("bad Delta table path {path}")))?;
+        Ok(Self { url, store: None })
+    }
+
+    /// deltalake's builder of the table (on the bucket's store for an object store).
+    fn builder(&self) -> SparkResult<DeltaTableBuilder> {
+        let builder =
+            DeltaTableBuilder::from_url(self.url.clone()).map_err(|e| delta_error(&self.url, e))?;
+        Ok(match &self.store {
+            Some(store) => builder.with_storage_backend(store.clone(), self.url.clone()),
+            None => builder,
+        })
+    }
+
+    /// The store the table's files are read from, and the table's root in it.
+    pub fn files(&self) -> SparkResult<(ObjectStoreUrl, object_store::path::Path)> {
+        match &self.store {
+            Some(_) => Ok((
+                ObjectStoreUrl::parse(&self.url[..url::Position::BeforePath])?,
+                object_store::path::Path::from_url_path(self.url.path())
+                    .map_err(|e| invalid(format!("bad Delta table path {}: {e}", self.url)))?,
+            )),
+            None => {
+                let root = self
+                    .url
+                    .to_file_path()
+                    .map_err(|_| invalid(format!("bad Delta table path {}", self.url)))?;
+                Ok((
+                    ObjectStoreUrl::local_filesystem(),
+                    object_store::path::Path::from_absolute_path(&root)
+                        .map_err(|e| invalid(format!("bad Delta table path: {e}")))?,
+                ))
+            }
+        }
+    }
+
+    /// Whether the table's location holds anything (a directory, or objects under the
+    /// prefix); a bucket that cannot be listed is that error.
+    async fn exists(&self) -> SparkResult<bool> {
+        use futures::StreamExt;
+        match (&self.store, self.files()) {
+            (Some(store), Ok((_, root))) => match store.list(Some(&root)).next().await {
+                None => Ok(false),
+                Some(Ok(_)) => Ok(true),
+                Some(Err(e)) => Err(invalid(format!("cannot list {self}: {e}"))),
+            },
+            _ => Ok(self.url.to_file_path().is_ok_and(|p| p.exists())),
+        }
+    }
+}
+
+/// deltalake's log store for tables in S3 buckets: its default one, whose commits are
+/// conditional puts (`If-None-Match: *`, which S3 and S3-compatible stores honour), so two
+/// writers of one version cannot both win. Registered once per scheme.
+fn register_object_store_log_stores(scheme: &str) {
+    let factories = deltalake_core::logstore::logstore_factories();
+    if let Ok(key) = url::Url::parse(&format!("{scheme}://"))
+        && !factories.contains_key(&key)
+    {
+        factories.insert(key, Arc::new(ConditionalPutLogStores));
+    }
+}
+
+struct ConditionalPutLogStores;
+
+impl deltalake_core::logstore::LogStoreFactory for ConditionalPutLogStores {
+    fn with_options(
+        &self,
+        prefixed_store: deltalake_core::logstore::ObjectStoreRef,
+        root_store: deltalake_core::logstore::ObjectStoreRef,
+        location: &url::Url,
+        options: &deltalake_core::logstore::StorageConfig,
+    ) -> deltalake_core::DeltaResult<Arc<dyn deltalake_core::logstore::LogStore>> {
+        Ok(deltalake_core::logstore::default_logstore(
+            prefixed_store,
+            root_store,
+            location,
+            options,
+        ))
+    }
+}
+
+/// The path a table URL names, as Spark shows it (`file:/dir/t`, `s3a://bucket/dir/t`).
 pub fn shown(url: &url::Url) -> String {
     match url.to_file_path() {
         Ok(p) => format!("file:{}", p.display()),
-        Err(_) => url.to_string(),
+        Err(_) => url.as_str().trim_end_matches('/').to_string(),
     }
 }
 
-/// `path` is no Delta table (nothing there, or files without a log).
-pub fn not_a_delta_table(url: &url::Url) -> SparkError {
-    let exists = url.to_file_path().is_ok_and(|p| p.exists());
+/// The table shown as `location` is no Delta table (`exists`: there are files, but no log).
+pub fn not_a_delta_table(location: &str, exists: bool) -> SparkError {
     if exists {
         SparkError::analysis(
             "DELTA_MISSING_DELTA_TABLE",
             "42P01",
-            format!("`{}` is not a Delta table.", shown(url)),
+            format!("`{location}` is not a Delta table."),
         )
     } else {
         SparkError::analysis(
             "DELTA_PATH_DOES_NOT_EXIST",
             "42K03",
-            format!("{} doesn't exist, or is not a Delta table.", shown(url)),
+            format!("{location} doesn't exist, or is not a Delta table."),
         )
     }
 }
@@ -116,7 +225,9 @@ pub fn not_a_delta_table(url: &url::Url) -> SparkError {
 /// A deltalake error as Ember's.
 pub fn delta_error(url: &url::Url, e: DeltaTableError) -> SparkError {
     match e {
-        DeltaTableError::NotATable(_) => not_a_delta_table(url),
+        DeltaTableError::NotATable(_) => {
+            not_a_delta_table(&shown(url), url.to_file_path().is_ok_and(|p| p.exists()))
+        }
         DeltaTableError::InvalidVersion(v) => {
             version_not_found(i64::try_from(v).unwrap_or(i64::MAX), None)
         }
@@ -135,24 +246,34 @@ fn version_not_found(version: i64, latest: Option<i64>) -> SparkError {
     )
 }
 
-/// Whether a Delta log is at the table URL.
-pub async fn is_delta_table(url: &url::Url) -> bool {
-    match url.to_file_path() {
-        Ok(p) => p.join("_delta_log").is_dir(),
-        Err(_) => false,
+/// Whether a Delta log is at the table's location.
+pub async fn is_delta_table(location: &DeltaLocation) -> bool {
+    use futures::StreamExt;
+    match (&location.store, location.files()) {
+        (Some(store), Ok((_, root))) => store
+            .list(Some(&root.clone().join("_delta_log")))
+            .next()
+            .await
+            .is_some_and(|o| o.is_ok()),
+        _ => match location.url.to_file_path() {
+            Ok(p) => p.join("_delta_log").is_dir(),
+            Err(_) => false,
+        },
     }
 }
 
 /// The table at `url`, at its latest version or the one `at` asks for.
 pub async fn open(
-    url: &url::Url,
+    url: &DeltaLocation,
     at: Option<&TimeTravel>,
     time_zone: &str,
 ) -> SparkResult<DeltaTable> {
     if !is_delta_table(url).await {
-        return Err(not_a_delta_table(url));
+        return Err(not_a_delta_table(&url.to_string(), url.exists().await?));
     }
-    let builder = DeltaTableBuilder::from_url(url.clone()).map_err(|e| delta_error(url, e))?;
+    let location = url;
+    let url = &location.url;
+    let builder = location.builder()?;
     let mut table = builder.load().await.map_err(|e| delta_error(url, e))?;
     match at {
         None => {}
@@ -339,6 +460,7 @@ pub struct DeltaScan {
 /// The scan of a loaded table's snapshot.
 pub fn scan_table(
     state: &datafusion::execution::SessionState,
+    location: &DeltaLocation,
     table: &DeltaTable,
 ) -> SparkResult<DeltaScan> {
     let url = table.table_url().clone();
@@ -348,9 +470,7 @@ pub fn scan_table(
         return Err(SparkError::unsupported("Delta tables with column mapping"));
     }
     let (schema, partition_names) = table_schema(table)?;
-    let root = url
-        .to_file_path()
-        .map_err(|_| SparkError::unsupported(format!("Delta table at {url}")))?;
+    let (store_url, root) = location.files()?;
     let mut files = vec![];
     let mut stats = vec![];
     let mut deleted = vec![];
@@ -358,6 +478,11 @@ pub fn scan_table(
     let mut storage = None;
     for file in snapshot.snapshot().log_data().iter() {
         deleted.push(match file.deletion_vector_descriptor() {
+            Some(_) if location.store.is_some() => {
+                return Err(SparkError::unsupported(
+                    "Delta deletion vectors in object stores",
+                ));
+            }
             Some(dv) => {
                 let storage = storage.get_or_insert_with(|| {
                     use deltalake_core::logstore::LogStore;
@@ -373,8 +498,14 @@ pub fn scan_table(
                 "Delta data files outside the table's directory",
             ));
         }
-        let location = object_store::path::Path::from_absolute_path(root.join(&relative))
-            .map_err(|e| invalid(format!("bad Delta data file path: {e}")))?;
+        let location = match location.url.to_file_path() {
+            Ok(dir) => object_store::path::Path::from_absolute_path(dir.join(&relative))
+                .map_err(|e| invalid(format!("bad Delta data file path: {e}")))?,
+            // The object's key is the path as the log holds it (partition directories
+            // already escaped, `p=x%25y`), not to be escaped again.
+            Err(_) => object_store::path::Path::parse(format!("{root}/{relative}"))
+                .map_err(|e| invalid(format!("bad Delta data file path {relative}: {e}")))?,
+        };
         let values = file.partition_values_map();
         let partition_values = partition_names
             .iter()
@@ -387,7 +518,15 @@ pub fn scan_table(
                 .with_partition_values(partition_values),
         );
     }
-    let provider = DeltaFiles::new(state, &schema, &partition_names, files, stats, deleted);
+    let provider = DeltaFiles::new(
+        state,
+        store_url,
+        &schema,
+        &partition_names,
+        files,
+        stats,
+        deleted,
+    );
     let partitions = partition_names
         .iter()
         .filter_map(|p| {

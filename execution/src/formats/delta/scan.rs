@@ -34,6 +34,8 @@ pub struct DeltaFiles {
     /// The columns stored in the data files.
     file_schema: SchemaRef,
     partition_fields: Vec<FieldRef>,
+    /// The store the files are in (the local file system, or a bucket).
+    store_url: ObjectStoreUrl,
     /// Where each column of `schema` is in the scan's output (file columns, then partitions).
     inner_index: Vec<usize>,
     files: Vec<PartitionedFile>,
@@ -47,6 +49,7 @@ pub struct DeltaFiles {
 impl DeltaFiles {
     pub(super) fn new(
         state: &datafusion::execution::SessionState,
+        store_url: ObjectStoreUrl,
         schema: &Schema,
         partition_names: &[String],
         files: Vec<PartitionedFile>,
@@ -95,6 +98,7 @@ impl DeltaFiles {
             schema: Arc::new(Schema::new(outer)),
             file_schema: Arc::new(Schema::new(file_fields)),
             partition_fields,
+            store_url,
             inner_index,
             files,
             stats: stats
@@ -368,6 +372,7 @@ impl TableProvider for DeltaFiles {
         let (groups, statistics) = crate::formats::table_files::file_groups(
             state,
             &self.format,
+            &self.store_url,
             &self.file_schema,
             &stats_schema,
             files,
@@ -377,7 +382,7 @@ impl TableProvider for DeltaFiles {
             .with_table_partition_cols(self.partition_fields.clone())
             .build();
         let source = self.format.file_source(table_schema);
-        let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
+        let config = FileScanConfigBuilder::new(self.store_url.clone(), source)
             .with_file_groups(groups)
             .with_statistics(statistics)
             .with_projection_indices(Some(inner))?

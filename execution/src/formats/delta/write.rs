@@ -13,7 +13,9 @@ use arrow::record_batch::RecordBatch;
 use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::{Expr, cast};
 
-use super::{delta_error, deltalake_core, is_delta_table, open, spark_type, table_schema};
+use super::{
+    DeltaLocation, delta_error, deltalake_core, is_delta_table, open, spark_type, table_schema,
+};
 use crate::formats::{Options, option};
 use crate::spark_error::{ErrorKind, SparkError, SparkResult};
 
@@ -123,7 +125,7 @@ pub struct Alignment {
 /// Align a query (its columns `names` over `schema`) with the Delta table at `url` under
 /// Delta's rules.
 pub async fn align(
-    url: &url::Url,
+    url: &DeltaLocation,
     options: &WriteOptions,
     names: &[String],
     schema: &DFSchema,
@@ -234,7 +236,7 @@ pub async fn align(
 /// Commit the aligned query's `batches` (at least one, maybe empty: deltalake takes the schema
 /// from them) to the table at `url`. Returns the number of rows written.
 pub async fn commit(
-    url: &url::Url,
+    url: &DeltaLocation,
     options: &WriteOptions,
     alignment: Alignment,
     batches: Vec<RecordBatch>,
@@ -283,7 +285,7 @@ pub async fn commit(
         }
         builder = builder.with_replace_where(predicate.clone());
     }
-    builder.await.map_err(|e| write_error(url, e))?;
+    builder.await.map_err(|e| write_error(&url.url, e))?;
     tracing::debug!(table = %url, rows, "Delta write committed");
     Ok(rows)
 }
@@ -316,7 +318,7 @@ pub fn write_error(url: &url::Url, e: deltalake_core::DeltaTableError) -> SparkE
 /// `CREATE TABLE ... USING delta` without a query: version 0 of an empty table with the
 /// declared columns (an existing Delta table at the location is kept).
 pub async fn create_empty(
-    url: &url::Url,
+    url: &DeltaLocation,
     fields: &[Field],
     partition_by: &[String],
 ) -> SparkResult<()> {
@@ -334,27 +336,32 @@ pub async fn create_empty(
     if !partition_by.is_empty() {
         builder = builder.with_partition_columns(partition_by.to_vec());
     }
-    builder.await.map_err(|e| write_error(url, e))?;
+    builder.await.map_err(|e| write_error(&url.url, e))?;
     Ok(())
 }
 
 /// A table to create at `url` (its directory made first).
-async fn new_table(url: &url::Url) -> SparkResult<deltalake_core::DeltaTable> {
-    if let Ok(path) = url.to_file_path() {
+async fn new_table(url: &DeltaLocation) -> SparkResult<deltalake_core::DeltaTable> {
+    if let Ok(path) = url.url.to_file_path() {
         std::fs::create_dir_all(&path).map_err(|e| {
             SparkError::invalid_plan(format!("cannot create {}: {e}", path.display()))
         })?;
     }
-    deltalake_core::DeltaTable::try_from_url(url.clone())
-        .await
-        .map_err(|e| delta_error(url, e))
+    let mut table = url
+        .builder()?
+        .build()
+        .map_err(|e| delta_error(&url.url, e))?;
+    match table.load().await {
+        Ok(()) | Err(deltalake_core::DeltaTableError::NotATable(_)) => Ok(table),
+        Err(e) => Err(delta_error(&url.url, e)),
+    }
 }
 
 /// `DELETE FROM t [WHERE p]`: copy-on-write by deltalake (the files holding matching rows are
 /// rewritten without them; a predicate on partition columns only removes whole files).
 /// Returns the number of rows deleted.
 pub async fn delete(
-    url: &url::Url,
+    url: &DeltaLocation,
     predicate: Option<String>,
     time_zone: &str,
 ) -> SparkResult<usize> {
@@ -362,14 +369,14 @@ pub async fn delete(
     if let Some(p) = predicate {
         builder = builder.with_predicate(p);
     }
-    let (_, metrics) = builder.await.map_err(|e| write_error(url, e))?;
+    let (_, metrics) = builder.await.map_err(|e| write_error(&url.url, e))?;
     Ok(metrics.num_deleted_rows.unwrap_or(0))
 }
 
 /// `UPDATE t SET c = v, ... [WHERE p]`: copy-on-write by deltalake. Returns the number of rows
 /// updated.
 pub async fn update(
-    url: &url::Url,
+    url: &DeltaLocation,
     assignments: Vec<(String, String)>,
     predicate: Option<String>,
     time_zone: &str,
@@ -381,6 +388,6 @@ pub async fn update(
     if let Some(p) = predicate {
         builder = builder.with_predicate(p);
     }
-    let (_, metrics) = builder.await.map_err(|e| write_error(url, e))?;
+    let (_, metrics) = builder.await.map_err(|e| write_error(&url.url, e))?;
     Ok(metrics.num_updated_rows)
 }

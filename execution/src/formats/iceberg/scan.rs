@@ -100,6 +100,7 @@ impl IcebergFiles {
         let (groups, statistics) = crate::formats::table_files::file_groups(
             state,
             &self.format,
+            &ObjectStoreUrl::local_filesystem(),
             &file_schema,
             &file_schema,
             group.files.clone(),

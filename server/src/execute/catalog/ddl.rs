@@ -147,7 +147,7 @@ pub async fn create_table(ctx: &RequestContext, spec: CreateTableSpec) -> Server
         None => {
             std::fs::create_dir_all(&location).map_err(|e| io_error("create", &location, e))?;
             if format == "delta" {
-                crate::execute::delta::create_empty(&location, &declared, &partition_columns)
+                crate::execute::delta::create_empty(ctx, &location, &declared, &partition_columns)
                     .await?;
             }
         }

@@ -100,7 +100,7 @@ fn table_fields(ctx: &RequestContext, t: &TableMeta) -> ServerResult<Fields> {
         // A Delta table's schema is its log's (other writers may have evolved it).
         use ember_execution::formats::delta;
         use ember_planner::datasource::block_on;
-        let url = delta::table_url(&t.location)?;
+        let url = delta::DeltaLocation::new(&t.location, &ctx.datafusion_context().runtime_env())?;
         if block_on(delta::is_delta_table(&url)).map_err(|e| e.into_spark())? {
             let table =
                 block_on(delta::open(&url, None, &time_zone)).map_err(|e| e.into_spark())??;
