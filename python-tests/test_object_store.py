@@ -339,3 +339,146 @@ def test_unreachable_bucket_is_named_for_a_delta_read(spark_s3, bucket):
     finally:
         spark_s3.conf.unset(f"spark.hadoop.fs.s3a.bucket.{bucket}.endpoint")
         spark_s3.conf.unset("spark.hadoop.fs.s3a.attempts.maximum")
+
+
+# ------------------------------------------------------------------------------------------
+# Iceberg tables in a bucket (issue 28): path-based tables and a Hadoop catalog whose
+# warehouse is a bucket; pyiceberg (pyarrow's S3 file system on the same moto server) reads
+# what Ember writes and the reverse. A commit's metadata file is a conditional put.
+
+
+def pyiceberg_properties(s3_endpoint):
+    return {
+        "s3.endpoint": s3_endpoint,
+        "s3.access-key-id": ACCESS_KEY,
+        "s3.secret-access-key": SECRET_KEY,
+        "s3.region": "us-east-1",
+        "s3.force-virtual-addressing": "false",
+    }
+
+
+def newest_metadata(s3, bucket, prefix):
+    names = [k for k in keys(s3, bucket, f"{prefix}/metadata/") if k.endswith(".metadata.json")]
+    return max(names, key=lambda k: int(k.rsplit("/", 1)[1].split(".")[0].lstrip("v").split("-")[0]))
+
+
+def pyiceberg_rows(s3, s3_endpoint, bucket, prefix, columns):
+    from pyiceberg.table import StaticTable
+
+    table = StaticTable.from_metadata(
+        f"s3://{bucket}/{newest_metadata(s3, bucket, prefix)}", properties=pyiceberg_properties(s3_endpoint)
+    )
+    data = table.scan().to_arrow()
+    return sorted(zip(*[data.column(c).to_pylist() for c in columns]))
+
+
+def test_iceberg_table_in_a_bucket(spark_s3, s3, s3_endpoint, bucket):
+    path = f"s3a://{bucket}/ice/t"
+    data(spark_s3).write.format("iceberg").save(path)
+    data(spark_s3).where("id < 2").write.format("iceberg").mode("append").save(path)
+    written = keys(s3, bucket, "ice/t/")
+    assert "ice/t/metadata/v1.metadata.json" in written and "ice/t/metadata/v3.metadata.json" in written, written
+    assert any(k.startswith("ice/t/data/") and k.endswith(".parquet") for k in written)
+    expected = sorted([(i, i % 3, f"v{i}") for i in range(12)] + [(0, 0, "v0"), (1, 1, "v1")])
+    df = spark_s3.read.format("iceberg").load(path)
+    assert sorted(tuple(r) for r in df.select("id", "k", "s").collect()) == expected
+    assert sorted(r.id for r in df.where("k = 2").collect()) == [2, 5, 8, 11]
+    # Time travel to the first snapshot; the metadata tables.
+    snapshots = spark_s3.read.format("iceberg").load(f"{path}#snapshots").orderBy("committed_at").collect()
+    assert len(snapshots) == 2
+    first = spark_s3.read.format("iceberg").option("snapshot-id", snapshots[0].snapshot_id).load(path)
+    assert first.count() == 12
+    files = spark_s3.read.format("iceberg").load(f"{path}#files").collect()
+    assert all(f.file_path.startswith(f"s3a://{bucket}/ice/t/data/") for f in files), files
+    # pyiceberg reads what Ember wrote.
+    assert pyiceberg_rows(s3, s3_endpoint, bucket, "ice/t", ["id", "k", "s"]) == expected
+    # Overwrite replaces the rows.
+    spark_s3.range(3).selectExpr("id", "0 AS k", "'x' AS s").write.format("iceberg").mode("overwrite").save(path)
+    assert sorted(r.id for r in spark_s3.read.format("iceberg").load(path).collect()) == [0, 1, 2]
+    assert pyiceberg_rows(s3, s3_endpoint, bucket, "ice/t", ["id"]) == [(0,), (1,), (2,)]
+
+
+def test_iceberg_catalog_warehouse_in_a_bucket(spark_s3, s3, s3_endpoint, bucket):
+    settings = {
+        "spark.sql.catalog.s3ice": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.s3ice.type": "hadoop",
+        "spark.sql.catalog.s3ice.warehouse": f"s3a://{bucket}/wh",
+    }
+    for k, v in settings.items():
+        spark_s3.conf.set(k, v)
+    try:
+        spark_s3.sql(
+            "CREATE TABLE s3ice.db.events (id BIGINT, ts TIMESTAMP, cat STRING) USING iceberg "
+            "PARTITIONED BY (days(ts), bucket(4, id))"
+        )
+        spark_s3.sql(
+            "INSERT INTO s3ice.db.events VALUES (1, TIMESTAMP '2026-01-01 10:00:00', 'a'), "
+            "(2, TIMESTAMP '2026-01-02 11:00:00', 'b'), (3, TIMESTAMP '2026-01-01 12:00:00', 'c')"
+        )
+        got = sorted(tuple(r) for r in spark_s3.sql("SELECT id, cat FROM s3ice.db.events").collect())
+        assert got == [(1, "a"), (2, "b"), (3, "c")]
+        assert spark_s3.sql("SELECT count(*) FROM s3ice.db.events WHERE ts < '2026-01-02'").first()[0] == 2
+        assert spark_s3.sql("SELECT count(*) FROM s3ice.db.events.files").first()[0] >= 2
+        dirs = {k.split("/")[4] for k in keys(s3, bucket, "wh/db/events/data/")}
+        assert {"ts_day=2026-01-01", "ts_day=2026-01-02"} <= dirs, dirs
+        # pyiceberg reads the partitioned table with its partition spec.
+        assert pyiceberg_rows(s3, s3_endpoint, bucket, "wh/db/events", ["id", "cat"]) == got
+        # Dynamic partition overwrite replaces the touched partitions only.
+        spark_s3.createDataFrame([(1, "2026-01-01 09:00:00", "z")], "id BIGINT, ts STRING, cat STRING").selectExpr(
+            "id", "CAST(ts AS TIMESTAMP) AS ts", "cat"
+        ).writeTo("s3ice.db.events").overwritePartitions()
+        got = sorted(tuple(r) for r in spark_s3.sql("SELECT id, cat FROM s3ice.db.events").collect())
+        assert (1, "z") in got and (2, "b") in got and (1, "a") not in got
+    finally:
+        for k in settings:
+            spark_s3.conf.unset(k)
+
+
+def test_pyiceberg_table_in_a_bucket_read(spark_s3, s3_endpoint, bucket, tmp_path):
+    import pyarrow as pa
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog(
+        "theirs",
+        uri=f"sqlite:///{tmp_path}/catalog.db",
+        warehouse=f"s3://{bucket}/pyice",
+        **pyiceberg_properties(s3_endpoint),
+    )
+    catalog.create_namespace("db")
+    table = catalog.create_table("db.t", schema=pa.schema([("a", pa.int64()), ("b", pa.string())]))
+    table.append(pa.table({"a": [1, 2], "b": ["x", "y"]}))
+    table.append(pa.table({"a": [3], "b": ["z"]}))
+    location = table.location().replace("s3://", "s3a://")
+    got = sorted(tuple(r) for r in spark_s3.read.format("iceberg").load(location).collect())
+    assert got == [(1, "x"), (2, "y"), (3, "z")]
+    # By its metadata file too (the s3:// scheme pyiceberg wrote).
+    got = spark_s3.read.format("iceberg").load(table.metadata_location).count()
+    assert got == 3
+    # Ember appends to it by its location (as a Hadoop table: the next metadata file beside
+    # pyiceberg's; the SQL catalog's pointer is pyiceberg's to move) and reads it back.
+    spark_s3.createDataFrame([(4, "w")], "a BIGINT, b STRING").write.format("iceberg").mode("append").save(location)
+    got = sorted(tuple(r) for r in spark_s3.read.format("iceberg").load(location).collect())
+    assert got == [(1, "x"), (2, "y"), (3, "z"), (4, "w")]
+
+
+def test_concurrent_iceberg_commits_in_a_bucket_are_refused_not_lost(spark_s3, s3, s3_endpoint, bucket):
+    import threading
+
+    path = f"s3a://{bucket}/race-ice"
+    spark_s3.range(1).write.format("iceberg").save(path)
+    errors = []
+
+    def write():
+        try:
+            spark_s3.range(1).write.format("iceberg").mode("append").save(path)
+        except Exception as e:
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all("CommitFailedException" in e for e in errors) and len(errors) < 4, errors
+    assert spark_s3.read.format("iceberg").load(path).count() == 1 + 4 - len(errors)
+    assert len(pyiceberg_rows(s3, s3_endpoint, bucket, "race-ice", ["id"])) == 1 + 4 - len(errors)

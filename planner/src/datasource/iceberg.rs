@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use ember_execution::formats::iceberg::{
-    self, METADATA_TABLES, RestCatalog, RestTable, Target, is_iceberg_table,
+    self, METADATA_TABLES, RestCatalog, RestTable, Target, io::Io, is_iceberg_table,
 };
 
 use super::{FileRead, table_path};
@@ -109,29 +109,31 @@ pub fn catalog_table(
 
 /// Where a read of a catalog's table finds it: its location, or for a REST table the
 /// metadata file the catalog points at. None: no such table.
-fn read_location(target: &Target) -> PlanResult<Option<String>> {
+fn read_location(io: &Io, target: &Target) -> PlanResult<Option<String>> {
     Ok(match target {
-        Target::Path(p) => is_iceberg_table(p).then(|| p.clone()),
+        Target::Path(p) => is_iceberg_table(io, p).then(|| p.clone()),
         Target::Rest(t) => t.load()?.map(|(location, _)| location),
     })
 }
 
 /// The read of `name` when its first part is an Iceberg catalog of the session: the table
 /// (or metadata table) there. None: no such catalog.
+/// (`io`: the session's stores, where a warehouse in a bucket is.)
 pub fn catalog_source(
+    io: &Io,
     catalogs: &BTreeMap<String, BTreeMap<String, String>>,
     name: &[String],
 ) -> PlanResult<Option<DataSource>> {
     let Some(target) = catalog_table(catalogs, name)? else {
         return Ok(None);
     };
-    let location = match read_location(&target)? {
+    let location = match read_location(io, &target)? {
         Some(location) => location,
         None => {
             // `ice.db.t.snapshots`: a metadata table of `ice.db.t`.
             let (table, last) = name.split_at(name.len() - 1);
             let table = match catalog_table(catalogs, table) {
-                Ok(Some(t)) => read_location(&t)?,
+                Ok(Some(t)) => read_location(io, &t)?,
                 _ => None,
             };
             match (last, table) {

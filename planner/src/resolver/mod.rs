@@ -188,6 +188,13 @@ impl<'a> Resolver<'a> {
         self
     }
 
+    /// The stores Iceberg tables of the session's catalogs are read from.
+    pub(crate) fn iceberg_io(&self) -> ember_execution::formats::iceberg::io::Io {
+        use ember_execution::formats::iceberg::io::Io;
+        self.state
+            .map_or_else(Io::local, |s| Io::new(s.runtime_env().clone()))
+    }
+
     pub(crate) fn session_state(&self) -> Option<&'a datafusion::execution::SessionState> {
         self.state
     }

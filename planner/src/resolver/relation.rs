@@ -322,7 +322,11 @@ impl Resolver<'_> {
             return self.reassign(plan, Some(name.to_vec()));
         }
         // `ice.db.t`: a table of an Iceberg catalog of the session.
-        if let Some(ds) = crate::datasource::iceberg::catalog_source(&self.config.catalogs, name)? {
+        if let Some(ds) = crate::datasource::iceberg::catalog_source(
+            &self.iceberg_io(),
+            &self.config.catalogs,
+            name,
+        )? {
             let plan = self.resolve_data_source(&ds)?;
             return self.reassign(plan, Some(name.to_vec()));
         }
@@ -362,9 +366,11 @@ impl Resolver<'_> {
                 options: Default::default(),
                 paths: vec![path.clone()],
             }
-        } else if let Some(ds) =
-            crate::datasource::iceberg::catalog_source(&self.config.catalogs, name)?
-        {
+        } else if let Some(ds) = crate::datasource::iceberg::catalog_source(
+            &self.iceberg_io(),
+            &self.config.catalogs,
+            name,
+        )? {
             ds
         } else {
             match self.catalog().lookup(name)? {

@@ -14,6 +14,7 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 use ember_execution::formats::delta;
 use ember_execution::formats::iceberg::Target;
+use ember_execution::formats::iceberg::io::Io;
 use ember_execution::formats::iceberg::write::{self as iceberg_write, CommitMode};
 use ember_planner::SparkError;
 use ember_planner::spec::{self, CreateTableSpec, Plan, SaveMode, WriteSpec};
@@ -25,7 +26,7 @@ use crate::state::RequestContext;
 /// `df.write.format("iceberg")...save(location)`.
 pub async fn save(ctx: &RequestContext, spec: WriteSpec, target: &Target) -> ServerResult<()> {
     target.check_allowed()?;
-    let exists = target.exists()?;
+    let exists = target.exists(&iceberg_io(ctx))?;
     let path = target.shown();
     if exists {
         match spec.mode {
@@ -97,7 +98,7 @@ pub async fn create_table(
     if spec.replace {
         return Err(SparkError::unsupported("REPLACE TABLE of Iceberg tables").into());
     }
-    if location.exists()? {
+    if location.exists(&iceberg_io(ctx))? {
         if spec.if_not_exists {
             return Ok(());
         }
@@ -131,7 +132,7 @@ pub async fn create_table(
                 .iter()
                 .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
                 .collect();
-            location.create(&fields, &partitioning)?;
+            location.create(&iceberg_io(ctx), &fields, &partitioning)?;
             Ok(())
         }
         (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
@@ -147,7 +148,7 @@ pub async fn insert(
     by_name: bool,
 ) -> ServerResult<()> {
     location.check_allowed()?;
-    if !location.exists()? {
+    if !location.exists(&iceberg_io(ctx))? {
         return Err(SparkError::table_not_found(&location.shown()).into());
     }
     let query = ctx.resolve(query)?;
@@ -181,7 +182,7 @@ pub async fn write_v2(
         ))
         .into());
     }
-    let exists = location.exists()?;
+    let exists = location.exists(&iceberg_io(ctx))?;
     let shown = w.name.join(".");
     match (w.mode, exists) {
         (M::Create, true) => Err(analysis(
@@ -230,7 +231,7 @@ async fn write_query(
     by_position: bool,
     partitioning: &[(String, Vec<String>)],
 ) -> ServerResult<()> {
-    let exists = target.exists()?;
+    let exists = target.exists(&iceberg_io(ctx))?;
     let path = &target.shown();
     let schema = query.plan.schema().clone();
     let data: Vec<Field> = query
@@ -240,9 +241,9 @@ async fn write_query(
         .map(|(n, f)| Field::new(n, delta::spark_type(f.data_type()), true))
         .collect();
     if !exists {
-        target.create(&data, partitioning)?;
+        target.create(&iceberg_io(ctx), &data, partitioning)?;
     }
-    let table = target.load()?;
+    let table = target.load(&iceberg_io(ctx))?;
     let fields = iceberg_write::table_fields(&table)?;
     if by_position && query.names.len() != fields.len() {
         return Err(analysis(
@@ -299,6 +300,11 @@ async fn write_query(
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    target.commit(&batches, mode)?;
+    target.commit(&iceberg_io(ctx), &batches, mode)?;
     Ok(())
+}
+
+/// The stores of the session (where a table in a bucket is).
+fn iceberg_io(ctx: &RequestContext) -> Io {
+    Io::new(ctx.datafusion_context().runtime_env())
 }

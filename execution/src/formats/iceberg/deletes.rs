@@ -18,7 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 use datafusion::common::ScalarValue;
 use serde_json::Value;
 
-use super::{DataFile, TableMetadata, file_path};
+use super::{DataFile, TableMetadata};
 use crate::formats::deleted_rows::{EqualityDeletes, FileDeletes, read_columns};
 use crate::spark_error::{SparkError, SparkResult};
 
@@ -29,6 +29,18 @@ fn invalid(text: impl Into<String>) -> SparkError {
 /// Iceberg's reserved field ids of a position delete file's columns.
 const FILE_PATH_ID: i64 = 2_147_483_546;
 const POS_ID: i64 = 2_147_483_545;
+
+/// A data or delete file as a local path (checked against `--allowed-paths`): the scan of
+/// files with deletes reads local files only.
+fn file_path(path: &str) -> SparkResult<PathBuf> {
+    crate::sandbox::check(path)?;
+    if super::io::Io::is_object(path) {
+        return Err(SparkError::unsupported(
+            "Iceberg merge-on-read deletes in object stores",
+        ));
+    }
+    super::local_path(path)
+}
 
 /// A file's path as a local path's text (`file:` prefixes gone), to compare paths.
 fn normal(path: &str) -> String {
@@ -133,7 +145,7 @@ pub fn plan(
             let applies = if !partitioned(d.spec_id) {
                 true
             } else {
-                d.spec_id == f.spec_id && keys.of(d)? == keys.of(f)?
+                d.spec_id == f.spec_id && keys.of(&table.io, d)? == keys.of(&table.io, f)?
             };
             if applies {
                 applied.push(rows.clone());
@@ -167,24 +179,21 @@ fn spec_fields(table: &TableMetadata, spec_id: i64) -> usize {
 /// own schema, whose partition record has the spec's fields).
 #[derive(Default)]
 struct PartitionKeys {
-    manifests: HashMap<PathBuf, Vec<Vec<Option<String>>>>,
+    manifests: HashMap<String, Vec<Vec<Option<String>>>>,
 }
 
 impl PartitionKeys {
-    fn of(&mut self, f: &DataFile) -> SparkResult<Vec<Option<String>>> {
+    fn of(&mut self, io: &super::io::Io, f: &DataFile) -> SparkResult<Vec<Option<String>>> {
         if !self.manifests.contains_key(&f.manifest) {
             let mut keys = vec![];
-            for batch in super::read_avro(&f.manifest, "")? {
+            for batch in super::read_avro(io, &f.manifest, "")? {
                 let partition = batch
                     .column_by_name("data_file")
                     .and_then(|c| c.as_struct_opt())
                     .and_then(|d| d.column_by_name("partition"))
                     .and_then(|p| p.as_struct_opt())
                     .ok_or_else(|| {
-                        invalid(format!(
-                            "bad Iceberg manifest {}: no partition",
-                            f.manifest.display()
-                        ))
+                        invalid(format!("bad Iceberg manifest {}: no partition", f.manifest))
                     })?;
                 for row in 0..batch.num_rows() {
                     keys.push(

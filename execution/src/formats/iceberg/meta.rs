@@ -163,7 +163,7 @@ pub fn metadata_table(table: &TableMetadata, name: &str) -> SparkResult<Arc<dyn 
         }
         "files" => {
             let files = match table.chosen_snapshot(None)? {
-                Some(s) => data_files(s)?,
+                Some(s) => data_files(&table.io, s)?,
                 None => vec![],
             };
             (

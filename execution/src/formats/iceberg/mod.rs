@@ -13,10 +13,10 @@
 //! as Iceberg defines them. Data files hold every column, partition source columns included,
 //! so partition transforms need no evaluation to read. Merge-on-read deletes (position and
 //! equality delete files, `deletes.rs`) are applied by their own scan of the files they touch
-//! (`formats/deleted_rows.rs`).
+//! (`formats/deleted_rows.rs`). Files are local or in S3-compatible buckets (`io.rs`).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
@@ -26,6 +26,7 @@ use serde_json::Value;
 
 mod avro;
 mod deletes;
+pub mod io;
 mod meta;
 pub mod partition;
 mod replace;
@@ -45,23 +46,20 @@ pub use target::Target;
 /// The parquet field metadata key of a column's Iceberg field id.
 const FIELD_ID: &str = "PARQUET:field_id";
 
-/// A table's metadata JSON and where it is.
+/// A table's metadata JSON, where it is, and the stores its files are read from.
 pub struct TableMetadata {
-    pub file: PathBuf,
+    /// The metadata file's location (a local path, or `s3a://bucket/...`).
+    pub file: String,
     pub json: Value,
+    pub io: io::Io,
 }
 
 fn invalid(text: impl Into<String>) -> SparkError {
     SparkError::invalid_plan(text.into())
 }
 
-/// A local path of the table (`file:` URIs as paths); object stores are not read yet.
+/// A local path of the table (`file:` URIs as paths).
 fn local_path(path: &str) -> SparkResult<PathBuf> {
-    if super::storage::is_object_store_path(path) {
-        return Err(SparkError::unsupported(format!(
-            "Iceberg tables in object stores ({path})"
-        )));
-    }
     let local = local_part(path)?;
     std::path::absolute(local).map_err(|e| invalid(e.to_string()))
 }
@@ -75,50 +73,51 @@ pub fn metadata_version(name: &str) -> Option<u64> {
 }
 
 /// Whether an Iceberg table (a `metadata/` directory with metadata files) is at `path`.
-pub fn is_iceberg_table(path: &str) -> bool {
-    local_path(path).is_ok_and(|p| newest_metadata(&p).is_some())
+pub fn is_iceberg_table(io: &io::Io, path: &str) -> bool {
+    newest_metadata(io, path).is_some()
 }
 
 /// The newest metadata file of the table at `dir`: the highest version, or the one
 /// `version-hint.text` names when it is at least as high (a Hadoop table's hint names its
 /// current version; a newer file is a commit whose hint update did not happen yet).
-fn newest_metadata(dir: &Path) -> Option<PathBuf> {
-    let meta = dir.join("metadata");
-    let newest = std::fs::read_dir(&meta).ok().and_then(|entries| {
-        entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().to_string();
-                metadata_version(&name).map(|v| (v, e.path()))
-            })
-            .max_by_key(|(v, _)| *v)
-    });
-    if let Ok(hint) = std::fs::read_to_string(meta.join("version-hint.text"))
-        && let Ok(v) = hint.trim().parse::<u64>()
+fn newest_metadata(io: &io::Io, dir: &str) -> Option<String> {
+    let meta = io::join(dir, "metadata");
+    let names = io.list(&meta).ok()?;
+    let newest = names
+        .iter()
+        .filter_map(|name| metadata_version(name).map(|v| (v, io::join(&meta, name))))
+        .max_by_key(|(v, _)| *v);
+    if names.iter().any(|n| n == "version-hint.text")
+        && let Ok(hint) = io.read(&io::join(&meta, "version-hint.text"))
+        && let Ok(v) = String::from_utf8_lossy(&hint).trim().parse::<u64>()
         && newest.as_ref().is_none_or(|(n, _)| *n <= v)
     {
-        let file = meta.join(format!("v{v}.metadata.json"));
-        if file.is_file() {
-            return Some(file);
+        let name = format!("v{v}.metadata.json");
+        if names.contains(&name) {
+            return Some(io::join(&meta, &name));
         }
     }
     newest.map(|(_, p)| p)
 }
 
 /// The table at `path` (its location, or one of its metadata JSON files).
-pub fn load(path: &str) -> SparkResult<TableMetadata> {
+pub fn load(io: &io::Io, path: &str) -> SparkResult<TableMetadata> {
     sandbox::check(path)?;
-    let local = local_path(path)?;
-    let file = if local.is_file() {
-        local
+    let file = if path.ends_with(".metadata.json") && io.is_file(path) {
+        path.to_string()
+    } else if !io::Io::is_object(path) && local_path(path)?.is_file() {
+        local_path(path)?.display().to_string()
     } else {
-        newest_metadata(&local)
+        let dir = match io::Io::is_object(path) {
+            true => path.trim_end_matches('/').to_string(),
+            false => local_path(path)?.display().to_string(),
+        };
+        newest_metadata(io, &dir)
             .ok_or_else(|| invalid(format!("Table does not exist at location: {path}")))?
     };
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
-    let json: Value = serde_json::from_str(&text)
-        .map_err(|e| invalid(format!("bad Iceberg metadata {}: {e}", file.display())))?;
+    let text = io.read(&file)?;
+    let json: Value = serde_json::from_slice(&text)
+        .map_err(|e| invalid(format!("bad Iceberg metadata {file}: {e}")))?;
     if json
         .get("format-version")
         .and_then(Value::as_i64)
@@ -127,7 +126,11 @@ pub fn load(path: &str) -> SparkResult<TableMetadata> {
     {
         return Err(SparkError::unsupported("Iceberg format version 3 tables"));
     }
-    Ok(TableMetadata { file, json })
+    Ok(TableMetadata {
+        file,
+        json,
+        io: io.clone(),
+    })
 }
 
 /// What snapshot a read asks for.
@@ -441,9 +444,8 @@ const MANIFEST_READ: &str = r#"{"type": "record", "name": "manifest_entry", "fie
 
 /// The record batches of an Avro file (manifest lists and manifests) read with `schema` (empty:
 /// the file's own).
-pub(super) fn read_avro(path: &Path, schema: &str) -> SparkResult<Vec<RecordBatch>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+pub(super) fn read_avro(io: &io::Io, path: &str, schema: &str) -> SparkResult<Vec<RecordBatch>> {
+    let file = std::io::Cursor::new(io.read(path)?);
     let mut builder = arrow_avro::reader::ReaderBuilder::new();
     if !schema.is_empty() {
         builder =
@@ -451,10 +453,10 @@ pub(super) fn read_avro(path: &Path, schema: &str) -> SparkResult<Vec<RecordBatc
     }
     let reader = builder
         .build(std::io::BufReader::new(file))
-        .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))?;
+        .map_err(|e| invalid(format!("bad Avro file {path}: {e}")))?;
     reader
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| invalid(format!("bad Avro file {}: {e}", path.display())))
+        .map_err(|e| invalid(format!("bad Avro file {path}: {e}")))
 }
 
 pub(super) fn strings(column: Option<&ArrayRef>, rows: usize) -> Vec<Option<String>> {
@@ -492,33 +494,30 @@ pub struct DataFile {
     pub equality_ids: Vec<i64>,
     pub spec_id: i64,
     /// Where its entry is: the manifest and the entry's place in it.
-    pub manifest: PathBuf,
+    pub manifest: String,
     pub entry: usize,
 }
 
-/// A manifest path as a local path.
-pub(super) fn file_path(path: &str) -> SparkResult<PathBuf> {
-    sandbox::check(path)?;
-    local_path(path)
-}
-
 /// The live files (data and delete files) of a snapshot.
-pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
+pub fn data_files(io: &io::Io, snapshot: &Value) -> SparkResult<Vec<DataFile>> {
     let Some(list) = snapshot.get("manifest-list").and_then(Value::as_str) else {
         return Err(SparkError::unsupported(
             "Iceberg v1 snapshots without a manifest list",
         ));
     };
     let mut out = vec![];
-    for batch in read_avro(&file_path(list)?, MANIFEST_LIST_READ)? {
+    sandbox::check(list)?;
+    for batch in read_avro(io, list, MANIFEST_LIST_READ)? {
         let rows = batch.num_rows();
         let paths = strings(batch.column_by_name("manifest_path"), rows);
         let specs = longs(batch.column_by_name("partition_spec_id"), rows);
         let sequences = longs(batch.column_by_name("sequence_number"), rows);
         for row in 0..rows {
             let Some(path) = &paths[row] else { continue };
+            sandbox::check(path)?;
             read_manifest(
-                &file_path(path)?,
+                io,
+                path,
                 specs[row].unwrap_or(0),
                 sequences[row].unwrap_or(0),
                 &mut out,
@@ -529,13 +528,14 @@ pub fn data_files(snapshot: &Value) -> SparkResult<Vec<DataFile>> {
 }
 
 fn read_manifest(
-    path: &Path,
+    io: &io::Io,
+    path: &str,
     spec_id: i64,
     inherited: i64,
     out: &mut Vec<DataFile>,
 ) -> SparkResult<()> {
     let mut entry = 0;
-    for batch in read_avro(path, MANIFEST_READ)? {
+    for batch in read_avro(io, path, MANIFEST_READ)? {
         let rows = batch.num_rows();
         let status = longs(batch.column_by_name("status"), rows);
         let sequences = longs(batch.column_by_name("sequence_number"), rows);
@@ -544,8 +544,7 @@ fn read_manifest(
             .and_then(|c| c.as_any().downcast_ref::<StructArray>())
         else {
             return Err(invalid(format!(
-                "bad Iceberg manifest {}: no data_file",
-                path.display()
+                "bad Iceberg manifest {path}: no data_file"
             )));
         };
         let content = longs(data_file.column_by_name("content"), rows);
@@ -582,7 +581,7 @@ fn read_manifest(
                 sequence: sequences[row].unwrap_or(inherited),
                 equality_ids,
                 spec_id,
-                manifest: path.to_path_buf(),
+                manifest: path.to_string(),
                 entry: at,
             });
         }
@@ -591,14 +590,9 @@ fn read_manifest(
 }
 
 /// The field id → top-level column name map of a parquet file (empty: the file has no ids).
-fn file_field_names(path: &Path) -> SparkResult<HashMap<i64, String>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
-    let builder =
-        datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| invalid(format!("bad parquet file {}: {e}", path.display())))?;
-    Ok(builder
-        .schema()
+fn file_field_names(io: &io::Io, path: &str, size: u64) -> SparkResult<HashMap<i64, String>> {
+    Ok(io
+        .parquet_schema(path, size)?
         .fields()
         .iter()
         .filter_map(|f| {
@@ -615,15 +609,16 @@ pub fn scan(
     path: &str,
     at: Option<At>,
 ) -> SparkResult<Arc<dyn TableProvider>> {
+    let io = io::Io::new(state.runtime_env().clone());
     // `<location>#snapshots`: a metadata table.
     if let Some((location, name)) = path.rsplit_once('#')
         && meta::METADATA_TABLES
             .iter()
             .any(|m| m.eq_ignore_ascii_case(name))
     {
-        return meta::metadata_table(&load(location)?, name);
+        return meta::metadata_table(&load(&io, location)?, name);
     }
-    let table = load(path)?;
+    let table = load(&io, path)?;
     let snapshot = table.chosen_snapshot(at.as_ref())?;
     let schema_json = table.schema_for(snapshot, at.is_some())?;
     let schema = Arc::new(arrow_schema(schema_json)?);
@@ -632,7 +627,7 @@ pub fn scan(
         .map(|(id, _)| id)
         .collect();
     let files = match snapshot {
-        Some(s) => data_files(s)?,
+        Some(s) => data_files(&io, s)?,
         None => vec![],
     };
     // Files with merge-on-read deletes are read by their own scan.
@@ -645,6 +640,7 @@ pub fn scan(
     let mut with_deletes = vec![];
     let stable = table.names_stable();
     let mut groups: Vec<FileGroupMapping> = vec![];
+    let mut store: Option<datafusion::datasource::object_store::ObjectStoreUrl> = None;
     for file in files.into_iter().filter(|f| f.content == 0) {
         if let Some(d) = deleted.remove(&file.path) {
             with_deletes.push(d);
@@ -656,12 +652,21 @@ pub fn scan(
                 file.format
             )));
         }
-        let local = file_path(&file.path)?;
+        sandbox::check(&file.path)?;
+        let (store_url, location) = io.scan_location(&file.path)?;
+        match &store {
+            Some(s) if *s != store_url => {
+                return Err(SparkError::unsupported(
+                    "Iceberg tables with data files in several stores",
+                ));
+            }
+            _ => store = Some(store_url),
+        }
         // A file's columns by field id, unless every file names them as the table does (or
         // the file has no ids).
         let by_id = match stable {
             true => HashMap::new(),
-            false => file_field_names(&local)?,
+            false => file_field_names(&io, &file.path, file.size)?,
         };
         let names: Vec<Option<String>> = if by_id.is_empty() {
             schema
@@ -672,8 +677,6 @@ pub fn scan(
         } else {
             ids.iter().map(|id| by_id.get(id).cloned()).collect()
         };
-        let location = object_store::path::Path::from_absolute_path(&local)
-            .map_err(|e| invalid(format!("bad Iceberg data file path: {e}")))?;
         let part = super::listing::partitioned_file(location, file.size);
         match groups.iter_mut().find(|g| g.names == names) {
             Some(g) => g.files.push(part),
@@ -685,6 +688,8 @@ pub fn scan(
     }
     Ok(Arc::new(IcebergFiles::new(
         state,
+        store
+            .unwrap_or_else(datafusion::datasource::object_store::ObjectStoreUrl::local_filesystem),
         schema,
         groups,
         (ids, with_deletes),

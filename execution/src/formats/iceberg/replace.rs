@@ -5,7 +5,6 @@
 //! manifest, with the sequence numbers and snapshot ids they had.
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use arrow::array::{Array, ArrayRef, AsArray, StructArray};
 use arrow::datatypes::DataType;
@@ -71,6 +70,7 @@ fn long_of(v: Option<&AvroValue>) -> Option<i64> {
 /// Split the current `manifests` (manifest list records) for a commit of snapshot
 /// `snapshot_id` that replaces the partitions `replaced` (canonical tuples) of spec `spec_id`.
 pub fn replace_partitions(
+    io: &super::io::Io,
     manifests: Vec<AvroValue>,
     spec_id: i64,
     replaced: &HashSet<Vec<Option<String>>>,
@@ -97,7 +97,8 @@ pub fn replace_partitions(
             out.manifests.push(manifest);
             continue;
         }
-        let entries = read_entries(&super::file_path(&path)?, sequence)?;
+        crate::sandbox::check(&path)?;
+        let entries = read_entries(io, &path, sequence)?;
         if !entries.iter().any(|e| e.live && replaced.contains(&e.key)) {
             out.manifests.push(manifest);
             continue;
@@ -138,9 +139,9 @@ struct Entry {
 }
 
 /// The entries of a data manifest whose sequence number (in its list) is `inherited`.
-fn read_entries(path: &Path, inherited: i64) -> SparkResult<Vec<Entry>> {
+fn read_entries(io: &super::io::Io, path: &str, inherited: i64) -> SparkResult<Vec<Entry>> {
     let mut out = vec![];
-    for batch in super::read_avro(path, "")? {
+    for batch in super::read_avro(io, path, "")? {
         let rows = batch.num_rows();
         let column = |name: &str| batch.column_by_name(name);
         let status = super::longs(column("status"), rows);
@@ -149,8 +150,7 @@ fn read_entries(path: &Path, inherited: i64) -> SparkResult<Vec<Entry>> {
         let file_sequences = super::longs(column("file_sequence_number"), rows);
         let Some(data_file) = column("data_file").and_then(|c| c.as_struct_opt()) else {
             return Err(invalid(format!(
-                "bad Iceberg manifest {}: no data_file",
-                path.display()
+                "bad Iceberg manifest {path}: no data_file"
             )));
         };
         let field = |name: &str| data_file.column_by_name(name);

@@ -40,6 +40,8 @@ pub struct FileGroupMapping {
 #[derive(Debug)]
 pub struct IcebergFiles {
     schema: SchemaRef,
+    /// The store of the data files (the local file system, or a bucket).
+    store_url: ObjectStoreUrl,
     groups: Vec<FileGroupMapping>,
     /// The table's field ids (one per column) and the files with deletes.
     deleted: (Vec<i64>, Vec<FileDeletes>),
@@ -49,6 +51,7 @@ pub struct IcebergFiles {
 impl IcebergFiles {
     pub fn new(
         state: &datafusion::execution::SessionState,
+        store_url: ObjectStoreUrl,
         schema: SchemaRef,
         groups: Vec<FileGroupMapping>,
         deleted: (Vec<i64>, Vec<FileDeletes>),
@@ -58,6 +61,7 @@ impl IcebergFiles {
         parquet.global.coerce_int96_tz = Some("UTC".into());
         Self {
             schema,
+            store_url,
             groups,
             deleted,
             format: ParquetFormat::default().with_options(parquet),
@@ -100,7 +104,7 @@ impl IcebergFiles {
         let (groups, statistics) = crate::formats::table_files::file_groups(
             state,
             &self.format,
-            &ObjectStoreUrl::local_filesystem(),
+            &self.store_url,
             &file_schema,
             &file_schema,
             group.files.clone(),
@@ -108,7 +112,7 @@ impl IcebergFiles {
         .await?;
         let table_schema = TableSchema::builder(file_schema.clone()).build();
         let source = self.format.file_source(table_schema);
-        let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
+        let config = FileScanConfigBuilder::new(self.store_url.clone(), source)
             .with_file_groups(groups)
             .with_statistics(statistics)
             .with_projection_indices(Some(inner.clone()))?

@@ -6,6 +6,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::Field;
 use serde_json::Value;
 
+use super::io::Io;
 use super::rest::RestTable;
 use super::write::{self, CommitMode};
 use super::{TableMetadata, is_iceberg_table, load};
@@ -34,19 +35,19 @@ impl Target {
         }
     }
 
-    pub fn exists(&self) -> SparkResult<bool> {
+    pub fn exists(&self, io: &Io) -> SparkResult<bool> {
         Ok(match self {
-            Target::Path(p) => is_iceberg_table(p),
+            Target::Path(p) => is_iceberg_table(io, p),
             Target::Rest(t) => t.load()?.is_some(),
         })
     }
 
     /// The table's current metadata.
-    pub fn load(&self) -> SparkResult<TableMetadata> {
+    pub fn load(&self, io: &Io) -> SparkResult<TableMetadata> {
         match self {
-            Target::Path(p) => load(p),
+            Target::Path(p) => load(io, p),
             Target::Rest(t) => match t.load()? {
-                Some((location, _)) => load(&location),
+                Some((location, _)) => load(io, &location),
                 None => Err(SparkError::table_not_found(&t.shown())),
             },
         }
@@ -55,13 +56,14 @@ impl Target {
     /// Create the table: no snapshot, `fields`, partitioned by Spark's items.
     pub fn create(
         &self,
+        io: &Io,
         fields: &[Field],
         partitioning: &[(String, Vec<String>)],
     ) -> SparkResult<()> {
         match self {
-            Target::Path(p) => write::create_table(p, fields, partitioning),
+            Target::Path(p) => write::create_table(io, p, fields, partitioning),
             Target::Rest(t) => {
-                let meta = write::new_metadata(std::path::Path::new(""), fields, partitioning)?;
+                let meta = write::new_metadata("", fields, partitioning)?;
                 let first = |key: &str| -> Value {
                     meta.get(key)
                         .and_then(|v| v.get(0))
@@ -74,11 +76,11 @@ impl Target {
     }
 
     /// Commit `batches` (the table's columns, in its types).
-    pub fn commit(&self, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
+    pub fn commit(&self, io: &Io, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
         match self {
-            Target::Path(p) => write::commit(p, batches, mode),
+            Target::Path(p) => write::commit(io, p, batches, mode),
             Target::Rest(t) => {
-                let table = self.load()?;
+                let table = self.load(io)?;
                 let prepared = write::prepare(&table, batches, mode)?;
                 crate::failpoint::crash_point("iceberg-commit-before-metadata");
                 t.commit(prepared.parent, &prepared.snapshot)

@@ -9,8 +9,7 @@
 //! files written are unreferenced).
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
@@ -27,10 +26,6 @@ use crate::spark_error::{SparkError, SparkResult};
 
 fn invalid(text: impl Into<String>) -> SparkError {
     SparkError::invalid_plan(text.into())
-}
-
-fn io(path: &Path, e: std::io::Error) -> SparkError {
-    invalid(format!("cannot write {}: {e}", path.display()))
 }
 
 fn now_ms() -> i64 {
@@ -119,25 +114,33 @@ pub fn schema_json(fields: &[Field]) -> SparkResult<(Value, i64)> {
     ))
 }
 
-/// Create an empty table (format version 2) at `location`, partitioned by Spark's
-/// partitioning items (`("days", ["ts"])`, `("identity", ["cat"])`; none: unpartitioned).
+/// Create an empty table (format version 2) at `location` (a local directory or a prefix of
+/// a bucket), partitioned by Spark's partitioning items (`("days", ["ts"])`,
+/// `("identity", ["cat"])`; none: unpartitioned).
 pub fn create_table(
+    io: &iceberg::io::Io,
     location: &str,
     fields: &[Field],
     partitioning: &[(String, Vec<String>)],
 ) -> SparkResult<()> {
     crate::sandbox::check(location)?;
-    let dir = PathBuf::from(super::super::local_part(location)?);
-    let dir = std::path::absolute(dir).map_err(|e| invalid(e.to_string()))?;
+    let dir = match iceberg::io::Io::is_object(location) {
+        true => location.trim_end_matches('/').to_string(),
+        false => {
+            let dir = PathBuf::from(super::super::local_part(location)?);
+            std::path::absolute(dir)
+                .map_err(|e| invalid(e.to_string()))?
+                .display()
+                .to_string()
+        }
+    };
     let meta = new_metadata(&dir, fields, partitioning)?;
-    let metadata = dir.join("metadata");
-    std::fs::create_dir_all(&metadata).map_err(|e| io(&metadata, e))?;
-    write_metadata(&metadata, 1, &meta)
+    write_metadata(io, &iceberg::io::join(&dir, "metadata"), 1, &meta)
 }
 
 /// The metadata of a new table at `dir` (format version 2, no snapshot).
 pub(super) fn new_metadata(
-    dir: &Path,
+    dir: &str,
     fields: &[Field],
     partitioning: &[(String, Vec<String>)],
 ) -> SparkResult<Value> {
@@ -155,7 +158,7 @@ pub(super) fn new_metadata(
     let meta = json!({
         "format-version": 2,
         "table-uuid": uuid::Uuid::new_v4().to_string(),
-        "location": dir.display().to_string(),
+        "location": dir,
         "last-sequence-number": 0,
         "last-updated-ms": now_ms(),
         "last-column-id": last_id,
@@ -178,12 +181,12 @@ pub(super) fn new_metadata(
 
 /// Write `metadata/v<version>.metadata.json` if no file of that version exists, then point
 /// the version hint at it.
-fn write_metadata(dir: &Path, version: u64, meta: &Value) -> SparkResult<()> {
-    let taken = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(|e| e.ok())
-        .any(|e| iceberg::metadata_version(&e.file_name().to_string_lossy()) == Some(version));
-    let path = dir.join(format!("v{version}.metadata.json"));
+fn write_metadata(io: &iceberg::io::Io, dir: &str, version: u64, meta: &Value) -> SparkResult<()> {
+    let taken = io
+        .list(dir)?
+        .iter()
+        .any(|name| iceberg::metadata_version(name) == Some(version));
+    let path = iceberg::io::join(dir, &format!("v{version}.metadata.json"));
     let conflict = || {
         invalid(format!(
             "CommitFailedException: Cannot commit: version {version} of the table's metadata was written by another commit"
@@ -192,27 +195,15 @@ fn write_metadata(dir: &Path, version: u64, meta: &Value) -> SparkResult<()> {
     if taken {
         return Err(conflict());
     }
-    // Written whole under a temporary name, then linked to its name: the link fails when the
-    // name exists, and a reader never sees a partly written file.
     let text = serde_json::to_vec_pretty(meta).map_err(|e| invalid(e.to_string()))?;
-    let temporary = dir.join(format!(
-        ".v{version}-{}.metadata.json.tmp",
-        uuid::Uuid::new_v4()
-    ));
-    let mut file = std::fs::File::create(&temporary).map_err(|e| io(&temporary, e))?;
-    file.write_all(&text).map_err(|e| io(&temporary, e))?;
-    file.sync_all().map_err(|e| io(&temporary, e))?;
-    let linked = std::fs::hard_link(&temporary, &path);
-    let _ = std::fs::remove_file(&temporary);
-    match linked {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(conflict()),
-        Err(e) => return Err(io(&path, e)),
+    if !io.create_new(&path, text)? {
+        return Err(conflict());
     }
     crate::failpoint::crash_point("iceberg-commit-before-hint");
-    let hint = dir.join(format!("version-hint.text.{}", uuid::Uuid::new_v4()));
-    std::fs::write(&hint, version.to_string()).map_err(|e| io(&hint, e))?;
-    std::fs::rename(&hint, dir.join("version-hint.text")).map_err(|e| io(&hint, e))
+    io.write(
+        &iceberg::io::join(dir, "version-hint.text"),
+        version.to_string().into_bytes(),
+    )
 }
 
 /// The Arrow fields of an Iceberg struct's fields with their field ids (parquet `field_id`).
@@ -306,9 +297,9 @@ fn current_manifests(table: &TableMetadata) -> SparkResult<Vec<AvroValue>> {
             "Iceberg v1 snapshots without a manifest list",
         ));
     };
-    let path = iceberg::file_path(list)?;
+    crate::sandbox::check(list)?;
     let mut out = vec![];
-    for batch in iceberg::read_avro(&path, MANIFEST_LIST_COPY)? {
+    for batch in iceberg::read_avro(&table.io, list, MANIFEST_LIST_COPY)? {
         let rows = batch.num_rows();
         let column = |name: &str| batch.column_by_name(name);
         let text = iceberg::strings(column("manifest_path"), rows);
@@ -457,7 +448,8 @@ fn partition_groups(batches: &[RecordBatch], spec: &[SpecField]) -> SparkResult<
 
 /// Write `batches` as the parquet data file `path` with the table's field ids; its size.
 fn write_data_file(
-    path: &Path,
+    io: &iceberg::io::Io,
+    path: &str,
     batches: &[RecordBatch],
     json_fields: &[Value],
 ) -> SparkResult<u64> {
@@ -468,12 +460,8 @@ fn write_data_file(
         .map(|f| f.as_ref().clone())
         .collect();
     let schema = Arc::new(Schema::new(with_ids(&fields, json_fields)?));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    }
-    let file = std::fs::File::create(path).map_err(|e| io(path, e))?;
     let mut writer = datafusion::parquet::arrow::ArrowWriter::try_new(
-        file,
+        Vec::new(),
         schema.clone(),
         Some(lake_parquet()),
     )
@@ -497,8 +485,10 @@ fn write_data_file(
             RecordBatch::try_new(schema.clone(), columns).map_err(|e| invalid(e.to_string()))?;
         writer.write(&b).map_err(|e| invalid(e.to_string()))?;
     }
-    writer.close().map_err(|e| invalid(e.to_string()))?;
-    Ok(std::fs::metadata(path).map_err(|e| io(path, e))?.len())
+    let data = writer.into_inner().map_err(|e| invalid(e.to_string()))?;
+    let size = data.len() as u64;
+    io.write(path, data)?;
+    Ok(size)
 }
 
 /// How Iceberg data files are written: snappy, as Spark's parquet (measured on TPC-H SF1 with
@@ -528,11 +518,16 @@ fn default_spec(table: &TableMetadata) -> (i64, Value) {
 
 /// Commit `batches` (the table's columns, in its types) to the table at `location`: appended,
 /// or replacing its rows. A partitioned table gets one data file per partition tuple.
-pub fn commit(location: &str, batches: &[RecordBatch], mode: CommitMode) -> SparkResult<()> {
-    let table = iceberg::load(location)?;
+pub fn commit(
+    io: &iceberg::io::Io,
+    location: &str,
+    batches: &[RecordBatch],
+    mode: CommitMode,
+) -> SparkResult<()> {
+    let table = iceberg::load(io, location)?;
     let prepared = prepare(&table, batches, mode)?;
     crate::failpoint::crash_point("iceberg-commit-before-metadata");
-    write_metadata(&prepared.metadata_dir, prepared.version, &prepared.next)
+    write_metadata(io, &prepared.metadata_dir, prepared.version, &prepared.next)
 }
 
 /// A commit whose files are written: the new snapshot, the metadata that has it, and where
@@ -541,7 +536,7 @@ pub(super) struct Prepared {
     pub next: Value,
     pub snapshot: Value,
     pub parent: Option<i64>,
-    metadata_dir: PathBuf,
+    metadata_dir: String,
     version: u64,
 }
 
@@ -577,15 +572,13 @@ pub(super) fn prepare(
         CommitMode::OverwritePartitions if spec_fields.is_empty() => CommitMode::Overwrite,
         other => other,
     };
-    let root = table
-        .file
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .ok_or_else(|| invalid("bad Iceberg metadata path"))?;
-    let metadata_dir = root.join("metadata");
-    let data_dir = root.join("data");
-    std::fs::create_dir_all(&data_dir).map_err(|e| io(&data_dir, e))?;
+    let io = &table.io;
+    let metadata_dir = iceberg::io::parent(&table.file).to_string();
+    let root = iceberg::io::parent(&metadata_dir).to_string();
+    if root.is_empty() {
+        return Err(invalid("bad Iceberg metadata path"));
+    }
+    let data_dir = iceberg::io::join(&root, "data");
     let snapshot_id = (uuid::Uuid::new_v4().as_u128() as i64) & i64::MAX;
     let sequence = meta
         .get("last-sequence-number")
@@ -608,7 +601,7 @@ pub(super) fn prepare(
                 .iter()
                 .map(|g| g.key.iter().map(replace::canonical).collect())
                 .collect();
-            let mut r = replace::replace_partitions(current, spec_id, &keys, snapshot_id)?;
+            let mut r = replace::replace_partitions(io, current, spec_id, &keys, snapshot_id)?;
             let manifests = std::mem::take(&mut r.manifests);
             let entries = std::mem::take(&mut r.entries);
             (manifests, entries, Some(r))
@@ -621,10 +614,10 @@ pub(super) fn prepare(
         for (n, group) in groups.into_iter().enumerate() {
             let name = format!("00000-{n}-{commit_id}.parquet");
             let path = match group.directory.is_empty() {
-                true => data_dir.join(name),
-                false => data_dir.join(&group.directory).join(name),
+                true => iceberg::io::join(&data_dir, &name),
+                false => iceberg::io::join(&iceberg::io::join(&data_dir, &group.directory), &name),
             };
-            let size = write_data_file(&path, &group.batches, &json_fields)?;
+            let size = write_data_file(io, &path, &group.batches, &json_fields)?;
             let count: usize = group.batches.iter().map(RecordBatch::num_rows).sum();
             entries.push(AvroValue::Record(vec![
                 AvroValue::Int(1),
@@ -633,7 +626,7 @@ pub(super) fn prepare(
                 AvroValue::Union(0, Box::new(AvroValue::Null)),
                 AvroValue::Record(vec![
                     AvroValue::Int(0),
-                    AvroValue::String(path.display().to_string()),
+                    AvroValue::String(path.clone()),
                     AvroValue::String("PARQUET".into()),
                     AvroValue::Record(group.values),
                     AvroValue::Long(count as i64),
@@ -674,8 +667,9 @@ pub(super) fn prepare(
             ("content", "data".to_string()),
         ];
         let manifest = container(&entry_schema, &manifest_meta, &entries);
-        let manifest_path = metadata_dir.join(format!("{commit_id}-m0.avro"));
-        std::fs::write(&manifest_path, &manifest).map_err(|e| io(&manifest_path, e))?;
+        let manifest_path = iceberg::io::join(&metadata_dir, &format!("{commit_id}-m0.avro"));
+        let manifest_length = manifest.len() as i64;
+        io.write(&manifest_path, manifest)?;
         let r = replaced.as_ref();
         let count = |f: fn(&replace::Replaced) -> usize| r.map_or(0, f) as i32;
         let total = |f: fn(&replace::Replaced) -> i64| r.map_or(0, f);
@@ -685,8 +679,8 @@ pub(super) fn prepare(
         manifests.insert(
             0,
             AvroValue::Record(vec![
-                AvroValue::String(manifest_path.display().to_string()),
-                AvroValue::Long(manifest.len() as i64),
+                AvroValue::String(manifest_path.clone()),
+                AvroValue::Long(manifest_length),
                 AvroValue::Int(spec_id as i32),
                 AvroValue::Int(0),
                 AvroValue::Long(sequence),
@@ -715,8 +709,11 @@ pub(super) fn prepare(
         ("format-version", "2".to_string()),
     ];
     let list = container(MANIFEST_FILE_SCHEMA, &list_meta, &manifests);
-    let list_path = metadata_dir.join(format!("snap-{snapshot_id}-1-{commit_id}.avro"));
-    std::fs::write(&list_path, &list).map_err(|e| io(&list_path, e))?;
+    let list_path = iceberg::io::join(
+        &metadata_dir,
+        &format!("snap-{snapshot_id}-1-{commit_id}.avro"),
+    );
+    io.write(&list_path, list)?;
     // The new metadata.
     let now = now_ms();
     let mut next = meta.clone();
@@ -724,7 +721,7 @@ pub(super) fn prepare(
         "snapshot-id": snapshot_id,
         "sequence-number": sequence,
         "timestamp-ms": now,
-        "manifest-list": list_path.display().to_string(),
+        "manifest-list": list_path,
         "summary": {
             "operation": if mode == CommitMode::Append { "append" } else { "overwrite" },
             "added-data-files": added_files.to_string(),
@@ -750,19 +747,14 @@ pub(super) fn prepare(
         "metadata-log",
         json!({
             "timestamp-ms": meta.get("last-updated-ms").cloned().unwrap_or(json!(now)),
-            "metadata-file": table.file.display().to_string(),
+            "metadata-file": table.file,
         }),
     );
     next["current-snapshot-id"] = json!(snapshot_id);
     next["last-sequence-number"] = json!(sequence);
     next["last-updated-ms"] = json!(now);
     next["refs"]["main"] = json!({"snapshot-id": snapshot_id, "type": "branch"});
-    let version = table
-        .file
-        .file_name()
-        .and_then(|n| iceberg::metadata_version(&n.to_string_lossy()))
-        .unwrap_or(0)
-        + 1;
+    let version = iceberg::metadata_version(iceberg::io::file_name(&table.file)).unwrap_or(0) + 1;
     Ok(Prepared {
         next,
         snapshot,
