@@ -103,17 +103,22 @@ fn newest_metadata(io: &io::Io, dir: &str) -> Option<String> {
 /// The table at `path` (its location, or one of its metadata JSON files).
 pub fn load(io: &io::Io, path: &str) -> SparkResult<TableMetadata> {
     sandbox::check(path)?;
-    let file = if path.ends_with(".metadata.json") && io.is_file(path) {
-        path.to_string()
-    } else if !io::Io::is_object(path) && local_path(path)?.is_file() {
-        local_path(path)?.display().to_string()
+    let file = if io::Io::is_object(path) {
+        if path.ends_with(".metadata.json") && io.is_file(path) {
+            path.to_string()
+        } else {
+            newest_metadata(io, path.trim_end_matches('/'))
+                .ok_or_else(|| invalid(format!("Table does not exist at location: {path}")))?
+        }
     } else {
-        let dir = match io::Io::is_object(path) {
-            true => path.trim_end_matches('/').to_string(),
-            false => local_path(path)?.display().to_string(),
-        };
-        newest_metadata(io, &dir)
-            .ok_or_else(|| invalid(format!("Table does not exist at location: {path}")))?
+        // Local paths absolute, so the files a commit adds are named absolutely.
+        let local = local_path(path)?;
+        if local.is_file() {
+            local.display().to_string()
+        } else {
+            newest_metadata(io, &local.display().to_string())
+                .ok_or_else(|| invalid(format!("Table does not exist at location: {path}")))?
+        }
     };
     let text = io.read(&file)?;
     let json: Value = serde_json::from_slice(&text)
