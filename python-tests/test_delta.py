@@ -602,3 +602,17 @@ def test_scan_statistics_reach_the_join_planner(spark, tmp_path):
     joins = [line for line in plan.splitlines() if "HashJoinExec" in line]
     assert joins and all("mode=CollectLeft" in j for j in joins), plan
     assert rows(spark.sql(query)) == [(str(k), 40_000) for k in range(5)]
+
+
+def test_data_files_in_row_groups_a_scan_can_spread(spark, tmp_path):
+    """Row groups of at most 128Ki rows: a scan spreads a file over the cores by row groups."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t"
+    spark.range(300_000).selectExpr("id", "id % 7 AS k").coalesce(1).write.format("delta").save(str(path))
+    files = glob.glob(str(path / "*.parquet"))
+    groups = [pq.ParquetFile(f).metadata.row_group(i).num_rows for f in files for i in range(pq.ParquetFile(f).metadata.num_row_groups)]
+    assert sum(groups) == 300_000 and max(groups) <= 128 * 1024, groups
+    assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "SNAPPY"

@@ -91,7 +91,8 @@ pub async fn merge(
     let mut builder = table
         .merge(source, on)
         .with_source_alias(source_alias.clone())
-        .with_target_alias(target_alias);
+        .with_target_alias(target_alias)
+        .with_writer_properties(crate::formats::table_files::writer_properties());
     let err = |e| write_error(&url.url, e);
     for clause in clauses {
         let predicate = clause.predicate;

@@ -262,11 +262,14 @@ pub async fn commit(
         Some(t) => t,
         None => new_table(url).await?,
     };
-    let mut builder = table.write(batches).with_save_mode(if options.overwrite {
-        deltalake_core::protocol::SaveMode::Overwrite
-    } else {
-        deltalake_core::protocol::SaveMode::Append
-    });
+    let mut builder = table
+        .write(batches)
+        .with_writer_properties(crate::formats::table_files::writer_properties())
+        .with_save_mode(if options.overwrite {
+            deltalake_core::protocol::SaveMode::Overwrite
+        } else {
+            deltalake_core::protocol::SaveMode::Append
+        });
     // A replaced schema takes the write's partitioning, none included.
     if !alignment.partition_by.is_empty() || options.overwrite_schema {
         builder = builder.with_partition_columns(alignment.partition_by);
@@ -365,7 +368,10 @@ pub async fn delete(
     predicate: Option<String>,
     time_zone: &str,
 ) -> SparkResult<usize> {
-    let mut builder = open(url, None, time_zone).await?.delete();
+    let mut builder = open(url, None, time_zone)
+        .await?
+        .delete()
+        .with_writer_properties(crate::formats::table_files::writer_properties());
     if let Some(p) = predicate {
         builder = builder.with_predicate(p);
     }
@@ -381,7 +387,10 @@ pub async fn update(
     predicate: Option<String>,
     time_zone: &str,
 ) -> SparkResult<usize> {
-    let mut builder = open(url, None, time_zone).await?.update();
+    let mut builder = open(url, None, time_zone)
+        .await?
+        .update()
+        .with_writer_properties(crate::formats::table_files::writer_properties());
     for (column, value) in assignments {
         builder = builder.with_update(column, value);
     }

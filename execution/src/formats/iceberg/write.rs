@@ -463,7 +463,7 @@ fn write_data_file(
     let mut writer = datafusion::parquet::arrow::ArrowWriter::try_new(
         Vec::new(),
         schema.clone(),
-        Some(lake_parquet()),
+        Some(crate::formats::table_files::writer_properties()),
     )
     .map_err(|e| invalid(e.to_string()))?;
     for b in batches {
@@ -489,17 +489,6 @@ fn write_data_file(
     let size = data.len() as u64;
     io.write(path, data)?;
     Ok(size)
-}
-
-/// How Iceberg data files are written: snappy, as Spark's parquet (measured on TPC-H SF1 with
-/// `bench/lakehouse.py`: zstd, Iceberg's default codec, with 256Ki-row row groups made the
-/// queries 1.38x parquet's total time where uncompressed files with arrow-rs's 1Mi-row groups
-/// took 1.05x).
-pub fn lake_parquet() -> datafusion::parquet::file::properties::WriterProperties {
-    use datafusion::parquet::basic::Compression;
-    datafusion::parquet::file::properties::WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build()
 }
 
 /// The spec a table's writes use (its default spec).
