@@ -450,6 +450,56 @@ fn deletion_vector(
     Ok(rows.into_iter().map(|r| r as i64).collect())
 }
 
+/// The data files' names of the table's columns when the table maps columns
+/// (`delta.columnMapping.mode` `name` or `id`: the files and the log name each column by its
+/// `delta.columnMapping.physicalName`, so a renamed column keeps its data); empty when it
+/// does not. Columns holding structs are refused: their fields' names differ in the files
+/// too.
+fn physical_names(
+    snapshot: &deltalake_core::table::state::DeltaTableState,
+    schema: &Schema,
+) -> SparkResult<std::collections::HashMap<String, String>> {
+    use delta_kernel::schema::{ColumnMetadataKey, MetadataValue};
+    let mapping = snapshot.table_config().column_mapping_mode;
+    if mapping.is_none_or(|m| format!("{m:?}") == "None") {
+        return Ok(Default::default());
+    }
+    let kernel = snapshot.snapshot().schema();
+    let mut out = std::collections::HashMap::new();
+    for field in kernel.fields() {
+        let nested = schema
+            .field_with_name(field.name())
+            .is_ok_and(|f| has_struct(f.data_type()));
+        if nested {
+            return Err(SparkError::unsupported(
+                "nested columns of Delta tables with column mapping",
+            ));
+        }
+        if let Some(MetadataValue::String(name)) =
+            field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName)
+        {
+            out.insert(field.name().clone(), name.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a type holds a struct (whose fields a mapped table names physically too).
+fn has_struct(t: &DataType) -> bool {
+    match t {
+        DataType::Struct(_) => true,
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            has_struct(f.data_type())
+        }
+        // (A map's entries are a struct of `key` and `value`, names no mapping changes.)
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) => kv.iter().any(|f| has_struct(f.data_type())),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// What scans a loaded table's snapshot: the provider, and the partition columns with their
 /// types (the provider reads them as strings).
 pub struct DeltaScan {
@@ -465,11 +515,8 @@ pub fn scan_table(
 ) -> SparkResult<DeltaScan> {
     let url = table.table_url().clone();
     let snapshot = table.snapshot().map_err(|e| delta_error(&url, e))?;
-    let mapping = snapshot.table_config().column_mapping_mode;
-    if mapping.is_some_and(|m| format!("{m:?}") != "None") {
-        return Err(SparkError::unsupported("Delta tables with column mapping"));
-    }
     let (schema, partition_names) = table_schema(table)?;
+    let physical = physical_names(snapshot, &schema)?;
     let (store_url, root) = location.files()?;
     let mut files = vec![];
     let mut stats = vec![];
@@ -478,10 +525,11 @@ pub fn scan_table(
     let mut storage = None;
     for file in snapshot.snapshot().log_data().iter() {
         deleted.push(match file.deletion_vector_descriptor() {
-            Some(_) if location.store.is_some() => {
-                return Err(SparkError::unsupported(
-                    "Delta deletion vectors in object stores",
-                ));
+            Some(_) if location.store.is_some() || !physical.is_empty() => {
+                return Err(SparkError::unsupported(match physical.is_empty() {
+                    true => "Delta deletion vectors in object stores",
+                    false => "Delta deletion vectors in tables with column mapping",
+                }));
             }
             Some(dv) => {
                 let storage = storage.get_or_insert_with(|| {
@@ -509,7 +557,10 @@ pub fn scan_table(
         let values = file.partition_values_map();
         let partition_values = partition_names
             .iter()
-            .map(|p| ScalarValue::Utf8(values.get(p).cloned().flatten()))
+            .map(|p| {
+                let key = physical.get(p).unwrap_or(p);
+                ScalarValue::Utf8(values.get(key).cloned().flatten())
+            })
             .collect();
         let size = u64::try_from(file.size()).unwrap_or(0);
         stats.push(file.stats());
@@ -523,6 +574,7 @@ pub fn scan_table(
         store_url,
         &schema,
         &partition_names,
+        physical,
         files,
         stats,
         deleted,

@@ -38,6 +38,9 @@ pub struct DeltaFiles {
     store_url: ObjectStoreUrl,
     /// Where each column of `schema` is in the scan's output (file columns, then partitions).
     inner_index: Vec<usize>,
+    /// A column's name in the data files and the log (its `delta.columnMapping.physicalName`
+    /// when the table maps columns), by its name in the table. Empty: the same names.
+    physical: std::collections::HashMap<String, String>,
     files: Vec<PartitionedFile>,
     /// Each file's statistics from the log (JSON), parallel to `files`.
     stats: Vec<Option<serde_json::Value>>,
@@ -52,6 +55,7 @@ impl DeltaFiles {
         store_url: ObjectStoreUrl,
         schema: &Schema,
         partition_names: &[String],
+        physical: std::collections::HashMap<String, String>,
         files: Vec<PartitionedFile>,
         stats: Vec<Option<String>>,
         deleted: Vec<Option<Vec<i64>>>,
@@ -61,7 +65,10 @@ impl DeltaFiles {
             .fields()
             .iter()
             .filter(|f| !is_partition(f.name()))
-            .cloned()
+            .map(|f| match physical.get(f.name()) {
+                Some(name) => Arc::new(f.as_ref().clone().with_name(name)),
+                None => f.clone(),
+            })
             .collect();
         let partition_fields: Vec<FieldRef> = partition_names
             .iter()
@@ -84,10 +91,13 @@ impl DeltaFiles {
             .map(
                 |f| match partition_names.iter().position(|p| p == f.name()) {
                     Some(i) => file_fields.len() + i,
-                    None => file_fields
-                        .iter()
-                        .position(|g| g.name() == f.name())
-                        .unwrap_or(0),
+                    None => {
+                        let name = physical.get(f.name()).unwrap_or(f.name());
+                        file_fields
+                            .iter()
+                            .position(|g| g.name() == name)
+                            .unwrap_or(0)
+                    }
                 },
             )
             .collect();
@@ -100,6 +110,7 @@ impl DeltaFiles {
             partition_fields,
             store_url,
             inner_index,
+            physical,
             files,
             stats: stats
                 .into_iter()
@@ -125,9 +136,16 @@ impl DeltaFiles {
     fn on_file_columns(&self, filter: &Expr) -> bool {
         let columns = filter.column_refs();
         !columns.is_empty()
-            && columns
-                .iter()
-                .all(|c| self.file_schema.field_with_name(&c.name).is_ok())
+            && columns.iter().all(|c| {
+                self.file_schema
+                    .field_with_name(self.physical_name(&c.name))
+                    .is_ok()
+            })
+    }
+
+    /// A column's name in the data files and the log.
+    fn physical_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.physical.get(name).map_or(name, String::as_str)
     }
 
     /// The files a scan with `filters` must read: those whose partition values pass every
@@ -188,7 +206,7 @@ impl DeltaFiles {
         let Some(predicate) = filters
             .iter()
             .filter(|f| self.on_file_columns(f))
-            .map(unqualified)
+            .map(|f| self.to_physical(&unqualified(f)))
             .reduce(Expr::and)
         else {
             return;
@@ -214,6 +232,25 @@ impl DeltaFiles {
                 *k &= p;
             }
         }
+    }
+}
+
+impl DeltaFiles {
+    /// A filter over the table's columns as one over the data files' (physical) names.
+    fn to_physical(&self, filter: &Expr) -> Expr {
+        if self.physical.is_empty() {
+            return filter.clone();
+        }
+        filter
+            .clone()
+            .transform_up(|e| match e {
+                Expr::Column(c) => Ok(Transformed::yes(Expr::Column(
+                    datafusion::common::Column::new_unqualified(self.physical_name(&c.name)),
+                ))),
+                other => Ok(Transformed::no(other)),
+            })
+            .map(|t| t.data)
+            .unwrap_or_else(|_| filter.clone())
     }
 }
 
@@ -388,7 +425,27 @@ impl TableProvider for DeltaFiles {
             .with_projection_indices(Some(inner))?
             .with_limit(limit)
             .build();
-        let scan = self.format.create_physical_plan(state, config).await?;
+        let mut scan = self.format.create_physical_plan(state, config).await?;
+        // Physical names back to the table's.
+        if !self.physical.is_empty() {
+            let exprs = projected
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let inner = scan.schema();
+                    let column: Arc<dyn datafusion::physical_plan::PhysicalExpr> =
+                        Arc::new(datafusion::physical_plan::expressions::Column::new(
+                            inner.field(i).name(),
+                            i,
+                        ));
+                    (column, f.name().clone())
+                })
+                .collect::<Vec<_>>();
+            scan = Arc::new(
+                datafusion::physical_plan::projection::ProjectionExec::try_new(exprs, scan)?,
+            );
+        }
         match deleted {
             Some(d) => UnionExec::try_new(vec![scan, d]),
             None => Ok(scan),
