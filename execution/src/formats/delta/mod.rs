@@ -575,9 +575,11 @@ pub fn scan_table(
         &schema,
         &partition_names,
         physical,
-        files,
-        stats,
-        deleted,
+        scan::LogFiles {
+            files,
+            stats,
+            deleted,
+        },
     );
     let partitions = partition_names
         .iter()

@@ -49,6 +49,15 @@ pub struct DeltaFiles {
     format: ParquetFormat,
 }
 
+/// A snapshot's files as its log lists them, in one order.
+pub(super) struct LogFiles {
+    pub files: Vec<PartitionedFile>,
+    /// Each file's statistics (the log's JSON).
+    pub stats: Vec<Option<String>>,
+    /// The rows each file's deletion vector removes (None: it has none).
+    pub deleted: Vec<Option<Vec<i64>>>,
+}
+
 impl DeltaFiles {
     pub(super) fn new(
         state: &datafusion::execution::SessionState,
@@ -56,10 +65,13 @@ impl DeltaFiles {
         schema: &Schema,
         partition_names: &[String],
         physical: std::collections::HashMap<String, String>,
-        files: Vec<PartitionedFile>,
-        stats: Vec<Option<String>>,
-        deleted: Vec<Option<Vec<i64>>>,
+        log: LogFiles,
     ) -> Self {
+        let LogFiles {
+            files,
+            stats,
+            deleted,
+        } = log;
         let is_partition = |name: &str| partition_names.iter().any(|p| p == name);
         let file_fields: Vec<FieldRef> = schema
             .fields()
