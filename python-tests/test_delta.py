@@ -616,3 +616,107 @@ def test_data_files_in_row_groups_a_scan_can_spread(spark, tmp_path):
     groups = [pq.ParquetFile(f).metadata.row_group(i).num_rows for f in files for i in range(pq.ParquetFile(f).metadata.num_row_groups)]
     assert sum(groups) == 300_000 and max(groups) <= 128 * 1024, groups
     assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "SNAPPY"
+
+
+def test_dynamic_partition_overwrite(spark, tmp_path):
+    """`partitionOverwriteMode=dynamic` (writer option or session setting): an overwrite
+    replaces only the partitions its rows go to, as delta-spark's."""
+    path = str(tmp_path / "t")
+    rows0 = [(1, "a", 1), (2, "b", 1), (3, "it's", 2), (4, "c", 2)]
+    spark.createDataFrame(rows0, "id BIGINT, p STRING, q INT").write.format("delta").partitionBy("p", "q").save(path)
+    new = spark.createDataFrame([(10, "a", 1), (11, "it's", 2), (12, None, 3)], "id BIGINT, p STRING, q INT")
+    new.write.format("delta").mode("overwrite").option("partitionOverwriteMode", "dynamic").save(path)
+    expected = [(2, "b", 1), (4, "c", 2), (10, "a", 1), (11, "it's", 2), (12, None, 3)]
+    assert rows(spark.read.format("delta").load(path)) == expected
+    assert delta_rows(path, ["id", "p", "q"]) == sorted(expected, key=lambda r: (r[0],))
+    # No rows: no partition replaced.
+    new.limit(0).write.format("delta").mode("overwrite").option("partitionOverwriteMode", "dynamic").save(path)
+    assert rows(spark.read.format("delta").load(path)) == expected
+    # The session's dynamic mode applies to a writer without the option; the writer's
+    # `static` overrides it.
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        b = spark.createDataFrame([(20, "b", 1)], "id BIGINT, p STRING, q INT")
+        b.write.format("delta").mode("overwrite").save(path)
+        assert rows(spark.read.format("delta").load(path)) == [
+            (4, "c", 2),
+            (10, "a", 1),
+            (11, "it's", 2),
+            (12, None, 3),
+            (20, "b", 1),
+        ]
+        b.write.format("delta").mode("overwrite").option("partitionOverwriteMode", "static").save(path)
+        assert rows(spark.read.format("delta").load(path)) == [(20, "b", 1)]
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+
+
+def test_dynamic_partition_overwrite_of_catalog_tables_and_errors(spark, tmp_path):
+    spark.sql("DROP TABLE IF EXISTS dyn_delta")
+    spark.sql("CREATE TABLE dyn_delta (id BIGINT, p STRING) USING delta PARTITIONED BY (p)")
+    try:
+        spark.sql("INSERT INTO dyn_delta VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        spark.sql("INSERT OVERWRITE dyn_delta VALUES (10, 'a'), (11, 'd')")
+        assert rows(spark.table("dyn_delta")) == [(2, "b"), (3, "c"), (10, "a"), (11, "d")]
+        # A replaceWhere overrides the session's dynamic mode; with the writer option it is
+        # delta-spark's error.
+        path = str(tmp_path / "u")
+        spark.createDataFrame([(1, "a"), (2, "b")], "id BIGINT, p STRING").write.format("delta").partitionBy("p").save(path)
+        spark.createDataFrame([(5, "a")], "id BIGINT, p STRING").write.format("delta").mode("overwrite").option(
+            "replaceWhere", "p = 'a'"
+        ).save(path)
+        assert rows(spark.read.format("delta").load(path)) == [(2, "b"), (5, "a")]
+        with pytest.raises(Exception, match="DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE"):
+            spark.createDataFrame([(6, "a")], "id BIGINT, p STRING").write.format("delta").mode("overwrite").option(
+                "replaceWhere", "p = 'a'"
+            ).option("partitionOverwriteMode", "dynamic").save(path)
+        # An unpartitioned table: the whole table.
+        flat = str(tmp_path / "flat")
+        spark.range(3).write.format("delta").save(flat)
+        spark.range(7, 8).write.format("delta").mode("overwrite").save(flat)
+        assert rows(spark.read.format("delta").load(flat)) == [(7,)]
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+        spark.sql("DROP TABLE IF EXISTS dyn_delta")
+
+
+def test_insert_with_static_partitions(spark):
+    spark.sql("DROP TABLE IF EXISTS part_delta")
+    spark.sql("CREATE TABLE part_delta (id BIGINT, p STRING, q INT) USING delta PARTITIONED BY (p, q)")
+    try:
+        spark.sql("INSERT INTO part_delta PARTITION (p = 'x', q = 1) VALUES (1), (2)")
+        spark.sql("INSERT INTO part_delta PARTITION (p = 'x', q) VALUES (3, 2)")
+        spark.sql("INSERT INTO part_delta PARTITION (p = 'y', q = 1) SELECT 4")
+        assert rows(spark.table("part_delta")) == [(1, "x", 1), (2, "x", 1), (3, "x", 2), (4, "y", 1)]
+        # Static mode: the static partition (all of p = 'x') is replaced.
+        spark.sql("INSERT OVERWRITE part_delta PARTITION (p = 'x', q = 1) VALUES (10)")
+        assert rows(spark.table("part_delta")) == [(3, "x", 2), (4, "y", 1), (10, "x", 1)]
+        spark.sql("INSERT OVERWRITE part_delta PARTITION (p = 'x') VALUES (20, 5)")
+        assert rows(spark.table("part_delta")) == [(4, "y", 1), (20, "x", 5)]
+        # Dynamic mode: the partitions the rows go to.
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        spark.sql("INSERT OVERWRITE part_delta PARTITION (p = 'y', q) VALUES (30, 7)")
+        assert rows(spark.table("part_delta")) == [(4, "y", 1), (20, "x", 5), (30, "y", 7)]
+        with pytest.raises(Exception, match="PARTITIONS_NOT_FOUND"):
+            spark.sql("INSERT INTO part_delta PARTITION (nope = 1) VALUES (1, 'a', 1)")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+        spark.sql("DROP TABLE IF EXISTS part_delta")
+
+
+def test_insert_into_a_delta_path(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.createDataFrame([(1, "a")], "id BIGINT, p STRING").write.format("delta").partitionBy("p").save(path)
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (2, 'b')")
+    spark.sql(f"INSERT INTO delta.`{path}` PARTITION (p = 'c') SELECT 3")
+    assert rows(spark.read.format("delta").load(path)) == [(1, "a"), (2, "b"), (3, "c")]
+    spark.sql(f"INSERT OVERWRITE delta.`{path}` PARTITION (p = 'a') VALUES (10)")
+    assert rows(spark.read.format("delta").load(path)) == [(2, "b"), (3, "c"), (10, "a")]
+    assert delta_rows(path, ["id", "p"]) == [(2, "b"), (3, "c"), (10, "a")]
+    spark.sql(f"INSERT OVERWRITE delta.`{path}` SELECT 7, 'z'")
+    assert rows(spark.read.format("delta").load(path)) == [(7, "z")]
+    with pytest.raises(Exception, match="DELTA_PATH_DOES_NOT_EXIST|DELTA_MISSING_DELTA_TABLE"):
+        spark.sql(f"INSERT INTO delta.`{tmp_path / 'missing'}` VALUES (1)")
+    with pytest.raises(Exception, match="INSERT_COLUMN_ARITY_MISMATCH"):
+        spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a', 3)")

@@ -100,15 +100,29 @@ pub async fn write(
         .conf
         .get("spark.databricks.delta.schema.autoMerge.enabled")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let options = delta::WriteOptions::new(
+    let mut options = delta::WriteOptions::new(
         &spec.options,
         spec.overwrite,
         auto_merge,
         spec.partition_by.clone(),
         types::simple_string,
     )?;
-    if spec.overwrite && spec.dynamic_overwrite && !spec.partition_by.is_empty() {
-        return Err(SparkError::unsupported("dynamic partition overwrite of Delta tables").into());
+    // Dynamic partition overwrite: the writer's `partitionOverwriteMode`, else the session's
+    // (which a `replaceWhere` overrides, as in delta-spark).
+    let mode_option = ember_execution::formats::option(&spec.options, "partitionOverwriteMode");
+    let dynamic = spec.overwrite
+        && match mode_option {
+            Some(mode) => mode.trim().eq_ignore_ascii_case("dynamic"),
+            None => spec.dynamic_overwrite && options.replace_where.is_none(),
+        };
+    if dynamic && options.replace_where.is_some() {
+        return Err(analysis(
+            "DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE",
+            "42613",
+            "A 'replaceWhere' expression and 'partitionOverwriteMode'='dynamic' cannot both be set in the DataFrameWriter options.".into(),
+            vec![],
+        )
+        .into());
     }
     let mut alignment = delta::align(
         &url,
@@ -120,6 +134,15 @@ pub async fn write(
     .await?;
     let exprs = std::mem::take(&mut alignment.exprs);
     let batches = run_projected(ctx, query.plan, exprs).await?;
+    // Only the partitions the rows go to are replaced (a partitioned table that exists;
+    // otherwise the whole table, as Spark's dynamic mode on an unpartitioned one).
+    if dynamic && !options.overwrite_schema && !alignment.existing_partitions().is_empty() {
+        match delta::partitions_predicate(&batches, alignment.existing_partitions())? {
+            Some(predicate) => options.replace_where = Some(predicate),
+            // No rows: no partition is replaced, nothing is written.
+            None => return Ok(0),
+        }
+    }
     Ok(delta::commit(&url, &options, alignment, batches).await?)
 }
 

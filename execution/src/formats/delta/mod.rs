@@ -31,7 +31,8 @@ pub use history::history;
 pub use merge::{MergeAction, MergeClause, MergeCounts, MergeWhen, merge};
 pub use scan::DeltaFiles;
 pub use write::{
-    Alignment, WriteOptions, align, commit, create_empty, delete, stored_type, update, write_error,
+    Alignment, WriteOptions, align, commit, create_empty, delete, partitions_predicate,
+    stored_type, update, write_error,
 };
 
 use super::{Options, local_part, option};

@@ -122,6 +122,18 @@ pub struct Alignment {
     existing: Option<deltalake_core::DeltaTable>,
 }
 
+impl Alignment {
+    /// The partition columns of the table the write goes to (an existing one's, kept unless
+    /// the write replaces the schema). Empty: a new table or an unpartitioned one, whose
+    /// dynamic overwrite replaces every row.
+    pub fn existing_partitions(&self) -> &[String] {
+        match &self.existing {
+            Some(_) => &self.partition_by,
+            None => &[],
+        }
+    }
+}
+
 /// Align a query (its columns `names` over `schema`) with the Delta table at `url` under
 /// Delta's rules.
 pub async fn align(
@@ -291,6 +303,55 @@ pub async fn commit(
     builder.await.map_err(|e| write_error(&url.url, e))?;
     tracing::debug!(table = %url, rows, "Delta write committed");
     Ok(rows)
+}
+
+/// The `replaceWhere` predicate of a dynamic partition overwrite: the partitions (values of
+/// `columns`) the rows of `batches` go to, each `"col" = 'value'` (`IS NULL` for NULL), ORed.
+/// None: no rows, so no partition.
+pub fn partitions_predicate(
+    batches: &[RecordBatch],
+    columns: &[String],
+) -> SparkResult<Option<String>> {
+    use arrow::array::{Array, AsArray};
+    let mut seen = std::collections::BTreeSet::new();
+    for batch in batches {
+        let mut texts = vec![];
+        for c in columns {
+            let column = batch.column_by_name(c).ok_or_else(|| {
+                SparkError::invalid_plan(format!("no partition column {c} in the written rows"))
+            })?;
+            texts.push(arrow::compute::cast(column, &DataType::Utf8)?);
+        }
+        for row in 0..batch.num_rows() {
+            let key: Vec<Option<String>> = texts
+                .iter()
+                .map(|t| {
+                    let t = t.as_string::<i32>();
+                    t.is_valid(row).then(|| t.value(row).to_string())
+                })
+                .collect();
+            seen.insert(key);
+        }
+    }
+    if seen.is_empty() {
+        return Ok(None);
+    }
+    let quoted = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
+    let partitions: Vec<String> = seen
+        .iter()
+        .map(|key| {
+            let terms: Vec<String> = columns
+                .iter()
+                .zip(key)
+                .map(|(c, v)| match v {
+                    Some(v) => format!("{} = '{}'", quoted(c), v.replace('\'', "''")),
+                    None => format!("{} IS NULL", quoted(c)),
+                })
+                .collect();
+            format!("({})", terms.join(" AND "))
+        })
+        .collect();
+    Ok(Some(partitions.join(" OR ")))
 }
 
 /// A failed Delta write: a predicate the data breaks is Delta's `replaceWhere` error, a lost

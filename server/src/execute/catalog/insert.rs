@@ -102,12 +102,11 @@ pub async fn insert(
         ))
         .into());
     }
-    let table = existing_table(ctx, table_name)?;
-    if table.format.eq_ignore_ascii_case("delta") && !partition.is_empty() {
-        return Err(
-            SparkError::unsupported("INSERT ... PARTITION (...) into a Delta table").into(),
-        );
-    }
+    let table = match delta_path_table(ctx, table_name)? {
+        Some(t) => t,
+        None => existing_table(ctx, table_name)?,
+    };
+    let is_delta = table.format.eq_ignore_ascii_case("delta");
     let fields = table_fields(ctx, &table)?;
     let q = quoted(&table.database, &table.name);
     let is_partition = |name: &str| {
@@ -118,6 +117,8 @@ pub async fn insert(
     };
     // Static partition values name directories; the query gives the other columns.
     let mut static_values: Vec<(String, String)> = vec![];
+    // (Their typed values: a Delta table's rows carry them.)
+    let mut static_scalars: Vec<ScalarValue> = vec![];
     for (column, value) in partition {
         if !is_partition(column) {
             return Err(analysis(
@@ -136,6 +137,7 @@ pub async fn insert(
             .iter()
             .find(|f| f.name().eq_ignore_ascii_case(column))
             .ok_or_else(|| SparkError::table_not_found(column))?;
+        static_scalars.push(v.cast_to(field.data_type()).map_err(PlanError::from)?);
         let text = if v.is_null() {
             DEFAULT_PARTITION_NAME.to_string()
         } else {
@@ -265,15 +267,35 @@ pub async fn insert(
         };
         exprs.push(e.alias(f.name()));
     }
+    let mut names: Vec<String> = targets.iter().map(|f| f.name().clone()).collect();
+    if is_delta {
+        // A Delta table's rows hold their partition values; a static partition's are
+        // constants of the query.
+        for ((name, _), value) in static_values.iter().zip(&static_scalars) {
+            exprs.push(Expr::Literal(value.clone(), None).alias(name));
+            names.push(name.clone());
+        }
+    }
     let plan = LogicalPlanBuilder::from(resolved.plan)
         .project(exprs)?
         .build()?;
     let query = ResolvedQuery {
         plan,
-        names: targets.iter().map(|f| f.name().clone()).collect(),
+        names,
         post: resolved.post,
         observations: resolved.observations,
     };
+    if is_delta {
+        return insert_delta(
+            ctx,
+            &table,
+            query,
+            overwrite,
+            &static_values,
+            &static_scalars,
+        )
+        .await;
+    }
     let mut target = PathBuf::from(&table.location);
     for (column, value) in &static_values {
         target.push(format!("{}={value}", escape_path_name(column)));
@@ -296,6 +318,86 @@ pub async fn insert(
             overwrite: overwrite != Overwrite::No,
             dynamic_overwrite: overwrite == Overwrite::Partitions
                 || (overwrite == Overwrite::Yes && dynamic_partition_overwrite(ctx)),
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// ``delta.`/path` `` named by an INSERT (and not a catalog table): the Delta table there, with
+/// its log's partitioning (its columns come from the log as a catalog Delta table's do).
+fn delta_path_table(ctx: &RequestContext, name: &[String]) -> ServerResult<Option<TableMeta>> {
+    use ember_execution::formats::delta;
+    use ember_planner::datasource::block_on;
+    let [format, path] = name else {
+        return Ok(None);
+    };
+    if !format.eq_ignore_ascii_case("delta") || ctx.session.catalog.lookup_table(name).is_some() {
+        return Ok(None);
+    }
+    crate::execute::write::location(path)?;
+    let location = delta::DeltaLocation::new(path, &ctx.datafusion_context().runtime_env())?;
+    let time_zone = ctx.session.conf.time_zone();
+    let table =
+        block_on(delta::open(&location, None, &time_zone)).map_err(|e| e.into_spark())??;
+    let (_, partition_columns) = delta::table_schema(&table)?;
+    Ok(Some(TableMeta {
+        database: "delta".into(),
+        name: path.clone(),
+        format: "delta".into(),
+        schema: serde_json::Value::Null,
+        partition_columns,
+        bucketing: None,
+        location: path.clone(),
+        managed: false,
+        options: Default::default(),
+        properties: Default::default(),
+        comment: None,
+        created_ms: 0,
+    }))
+}
+
+/// An INSERT into a Delta table, its static partition values (if any) among the query's
+/// columns: INSERT OVERWRITE with static values replaces those partitions (`replaceWhere`)
+/// in static mode; in dynamic mode, the partitions the rows go to.
+async fn insert_delta(
+    ctx: &RequestContext,
+    table: &TableMeta,
+    query: ResolvedQuery,
+    overwrite: Overwrite,
+    static_values: &[(String, String)],
+    static_scalars: &[ScalarValue],
+) -> ServerResult<()> {
+    let dynamic = overwrite == Overwrite::Partitions
+        || (overwrite == Overwrite::Yes && dynamic_partition_overwrite(ctx));
+    let mut options: HashMap<String, String> = table.options.clone().into_iter().collect();
+    if overwrite != Overwrite::No && !dynamic && !static_values.is_empty() {
+        let terms: Vec<String> = static_values
+            .iter()
+            .zip(static_scalars)
+            .map(|((name, _), value)| {
+                let column = format!("\"{}\"", name.replace('"', "\"\""));
+                match value.cast_to(&DataType::Utf8) {
+                    Ok(ScalarValue::Utf8(Some(text))) if !value.is_null() => {
+                        format!("{column} = '{}'", text.replace('\'', "''"))
+                    }
+                    _ => format!("{column} IS NULL"),
+                }
+            })
+            .collect();
+        options.insert("replaceWhere".into(), terms.join(" AND "));
+    }
+    write_files(
+        ctx,
+        query,
+        FileWriteSpec {
+            target: PathBuf::from(&table.location).into(),
+            format: table.format.clone(),
+            options,
+            partition_by: table.partition_columns.clone(),
+            bucketing: None,
+            overwrite: overwrite != Overwrite::No,
+            dynamic_overwrite: dynamic,
         },
     )
     .await?;
