@@ -13,6 +13,7 @@ and the module is skipped when recording.
 """
 
 import datetime
+import os
 import time
 
 import pyarrow as pa
@@ -720,3 +721,51 @@ def test_insert_into_a_delta_path(spark, tmp_path):
         spark.sql(f"INSERT INTO delta.`{tmp_path / 'missing'}` VALUES (1)")
     with pytest.raises(Exception, match="INSERT_COLUMN_ARITY_MISMATCH"):
         spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a', 3)")
+
+
+def test_a_crash_mid_commit_leaves_the_previous_version(request, ember_mode, tmp_path):
+    """The server dies (abort: no cleanup, as a SIGKILL) inside an append's commit, after its
+    data files were written and before its log entry: the table reads at its previous
+    version, deltalake agrees, and the next commit works (its version is the crashed one's)."""
+    import subprocess
+    import sys
+
+    from conftest import EmberServer, ember_binary, new_session
+
+    path = str(tmp_path / "t")
+    binary = ember_binary(request.config)
+    server = EmberServer(binary, ember_mode, workdir=tmp_path)
+    session = new_session(server.url)
+    session.range(3).write.format("delta").save(path)
+    session.stop()
+    server.stop()
+    point = "delta-commit-before-log"
+    server = EmberServer(binary, ember_mode, workdir=tmp_path, env={"EMBER_FAILPOINT": point})
+    script = tmp_path / "writer.py"
+    script.write_text(
+        "import sys\nfrom pyspark.sql import SparkSession\n"
+        "spark = SparkSession.builder.remote(sys.argv[1]).create()\n"
+        "spark.range(3, 6).write.format('delta').mode('append').save(sys.argv[2])\n"
+    )
+    writer = subprocess.Popen([sys.executable, str(script), server.url, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert server.proc.wait(timeout=120) != 0
+    finally:
+        writer.kill()
+        writer.wait()
+    server.log.close()
+    assert f"EMBER_FAILPOINT: aborting at {point}" in open(server.log.name).read()
+    # The crashed append's data file is there, unreferenced.
+    assert len([f for f in os.listdir(path) if f.endswith(".parquet")]) == 2
+    server = EmberServer(binary, ember_mode, workdir=tmp_path)
+    session = new_session(server.url)
+    try:
+        assert rows(session.read.format("delta").load(path)) == [(0,), (1,), (2,)]
+        assert delta_rows(path) == [(0,), (1,), (2,)]
+        assert DeltaTable(path).version() == 0
+        session.range(10, 12).write.format("delta").mode("append").save(path)
+        assert rows(session.read.format("delta").load(path)) == [(0,), (1,), (2,), (10,), (11,)]
+        assert DeltaTable(path).version() == 1
+    finally:
+        session.stop()
+        server.stop()

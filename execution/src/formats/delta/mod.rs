@@ -22,6 +22,7 @@ use datafusion::datasource::object_store::ObjectStoreUrl;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
+mod crash_store;
 mod history;
 mod merge;
 mod scan;
@@ -126,6 +127,13 @@ impl DeltaLocation {
             DeltaTableBuilder::from_url(self.url.clone()).map_err(|e| delta_error(&self.url, e))?;
         Ok(match &self.store {
             Some(store) => builder.with_storage_backend(store.clone(), self.url.clone()),
+            // (Tests of the crash guarantee: a crash point inside the commit.)
+            None if crash_store::armed() => builder.with_storage_backend(
+                Arc::new(crash_store::CrashBeforeLog(Arc::new(
+                    object_store::local::LocalFileSystem::new(),
+                ))),
+                self.url.clone(),
+            ),
             None => builder,
         })
     }
