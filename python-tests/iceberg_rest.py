@@ -17,9 +17,13 @@ from pyiceberg.table import CommitTableRequest
 
 
 class RestCatalog:
-    def __init__(self, warehouse, token=None, prefix="ws"):
+    def __init__(self, warehouse, token=None, prefix="ws", client=None):
         self.catalog = SqlCatalog("rest", uri=f"sqlite:///{warehouse}/rest.db", warehouse=f"file://{warehouse}")
         self.token, self.prefix = token, prefix
+        # OAuth2 client credentials `(client id, secret)` its `/v1/oauth/tokens` exchanges for
+        # `token` (the client credentials grant, as the REST spec's token endpoint).
+        self.client = client
+        self.tokens_issued = 0
         self.requests = []
         self.lock = threading.Lock()
         handler = self._handler()
@@ -50,8 +54,35 @@ class RestCatalog:
             def error(self, status, kind, message):
                 self.reply(status, {"error": {"message": message, "type": kind, "code": status}})
 
+            def oauth(self):
+                from urllib.parse import parse_qs
+
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                client_id, secret = rest.client
+                if (
+                    self.headers.get("Content-Type") != "application/x-www-form-urlencoded"
+                    or form.get("grant_type") != "client_credentials"
+                    or form.get("client_id") != client_id
+                    or form.get("client_secret") != secret
+                    or form.get("scope") != "catalog"
+                ):
+                    return self.reply(401, {"error": "invalid_client", "error_description": "Credentials for key invalid do not match"})
+                rest.tokens_issued += 1
+                return self.reply(
+                    200,
+                    {
+                        "access_token": rest.token,
+                        "token_type": "bearer",
+                        "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                        "expires_in": 3600,
+                    },
+                )
+
             def route(self, method):
                 rest.requests.append((method, self.path))
+                if rest.client and method == "POST" and urlparse(self.path).path == "/v1/oauth/tokens":
+                    return self.oauth()
                 if rest.token and self.headers.get("Authorization") != f"Bearer {rest.token}":
                     return self.error(401, "NotAuthorizedException", "Not authorized")
                 path = urlparse(self.path).path

@@ -195,3 +195,43 @@ def test_metadata_tables_through_the_catalog(spark, server, ice):
     history = spark.sql(f"SELECT snapshot_id FROM rest.db.{name}.history").collect()
     assert [r.snapshot_id for r in history] == [s.snapshot_id for s in table.snapshots()]
     assert spark.sql(f"SELECT * FROM rest.db.{name}.files").count() == 2
+
+
+@pytest.fixture(scope="module")
+def oauth_server(tmp_path_factory):
+    rest = RestCatalog(str(tmp_path_factory.mktemp("iceberg_rest_oauth")), token="issued-" + TOKEN, client=("ember-client", "ember:secret"))
+    rest.catalog.create_namespace("db")
+    yield rest
+    rest.stop()
+
+
+def test_oauth2_client_credentials(spark, oauth_server):
+    """`credential=<client id>:<secret>`: the catalog's token endpoint (`/v1/oauth/tokens`,
+    the client credentials grant with scope `catalog`) gives the bearer token every request
+    carries; it is kept, not asked per request."""
+    keys = {
+        "spark.sql.catalog.oa": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.oa.type": "rest",
+        "spark.sql.catalog.oa.uri": oauth_server.url,
+        "spark.sql.catalog.oa.credential": "ember-client:ember:secret",
+    }
+    for k, v in keys.items():
+        spark.conf.set(k, v)
+    before = oauth_server.tokens_issued
+    try:
+        name = new_name()
+        spark.sql(f"CREATE TABLE oa.db.{name} (id BIGINT, name STRING) USING iceberg")
+        spark.sql(f"INSERT INTO oa.db.{name} VALUES (1, 'a'), (2, 'b')")
+        assert rows(spark.sql(f"SELECT * FROM oa.db.{name}")) == [(1, "a"), (2, "b")]
+        assert iceberg_rows(oauth_server.catalog.load_table(f"db.{name}")) == [(1, "a"), (2, "b")]
+        # One token for the server's process (each mode's server is a process of its own).
+        assert oauth_server.tokens_issued - before == 1
+        # The token endpoint named explicitly; a wrong secret is refused with the endpoint's
+        # error.
+        spark.conf.set("spark.sql.catalog.oa.oauth2-server-uri", f"{oauth_server.url}/v1/oauth/tokens")
+        spark.conf.set("spark.sql.catalog.oa.credential", "ember-client:wrong")
+        message = error_of(lambda: spark.sql(f"SELECT * FROM oa.db.{name}").collect())
+        assert "NotAuthorizedException" in message and "invalid_client" in message, message
+    finally:
+        for k in [*keys, "spark.sql.catalog.oa.oauth2-server-uri"]:
+            spark.conf.unset(k)

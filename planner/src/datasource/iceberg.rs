@@ -88,11 +88,11 @@ pub fn catalog_table(
         }
         "rest" => {
             let (table, namespace) = rest.split_last().unwrap_or((&rest[0], &[]));
-            Ok(Some(Target::Rest(RestTable {
+            Ok(Some(Target::Rest(Box::new(RestTable {
                 catalog: RestCatalog::from_settings(catalog, settings)?,
                 namespace: namespace.to_vec(),
                 table: table.clone(),
-            })))
+            }))))
         }
         _ => {
             let shown = if kind.is_empty() {

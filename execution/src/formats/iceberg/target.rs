@@ -15,7 +15,7 @@ use crate::spark_error::{SparkError, SparkResult};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
     Path(String),
-    Rest(RestTable),
+    Rest(Box<RestTable>),
 }
 
 impl Target {
