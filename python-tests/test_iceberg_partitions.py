@@ -287,10 +287,14 @@ def test_write_to_partitioned_by(spark, warehouse, ice):
     missing = name()
     assert "TABLE_OR_VIEW_NOT_FOUND" in error_of(lambda: df.writeTo(f"ice.db.{missing}").append())
     assert "TABLE_OR_VIEW_NOT_FOUND" in error_of(lambda: df.writeTo(f"ice.db.{missing}").overwritePartitions())
-    # createOrReplace of a new table creates it; of an existing one is not supported yet.
+    # createOrReplace of a new table creates it; of an existing one replaces it (unpartitioned
+    # now: no partitionedBy).
     df.writeTo(f"ice.db.{missing}").partitionedBy(partitioning.years(col("ts"))).createOrReplace()
     assert [str(f.transform) for f in static(os.path.join(warehouse, "db", missing)).spec().fields] == ["year"]
-    assert "not supported" in error_of(lambda: df.writeTo(f"ice.db.{missing}").createOrReplace()).lower()
+    df.where("id < 2").writeTo(f"ice.db.{missing}").createOrReplace()
+    replaced = static(os.path.join(warehouse, "db", missing))
+    assert not replaced.spec().fields and replaced.scan().to_arrow().num_rows == 2
+    assert "TABLE_OR_VIEW_NOT_FOUND" in error_of(lambda: df.writeTo(f"ice.db.{name()}").replace())
 
 
 def test_overwrite_partitions(spark, warehouse, ice):
@@ -445,3 +449,49 @@ def test_snapshots_of_partitioned_writes(spark, warehouse, ice):
     bucket_a = BucketTransform(2).transform(StringType())("a")
     kept = [(i, k) for i, k in [(2, "b"), (3, "c")] if BucketTransform(2).transform(StringType())(k) != bucket_a]
     assert rows(spark.table(f"ice.db.{t}")) == sorted(kept + [(9, "a")])
+
+
+def test_replace_table(spark, warehouse, ice):
+    """`writeTo(...).replace()`, `createOrReplace()` and CREATE OR REPLACE TABLE of an existing
+    table, as iceberg-spark's replace transaction: one commit whose metadata has the new
+    schema (a column of the same name keeps its field id, new columns get new ids), the new
+    partition spec and the new rows as the current snapshot; the old snapshots stay readable
+    with their own schema."""
+    from pyspark.sql.functions import col, partitioning
+
+    t = name()
+    location = os.path.join(warehouse, "db", t)
+    spark.sql(f"CREATE TABLE ice.db.{t} (id BIGINT, s STRING) USING iceberg PARTITIONED BY (s)")
+    spark.sql(f"INSERT INTO ice.db.{t} VALUES (1, 'a'), (2, 'b')")
+    old = static(location)
+    old_snapshot = old.current_snapshot().snapshot_id
+    old_ids = {f.name: f.field_id for f in old.schema().fields}
+    versions = len([f for f in os.listdir(os.path.join(location, "metadata")) if f.endswith(".metadata.json")])
+    df = spark.sql("SELECT id, CAST(id * 10 AS INT) AS k, id * 0.5 AS x FROM range(3)")
+    df.writeTo(f"ice.db.{t}").using("iceberg").partitionedBy(partitioning.bucket(2, col("id"))).replace()
+    table = static(location)
+    # One new metadata file.
+    assert len([f for f in os.listdir(os.path.join(location, "metadata")) if f.endswith(".metadata.json")]) == versions + 1
+    new_ids = {f.name: f.field_id for f in table.schema().fields}
+    assert list(new_ids) == ["id", "k", "x"] and new_ids["id"] == old_ids["id"]
+    assert new_ids["k"] > max(old_ids.values()) and new_ids["x"] > new_ids["k"]
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [("id_bucket", "bucket[2]")]
+    assert table.spec().fields[0].field_id > 1000
+    assert iceberg_rows(table) == [(0, 0, 0.0), (1, 10, 0.5), (2, 20, 1.0)]
+    assert rows(spark.table(f"ice.db.{t}")) == [(0, 0, 0.0), (1, 10, 0.5), (2, 20, 1.0)]
+    # History: the old snapshot reads with its schema.
+    assert spark.sql(f"SELECT count(*) FROM ice.db.{t}.snapshots").first()[0] == 2
+    assert rows(spark.sql(f"SELECT * FROM ice.db.{t} VERSION AS OF {old_snapshot}")) == [(1, "a"), (2, "b")]
+    # CREATE OR REPLACE TABLE ... AS SELECT, and with columns only (no rows).
+    spark.sql(f"CREATE OR REPLACE TABLE ice.db.{t} USING iceberg PARTITIONED BY (k) AS SELECT 7L AS id, 'z' AS k")
+    assert rows(spark.table(f"ice.db.{t}")) == [(7, "z")]
+    assert [str(f.transform) for f in static(location).spec().fields] == ["identity"]
+    spark.sql(f"CREATE OR REPLACE TABLE ice.db.{t} (a INT, b STRING) USING iceberg")
+    assert spark.table(f"ice.db.{t}").columns == ["a", "b"] and spark.table(f"ice.db.{t}").count() == 0
+    assert static(location).scan().to_arrow().num_rows == 0
+    spark.sql(f"INSERT INTO ice.db.{t} VALUES (1, 'q')")
+    assert iceberg_rows(static(location)) == [(1, "q")]
+    # A missing table is created.
+    u = name()
+    spark.sql(f"CREATE OR REPLACE TABLE ice.db.{u} USING iceberg AS SELECT 1L AS id")
+    assert rows(spark.table(f"ice.db.{u}")) == [(1,)]

@@ -61,7 +61,11 @@ pub async fn save(ctx: &RequestContext, spec: WriteSpec, target: &Target) -> Ser
         SaveMode::Overwrite => CommitMode::Overwrite,
         _ => CommitMode::Append,
     };
-    write_query(ctx, query, target, mode, false, &partitioning).await
+    let write = Write {
+        mode,
+        ..Write::creating(&partitioning)
+    };
+    write_query(ctx, query, target, write).await
 }
 
 /// The table `name` names when it is a table of one of the session's Iceberg catalogs.
@@ -95,10 +99,30 @@ pub async fn create_table(
         return Err(SparkError::unsupported("CLUSTERED BY of Iceberg tables").into());
     }
     let partitioning = partitioning(&spec.transforms);
-    if spec.replace {
-        return Err(SparkError::unsupported("REPLACE TABLE of Iceberg tables").into());
+    let exists = location.exists(&iceberg_io(ctx))?;
+    if spec.replace && exists {
+        // CREATE OR REPLACE TABLE of an existing table: replaced in one commit.
+        return match (&spec.query, &spec.columns) {
+            (Some(query), _) => {
+                let query = ctx.resolve(query)?;
+                let write = Write::replacing(&partitioning);
+                write_query(ctx, query, location, write).await
+            }
+            (None, Some(columns)) => {
+                let schema =
+                    ember_planner::types::parse_schema(columns, &ctx.session.conf.time_zone())?;
+                let fields: Vec<Field> = schema
+                    .fields()
+                    .iter()
+                    .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
+                    .collect();
+                let table = replaced(ctx, location, &fields, &partitioning)?;
+                Ok(iceberg_write::commit_to(&table, &[], CommitMode::Append)?)
+            }
+            (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
+        };
     }
-    if location.exists(&iceberg_io(ctx))? {
+    if exists {
         if spec.if_not_exists {
             return Ok(());
         }
@@ -114,15 +138,7 @@ pub async fn create_table(
     match (&spec.query, &spec.columns) {
         (Some(query), _) => {
             let query = ctx.resolve(query)?;
-            write_query(
-                ctx,
-                query,
-                location,
-                CommitMode::Append,
-                false,
-                &partitioning,
-            )
-            .await
+            write_query(ctx, query, location, Write::creating(&partitioning)).await
         }
         (None, Some(columns)) => {
             let schema =
@@ -152,7 +168,13 @@ pub async fn insert(
         return Err(SparkError::table_not_found(&location.shown()).into());
     }
     let query = ctx.resolve(query)?;
-    write_query(ctx, query, location, mode, !by_name, &[]).await
+    let write = Write {
+        mode,
+        by_position: !by_name,
+        partitioning: &[],
+        replace: false,
+    };
+    write_query(ctx, query, location, write).await
 }
 
 /// Spark's partitioning items as the Iceberg writer takes them.
@@ -163,8 +185,8 @@ fn partitioning(transforms: &[spec::PartitionTransform]) -> Vec<(String, Vec<Str
         .collect()
 }
 
-/// `df.writeTo("ice.db.t")` with `create`, `createOrReplace`, `append` and
-/// `overwritePartitions` (`replace` of an existing table is not supported).
+/// `df.writeTo("ice.db.t")` with `create`, `replace`, `createOrReplace`, `append` and
+/// `overwritePartitions`.
 pub async fn write_v2(
     ctx: &RequestContext,
     w: spec::WriteV2,
@@ -195,10 +217,12 @@ pub async fn write_v2(
         (M::Create | M::CreateOrReplace, false) => {
             let query = ctx.resolve(&w.input)?;
             let partitioning = partitioning(&w.transforms);
-            write_query(ctx, query, location, CommitMode::Append, false, &partitioning).await
+            write_query(ctx, query, location, Write::creating(&partitioning)).await
         }
         (M::Replace | M::CreateOrReplace, true) => {
-            Err(SparkError::unsupported("replacing Iceberg tables (writeTo(...).replace())").into())
+            let query = ctx.resolve(&w.input)?;
+            let partitioning = partitioning(&w.transforms);
+            write_query(ctx, query, location, Write::replacing(&partitioning)).await
         }
         (M::Replace | M::Append | M::Overwrite | M::OverwritePartitions, false) => Err(analysis(
             "TABLE_OR_VIEW_NOT_FOUND",
@@ -209,11 +233,15 @@ pub async fn write_v2(
         .into()),
         (M::Append, true) => {
             let query = ctx.resolve(&w.input)?;
-            write_query(ctx, query, location, CommitMode::Append, false, &[]).await
+            write_query(ctx, query, location, Write::creating(&[])).await
         }
         (M::OverwritePartitions, true) => {
             let query = ctx.resolve(&w.input)?;
-            write_query(ctx, query, location, CommitMode::OverwritePartitions, false, &[]).await
+            let write = Write {
+                mode: CommitMode::OverwritePartitions,
+                ..Write::creating(&[])
+            };
+            write_query(ctx, query, location, write).await
         }
         (M::Overwrite, true) => {
             Err(SparkError::unsupported("writeTo(...).overwrite(condition)").into())
@@ -221,16 +249,66 @@ pub async fn write_v2(
     }
 }
 
+/// How a query's rows are written.
+struct Write<'a> {
+    mode: CommitMode,
+    /// Columns matched by position (INSERT), not by name.
+    by_position: bool,
+    /// The partitioning of a table the write creates (or replaces).
+    partitioning: &'a [(String, Vec<String>)],
+    /// The table is replaced by one of the query's columns and these rows.
+    replace: bool,
+}
+
+impl<'a> Write<'a> {
+    /// Appended by name; a missing table created with `partitioning`.
+    fn creating(partitioning: &'a [(String, Vec<String>)]) -> Self {
+        Write {
+            mode: CommitMode::Append,
+            by_position: false,
+            partitioning,
+            replace: false,
+        }
+    }
+
+    /// The table replaced (created when missing).
+    fn replacing(partitioning: &'a [(String, Vec<String>)]) -> Self {
+        Write {
+            replace: true,
+            ..Self::creating(partitioning)
+        }
+    }
+}
+
+/// The replacement of the existing table at `target` (tables at paths and of Hadoop
+/// catalogs; a REST catalog's would need its replace updates).
+fn replaced(
+    ctx: &RequestContext,
+    target: &Target,
+    fields: &[Field],
+    partitioning: &[(String, Vec<String>)],
+) -> ServerResult<ember_execution::formats::iceberg::TableMetadata> {
+    if matches!(target, Target::Rest(_)) {
+        return Err(SparkError::unsupported("replacing tables of Iceberg REST catalogs").into());
+    }
+    let table = target.load(&iceberg_io(ctx))?;
+    Ok(iceberg_write::replacement(&table, fields, partitioning)?)
+}
+
 /// Commit the rows of `query` to the table at `path` (created from the query's columns when
-/// missing), its columns matched by name or by position.
+/// missing, or replaced by such a table), its columns matched by name or by position.
 async fn write_query(
     ctx: &RequestContext,
     query: ember_planner::ResolvedQuery,
     target: &Target,
-    mode: CommitMode,
-    by_position: bool,
-    partitioning: &[(String, Vec<String>)],
+    write: Write<'_>,
 ) -> ServerResult<()> {
+    let Write {
+        mode,
+        by_position,
+        partitioning,
+        replace,
+    } = write;
     let exists = target.exists(&iceberg_io(ctx))?;
     let path = &target.shown();
     let schema = query.plan.schema().clone();
@@ -240,10 +318,15 @@ async fn write_query(
         .zip(schema.fields())
         .map(|(n, f)| Field::new(n, delta::spark_type(f.data_type()), true))
         .collect();
-    if !exists {
-        target.create(&iceberg_io(ctx), &data, partitioning)?;
-    }
-    let table = target.load(&iceberg_io(ctx))?;
+    let replacing = replace && exists;
+    let table = if replacing {
+        replaced(ctx, target, &data, partitioning)?
+    } else {
+        if !exists {
+            target.create(&iceberg_io(ctx), &data, partitioning)?;
+        }
+        target.load(&iceberg_io(ctx))?
+    };
     let fields = iceberg_write::table_fields(&table)?;
     if by_position && query.names.len() != fields.len() {
         return Err(analysis(
@@ -300,7 +383,11 @@ async fn write_query(
         exprs.push(cast(value, f.data_type().clone()).alias(f.name()));
     }
     let batches = super::delta::run_projected(ctx, query.plan, exprs).await?;
-    target.commit(&iceberg_io(ctx), &batches, mode)?;
+    if replacing {
+        iceberg_write::commit_to(&table, &batches, mode)?;
+    } else {
+        target.commit(&iceberg_io(ctx), &batches, mode)?;
+    }
     Ok(())
 }
 

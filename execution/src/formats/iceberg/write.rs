@@ -514,9 +514,122 @@ pub fn commit(
     mode: CommitMode,
 ) -> SparkResult<()> {
     let table = iceberg::load(io, location)?;
-    let prepared = prepare(&table, batches, mode)?;
+    commit_to(&table, batches, mode)
+}
+
+/// Commit `batches` to the table whose current metadata is `table` (as loaded, or as a
+/// replacement made of it): its next metadata file.
+pub fn commit_to(
+    table: &TableMetadata,
+    batches: &[RecordBatch],
+    mode: CommitMode,
+) -> SparkResult<()> {
+    let prepared = prepare(table, batches, mode)?;
     crate::failpoint::crash_point("iceberg-commit-before-metadata");
-    write_metadata(io, &prepared.metadata_dir, prepared.version, &prepared.next)
+    write_metadata(
+        &table.io,
+        &prepared.metadata_dir,
+        prepared.version,
+        &prepared.next,
+    )
+}
+
+/// `table`'s metadata replaced (REPLACE TABLE, CREATE OR REPLACE TABLE,
+/// `writeTo(...).replace()` and `createOrReplace()`), as iceberg-spark's replace transaction
+/// makes it: a new current schema of `fields` (a column of the old schema's name keeps its id;
+/// other ids come after `last-column-id`), `partitioning` as the new default spec (its field
+/// ids after `last-partition-id`), and no current snapshot (the `main` branch removed). The
+/// snapshots, with their schemas and specs, stay for time travel and history. The commit of
+/// the new rows (none for a replacement without a query) makes the next metadata file.
+pub fn replacement(
+    table: &TableMetadata,
+    fields: &[Field],
+    partitioning: &[(String, Vec<String>)],
+) -> SparkResult<TableMetadata> {
+    let mut meta = table.json.clone();
+    let long = |v: &Value, key: &str| v.get(key).and_then(Value::as_i64);
+    let old_ids: HashMap<String, i64> = table
+        .schema_for(None, false)?
+        .get("fields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| {
+            Some((
+                f.get("name")?.as_str()?.to_ascii_lowercase(),
+                f.get("id")?.as_i64()?,
+            ))
+        })
+        .collect();
+    let mut next = long(&meta, "last-column-id").unwrap_or(0);
+    let ids: Vec<i64> = fields
+        .iter()
+        .map(|f| match old_ids.get(&f.name().to_ascii_lowercase()) {
+            Some(id) => *id,
+            None => take(&mut next),
+        })
+        .collect();
+    let mut out = vec![];
+    for (f, id) in fields.iter().zip(&ids) {
+        out.push(json!({
+            "id": id,
+            "name": f.name(),
+            "required": false,
+            "type": iceberg_type(f.data_type(), &mut next)?,
+        }));
+    }
+    let max_id = |key: &str, id_key: &str| {
+        meta.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| long(v, id_key))
+            .max()
+            .unwrap_or(-1)
+    };
+    let schema_id = max_id("schemas", "schema-id") + 1;
+    let schema = json!({
+        "type": "struct",
+        "schema-id": schema_id,
+        "identifier-field-ids": [],
+        "fields": out,
+    });
+    let names: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
+    let types: Vec<DataType> = iceberg::arrow_schema(&schema)?
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    let mut spec = partition::spec_from_spark(partitioning, &names, &ids, &types)?;
+    let spec_id = max_id("partition-specs", "spec-id") + 1;
+    let last_partition = long(&meta, "last-partition-id").unwrap_or(999);
+    let mut partition_id = last_partition;
+    if let Some(Value::Array(spec_fields)) = spec.get_mut("fields") {
+        for f in spec_fields {
+            partition_id += 1;
+            f["field-id"] = json!(partition_id);
+        }
+    }
+    spec["spec-id"] = json!(spec_id);
+    let push = |v: &mut Value, key: &str, item: Value| match v.get_mut(key) {
+        Some(Value::Array(a)) => a.push(item),
+        _ => v[key] = json!([item]),
+    };
+    push(&mut meta, "schemas", schema);
+    push(&mut meta, "partition-specs", spec);
+    meta["current-schema-id"] = json!(schema_id);
+    meta["default-spec-id"] = json!(spec_id);
+    meta["last-column-id"] = json!(next);
+    meta["last-partition-id"] = json!(partition_id.max(last_partition));
+    meta["current-snapshot-id"] = json!(-1);
+    if let Some(Value::Object(refs)) = meta.get_mut("refs") {
+        refs.remove("main");
+    }
+    Ok(TableMetadata {
+        file: table.file.clone(),
+        json: meta,
+        io: table.io.clone(),
+    })
 }
 
 /// A commit whose files are written: the new snapshot, the metadata that has it, and where
