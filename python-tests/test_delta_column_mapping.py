@@ -138,6 +138,9 @@ def test_mapped_columns_read_by_their_physical_names(spark, tmp_path):
     assert v0.columns == ["id", "name", "part"]
     assert rows(v0.select("name")) == [("a",), ("b",), ("c",), ("d",)]
     assert rows(spark.sql(f"SELECT id, label FROM delta.`{table}` WHERE part = 'y'")) == [(10, "c"), (20, "d")]
+    # No column read at all.
+    assert df.count() == 4
+    assert spark.sql(f"SELECT count(*) FROM delta.`{table}` WHERE part = 'x'").first()[0] == 2
 
 
 def test_statistics_and_partitions_by_physical_names_prune_files(spark, tmp_path):
