@@ -276,6 +276,8 @@ def test_delta_row_level_changes_in_a_bucket(spark_s3, s3_endpoint, bucket):
     assert sorted(zip(*[theirs.to_pyarrow_table().column(c).to_pylist() for c in ("id", "s")])) == expected
     history = spark_s3.sql(f"DESCRIBE HISTORY delta.`{path}`").select("version", "operation").collect()
     assert [(r.version, r.operation) for r in history] == [(3, "MERGE"), (2, "UPDATE"), (1, "DELETE"), (0, "WRITE")]
+    spark_s3.sql(f"INSERT INTO delta.`{path}` VALUES (200, 5, 'i')")
+    assert spark_s3.read.format("delta").load(path).where("id = 200").select("s").first()[0] == "i"
 
 
 def test_deltalake_table_in_a_bucket_read(spark_s3, s3_endpoint, bucket):

@@ -391,7 +391,7 @@ async fn insert_delta(
         ctx,
         query,
         FileWriteSpec {
-            target: PathBuf::from(&table.location).into(),
+            target: crate::execute::write::location(&table.location)?,
             format: table.format.clone(),
             options,
             partition_by: table.partition_columns.clone(),
