@@ -484,3 +484,142 @@ def test_concurrent_iceberg_commits_in_a_bucket_are_refused_not_lost(spark_s3, s
     assert all("CommitFailedException" in e for e in errors) and len(errors) < 4, errors
     assert spark_s3.read.format("iceberg").load(path).count() == 1 + 4 - len(errors)
     assert len(pyiceberg_rows(s3, s3_endpoint, bucket, "race-ice", ["id"])) == 1 + 4 - len(errors)
+
+
+# ------------------------------------------------------------------------------------------
+# Merge-on-read deletes in a bucket: the data files with deletes are read range by range from
+# the bucket by the deleted-rows scan (on cluster workers too).
+
+
+def upload(s3, bucket, directory, prefix):
+    import os
+
+    for root, _, names in os.walk(directory):
+        for name in names:
+            full = os.path.join(root, name)
+            s3.upload_file(full, bucket, f"{prefix}/{os.path.relpath(full, directory)}")
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "file"])
+def test_delta_deletion_vectors_in_a_bucket(spark_s3, s3, bucket, tmp_path, inline):
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    from test_delta_deletion_vectors import add_deletion_vectors, log_files, relative
+
+    local = str(tmp_path / "t")
+    write_deltalake(local, pa.table({"id": pa.array(range(0, 5), pa.int64()), "g": ["a", "b", "a", "b", "a"]}), partition_by=["g"])
+    write_deltalake(local, pa.table({"id": pa.array(range(5, 10), pa.int64()), "g": ["a"] * 5}), mode="append", partition_by=["g"])
+    files = [relative(local, f) for f in log_files(local)]
+    version = add_deletion_vectors(local, {files[0]: [0], files[-1]: [1, 4]}, inline=inline)
+    upload(s3, bucket, local, "dv")
+    df = spark_s3.read.format("delta").load(f"s3a://{bucket}/dv")
+    every = set(range(10))
+    got = {r.id for r in df.collect()}
+    assert len(got) == 7 and got < every
+    assert df.count() == 7
+    assert spark_s3.read.format("delta").option("versionAsOf", version - 1).load(f"s3a://{bucket}/dv").count() == 10
+
+
+def add_position_delete_in_bucket(s3, bucket, prefix, pairs):
+    """A new snapshot of the Iceberg table at `s3://bucket/prefix` with one position delete
+    file of `pairs` (data file path, row): parquet, a delete manifest and a manifest list
+    (fastavro, with the table's own manifest schemas), a new metadata file; all in the bucket."""
+    import io
+    import json
+    import random
+    import time
+
+    import fastavro
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def get(key):
+        return s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+
+    def key_of(path):
+        return path.split("://", 1)[1].split("/", 1)[1]
+
+    metas = [k for k in keys(s3, bucket, f"{prefix}/metadata/") if k.endswith(".metadata.json")]
+    meta_key = max(metas, key=lambda k: int(k.rsplit("/", 1)[1].split(".")[0].lstrip("v").split("-")[0]))
+    meta = json.loads(get(meta_key))
+    current = next(s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"])
+    reader = fastavro.reader(io.BytesIO(get(key_of(current["manifest-list"]))))
+    list_schema, manifests = reader.writer_schema, list(reader)
+    template = manifests[0]
+    reader = fastavro.reader(io.BytesIO(get(key_of(template["manifest_path"]))))
+    manifest_schema, manifest_meta, entries = reader.writer_schema, reader.metadata, list(reader)
+    snapshot_id = random.randrange(1, 2**62)
+    sequence = meta["last-sequence-number"] + 1
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), nullable=False, metadata={b"PARQUET:field_id": b"2147483546"}),
+            pa.field("pos", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"2147483545"}),
+        ]
+    )
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"file_path": [p for p, _ in pairs], "pos": [q for _, q in pairs]}, schema=schema), buffer)
+    location = meta["location"].rstrip("/")
+    deletes = f"{location}/data/deletes-{snapshot_id}.parquet"
+    s3.put_object(Bucket=bucket, Key=key_of(deletes), Body=buffer.getvalue())
+    entry = dict(entries[0], status=1, snapshot_id=snapshot_id, sequence_number=None)
+    if "file_sequence_number" in entry:
+        entry["file_sequence_number"] = None
+    entry["data_file"] = dict(
+        entry["data_file"], content=1, file_path=deletes, file_format="PARQUET", record_count=len(pairs), file_size_in_bytes=len(buffer.getvalue())
+    )
+    out = io.BytesIO()
+    fastavro.writer(out, manifest_schema, [entry], metadata={**{k: v for k, v in manifest_meta.items() if not k.startswith("avro.")}, "content": "deletes"})
+    manifest = f"{location}/metadata/deletes-{snapshot_id}-m0.avro"
+    s3.put_object(Bucket=bucket, Key=key_of(manifest), Body=out.getvalue())
+    listed = dict(
+        template,
+        manifest_path=manifest,
+        manifest_length=len(out.getvalue()),
+        content=1,
+        sequence_number=sequence,
+        min_sequence_number=sequence,
+        added_snapshot_id=snapshot_id,
+        added_files_count=1,
+        existing_files_count=0,
+        deleted_files_count=0,
+        added_rows_count=len(pairs),
+        existing_rows_count=0,
+        deleted_rows_count=0,
+    )
+    out = io.BytesIO()
+    fastavro.writer(out, list_schema, manifests + [listed], metadata={"snapshot-id": str(snapshot_id), "sequence-number": str(sequence), "format-version": "2"})
+    manifest_list = f"{location}/metadata/snap-{snapshot_id}-deletes.avro"
+    s3.put_object(Bucket=bucket, Key=key_of(manifest_list), Body=out.getvalue())
+    now = int(time.time() * 1000)
+    meta["snapshots"].append(
+        {
+            "snapshot-id": snapshot_id,
+            "parent-snapshot-id": current["snapshot-id"],
+            "sequence-number": sequence,
+            "timestamp-ms": now,
+            "manifest-list": manifest_list,
+            "summary": {"operation": "delete"},
+            "schema-id": current.get("schema-id", 0),
+        }
+    )
+    meta["current-snapshot-id"] = snapshot_id
+    meta["last-sequence-number"] = sequence
+    meta["refs"] = {"main": {"snapshot-id": snapshot_id, "type": "branch"}}
+    meta.setdefault("snapshot-log", []).append({"timestamp-ms": now, "snapshot-id": snapshot_id})
+    version = int(meta_key.rsplit("/", 1)[1].split(".")[0].lstrip("v").split("-")[0]) + 1
+    s3.put_object(Bucket=bucket, Key=f"{prefix}/metadata/v{version}.metadata.json", Body=json.dumps(meta).encode())
+
+
+def test_iceberg_position_deletes_in_a_bucket(spark_s3, s3, s3_endpoint, bucket):
+    path = f"s3a://{bucket}/ice-del"
+    spark_s3.range(6).write.format("iceberg").save(path)
+    [data_file] = [r.file_path for r in spark_s3.read.format("iceberg").load(f"{path}#files").collect()]
+    before = sorted(r.id for r in spark_s3.read.format("iceberg").load(path).collect())
+    assert before == list(range(6))
+    add_position_delete_in_bucket(s3, bucket, "ice-del", [(data_file, 1), (data_file, 4)])
+    df = spark_s3.read.format("iceberg").load(path)
+    assert sorted(r.id for r in df.collect()) == [0, 2, 3, 5]
+    assert df.where("id > 1").count() == 3
+    # pyiceberg applies the same deletes.
+    assert pyiceberg_rows(s3, s3_endpoint, bucket, "ice-del", ["id"]) == [(0,), (2,), (3,), (5,)]

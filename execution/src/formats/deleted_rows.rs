@@ -128,8 +128,9 @@ impl ExecutionPlan for DeletedRowsScanExec {
     fn execute(
         &self,
         partition: usize,
-        _context: Arc<TaskContext>,
+        context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
+        let runtime = context.runtime_env();
         let partitions = self.properties.partitioning.partition_count();
         let files: Vec<FileDeletes> = self
             .files
@@ -145,7 +146,7 @@ impl ExecutionPlan for DeletedRowsScanExec {
         let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(2);
         let reader = SpawnedTask::spawn_blocking(move || {
             for file in &files {
-                match read_file(file, &schema, &ids, &tx) {
+                match read_file(file, &schema, &ids, &runtime, &tx) {
                     Ok(true) => {}
                     Ok(false) => return,
                     Err(e) => {
@@ -181,18 +182,127 @@ fn file_columns(file: &Schema, ids: &[i64], names: &Schema) -> Vec<Option<usize>
         .collect()
 }
 
-/// Columns `ids` (typed as `schema`) of the parquet file at `path`, whole, in order, a batch
+/// Where a parquet file's bytes come from: a local file, bytes in memory, or an object store
+/// read range by range (from a blocking thread: each range waits on the runtime).
+pub enum Chunks {
+    File(std::fs::File),
+    Bytes(bytes::Bytes),
+    Store {
+        store: Arc<dyn object_store::ObjectStore>,
+        location: object_store::path::Path,
+        size: u64,
+        runtime: tokio::runtime::Handle,
+    },
+}
+
+impl Chunks {
+    /// The file at `path`: a local path, or `s3a://bucket/key` (any URL `runtime`'s stores
+    /// know), its key as written.
+    pub fn open(
+        path: &str,
+        runtime: &datafusion::execution::runtime_env::RuntimeEnv,
+    ) -> Result<Self> {
+        if !crate::formats::storage::is_object_store_path(path) {
+            let local = path
+                .strip_prefix("file://")
+                .or_else(|| path.strip_prefix("file:"));
+            let local = local.unwrap_or(path);
+            return std::fs::File::open(local)
+                .map(Chunks::File)
+                .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")));
+        }
+        let url = url::Url::parse(path)
+            .map_err(|e| DataFusionError::Execution(format!("bad path {path}: {e}")))?;
+        let store_url = datafusion::datasource::object_store::ObjectStoreUrl::parse(
+            &url[..url::Position::BeforePath],
+        )?;
+        let store = runtime.object_store(&store_url)?;
+        let key = path
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split_once('/'))
+            .map_or("", |(_, key)| key);
+        let location = object_store::path::Path::parse(key)
+            .map_err(|e| DataFusionError::Execution(format!("bad path {path}: {e}")))?;
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|e| DataFusionError::Execution(format!("no runtime to read {path}: {e}")))?;
+        let head = {
+            let (store, location) = (store.clone(), location.clone());
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    use object_store::ObjectStoreExt;
+                    runtime.block_on(async move { store.head(&location).await })
+                })
+                .join()
+            })
+            .map_err(|_| DataFusionError::Execution(format!("cannot read {path}")))?
+            .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?
+        };
+        Ok(Chunks::Store {
+            store,
+            location,
+            size: head.size,
+            runtime,
+        })
+    }
+}
+
+impl datafusion::parquet::file::reader::Length for Chunks {
+    fn len(&self) -> u64 {
+        match self {
+            Chunks::File(f) => f.len(),
+            Chunks::Bytes(b) => b.len() as u64,
+            Chunks::Store { size, .. } => *size,
+        }
+    }
+}
+
+impl datafusion::parquet::file::reader::ChunkReader for Chunks {
+    type T = Box<dyn std::io::Read + Send>;
+
+    fn get_read(&self, start: u64) -> datafusion::parquet::errors::Result<Self::T> {
+        match self {
+            Chunks::File(f) => Ok(Box::new(f.get_read(start)?)),
+            Chunks::Bytes(b) => Ok(Box::new(b.get_read(start)?)),
+            Chunks::Store { size, .. } => {
+                let length = size.saturating_sub(start) as usize;
+                Ok(Box::new(std::io::Cursor::new(
+                    self.get_bytes(start, length)?,
+                )))
+            }
+        }
+    }
+
+    fn get_bytes(
+        &self,
+        start: u64,
+        length: usize,
+    ) -> datafusion::parquet::errors::Result<bytes::Bytes> {
+        use object_store::ObjectStoreExt;
+        match self {
+            Chunks::File(f) => f.get_bytes(start, length),
+            Chunks::Bytes(b) => b.get_bytes(start, length),
+            Chunks::Store {
+                store,
+                location,
+                runtime,
+                ..
+            } => runtime
+                .block_on(store.get_range(location, start..start + length as u64))
+                .map_err(|e| datafusion::parquet::errors::ParquetError::External(Box::new(e))),
+        }
+    }
+}
+
+/// Columns `ids` (typed as `schema`) of the parquet file `chunks`, whole, in order, a batch
 /// at a time.
 pub fn read_columns(
-    path: &str,
+    chunks: Chunks,
     schema: &Schema,
     ids: &[i64],
 ) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
     use datafusion::parquet::arrow::ProjectionMask;
     use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let file = std::fs::File::open(path)
-        .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(chunks)?;
     let columns = file_columns(builder.schema(), ids, schema);
     let mut read: Vec<usize> = columns.iter().flatten().copied().collect();
     read.sort_unstable();
@@ -242,6 +352,7 @@ fn read_file(
     file: &FileDeletes,
     schema: &SchemaRef,
     ids: &[i64],
+    runtime: &datafusion::execution::runtime_env::RuntimeEnv,
     tx: &mpsc::Sender<Result<RecordBatch>>,
 ) -> Result<bool> {
     // Equality deletes need their columns read too: read them with the wanted ones.
@@ -287,7 +398,8 @@ fn read_file(
         .collect::<Result<_>>()?;
     let mut offset: i64 = 0;
     let mut next_delete = file.positions.partition_point(|p| *p < 0);
-    for batch in read_columns(&file.path, &read_schema, &read_ids)? {
+    let chunks = Chunks::open(&file.path, runtime)?;
+    for batch in read_columns(chunks, &read_schema, &read_ids)? {
         let batch = batch?;
         let rows = batch.num_rows();
         let mut keep = vec![true; rows];

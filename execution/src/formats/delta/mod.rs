@@ -448,10 +448,10 @@ fn deletion_vector(
     // A vector in a file (beside the data, or at an absolute path) is read only where the
     // session may read (`--allowed-paths`).
     if let Ok(Some(file)) = kernel.absolute_path(url) {
-        let local = file
-            .to_file_path()
-            .map_err(|_| SparkError::unsupported(format!("Delta deletion vectors at {file}")))?;
-        crate::sandbox::check(&local.display().to_string())?;
+        match file.to_file_path() {
+            Ok(local) => crate::sandbox::check(&local.display().to_string())?,
+            Err(_) => crate::sandbox::check(file.as_str())?,
+        }
     }
     let rows = kernel
         .read(storage.clone(), url)
@@ -534,11 +534,10 @@ pub fn scan_table(
     let mut storage = None;
     for file in snapshot.snapshot().log_data().iter() {
         deleted.push(match file.deletion_vector_descriptor() {
-            Some(_) if location.store.is_some() || !physical.is_empty() => {
-                return Err(SparkError::unsupported(match physical.is_empty() {
-                    true => "Delta deletion vectors in object stores",
-                    false => "Delta deletion vectors in tables with column mapping",
-                }));
+            Some(_) if !physical.is_empty() => {
+                return Err(SparkError::unsupported(
+                    "Delta deletion vectors in tables with column mapping",
+                ));
             }
             Some(dv) => {
                 let storage = storage.get_or_insert_with(|| {

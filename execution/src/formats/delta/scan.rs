@@ -490,13 +490,17 @@ impl DeltaFiles {
                         .collect::<datafusion::error::Result<Vec<_>>>()?,
                 )?),
             };
+            // A local file's path, or the object's URL with its key as it is.
+            let path = match self.store_url == ObjectStoreUrl::local_filesystem() {
+                true => {
+                    percent_encoding::percent_decode_str(&format!("/{}", file.object_meta.location))
+                        .decode_utf8_lossy()
+                        .to_string()
+                }
+                false => format!("{}{}", self.store_url.as_str(), file.object_meta.location),
+            };
             files.push(FileDeletes {
-                path: percent_encoding::percent_decode_str(&format!(
-                    "/{}",
-                    file.object_meta.location
-                ))
-                .decode_utf8_lossy()
-                .to_string(),
+                path,
                 positions: self.deleted[i].clone().unwrap_or_default(),
                 equality: vec![],
                 constants,

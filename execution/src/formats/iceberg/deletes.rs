@@ -11,7 +11,6 @@
 //! ([`DeletedRowsScanExec`](crate::formats::deleted_rows::DeletedRowsScanExec)).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::{DataType, Field, Schema};
@@ -19,7 +18,7 @@ use datafusion::common::ScalarValue;
 use serde_json::Value;
 
 use super::{DataFile, TableMetadata};
-use crate::formats::deleted_rows::{EqualityDeletes, FileDeletes, read_columns};
+use crate::formats::deleted_rows::{Chunks, EqualityDeletes, FileDeletes, read_columns};
 use crate::spark_error::{SparkError, SparkResult};
 
 fn invalid(text: impl Into<String>) -> SparkError {
@@ -30,21 +29,25 @@ fn invalid(text: impl Into<String>) -> SparkError {
 const FILE_PATH_ID: i64 = 2_147_483_546;
 const POS_ID: i64 = 2_147_483_545;
 
-/// A data or delete file as a local path (checked against `--allowed-paths`): the scan of
-/// files with deletes reads local files only.
-fn file_path(path: &str) -> SparkResult<PathBuf> {
+/// A data or delete file's path as the scan reads it (checked against `--allowed-paths`): a
+/// local path's text (`file:` prefixes gone), or the object's URL as written.
+fn file_path(path: &str) -> SparkResult<String> {
     crate::sandbox::check(path)?;
     if super::io::Io::is_object(path) {
-        return Err(SparkError::unsupported(
-            "Iceberg merge-on-read deletes in object stores",
-        ));
+        return Ok(path.to_string());
     }
-    super::local_path(path)
+    Ok(super::local_path(path)?.display().to_string())
 }
 
-/// A file's path as a local path's text (`file:` prefixes gone), to compare paths.
+/// A file's path as the scan reads it, to compare paths.
 fn normal(path: &str) -> String {
-    file_path(path).map_or_else(|_| path.to_string(), |p| p.display().to_string())
+    file_path(path).unwrap_or_else(|_| path.to_string())
+}
+
+/// A delete file's bytes (read whole when the plan is made: delete files are small).
+fn delete_file(table: &TableMetadata, path: &str) -> SparkResult<Chunks> {
+    let path = file_path(path)?;
+    Ok(Chunks::Bytes(table.io.read(&path)?))
 }
 
 /// The deletes of each data file (by path) of a snapshot whose files are `files`. `columns`:
@@ -75,8 +78,11 @@ pub fn plan(
             Field::new("file_path", DataType::Utf8, true),
             Field::new("pos", DataType::Int64, true),
         ]);
-        let local = file_path(&d.path)?.display().to_string();
-        for batch in read_columns(&local, &schema, &[FILE_PATH_ID, POS_ID])? {
+        for batch in read_columns(
+            delete_file(table, &d.path)?,
+            &schema,
+            &[FILE_PATH_ID, POS_ID],
+        )? {
             let batch = batch?;
             let paths = batch.column(0).as_string::<i32>();
             let pos = batch
@@ -112,8 +118,7 @@ pub fn plan(
             fields.push(field.clone().with_nullable(true));
         }
         let schema = std::sync::Arc::new(Schema::new(fields));
-        let local = file_path(&d.path)?.display().to_string();
-        let batches = read_columns(&local, &schema, &d.equality_ids)?
+        let batches = read_columns(delete_file(table, &d.path)?, &schema, &d.equality_ids)?
             .collect::<datafusion::common::Result<Vec<_>>>()?;
         let rows = arrow::compute::concat_batches(&schema, &batches)?;
         equality_rows.push(EqualityDeletes {
@@ -125,7 +130,7 @@ pub fn plan(
     let mut keys = PartitionKeys::default();
     for f in &data {
         // (Checked against `--allowed-paths` as every file a scan reads.)
-        let path = file_path(&f.path)?.display().to_string();
+        let path = file_path(&f.path)?;
         let mut deleted: Vec<i64> = positions
             .get(&path)
             .map(|p| {
