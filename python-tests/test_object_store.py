@@ -623,3 +623,15 @@ def test_iceberg_position_deletes_in_a_bucket(spark_s3, s3, s3_endpoint, bucket)
     assert df.where("id > 1").count() == 3
     # pyiceberg applies the same deletes.
     assert pyiceberg_rows(s3, s3_endpoint, bucket, "ice-del", ["id"]) == [(0,), (2,), (3,), (5,)]
+
+
+def test_iceberg_deletes_of_a_file_of_many_pages_in_a_bucket(spark_s3, s3, bucket):
+    """A data file of several row groups and many pages, read page by page from the bucket."""
+    path = f"s3a://{bucket}/ice-big"
+    spark_s3.range(300_000).selectExpr("id", "CAST(id AS STRING) AS s").coalesce(1).write.format("iceberg").save(path)
+    [data_file] = [r.file_path for r in spark_s3.read.format("iceberg").load(f"{path}#files").collect()]
+    add_position_delete_in_bucket(s3, bucket, "ice-big", [(data_file, 0), (data_file, 150_000), (data_file, 299_999)])
+    df = spark_s3.read.format("iceberg").load(path)
+    assert df.count() == 299_997
+    assert df.where("id IN (0, 150000, 299999)").count() == 0
+    assert df.selectExpr("sum(id)").first()[0] == sum(range(300_000)) - 150_000 - 299_999

@@ -263,12 +263,21 @@ impl datafusion::parquet::file::reader::ChunkReader for Chunks {
         match self {
             Chunks::File(f) => Ok(Box::new(f.get_read(start)?)),
             Chunks::Bytes(b) => Ok(Box::new(b.get_read(start)?)),
-            Chunks::Store { size, .. } => {
-                let length = size.saturating_sub(start) as usize;
-                Ok(Box::new(std::io::Cursor::new(
-                    self.get_bytes(start, length)?,
-                )))
-            }
+            // (The reader asks for a reader at each page to read its header: the object is
+            // fetched lazily, 64 KiB at a time, not to its end.)
+            Chunks::Store {
+                store,
+                location,
+                size,
+                runtime,
+            } => Ok(Box::new(RangeReader {
+                store: store.clone(),
+                location: location.clone(),
+                runtime: runtime.clone(),
+                position: start,
+                end: *size,
+                buffer: bytes::Bytes::new(),
+            })),
         }
     }
 
@@ -290,6 +299,37 @@ impl datafusion::parquet::file::reader::ChunkReader for Chunks {
                 .block_on(store.get_range(location, start..start + length as u64))
                 .map_err(|e| datafusion::parquet::errors::ParquetError::External(Box::new(e))),
         }
+    }
+}
+
+/// A part of an object read from `position` on, fetched as it is read.
+struct RangeReader {
+    store: Arc<dyn object_store::ObjectStore>,
+    location: object_store::path::Path,
+    runtime: tokio::runtime::Handle,
+    position: u64,
+    end: u64,
+    buffer: bytes::Bytes,
+}
+
+impl std::io::Read for RangeReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        use object_store::ObjectStoreExt;
+        if self.buffer.is_empty() {
+            if self.position >= self.end {
+                return Ok(0);
+            }
+            let until = self.end.min(self.position + 64 * 1024);
+            self.buffer = self
+                .runtime
+                .block_on(self.store.get_range(&self.location, self.position..until))
+                .map_err(std::io::Error::other)?;
+            self.position = until;
+        }
+        let n = out.len().min(self.buffer.len());
+        out[..n].copy_from_slice(&self.buffer[..n]);
+        self.buffer = self.buffer.slice(n..);
+        Ok(n)
     }
 }
 
