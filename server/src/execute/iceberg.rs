@@ -292,7 +292,11 @@ fn replaced(
         return Err(SparkError::unsupported("replacing tables of Iceberg REST catalogs").into());
     }
     let table = target.load(&iceberg_io(ctx))?;
-    Ok(iceberg_write::replacement(&table, fields, partitioning)?)
+    Ok(ember_execution::formats::iceberg::table::replacement(
+        &table,
+        fields,
+        partitioning,
+    )?)
 }
 
 /// Commit the rows of `query` to the table at `path` (created from the query's columns when
@@ -327,7 +331,7 @@ async fn write_query(
         }
         target.load(&iceberg_io(ctx))?
     };
-    let fields = iceberg_write::table_fields(&table)?;
+    let fields = ember_execution::formats::iceberg::types::table_fields(&table)?;
     if by_position && query.names.len() != fields.len() {
         return Err(analysis(
             "INSERT_COLUMN_ARITY_MISMATCH",

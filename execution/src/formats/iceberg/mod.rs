@@ -32,7 +32,9 @@ pub mod partition;
 mod replace;
 pub mod rest;
 mod scan;
+pub mod table;
 mod target;
+pub mod types;
 pub mod write;
 
 use super::{Options, local_part, option};

@@ -429,7 +429,7 @@ pub fn spec_from_spark(
             })?;
         transform.result_type(&types[source]).map_err(|_| {
             let mut next = 0;
-            let shown_type = super::write::iceberg_type(&types[source], &mut next)
+            let shown_type = super::types::iceberg_type(&types[source], &mut next)
                 .ok()
                 .and_then(|t| t.as_str().map(str::to_string))
                 .unwrap_or_else(|| types[source].to_string());

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::io::Io;
 use super::rest::RestTable;
+use super::table;
 use super::write::{self, CommitMode};
 use super::{TableMetadata, is_iceberg_table, load};
 use crate::spark_error::{SparkError, SparkResult};
@@ -61,9 +62,9 @@ impl Target {
         partitioning: &[(String, Vec<String>)],
     ) -> SparkResult<()> {
         match self {
-            Target::Path(p) => write::create_table(io, p, fields, partitioning),
+            Target::Path(p) => table::create_table(io, p, fields, partitioning),
             Target::Rest(t) => {
-                let meta = write::new_metadata("", fields, partitioning)?;
+                let meta = table::new_metadata("", fields, partitioning)?;
                 let first = |key: &str| -> Value {
                     meta.get(key)
                         .and_then(|v| v.get(0))
