@@ -109,13 +109,7 @@ pub async fn create_table(
                 write_query(ctx, query, location, write).await
             }
             (None, Some(columns)) => {
-                let schema =
-                    ember_planner::types::parse_schema(columns, &ctx.session.conf.time_zone())?;
-                let fields: Vec<Field> = schema
-                    .fields()
-                    .iter()
-                    .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
-                    .collect();
+                let fields = declared_fields(ctx, columns)?;
                 let table = replaced(ctx, location, &fields, &partitioning)?;
                 Ok(iceberg_write::commit_to(&table, &[], CommitMode::Append)?)
             }
@@ -141,18 +135,22 @@ pub async fn create_table(
             write_query(ctx, query, location, Write::creating(&partitioning)).await
         }
         (None, Some(columns)) => {
-            let schema =
-                ember_planner::types::parse_schema(columns, &ctx.session.conf.time_zone())?;
-            let fields: Vec<Field> = schema
-                .fields()
-                .iter()
-                .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
-                .collect();
+            let fields = declared_fields(ctx, columns)?;
             location.create(&iceberg_io(ctx), &fields, &partitioning)?;
             Ok(())
         }
         (None, None) => Err(SparkError::unsupported("CREATE TABLE without columns").into()),
     }
+}
+
+/// The columns a CREATE TABLE declares, as the table's fields (nullable, in Iceberg's types).
+fn declared_fields(ctx: &RequestContext, columns: &str) -> ServerResult<Vec<Field>> {
+    let schema = ember_planner::types::parse_schema(columns, &ctx.session.conf.time_zone())?;
+    Ok(schema
+        .fields()
+        .iter()
+        .map(|f| Field::new(f.name(), delta::spark_type(f.data_type()), true))
+        .collect())
 }
 
 /// `INSERT INTO|OVERWRITE ice.db.t ...` (columns by position) and `insertInto`.
