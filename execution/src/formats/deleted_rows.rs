@@ -211,18 +211,8 @@ impl Chunks {
                 .map(Chunks::File)
                 .map_err(|e| DataFusionError::Execution(format!("cannot read {path}: {e}")));
         }
-        let url = url::Url::parse(path)
-            .map_err(|e| DataFusionError::Execution(format!("bad path {path}: {e}")))?;
-        let store_url = datafusion::datasource::object_store::ObjectStoreUrl::parse(
-            &url[..url::Position::BeforePath],
-        )?;
+        let (store_url, location) = crate::formats::storage::object_key(path)?;
         let store = runtime.object_store(&store_url)?;
-        let key = path
-            .split_once("://")
-            .and_then(|(_, rest)| rest.split_once('/'))
-            .map_or("", |(_, key)| key);
-        let location = object_store::path::Path::parse(key)
-            .map_err(|e| DataFusionError::Execution(format!("bad path {path}: {e}")))?;
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|e| DataFusionError::Execution(format!("no runtime to read {path}: {e}")))?;
         let head = {

@@ -159,6 +159,28 @@ pub fn is_object_store_path(path: &str) -> bool {
     )
 }
 
+/// The store of an object's URL (`s3a://bucket/dir/name`) and its key as written after the
+/// bucket, not decoded: table formats name files with `%` in them (Iceberg's and Hadoop's
+/// escaped partition directories), and that text is the key.
+pub fn object_key(
+    path: &str,
+) -> Result<(
+    datafusion::datasource::object_store::ObjectStoreUrl,
+    object_store::path::Path,
+)> {
+    let bad = |e: &dyn std::fmt::Display| DataFusionError::Plan(format!("bad path {path}: {e}"));
+    let url = Url::parse(path).map_err(|e| bad(&e))?;
+    let store_url = datafusion::datasource::object_store::ObjectStoreUrl::parse(
+        &url[..url::Position::BeforePath],
+    )?;
+    let key = path
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .map_or("", |(_, key)| key);
+    let key = object_store::path::Path::parse(key.trim_end_matches('/')).map_err(|e| bad(&e))?;
+    Ok((store_url, key))
+}
+
 /// The schemes whose stores a [`StoreRegistry`] creates.
 fn s3_scheme(scheme: &str) -> bool {
     matches!(scheme, "s3" | "s3a")

@@ -85,17 +85,8 @@ impl Io {
         if !crate::formats::storage::is_object_store_path(path) {
             return Ok(Place::Local(local_path(path)?));
         }
-        let url =
-            url::Url::parse(path).map_err(|e| invalid(format!("bad Iceberg path {path}: {e}")))?;
-        let store_url = ObjectStoreUrl::parse(&url[..url::Position::BeforePath])?;
+        let (store_url, key) = crate::formats::storage::object_key(path)?;
         let store = self.runtime.object_store(&store_url)?;
-        // The key as written after the bucket (not decoded: `%` is part of Iceberg's names).
-        let after = path
-            .split_once("://")
-            .and_then(|(_, rest)| rest.split_once('/'))
-            .map_or("", |(_, key)| key);
-        let key = ObjectPath::parse(after.trim_end_matches('/'))
-            .map_err(|e| invalid(format!("bad Iceberg path {path}: {e}")))?;
         Ok(Place::Object {
             store_url,
             store,
