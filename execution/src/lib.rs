@@ -11,6 +11,7 @@ pub mod failpoint;
 pub mod formats;
 pub mod ipc_check;
 pub mod job_graph;
+pub mod join_statistics;
 pub mod limit_fence;
 pub mod memory;
 pub mod metrics;

@@ -418,6 +418,23 @@ impl SessionConf {
         self.usize("spark.sql.shuffle.partitions", 200).max(1)
     }
 
+    /// `spark.sql.autoBroadcastJoinThreshold`: a join side estimated at fewer bytes is built
+    /// once and shared by every partition of the other side (Spark's broadcast hash join).
+    /// `None` when the session turned broadcasting by size off (0 or a negative size).
+    pub fn broadcast_threshold(&self) -> Option<usize> {
+        const DEFAULT: usize = 10 << 20;
+        let Some(value) = self.get("spark.sql.autoBroadcastJoinThreshold") else {
+            return Some(DEFAULT);
+        };
+        let value = value.trim();
+        if value.starts_with('-')
+            || value.trim_end_matches(|c: char| c.is_ascii_alphabetic()) == "0"
+        {
+            return None;
+        }
+        Some(ember_execution::memory::parse_size(value).unwrap_or(DEFAULT))
+    }
+
     /// The `spark.sql.catalog.<name>[.<key>]` settings by lower-case catalog name (the
     /// catalog's class under ""); `spark_catalog` is Ember's own.
     fn catalogs(&self) -> BTreeMap<String, BTreeMap<String, String>> {

@@ -144,7 +144,15 @@ pub fn configure(config: &mut datafusion::prelude::SessionConfig) {
     execution.sort_in_place_threshold_bytes = execution
         .sort_in_place_threshold_bytes
         .min(share.max(MIN_SORT_RESERVATION));
+    // A collected (broadcast) join side cannot spill: at most a small share of the budget.
+    let optimizer = &mut config.options_mut().optimizer;
+    optimizer.hash_join_single_partition_threshold = optimizer
+        .hash_join_single_partition_threshold
+        .min(budget.limit() / BROADCAST_SHARE);
 }
+
+/// A join side is collected only when its estimate is below this share of the budget.
+const BROADCAST_SHARE: usize = 16;
 
 /// A partition's sort merges its spill files in at most this share of its part of the budget.
 const SORT_SHARE: usize = 16;
