@@ -605,6 +605,34 @@ def test_scan_statistics_reach_the_join_planner(spark, tmp_path):
     assert rows(spark.sql(query)) == [(str(k), 40_000) for k in range(5)]
 
 
+def test_a_view_sees_every_new_version_and_a_replaced_table(spark, tmp_path):
+    """Ember keeps a local table's latest snapshot between queries while the log's newest
+    commit file is unchanged: a view over the table sees commits other writers make, and a
+    table deleted and written again at the same path (same version, other rows) is read anew."""
+    import shutil
+
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": [1, 2]}))
+    view = spark.read.format("delta").load(path)
+    view.createOrReplaceTempView("kept_view")
+    assert rows(spark.sql("SELECT * FROM kept_view")) == [(1,), (2,)]
+    assert rows(spark.sql("SELECT * FROM kept_view")) == [(1,), (2,)]
+    write_deltalake(path, pa.table({"id": [3]}), mode="append")
+    assert rows(spark.sql("SELECT * FROM kept_view")) == [(1,), (2,), (3,)]
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (4)")
+    assert rows(view) == [(1,), (2,), (3,), (4,)]
+    assert DeltaTable(path).version() == 2
+    # Replaced: versions 0 to 2 again, with other rows.
+    shutil.rmtree(path)
+    write_deltalake(path, pa.table({"id": [10, 20]}))
+    write_deltalake(path, pa.table({"id": [30]}), mode="append")
+    write_deltalake(path, pa.table({"id": [40]}), mode="append")
+    assert DeltaTable(path).version() == 2
+    assert rows(spark.sql("SELECT * FROM kept_view")) == [(10,), (20,), (30,), (40,)]
+    # Time travel still reads the version asked for.
+    assert rows(spark.read.format("delta").option("versionAsOf", 0).load(path)) == [(10,), (20,)]
+
+
 def test_data_files_in_row_groups_a_scan_can_spread(spark, tmp_path):
     """Row groups of at most 128Ki rows: a scan spreads a file over the cores by row groups."""
     import glob

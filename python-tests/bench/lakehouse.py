@@ -3,7 +3,8 @@
 (tpchgen-cli's files), a Delta table and an Iceberg table per TPC-H table (written once by
 Ember from the parquet files, kept under ~/.cache/ember/tpch-sf<scale>-lake). Every query's
 answer on Delta and Iceberg is checked against its answer on parquet in the same run. Prints
-per-query wall times (median of `--runs` after a warm-up), the ratios to parquet ("/pq"), and
+per-query wall times (median of `--runs` after a warm-up; the three formats take turns run by
+run), the ratios to parquet ("/pq"), and
 the totals and geometric means; a ratio over `--limit` (issue 28's goal: 1.10) is flagged.
 
     python python-tests/bench/lakehouse.py --scale 1 --modes local,local-cluster,cluster --runs 3
@@ -85,17 +86,22 @@ def main():
         try:
             spark = SparkSession.builder.remote(server.url).create()
             lake(data, spark, copies)
-            answers = {}
-            for fmt in FORMATS:
-                register(spark, fmt, data, copies)
-                for q in queries:
-                    sql = tpch.query(q)
-                    spark.sql(sql).collect()  # warm-up
-                    t, rows = timed(lambda: [tuple(r) for r in spark.sql(sql).collect()], args.runs)
-                    times[fmt][q] = t
-                    if fmt == "parquet":
-                        answers[q] = rows
-                    elif problem := tpch.same_answer(rows, answers[q]):
+            for q in queries:
+                sql = tpch.query(q)
+                # The formats take turns run by run, so that drift (the machine's, the
+                # server's) falls on all three alike.
+                samples = {f: [] for f in FORMATS}
+                answers = {}
+                for run in range(args.runs + 1):
+                    for fmt in FORMATS:
+                        register(spark, fmt, data, copies)
+                        t, rows = timed(lambda: [tuple(r) for r in spark.sql(sql).collect()], 1)
+                        if run > 0:  # (the first round warms up)
+                            samples[fmt].append(t)
+                        answers[fmt] = rows
+                for fmt in FORMATS:
+                    times[fmt][q] = statistics.median(samples[fmt])
+                    if fmt != "parquet" and (problem := tpch.same_answer(answers[fmt], answers["parquet"])):
                         failures += 1
                         times[fmt][q] = float("nan")
                         print(f"  {mode} {fmt} q{q}: WRONG ANSWER: {problem}", flush=True)

@@ -22,6 +22,7 @@ use datafusion::datasource::object_store::ObjectStoreUrl;
 pub use deltalake_core;
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
+mod cache;
 mod crash_store;
 mod history;
 mod merge;
@@ -282,8 +283,22 @@ pub async fn open(
     }
     let location = url;
     let url = &location.url;
+    // The latest version of a local table: the kept snapshot while it is still the latest.
+    let local = match (&location.store, at) {
+        (None, None) if !crash_store::armed() => url.to_file_path().ok(),
+        _ => None,
+    };
+    let before = local.as_deref().and_then(cache::stamp);
+    if let (Some(root), Some(now)) = (&local, &before)
+        && let Some(table) = cache::lookup(root, now)
+    {
+        return Ok(table);
+    }
     let builder = location.builder()?;
     let mut table = builder.load().await.map_err(|e| delta_error(url, e))?;
+    if let (Some(root), Some(before)) = (&local, before) {
+        cache::keep(root, before, &table);
+    }
     match at {
         None => {}
         Some(TimeTravel::Version(v)) => {
