@@ -10,6 +10,21 @@ use super::{
 };
 use crate::error::{PlanError, PlanResult, SparkError};
 
+/// DataFusion's `map_keys`, `map_values` or `map_entries`; of an untyped NULL, a NULL array of
+/// `element` (VOID, or entries of VOID), Spark's answer (DataFusion's refuse the NULL type).
+fn map_part(b: &mut RegistryBuilder, name: &'static str, element: DataType) {
+    let of_null = DataType::List(std::sync::Arc::new(
+        arrow::datatypes::Field::new_list_field(element, true),
+    ));
+    b.scalar(&[name], move |f| {
+        f.arity(1, 1)?;
+        if matches!(f.types.first(), Some(DataType::Null)) {
+            return Ok(Expr::Literal(ScalarValue::try_from(&of_null)?, None));
+        }
+        Ok(df_udf(name)?.call(f.args))
+    });
+}
+
 pub fn register(b: &mut RegistryBuilder) {
     // Generators are listed like other functions; the resolver plans them as unnests
     // (`resolver::generate`) before the registry is asked.
@@ -206,7 +221,13 @@ pub fn register(b: &mut RegistryBuilder) {
             .call(vec![zipped]);
         Ok(null_when(any_null, renamed))
     });
-    add_df(b, &["map_entries"], "map_entries", 1, 1);
+    map_part(b, "map_entries", {
+        let entry = arrow::datatypes::Fields::from(vec![
+            arrow::datatypes::Field::new("key", DataType::Null, true),
+            arrow::datatypes::Field::new("value", DataType::Null, true),
+        ]);
+        DataType::Struct(entry)
+    });
     add_spark(b, &["shuffle"], "shuffle", 1, 2);
     // Java patterns as delimiters; Spark names the call with its default delimiters.
     b.scalar_named(
@@ -460,8 +481,8 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     add_df(b, &["array_max"], "array_max", 1, 1);
     add_df(b, &["array_min"], "array_min", 1, 1);
-    add_df(b, &["map_keys"], "map_keys", 1, 1);
-    add_df(b, &["map_values"], "map_values", 1, 1);
+    map_part(b, "map_keys", DataType::Null);
+    map_part(b, "map_values", DataType::Null);
     add_spark(b, &["map_from_arrays"], "map_from_arrays", 2, 2);
     add_spark(b, &["map_from_entries"], "map_from_entries", 1, 1);
     b.scalar(&["slice"], |f| {

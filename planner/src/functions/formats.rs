@@ -66,7 +66,12 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar_named(&["to_csv"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
         if f.args.len() == 2 {
+            check_options(&f, 1)?;
             return Err(crate::error::PlanError::Unsupported("to_csv options".into()));
+        }
+        // (An untyped NULL: a NULL string, as Spark's.)
+        if matches!(f.types.first(), Some(DataType::Null)) {
+            return Ok(Expr::Literal(datafusion::common::ScalarValue::Utf8(None), None));
         }
         if let Some(t) = f.types.first().filter(|t| !matches!(t, DataType::Struct(_))) {
             return Err(crate::error::SparkError::analysis(
@@ -190,8 +195,34 @@ pub fn register(b: &mut RegistryBuilder) {
     // schema_of_json(literal): Spark's inferred type, in DDL.
     b.scalar_named(&["schema_of_json"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
+        let mismatch = |class: &str, detail: String| -> crate::error::PlanError {
+            crate::error::SparkError::analysis(
+                class,
+                "42K09",
+                format!(
+                    "Cannot resolve \"{}\" due to data type mismatch: {detail}",
+                    f.shown()
+                ),
+            )
+            .into()
+        };
         let text = match &f.args[0] {
             Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            e if super::is_null_constant(e) => {
+                return Err(mismatch(
+                    "DATATYPE_MISMATCH.UNEXPECTED_NULL",
+                    "The `json` must not be null.".into(),
+                ));
+            }
+            e if !e.column_refs().is_empty() => {
+                return Err(mismatch(
+                    "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                    format!(
+                        "the input `json` should be a foldable \"STRING\" expression; however, got \"{}\".",
+                        f.arg_name(0)
+                    ),
+                ));
+            }
             _ => {
                 return Err(crate::error::PlanError::Unsupported(
                     "schema_of_json of a value that is not a literal string".into(),
@@ -199,6 +230,10 @@ pub fn register(b: &mut RegistryBuilder) {
             }
         };
         let leniency = json_leniency(f.args.get(1), "schema_of_json")?;
+        // (No value at all: Spark's inference gives STRING.)
+        if text.trim().is_empty() {
+            return Ok(lit("STRING"));
+        }
         let t = ember_execution::formats::json::records::infer_json_value_type(
             &leniency.strict(&text),
         )?;

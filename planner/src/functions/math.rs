@@ -146,8 +146,20 @@ pub fn register(b: &mut RegistryBuilder) {
             super::sp_udf("ceil").map(|u| u.call(f.args))
         },
     );
-    b.scalar(&["pmod"], |f| {
+    b.scalar(&["pmod"], |mut f| {
         f.arity(2, 2)?;
+        // (An untyped NULL takes the other operand's type, as in Spark's arithmetic.)
+        if let [a, b] = f.types.as_mut_slice()
+            && (*a == DataType::Null) != (*b == DataType::Null)
+        {
+            let (i, to) = if *a == DataType::Null {
+                (0, b.clone())
+            } else {
+                (1, a.clone())
+            };
+            f.args[i] = cast(f.args[i].clone(), to.clone());
+            f.types[i] = to;
+        }
         // (A decimal with a floating-point number is a DOUBLE, as Spark's arithmetic.)
         let floating = f.types.iter().any(|t| t.is_floating());
         let decimals = match (f.types.as_slice(), f.args.as_slice()) {

@@ -32,6 +32,7 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
     let Some(value) = arrays.first() else {
         return internal_err!("to_json without a value");
     };
+    let value = &text_keys(value)?;
     let (batch, wrapped) = match value.data_type() {
         // (The struct's NULL rows are written NULL below: its fields may hold anything there.)
         DataType::Struct(fields) => {
@@ -92,6 +93,85 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
         }
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// Whether `t` holds a map whose keys are not text.
+fn has_other_keys(t: &DataType) -> bool {
+    match t {
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(fields) => {
+                fields
+                    .first()
+                    .is_some_and(|k| k.data_type() != &DataType::Utf8)
+                    || fields.iter().any(|f| has_other_keys(f.data_type()))
+            }
+            _ => false,
+        },
+        DataType::List(f) => has_other_keys(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| has_other_keys(f.data_type())),
+        _ => false,
+    }
+}
+
+/// `array` with the keys of every map in it as text, as Spark writes them (`{"1":2}`);
+/// arrow's JSON writer takes only text keys.
+fn text_keys(array: &ArrayRef) -> Result<ArrayRef> {
+    use arrow::array::{ListArray, MapArray};
+    if !has_other_keys(array.data_type()) {
+        return Ok(array.clone());
+    }
+    let retyped = |f: &Field, values: &ArrayRef| {
+        Arc::new(f.clone().with_data_type(values.data_type().clone()))
+    };
+    Ok(match array.data_type() {
+        DataType::Map(entry, sorted) => {
+            let map = array.as_map();
+            let DataType::Struct(fields) = entry.data_type() else {
+                return Ok(array.clone());
+            };
+            let (Some(key), Some(value)) = (fields.first(), fields.get(1)) else {
+                return Ok(array.clone());
+            };
+            let keys = arrow::compute::cast(map.keys(), &DataType::Utf8)?;
+            let values = text_keys(map.values())?;
+            let fields: arrow::datatypes::Fields =
+                vec![retyped(key, &keys), retyped(value, &values)].into();
+            let entries = StructArray::try_new(fields, vec![keys, values], None)?;
+            let entry = retyped(entry, &(Arc::new(entries.clone()) as ArrayRef));
+            Arc::new(MapArray::try_new(
+                entry,
+                map.offsets().clone(),
+                entries,
+                map.nulls().cloned(),
+                *sorted,
+            )?)
+        }
+        DataType::List(field) => {
+            let list = array.as_list::<i32>();
+            let values = text_keys(list.values())?;
+            Arc::new(ListArray::try_new(
+                retyped(field, &values),
+                list.offsets().clone(),
+                values,
+                list.nulls().cloned(),
+            )?)
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            let columns = s
+                .columns()
+                .iter()
+                .map(text_keys)
+                .collect::<Result<Vec<_>>>()?;
+            let fields: arrow::datatypes::Fields = fields
+                .iter()
+                .zip(&columns)
+                .map(|(f, c)| retyped(f, c))
+                .collect();
+            Arc::new(StructArray::try_new(fields, columns, s.nulls().cloned())?)
+        }
+        _ => array.clone(),
+    })
 }
 
 /// `from_json(text, schema)`: each text read as `target`; text that does not match reads
