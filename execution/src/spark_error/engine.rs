@@ -34,6 +34,9 @@ pub fn spark_error_from_datafusion(e: &DataFusionError) -> SparkError {
         DataFusionError::NotImplemented(msg) => SparkError::unsupported(msg),
         DataFusionError::SchemaError(..) | DataFusionError::Plan(..) => {
             let msg = e.strip_backtrace();
+            if let Some(error) = data_diff_types(&msg) {
+                return error;
+            }
             let class = if msg.contains("Aggregate function calls cannot be nested") {
                 ("NESTED_AGGREGATE_FUNCTION", "42607")
             } else if msg.contains("No function matches the given name and argument types")
@@ -287,4 +290,46 @@ fn internal(e: &DataFusionError) -> SparkError {
         e.strip_backtrace(),
         vec![],
     )
+}
+
+/// Spark's DATA_DIFF_TYPES for a function whose arguments must share one type (`coalesce` and
+/// what is planned on it, `array`, `greatest`, `least`) when DataFusion found none, and
+/// BINARY_OP_DIFF_TYPES for `nullif` (an `=` in Spark) of types that do not compare.
+fn data_diff_types(msg: &str) -> Option<SparkError> {
+    if !msg.contains("No function matches the given name and argument types") {
+        return None;
+    }
+    let function = msg.split("unction '").nth(1)?.split('\'').next()?;
+    let types = msg
+        .split("argument types '")
+        .nth(1)
+        .and_then(|rest| rest.split_once('(')?.1.split(")'").next())
+        .unwrap_or_default();
+    let (class, message) = match function {
+        "coalesce" | "greatest" | "least" | "make_array" => {
+            let spark = if function == "make_array" {
+                "array"
+            } else {
+                function
+            };
+            (
+                "DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+                format!("Input to `{spark}` should all be the same type, but it's [{types}]."),
+            )
+        }
+        "nullif" => (
+            "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+            format!(
+                "the left and right operands of the binary operator have incompatible types ({types})."
+            ),
+        ),
+        _ => return None,
+    };
+    Some(SparkError::new(
+        ErrorKind::Analysis,
+        class,
+        "42K09",
+        message,
+        vec![],
+    ))
 }

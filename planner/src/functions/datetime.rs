@@ -37,6 +37,7 @@ pub fn register(b: &mut RegistryBuilder) {
         }),
         |f| {
             f.arity(2, 2)?;
+            let source = f.arg_name(1);
             let mut args = f.args.into_iter();
             let (Some(field), Some(x)) = (args.next(), args.next()) else {
                 return Err(crate::error::PlanError::InvalidPlan("extract".into()));
@@ -45,12 +46,26 @@ pub fn register(b: &mut RegistryBuilder) {
             if super::is_null_constant(&field) {
                 return Ok(lit(ScalarValue::Float64(None)));
             }
+            // (The field: a literal string, as Spark's.)
             let field = match &field {
-                Expr::Literal(v, _) => v.to_string().to_ascii_lowercase(),
+                Expr::Literal(
+                    ScalarValue::Utf8(Some(v))
+                    | ScalarValue::LargeUtf8(Some(v))
+                    | ScalarValue::Utf8View(Some(v)),
+                    _,
+                ) => v.to_ascii_lowercase(),
                 _ => {
-                    return Err(crate::error::PlanError::Unsupported(
-                        "extract of a non-literal field".into(),
-                    ));
+                    return Err(crate::error::SparkError::new(
+                        crate::error::ErrorKind::Analysis,
+                        "NON_FOLDABLE_ARGUMENT",
+                        "42K08",
+                        format!(
+                            "The function `{}` requires the parameter `field` to be a foldable expression of the type \"STRING\", but the actual argument is a non-foldable.",
+                            f.name.to_ascii_lowercase()
+                        ),
+                        vec![],
+                    )
+                    .into());
                 }
             };
             // Spark's names of each field (DatePart.parseExtractField).
@@ -66,9 +81,12 @@ pub fn register(b: &mut RegistryBuilder) {
                 "dayofweek" | "dow" => "dow",
                 "doy" | "dayofyear" => "doy",
                 other => {
-                    return Err(crate::error::PlanError::Unsupported(format!(
-                        "extract of {other}"
-                    )));
+                    return Err(crate::error::SparkError::analysis(
+                        "INVALID_EXTRACT_FIELD",
+                        "42601",
+                        format!("Cannot extract `{other}` from \"{source}\"."),
+                    )
+                    .into());
                 }
             };
             let udf = super::df_udf("date_part")?;
@@ -476,6 +494,18 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
                 matches!(t, DataType::Date32 | DataType::Null)
             })?;
         }
+        // (next_day's day: text, or an atomic value read as text.)
+        if spark_name == "next_day" {
+            super::require_type(&f, 1, &["STRING"], |t| {
+                !matches!(
+                    t,
+                    DataType::List(_)
+                        | DataType::LargeList(_)
+                        | DataType::Struct(_)
+                        | DataType::Map(..)
+                )
+            })?;
+        }
         let mut args = f.args;
         for (i, t) in f.types.iter().enumerate() {
             let is_text = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
@@ -486,7 +516,22 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
                 args[i] = to_date(args[i].clone(), Some(t), f.config.ansi);
             }
         }
-        Ok(super::sp_udf(spark_name)?.call(args))
+        let value = super::sp_udf(spark_name)?.call(args.clone());
+        if spark_name == "next_day" && f.config.ansi {
+            // (A day that names none: NULL from datafusion-spark's, an error under ANSI.)
+            let (date, day) = (args[0].clone(), args[1].clone());
+            let illegal = date
+                .is_not_null()
+                .and(day.clone().is_not_null())
+                .and(value.clone().is_null());
+            return Ok(super::native::fail_when(
+                illegal,
+                super::native::Failure::IllegalDayOfWeek,
+                vec![cast(day, DataType::Utf8)],
+                value,
+            ));
+        }
+        Ok(value)
     });
 }
 

@@ -27,6 +27,8 @@ pub enum Failure {
     ArraySizeLimit,
     /// Java's IllegalArgumentException without an error class: argument (its message).
     IllegalArgument,
+    /// `next_day(d, day)` of a day that names none, under ANSI: argument (the day).
+    IllegalDayOfWeek,
 }
 
 impl Failure {
@@ -120,6 +122,16 @@ impl Failure {
                 )
             }
             Failure::IllegalArgument => SparkError::illegal_argument("", argument_text(arrays, 0)),
+            Failure::IllegalDayOfWeek => {
+                let day = argument_text(arrays, 0);
+                SparkError::new(
+                    ErrorKind::IllegalArgument,
+                    "ILLEGAL_DAY_OF_WEEK",
+                    "22009",
+                    format!("Illegal input for day of week: {day}."),
+                    vec![("string", day)],
+                )
+            }
             Failure::InvalidArrayIndex => {
                 let value = |i: usize| argument_text(arrays, i);
                 let (index, size) = (value(0), value(1));
