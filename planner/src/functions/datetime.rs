@@ -494,8 +494,20 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
                 matches!(t, DataType::Date32 | DataType::Null)
             })?;
         }
-        // (next_day's day: text, or an atomic value read as text.)
+        // (next_day's date: a date, or a timestamp or text read as one; its day: text, or an
+        // atomic value read as text.)
         if spark_name == "next_day" {
+            super::require_type(&f, 0, &["DATE"], |t| {
+                matches!(
+                    t,
+                    DataType::Date32
+                        | DataType::Timestamp(..)
+                        | DataType::Utf8
+                        | DataType::LargeUtf8
+                        | DataType::Utf8View
+                        | DataType::Null
+                )
+            })?;
             super::require_type(&f, 1, &["STRING"], |t| {
                 !matches!(
                     t,
@@ -516,22 +528,16 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
                 args[i] = to_date(args[i].clone(), Some(t), f.config.ansi);
             }
         }
-        let value = super::sp_udf(spark_name)?.call(args.clone());
-        if spark_name == "next_day" && f.config.ansi {
-            // (A day that names none: NULL from datafusion-spark's, an error under ANSI.)
-            let (date, day) = (args[0].clone(), args[1].clone());
-            let illegal = date
-                .is_not_null()
-                .and(day.clone().is_not_null())
-                .and(value.clone().is_null());
-            return Ok(super::native::fail_when(
-                illegal,
-                super::native::Failure::IllegalDayOfWeek,
-                vec![cast(day, DataType::Utf8)],
-                value,
-            ));
+        if spark_name == "next_day" {
+            let ansi = f.config.ansi;
+            let date = cast(args[0].clone(), DataType::Date32);
+            let day = cast(args[1].clone(), DataType::Utf8);
+            return Ok(
+                super::native::NativeUdf::udf(super::native::Native::NextDay { ansi })
+                    .call(vec![date, day]),
+            );
         }
-        Ok(value)
+        Ok(super::sp_udf(spark_name)?.call(args))
     });
 }
 

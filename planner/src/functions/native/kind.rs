@@ -293,6 +293,11 @@ pub enum Native {
     },
     /// Spark's `hash(...)`: Murmur3 (x86, 32 bits) folded over the arguments, seed 42.
     Murmur3,
+    /// `next_day(date, day)` (see `next_day`): ILLEGAL_DAY_OF_WEEK for a day that names none
+    /// under ANSI, else NULL.
+    NextDay {
+        ansi: bool,
+    },
     /// Raises a Spark error when a row evaluates it (a CASE branch only the failing rows
     /// take); the arguments fill the message.
     Fail {

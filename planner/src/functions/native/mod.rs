@@ -26,6 +26,7 @@ pub(crate) mod hash;
 mod hmac;
 pub mod input_file;
 mod instr;
+mod next_day;
 pub use failure::{Failure, fail_when};
 mod interval;
 pub(crate) mod java_random;

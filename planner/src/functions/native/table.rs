@@ -517,6 +517,9 @@ impl Native {
                 hash::murmur3(a, rows.evaluated)
             }),
             // A failure must never be folded while planning: only rows that reach it fail.
+            Native::NextDay { ansi } => Row::of("ember_next_day", always(DataType::Date32), |a| {
+                super::next_day::next_day(a, *ansi)
+            }),
             Native::Fail { failure } => {
                 Row::new("ember_fail", always(DataType::Null), |a, rows| {
                     if rows.in_batch == 0 {
