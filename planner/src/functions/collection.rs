@@ -463,12 +463,12 @@ pub fn register(b: &mut RegistryBuilder) {
         Ok(null_when(a.is_null().or(b2.is_null()), answer))
     });
     // flatten: NULL when one of the arrays is NULL.
+    // (Spark takes no NULL and no array of VOID: neither is an array of arrays.)
     b.scalar(&["flatten"], |f| {
-        super::check_type(&f, 0, &["ARRAY\" of \"ARRAY"], |t| match t {
-            DataType::List(e) | DataType::LargeList(e) => matches!(
-                e.data_type(),
-                DataType::List(_) | DataType::LargeList(_) | DataType::Null
-            ),
+        super::require_type(&f, 0, &["ARRAY\" of \"ARRAY"], |t| match t {
+            DataType::List(e) | DataType::LargeList(e) => {
+                matches!(e.data_type(), DataType::List(_) | DataType::LargeList(_))
+            }
             _ => false,
         })?;
         let a = super::operators::one(f)?;

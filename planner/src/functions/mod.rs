@@ -127,6 +127,28 @@ impl FunctionInput<'_> {
 /// Spark's WRONG_NUM_ARGS.WITHOUT_SUGGESTION: `name` called with `n` arguments where it takes
 /// `expected` (`2`, `[3, 4]`).
 pub(crate) fn wrong_num_args(name: &str, expected: &str, n: usize) -> crate::error::PlanError {
+    // (Functions whose parameters have names: a call without arguments misses the first.)
+    let required = match name.to_ascii_lowercase().as_str() {
+        "explode" | "explode_outer" | "posexplode" | "posexplode_outer" => Some("collection"),
+        "inline" | "inline_outer" | "mask" => Some("input"),
+        _ => None,
+    };
+    if let (0, Some(parameter)) = (n, required) {
+        return SparkError::new(
+            crate::error::ErrorKind::Analysis,
+            "REQUIRED_PARAMETER_NOT_FOUND",
+            "4274K",
+            format!(
+                "Cannot invoke routine `{name}` because the parameter named `{parameter}` is required, but the routine call did not supply a value. Please update the routine call to supply an argument value (either positionally at index 0 or by name) and retry the query again."
+            ),
+            vec![
+                ("routineName", format!("`{name}`")),
+                ("parameterName", format!("`{parameter}`")),
+                ("index", "0".into()),
+            ],
+        )
+        .into();
+    }
     {
         SparkError::new(
             crate::error::ErrorKind::Analysis,

@@ -248,10 +248,8 @@ impl Resolver<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 // (Without promoting strings, as Spark's inline tables.)
                 let is_string = |t: &DataType| matches!(t, DataType::Utf8 | DataType::Utf8View);
-                if types.iter().any(is_string)
-                    && types.iter().any(|t| !is_string(t) && t != &DataType::Null)
-                {
-                    return Err(SparkError::new(
+                let incompatible = || -> crate::error::PlanError {
+                    SparkError::new(
                         crate::error::ErrorKind::Parse,
                         "INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE",
                         "42000",
@@ -261,9 +259,31 @@ impl Resolver<'_> {
                         ),
                         vec![("colName", format!("`col{}`", c + 1))],
                     )
-                    .into());
+                    .into()
+                };
+                if types.iter().any(is_string)
+                    && types.iter().any(|t| !is_string(t) && t != &DataType::Null)
+                {
+                    return Err(incompatible());
                 }
                 self.coerce_together(&mut column, &mut types, &empty)?;
+                // (Types with no common one: an array of arrays and an array, say.)
+                let coerced = column
+                    .iter()
+                    .map(|e| e.get_type(&empty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let known: Vec<DataType> = coerced
+                    .into_iter()
+                    .filter(|t| *t != DataType::Null)
+                    .collect();
+                if !known.is_empty()
+                    && datafusion::logical_expr::type_coercion::binary::type_union_resolution(
+                        &known,
+                    )
+                    .is_none()
+                {
+                    return Err(incompatible());
+                }
                 for (r, e) in values.iter_mut().zip(column) {
                     r[c] = e;
                 }
