@@ -197,6 +197,16 @@ pub(super) fn unit_function(call: &spec::FunctionCall) -> Option<spec::FunctionC
         "timestampdiff" | "timestamp_diff" | "datediff" | "date_diff" => "timestampdiff",
         _ => return None,
     };
+    // (`date_add(d, n, 1)` is the two-argument function called with three: WRONG_NUM_ARGS.)
+    let alias = !call.name.to_ascii_lowercase().starts_with("timestamp");
+    let unit_like = match &call.args[0] {
+        SExpr::Attribute { name: parts, .. } => parts.len() == 1,
+        SExpr::Literal(ScalarValue::Utf8(_)) => true,
+        _ => false,
+    };
+    if alias && !unit_like {
+        return None;
+    }
     let mut args = call.args.clone();
     if let SExpr::Attribute { name: parts, .. } = &args[0]
         && let [unit] = parts.as_slice()

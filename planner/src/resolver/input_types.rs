@@ -407,6 +407,26 @@ impl Resolver<'_> {
             let (Some(arg), Some(t)) = (args.get_mut(i), types.get_mut(i)) else {
                 break;
             };
+            // (Outside ANSI mode the literal text number of days of date_add/date_sub is read
+            // while planning: Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER when it is none.)
+            if matches!(want, Implicit::SmallInt)
+                && !ansi
+                && matches!(function, "date_add" | "date_sub" | "dateadd")
+                && let Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(days)), _) = arg
+                && days.trim().parse::<i32>().is_err()
+            {
+                let name = if function == "dateadd" {
+                    "date_add"
+                } else {
+                    function
+                };
+                return Err(SparkError::analysis(
+                    "SECOND_FUNCTION_ARGUMENT_NOT_INTEGER",
+                    "22023",
+                    format!("The second argument of `{name}` function needs to be an integer."),
+                )
+                .into());
+            }
             let to = match implicit_cast(want, t, ansi) {
                 Ok(Some(to)) => to,
                 Ok(None) => continue,
