@@ -437,6 +437,10 @@ pub fn register(b: &mut RegistryBuilder) {
     // Strings have Spark's default collation; others are not supported.
     b.scalar(&["collation"], |f| {
         f.arity(1, 1)?;
+        // (Of a string, or a NULL, which Spark reads as one.)
+        super::check_type(&f, 0, &["STRING"], |t| {
+            matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        })?;
         Ok(lit("SYSTEM.BUILTIN.UTF8_BINARY"))
     });
     b.scalar(&["collate"], |f| {

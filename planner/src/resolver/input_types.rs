@@ -74,6 +74,8 @@ pub(super) enum Implicit {
     /// TINYINT, SMALLINT or INT only, no implicit cast, no untyped NULL (`array_insert`'s
     /// position).
     StrictInt,
+    /// TINYINT, SMALLINT or INT kept, or a NULL as an INT; nothing cast (`array_repeat`'s count).
+    StrictIntOrNull,
     /// A TIMESTAMP: a date cast to its midnight in the session time zone (`hour(DATE'..')` is
     /// 0), text read as one (NULL outside ANSI mode where it is none), an untyped NULL taken
     /// as one, anything else kept (the builder reads it).
@@ -125,7 +127,7 @@ impl Implicit {
                 "\"TIMESTAMP\""
             }
             Implicit::StrictIntegral => "\"INTEGRAL\"",
-            Implicit::StrictInt => "\"INT\"",
+            Implicit::StrictInt | Implicit::StrictIntOrNull => "\"INT\"",
             Implicit::LongBinaryOrText => "(\"BIGINT\" or \"BINARY\" or \"STRING\")",
             Implicit::Decimal => "\"DECIMAL\"",
             Implicit::TextBinaryOrArray => "(\"STRING\" or \"BINARY\" or \"ARRAY\")",
@@ -183,8 +185,14 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "space" => vec![Int],
         "sha2" => vec![Any, Int],
         "conv" => vec![Text, Int, Int],
-        "get_json_object" | "json_array_length" | "json_object_keys" | "schema_of_json"
-        | "schema_of_csv" | "mask" | "str_to_map" => vec![StrictText],
+        // (get_json_object's path, mask's characters and str_to_map's delimiters are
+        // strings too: Spark casts nothing to them.)
+        "get_json_object" => vec![StrictText, StrictText],
+        "mask" => vec![StrictText; 5],
+        "str_to_map" => vec![StrictText; 3],
+        "json_array_length" | "json_object_keys" | "schema_of_json" | "schema_of_csv" => {
+            vec![StrictText]
+        }
         "from_json" | "from_csv" => vec![StrictText],
         // Booleans.
         "any" | "some" | "every" | "bool_and" | "bool_or" | "count_if" => vec![Boolean],
@@ -245,6 +253,7 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "date_from_unix_date" => vec![Int],
         "get" => vec![Any, Int],
         "array_insert" => vec![Any, StrictInt],
+        "array_repeat" => vec![Any, StrictIntOrNull],
         "hex" => vec![LongBinaryOrText],
         "array_max" | "array_min" => vec![ArrayOrNull],
         "array_size" => vec![ArrayOrNull],
@@ -312,7 +321,8 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
         (I::StrictTimestamp, Null) => to(instant()),
         (I::StrictIntegral, t) if t.is_integer() => Ok(None),
         (I::StrictIntegral, Null) => to(Int64),
-        (I::StrictInt, Int8 | Int16 | Int32) => Ok(None),
+        (I::StrictInt | I::StrictIntOrNull, Int8 | Int16 | Int32) => Ok(None),
+        (I::StrictIntOrNull, Null) => to(Int32),
         (I::NullAsTimestamp, t) if *t == Null || is_text(t) => to(instant()),
         (I::DateAsTimestamp, t) if *t == Null || *t == Date32 || is_text(t) => to(instant()),
         (I::NullAsDate | I::NullAsTimestamp | I::DateAsTimestamp, _) => Ok(None),
