@@ -185,6 +185,12 @@ SQL["java_zone_ids"] = (
     "convert_timezone('PST', 'JST', TIMESTAMP_NTZ'1997-02-28 10:30:00') g"
 )
 
+# (A constant date with a column of days was an internal error; day names in any case.)
+SQL["next_day_column_of_days"] = (
+    "SELECT id, next_day(DATE'2024-02-29', CASE WHEN id > 4 THEN 'sa' WHEN id > 2 THEN 'Thursday' ELSE 'TU' END) r, "
+    "next_day(DATE'1969-12-31', 'fri') s FROM range(7)"
+)
+
 SQL_GAPS = {}
 
 
@@ -248,6 +254,11 @@ ERRORS["timestamp_plus_years_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00'
 
 ERRORS["zone_lower_case_short_id"] = "SELECT from_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'pst')"
 ERRORS["zone_unknown"] = "SELECT to_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00', 'XYZ')"
+
+ERRORS["next_day_illegal_day_of_a_column"] = (
+    "SELECT next_day(c0, c1) FROM VALUES (DATE'2024-02-29', 'MON'), (DATE'1999-12-31', 'XYZ') t(c0, c1)"
+)
+ERRORS["date_part_unknown_field"] = "SELECT date_part('foo', TIMESTAMP'2024-03-10 12:34:56')"
 
 ERRORS_GAPS = {
 }

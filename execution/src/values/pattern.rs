@@ -9,8 +9,31 @@ fn unsupported(pattern: &str, what: &str) -> SparkError {
     SparkError::unsupported(format!("datetime pattern letter(s) {what} in '{pattern}'"))
 }
 
+/// Spark's refusal of week-based pattern letters outside quoted text (checked before anything
+/// else about a pattern: `true` is refused for its `e`).
+pub fn week_based(pattern: &str) -> SparkResult<()> {
+    let found = pattern
+        .split('\'')
+        .step_by(2)
+        .flat_map(str::chars)
+        .find(|c| matches!(c, 'Y' | 'W' | 'w' | 'e' | 'c'));
+    match found {
+        Some(c) => Err(SparkError::new(
+            crate::spark_error::ErrorKind::Spark,
+            "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN",
+            "42K0B",
+            format!(
+                "You may get a different result due to the upgrading to Spark >= 3.0: All week-based patterns are unsupported since Spark 3.0, detected week-based character: {c}. Please use the SQL function EXTRACT instead."
+            ),
+            vec![("c", c.to_string())],
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Translate a Spark datetime pattern into a chrono `strftime` format.
 pub fn to_chrono(pattern: &str) -> SparkResult<String> {
+    week_based(pattern)?;
     let chars: Vec<char> = pattern.chars().collect();
     let [x1, x2, x3] = [values::OFFSET_X1, values::OFFSET_X2, values::OFFSET_X3].map(String::from);
     let mut out = String::new();
@@ -115,6 +138,12 @@ mod tests {
         assert_eq!(to_chrono("dd/MM/yy h:m a").unwrap(), "%d/%m/%y %-I:%-M %p");
         assert_eq!(to_chrono("'it''s' yyyy %").unwrap(), "it's %Y %%");
         assert!(to_chrono("yyyy G").is_err());
+        let week = |p: &str| to_chrono(p).err().map(|e| e.error_class);
+        assert_eq!(
+            week("true").as_deref(),
+            Some("INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_WEEK_BASED_PATTERN")
+        );
+        assert_eq!(week("yyyy 'week' MM"), None);
     }
 }
 

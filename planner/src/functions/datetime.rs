@@ -365,6 +365,18 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["date_format"], |f| {
         f.arity(2, 2)?;
+        // (A timestamp, or a date or text Spark casts to one.)
+        super::require_type(&f, 0, &["TIMESTAMP"], |t| {
+            matches!(
+                t,
+                DataType::Timestamp(..)
+                    | DataType::Date32
+                    | DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Null
+            )
+        })?;
         let (x, time_zone) = as_instant(
             f.args[0].clone(),
             &f.types[0],
@@ -623,7 +635,49 @@ fn parse_datetime(
             |t| !t.is_numeric(),
         )?;
     }
+    let nested = |t: &DataType| {
+        matches!(
+            t,
+            DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
+        )
+    };
+    super::require_type(
+        &f,
+        0,
+        &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"],
+        |t| !nested(t),
+    )?;
+    super::require_type(&f, 1, &["STRING"], |t| !nested(t))?;
+    let mut f = f;
+    // (A constant pattern of another atomic type is its text, as Spark casts it: `true`.)
+    if let Some(p) = f.args.get_mut(1)
+        && p.column_refs().is_empty()
+        && !super::is_null_constant(p)
+        && !matches!(
+            p,
+            Expr::Literal(
+                ScalarValue::Utf8(_) | ScalarValue::LargeUtf8(_) | ScalarValue::Utf8View(_),
+                _
+            )
+        )
+        && let Ok(folded @ Expr::Literal(ScalarValue::Utf8(Some(_)), _)) =
+            crate::resolver::fold_constants(match f.types.get(1) {
+                // (A binary's bytes as text; other values as Spark writes them.)
+                Some(DataType::Binary | DataType::LargeBinary) => cast(p.clone(), DataType::Utf8),
+                _ => super::udf::CastToString::udf(&f.config.time_zone).call(vec![p.clone()]),
+            })
+    {
+        *p = folded;
+    }
     let mut x = f.args[0].clone();
+    // A boolean or binary value is read as its text (Spark's implicit cast to STRING).
+    if matches!(
+        f.types[0],
+        DataType::Boolean | DataType::Binary | DataType::LargeBinary
+    ) {
+        x = cast(x, DataType::Utf8);
+        f.types[0] = DataType::Utf8;
+    }
     // A number is seconds since the epoch as a timestamp (see `cast_rules`); as a date, or
     // read with a pattern, it is read as its text (Spark's implicit cast to STRING).
     if f.types[0].is_numeric() {

@@ -22,6 +22,8 @@ fn pattern_letters(spark: &str) -> impl Iterator<Item = char> + '_ {
 /// INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER, letters repeated more than it allows
 /// INVALID_DATETIME_PATTERN.LENGTH.
 pub(crate) fn chrono_pattern_for(spark: &str, parsing: bool) -> crate::error::PlanResult<String> {
+    // (Week-based letters first, as Spark checks them.)
+    ember_execution::values::pattern::week_based(spark)?;
     let illegal =
         |c: char| matches!(c, 'A' | 'n' | 'N' | 'p' | 'B') || (parsing && matches!(c, 'q' | 'Q'));
     if let Some(c) = pattern_letters(spark).find(|c| illegal(*c)) {
