@@ -132,7 +132,14 @@ fn text_keys(array: &ArrayRef) -> Result<ArrayRef> {
             let (Some(key), Some(value)) = (fields.first(), fields.get(1)) else {
                 return Ok(array.clone());
             };
-            let keys = arrow::compute::cast(map.keys(), &DataType::Utf8)?;
+            // (Spark writes a key as its internal value's text: a date as its day number, a
+            // timestamp as its microseconds.)
+            let keys = match map.keys().data_type() {
+                DataType::Date32 => arrow::compute::cast(map.keys(), &DataType::Int32)?,
+                DataType::Timestamp(..) => arrow::compute::cast(map.keys(), &DataType::Int64)?,
+                _ => map.keys().clone(),
+            };
+            let keys = arrow::compute::cast(&keys, &DataType::Utf8)?;
             let values = text_keys(map.values())?;
             let fields: arrow::datatypes::Fields =
                 vec![retyped(key, &keys), retyped(value, &values)].into();
