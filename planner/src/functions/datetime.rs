@@ -5,8 +5,9 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::FunctionInput;
+use super::datetime_parse::parse_datetime;
 use super::native::{Native, NativeUdf, ParseTarget};
-use super::pattern::{chrono_pattern, chrono_pattern_for};
+use super::pattern::chrono_pattern;
 
 use super::operators::one;
 use super::{Naming, RegistryBuilder, add_spark, add_spark_named};
@@ -121,7 +122,19 @@ pub fn register(b: &mut RegistryBuilder) {
     on_date(b, &["datediff", "date_diff"], "date_diff", 2);
     on_date(b, &["add_months"], "add_months", 2);
     on_date(b, &["last_day"], "last_day", 1);
-    on_date(b, &["next_day"], "next_day", 2);
+    // next_day(date, day): a date, or a timestamp or text read as one; the day's name, or an
+    // atomic value read as its text.
+    b.scalar(&["next_day"], |f| {
+        f.arity(2, 2)?;
+        super::require_type(&f, 0, &["DATE"], super::date_like)?;
+        super::require_type(&f, 1, &["STRING"], super::atomic)?;
+        let date = to_date(f.args[0].clone(), f.types.first(), f.config.ansi);
+        let day = cast(f.args[1].clone(), DataType::Utf8);
+        Ok(NativeUdf::udf(Native::NextDay {
+            ansi: f.config.ansi,
+        })
+        .call(vec![date, day]))
+    });
     on_date(b, &["weekday"], "weekday", 1);
     on_date(b, &["monthname"], "monthname", 1);
     on_date(b, &["unix_date"], "unix_date", 1);
@@ -366,17 +379,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["date_format"], |f| {
         f.arity(2, 2)?;
         // (A timestamp, or a date or text Spark casts to one.)
-        super::require_type(&f, 0, &["TIMESTAMP"], |t| {
-            matches!(
-                t,
-                DataType::Timestamp(..)
-                    | DataType::Date32
-                    | DataType::Utf8
-                    | DataType::LargeUtf8
-                    | DataType::Utf8View
-                    | DataType::Null
-            )
-        })?;
+        super::require_type(&f, 0, &["TIMESTAMP"], super::date_like)?;
         let (x, time_zone) = as_instant(
             f.args[0].clone(),
             &f.types[0],
@@ -506,30 +509,6 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
                 matches!(t, DataType::Date32 | DataType::Null)
             })?;
         }
-        // (next_day's date: a date, or a timestamp or text read as one; its day: text, or an
-        // atomic value read as text.)
-        if spark_name == "next_day" {
-            super::require_type(&f, 0, &["DATE"], |t| {
-                matches!(
-                    t,
-                    DataType::Date32
-                        | DataType::Timestamp(..)
-                        | DataType::Utf8
-                        | DataType::LargeUtf8
-                        | DataType::Utf8View
-                        | DataType::Null
-                )
-            })?;
-            super::require_type(&f, 1, &["STRING"], |t| {
-                !matches!(
-                    t,
-                    DataType::List(_)
-                        | DataType::LargeList(_)
-                        | DataType::Struct(_)
-                        | DataType::Map(..)
-                )
-            })?;
-        }
         let mut args = f.args;
         for (i, t) in f.types.iter().enumerate() {
             let is_text = matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
@@ -539,15 +518,6 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
             if (is_text || is_time) && (i == 0 || spark_name == "date_diff") {
                 args[i] = to_date(args[i].clone(), Some(t), f.config.ansi);
             }
-        }
-        if spark_name == "next_day" {
-            let ansi = f.config.ansi;
-            let date = cast(args[0].clone(), DataType::Date32);
-            let day = cast(args[1].clone(), DataType::Utf8);
-            return Ok(
-                super::native::NativeUdf::udf(super::native::Native::NextDay { ansi })
-                    .call(vec![date, day]),
-            );
         }
         Ok(super::sp_udf(spark_name)?.call(args))
     });
@@ -617,146 +587,6 @@ fn date_part(b: &mut RegistryBuilder, names: &[&str], part: &'static str) {
     let _: fn(Expr) -> Expr = |e| e;
 }
 
-/// `to_timestamp`/`to_date`/`unix_timestamp` (`fail`: ANSI errors; else NULL): text read
-/// with a pattern, or cast without one; timestamps and dates converted.
-fn parse_datetime(
-    f: FunctionInput,
-    target: ParseTarget,
-    fail: bool,
-) -> crate::error::PlanResult<Expr> {
-    f.arity(1, 2)?;
-    let tz = f.config.time_zone.clone();
-    let fail = fail && f.config.ansi;
-    if target == ParseTarget::UnixSeconds {
-        super::check_type(
-            &f,
-            0,
-            &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"],
-            |t| !t.is_numeric(),
-        )?;
-    }
-    let nested = |t: &DataType| {
-        matches!(
-            t,
-            DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
-        )
-    };
-    super::require_type(
-        &f,
-        0,
-        &["STRING", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ"],
-        |t| !nested(t),
-    )?;
-    super::require_type(&f, 1, &["STRING"], |t| !nested(t))?;
-    let mut f = f;
-    // (A constant pattern of another atomic type is its text, as Spark casts it: `true`.)
-    if let Some(p) = f.args.get_mut(1)
-        && p.column_refs().is_empty()
-        && !super::is_null_constant(p)
-        && !matches!(
-            p,
-            Expr::Literal(
-                ScalarValue::Utf8(_) | ScalarValue::LargeUtf8(_) | ScalarValue::Utf8View(_),
-                _
-            )
-        )
-        && let Ok(folded @ Expr::Literal(ScalarValue::Utf8(Some(_)), _)) =
-            crate::resolver::fold_constants(match f.types.get(1) {
-                // (A binary's bytes as text; other values as Spark writes them.)
-                Some(DataType::Binary | DataType::LargeBinary) => cast(p.clone(), DataType::Utf8),
-                _ => super::udf::CastToString::udf(&f.config.time_zone).call(vec![p.clone()]),
-            })
-    {
-        *p = folded;
-    }
-    let mut x = f.args[0].clone();
-    // A boolean or binary value is read as its text (Spark's implicit cast to STRING).
-    if matches!(
-        f.types[0],
-        DataType::Boolean | DataType::Binary | DataType::LargeBinary
-    ) {
-        x = cast(x, DataType::Utf8);
-        f.types[0] = DataType::Utf8;
-    }
-    // A number is seconds since the epoch as a timestamp (see `cast_rules`); as a date, or
-    // read with a pattern, it is read as its text (Spark's implicit cast to STRING).
-    if f.types[0].is_numeric() {
-        if target == ParseTarget::Timestamp && f.args.len() == 1 {
-            let to = crate::types::timestamp_type(&tz);
-            if let Some(e) =
-                crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail)
-            {
-                return Ok(e);
-            }
-        }
-        x = cast(x, DataType::Utf8);
-    }
-    let is_text = f.types[0].is_numeric()
-        || matches!(
-            f.types[0],
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-        );
-    // A pattern of each row: read by the native function row by row.
-    if let (Some(p), true) = (f.args.get(1), is_text)
-        && literal_text(p, "to_timestamp").is_err()
-    {
-        return Ok(NativeUdf::udf(Native::ParseDatetime {
-            time_zone: tz,
-            pattern: String::new(),
-            target,
-            fail,
-        })
-        .call(vec![x, cast(p.clone(), DataType::Utf8)]));
-    }
-    let spark_pattern = match (f.args.get(1), target) {
-        (Some(p), _) => Some(literal_text(p, "to_timestamp")?),
-        (None, ParseTarget::UnixSeconds) if is_text => Some("yyyy-MM-dd HH:mm:ss".to_string()),
-        (None, _) => None,
-    };
-    if let (Some(spark_pattern), true) = (spark_pattern, is_text) {
-        let pattern = chrono_pattern_for(&spark_pattern, true)?;
-        return Ok(NativeUdf::udf(Native::ParseDatetime {
-            time_zone: tz,
-            pattern,
-            target,
-            fail,
-        })
-        .call(vec![x]));
-    }
-    let to = match target {
-        ParseTarget::Date => DataType::Date32,
-        _ => crate::types::timestamp_type(&tz),
-    };
-    let converted = match (&f.types[0], target) {
-        // A date's midnight in the session time zone.
-        (DataType::Date32, ParseTarget::Timestamp | ParseTarget::UnixSeconds) => cast(
-            cast(x, DataType::Timestamp(TimeUnit::Microsecond, None)),
-            to,
-        ),
-        // A local date-time counts as a UTC one (Spark's unix_timestamp of TIMESTAMP_NTZ).
-        (DataType::Timestamp(_, None), ParseTarget::UnixSeconds) => x,
-        (_, ParseTarget::Timestamp | ParseTarget::UnixSeconds) if is_text => {
-            text_to_instant(x, &tz, fail)
-        }
-        (_, ParseTarget::Date) if is_text => {
-            NativeUdf::udf(Native::TextToDate { fail }).call(vec![x])
-        }
-        _ if fail => cast(x, to),
-        _ => Expr::TryCast(datafusion::logical_expr::TryCast::new(Box::new(x), to)),
-    };
-    Ok(match target {
-        ParseTarget::UnixSeconds => {
-            let micros = cast(converted, DataType::Int64);
-            let floor = super::df_udf("floor")?;
-            cast(
-                floor.call(vec![cast(micros, DataType::Float64) / lit(1e6)]),
-                DataType::Int64,
-            )
-        }
-        _ => converted,
-    })
-}
-
 /// Text read as an instant in the session time zone, as `CAST(text AS TIMESTAMP)`.
 pub(super) fn text_to_instant(x: Expr, tz: &str, fail: bool) -> Expr {
     NativeUdf::udf(Native::TextToTimestamp {
@@ -784,7 +614,7 @@ fn as_instant(x: Expr, t: &DataType, tz: &str, ansi: bool) -> (Expr, String) {
     }
 }
 
-fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
+pub(super) fn literal_text(e: &Expr, function: &str) -> crate::error::PlanResult<String> {
     match e {
         Expr::Literal(ScalarValue::Utf8(Some(s)), _)
         | Expr::Literal(ScalarValue::LargeUtf8(Some(s)), _)

@@ -7,6 +7,7 @@ mod collect;
 mod collection;
 mod conditional;
 mod datetime;
+mod datetime_parse;
 pub mod decimal;
 pub mod fold;
 mod format_string;
@@ -248,6 +249,29 @@ impl FunctionDef {
             _ => self.display(written_name, args, distinct),
         }
     }
+}
+
+/// Whether a value is of an atomic type (no array, struct or map): what Spark reads as its text
+/// where it wants a string (a unit, a pattern, a day name).
+pub(crate) fn atomic(t: &DataType) -> bool {
+    !matches!(
+        t,
+        DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
+    )
+}
+
+/// Whether a value is one Spark reads as a date or timestamp: a date, a timestamp, text, or a
+/// NULL.
+pub(crate) fn date_like(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Date32
+            | DataType::Timestamp(..)
+            | DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Null
+    )
 }
 
 /// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types

@@ -65,12 +65,7 @@ fn literal_text(e: &Expr) -> Option<Option<String>> {
 /// The number format (argument 1) of `to_char` or `to_number`: None for NULL; one that is
 /// not a constant is DATATYPE_MISMATCH.NON_FOLDABLE_INPUT.
 pub(super) fn number_format(f: &FunctionInput) -> PlanResult<Option<String>> {
-    super::require_type(f, 1, &["STRING"], |t| {
-        !matches!(
-            t,
-            DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
-        )
-    })?;
+    super::require_type(f, 1, &["STRING"], super::atomic)?;
     // (A constant of another atomic type is read as its text, as Spark casts it: `true`,
     // `2024-02-29`, a binary's bytes.)
     let other = |e: &Expr| match e {

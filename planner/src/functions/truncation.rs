@@ -32,18 +32,8 @@ pub(super) fn register(b: &mut RegistryBuilder) {
     b.scalar(&["trunc"], |f| {
         f.arity(2, 2)?;
         // A date (text and timestamps cast to one), and a format of an atomic type.
-        super::require_type(&f, 0, &["DATE"], |t| {
-            matches!(
-                t,
-                DataType::Date32
-                    | DataType::Timestamp(..)
-                    | DataType::Utf8
-                    | DataType::LargeUtf8
-                    | DataType::Utf8View
-                    | DataType::Null
-            )
-        })?;
-        super::require_type(&f, 1, &["STRING"], atomic)?;
+        super::require_type(&f, 0, &["DATE"], super::date_like)?;
+        super::require_type(&f, 1, &["STRING"], super::atomic)?;
         let date = match f.types.first() {
             Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
                 to_date(f.args[0].clone(), f.types.first(), f.config.ansi)
@@ -63,7 +53,7 @@ pub(super) fn register(b: &mut RegistryBuilder) {
             return Ok(Expr::Literal(ScalarValue::try_from(&t)?, None));
         }
         // (A unit is text: other atomic values are read as theirs, and name no unit.)
-        super::require_type(&f, 0, &["STRING"], atomic)?;
+        super::require_type(&f, 0, &["STRING"], super::atomic)?;
         let udf = super::sp_udf("date_trunc")?;
         let ts = f.args[1].clone();
         let trunc = |unit: &str| udf.call(vec![lit(unit), ts.clone()]);
@@ -76,14 +66,6 @@ pub(super) fn register(b: &mut RegistryBuilder) {
         }
         per_row_unit(f.args[0].clone(), &UNITS, trunc)
     });
-}
-
-/// Whether a unit or format argument is of an atomic type (read as its text).
-fn atomic(t: &DataType) -> bool {
-    !matches!(
-        t,
-        DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_) | DataType::Map(..)
-    )
 }
 
 /// The unit of `units` that a literal names (any case), if any.
