@@ -2,7 +2,6 @@
 //! Spark pattern or cast without one, numbers as seconds, dates and timestamps converted.
 
 use arrow::datatypes::{DataType, TimeUnit};
-use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::FunctionInput;
@@ -37,24 +36,10 @@ pub(super) fn parse_datetime(
     super::require_type(&f, 1, &["STRING"], super::atomic)?;
     let mut f = f;
     // (A constant pattern of another atomic type is its text, as Spark casts it: `true`.)
-    if let Some(p) = f.args.get_mut(1)
-        && p.column_refs().is_empty()
-        && !super::is_null_constant(p)
-        && !matches!(
-            p,
-            Expr::Literal(
-                ScalarValue::Utf8(_) | ScalarValue::LargeUtf8(_) | ScalarValue::Utf8View(_),
-                _
-            )
-        )
-        && let Ok(folded @ Expr::Literal(ScalarValue::Utf8(Some(_)), _)) =
-            crate::resolver::fold_constants(match f.types.get(1) {
-                // (A binary's bytes as text; other values as Spark writes them.)
-                Some(DataType::Binary | DataType::LargeBinary) => cast(p.clone(), DataType::Utf8),
-                _ => super::udf::CastToString::udf(&f.config.time_zone).call(vec![p.clone()]),
-            })
+    if let (Some(t), Some(p)) = (f.types.get(1), f.args.get(1))
+        && let Some(text) = super::constant_text(p, t, &f.config.time_zone)
     {
-        *p = folded;
+        f.args[1] = lit(text);
     }
     let mut x = f.args[0].clone();
     // A boolean or binary value is read as its text (Spark's implicit cast to STRING).

@@ -274,6 +274,25 @@ pub(crate) fn date_like(t: &DataType) -> bool {
     )
 }
 
+/// A constant argument of another atomic type as the text Spark casts it to (`true`,
+/// `2024-02-29`, `2024-03-10 12:34:56`, a binary's bytes), folded while planning; `None` for
+/// text, a NULL, or a value of the rows.
+pub(crate) fn constant_text(e: &Expr, t: &DataType, time_zone: &str) -> Option<String> {
+    if !e.column_refs().is_empty() || is_null_constant(e) || !atomic(t) {
+        return None;
+    }
+    let text = match t {
+        DataType::Binary | DataType::LargeBinary => {
+            datafusion::logical_expr::cast(e.clone(), DataType::Utf8)
+        }
+        _ => udf::CastToString::udf(time_zone).call(vec![e.clone()]),
+    };
+    match crate::resolver::fold_constants(text) {
+        Ok(Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _)) => Some(s),
+        _ => None,
+    }
+}
+
 /// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE unless argument `i` has one of `accepted` types
 /// or is a NULL (which Spark casts).
 pub(crate) fn check_type(

@@ -66,36 +66,12 @@ fn literal_text(e: &Expr) -> Option<Option<String>> {
 /// not a constant is DATATYPE_MISMATCH.NON_FOLDABLE_INPUT.
 pub(super) fn number_format(f: &FunctionInput) -> PlanResult<Option<String>> {
     super::require_type(f, 1, &["STRING"], super::atomic)?;
-    // (A constant of another atomic type is read as its text, as Spark casts it: `true`,
-    // `2024-02-29`, a binary's bytes.)
-    let other = |e: &Expr| match e {
-        Expr::Literal(ScalarValue::Binary(Some(b)), _) => {
-            Some(Some(String::from_utf8_lossy(b).into_owned()))
-        }
-        Expr::Literal(
-            v @ (ScalarValue::Boolean(Some(_))
-            | ScalarValue::Int8(Some(_))
-            | ScalarValue::Int16(Some(_))
-            | ScalarValue::Int32(Some(_))
-            | ScalarValue::Int64(Some(_))
-            | ScalarValue::Float32(Some(_))
-            | ScalarValue::Float64(Some(_))
-            | ScalarValue::Decimal128(Some(_), _, _)
-            | ScalarValue::Date32(Some(_))
-            | ScalarValue::TimestampMicrosecond(Some(_), _)),
-            _,
-        ) => Some(Some(v.to_string().replace('T', " "))),
-        _ => None,
+    // (A constant of another atomic type is read as its text, as Spark casts it.)
+    let constant = || {
+        let (e, t) = (f.args.get(1)?, f.types.get(1)?);
+        super::constant_text(e, t, &f.config.time_zone).map(Some)
     };
-    // (Constants folded: `CAST(10 AS BIGINT)`, the casts to text the resolver adds.)
-    let arg = match f.args.get(1) {
-        Some(e) if e.column_refs().is_empty() => Some(crate::resolver::fold_constants(e.clone())?),
-        e => e.cloned(),
-    };
-    match arg
-        .as_ref()
-        .and_then(|e| literal_text(e).or_else(|| other(e)))
-    {
+    match f.args.get(1).and_then(literal_text).or_else(constant) {
         Some(format) => Ok(format),
         None => {
             let arg = f.field_names.get(1).cloned().flatten().unwrap_or_default();
