@@ -222,6 +222,11 @@ def test_dataframe_aggregates(sales, expected, case):
     expected.check(AGG[case](sales), name=case)
 
 
+def test_product_in_an_expression_string(sales, expected):
+    """`F.product` is Spark Connect's; the same call in SQL text (`F.expr`) is unknown."""
+    expected.check_error(lambda: sales.groupBy("k").agg(F.expr("product(v)")).collect())
+
+
 def _w():
     return Window.partitionBy("k").orderBy("i")
 
@@ -245,6 +250,7 @@ WINDOWS = {
     # ties in v: the first row of each k in the input's order
     "row_number_ties": lambda: F.row_number().over(Window.partitionBy("k").orderBy(F.desc("v"))),
     "min_by_partition": lambda: F.min_by("v", "i").over(Window.partitionBy("k")),
+    "product_running": lambda: F.product("v").over(_w()),
 }
 
 
@@ -254,6 +260,9 @@ def test_dataframe_windows(sales, expected, case):
 
 
 ERRORS = {
+    # `product` is Spark Connect's (`F.product`): Spark's SQL does not know it.
+    "product_in_sql": "SELECT product(id) FROM range(3)",
+    "product_over_window_in_sql": "SELECT product(id) OVER (ORDER BY id) FROM range(3)",
     "histogram_numeric_bins": "SELECT histogram_numeric(x, 1) h FROM VALUES (1), (2) t(x)",
     "histogram_numeric_column_bins": "SELECT histogram_numeric(id, id) FROM range(3)",
     "histogram_numeric_null_bins": "SELECT histogram_numeric(id, NULL) FROM range(3)",

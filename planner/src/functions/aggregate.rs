@@ -9,6 +9,9 @@ use datafusion::logical_expr::{AggregateUDF, Expr, cast, lit};
 use super::{FunctionInput, Naming, RegistryBuilder, datafusion_aggregate, spark_aggregate};
 use crate::error::{PlanError, PlanResult};
 
+/// The name Spark Connect's `product` (which SQL does not know) is looked up by.
+pub const CONNECT_PRODUCT: &str = "__connect_product";
+
 pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["count"], |mut f| {
         if f.args.is_empty() {
@@ -109,8 +112,10 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["regr_count"], |f| {
         Ok(cast(agg_double(f, df("regr_count"))?, DataType::Int64))
     });
-    // product(x): the product of the non-NULL values as a double.
-    b.aggregate(&["product"], |mut f| {
+    // product(x): the product of the non-NULL values as a double. Spark Connect's planner
+    // knows it (`F.product`); Spark's SQL does not (UNRESOLVED_ROUTINE), so it is registered
+    // under the name `proto::expression` gives it.
+    b.add_named_aggregate(&[CONNECT_PRODUCT], Naming::Fixed("product"), |mut f| {
         f.arity(1, 1)?;
         let x = cast(f.args.remove(0), DataType::Float64);
         let values = present_values(x, f.filter)?;

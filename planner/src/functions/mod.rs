@@ -41,6 +41,7 @@ mod udf_codec;
 pub mod variant;
 mod vector;
 mod window;
+pub use aggregate::CONNECT_PRODUCT;
 pub use collect::{IN_INPUT_ORDER, input_order};
 pub use window::DISTRIBUTED_SEQUENCE_ID;
 

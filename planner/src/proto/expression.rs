@@ -59,6 +59,10 @@ fn convert_nested(ctx: &ProtoContext, e: &pb::Expression) -> PlanResult<Expr> {
                 "distributed_sequence_id" if !f.is_user_defined_function => {
                     crate::functions::DISTRIBUTED_SEQUENCE_ID.to_string()
                 }
+                // Spark Connect's one-argument `product` aggregate, unknown to SQL.
+                "product" if !f.is_user_defined_function && args.len() == 1 => {
+                    crate::functions::CONNECT_PRODUCT.to_string()
+                }
                 name => name.to_string(),
             };
             Expr::Function(Box::new(FunctionCall {

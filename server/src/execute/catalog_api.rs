@@ -259,7 +259,8 @@ fn function_names(pattern: Option<&str>) -> Vec<String> {
     let m = matcher(pattern);
     let mut names: Vec<String> = ember_planner::functions::registry()
         .names()
-        .filter(|n| m(n))
+        // (Internal names, `__...`, are no function a user can call by name in SQL.)
+        .filter(|n| !n.starts_with("__") && m(n))
         .cloned()
         .collect();
     names.sort();
