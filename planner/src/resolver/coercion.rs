@@ -134,7 +134,8 @@ fn string_promotion(types: &[DataType]) -> Option<DataType> {
 /// Spark does not cast the text there). Comparisons: the other side's type, but under ANSI
 /// rules BIGINT for integers, and DOUBLE for fractions (a DECIMAL side too, see
 /// [`text_operands`]); outside ANSI mode decimals meet text as DOUBLE. Arithmetic with
-/// numbers: BIGINT for integers and DOUBLE for fractions under ANSI rules, DOUBLE outside.
+/// numbers: BIGINT for integers and DOUBLE for fractions under ANSI rules, DOUBLE outside
+/// (also for `div`, which then refuses it).
 fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<DataType> {
     use DataType::*;
     let integral = integral_rank(other).is_some();
@@ -154,6 +155,8 @@ fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<D
             Some(if integral && ansi { Int64 } else { Float64 })
         }
         "div" if integral && ansi => Some(Int64),
+        // (Outside ANSI mode text is a DOUBLE, which `div` refuses: BINARY_OP_DIFF_TYPES.)
+        "div" if other.is_numeric() => Some(Float64),
         _ => None,
     }
 }
