@@ -13,9 +13,15 @@ use crate::error::{PlanError, PlanResult};
 pub const CONNECT_PRODUCT: &str = "__connect_product";
 
 pub fn register(b: &mut RegistryBuilder) {
+    // (`count(*)` is `count(1)`; `count()` is an error, as Spark's.)
     b.aggregate(&["count"], |mut f| {
         if f.args.is_empty() {
-            f.args.push(lit(1i64));
+            return Err(crate::error::SparkError::analysis(
+                "WRONG_NUM_ARGS.WITH_SUGGESTION",
+                "42605",
+                "The `count` requires at least 1 parameters but the actual number is 0. Please, if needed, set \"spark.sql.legacy.allowParameterlessCount\" to \"true\".",
+            )
+            .into());
         }
         f.args = count_tuple(std::mem::take(&mut f.args));
         agg(f, df("count"), 1, usize::MAX)
