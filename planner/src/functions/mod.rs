@@ -34,6 +34,7 @@ mod text;
 pub mod time;
 mod time_windows;
 pub mod timestamp_nanos;
+mod to_binary;
 mod to_char;
 mod truncation;
 pub mod udf;
@@ -425,6 +426,7 @@ pub fn registry() -> &'static Registry {
         time::register(&mut b);
         timestamp_nanos::register(&mut b);
         to_char::register(&mut b);
+        to_binary::register(&mut b);
         text::register(&mut b);
         vector::register(&mut b);
         // (Last: it wraps functions registered above.)

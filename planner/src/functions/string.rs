@@ -483,38 +483,6 @@ pub fn register(b: &mut RegistryBuilder) {
         let op = super::native::BitmapOp::Count;
         Ok(NativeUdf::udf(Native::Bitmap { op }).call(f.args.clone()))
     });
-    // to_binary(str[, format]): hex (the default), base64 or the UTF-8 bytes; try_to_binary
-    // reads malformed text (and an unknown format) as NULL.
-    for (name, fail) in [("to_binary", true), ("try_to_binary", false)] {
-        b.scalar(&[name], move |f| {
-            f.arity(1, 2)?;
-            let text = match f.args.get(1) {
-                None => "hex".to_string(),
-                Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => v.clone(),
-                // (A NULL format: NULL; try_to_binary of another constant: no format.)
-                Some(e) if super::is_null_constant(e) => {
-                    return Ok(lit(ScalarValue::Binary(None)));
-                }
-                Some(Expr::Literal(v, _)) if !fail => v.to_string(),
-                Some(_) => {
-                    return Err(crate::error::PlanError::Unsupported(format!(
-                        "{name} with a computed format"
-                    )));
-                }
-            };
-            let Some(format) = super::native::BinaryFormat::parse(&text) else {
-                if !fail {
-                    return Ok(lit(ScalarValue::Binary(None)));
-                }
-                return Err(crate::error::SparkError::illegal_argument(
-                    "INVALID_PARAMETER_VALUE.BINARY_FORMAT",
-                    format!("The value of parameter(s) `format` in `to_binary` is invalid: expects one of binary formats 'base64', 'hex', 'utf-8', but got '{}'.", text.to_ascii_lowercase()),
-                )
-                .into());
-            };
-            Ok(NativeUdf::udf(Native::ToBinary { format, fail }).call(vec![f.args[0].clone()]))
-        });
-    }
     native_named(b, &["sentences"], defaults(1, &["", ""]), 1, 3, || {
         Native::Sentences
     });
