@@ -285,6 +285,7 @@ pub fn register(b: &mut RegistryBuilder) {
         },
         |mut f| {
             f.arity(1, 2)?;
+            super::require_foldable(&f, 1, "delimiter", "STRING")?;
             if f.args.len() == 1 {
                 f.args.push(lit(""));
             }

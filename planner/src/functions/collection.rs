@@ -532,6 +532,7 @@ pub fn register(b: &mut RegistryBuilder) {
                 Some(_) if null_order => true,
                 Some(Expr::Literal(ScalarValue::Boolean(Some(b)), _)) => *b,
                 Some(_) => {
+                    super::require_foldable(&f, 1, "ascendingOrder", "BOOLEAN")?;
                     return Err(PlanError::Unsupported(
                         "sort_array with a non-literal order".into(),
                     ));

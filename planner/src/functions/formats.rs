@@ -163,7 +163,9 @@ pub fn register(b: &mut RegistryBuilder) {
         f.arity(1, 2)?;
         let text = match &f.args[0] {
             Expr::Literal(ScalarValue::Utf8(Some(s)), _) => s.clone(),
+            e if super::is_null_constant(e) => return Err(unexpected_null(&f, "csv")),
             _ => {
+                super::require_foldable(&f, 0, "csv", "STRING")?;
                 return Err(crate::error::PlanError::Unsupported(
                     "schema_of_csv of a value that is not a literal string".into(),
                 ));
@@ -195,35 +197,11 @@ pub fn register(b: &mut RegistryBuilder) {
     // schema_of_json(literal): Spark's inferred type, in DDL.
     b.scalar_named(&["schema_of_json"], Naming::Custom(after_text), |f| {
         f.arity(1, 2)?;
-        let mismatch = |class: &str, detail: String| -> crate::error::PlanError {
-            crate::error::SparkError::analysis(
-                class,
-                "42K09",
-                format!(
-                    "Cannot resolve \"{}\" due to data type mismatch: {detail}",
-                    f.shown()
-                ),
-            )
-            .into()
-        };
         let text = match &f.args[0] {
             Expr::Literal(datafusion::common::ScalarValue::Utf8(Some(s)), _) => s.clone(),
-            e if super::is_null_constant(e) => {
-                return Err(mismatch(
-                    "DATATYPE_MISMATCH.UNEXPECTED_NULL",
-                    "The `json` must not be null.".into(),
-                ));
-            }
-            e if !e.column_refs().is_empty() => {
-                return Err(mismatch(
-                    "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
-                    format!(
-                        "the input `json` should be a foldable \"STRING\" expression; however, got \"{}\".",
-                        f.arg_name(0)
-                    ),
-                ));
-            }
+            e if super::is_null_constant(e) => return Err(unexpected_null(&f, "json")),
             _ => {
+                super::require_foldable(&f, 0, "json", "STRING")?;
                 return Err(crate::error::PlanError::Unsupported(
                     "schema_of_json of a value that is not a literal string".into(),
                 ));
@@ -434,4 +412,18 @@ fn literal_schema(f: &super::FunctionInput) -> PlanResult<(String, DataType)> {
         e
     })?;
     Ok((schema, target))
+}
+
+/// Spark's DATATYPE_MISMATCH.UNEXPECTED_NULL for a NULL where `schema_of_csv` and
+/// `schema_of_json` want their text.
+fn unexpected_null(f: &super::FunctionInput, input: &str) -> crate::error::PlanError {
+    crate::error::SparkError::analysis(
+        "DATATYPE_MISMATCH.UNEXPECTED_NULL",
+        "42K09",
+        format!(
+            "Cannot resolve \"{}\" due to data type mismatch: The `{input}` must not be null.",
+            f.shown()
+        ),
+    )
+    .into()
 }

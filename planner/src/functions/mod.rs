@@ -375,6 +375,29 @@ pub(crate) fn is_null_constant(e: &Expr) -> bool {
     }
 }
 
+/// Spark's DATATYPE_MISMATCH.NON_FOLDABLE_INPUT when argument `i` reads a column (`input`:
+/// the parameter's name in Spark's message, `type_name` its type), where Spark wants a constant.
+pub(crate) fn require_foldable(
+    f: &FunctionInput,
+    i: usize,
+    input: &str,
+    type_name: &str,
+) -> PlanResult<()> {
+    match f.args.get(i) {
+        Some(e) if !e.column_refs().is_empty() => Err(SparkError::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "42K09",
+            format!(
+                "Cannot resolve \"{}\" due to data type mismatch: the input `{input}` should be a foldable \"{type_name}\" expression; however, got \"{}\".",
+                f.shown(),
+                f.arg_name(i)
+            ),
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// `value`, NULL where `cond` holds.
 pub(crate) fn null_when(cond: Expr, value: Expr) -> Expr {
     when(

@@ -6,7 +6,7 @@ use datafusion::logical_expr::{Expr, lit};
 
 use super::native::{BinaryFormat, Native, NativeUdf};
 use super::{FunctionInput, RegistryBuilder};
-use crate::error::{PlanError, SparkError};
+use crate::error::{PlanError, PlanResult, SparkError};
 
 pub fn register(b: &mut RegistryBuilder) {
     // try_to_binary reads malformed text, and a format that is no format, as NULL.
@@ -21,49 +21,39 @@ pub fn register(b: &mut RegistryBuilder) {
                 }
                 Some(Expr::Literal(ScalarValue::Utf8(Some(v)), _)) => BinaryFormat::parse(v),
                 Some(Expr::Literal(..)) => None,
-                Some(e) if !e.column_refs().is_empty() => {
-                    return Err(mismatch(
-                        &f,
-                        "NON_FOLDABLE_INPUT",
-                        format!(
-                            "the input `fmt` should be a foldable \"STRING\" expression; however, got \"{}\".",
-                            f.arg_name(1)
-                        ),
-                    ));
-                }
                 Some(_) => {
+                    super::require_foldable(&f, 1, "fmt", "STRING")?;
+                    // (A constant of another type is no format either.)
+                    if !f.types.get(1).is_some_and(crate::types::is_text) {
+                        return invalid(&f, fail);
+                    }
                     return Err(PlanError::Unsupported(format!(
                         "{name} with a computed format"
                     )));
                 }
             };
             let Some(format) = format else {
-                if !fail {
-                    return Ok(lit(ScalarValue::Binary(None)));
-                }
-                return Err(mismatch(
-                    &f,
-                    "INVALID_ARG_VALUE",
-                    format!(
-                        "The fmt value must be a case-insensitive \"STRING\" literal of 'hex', 'utf-8', 'utf8', or 'base64', but got {}.",
-                        f.arg_name(1)
-                    ),
-                ));
+                return invalid(&f, fail);
             };
             Ok(NativeUdf::udf(Native::ToBinary { format, fail }).call(vec![f.args[0].clone()]))
         });
     }
 }
 
-/// Spark's DATATYPE_MISMATCH.`class` of `to_binary(...)`.
-fn mismatch(f: &FunctionInput, class: &str, why: String) -> PlanError {
-    SparkError::analysis(
-        &format!("DATATYPE_MISMATCH.{class}"),
+/// A format that is no format: NULL from try_to_binary, Spark's INVALID_ARG_VALUE from
+/// to_binary.
+fn invalid(f: &FunctionInput, fail: bool) -> PlanResult<Expr> {
+    if !fail {
+        return Ok(lit(ScalarValue::Binary(None)));
+    }
+    Err(SparkError::analysis(
+        "DATATYPE_MISMATCH.INVALID_ARG_VALUE",
         "42K09",
         format!(
-            "Cannot resolve \"{}\" due to data type mismatch: {why}",
-            f.shown()
+            "Cannot resolve \"{}\" due to data type mismatch: The fmt value must be a case-insensitive \"STRING\" literal of 'hex', 'utf-8', 'utf8', or 'base64', but got {}.",
+            f.shown(),
+            f.arg_name(1)
         ),
     )
-    .into()
+    .into())
 }
