@@ -170,6 +170,9 @@ ANSWERS = {
     "map_zip_with_of_an_empty_map": "SELECT map_zip_with(map(), map('a', 1, 'b', 2), (k, a, b) -> a + b) a, "
     "map_zip_with(map('a', 1), map(), (k, a, b) -> coalesce(a, 0)) b",
     # (Text meeting numbers: BIGINT for integers, DOUBLE for fractions and decimals.)
+    # (A date and an untyped NULL: date_add/date_sub of an INT NULL, named as Spark names them.)
+    "dates_meeting_an_untyped_null": "SELECT DATE'2024-02-29' + NULL, DATE'2024-02-29' - NULL, NULL + DATE'2024-02-29', "
+    "try_add(DATE'2024-02-29', NULL), try_subtract(DATE'2024-02-29', NULL)",
     "text_meeting_numbers_under_ansi_rules": "SELECT ' 1 ' = 1 a, '3000000000' = 1 b, '1' = 1Y c, 2 > '1' d, '1.0' = 1.0BD e, "
     "'1.5' = 1.5D f, '1' <=> 1 g, '1' + 1 h, '1.5' * 2.0BD i, '7' / 2 j, '7' % 2 k, 2 - '1' l, '3' div 2 m, pmod('7', 2) n, "
     "mod('7', 2) o, equal_null('1', 1) p, 'abc' = X'61' q, '2024-01-01' = DATE'2024-01-01' r, true = 'true' s",
@@ -254,6 +257,11 @@ NON_ANSI = {
 }
 
 ERRORS = {
+    # (`+`/`-` of a date are date_add/date_sub, of whole INT, SMALLINT or TINYINT days.)
+    "date_plus_a_bigint": "SELECT DATE'2024-02-29' + CAST(10 AS BIGINT)",
+    "date_plus_text": "SELECT DATE'2024-02-29' + '1'",
+    "timestamp_minus_a_number": "SELECT TIMESTAMP'2024-03-10 12:34:56' - 3",
+    "number_minus_a_date": "SELECT 3 - DATE'2024-02-29'",
     "timestampadd_overflow": "SELECT timestampadd(YEAR, 1000000, TIMESTAMP'2024-01-01')",
     "timestampadd_overflow_of_micros": "SELECT timestampadd(MICROSECOND, 9223372036854775807L, TIMESTAMP_NTZ'2024-01-01 00:00:00')",
     "round_scale_of_a_column": "SELECT round(c0, c1) FROM VALUES (2.5D, 1) t(c0, c1)",

@@ -368,6 +368,9 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
     if operator == Operator::Plus {
         date_plus_whole_days(&f)?;
     }
+    if operator == Operator::Minus {
+        datetime_minus_number(&f)?;
+    }
     let ansi = f.config.ansi;
     let time_zone = f.config.time_zone.clone();
     let types = f.types.clone();
@@ -375,6 +378,21 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
     let (l, r) = two(f)?;
     if let Some((lt, rt)) = decimals {
         return Ok(decimal::decimal_arithmetic(operator, l, lt, r, rt, ansi));
+    }
+    // A date and an untyped NULL: Spark reads the NULL as an interval added (a TIMESTAMP) or
+    // as a date subtracted (an INTERVAL DAY).
+    match (types.first(), types.get(1), operator) {
+        (Some(DataType::Date32), Some(DataType::Null), Operator::Plus)
+        | (Some(DataType::Null), Some(DataType::Date32), Operator::Plus) => {
+            let t = crate::types::timestamp_type(&time_zone);
+            return Ok(cast(datafusion::prelude::lit(ScalarValue::Null), t));
+        }
+        (Some(DataType::Date32), Some(DataType::Null), Operator::Minus) => {
+            return Ok(interval_day(datafusion::prelude::lit(ScalarValue::Int64(
+                None,
+            ))));
+        }
+        _ => {}
     }
     // Timestamps and intervals in the session time zone's local time, as Spark.
     if let (Some(lt), Some(rt)) = (types.first(), types.get(1))
@@ -404,14 +422,7 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
         (Some(DataType::Date32), Some(DataType::Date32)) if operator == Operator::Minus => {
             let days = |e: Expr| cast(cast(e, DataType::Int32), DataType::Int64);
             let micros = (days(l) - days(r)) * datafusion::prelude::lit(86_400_000_000i64);
-            let day = crate::interval::IntervalFields::day_time(0, 0);
-            let to = DataType::Duration(arrow::datatypes::TimeUnit::Microsecond);
-            Ok(Expr::Cast(
-                datafusion::logical_expr::expr::Cast::new_from_field(
-                    Box::new(micros),
-                    std::sync::Arc::new(day.field("", to, true)),
-                ),
-            ))
+            Ok(interval_day(micros))
         }
         // date ± day-time interval: whole days keep a date, as `date_add` does.
         (Some(DataType::Date32), Some(DataType::Duration(_))) => {
@@ -424,8 +435,18 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
     }
 }
 
-/// `date + x` (or `x + date`) is Spark's `date_add(date, x)`, of whole days: a timestamp, a
-/// fraction, a boolean or another date is its DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE.
+/// Microseconds as Spark's INTERVAL DAY.
+fn interval_day(micros: Expr) -> Expr {
+    let day = crate::interval::IntervalFields::day_time(0, 0);
+    let to = DataType::Duration(arrow::datatypes::TimeUnit::Microsecond);
+    Expr::Cast(datafusion::logical_expr::expr::Cast::new_from_field(
+        Box::new(micros),
+        std::sync::Arc::new(day.field("", to, true)),
+    ))
+}
+
+/// `date + x` (or `x + date`) is Spark's `date_add(date, x)`, of whole days: anything but an
+/// INT, SMALLINT, TINYINT, NULL or interval is its DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE.
 fn date_plus_whole_days(f: &FunctionInput) -> PlanResult<()> {
     let (date, days, t) = match (f.types.first(), f.types.get(1)) {
         (Some(DataType::Date32), Some(t)) => (0, 1, t),
@@ -442,6 +463,17 @@ fn date_plus_whole_days(f: &FunctionInput) -> PlanResult<()> {
             | DataType::Decimal256(..)
             | DataType::Boolean
             | DataType::Date32
+            | DataType::Int64
+            | DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::Map(..)
+            | DataType::Struct(_)
     ) {
         return Ok(());
     }
@@ -451,6 +483,33 @@ fn date_plus_whole_days(f: &FunctionInput) -> PlanResult<()> {
         "42K09",
         format!(
             "Cannot resolve \"date_add({date}, {days})\" due to data type mismatch: The second parameter requires the (\"INT\" or \"SMALLINT\" or \"TINYINT\") type, however \"{days}\" has the type \"{}\".",
+            crate::types::sql_name(t)
+        ),
+    )
+    .into())
+}
+
+/// `timestamp - n`, `n - date` and `n - timestamp` for a whole number `n`: Spark reads them as
+/// `date_sub`, whose DATE and INT parameters they do not fit (UNEXPECTED_INPUT_TYPE).
+fn datetime_minus_number(f: &FunctionInput) -> PlanResult<()> {
+    let datetime = |t: &DataType| matches!(t, DataType::Date32 | DataType::Timestamp(..));
+    let (wrong, t) = match (f.types.first(), f.types.get(1)) {
+        (Some(l @ DataType::Timestamp(..)), Some(r)) if is_integral(r) => (0, l),
+        (Some(l), Some(r)) if is_integral(l) && datetime(r) => (1, r),
+        _ => return Ok(()),
+    };
+    let (first, second) = (f.arg_name(0), f.arg_name(1));
+    let (position, wanted) = if wrong == 0 {
+        ("first", "\"DATE\"")
+    } else {
+        ("second", "(\"INT\" or \"SMALLINT\" or \"TINYINT\")")
+    };
+    Err(SparkError::analysis(
+        "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        "42K09",
+        format!(
+            "Cannot resolve \"date_sub({first}, {second})\" due to data type mismatch: The {position} parameter requires the {wanted} type, however \"{}\" has the type \"{}\".",
+            f.arg_name(wrong),
             crate::types::sql_name(t)
         ),
     )

@@ -708,6 +708,9 @@ fn datetime_arithmetic_name(op: &str, names: &[String], types: &[DataType]) -> O
         DataType::Date32 if op == "+" && matches!(rt, DataType::Duration(_)) => {
             Some(format!("date_add({l}, extractansiintervaldays({r}))"))
         }
+        // (An untyped NULL added to a date is read as an interval.)
+        DataType::Date32 if op == "+" && rt == &DataType::Null => Some(format!("{l} + {r}")),
+        DataType::Null if op == "+" && rt == &DataType::Date32 => Some(format!("{r} + {l}")),
         DataType::Date32 if rt.is_integer() => Some(if op == "+" {
             format!("date_add({l}, {r})")
         } else {
