@@ -155,8 +155,9 @@ fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<D
             Some(if integral && ansi { Int64 } else { Float64 })
         }
         "div" if integral && ansi => Some(Int64),
-        // (Outside ANSI mode text is a DOUBLE, which `div` refuses: BINARY_OP_DIFF_TYPES.)
-        "div" if other.is_numeric() => Some(Float64),
+        // (Outside ANSI mode text meeting an integer is a DOUBLE, which `div` refuses:
+        // BINARY_OP_DIFF_TYPES.)
+        "div" if integral => Some(Float64),
         _ => None,
     }
 }
