@@ -20,6 +20,9 @@ CLIENT_SIDE = {
 # `SHOW FUNCTIONS` lists none of them (in Spark either). Ember answers them as Spark's session
 # catalog does (`test_bucketing.py`): `bucket` makes a bucketed table, the others are refused.
 TRANSFORMS = {"years", "months", "days", "hours", "bucket"}
+# Known to Spark Connect's planner and not to SQL, so `SHOW FUNCTIONS` lists none of them (in
+# Spark either): `F.product(x)` works, `product(x)` in SQL text is UNRESOLVED_ROUTINE.
+CONNECT_ONLY = {"product"}
 # Python UDFs and table functions, which need Python execution on the server.
 PYTHON = {"udf", "udtf", "pandas_udf", "arrow_udf", "arrow_udtf", "call_udf", "unwrap_udt"}
 # Why a function of the client is not supported (every unsupported function says why; the test
@@ -57,6 +60,8 @@ def render(spark) -> str:
             status = "yes (client side)"
         elif name in TRANSFORMS:
             status = "yes (partition transform)"
+        elif name in CONNECT_ONLY:
+            status = "yes (Spark Connect only)"
         else:
             status = "yes" if SERVER_NAME.get(name, name).lower() in known else f"no ({WHY_NOT.get(name, 'reason not given')})"
         rows.append((name, status))
