@@ -4,16 +4,26 @@ one (cluster mode's workers), for tests and benchmarks that measure Ember's memo
 import os
 
 
-def rss_mb(pid) -> int:
-    """The resident set size of `pid` in MiB (0 once it has exited)."""
+def _status_mb(pid, key: str) -> int:
+    """A memory line (`VmRSS`, `VmHWM`) of /proc/PID/status in MiB (0 once it has exited)."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) // 1024
     except OSError:
         pass
     return 0
+
+
+def rss_mb(pid) -> int:
+    """The resident set size of `pid` in MiB (0 once it has exited)."""
+    return _status_mb(pid, "VmRSS")
+
+
+def peak_rss_mb(pid) -> int:
+    """The peak resident set size (VmHWM) of `pid` in MiB (0 once it has exited)."""
+    return _status_mb(pid, "VmHWM")
 
 
 def _stat_fields(pid):

@@ -23,6 +23,7 @@ binary is EMBER_BIN or a release build. Data is generated once under ~/.cache/em
 """
 
 import argparse
+import importlib.util
 import os
 import shutil
 import signal
@@ -40,28 +41,12 @@ import answers  # noqa: E402
 import tpcds  # noqa: E402
 import tpch  # noqa: E402
 from conftest import EmberServer, free_port  # noqa: E402
-from procs import children, cpu_seconds  # noqa: E402
+from procs import children, cpu_seconds, peak_rss_mb  # noqa: E402
 
-
-def release_binary() -> Path:
-    if os.environ.get("EMBER_BIN"):
-        return Path(os.environ["EMBER_BIN"])
-    for target in [os.environ.get("CARGO_TARGET_DIR"), str(Path.home() / ".cache/ember/target-release"), str(HERE.parents[1] / "target")]:
-        if target and (Path(target) / "release" / "ember").exists():
-            return Path(target) / "release" / "ember"
-    raise SystemExit("no release build of ember found: run `cargo build --release` or set EMBER_BIN")
-
-
-def peak_rss_mb(pid) -> int:
-    """The peak resident set size (VmHWM) of `pid` in MiB, 0 once it has exited."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
+# The TPC-H benchmark's binary lookup (bench/tpch.py, whose name the package takes).
+_spec = importlib.util.spec_from_file_location("bench_tpch", HERE / "tpch.py")
+bench_tpch = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_tpch)
 
 
 class Sail:
@@ -170,7 +155,7 @@ def main():
         data = tpch.generate(args.scale, cache / f"tpch-sf{args.scale:g}", parts=4)
     else:
         data = tpcds.generate(args.scale, cache / f"tpcds-sf{args.scale:g}")
-    binary = release_binary()
+    binary = bench_tpch.ember_binary()
     print(f"{args.suite.upper()} SF{args.scale:g}, ember {binary}, {os.cpu_count()} cores, {args.runs} runs", flush=True)
 
     duck = tpcds.duckdb_context(data) if suite is tpcds else duckdb_tpch(data)
