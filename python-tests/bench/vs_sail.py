@@ -158,7 +158,7 @@ def main():
     binary = bench_tpch.ember_binary()
     print(f"{args.suite.upper()} SF{args.scale:g}, ember {binary}, {os.cpu_count()} cores, {args.runs} runs", flush=True)
 
-    duck = tpcds.duckdb_context(data) if suite is tpcds else duckdb_tpch(data)
+    duck = tpcds.duckdb_context(data, suite.TABLES)
     reference, duck_times = {}, {}
     for q in queries:
         sql = suite.query(q)
@@ -211,16 +211,6 @@ def main():
             e.spark.stop()
         for s in servers:
             s.stop()
-
-
-def duckdb_tpch(data: Path):
-    import duckdb
-
-    con = duckdb.connect()
-    con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
-    for t in tpch.TABLES:
-        con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data / t}/*.parquet')")
-    return con
 
 
 def report(args, engines, queries, duck_times, wrong):

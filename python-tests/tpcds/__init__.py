@@ -61,12 +61,14 @@ def register_spark(spark, data: Path):
         spark.read.parquet(str(data / t)).createOrReplaceTempView(t)
 
 
-def duckdb_context(data: Path):
+def duckdb_context(data: Path, tables=TABLES):
+    """DuckDB in-process over the parquet directories of `tables` (TPC-DS's by default) under
+    `data`, with Spark's NULL order."""
     import duckdb
 
     con = duckdb.connect()
     con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
-    for t in TABLES:
+    for t in tables:
         con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data / t}/*.parquet')")
     return con
 
