@@ -209,6 +209,9 @@ impl Session {
             .with_runtime_env(runtime)
             .with_default_features()
             .with_query_planner(Arc::new(ember_planner::logical::EmberQueryPlanner))
+            .with_optimizer_rule(Arc::new(
+                ember_planner::logical::join_order::SinkFilteredJoins,
+            ))
             .with_statistics_registry(ember_execution::join_statistics::registry())
             .with_physical_optimizer_rules(ember_execution::limit_fence::fenced_default_rules())
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))

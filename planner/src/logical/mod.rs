@@ -3,6 +3,7 @@
 //! operators.
 
 pub mod exchange;
+pub mod join_order;
 pub mod partition_ids;
 pub mod python_eval;
 pub mod python_map;
