@@ -27,6 +27,11 @@ SQL = {
     "to_binary('YW Jj', 'base64') h, try_to_binary('abc', 'nope') i",
     "sentences": "SELECT sentences('Hi there! How are you? I am fine.') a, sentences('Hello, world. Second sentence', 'en', 'US') b, "
     "sentences(NULL) c, sentences('') d, sentences('  a-b c''d e.f  g1 2,5 ') e, sentences('Ünïcode wörds, ok?') f",
+    # Patterns of several parts between % (filters run them without a regular expression).
+    "like_parts": "SELECT s, s LIKE '%a%b%' p FROM VALUES ('xaxbx'), ('ba'), ('ab'), (NULL), ('aé b'), ('abba'), ('aba'), ('a\nb') t(s) "
+    "WHERE s LIKE '%a%b%' OR s LIKE 'ab%ba' OR s LIKE 'b%a'",
+    "not_like_parts": "SELECT s FROM VALUES ('xaxbx'), ('ba'), ('ab'), (NULL), ('aé b'), ('abba'), ('aba'), ('Ünï%x') t(s) "
+    "WHERE s NOT LIKE 'ab%ba' AND s NOT LIKE '%é%b' AND s NOT LIKE 'Ü%\\%%'",
     "case": "SELECT upper('aBc') a, lower('aBc') b, initcap('hello wORLD foo') c, ucase(NULL) d",
     "length": "SELECT length('héllo') a, char_length('') b, bit_length('ab') c, octet_length('é') d, length(X'0102') e",
     "trim": "SELECT trim('  a b  ') a, ltrim('  a') b, rtrim('a  ') c, trim(BOTH 'x' FROM 'xxaxx') d, "

@@ -4,6 +4,7 @@
 
 pub mod exchange;
 pub mod join_order;
+pub mod like_parts;
 pub mod partition_ids;
 pub mod python_eval;
 pub mod python_map;

@@ -332,6 +332,10 @@ pub enum Native {
     LikeEscape {
         escape: char,
     },
+    /// `text LIKE pattern` of a constant pattern of parts between `%` (`like_segments`).
+    LikeSegments {
+        pattern: String,
+    },
     /// `jaro_winkler_similarity(a, b)`.
     JaroWinkler,
     /// `instr(str, substr, position, occurrence)`.

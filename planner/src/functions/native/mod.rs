@@ -34,6 +34,7 @@ mod json;
 mod jvm_hash;
 pub use json::JsonFormats;
 mod lenient_json;
+pub mod like_segments;
 mod make_datetime;
 pub mod max_by;
 pub use lenient_json::Leniency;

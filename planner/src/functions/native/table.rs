@@ -583,6 +583,12 @@ impl Native {
                 row_rewrites::like_patterns(a, *escape)
             })
             .nullability(OfArguments),
+            Native::LikeSegments { pattern } => {
+                Row::of("ember_like_segments", always(Boolean), |a| {
+                    like_segments::evaluate(a, pattern)
+                })
+                .nullability(OfArguments)
+            }
             Native::JaroWinkler => {
                 Row::of("ember_jaro_winkler", always(Float64), similarity::evaluate)
             }
