@@ -52,6 +52,12 @@ QUERIES = {
     "case_insensitive": "SELECT ID, Id + 1 FROM range(2)",
     "window_rank": "SELECT id, id % 2 AS g, row_number() OVER (PARTITION BY id % 2 ORDER BY id) AS rn FROM range(6)",
     "window_sum": "SELECT id, sum(id) OVER (ORDER BY id) FROM range(5)",
+    # A window over columns of which one is fixed by a filter in the stage below: the
+    # distributed modes carry that the column is constant to the stage that sorts without it.
+    "window_over_fixed_column": "SELECT a, y, v, sum(v) OVER (PARTITION BY a, y) s, rank() OVER (PARTITION BY a ORDER BY v) r "
+    "FROM (SELECT id % 10 AS a, id % 3 AS y, id AS v FROM range(0, 2000, 1, 4)) WHERE y = 1 ORDER BY a, v LIMIT 5",
+    "window_over_fixed_group": "WITH g AS (SELECT id % 10 AS a, id % 3 AS y, sum(id) v, rank() OVER (PARTITION BY id % 10 ORDER BY id % 3) r "
+    "FROM range(0, 2000, 1, 4) GROUP BY id % 10, id % 3) SELECT a, y, v, r, avg(v) OVER (PARTITION BY a, y) m FROM g WHERE y = 1 ORDER BY a LIMIT 5",
     "window_unnamed": "SELECT id, rank() OVER (ORDER BY id % 2) FROM range(4)",
     "qualified_star": "SELECT a.*, b.id AS bid FROM range(2) a JOIN range(2) b ON a.id = b.id",
     "cast_names": "SELECT CAST(id AS STRING), CAST(1 AS STRING), CAST(id + 1 AS INT), try_cast('x' AS INT) FROM range(2)",

@@ -67,4 +67,56 @@ mod tests {
         );
         assert_eq!(back.properties().output_ordering(), Some(&ordering));
     }
+
+    #[test]
+    fn stage_inputs_keep_constants_and_equal_columns() {
+        use datafusion::common::ScalarValue;
+        use datafusion::physical_expr::{AcrossPartitions, ConstExpr};
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("b", DataType::Int64, false),
+            Field::new("c", DataType::Int64, false),
+            Field::new("d", DataType::Int64, false),
+        ]));
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| col(n, &schema).unwrap());
+        let mut known = EquivalenceProperties::new(schema.clone());
+        known.add_equal_conditions(a.clone(), b.clone()).unwrap();
+        known
+            .add_constants([
+                ConstExpr::new(
+                    c.clone(),
+                    AcrossPartitions::Uniform(Some(ScalarValue::Int64(Some(1999)))),
+                ),
+                ConstExpr::new(d.clone(), AcrossPartitions::Heterogeneous),
+            ])
+            .unwrap();
+        let properties = Arc::new(PlanProperties::new(
+            known,
+            Partitioning::UnknownPartitioning(2),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        let input: Arc<dyn ExecutionPlan> = Arc::new(StageInputExec::new(0, properties));
+        let codec = EmberCodec::new(parts());
+        let bytes = codec.encode_plan(input).unwrap();
+        let back = codec
+            .decode_plan(&bytes, &SessionContext::new().task_ctx())
+            .unwrap();
+        let back = back.properties().equivalence_properties();
+        assert!(back.eq_group().exprs_equal(&a, &b));
+        let constants = back.constants();
+        let across = |e: &Arc<dyn datafusion::physical_expr::PhysicalExpr>| {
+            constants
+                .iter()
+                .find(|k| k.expr.eq(e))
+                .map(|k| k.across_partitions.clone())
+        };
+        assert_eq!(
+            across(&c),
+            Some(AcrossPartitions::Uniform(Some(ScalarValue::Int64(Some(
+                1999
+            )))))
+        );
+        assert_eq!(across(&d), Some(AcrossPartitions::Heterogeneous));
+    }
 }
