@@ -10,7 +10,7 @@ use super::native::{Native, NativeUdf, ParseTarget};
 use super::pattern::chrono_pattern;
 
 use super::operators::one;
-use super::{Naming, RegistryBuilder, add_spark, add_spark_named};
+use super::{Naming, RegistryBuilder, add_spark};
 use crate::error::{PlanResult, SparkError};
 
 /// The pattern of `from_unixtime`/`unix_timestamp` when none is given.
@@ -229,16 +229,28 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["make_interval"], "make_interval", 0, 7);
     // (datafusion-spark's make_interval is NULL on overflow: try_make_interval's answer.)
     add_spark(b, &["try_make_interval"], "make_interval", 0, 7);
-    add_spark_named(
-        b,
+    // make_dt_interval([days[, hours[, mins[, secs]]]]), summed in longs as Spark sums it.
+    b.scalar_named(
         &["make_dt_interval"],
         Naming::Defaults {
             from: 0,
             values: &["0", "0", "0", "0.000000"],
         },
-        "make_dt_interval",
-        0,
-        4,
+        |mut f| {
+            f.arity(0, 4)?;
+            while f.args.len() < 3 {
+                f.args.push(datafusion::logical_expr::lit(0i32));
+            }
+            if f.args.len() < 4 {
+                f.args
+                    .push(datafusion::logical_expr::lit(ScalarValue::Decimal128(
+                        Some(0),
+                        18,
+                        6,
+                    )));
+            }
+            Ok(NativeUdf::udf(Native::MakeDtInterval).call(f.args))
+        },
     );
     // A literal zone as Java reads it (`PST`, `GMT+1`); INVALID_TIMEZONE for one it refuses.
     for name in ["from_utc_timestamp", "to_utc_timestamp"] {

@@ -251,6 +251,8 @@ pub enum Native {
     ToXml,
     /// `make_ym_interval(years, months)`.
     MakeYmInterval,
+    /// `make_dt_interval(days, hours, mins, secs)`.
+    MakeDtInterval,
     /// `sentences(text)`: the words of each sentence.
     Sentences,
     /// Spark's TIME functions.

@@ -482,6 +482,54 @@ pub(super) fn make_ym_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     Ok(Arc::new(arrow::array::IntervalYearMonthArray::from(out)))
 }
 
+/// `make_dt_interval(days, hours, mins, secs)` as Spark's `IntervalUtils.makeDayTimeInterval`:
+/// microseconds summed in longs (`Math.multiplyExact`/`addExact`), the seconds a DECIMAL(18, 6);
+/// INTERVAL_ARITHMETIC_OVERFLOW past a long. (datafusion-spark's sums hours and minutes in ints
+/// and answers NULL for 2,147,483,647 hours, which Spark answers.)
+pub(super) fn make_dt_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let [days, hours, mins, secs] = arrays else {
+        return internal_err!("make_dt_interval takes days, hours, minutes and seconds");
+    };
+    let ints = |a: &ArrayRef| arrow::compute::cast(a, &DataType::Int32);
+    let (days, hours, mins) = (ints(days)?, ints(hours)?, ints(mins)?);
+    let secs = arrow::compute::cast(secs, &DataType::Decimal128(18, 6))?;
+    let (days, hours, mins) = (
+        days.as_primitive::<Int32Type>(),
+        hours.as_primitive::<Int32Type>(),
+        mins.as_primitive::<Int32Type>(),
+    );
+    let secs = secs.as_primitive::<arrow::datatypes::Decimal128Type>();
+    let mut out = Vec::with_capacity(days.len());
+    for i in 0..days.len() {
+        if days.is_null(i) || hours.is_null(i) || mins.is_null(i) || secs.is_null(i) {
+            out.push(None);
+            continue;
+        }
+        let part = |n: i32, unit: i64| i64::from(n).checked_mul(unit);
+        let micros = i64::try_from(secs.value(i))
+            .ok()
+            .zip(part(days.value(i), 86_400_000_000))
+            .and_then(|(s, d)| s.checked_add(d))
+            .zip(part(hours.value(i), 3_600_000_000))
+            .and_then(|(m, h)| m.checked_add(h))
+            .zip(part(mins.value(i), 60_000_000))
+            .and_then(|(m, n)| m.checked_add(n));
+        match micros {
+            Some(m) => out.push(Some(m)),
+            None => {
+                return Err(crate::error::to_datafusion(crate::error::SparkError::new(
+                    crate::error::ErrorKind::Arithmetic,
+                    "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION",
+                    "22015",
+                    "Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.",
+                    vec![],
+                )));
+            }
+        }
+    }
+    Ok(Arc::new(arrow::array::DurationMicrosecondArray::from(out)))
+}
+
 /// `histogram_numeric(x, nb)`'s answer for a group's values: Hive's streaming histogram as
 /// Spark builds it (each value added in turn; past `nb` bins the two closest bins, the first
 /// such pair, merge into their weighted mean), bin centres in the type of `x`.

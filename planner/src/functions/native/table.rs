@@ -455,6 +455,12 @@ impl Native {
                 always(DataType::Interval(IntervalUnit::YearMonth)),
                 numbers::make_ym_interval,
             ),
+            Native::MakeDtInterval => Row::of(
+                "ember_make_dt_interval",
+                always(DataType::Duration(TimeUnit::Microsecond)),
+                numbers::make_dt_interval,
+            )
+            .nullability(OfArguments),
             Native::Sentences => Row::of(
                 "ember_sentences",
                 always(crate::types::list_type(strings_list(), true)),
