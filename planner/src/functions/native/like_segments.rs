@@ -14,8 +14,8 @@ use arrow::datatypes::DataType;
 use datafusion::common::{Result, internal_err};
 use memchr::memmem::Finder;
 
-/// The parts of `pattern` when it is one [`evaluate`] serves: only `%` wildcards, no escape,
-/// at least two parts (arrow serves fewer without a regular expression).
+/// Whether [`evaluate`] serves `pattern`: only `%` wildcards, no escape, at least two parts
+/// (arrow serves fewer without a regular expression).
 pub fn serves(pattern: &str) -> bool {
     !pattern.contains(['_', '\\']) && pattern.split('%').filter(|p| !p.is_empty()).count() >= 2
 }

@@ -444,6 +444,17 @@ pub(super) fn hash_set_ordered(arrays: &[ArrayRef]) -> Result<ArrayRef> {
     )?))
 }
 
+/// Spark's INTERVAL_ARITHMETIC_OVERFLOW of the interval constructors.
+fn interval_overflow() -> datafusion::error::DataFusionError {
+    crate::error::to_datafusion(crate::error::SparkError::new(
+        crate::error::ErrorKind::Arithmetic,
+        "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION",
+        "22015",
+        "Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.",
+        vec![],
+    ))
+}
+
 /// `make_ym_interval(years, months)`: `years * 12 + months` months, INTERVAL_ARITHMETIC_OVERFLOW
 /// past an int.
 pub(super) fn make_ym_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
@@ -469,13 +480,7 @@ pub(super) fn make_ym_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         match total {
             Some(t) => out.push(Some(t)),
             None => {
-                return Err(crate::error::to_datafusion(crate::error::SparkError::new(
-                    crate::error::ErrorKind::Arithmetic,
-                    "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION",
-                    "22015",
-                    "Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.",
-                    vec![],
-                )));
+                return Err(interval_overflow());
             }
         }
     }
@@ -517,13 +522,7 @@ pub(super) fn make_dt_interval(arrays: &[ArrayRef]) -> Result<ArrayRef> {
         match micros {
             Some(m) => out.push(Some(m)),
             None => {
-                return Err(crate::error::to_datafusion(crate::error::SparkError::new(
-                    crate::error::ErrorKind::Arithmetic,
-                    "INTERVAL_ARITHMETIC_OVERFLOW.WITHOUT_SUGGESTION",
-                    "22015",
-                    "Integer overflow while operating with intervals. Try devising appropriate values for the interval parameters.",
-                    vec![],
-                )));
+                return Err(interval_overflow());
             }
         }
     }
