@@ -191,6 +191,42 @@ SQL["next_day_column_of_days"] = (
     "next_day(DATE'1969-12-31', 'fri') s FROM range(7)"
 )
 
+# Text read as Spark's parseTimestampString reads it: a zone only after the seconds, `+h:mm`,
+# short ids and region names; TIMESTAMP_NTZ ignores the zone. (Ember read a zone after the
+# minutes and converted an NTZ text's zone to UTC.)
+SQL["timestamp_text_forms"] = (
+    "SELECT s, try_cast(s AS TIMESTAMP) AS ts, try_cast(s AS TIMESTAMP_NTZ) AS ntz FROM VALUES "
+    "('2024-01-01 12:34:56.123'), ('2024-01-01T12:34:56Z'), ('  2024-01-01  '), ('2024-01-01 12:34:56 +01:00'), "
+    "('2024-01-01 12:34:56GMT+1'), ('2024-01-01 12:34:56 PST'), ('2024-01-01 12:34:56UTC'), "
+    "('2024-01-01 12:34:56 America/New_York'), ('2024-03-10 02:30:00'), ('2024-11-03 01:30:00'), ('+2024-01-01'), "
+    "('20240101'), ('2024/01/01'), ('2024-01-01 12:34:56.'), ('2024-01-01 12:34:56.+01:00'), "
+    "('2024-01-01T'), ('2024-13-01'), ('2024-01-01 12:34:56 Z'), ('2024-01-01 12:34:56+0100'), ('2024-01-01 12:34:56+1'), "
+    "('2024-01-01 12:34:56+01:0'), ('2024-01-01 12:34:56 +1:00'), ('2024-01-01 12:34:56 UT-3'), "
+    "('2024-01-01 12:34:56 europe/paris'), ('2024-1-1 1:1:1.1'), ('2024-01'), "
+    "('2024-01-01 12:34:56.123456789'), ('2024-01-01 12:34:56 +18:00'), ('2024-01-01 12:34:56 +19:00'), "
+    "('2024-01-01 12:34:56 Foo'), ('2024-01-01 12:34:56-0830'), ('2024-01-01 12:34:56 JST'), ('2024-01-01 12:00+01:00'), "
+    "('2024-01-01 12:34Z'), ('2024-01-01 12:34 UTC'), ('2024-01-01T12Z'), ('2040-07-01 12:00:00') AS v(s)"
+)
+SQL["timestamp_text_far_years"] = (
+    "SELECT s, CAST(try_cast(s AS TIMESTAMP) AS STRING) AS ts, CAST(try_cast(s AS TIMESTAMP_NTZ) AS STRING) AS ntz "
+    "FROM VALUES ('-0044-03-15'), ('99999-01-01'), ('+10000-01-01 10:00:00'), ('0001-01-01 00:00:00 UTC') AS v(s)"
+)
+# Only a time: today's date (where the time is); a TIMESTAMP_NTZ or DATE has none. The time of
+# day is read in UTC, so that the answer does not depend on the day the test runs.
+SQL["timestamp_text_time_only"] = (
+    "SELECT s, date_format(to_utc_timestamp(try_cast(s AS TIMESTAMP), 'America/Los_Angeles'), 'HH:mm:ss.SSSSSS') AS utc, "
+    "CASE WHEN s RLIKE '[0-9]$' THEN to_date(try_cast(s AS TIMESTAMP)) = current_date() END AS today, "
+    "try_cast(s AS TIMESTAMP_NTZ) AS ntz, try_cast(s AS DATE) AS d, try_to_timestamp(s) IS NULL AS bad FROM VALUES "
+    "('12:34'), ('12:34:56'), ('T12:34:56.123456'), ('T12'), ('1:2:3'), ('12'), ('T'), ('T:12'), ('123:45'), (' 7:08'), "
+    "('12:34:56Z'), ('12:34:56+01:00'), ('T9:05 UTC'), ('24:00'), ('12:60'), ('12:34:56.1234567'), ('-12:34'), ('+12:34'), "
+    "('12:34:56 Europe/Paris'), ('T12:34:56.5-08:00') AS v(s)"
+)
+SQL["timestamp_literals"] = (
+    "SELECT TIMESTAMP_NTZ '2024-01-01 12:34:56+01:00' a, to_timestamp_ntz('2024-01-01 12:34:56 Europe/Paris') b, "
+    "TIMESTAMP '2024-01-01 12:34:56 PST' c, date_format(TIMESTAMP '12:34:56', 'HH:mm') d, "
+    "to_date(TIMESTAMP 'T1:2') = current_date() e, TIMESTAMP '2040-07-01 12:00:00' f, TIMESTAMP '2024-03-10 02:30:00' g"
+)
+
 SQL_GAPS = {}
 
 
@@ -247,6 +283,11 @@ ERRORS = {
 
 ERRORS["timestamp_bad_month"] = "SELECT CAST('2024-13-01 10:00' AS TIMESTAMP)"
 ERRORS["timestamp_ntz_malformed"] = "SELECT CAST('x' AS TIMESTAMP_NTZ)"
+ERRORS["timestamp_zone_after_minutes"] = "SELECT CAST('2024-01-01 12:34Z' AS TIMESTAMP)"
+ERRORS["timestamp_ntz_time_only"] = "SELECT CAST('12:34' AS TIMESTAMP_NTZ)"
+ERRORS["to_timestamp_ntz_time_only"] = "SELECT to_timestamp_ntz('12:34')"
+ERRORS["literal_ntz_time_only"] = "SELECT TIMESTAMP_NTZ '12:34:56'"
+ERRORS["literal_zone_after_minutes"] = "SELECT TIMESTAMP '2024-01-01 12:34Z'"
 
 ERRORS["date_plus_microseconds"] = "SELECT DATE'2024-03-09' + make_interval(0, 0, 0, 1, 1, 0, 0)"
 ERRORS["timestamp_plus_days_overflow"] = "SELECT TIMESTAMP'2024-01-01 00:00:00' + INTERVAL 106751990 DAYS"

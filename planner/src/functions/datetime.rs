@@ -365,6 +365,22 @@ pub fn register(b: &mut RegistryBuilder) {
             *a = cast(a.clone(), DataType::Utf8);
             *t = DataType::Utf8;
         }
+        // Text without a pattern: as `CAST(text AS TIMESTAMP_NTZ)` (a zone in it ignored).
+        if let ([x], [DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View]) =
+            (f.args.as_slice(), f.types.as_slice())
+        {
+            let local = NativeUdf::udf(Native::TextToTimestamp {
+                time_zone: "UTC".to_string(),
+                fail: f.config.ansi,
+                nanos: false,
+                local: true,
+            })
+            .call(vec![x.clone()]);
+            return Ok(cast(
+                local,
+                DataType::Timestamp(TimeUnit::Microsecond, None),
+            ));
+        }
         let instant = parse_datetime(
             FunctionInput { config: &utc, ..f },
             ParseTarget::Timestamp,
@@ -605,6 +621,7 @@ pub(super) fn text_to_instant(x: Expr, tz: &str, fail: bool) -> Expr {
         time_zone: tz.to_string(),
         fail,
         nanos: false,
+        local: false,
     })
     .call(vec![x])
 }

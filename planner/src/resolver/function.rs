@@ -559,6 +559,7 @@ impl Resolver<'_> {
                 time_zone,
                 fail: !try_mode,
                 nanos: matches!(to, DataType::Timestamp(TimeUnit::Nanosecond, _)),
+                local: text_to_local,
             })
             .call(vec![inner]);
             if text_to_local {
@@ -630,27 +631,22 @@ impl Resolver<'_> {
             let display = literal::display(&v);
             return Ok((lit(v), display));
         }
+        let invalid = || PlanError::from(SparkError::invalid_typed_literal(kind, text));
+        if kind == "TIMESTAMP" || kind == "TIMESTAMP_NTZ" {
+            let local = kind == "TIMESTAMP_NTZ";
+            let value =
+                crate::functions::native::timestamp_literal(text, &self.config.time_zone, local)
+                    .ok_or_else(invalid)?;
+            let display = literal::display(&value);
+            return Ok((lit(value), display));
+        }
         let target = match kind.as_str() {
             "DATE" => DataType::Date32,
             "TIME" => DataType::Time64(TimeUnit::Microsecond),
-            "TIMESTAMP" => types::timestamp_type(&self.config.time_zone),
-            _ => DataType::Timestamp(TimeUnit::Microsecond, None),
+            _ => return Err(PlanError::InvalidPlan(format!("typed literal {kind}"))),
         };
-        let invalid = || PlanError::from(SparkError::invalid_typed_literal(kind, text));
         let text_value = ScalarValue::Utf8(Some(text.trim().to_string()));
-        let value = match text_value.cast_to(&target) {
-            // (A local time after 2037: by the zone's last rule, which Arrow's zones lack.)
-            Ok(value) if kind == "TIMESTAMP" => {
-                crate::functions::native::literal_past_2037(text, value, &self.config.time_zone)
-            }
-            Ok(value) => value,
-            // A local time that a daylight-saving change skips or repeats.
-            Err(_) if kind == "TIMESTAMP" => {
-                let zone = &self.config.time_zone;
-                crate::functions::native::zoned_literal(&text_value, zone).ok_or_else(invalid)?
-            }
-            Err(_) => return Err(invalid()),
-        };
+        let value = text_value.cast_to(&target).map_err(|_| invalid())?;
         if value.is_null() {
             return Err(invalid());
         }

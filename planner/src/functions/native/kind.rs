@@ -31,6 +31,10 @@ pub enum Native {
         /// To nanoseconds (TIMESTAMP_LTZ(9)), not microseconds.
         #[serde(default)]
         nanos: bool,
+        /// The local date-time of `CAST(text AS TIMESTAMP_NTZ)` (any zone in the text
+        /// ignored, a text without a date refused), as an instant in UTC.
+        #[serde(default)]
+        local: bool,
     },
     /// `CAST(text AS DATE)` by Spark's rules (`yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`, anything
     /// after a space or `T` ignored). `fail`: CAST_INVALID_INPUT for malformed text, else NULL.

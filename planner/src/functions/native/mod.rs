@@ -53,7 +53,9 @@ pub mod spatial;
 mod str_to_map;
 pub mod strict_math;
 mod text_to_date;
+mod timestamp_text;
 pub use sketch::{KllItem, SketchAgg, SketchAggKind, SketchOp, SummaryMode, TupleOp, TupleValue};
+pub use timestamp_text::timestamp_literal;
 mod table;
 use table::{Nullability, Rows};
 mod time;
@@ -70,7 +72,7 @@ pub use xml::schema_of_xml;
 mod xpath;
 pub use xpath::XpathResult;
 mod zoned;
-pub use zoned::{ZonedOp, literal_past_2037, zoned_literal};
+pub use zoned::ZonedOp;
 
 use std::sync::Arc;
 

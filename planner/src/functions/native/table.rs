@@ -151,6 +151,7 @@ impl Native {
                 time_zone,
                 fail,
                 nanos,
+                local,
             } => Row::of(
                 "ember_text_to_timestamp",
                 always(if *nanos {
@@ -158,7 +159,7 @@ impl Native {
                 } else {
                     crate::types::timestamp_type(time_zone)
                 }),
-                |a| datetime::text_to_timestamp(a, time_zone, *fail, *nanos),
+                |a| timestamp_text::text_to_timestamp(a, time_zone, *fail, *nanos, *local),
             ),
             Native::TextToDate { fail } => Row::of("ember_text_to_date", always(Date32), |a| {
                 text_to_date::text_to_date(a, *fail)

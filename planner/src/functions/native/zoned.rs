@@ -17,7 +17,7 @@ use arrow::datatypes::{
     IntervalYearMonthType, TimeUnit, TimestampMicrosecondType,
 };
 use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, Offset, TimeDelta, TimeZone};
-use datafusion::common::{DataFusionError, Result, ScalarValue, internal_err};
+use datafusion::common::{DataFusionError, Result, internal_err};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorKind, SparkError, to_datafusion};
@@ -131,52 +131,11 @@ fn instant_micros(local: NaiveDateTime, offset: FixedOffset) -> i64 {
     utc.and_utc().timestamp_micros()
 }
 
-/// The instant of a local date-time (microseconds) in `time_zone`, as Spark reads a
-/// `TIMESTAMP '...'` literal: the earlier of an overlap's two, a gap's time moved forward.
-fn local_to_instant(local_micros: i64, time_zone: &str) -> Option<i64> {
-    let tz = Tz::from_str(time_zone).ok()?;
-    let local = arrow::temporal_conversions::as_datetime::<TimestampMicrosecondType>(local_micros)?;
-    let (local, offset) = of_local(&tz, local, None);
-    Some(instant_micros(local, offset))
-}
-
 /// The instant of a local date-time in `tz` (the earlier of an overlap's two, a gap's time
 /// moved forward by the gap's length).
 pub(super) fn resolve_local(tz: &Tz, local: NaiveDateTime) -> Option<DateTime<Tz>> {
     let (local, offset) = of_local(tz, local, None);
     tz.timestamp_micros(instant_micros(local, offset)).single()
-}
-
-/// A `TIMESTAMP '...'` literal `value` as Arrow read it from `text` (by chrono-tz's offsets,
-/// which stop at 2037), read again by the zone's last rule when it is a local time (no zone
-/// or offset in the text) after 2037.
-pub fn literal_past_2037(text: &str, value: ScalarValue, time_zone: &str) -> ScalarValue {
-    const FIRST_UNLISTED: i64 = 2_145_916_800_000_000; // 2038-01-01T00:00:00Z
-    let late = matches!(&value, ScalarValue::TimestampMicrosecond(Some(t), Some(_)) if *t >= FIRST_UNLISTED - 86_400_000_000);
-    // (Zone text after the date: `Z`, an offset or a zone name.)
-    let time = text.trim().get(10..).unwrap_or("");
-    let zoned = time.contains(['Z', 'z', '+', '-', '/'])
-        || time.chars().any(|c| c.is_ascii_alphabetic() && c != 'T');
-    if !late || zoned {
-        return value;
-    }
-    zoned_literal(&ScalarValue::Utf8(Some(text.trim().to_string())), time_zone).unwrap_or(value)
-}
-
-/// A `TIMESTAMP '...'` literal whose local time a daylight-saving change in `time_zone` skips
-/// or repeats (Arrow refuses it), as Spark reads it.
-pub fn zoned_literal(text: &ScalarValue, time_zone: &str) -> Option<ScalarValue> {
-    let local = text
-        .cast_to(&DataType::Timestamp(TimeUnit::Microsecond, None))
-        .ok()?;
-    let ScalarValue::TimestampMicrosecond(Some(local), None) = local else {
-        return None;
-    };
-    let instant = local_to_instant(local, time_zone)?;
-    Some(ScalarValue::TimestampMicrosecond(
-        Some(instant),
-        Some(time_zone.into()),
-    ))
 }
 
 /// `t` plus `months` and `days` in local time, then `micros` (overflow an error).
