@@ -129,6 +129,11 @@ QUERIES = {
     "element_at_map": "SELECT element_at(map('a', 1), 'a'), try_element_at(map('a', 1), 'b')",
     "subscript_nulls": "SELECT a[1], element_at(a, 2) FROM VALUES (array(1, NULL)), (NULL) AS t(a)",
     "subscript_per_row": "SELECT id, array(id, id + 1)[id % 2] FROM range(4)",
+    # Under ANSI an item read by a column index is NULL only where the array or its elements
+    # may be (Spark's computeNullabilityFromArray; not where the index may be).
+    "subscript_nullability": "SELECT id % 2 AS m, array(id, id + 1)[id % 2] AS a, array(id, id + 1)[IF(id > 1, NULL, 0)] AS b, "
+    "IF(id > 1, NULL, array(id))[id % 1] AS c, array(id, id + 1)[CAST(id AS INT)] AS d, "
+    "element_at(array(id, id + 1), CAST(id % 2 + 1 AS INT)) AS e, get(array(id, id + 1), CAST(id % 2 AS INT)) AS f FROM range(2)",
     # Joins
     "cross_join": "SELECT * FROM range(2) a CROSS JOIN range(2) b",
     "left_anti": "SELECT * FROM range(3) a LEFT ANTI JOIN range(1) b ON a.id = b.id",
@@ -184,6 +189,8 @@ QUERIES.update(
     }
 )
 ERRORS["lateral_alias_unknown"] = "SELECT 1 AS a, nope + 1"
+# A NULL index where Spark declares the item never NULL: its generated code reads -1.
+ERRORS["subscript_null_index"] = "SELECT id, array(id, id + 1)[IF(id > 0, NULL, 1)] AS e FROM range(2)"
 # The alias of an inline table alone in parentheses is not visible outside them.
 ERRORS["values_alias_hidden_by_parentheses"] = "SELECT t.a FROM (VALUES (1, 'x') AS t(a, b))"
 ERRORS["pivot_value_of_other_arity"] = "SELECT * FROM (SELECT 1 k, 'a' c, 10 v) PIVOT (sum(v) FOR (k, c) IN ((1, 'a', 3) AS x))"

@@ -345,8 +345,28 @@ pub fn array_item(
                     _ => true,
                 }
             }
-            _ => !fail || items_nullable || index.nullable(schema)?,
+            // (Not the index's: Spark's computeNullabilityFromArray looks at the elements only.)
+            _ => !fail || items_nullable,
         }
+    };
+    // A NULL index where Spark declares the item never NULL: Spark's generated code reads
+    // it as its type's default, -1 (`a[NULL]` is INVALID_ARRAY_INDEX for -1, `element_at`
+    // the last item).
+    let call = match call {
+        Expr::ScalarFunction(mut f)
+            if !nullable
+                && index.nullable(schema)?
+                && !matches!(unwrapped(index), Expr::Literal(..))
+                && f.args.get(1) == Some(index) =>
+        {
+            let default = ScalarValue::Int64(Some(-1)).cast_to(&index.get_type(schema)?)?;
+            f.args[1] = datafusion::functions::core::expr_fn::coalesce(vec![
+                index.clone(),
+                Expr::Literal(default, None),
+            ]);
+            Expr::ScalarFunction(f)
+        }
+        call => call,
     };
     with_nullability(call, nullable, schema)
 }
