@@ -75,6 +75,20 @@ SQL["to_number_tokens"] = (
 )
 
 SQL["to_number_null_format"] = "SELECT to_number('5', NULL) a, try_to_number('5', NULL) b"
+# Past 38 digits Spark rounds the exact result to its reduced scale (DataFusion's operator
+# failed with ARITHMETIC_OVERFLOW where the exact result did not fit 128 bits).
+SQL["decimal_precision_loss"] = (
+    "SELECT CAST('12345678901234567890.123' AS DECIMAL(38,10)) * CAST(2 AS DECIMAL(38,10)) a, "
+    "CAST('1234567890123456789012345.123' AS DECIMAL(38,3)) * CAST('1234567.5' AS DECIMAL(20,1)) b, "
+    "CAST(id + 12345678901234567890 AS DECIMAL(38,10)) * CAST(id + 2 AS DECIMAL(38,10)) c, "
+    "try_multiply(CAST('12345678901234567890.123' AS DECIMAL(38,10)), CAST(2 AS DECIMAL(38,10))) d, "
+    "CAST(id + 12345678901234567890 AS DECIMAL(38,10)) + CAST('1234567890123456789012345678.5' AS DECIMAL(38,2)) e, "
+    "CAST('0.0000000005' AS DECIMAL(38,10)) * CAST(id - 1 AS DECIMAL(38,10)) f, "
+    "CAST('-0.00000125' AS DECIMAL(38,10)) * CAST('1.2' AS DECIMAL(38,10)) g, "
+    "CAST('999999999999999999999999999999999999' AS DECIMAL(38,0)) - CAST('-1' AS DECIMAL(38,1)) h, "
+    "try_multiply(CAST(id + 1 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)), CAST(1e20 AS DECIMAL(38,0))) i, "
+    "try_add(CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)), CAST(id AS DECIMAL(38,0))) j FROM range(3)"
+)
 
 SQL_GAPS = {
 }
@@ -153,6 +167,12 @@ ERRORS = {
 }
 
 
+ERRORS["decimal_multiply_out_of_range"] = (
+    "SELECT CAST(id AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) FROM range(2)"
+)
+ERRORS["decimal_subtract_out_of_range"] = (
+    "SELECT CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) - CAST('-1' AS DECIMAL(38,1))"
+)
 ERRORS["to_number_too_many_digits"] = "SELECT to_number('1', '9999999999999999999999999999999999999999')"
 ERRORS["to_number_two_signs"] = "SELECT to_number('1', 'S9S')"
 ERRORS["to_number_empty"] = "SELECT to_number('1', '')"

@@ -84,6 +84,9 @@ NON_ANSI = {
     # Legacy casts that always answer a value: never NULL for a value.
     "decimals_and_timestamps": "SELECT CAST(CAST(-1.5 AS DECIMAL(2,1)) AS TIMESTAMP) b, CAST(TIMESTAMP'2020-01-01 00:00:00' AS BIGINT) c, "
     "CAST(CAST(123456789012.123456 AS DECIMAL(18,6)) AS TIMESTAMP) d, CAST(CAST(1 AS DECIMAL(38,20)) AS TIMESTAMP) e",
+    # Decimals past 38 digits: NULL where the rounded result does not fit.
+    "decimal_out_of_range_is_null": "SELECT CAST(id + 1 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) r, "
+    "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) + CAST(id AS DECIMAL(38,0)) s FROM range(2)",
 }
 
 NON_ANSI_ERRORS = {

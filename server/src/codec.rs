@@ -128,7 +128,7 @@ mod tests {
     use ember_execution::formats::text::TextScanExec;
     use ember_execution::formats::text::{TextFile, TextOptions, TextScan};
     use ember_execution::plan::{PartitionIdsExec, RangeExec, RangeSpec};
-    use ember_planner::functions::decimal::DecimalDivide;
+    use ember_planner::functions::decimal::{DecimalDivide, DecimalExact};
     use ember_planner::functions::native::counter_diff::CounterDiff;
     use ember_planner::functions::native::{Native, NativeUdf};
     use ember_planner::functions::nested_nullability::NestedType;
@@ -156,6 +156,7 @@ mod tests {
         for udf in [
             CheckedArithmetic::udf(ArithOp::Multiply, true),
             DecimalDivide::udf(9, 6, false),
+            DecimalExact::udf(datafusion::logical_expr::Operator::Multiply, 38, 6, true),
             CastToString::udf("Europe/Paris"),
             CastToString::of_interval(
                 "UTC",

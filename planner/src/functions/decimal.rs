@@ -90,9 +90,218 @@ pub fn decimal_arithmetic(
     let (p, s) = result_type(op, lt, rt);
     let l = cast(l, DataType::Decimal128(lt.0, lt.1));
     let r = cast(r, DataType::Decimal128(rt.0, rt.1));
+    // (Digits of the exact result, before Spark caps them at 38 and gives up scale.)
+    let (p1, s1, p2, s2) = (lt.0 as i32, lt.1 as i32, rt.0 as i32, rt.1 as i32);
+    let exact_digits = match op {
+        Operator::Plus | Operator::Minus => (p1 - s1).max(p2 - s2) + s1.max(s2) + 1,
+        Operator::Multiply => p1 + p2 + 1,
+        _ => 0,
+    };
     match op {
         Operator::Divide => DecimalDivide::udf(p, s, ansi).call(vec![l, r]),
+        // Past 38 digits DataFusion's operator computes the exact result in 128 bits and
+        // fails where it does not fit, though Spark's rounded result would.
+        Operator::Plus | Operator::Minus | Operator::Multiply
+            if exact_digits > MAX_PRECISION as i32 =>
+        {
+            DecimalExact::udf(op, p, s, ansi).call(vec![l, r])
+        }
         _ => cast(binary_expr(l, op, r), DataType::Decimal128(p, s)),
+    }
+}
+
+/// `+`, `-` or `*` of decimals whose exact result may exceed 38 digits: computed in 256 bits,
+/// rounded half up to the result scale as Spark's `CheckOverflow` rounds, and out of range
+/// NUMERIC_VALUE_OUT_OF_RANGE (ANSI) or NULL.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct DecimalExact {
+    /// `+`, `-` or `*`.
+    op: char,
+    precision: u8,
+    scale: i8,
+    ansi: bool,
+    signature: Signature,
+}
+
+impl DecimalExact {
+    pub fn udf(op: Operator, precision: u8, scale: i8, ansi: bool) -> Arc<ScalarUDF> {
+        let op = match op {
+            Operator::Plus => '+',
+            Operator::Minus => '-',
+            _ => '*',
+        };
+        Self::of(op, precision, scale, ansi)
+    }
+
+    fn of(op: char, precision: u8, scale: i8, ansi: bool) -> Arc<ScalarUDF> {
+        Arc::new(ScalarUDF::from(Self {
+            op,
+            precision,
+            scale,
+            ansi,
+            signature: Signature::any(2, Volatility::Immutable),
+        }))
+    }
+}
+
+impl ScalarUDFImpl for DecimalExact {
+    fn name(&self) -> &str {
+        match self.op {
+            '+' => "spark_decimal_add",
+            '-' => "spark_decimal_subtract",
+            _ => "spark_decimal_multiply",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Decimal128(self.precision, self.scale))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [a, b] = args.args.as_slice() else {
+            return exec_err!("decimal arithmetic expects two arguments");
+        };
+        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+        let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
+            (a.data_type().clone(), b.data_type().clone())
+        else {
+            return exec_err!("decimal arithmetic expects decimals");
+        };
+        let (Some(a), Some(b)) = (
+            a.as_any().downcast_ref::<Decimal128Array>(),
+            b.as_any().downcast_ref::<Decimal128Array>(),
+        ) else {
+            return exec_err!("decimal arithmetic expects decimals");
+        };
+        let (sa, sb) = (i32::from(sa), i32::from(sb));
+        // The exact result's scale, and the operands' factors to reach it.
+        let (exact_scale, fa, fb) = match self.op {
+            '*' => (sa + sb, i256::ONE, i256::ONE),
+            _ => {
+                let s = sa.max(sb);
+                (s, pow10((s - sa) as u32), pow10((s - sb) as u32))
+            }
+        };
+        let drop = exact_scale - i32::from(self.scale);
+        let limit = pow10(u32::from(self.precision));
+        let mut out = Decimal128Builder::with_capacity(a.len());
+        for i in 0..a.len() {
+            if a.is_null(i) || b.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let (x, y) = (i256::from_i128(a.value(i)), i256::from_i128(b.value(i)));
+            let exact = match self.op {
+                '+' => x.wrapping_mul(fa).wrapping_add(y.wrapping_mul(fb)),
+                '-' => x.wrapping_mul(fa).wrapping_sub(y.wrapping_mul(fb)),
+                _ => x.wrapping_mul(y),
+            };
+            let v = if drop > 0 {
+                round_half_up(exact, pow10(drop as u32))
+            } else {
+                exact.wrapping_mul(pow10((-drop) as u32))
+            };
+            match v.to_i128().filter(|_| v.wrapping_abs() < limit) {
+                Some(v) => out.append_value(v),
+                None if self.ansi => {
+                    return Err(to_datafusion(SparkError::new(
+                        crate::error::ErrorKind::Arithmetic,
+                        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+                        "22003",
+                        format!(
+                            "{} cannot be represented as Decimal({}, {}). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and return NULL instead.",
+                            decimal_text(v, self.scale),
+                            self.precision,
+                            self.scale
+                        ),
+                        vec![],
+                    )));
+                }
+                None => out.append_null(),
+            }
+        }
+        let array: ArrayRef = Arc::new(
+            out.finish()
+                .with_precision_and_scale(self.precision, self.scale)?,
+        );
+        if scalar {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
+                &array, 0,
+            )?))
+        } else {
+            Ok(ColumnarValue::Array(array))
+        }
+    }
+}
+
+/// The digits `v` of a decimal of `scale` as Java's `BigDecimal` writes them (`-12.50`).
+fn decimal_text(v: i256, scale: i8) -> String {
+    let digits = v.wrapping_abs().to_string();
+    let sign = if v < i256::ZERO { "-" } else { "" };
+    let scale = scale.max(0) as usize;
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let digits = format!("{digits:0>width$}", width = scale + 1);
+    let (whole, fraction) = digits.split_at(digits.len() - scale);
+    format!("{sign}{whole}.{fraction}")
+}
+
+/// `n / d` rounded half up (away from zero), `d` positive.
+fn round_half_up(n: i256, d: i256) -> i256 {
+    let q = n.wrapping_div(d);
+    let r = n.wrapping_rem(d);
+    if r.wrapping_abs().wrapping_mul(i256::from_i128(2)) >= d {
+        if n < i256::ZERO {
+            q.wrapping_sub(i256::ONE)
+        } else {
+            q.wrapping_add(i256::ONE)
+        }
+    } else {
+        q
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DecimalExactMessage {
+    /// `+`, `-` or `*`.
+    #[prost(string, tag = "1")]
+    op: String,
+    #[prost(uint32, tag = "2")]
+    precision: u32,
+    #[prost(int32, tag = "3")]
+    scale: i32,
+    #[prost(bool, tag = "4")]
+    ansi: bool,
+}
+
+impl EncodedUdf for DecimalExact {
+    const NAME: &'static str = "decimal_exact";
+    type Message = DecimalExactMessage;
+
+    fn to_message(&self) -> Option<DecimalExactMessage> {
+        Some(DecimalExactMessage {
+            op: self.op.to_string(),
+            precision: self.precision.into(),
+            scale: self.scale.into(),
+            ansi: self.ansi,
+        })
+    }
+
+    fn from_message(_name: &str, m: DecimalExactMessage) -> Result<Arc<ScalarUDF>> {
+        let (Ok(precision), Ok(scale), Some(op)) = (
+            u8::try_from(m.precision),
+            i8::try_from(m.scale),
+            m.op.chars().next().filter(|c| matches!(c, '+' | '-' | '*')),
+        ) else {
+            return exec_err!("bad decimal arithmetic");
+        };
+        Ok(Self::of(op, precision, scale, m.ansi))
     }
 }
 
@@ -271,6 +480,21 @@ impl EncodedUdf for DecimalDivide {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_arithmetic_rounds_and_writes_as_java() {
+        assert_eq!(
+            round_half_up(i256::from_i128(-125), i256::from_i128(10)),
+            i256::from_i128(-13)
+        );
+        assert_eq!(
+            round_half_up(i256::from_i128(124), i256::from_i128(10)),
+            i256::from_i128(12)
+        );
+        assert_eq!(decimal_text(i256::from_i128(-5), 3), "-0.005");
+        assert_eq!(decimal_text(i256::from_i128(1234), 1), "123.4");
+        assert_eq!(decimal_text(i256::from_i128(7), 0), "7");
+    }
 
     #[test]
     fn result_types_follow_spark() {

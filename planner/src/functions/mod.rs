@@ -575,6 +575,7 @@ pub fn codec_parts() -> Vec<Arc<dyn ember_execution::codec::CodecPart>> {
         udf_part::<nullability::SparkNullability>(),
         udf_part::<nested_nullability::NestedType>(),
         udf_part::<decimal::DecimalDivide>(),
+        udf_part::<decimal::DecimalExact>(),
         udf_part::<python::PythonScalarUdf>(),
         udaf_part::<python_agg::PythonAggUdf>(),
         udaf_part::<native::counter_diff::CounterDiff>(),
