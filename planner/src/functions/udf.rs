@@ -385,7 +385,7 @@ impl ArrayIndex {
             class,
             "22003",
             format!(
-                "The index {index} is out of bounds. The array has {len} elements. {tolerate} If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+                "The index {index} is out of bounds. The array has {len} elements. {tolerate}"
             ),
             vec![
                 ("indexValue", index.to_string()),

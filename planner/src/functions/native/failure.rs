@@ -140,7 +140,7 @@ impl Failure {
                     "INVALID_ARRAY_INDEX",
                     "22003",
                     format!(
-                        "The index {index} is out of bounds. The array has {size} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error."
+                        "The index {index} is out of bounds. The array has {size} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead."
                     ),
                     vec![("indexValue", index), ("arraySize", size)],
                 )
