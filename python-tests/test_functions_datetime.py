@@ -227,6 +227,22 @@ SQL["timestamp_literals"] = (
     "to_date(TIMESTAMP 'T1:2') = current_date() e, TIMESTAMP '2040-07-01 12:00:00' f, TIMESTAMP '2024-03-10 02:30:00' g"
 )
 
+# date_trunc on microseconds: year 9999 ("no end" in many tables) overflowed the
+# nanoseconds DataFusion's truncates through; a TIMESTAMP_NTZ is read as a TIMESTAMP; times
+# before 1970 floor; an hour in a DST overlap keeps its offset.
+SQL["date_trunc_units"] = (
+    "SELECT u, CAST(date_trunc(u, TIMESTAMP'9999-12-31 23:59:59.5') AS STRING) a, date_trunc(u, TIMESTAMP_NTZ'2024-03-10 03:30:00') b, "
+    "date_trunc(u, TIMESTAMP'1969-12-31 23:59:59.9995') c, date_trunc(u, TIMESTAMP'2024-11-03 01:30:00 -08:00') d, "
+    "CAST(date_trunc(u, TIMESTAMP'0001-01-01 00:00:00') AS STRING) e, date_trunc(u, DATE'2024-03-10') f FROM VALUES "
+    "('YEAR'), ('yy'), ('QUARTER'), ('MON'), ('week'), ('DD'), ('HOUR'), ('MINUTE'), ('SECOND'), ('MILLISECOND'), "
+    "('MICROSECOND'), ('nope'), (NULL) AS t(u)"
+)
+SQL["date_trunc_literal_units"] = (
+    "SELECT date_trunc('MONTH', TIMESTAMP'9999-12-31 23:59:59') a, date_trunc('week', TIMESTAMP'9999-12-31 23:59:59') b, "
+    "date_trunc('MM', TIMESTAMP_NTZ'2024-03-10 03:30:00') c, date_trunc('millisecond', TIMESTAMP'1969-12-31 23:59:59.9995') d, "
+    "date_trunc('X', TIMESTAMP'2024-01-01 00:00:00') e, date_trunc('hour', '2024-03-10 03:30:00') g"
+)
+
 SQL_GAPS = {}
 
 

@@ -8,6 +8,7 @@ use datafusion::logical_expr::{Expr, cast, lit};
 
 use super::RegistryBuilder;
 use super::datetime::to_date;
+use super::native::{Native, NativeUdf};
 use crate::error::PlanResult;
 
 /// Spark's units, by the unit each names; `trunc` takes the first four (a date's).
@@ -54,15 +55,29 @@ pub(super) fn register(b: &mut RegistryBuilder) {
         }
         // (A unit is text: other atomic values are read as theirs, and name no unit.)
         super::require_type(&f, 0, &["STRING"], super::atomic)?;
-        let udf = super::sp_udf("date_trunc")?;
-        let ts = f.args[1].clone();
-        let trunc = |unit: &str| udf.call(vec![lit(unit), ts.clone()]);
+        let time_zone = f.config.time_zone.clone();
+        let ts = match f.types.get(1) {
+            // A local date-time is read as the instant it is in the session zone.
+            Some(DataType::Timestamp(_, None)) => NativeUdf::udf(Native::ShiftZone {
+                time_zone: time_zone.clone(),
+                to_local: false,
+            })
+            .call(vec![f.args[1].clone()]),
+            _ => f.args[1].clone(),
+        };
+        let trunc = |unit: &str| {
+            NativeUdf::udf(Native::DateTrunc {
+                unit: unit.to_string(),
+                time_zone: time_zone.clone(),
+            })
+            .call(vec![ts.clone()])
+        };
         if let Expr::Literal(v, _) = &f.args[0] {
             // (An unknown literal unit: NULL, of the type a known one gives.)
-            if unit_of(&UNITS, v).is_none() {
-                return Ok(super::null_when(lit(true), trunc("YEAR")));
-            }
-            return Ok(udf.call(f.args));
+            return Ok(match unit_of(&UNITS, v) {
+                Some(unit) => trunc(unit),
+                None => super::null_when(lit(true), trunc("YEAR")),
+            });
         }
         per_row_unit(f.args[0].clone(), &UNITS, trunc)
     });

@@ -384,9 +384,7 @@ impl ArrayIndex {
             crate::error::ErrorKind::ArrayIndexOutOfBounds,
             class,
             "22003",
-            format!(
-                "The index {index} is out of bounds. The array has {len} elements. {tolerate}"
-            ),
+            format!("The index {index} is out of bounds. The array has {len} elements. {tolerate}"),
             vec![
                 ("indexValue", index.to_string()),
                 ("arraySize", len.to_string()),

@@ -51,6 +51,11 @@ pub enum Native {
     MakeLocalDateTime {
         fail: bool,
     },
+    /// `date_trunc(unit, ts)` in the session time zone (`unit` one of Spark's, upper case).
+    DateTrunc {
+        unit: String,
+        time_zone: String,
+    },
     /// `timestampadd(unit, n, ts)`: calendar units (DAY and up) in the session time zone.
     TimestampAdd {
         unit: String,

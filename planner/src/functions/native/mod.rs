@@ -19,6 +19,7 @@ mod collect_union;
 pub mod counter_diff;
 pub use bitmap::BitmapOp;
 mod csv;
+mod date_trunc;
 mod datetime;
 pub use datetime::unit_micros;
 mod failure;

@@ -183,6 +183,11 @@ impl Native {
                 })
             }
             // (Nanosecond timestamps stay nanoseconds.)
+            Native::DateTrunc { unit, time_zone } => Row::of(
+                "ember_date_trunc",
+                always(crate::types::timestamp_type(time_zone)),
+                |a| date_trunc::date_trunc(a, unit, time_zone),
+            ),
             Native::ShiftZone {
                 time_zone,
                 to_local,

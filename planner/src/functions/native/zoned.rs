@@ -101,7 +101,7 @@ fn long_overflow() -> DataFusionError {
 /// The local date-time `local` of `tz` with its offset, as java.time's
 /// `ZonedDateTime.ofLocal`: `preferred` where it is one of an overlap's two offsets, else the
 /// earlier one; in a gap, the local time moved forward by the gap's length.
-fn of_local(
+pub(super) fn of_local(
     tz: &Tz,
     local: NaiveDateTime,
     preferred: Option<FixedOffset>,
@@ -126,7 +126,7 @@ fn of_local(
     }
 }
 
-fn instant_micros(local: NaiveDateTime, offset: FixedOffset) -> i64 {
+pub(super) fn instant_micros(local: NaiveDateTime, offset: FixedOffset) -> i64 {
     let utc = local - TimeDelta::seconds(i64::from(offset.local_minus_utc()));
     utc.and_utc().timestamp_micros()
 }
