@@ -242,6 +242,31 @@ SQL["date_trunc_literal_units"] = (
     "date_trunc('MM', TIMESTAMP_NTZ'2024-03-10 03:30:00') c, date_trunc('millisecond', TIMESTAMP'1969-12-31 23:59:59.9995') d, "
     "date_trunc('X', TIMESTAMP'2024-01-01 00:00:00') e, date_trunc('hour', '2024-03-10 03:30:00') g"
 )
+# A DATE compared with a TIMESTAMP is its midnight in the session zone; DataFusion's
+# coercion went through nanoseconds, which DATE'9999-12-31' overflowed (INTERNAL_ERROR).
+SQL["date_with_timestamp"] = (
+    "SELECT t, t > TIMESTAMP'2024-01-01 00:00:00' a, t = TIMESTAMP'9999-12-31 00:00:00' b, "
+    "t BETWEEN TIMESTAMP'2024-01-01 00:00:00' AND TIMESTAMP'9999-12-31 23:00:00' c, t IN (TIMESTAMP'9999-12-31 00:00:00') d, "
+    "t <=> TIMESTAMP'2024-01-01 00:00:00' e, t > TIMESTAMP_NTZ'2024-01-01 00:00:00' f, nullif(t, TIMESTAMP'2024-01-01 00:00:00') g, "
+    "t < current_timestamp() h, t NOT IN (TIMESTAMP'2024-01-01 08:00:00', NULL) i FROM VALUES (DATE'9999-12-31'), (DATE'2024-01-01'), (NULL) AS x(t)"
+)
+# window() in microseconds: DataFusion's date_bin went through nanoseconds (years past 2262
+# and before 1677 were INTERNAL_ERROR); a TIMESTAMP_NTZ's windows are aligned as in UTC.
+SQL["window_far_years"] = (
+    "SELECT CAST(window(t, '1 hour') AS STRING) w FROM VALUES (TIMESTAMP'9999-12-31 23:59:59'), (TIMESTAMP'0001-01-01 00:00:00'), "
+    "(TIMESTAMP'1969-12-31 23:59:59.5'), (TIMESTAMP'2024-03-10 03:30:00') AS x(t)"
+)
+SQL["window_start_far_years"] = (
+    "SELECT CAST(window(t, '10 minutes', '10 minutes', '3 minutes') AS STRING) w FROM VALUES (TIMESTAMP'9999-12-31 23:59:59'), "
+    "(TIMESTAMP'0001-01-01 00:00:00'), (TIMESTAMP'1969-12-31 23:59:59.5') AS x(t)"
+)
+SQL["window_days_in_zone"] = (
+    "SELECT CAST(window(t, '1 day') AS STRING) w FROM VALUES (TIMESTAMP'2024-03-10 03:30:00'), (TIMESTAMP'2024-11-03 01:30:00'), "
+    "(TIMESTAMP'9999-12-31 12:00:00') AS x(t)"
+)
+SQL["window_of_local_times"] = (
+    "SELECT CAST(window(t, '2 hours') AS STRING) w FROM VALUES (TIMESTAMP_NTZ'2024-03-10 03:30:00'), (TIMESTAMP_NTZ'9999-12-31 23:30:00') AS x(t)"
+)
 
 SQL_GAPS = {}
 

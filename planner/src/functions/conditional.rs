@@ -84,6 +84,15 @@ pub fn register(b: &mut RegistryBuilder) {
     // a)`), where DataFusion's nullif takes the common type.
     b.scalar(&["nullif"], |f| {
         f.arity(2, 2)?;
+        // A DATE and a TIMESTAMP: compared as timestamps, the DATE kept.
+        if let [DataType::Date32, DataType::Timestamp(..)] = f.types.as_slice() {
+            let (mut args, mut types) = (f.args.clone(), f.types.clone());
+            let time_zone = f.config.time_zone.clone();
+            super::operators::dates_as_timestamps(&mut args, &mut types, &time_zone);
+            let (a, b) = two(f)?;
+            let null = Expr::Literal(ScalarValue::Date32(None), None);
+            return Ok(super::when(args[0].clone().eq(b), null, Some(a)));
+        }
         let numbers = f
             .types
             .iter()

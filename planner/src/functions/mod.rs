@@ -21,7 +21,7 @@ pub mod nullability;
 mod ordered_set;
 pub mod recompute;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
-mod operators;
+pub(crate) mod operators;
 mod pattern;
 pub mod python;
 pub mod python_agg;

@@ -55,21 +55,28 @@ pub fn register(b: &mut RegistryBuilder) {
             if slide != width {
                 return sliding_windows(&f, width, slide, start);
             }
-            let ts = cast(f.args[0].clone(), crate::types::timestamp_type(&f.config.time_zone));
+            if width <= 0 {
+                return Err(crate::error::PlanError::Unsupported(
+                    "window with a duration that is not positive".into(),
+                ));
+            }
+            // (A TIMESTAMP_NTZ gives windows of local date-times, aligned as if in UTC.)
+            let ts_type = match f.types.first() {
+                Some(DataType::Timestamp(_, None)) => DataType::Timestamp(TimeUnit::Microsecond, None),
+                _ => crate::types::timestamp_type(&f.config.time_zone),
+            };
+            let micros = cast(cast(f.args[0].clone(), ts_type.clone()), DataType::Int64);
             let stride = |micros: i64| {
                 lit(ScalarValue::IntervalMonthDayNano(Some(
                     arrow::datatypes::IntervalMonthDayNano::new(0, 0, micros.saturating_mul(1000)),
                 )))
             };
-            let origin = lit(ScalarValue::TimestampMicrosecond(
-                Some(start),
-                Some(f.config.time_zone.clone().into()),
-            ));
-            // (date_bin answers nanoseconds: Spark's bounds are microsecond TIMESTAMPs.)
-            let begin = cast(
-                super::df_udf("date_bin")?.call(vec![stride(width), ts, origin]),
-                crate::types::timestamp_type(&f.config.time_zone),
-            );
+            // The window start at or before ts: ts - ((ts - start) mod width), mod non-negative
+            // (in microseconds: DataFusion's date_bin works in nanoseconds, which years past
+            // 2262 overflow).
+            let offset = (micros.clone() - lit(start)) % lit(width);
+            let offset = (offset + lit(width)) % lit(width);
+            let begin = cast(micros - offset, ts_type);
             let end = begin.clone() + stride(width);
             // (Spark's window is never NULL; its bounds may be.)
             let window =

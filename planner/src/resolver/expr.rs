@@ -364,6 +364,18 @@ impl Resolver<'_> {
                     names.push(n);
                 }
                 let name = format!("({value_name} IN ({}))", names.join(", "));
+                let mut all: Vec<Expr> = std::iter::once(value).chain(items).collect();
+                let mut types = all
+                    .iter()
+                    .map(|e| e.get_type(schema))
+                    .collect::<datafusion::common::Result<Vec<_>>>()?;
+                crate::functions::operators::dates_as_timestamps(
+                    &mut all,
+                    &mut types,
+                    &self.config.time_zone,
+                );
+                let items = all.split_off(1);
+                let value = all.remove(0);
                 let e = Expr::InList(InList::new(Box::new(value), items, *negated));
                 Ok((
                     e,
@@ -384,6 +396,19 @@ impl Resolver<'_> {
                 let (l, ln) = self.resolve_expr(low, schema)?;
                 let (h, hn) = self.resolve_expr(high, schema)?;
                 let name = format!("between({vn}, {ln}, {hn})");
+                let mut all = vec![v, l, h];
+                let mut types = all
+                    .iter()
+                    .map(|e| e.get_type(schema))
+                    .collect::<datafusion::common::Result<Vec<_>>>()?;
+                crate::functions::operators::dates_as_timestamps(
+                    &mut all,
+                    &mut types,
+                    &self.config.time_zone,
+                );
+                let [v, l, h]: [Expr; 3] = all
+                    .try_into()
+                    .map_err(|_| PlanError::InvalidPlan("BETWEEN".into()))?;
                 let e = Expr::Between(Between::new(
                     Box::new(v),
                     *negated,
