@@ -345,18 +345,24 @@ pub fn array_item(
                     _ => true,
                 }
             }
-            // (Not the index's: Spark's computeNullabilityFromArray looks at the elements only.)
-            _ => !fail || items_nullable,
+            // (Not a column index's: Spark's computeNullabilityFromArray looks at the elements
+            // only. A constant NULL index, which Spark folds to a NULL it calls never NULL, is
+            // NULL here.)
+            _ => {
+                !fail
+                    || items_nullable
+                    || (index.column_refs().is_empty() && index.nullable(schema)?)
+            }
         }
     };
-    // A NULL index where Spark declares the item never NULL: Spark's generated code reads
-    // it as its type's default, -1 (`a[NULL]` is INVALID_ARRAY_INDEX for -1, `element_at`
+    // A NULL index of a column where Spark declares the item never NULL: Spark's generated
+    // code reads it as its type's default, -1 (a constant one it folds to NULL) (`a[NULL]` is INVALID_ARRAY_INDEX for -1, `element_at`
     // the last item).
     let call = match call {
         Expr::ScalarFunction(mut f)
             if !nullable
                 && index.nullable(schema)?
-                && !matches!(unwrapped(index), Expr::Literal(..))
+                && !index.column_refs().is_empty()
                 && f.args.get(1) == Some(index) =>
         {
             let default = ScalarValue::Int64(Some(-1)).cast_to(&index.get_type(schema)?)?;

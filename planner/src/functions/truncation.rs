@@ -55,6 +55,7 @@ pub(super) fn register(b: &mut RegistryBuilder) {
         }
         // (A unit is text: other atomic values are read as theirs, and name no unit.)
         super::require_type(&f, 0, &["STRING"], super::atomic)?;
+        super::require_type(&f, 1, &["TIMESTAMP"], super::date_like)?;
         let time_zone = f.config.time_zone.clone();
         let ts = match f.types.get(1) {
             // A local date-time is read as the instant it is in the session zone.
