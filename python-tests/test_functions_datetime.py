@@ -267,6 +267,19 @@ SQL["window_days_in_zone"] = (
 SQL["window_of_local_times"] = (
     "SELECT CAST(window(t, '2 hours') AS STRING) w FROM VALUES (TIMESTAMP_NTZ'2024-03-10 03:30:00'), (TIMESTAMP_NTZ'9999-12-31 23:30:00') AS x(t)"
 )
+# Spark's TimeWindowing: rows whose time is NULL have no window, and are left out (Ember
+# kept them with a window of NULL bounds, grouped too).
+SQL["window_drops_null_times"] = (
+    "SELECT x, CAST(window(t, '1 hour') AS STRING) w FROM VALUES (1, TIMESTAMP'2024-03-10 03:30:00'), (2, NULL) AS x(x, t)"
+)
+SQL["window_group_drops_null_times"] = (
+    "SELECT CAST(window(t, '1 hour') AS STRING) w, count(*) c FROM VALUES (TIMESTAMP'2024-03-10 03:30:00'), (NULL) AS x(t) "
+    "GROUP BY window(t, '1 hour')"
+)
+SQL["window_sliding_group_drops_null_times"] = (
+    "SELECT CAST(window(t, '1 hour', '30 minutes') AS STRING) w, count(*) c FROM VALUES (TIMESTAMP'2024-03-10 03:30:00'), "
+    "(NULL) AS x(t) GROUP BY window(t, '1 hour', '30 minutes')"
+)
 
 SQL_GAPS = {}
 
@@ -304,6 +317,8 @@ FRAME["plus_day"] = lambda: F.to_timestamp("ts") + F.expr("INTERVAL 1 DAY")
 FRAME["minus_hours"] = lambda: F.to_timestamp("ts") - F.expr("INTERVAL 24 HOURS")
 FRAME["between_timestamps"] = lambda: F.to_timestamp("ts") - F.to_timestamp(F.lit("2024-03-09 01:30:00"))
 FRAME["date_add_timestamp"] = lambda: F.date_add(F.to_timestamp("ts"), 1)
+
+FRAME["window_drops_null_times"] = lambda: F.window(F.to_timestamp("ts"), "1 hour").cast("string").alias("w")
 
 FRAME_GAPS = {
 }

@@ -278,7 +278,11 @@ impl Resolver<'_> {
     ) -> PlanResult<LogicalPlan> {
         // (`groupBy(spark_partition_id())` reads each row's partition.)
         let outer = std::mem::replace(&mut self.in_aggregation, true);
-        let input = self.with_partition_ids(input, a.grouping.iter().chain(&a.aggregates));
+        let input = self
+            .rows_with_window_times(input, a.grouping.iter().chain(&a.aggregates))
+            .and_then(|input| {
+                self.with_partition_ids(input, a.grouping.iter().chain(&a.aggregates))
+            });
         self.in_aggregation = outer;
         let input = input?;
         let schema = input.schema().clone();

@@ -94,6 +94,7 @@ impl Resolver<'_> {
         {
             return self.resolve_project_with_generators(input, exprs);
         }
+        let input = self.rows_with_window_times(input, exprs.iter())?;
         let input = self.with_partition_ids(input, exprs.iter())?;
         let schema = input.schema().clone();
         let items = match self.resolve_items(exprs, &schema) {
@@ -433,6 +434,7 @@ impl Resolver<'_> {
         items.retain(
             |(e, _)| !matches!(e, Expr::Column(c) if computed.iter().any(|(_, h)| *h == c.name)),
         );
+        let input = self.rows_with_window_times(input, columns.iter().map(|(_, e)| e))?;
         let input = self.with_partition_ids(input, columns.iter().map(|(_, e)| e))?;
         let schema = input.schema().clone();
         let mut plan = input;

@@ -66,6 +66,44 @@ pub(super) struct Session {
 }
 
 impl Resolver<'_> {
+    /// Spark's TimeWindowing: a `window(ts, ...)` is computed for the rows whose `ts` is not
+    /// NULL only (a filter below the projection or aggregation that computes it).
+    pub(super) fn rows_with_window_times<'e>(
+        &mut self,
+        input: LogicalPlan,
+        exprs: impl Iterator<Item = &'e SExpr>,
+    ) -> PlanResult<LogicalPlan> {
+        let times = std::cell::RefCell::new(Vec::new());
+        for e in exprs {
+            e.any(&|e| {
+                if let SExpr::Function(f) = e
+                    && f.name.eq_ignore_ascii_case("window")
+                    && let Some(t) = f.args.first()
+                {
+                    times.borrow_mut().push(t.clone());
+                }
+                false
+            });
+        }
+        let times = times.into_inner();
+        if times.is_empty() {
+            return Ok(input);
+        }
+        let schema = input.schema().clone();
+        // (A time the input cannot resolve is left to the projection's own error.)
+        let conditions: Vec<Expr> = times
+            .iter()
+            .filter_map(|t| self.resolve_expr(t, &schema).ok())
+            .map(|(e, _)| e.is_not_null())
+            .collect();
+        Ok(
+            match datafusion::logical_expr::utils::conjunction(conditions) {
+                Some(c) => LogicalPlanBuilder::from(input).filter(c)?.build()?,
+                None => input,
+            },
+        )
+    }
+
     /// A `session_window` key: its time computed (pushed onto `pre`) under a fresh name.
     pub(super) fn session_key(
         &mut self,
