@@ -280,6 +280,16 @@ SQL["window_sliding_group_drops_null_times"] = (
     "SELECT CAST(window(t, '1 hour', '30 minutes') AS STRING) w, count(*) c FROM VALUES (TIMESTAMP'2024-03-10 03:30:00'), "
     "(NULL) AS x(t) GROUP BY window(t, '1 hour', '30 minutes')"
 )
+# to_json writes instants in Spark's default timestampFormat, yyyy-MM-dd'T'HH:mm:ss.SSSXXX
+# (milliseconds always, the zone's offset), at any depth; Ember wrote arrow's ISO form
+# (`2024-01-01T10:00:00Z`, microseconds when there were any).
+SQL["to_json_timestamps"] = (
+    "SELECT to_json(named_struct('t', TIMESTAMP'2024-07-01 10:00:00', 'u', TIMESTAMP'2024-01-01 10:00:00.123456', "
+    "'d', DATE'2024-01-02', 'n', TIMESTAMP_NTZ'2024-01-01 10:00:00.5')) a, to_json(array(TIMESTAMP'2024-01-01 10:00:00')) b, "
+    "to_json(named_struct('t', TIMESTAMP'2024-07-01 10:00:00'), map('timestampFormat', 'yyyy/MM/dd HH:mm XXX')) c, "
+    "to_json(map(1, TIMESTAMP'2024-01-01 00:00:00')) d, to_json(named_struct('s', named_struct('x', TIMESTAMP'9999-12-31 23:59:59'), "
+    "'m', map('k', TIMESTAMP'1969-12-31 23:59:59.9995'))) e"
+)
 
 SQL_GAPS = {}
 

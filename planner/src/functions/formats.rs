@@ -60,6 +60,12 @@ pub fn register(b: &mut RegistryBuilder) {
                 }
             }
         }
+        // (Spark's default `timestampFormat`: milliseconds always, `Z` for UTC.)
+        if formats.timestamp.is_none() {
+            formats.timestamp = Some(super::pattern::chrono_pattern(
+                "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+            )?);
+        }
         let value: Vec<Expr> = f.args.into_iter().take(1).collect();
         Ok(NativeUdf::udf(Native::ToJson { formats }).call(value))
     });

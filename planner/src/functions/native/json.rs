@@ -4,11 +4,13 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Int32Builder, ListBuilder, RecordBatch, StringBuilder, StructArray,
+    Array, ArrayRef, AsArray, Int32Builder, ListArray, ListBuilder, MapArray, RecordBatch,
+    StringBuilder, StructArray,
 };
 use arrow::buffer::NullBuffer;
-use arrow::datatypes::{DataType, Field, Schema};
+use arrow::datatypes::{DataType, Field, Fields, Schema};
 use datafusion::common::{Result, internal_err};
+use ember_execution::values::datetime::format_timestamp;
 use serde_json::Value;
 
 use super::strings;
@@ -33,6 +35,10 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
         return internal_err!("to_json without a value");
     };
     let value = &text_keys(value)?;
+    let value = &match &formats.timestamp {
+        Some(pattern) => spell_instants(value, pattern)?,
+        None => value.clone(),
+    };
     let (batch, wrapped) = match value.data_type() {
         // (The struct's NULL rows are written NULL below: its fields may hold anything there.)
         DataType::Struct(fields) => {
@@ -63,9 +69,6 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
         if let Some(f) = &formats.date {
             builder = builder.with_date_format(f.clone());
         }
-        if let Some(f) = &formats.timestamp {
-            builder = builder.with_timestamp_tz_format(f.clone());
-        }
         if let Some(f) = &formats.timestamp_ntz {
             builder = builder.with_timestamp_format(f.clone());
         }
@@ -93,6 +96,74 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
         }
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// Instants (TIMESTAMP) at any depth as the text Spark's JSON writer gives them: `pattern` (a
+/// chrono pattern with Ember's offset markers, see `ember_execution::values::pattern`) in
+/// their zone. (Arrow's writer knows neither Spark's `XXX` nor a fixed number of digits.)
+fn spell_instants(array: &ArrayRef, pattern: &str) -> Result<ArrayRef> {
+    Ok(match array.data_type() {
+        DataType::Timestamp(unit, Some(zone)) => {
+            let mut out = StringBuilder::with_capacity(array.len(), array.len() * 29);
+            for i in 0..array.len() {
+                if array.is_null(i) {
+                    out.append_null();
+                } else {
+                    out.append_value(format_timestamp(array, unit, Some(zone), i, pattern)?);
+                }
+            }
+            Arc::new(out.finish())
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            let columns = s
+                .columns()
+                .iter()
+                .map(|c| spell_instants(c, pattern))
+                .collect::<Result<Vec<_>>>()?;
+            let fields: Fields = fields
+                .iter()
+                .zip(&columns)
+                .map(|(f, c)| Arc::new(f.as_ref().clone().with_data_type(c.data_type().clone())))
+                .collect();
+            Arc::new(StructArray::try_new(fields, columns, s.nulls().cloned())?)
+        }
+        DataType::List(field) => {
+            let l = array.as_list::<i32>();
+            let values = spell_instants(l.values(), pattern)?;
+            let field = Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(values.data_type().clone()),
+            );
+            Arc::new(ListArray::try_new(
+                field,
+                l.offsets().clone(),
+                values,
+                l.nulls().cloned(),
+            )?)
+        }
+        DataType::Map(field, sorted) => {
+            let m = array.as_map();
+            let entries: ArrayRef = Arc::new(m.entries().clone());
+            let entries = spell_instants(&entries, pattern)?;
+            let field = Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(entries.data_type().clone()),
+            );
+            Arc::new(MapArray::try_new(
+                field,
+                m.offsets().clone(),
+                entries.as_struct().clone(),
+                m.nulls().cloned(),
+                *sorted,
+            )?)
+        }
+        _ => array.clone(),
+    })
 }
 
 /// Whether `t` holds a map whose keys are not text.
