@@ -290,6 +290,15 @@ SQL["to_json_timestamps"] = (
     "to_json(map(1, TIMESTAMP'2024-01-01 00:00:00')) d, to_json(named_struct('s', named_struct('x', TIMESTAMP'9999-12-31 23:59:59'), "
     "'m', map('k', TIMESTAMP'1969-12-31 23:59:59.9995'))) e"
 )
+# Epoch counts in integers: a double loses digits past 2^53 (timestamp_millis of year 9999
+# gave .999008; unix_millis floors through a double).
+SQL["epoch_counts_exact"] = (
+    "SELECT CAST(timestamp_millis(253402300799999) AS STRING) a, CAST(timestamp_millis(-62135596800001) AS STRING) b, "
+    "timestamp_millis(-1) c, timestamp_seconds(CAST(-1 AS SMALLINT)) d, CAST(timestamp_seconds(253402300799) AS STRING) e, "
+    "unix_millis(TIMESTAMP'9999-12-31 23:59:59.999999') f, unix_seconds(TIMESTAMP'9999-12-31 23:59:59.999999') g, "
+    "unix_millis(TIMESTAMP'1969-12-31 23:59:59.9995') h, unix_seconds(TIMESTAMP'1969-12-31 23:59:59.5') i, "
+    "unix_millis(TIMESTAMP'0001-01-01 00:00:00.0005') j, timestamp_seconds(1.5D) k"
+)
 
 SQL_GAPS = {}
 

@@ -183,9 +183,16 @@ pub fn register(b: &mut RegistryBuilder) {
     ] {
         b.scalar(&[name], move |f| {
             let tz = f.config.time_zone.clone();
+            let integral = f.types.first().is_some_and(|t| t.is_integer());
             let x = one(f)?;
             let micros = if per_second == 1 {
                 cast(x, DataType::Int64)
+            } else if integral {
+                // (Exactly, as Spark's Math.multiplyExact: a double loses digits past 2^53.)
+                super::udf::CheckedArithmetic::udf(super::udf::ArithOp::Multiply, true).call(vec![
+                    cast(x, DataType::Int64),
+                    datafusion::logical_expr::lit(per_second),
+                ])
             } else {
                 cast(
                     cast(x, DataType::Float64) * datafusion::logical_expr::lit(per_second as f64),
@@ -216,14 +223,10 @@ pub fn register(b: &mut RegistryBuilder) {
             if per_unit == 1 {
                 return Ok(micros);
             }
-            let floor = super::df_udf("floor")?;
-            Ok(cast(
-                floor.call(vec![
-                    cast(micros, DataType::Float64)
-                        / datafusion::logical_expr::lit(per_unit as f64),
-                ]),
-                DataType::Int64,
-            ))
+            // Math.floorDiv in integers (a double loses digits past 2^53).
+            let unit = || datafusion::logical_expr::lit(per_unit);
+            let below = (micros.clone() % unit() + unit()) % unit();
+            Ok((micros - below) / unit())
         });
     }
     add_spark(b, &["make_interval"], "make_interval", 0, 7);

@@ -161,6 +161,15 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         let fail = name == "element_at" && ansi;
         return array_item(call, array, index, name != "get", fail, schema);
     }
+    // (A NaN or infinite number of seconds is NULL: Spark's SecondsToTimestamp.)
+    if let ("timestamp_seconds", [seconds]) = (name, args)
+        && matches!(
+            seconds.get_type(schema)?,
+            DataType::Float32 | DataType::Float64
+        )
+    {
+        return with_nullability(call, true, schema);
+    }
     let Some(mut rule) = rule(name) else {
         return Ok(call);
     };
