@@ -239,7 +239,15 @@ pub(crate) fn dates_as_timestamps(args: &mut [Expr], types: &mut [DataType], tim
 }
 
 fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
-    if !matches!(op, Operator::And | Operator::Or | Operator::BitwiseAnd) {
+    if matches!(
+        op,
+        Operator::Eq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsNotDistinctFrom
+    ) {
         let time_zone = f.config.time_zone.clone();
         dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);
     }
