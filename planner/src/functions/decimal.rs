@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Decimal128Array, Decimal128Builder};
-use arrow::datatypes::{DataType, i256};
+use arrow::array::{Array, ArrayRef, AsArray, Decimal128Builder};
+use arrow::datatypes::{DataType, Decimal128Type, i256};
 use datafusion::common::{Result, ScalarValue, exec_err};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, Operator, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
@@ -162,22 +162,11 @@ impl ScalarUDFImpl for DecimalExact {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [a, b] = args.args.as_slice() else {
-            return exec_err!("decimal arithmetic expects two arguments");
-        };
-        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
-        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
-        let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
-            (a.data_type().clone(), b.data_type().clone())
-        else {
-            return exec_err!("decimal arithmetic expects decimals");
-        };
-        let (Some(a), Some(b)) = (
-            a.as_any().downcast_ref::<Decimal128Array>(),
-            b.as_any().downcast_ref::<Decimal128Array>(),
-        ) else {
-            return exec_err!("decimal arithmetic expects decimals");
-        };
+        let (scalar, [(a, sa), (b, sb)]) = decimal_operands(&args, "decimal arithmetic")?;
+        let (a, b) = (
+            a.as_primitive::<Decimal128Type>(),
+            b.as_primitive::<Decimal128Type>(),
+        );
         let (sa, sb) = (i32::from(sa), i32::from(sb));
         // The exact result's scale, and the operands' factors to reach it.
         let (exact_scale, fa, fb) = match self.op {
@@ -225,18 +214,39 @@ impl ScalarUDFImpl for DecimalExact {
                 None => out.append_null(),
             }
         }
-        let array: ArrayRef = Arc::new(
-            out.finish()
-                .with_precision_and_scale(self.precision, self.scale)?,
-        );
-        if scalar {
-            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
-                &array, 0,
-            )?))
-        } else {
-            Ok(ColumnarValue::Array(array))
-        }
+        decimal_result(out, self.precision, self.scale, scalar)
     }
+}
+
+/// The two decimal arguments of a decimal function as arrays with their scales, and whether
+/// both were scalars.
+fn decimal_operands(args: &ScalarFunctionArgs, what: &str) -> Result<(bool, [(ArrayRef, i8); 2])> {
+    let [a, b] = args.args.as_slice() else {
+        return exec_err!("{what} expects two arguments");
+    };
+    let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
+    let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
+    let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
+        (a.data_type().clone(), b.data_type().clone())
+    else {
+        return exec_err!("{what} expects decimals");
+    };
+    Ok((scalar, [(a, sa), (b, sb)]))
+}
+
+/// A decimal function's result of `precision` and `scale`, a scalar where its arguments were.
+fn decimal_result(
+    mut out: Decimal128Builder,
+    precision: u8,
+    scale: i8,
+    scalar: bool,
+) -> Result<ColumnarValue> {
+    let array: ArrayRef = Arc::new(out.finish().with_precision_and_scale(precision, scale)?);
+    Ok(if scalar {
+        ColumnarValue::Scalar(ScalarValue::try_from_array(&array, 0)?)
+    } else {
+        ColumnarValue::Array(array)
+    })
 }
 
 /// The digits `v` of a decimal of `scale` as Java's `BigDecimal` writes them (`-12.50`).
@@ -351,22 +361,11 @@ impl ScalarUDFImpl for DecimalDivide {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [a, b] = args.args.as_slice() else {
-            return exec_err!("decimal divide expects two arguments");
-        };
-        let scalar = matches!((a, b), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
-        let (a, b) = (a.to_array(args.number_rows)?, b.to_array(args.number_rows)?);
-        let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
-            (a.data_type().clone(), b.data_type().clone())
-        else {
-            return exec_err!("decimal divide expects decimals");
-        };
-        let (Some(a), Some(b)) = (
-            a.as_any().downcast_ref::<Decimal128Array>(),
-            b.as_any().downcast_ref::<Decimal128Array>(),
-        ) else {
-            return exec_err!("decimal divide expects decimals");
-        };
+        let (scalar, [(a, sa), (b, sb)]) = decimal_operands(&args, "decimal divide")?;
+        let (a, b) = (
+            a.as_primitive::<Decimal128Type>(),
+            b.as_primitive::<Decimal128Type>(),
+        );
         // value = a / 10^sa / (b / 10^sb); result digits = value * 10^s.
         let shift = self.scale as i32 + sb as i32 - sa as i32;
         let limit = i256::from_i128(10i128.pow(self.precision as u32));
@@ -425,17 +424,7 @@ impl ScalarUDFImpl for DecimalDivide {
                 None => out.append_null(),
             }
         }
-        let array: ArrayRef = Arc::new(
-            out.finish()
-                .with_precision_and_scale(self.precision, self.scale)?,
-        );
-        if scalar {
-            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
-                &array, 0,
-            )?))
-        } else {
-            Ok(ColumnarValue::Array(array))
-        }
+        decimal_result(out, self.precision, self.scale, scalar)
     }
 }
 

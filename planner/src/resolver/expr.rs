@@ -364,16 +364,8 @@ impl Resolver<'_> {
                     names.push(n);
                 }
                 let name = format!("({value_name} IN ({}))", names.join(", "));
-                let mut all: Vec<Expr> = std::iter::once(value).chain(items).collect();
-                let mut types = all
-                    .iter()
-                    .map(|e| e.get_type(schema))
-                    .collect::<datafusion::common::Result<Vec<_>>>()?;
-                crate::functions::operators::dates_as_timestamps(
-                    &mut all,
-                    &mut types,
-                    &self.config.time_zone,
-                );
+                let mut all = self
+                    .dates_as_timestamps(std::iter::once(value).chain(items).collect(), schema)?;
                 let items = all.split_off(1);
                 let value = all.remove(0);
                 let e = Expr::InList(InList::new(Box::new(value), items, *negated));
@@ -396,17 +388,8 @@ impl Resolver<'_> {
                 let (l, ln) = self.resolve_expr(low, schema)?;
                 let (h, hn) = self.resolve_expr(high, schema)?;
                 let name = format!("between({vn}, {ln}, {hn})");
-                let mut all = vec![v, l, h];
-                let mut types = all
-                    .iter()
-                    .map(|e| e.get_type(schema))
-                    .collect::<datafusion::common::Result<Vec<_>>>()?;
-                crate::functions::operators::dates_as_timestamps(
-                    &mut all,
-                    &mut types,
-                    &self.config.time_zone,
-                );
-                let [v, l, h]: [Expr; 3] = all
+                let [v, l, h]: [Expr; 3] = self
+                    .dates_as_timestamps(vec![v, l, h], schema)?
                     .try_into()
                     .map_err(|_| PlanError::InvalidPlan("BETWEEN".into()))?;
                 let e = Expr::Between(Between::new(
@@ -474,6 +457,25 @@ impl Resolver<'_> {
     ) -> PlanResult<(Sort, String)> {
         let (e, n) = self.resolve_expr(&o.expr, schema)?;
         Ok((Sort::new(e, o.ascending, o.nulls_first()), sort_name(&n, o)))
+    }
+
+    /// Operands compared together, DATE values among TIMESTAMP ones read as timestamps (see
+    /// `operators::dates_as_timestamps`).
+    fn dates_as_timestamps(
+        &self,
+        mut exprs: Vec<Expr>,
+        schema: &DFSchema,
+    ) -> PlanResult<Vec<Expr>> {
+        let mut types = exprs
+            .iter()
+            .map(|e| e.get_type(schema))
+            .collect::<datafusion::common::Result<Vec<_>>>()?;
+        crate::functions::operators::dates_as_timestamps(
+            &mut exprs,
+            &mut types,
+            &self.config.time_zone,
+        );
+        Ok(exprs)
     }
 }
 

@@ -39,6 +39,7 @@ mod python_cogroup;
 pub mod python_source;
 mod recursive;
 mod relation;
+mod repartition;
 mod scope;
 mod sort;
 mod stack;
