@@ -211,11 +211,14 @@ SQL["timestamp_text_far_years"] = (
     "SELECT s, CAST(try_cast(s AS TIMESTAMP) AS STRING) AS ts, CAST(try_cast(s AS TIMESTAMP_NTZ) AS STRING) AS ntz "
     "FROM VALUES ('-0044-03-15'), ('99999-01-01'), ('+10000-01-01 10:00:00'), ('0001-01-01 00:00:00 UTC') AS v(s)"
 )
-# Only a time: today's date (where the time is); a TIMESTAMP_NTZ or DATE has none. The time of
-# day is read in UTC, so that the answer does not depend on the day the test runs.
+# Only a time: today's date (where the time is); a TIMESTAMP_NTZ or DATE has none. Nothing
+# here may depend on the day or the hour the test runs: a text without a zone is read as a wall
+# time in the session zone (and today is checked for it only), a text with a fixed offset as the
+# UTC time of day of its instant (a region's offset changes with DST).
 SQL["timestamp_text_time_only"] = (
-    "SELECT s, date_format(to_utc_timestamp(try_cast(s AS TIMESTAMP), 'America/Los_Angeles'), 'HH:mm:ss.SSSSSS') AS utc, "
-    "CASE WHEN s RLIKE '[0-9]$' THEN to_date(try_cast(s AS TIMESTAMP)) = current_date() END AS today, "
+    "SELECT s, CASE WHEN s RLIKE '^[T ]?[0-9:.]+$' THEN date_format(try_cast(s AS TIMESTAMP), 'HH:mm:ss.SSSSSS') END AS wall, "
+    "CASE WHEN s RLIKE '(Z|[+-][0-9:]+| UTC)$' THEN pmod(unix_micros(try_cast(s AS TIMESTAMP)), 86400000000) END AS utc_micros, "
+    "CASE WHEN s RLIKE '^[T ]?[0-9:.]+$' THEN to_date(try_cast(s AS TIMESTAMP)) = current_date() END AS today, "
     "try_cast(s AS TIMESTAMP_NTZ) AS ntz, try_cast(s AS DATE) AS d, try_to_timestamp(s) IS NULL AS bad FROM VALUES "
     "('12:34'), ('12:34:56'), ('T12:34:56.123456'), ('T12'), ('1:2:3'), ('12'), ('T'), ('T:12'), ('123:45'), (' 7:08'), "
     "('12:34:56Z'), ('12:34:56+01:00'), ('T9:05 UTC'), ('24:00'), ('12:60'), ('12:34:56.1234567'), ('-12:34'), ('+12:34'), "
