@@ -303,6 +303,20 @@ SQL["epoch_counts_exact"] = (
     "unix_millis(TIMESTAMP'0001-01-01 00:00:00.0005') j, timestamp_seconds(1.5D) k"
 )
 
+# Seconds of a DOUBLE or FLOAT: NaN and infinities are NULL, a long's ends saturate (Java's
+# toLong), and a long's ends are spelled as Spark spells them; a DECIMAL multiplies exactly.
+SQL["epoch_seconds_of_fractions"] = (
+    "SELECT x, CAST(timestamp_seconds(x) AS STRING) s, CAST(timestamp_seconds(CAST(x AS FLOAT)) AS STRING) f, "
+    "timestamp_seconds(x) IS NULL n "
+    "FROM VALUES (CAST('NaN' AS DOUBLE)), (CAST('Infinity' AS DOUBLE)), (CAST('-Infinity' AS DOUBLE)), (1e300D), (-1e300D), "
+    "(1.5D), (-1.5D), (1e-7D), (-1e-7D), (9.2233720368547e12D), (NULL) AS v(x)"
+)
+SQL["epoch_seconds_of_decimals"] = (
+    "SELECT timestamp_seconds(1.123456) a, timestamp_seconds(CAST(1.1000000 AS DECIMAL(8,7))) b, "
+    "CAST(timestamp_seconds(CAST(-9223372036854.775808 AS DECIMAL(20,6))) AS STRING) c, "
+    "CAST(timestamp_millis(9223372036854775L) AS STRING) d, timestamp_seconds(CAST(-2.5 AS DECIMAL(2,1))) e"
+)
+
 SQL_GAPS = {}
 
 
@@ -377,6 +391,10 @@ ERRORS["zone_unknown"] = "SELECT to_utc_timestamp(TIMESTAMP'1997-02-28 10:30:00'
 ERRORS["next_day_illegal_day_of_a_column"] = (
     "SELECT next_day(c0, c1) FROM VALUES (DATE'2024-02-29', 'MON'), (DATE'1999-12-31', 'XYZ') t(c0, c1)"
 )
+ERRORS["timestamp_seconds_overflow"] = "SELECT timestamp_seconds(9223372036854775807)"
+ERRORS["timestamp_millis_overflow"] = "SELECT timestamp_millis(x) FROM VALUES (-9223372036854775807L) AS t(x)"
+ERRORS["timestamp_seconds_decimal_overflow"] = "SELECT timestamp_seconds(CAST(92233720368547.75807 AS DECIMAL(20,5)))"
+ERRORS["timestamp_seconds_decimal_nanos"] = "SELECT timestamp_seconds(x) FROM VALUES (CAST(1.1234567 AS DECIMAL(8,7))) AS t(x)"
 ERRORS["date_part_unknown_field"] = "SELECT date_part('foo', TIMESTAMP'2024-03-10 12:34:56')"
 
 ERRORS_GAPS = {

@@ -15,7 +15,7 @@ use arrow::datatypes::{
     TimestampNanosecondType, TimestampSecondType,
 };
 use arrow::temporal_conversions::{as_datetime, as_datetime_with_timezone};
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Offset};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Offset};
 use datafusion::common::{DataFusionError, Result};
 
 pub const OFFSET_X1: char = '\u{E001}';
@@ -56,19 +56,28 @@ pub fn local_text(t: NaiveDateTime) -> String {
 /// `zone` (None: a TIMESTAMP_NTZ, or a zone that is not known, read as UTC), followed by the
 /// zone's offset (`+01:00`) when `offset` is asked for and a zone is given (variant JSON).
 pub fn timestamp_text(micros: i64, zone: Option<&str>, offset: bool) -> String {
-    let Some(utc) = DateTime::from_timestamp_micros(micros) else {
-        return micros.to_string();
-    };
-    utc_text(utc, zone, offset)
+    if let Some(utc) = DateTime::from_timestamp_micros(micros) {
+        return utc_text(utc, zone, offset, 0);
+    }
+    // Past chrono's years (±262,143; a long of microseconds reaches +294247 and -290308):
+    // 40,000 years nearer, a whole number of 400-year Gregorian cycles, so that dates,
+    // weekdays and a zone's rules fall alike, and the years added back.
+    const CYCLES_MICROS: i64 = 100 * 146_097 * 86_400 * 1_000_000;
+    let shifted = micros - micros.signum() * CYCLES_MICROS;
+    match DateTime::from_timestamp_micros(shifted) {
+        Some(utc) => utc_text(utc, zone, offset, micros.signum() as i32 * 40_000),
+        None => micros.to_string(),
+    }
 }
 
 /// A nanosecond timestamp (TIMESTAMP_NTZ(9), TIMESTAMP_LTZ(9): nanoseconds since the epoch)
 /// as a cast spells it, as [`timestamp_text`] does (up to nine fraction digits).
 pub fn timestamp_nanos_text(nanos: i64, zone: Option<&str>, offset: bool) -> String {
-    utc_text(DateTime::from_timestamp_nanos(nanos), zone, offset)
+    utc_text(DateTime::from_timestamp_nanos(nanos), zone, offset, 0)
 }
 
-fn utc_text(utc: DateTime<chrono::Utc>, zone: Option<&str>, offset: bool) -> String {
+/// `years` added to the local date's year (see [`timestamp_text`]).
+fn utc_text(utc: DateTime<chrono::Utc>, zone: Option<&str>, offset: bool, years: i32) -> String {
     let (local, suffix) = match zone.and_then(|z| z.parse::<chrono_tz::Tz>().ok()) {
         Some(z) => {
             let t = super::zone_rules::in_zone(&z, utc);
@@ -76,7 +85,18 @@ fn utc_text(utc: DateTime<chrono::Utc>, zone: Option<&str>, offset: bool) -> Str
         }
         None => (utc.naive_utc(), "+00:00".to_string()),
     };
-    let text = local_text(local);
+    let text = if years == 0 {
+        local_text(local)
+    } else {
+        let year = local.year() + years;
+        let year = if year > 9999 {
+            format!("+{year}")
+        } else {
+            format!("{year:05}")
+        };
+        let rest = local.format("-%m-%d %H:%M:%S").to_string();
+        year + &rest + &nano_fraction(local.and_utc().timestamp_subsec_nanos())
+    };
     if offset && zone.is_some() {
         text + &suffix
     } else {
@@ -224,5 +244,17 @@ mod tests {
         assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -5400), "-0130");
         assert_eq!(with_offsets(&format!("{OFFSET_X1}"), -3600), "-01");
         assert_eq!(with_offsets(&format!("{OFFSET_X2}"), 19800), "+0530");
+    }
+
+    #[test]
+    fn a_long_of_microseconds_is_spelled_at_both_ends() {
+        assert_eq!(
+            timestamp_text(i64::MAX, Some("UTC"), false),
+            "+294247-01-10 04:00:54.775807"
+        );
+        assert_eq!(
+            timestamp_text(i64::MIN, None, false),
+            "-290308-12-21 19:59:05.224192"
+        );
     }
 }

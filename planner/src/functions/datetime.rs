@@ -185,19 +185,11 @@ pub fn register(b: &mut RegistryBuilder) {
             let tz = f.config.time_zone.clone();
             let integral = f.types.first().is_some_and(|t| t.is_integer());
             let x = one(f)?;
-            let micros = if per_second == 1 {
+            // (A DECIMAL exactly, a NaN or infinite DOUBLE is NULL: Spark's SecondsToTimestamp.)
+            let micros = if per_second == 1 && integral {
                 cast(x, DataType::Int64)
-            } else if integral {
-                // (Exactly, as Spark's Math.multiplyExact: a double loses digits past 2^53.)
-                super::udf::CheckedArithmetic::udf(super::udf::ArithOp::Multiply, true).call(vec![
-                    cast(x, DataType::Int64),
-                    datafusion::logical_expr::lit(per_second),
-                ])
             } else {
-                cast(
-                    cast(x, DataType::Float64) * datafusion::logical_expr::lit(per_second as f64),
-                    DataType::Int64,
-                )
+                NativeUdf::udf(Native::EpochMicros { per_second }).call(vec![x])
             };
             Ok(cast(
                 cast(

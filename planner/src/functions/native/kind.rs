@@ -51,6 +51,11 @@ pub enum Native {
     MakeLocalDateTime {
         fail: bool,
     },
+    /// `timestamp_seconds`/`_millis`/`_micros(n)`: the microseconds of `n` units of
+    /// `1 / per_second` seconds after the epoch, as Spark's (`epoch.rs`).
+    EpochMicros {
+        per_second: i64,
+    },
     /// `date_trunc(unit, ts)` in the session time zone (`unit` one of Spark's, upper case).
     DateTrunc {
         unit: String,

@@ -21,6 +21,7 @@ pub use bitmap::BitmapOp;
 mod csv;
 mod date_trunc;
 mod datetime;
+mod epoch;
 pub use datetime::unit_micros;
 mod failure;
 pub(crate) mod hash;

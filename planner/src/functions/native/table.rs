@@ -182,6 +182,12 @@ impl Native {
                     datetime::timestamp_diff(a, unit, time_zone)
                 })
             }
+            Native::EpochMicros { per_second } => {
+                Row::of("ember_epoch_micros", always(Int64), |a| {
+                    epoch::epoch_micros(a, *per_second)
+                })
+                .nullability(OfArguments)
+            }
             // (Nanosecond timestamps stay nanoseconds.)
             Native::DateTrunc { unit, time_zone } => Row::of(
                 "ember_date_trunc",
