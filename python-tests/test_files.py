@@ -282,6 +282,12 @@ def test_json_and_text_contents(utc, expected, out):
     )
     doubles.coalesce(1).orderBy("id").write.json(str(out / "jd"))
     expected.check_value(text_of(out / "jd"), name="json_doubles_text")
+    # Decimals as BigDecimal.toString (1.00000E-10), a map's NULL values written null.
+    utc.sql(
+        "SELECT map('k', NULL, 'j', 1.5D) m, CAST(1e-10 AS DECIMAL(20,15)) d, CAST(1.5 AS DECIMAL(5,2)) e, "
+        "map('x', named_struct('a', NULL, 'b', 1)) s"
+    ).coalesce(1).write.json(str(out / "jm"))
+    expected.check_value(text_of(out / "jm"), name="json_decimals_maps_text")
 
 
 def test_bad_option_values(spark, expected, out):

@@ -56,6 +56,13 @@ SQL = {
     """LATERAL VIEW json_tuple(j, 'k', 'n') t AS key, nums""",
     "to_json": "SELECT to_json(named_struct('a', 1, 'b', 'x', 'c', CAST(NULL AS INT))) a, to_json(array(1, 2)) b, "
     "to_json(map('k', 1.5)) c, to_json(named_struct('d', DATE'2024-01-01', 'l', array(named_struct('x', true)))) d",
+    # Jackson's spelling: doubles and floats as Java prints them, NaN and infinities quoted,
+    # decimals as BigDecimal.toString, a map's NULL values written (a struct's left out).
+    "to_json_numbers": "SELECT to_json(named_struct('a', 1e10D, 'b', 0.00001D, 'c', CAST('NaN' AS DOUBLE), "
+    "'d', CAST('Infinity' AS DOUBLE), 'e', 1.5D, 'f', 1e7D, 'g', 1234567.0D, 'h', -0.0D, 'i', CAST(1e10 AS FLOAT), "
+    "'j', CAST('-Infinity' AS FLOAT), 'k', CAST(1.1 AS FLOAT), 'l', CAST(1.50 AS DECIMAL(5,2)), 'm', CAST(1e-10 AS DECIMAL(20,15)))) a, "
+    "to_json(array(1e10D, CAST('NaN' AS DOUBLE), NULL)) b, to_json(map('k', NULL, 'j', 1)) c, to_json(map('k', CAST(NULL AS STRING))) d, "
+    "to_json(named_struct('a', map(1, 'x', 2, NULL), 'b', NULL)) e, to_json(map('x', named_struct('a', NULL))) f",
     "from_json": """SELECT from_json('{"a": 1, "b": "x"}', 'a INT, b STRING') a, from_json('[1, 2]', 'ARRAY<INT>') b, """
     """from_json('{"a": "notint"}', 'a INT') c, from_json('{"m": {"k": 1}}', 'm MAP<STRING, INT>') d""",
     "schema_of_json": """SELECT schema_of_json('{"a": 1, "b": [1.5], "c": {"d": "x"}}') a""",

@@ -24,7 +24,7 @@ use arrow::datatypes::{
 
 pub use datetime::{time_text, timestamp_text};
 pub use interval::IntervalFields;
-pub use numbers::{binary_text, decimal_text, java_double, java_float};
+pub use numbers::{binary_text, decimal_text, java_big_decimal, java_double, java_float};
 
 /// Spells a value of a struct type this crate does not know (Spark's VARIANT), or None
 /// when the type is not one it spells. Its arguments: the array, the row, the time zone.

@@ -55,6 +55,25 @@ pub fn decimal_text(v: i128, scale: i8) -> String {
     format!("{}{int}.{frac}", if negative { "-" } else { "" })
 }
 
+/// Java's `BigDecimal.toString` (as Jackson writes a decimal): plain unless the exponent of
+/// its first digit is below -6, then `1.00000E-10`.
+pub fn java_big_decimal(v: i128, scale: i8) -> String {
+    let digits = v.unsigned_abs().to_string();
+    let adjusted = digits.len() as i64 - 1 - scale as i64;
+    if scale >= 0 && adjusted >= -6 {
+        return decimal_text(v, scale);
+    }
+    let (first, rest) = digits.split_at(1);
+    let mantissa = if rest.is_empty() {
+        first.to_string()
+    } else {
+        format!("{first}.{rest}")
+    };
+    let sign = if v < 0 { "-" } else { "" };
+    let plus = if adjusted >= 0 { "+" } else { "" };
+    format!("{sign}{mantissa}E{plus}{adjusted}")
+}
+
 /// Binary as Spark casts it to a string for `show()`: upper-case hex bytes in brackets.
 pub fn binary_text(b: &[u8]) -> String {
     format!(
@@ -69,6 +88,16 @@ pub fn binary_text(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_print_like_big_decimal() {
+        assert_eq!(java_big_decimal(150, 2), "1.50");
+        assert_eq!(java_big_decimal(100000, 15), "1.00000E-10");
+        assert_eq!(java_big_decimal(-1, 7), "-1E-7");
+        assert_eq!(java_big_decimal(1, 6), "0.000001");
+        assert_eq!(java_big_decimal(0, 10), "0E-10");
+        assert_eq!(java_big_decimal(12, -3), "1.2E+4");
+    }
 
     #[test]
     fn doubles_print_like_java() {

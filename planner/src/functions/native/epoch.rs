@@ -11,6 +11,7 @@ use crate::error::{ErrorKind, SparkError, to_datafusion};
 use arrow::array::{Array, ArrayRef, AsArray, Int64Array};
 use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int64Type};
 use datafusion::common::{Result, internal_err};
+use ember_execution::values::java_big_decimal;
 
 /// The unit's name in Spark's overflow message.
 fn unit_name(per_second: i64) -> &'static str {
@@ -84,7 +85,7 @@ pub(super) fn epoch_micros(arrays: &[ArrayRef], per_second: i64) -> Result<Array
 
 /// `unscaled / 10^scale` seconds (or units) in microseconds, exactly.
 fn decimal_micros(unscaled: i128, scale: i8, per_second: i64) -> Result<i64> {
-    let text = || format!("{}BD", decimal_text(unscaled, scale));
+    let text = || format!("{}BD", java_big_decimal(unscaled, scale));
     let ten = |k: u32| 10i128.checked_pow(k);
     // unscaled * per_second / 10^scale, in 256 bits where it must be.
     let product = arrow::datatypes::i256::from_i128(unscaled)
@@ -123,20 +124,6 @@ fn decimal_micros(unscaled: i128, scale: i8, per_second: i64) -> Result<i64> {
     Ok(whole)
 }
 
-/// A decimal as Java's `BigDecimal.toString` writes the values that overflow (plainly).
-fn decimal_text(unscaled: i128, scale: i8) -> String {
-    if scale <= 0 {
-        let zeros = "0".repeat(scale.unsigned_abs() as usize);
-        return format!("{unscaled}{zeros}");
-    }
-    let digits = unscaled.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let digits = format!("{digits:0>width$}", width = scale + 1);
-    let (int, frac) = digits.split_at(digits.len() - scale);
-    let sign = if unscaled < 0 { "-" } else { "" };
-    format!("{sign}{int}.{frac}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,8 +138,5 @@ mod tests {
         );
         assert!(decimal_micros(11234567, 7, 1_000_000).is_err());
         assert!(decimal_micros(-9223372036854775809, 6, 1_000_000).is_err());
-        assert_eq!(decimal_text(9223372036854775807, 5), "92233720368547.75807");
-        assert_eq!(decimal_text(-1, 7), "-0.0000001");
-        assert_eq!(decimal_text(5, 0), "5");
     }
 }

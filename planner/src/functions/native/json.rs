@@ -65,7 +65,8 @@ pub(super) fn to_json(arrays: &[ArrayRef], formats: &JsonFormats) -> Result<Arra
     };
     let mut buffer = Vec::new();
     {
-        let mut builder = arrow::json::WriterBuilder::new();
+        let mut builder = arrow::json::WriterBuilder::new()
+            .with_encoder_factory(ember_execution::formats::json::write::spark_json());
         if let Some(f) = &formats.date {
             builder = builder.with_date_format(f.clone());
         }
