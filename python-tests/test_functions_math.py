@@ -89,6 +89,12 @@ SQL["decimal_precision_loss"] = (
     "try_multiply(CAST(id + 1 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)), CAST(1e20 AS DECIMAL(38,0))) i, "
     "try_add(CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)), CAST(id AS DECIMAL(38,0))) j FROM range(3)"
 )
+# Rows that fit 128 bits next to one that does not, and NULLs, in one batch.
+SQL["decimal_precision_loss_mixed_rows"] = (
+    "SELECT x, CAST(x AS DECIMAL(38,10)) * CAST(2.5 AS DECIMAL(38,10)) a, CAST(x AS DECIMAL(38,10)) - CAST(y AS DECIMAL(38,2)) b, "
+    "try_multiply(CAST(x AS DECIMAL(38,10)), CAST(y AS DECIMAL(38,10))) c FROM VALUES ('1.5', '2.25'), "
+    "('12345678901234567890.123', '-3.5'), (NULL, '1'), ('-0.0000000004', NULL), ('9999999999999999999999999999', '99999999999') AS t(x, y)"
+)
 
 SQL_GAPS = {
 }
