@@ -317,6 +317,13 @@ SQL["epoch_seconds_of_decimals"] = (
     "CAST(timestamp_millis(9223372036854775L) AS STRING) d, timestamp_seconds(CAST(-2.5 AS DECIMAL(2,1))) e"
 )
 
+# A cast of a window is named `window` (TimeWindowing makes it a column first), a cast of its
+# field by its path.
+SQL["time_window_casts"] = (
+    "SELECT window(t, '1 hour') a, window(t, '1 hour') b, CAST(window(t, '1 hour') AS STRING), "
+    "upper(CAST(window(t, '1 hour') AS STRING)), CAST(window(t, '1 hour').start AS STRING) FROM VALUES (TIMESTAMP'2024-01-01 10:30:00') AS v(t)"
+)
+
 SQL_GAPS = {}
 
 
@@ -395,6 +402,15 @@ ERRORS["timestamp_seconds_overflow"] = "SELECT timestamp_seconds(922337203685477
 ERRORS["timestamp_millis_overflow"] = "SELECT timestamp_millis(x) FROM VALUES (-9223372036854775807L) AS t(x)"
 ERRORS["timestamp_seconds_decimal_overflow"] = "SELECT timestamp_seconds(CAST(92233720368547.75807 AS DECIMAL(20,5)))"
 ERRORS["timestamp_seconds_decimal_nanos"] = "SELECT timestamp_seconds(x) FROM VALUES (CAST(1.1234567 AS DECIMAL(8,7))) AS t(x)"
+# One time or session window per query (Spark's TimeWindowing: the rows of several would
+# multiply); the same window twice is one.
+ERRORS["two_time_windows"] = "SELECT window(t, '1 hour') a, window(t, '2 hours') b FROM VALUES (TIMESTAMP'2024-01-01 10:30:00') AS v(t)"
+ERRORS["time_and_session_windows"] = (
+    "SELECT window(t, '1 hour') a, session_window(t, '5 minutes') b FROM VALUES (TIMESTAMP'2024-01-01 10:30:00') AS v(t)"
+)
+ERRORS["two_time_window_keys"] = (
+    "SELECT count(*) FROM VALUES (TIMESTAMP'2024-01-01 10:30:00') AS v(t) GROUP BY window(t, '1 hour'), window(t, '2 hours')"
+)
 ERRORS["date_part_unknown_field"] = "SELECT date_part('foo', TIMESTAMP'2024-03-10 12:34:56')"
 
 ERRORS_GAPS = {
@@ -418,6 +434,7 @@ def test_time_windows(la, expected):
     expected.check(df.select(F.window("t", "1 hour 30 minutes"), "v"), name="compound_duration")
     expected.check(df.groupBy(F.window("t", "5 minutes")).count().select(F.window_time("window")), name="window_time")
     expected.check(la.sql("SELECT typeof(localtimestamp()) t"), name="localtimestamp")
+    expected.check(df.select(F.window("t", "1 hour").cast("string"), F.window("t", "1 hour").start.cast("string")), name="casts")
     expected.check(
         la.sql("SELECT make_timestamp_ntz(2024, 1, 2, 3, 4, 5.5) n, make_timestamp_ltz(2024, 1, 2, 3, 4, 5) l"), name="make"
     )

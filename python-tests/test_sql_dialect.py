@@ -193,6 +193,18 @@ ERRORS["lateral_alias_unknown"] = "SELECT 1 AS a, nope + 1"
 ERRORS["subscript_null_index"] = "SELECT id, array(id, id + 1)[IF(id > 0, NULL, 1)] AS e FROM range(2)"
 # The alias of an inline table alone in parentheses is not visible outside them.
 ERRORS["values_alias_hidden_by_parentheses"] = "SELECT t.a FROM (VALUES (1, 'x') AS t(a, b))"
+# A cast keeps the name of a column (not of a struct's field or a map's value, named by their
+# path: `s.a`, `m[k]`); structs cast field by field in order, as many fields at any depth.
+QUERIES["cast_names_of_nested_fields"] = (
+    "SELECT CAST(id AS STRING), CAST(t.id AS STRING), CAST(s.a AS STRING), CAST(s['a'] AS STRING), CAST(s.b[0] AS STRING), "
+    "CAST(m['k'] AS STRING), CAST(m.k AS STRING), m.k * 2, CAST(mm.k.x AS STRING), mm.k.x + 1, CAST(sm.m.k AS STRING), "
+    "upper(sm.m.k), CAST(s AS STRUCT<x: STRING, y: ARRAY<STRING>>) r FROM (SELECT 1 id, named_struct('a', 1, 'b', array(1, 2)) s, "
+    "map('k', 1) m, map('k', named_struct('x', 1)) mm, named_struct('m', map('k', 'v')) sm) t"
+)
+ERRORS["cast_struct_of_fewer_fields"] = "SELECT CAST(named_struct('a', 1, 'b', 2) AS STRUCT<a: INT>)"
+ERRORS["cast_struct_of_more_fields"] = "SELECT CAST(named_struct('a', 1) AS STRUCT<a: INT, b: INT>)"
+ERRORS["try_cast_struct_of_fewer_fields"] = "SELECT try_cast(named_struct('a', 1, 'b', 2) AS STRUCT<a: INT>)"
+ERRORS["cast_nested_struct_widths"] = "SELECT CAST(map('k', array(named_struct('a', 1))) AS MAP<STRING, ARRAY<STRUCT<a: INT, b: INT>>>)"
 ERRORS["pivot_value_of_other_arity"] = "SELECT * FROM (SELECT 1 k, 'a' c, 10 v) PIVOT (sum(v) FOR (k, c) IN ((1, 'a', 3) AS x))"
 
 

@@ -74,6 +74,20 @@ ERRORS = {
     "flatten_of_flat_array": "SELECT flatten(array(1, 2))",
     "from_json_int_option": "SELECT from_json('{\"a\":1}', 'a INT', map('mode', 1))",
     "from_json_options_not_a_map": "SELECT from_json('{\"a\":1}', 'a INT', named_struct('mode', 'x'))",
+    # Comparisons DataFusion would coerce and Spark refuses: a date or timestamp with a number,
+    # intervals of the two kinds, maps (no equality), IN lists without a common type.
+    "date_equals_int": "SELECT DATE'2024-02-29' = 3",
+    "int_below_date": "SELECT 3 < DATE'2024-02-29'",
+    "date_equals_decimal": "SELECT DATE'2024-01-01' = 1.5",
+    "nullif_date_int": "SELECT nullif(DATE'2024-02-29', 3)",
+    "equal_null_date_int": "SELECT equal_null(DATE'2024-02-29', 3)",
+    "nullifzero_date": "SELECT nullifzero(DATE'2024-02-29')",
+    "intervals_of_two_kinds": "SELECT INTERVAL '1' DAY = INTERVAL '1' MONTH",
+    "map_equality": "SELECT map(1, 2) = map(1, 2)",
+    "array_of_maps_equality": "SELECT array(map(1, 2)) <=> array(map(1, 2))",
+    "in_date_int": "SELECT 1 IN (DATE'2024-01-01')",
+    "in_boolean_int": "SELECT true IN (1)",
+    "in_column_date_int": "SELECT d IN (1, 2) FROM VALUES (DATE'2024-01-01') AS t(d)",
 }
 
 NON_ANSI = {
@@ -87,9 +101,16 @@ NON_ANSI = {
     # Decimals past 38 digits: NULL where the rounded result does not fit.
     "decimal_out_of_range_is_null": "SELECT CAST(id + 1 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) * CAST(1e20 AS DECIMAL(38,0)) r, "
     "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) + CAST(id AS DECIMAL(38,0)) s FROM range(2)",
+    # Outside ANSI mode a boolean equals a number as that number's type (not `<`).
+    "boolean_equals_number": "SELECT true = 1 a, true = 2 b, false = 0 c, true <=> 1 d, nullif(true, 1) e, nullif(false, 1) f, "
+    "CAST(NULL AS BOOLEAN) = 1 g, true != 1 h, 1.0 = true i, nullif(true, 1.0D) j",
+    "boolean_column_equals_number": "SELECT b = n a, nullif(b, n) c FROM VALUES (true, 1), (false, 1), (NULL, 0), (true, NULL) AS t(b, n)",
 }
 
 NON_ANSI_ERRORS = {
+    "date_equals_int": "SELECT DATE'2024-02-29' = 3",
+    "boolean_below_number": "SELECT true < 1",
+    "in_boolean_int": "SELECT true IN (1)",
     "cast_int_to_date": "SELECT CAST(1 AS DATE)",
     "cast_int_to_timestamp_ntz": "SELECT CAST(1 AS TIMESTAMP_NTZ)",
     "cast_binary_to_int": "SELECT CAST(X'01' AS INT)",

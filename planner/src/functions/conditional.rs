@@ -84,11 +84,26 @@ pub fn register(b: &mut RegistryBuilder) {
     // a)`), where DataFusion's nullif takes the common type.
     b.scalar(&["nullif"], |f| {
         f.arity(2, 2)?;
+        if let [a, b] = f.types.as_slice() {
+            super::comparison::check_comparable(a, b, "=", f.shown())?;
+        }
+        // (Outside ANSI mode a boolean and a number compare as the number: `true` kept.)
+        if !f.config.ansi
+            && let [DataType::Boolean, t] = f.types.as_slice()
+            && t.is_numeric()
+        {
+            let t = t.clone();
+            let (a, b) = two(f)?;
+            let null = Expr::Literal(ScalarValue::Boolean(None), None);
+            let int = datafusion::logical_expr::cast(a.clone(), DataType::Int32);
+            let compared = datafusion::logical_expr::cast(int, t);
+            return Ok(super::when(compared.eq(b), null, Some(a)));
+        }
         // A DATE and a TIMESTAMP: compared as timestamps, the DATE kept.
         if let [DataType::Date32, DataType::Timestamp(..)] = f.types.as_slice() {
             let (mut args, mut types) = (f.args.clone(), f.types.clone());
             let time_zone = f.config.time_zone.clone();
-            super::operators::dates_as_timestamps(&mut args, &mut types, &time_zone);
+            super::comparison::dates_as_timestamps(&mut args, &mut types, &time_zone);
             let (a, b) = two(f)?;
             let null = Expr::Literal(ScalarValue::Date32(None), None);
             return Ok(super::when(args[0].clone().eq(b), null, Some(a)));
@@ -108,6 +123,7 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.scalar(&["nullifzero"], |f| {
         let t = f.types.first().cloned().unwrap_or(DataType::Null);
+        super::comparison::check_comparable(&t, &DataType::Int32, "=", f.shown())?;
         let x = one(f)?;
         if t.is_numeric() || t == DataType::Null {
             return null_unless_differs(x, lit(0), &t);

@@ -345,6 +345,9 @@ pub fn register(b: &mut RegistryBuilder) {
     add_spark(b, &["bit_get", "getbit"], "bit_get", 2, 2);
     add_spark(b, &["width_bucket"], "width_bucket", 4, 4);
     b.scalar(&["equal_null"], |f| {
+        if let [a, b] = f.types.as_slice() {
+            super::comparison::check_comparable(a, b, "<=>", f.shown())?;
+        }
         let (x, y) = two(f)?;
         Ok(Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
             Box::new(x),

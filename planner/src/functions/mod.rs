@@ -21,6 +21,7 @@ pub mod nullability;
 mod ordered_set;
 pub mod recompute;
 pub(crate) use aggregate::{decimal_average, exact_percentile};
+pub(crate) mod comparison;
 pub(crate) mod operators;
 mod pattern;
 pub mod python;

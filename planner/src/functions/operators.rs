@@ -1,7 +1,7 @@
 //! Operators: arithmetic with Spark's result types and ANSI checks, comparisons, logic,
 //! null tests, LIKE/RLIKE, IN and bitwise operators.
 
-use arrow::datatypes::{DataType, TimeUnit};
+use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{
     Expr, ExprSchemable, Operator, binary_expr, cast, expr::Like, try_cast,
@@ -123,8 +123,9 @@ pub fn register(b: &mut RegistryBuilder) {
         if f.args.is_empty() {
             return Err(PlanError::InvalidPlan("IN without a value".into()));
         }
+        super::comparison::check_in_types(&f.types, f.shown())?;
         let time_zone = f.config.time_zone.clone();
-        dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);
+        super::comparison::dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);
         let list = f.args.split_off(1);
         let value = f
             .args
@@ -208,36 +209,6 @@ pub(crate) fn two(mut f: FunctionInput) -> PlanResult<(Expr, Expr)> {
     }
 }
 
-/// DATE values among TIMESTAMP (or TIMESTAMP_NTZ) ones read as their midnight in that type
-/// (in the session zone), as Spark's implicit cast for a comparison reads them: DataFusion's
-/// coercion of the two goes through nanoseconds, which `DATE'9999-12-31'` overflows.
-pub(crate) fn dates_as_timestamps(args: &mut [Expr], types: &mut [DataType], time_zone: &str) {
-    let Some(zoned) = types.iter().find_map(|t| match t {
-        DataType::Timestamp(_, zone) => Some(zone.is_some()),
-        _ => None,
-    }) else {
-        return;
-    };
-    for (a, t) in args.iter_mut().zip(types.iter_mut()) {
-        if *t != DataType::Date32 {
-            continue;
-        }
-        let local = cast(a.clone(), DataType::Timestamp(TimeUnit::Microsecond, None));
-        (*a, *t) = if zoned {
-            let shift = super::native::Native::ShiftZone {
-                time_zone: time_zone.to_string(),
-                to_local: false,
-            };
-            (
-                super::native::NativeUdf::udf(shift).call(vec![local]),
-                crate::types::timestamp_type(time_zone),
-            )
-        } else {
-            (local, DataType::Timestamp(TimeUnit::Microsecond, None))
-        };
-    }
-}
-
 fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
     if matches!(
         op,
@@ -248,8 +219,16 @@ fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
             | Operator::GtEq
             | Operator::IsNotDistinctFrom
     ) {
+        if let [a, b] = f.types.as_slice() {
+            super::comparison::check_comparable(a, b, f.name, f.shown())?;
+        }
+        // Outside ANSI mode a boolean equals a number as that number's type (Spark's
+        // BooleanEquality: `true = 1`).
+        if !f.config.ansi && matches!(op, Operator::Eq | Operator::IsNotDistinctFrom) {
+            super::comparison::booleans_as_numbers(&mut f.args, &mut f.types);
+        }
         let time_zone = f.config.time_zone.clone();
-        dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);
+        super::comparison::dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);
     }
     // Spatial values have no order and no equality in Spark.
     if let Some(t) = f

@@ -87,7 +87,32 @@ pub(super) fn cast_rule(
         (f, t) if (is_number(f) && is_binary(t)) || (is_binary(f) && is_number(t)) => {
             refused(Refusal::Plain)
         }
+        // (Structs cast field by field in order: their fields must be as many, at any depth.)
+        (f, t) if struct_widths_differ(f, t) => refused(Refusal::Plain),
         _ => None,
+    }
+}
+
+/// Whether a struct in `from` has another number of fields than its place in `to`.
+fn struct_widths_differ(from: &DataType, to: &DataType) -> bool {
+    // (A VARIANT is a struct of its own and casts to any struct.)
+    if types::is_variant(from) || types::is_variant(to) {
+        return false;
+    }
+    match (from, to) {
+        (DataType::Struct(f), DataType::Struct(t)) => {
+            f.len() != t.len()
+                || f.iter()
+                    .zip(t.iter())
+                    .any(|(a, b)| struct_widths_differ(a.data_type(), b.data_type()))
+        }
+        (DataType::List(f), DataType::List(t)) => {
+            struct_widths_differ(f.data_type(), t.data_type())
+        }
+        (DataType::Map(f, _), DataType::Map(t, _)) => {
+            struct_widths_differ(f.data_type(), t.data_type())
+        }
+        _ => false,
     }
 }
 

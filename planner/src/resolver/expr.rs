@@ -88,6 +88,7 @@ impl Resolver<'_> {
                 type_name,
             } => {
                 let (inner, inner_name) = self.resolve_expr(expr, schema)?;
+                let inner_name = self.argument_name(expr, inner_name, schema);
                 // (Spark names a cast of a VARIANT to a nested type after the variant.)
                 let from_variant = types::is_variant(&inner.get_type(schema)?);
                 let try_mode = matches!(mode, CastMode::Try)
@@ -364,6 +365,11 @@ impl Resolver<'_> {
                     names.push(n);
                 }
                 let name = format!("({value_name} IN ({}))", names.join(", "));
+                let types = std::iter::once(&value)
+                    .chain(&items)
+                    .map(|e| e.get_type(schema))
+                    .collect::<datafusion::common::Result<Vec<_>>>()?;
+                crate::functions::comparison::check_in_types(&types, &name)?;
                 let mut all = self
                     .dates_as_timestamps(std::iter::once(value).chain(items).collect(), schema)?;
                 let items = all.split_off(1);
@@ -460,7 +466,7 @@ impl Resolver<'_> {
     }
 
     /// Operands compared together, DATE values among TIMESTAMP ones read as timestamps (see
-    /// `operators::dates_as_timestamps`).
+    /// `comparison::dates_as_timestamps`).
     fn dates_as_timestamps(
         &self,
         mut exprs: Vec<Expr>,
@@ -470,7 +476,7 @@ impl Resolver<'_> {
             .iter()
             .map(|e| e.get_type(schema))
             .collect::<datafusion::common::Result<Vec<_>>>()?;
-        crate::functions::operators::dates_as_timestamps(
+        crate::functions::comparison::dates_as_timestamps(
             &mut exprs,
             &mut types,
             &self.config.time_zone,

@@ -19,7 +19,7 @@ use crate::{literal, types};
 impl Resolver<'_> {
     /// The name of a call's argument: a nested field by its path from the column (`upper(s.n)`),
     /// where a top-level reference is named by its last part.
-    fn argument_name(&self, a: &SExpr, name: String, schema: &DFSchema) -> String {
+    pub(super) fn argument_name(&self, a: &SExpr, name: String, schema: &DFSchema) -> String {
         match a {
             SExpr::Attribute {
                 name: parts,
@@ -507,6 +507,19 @@ impl Resolver<'_> {
                 return self.cast_to(seconds, &to, mode, schema);
             }
         }
+        // Structs cast field by field in order (arrow's cast matches names): the fields take
+        // the target's names first.
+        let inner = match (&inner.get_type(schema)?, &to) {
+            (DataType::Struct(f), DataType::Struct(t))
+                if f.len() == t.len()
+                    && f.iter().zip(t.iter()).any(|(a, b)| a.name() != b.name()) =>
+            {
+                use crate::functions::native::{Native, NativeUdf};
+                let names = t.iter().map(|f| f.name().clone()).collect();
+                NativeUdf::udf(Native::RenameFields { names }).call(vec![inner])
+            }
+            _ => inner,
+        };
         let spark_string = to == DataType::Utf8
             && crate::functions::udf::CastToString::needed_for(&inner.get_type(schema)?);
         let from = inner.get_type(schema)?;

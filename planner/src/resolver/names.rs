@@ -163,18 +163,52 @@ impl Resolver<'_> {
     }
 
     /// How Spark names a nested field reference inside a call: its path from the column
-    /// (`s.n`, without a table qualifier); `None` for a column itself.
+    /// (`s.n`, a map's key in brackets: `m[k]`, without a table qualifier); `None` for a
+    /// column itself.
     pub(crate) fn nested_path(
         &self,
         parts: &[String],
         plan_id: Option<i64>,
         schema: &DFSchema,
     ) -> Option<String> {
-        let (_, start) = self
+        let (internal, start) = self
             .locate_attribute(parts, plan_id, schema)
             .ok()
             .flatten()?;
-        (parts.len() - start > 1).then(|| parts[start..].join("."))
+        if parts.len() - start <= 1 {
+            return None;
+        }
+        let mut dt = schema
+            .fields()
+            .iter()
+            .find(|f| f.name() == &internal)
+            .map(|f| f.data_type().clone());
+        let mut path = parts[start].clone();
+        for part in &parts[start + 1..] {
+            dt = match dt {
+                Some(DataType::Map(entries, _)) => {
+                    path.push_str(&format!("[{part}]"));
+                    match entries.data_type() {
+                        DataType::Struct(kv) => kv.get(1).map(|v| v.data_type().clone()),
+                        _ => None,
+                    }
+                }
+                Some(DataType::Struct(fields)) => {
+                    path.push('.');
+                    path.push_str(part);
+                    fields
+                        .iter()
+                        .find(|f| self.names_equal(f.name(), part))
+                        .map(|f| f.data_type().clone())
+                }
+                _ => {
+                    path.push('.');
+                    path.push_str(part);
+                    None
+                }
+            };
+        }
+        Some(path)
     }
 
     fn ambiguous(

@@ -45,14 +45,23 @@ impl Resolver<'_> {
                 other => {
                     let (e, name) = self.resolve_expr(other, schema)?;
                     let name = match other {
+                        // A cast of a column keeps the column's name at the top of a select
+                        // list (`CAST(id AS STRING)` inside calls; `CAST(s.a AS STRING)` of
+                        // a struct's field, which is no column).
                         SExpr::Cast { expr, .. }
-                            if matches!(
-                                expr.as_ref(),
-                                SExpr::Attribute { .. } | SExpr::ExtractValue { .. }
-                            ) =>
+                            if matches!(expr.as_ref(), SExpr::Attribute { .. }) =>
                         {
-                            // A cast of a column keeps the column's name at the top of a
-                            // select list (`CAST(id AS STRING)` inside calls).
+                            match self.resolve_expr(expr, schema)? {
+                                (Expr::Column(_), inner) => inner,
+                                _ => name,
+                            }
+                        }
+                        // (So does a cast of a time window: Spark's TimeWindowing makes it a
+                        // column named `window` first.)
+                        SExpr::Cast { expr, .. }
+                            if matches!(expr.as_ref(), SExpr::Function(f)
+                                if ["window", "session_window"].iter().any(|n| f.name.eq_ignore_ascii_case(n))) =>
+                        {
                             self.resolve_expr(expr, schema)?.1
                         }
                         _ => name,

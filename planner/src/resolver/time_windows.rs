@@ -7,7 +7,7 @@ use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder};
 
 use super::Resolver;
-use crate::error::{PlanError, PlanResult};
+use crate::error::{PlanError, PlanResult, SparkError};
 use crate::spec::{self, Expr as SExpr};
 
 /// The select items of a SQL aggregate with `window` / `window.start` (and `session_window`)
@@ -74,16 +74,35 @@ impl Resolver<'_> {
         exprs: impl Iterator<Item = &'e SExpr>,
     ) -> PlanResult<LogicalPlan> {
         let times = std::cell::RefCell::new(Vec::new());
+        // Distinct time and session windows (Spark's TimeWindowing refuses more than one).
+        let windows = std::cell::RefCell::new(Vec::<SExpr>::new());
         for e in exprs {
             e.any(&|e| {
                 if let SExpr::Function(f) = e
-                    && f.name.eq_ignore_ascii_case("window")
-                    && let Some(t) = f.args.first()
+                    && ["window", "session_window"]
+                        .iter()
+                        .any(|n| f.name.eq_ignore_ascii_case(n))
                 {
-                    times.borrow_mut().push(t.clone());
+                    let mut windows = windows.borrow_mut();
+                    if !windows.contains(e) {
+                        windows.push(e.clone());
+                    }
+                    if f.name.eq_ignore_ascii_case("window")
+                        && let Some(t) = f.args.first()
+                    {
+                        times.borrow_mut().push(t.clone());
+                    }
                 }
                 false
             });
+        }
+        if windows.into_inner().len() > 1 {
+            return Err(SparkError::analysis(
+                "_LEGACY_ERROR_TEMP_1039",
+                "",
+                "Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.",
+            )
+            .into());
         }
         let times = times.into_inner();
         if times.is_empty() {

@@ -313,6 +313,20 @@ pub(super) fn rename_fields(arrays: &[ArrayRef], names: &[String]) -> Result<Arr
     let Some(a) = arrays.first() else {
         return internal_err!("rename_fields without a value");
     };
+    if let DataType::Struct(_) = a.data_type() {
+        let s = a.as_struct();
+        let fields: arrow::datatypes::Fields = s
+            .fields()
+            .iter()
+            .zip(names)
+            .map(|(f, n)| f.as_ref().clone().with_name(n))
+            .collect();
+        return Ok(Arc::new(arrow::array::StructArray::try_new(
+            fields,
+            s.columns().to_vec(),
+            s.nulls().cloned(),
+        )?));
+    }
     let list = a.as_list::<i32>();
     let values = list.values().as_struct();
     let fields: arrow::datatypes::Fields = values

@@ -257,6 +257,13 @@ impl Native {
             Native::RenameFields { names } => Row::of(
                 "ember_rename_fields",
                 move |types| match types.first() {
+                    Some(DataType::Struct(fields)) => Ok(DataType::Struct(
+                        fields
+                            .iter()
+                            .zip(names)
+                            .map(|(f, n)| f.as_ref().clone().with_name(n))
+                            .collect(),
+                    )),
                     Some(DataType::List(item)) => match item.data_type() {
                         DataType::Struct(fields) => Ok(crate::types::list_type(
                             DataType::Struct(
