@@ -88,6 +88,11 @@ ERRORS = {
     "in_date_int": "SELECT 1 IN (DATE'2024-01-01')",
     "in_boolean_int": "SELECT true IN (1)",
     "in_column_date_int": "SELECT d IN (1, 2) FROM VALUES (DATE'2024-01-01') AS t(d)",
+    # Never NULL for a value: casts between datetimes, locate at a NULL position (0).
+    "datetime_casts_and_locate_not_null": "SELECT to_timestamp_ntz(TIMESTAMP'2024-03-10 12:34:56') a, try_to_date(DATE'2024-02-29') b, "
+    "try_to_date(TIMESTAMP'2024-02-29 10:00:00') c, to_date(TIMESTAMP'2024-02-29 10:00:00') d, to_timestamp(DATE'2024-02-29') e, "
+    "locate('S', 'Spark SQL', CAST(NULL AS INT)) f, locate('S', 'Spark SQL', 3) g, locate('S', s, NULL) h FROM VALUES ('xS') AS t(s)",
+    "locate_of_columns": "SELECT locate('S', s, p) r FROM VALUES ('xS', NULL), (NULL, 1), ('SS', 2) AS t(s, p)",
 }
 
 NON_ANSI = {
@@ -104,6 +109,9 @@ NON_ANSI = {
     # Outside ANSI mode a boolean equals a number as that number's type (not `<`).
     "boolean_equals_number": "SELECT true = 1 a, true = 2 b, false = 0 c, true <=> 1 d, nullif(true, 1) e, nullif(false, 1) f, "
     "CAST(NULL AS BOOLEAN) = 1 g, true != 1 h, 1.0 = true i, nullif(true, 1.0D) j",
+    # A legacy cast to text answers for every value.
+    "casts_to_text_not_null": "SELECT if(true, 'abc', 3) a, nvl2(3, 'abc', 3) b, CAST(1.5D AS STRING) c, CAST(array(1) AS STRING) d, "
+    "coalesce('x', 1) e, CAST('1' AS INT) f",
     "boolean_column_equals_number": "SELECT b = n a, nullif(b, n) c FROM VALUES (true, 1), (false, 1), (NULL, 0), (true, NULL) AS t(b, n)",
 }
 

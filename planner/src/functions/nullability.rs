@@ -190,6 +190,25 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
     {
         rule = OfArguments;
     }
+    // (Of a date or timestamp they are casts between datetimes, which always answer.)
+    if matches!(
+        name,
+        "to_date" | "to_timestamp" | "to_timestamp_ntz" | "to_timestamp_ltz" | "try_to_date"
+    ) && let [x] = args
+        && matches!(
+            x.get_type(schema)?,
+            DataType::Date32 | DataType::Timestamp(..)
+        )
+    {
+        return with_nullability(call, x.nullable(schema)?, schema);
+    }
+    // (`locate(substr, str, pos)`: a NULL position is 0, not NULL.)
+    if name == "locate"
+        && let [substr, text, _] = args
+    {
+        let nullable = substr.nullable(schema)? || text.nullable(schema)?;
+        return with_nullability(call, nullable, schema);
+    }
     // (`to_date(text)` and `to_timestamp(text)` are casts, whose nullability is their own.)
     if matches!(
         name,
@@ -511,7 +530,12 @@ pub fn cast(
     let to = out.get_type(schema)?;
     let r#try = match mode {
         CastNulls::Fails => false,
-        CastNulls::Legacy => !lossless_cast(from, &to) && !legacy_exact(from, &to),
+        // (Spark's legacy cast to text answers for every value but a VARIANT's.)
+        CastNulls::Legacy => {
+            !lossless_cast(from, &to)
+                && !legacy_exact(from, &to)
+                && (!is_text(&to) || crate::types::is_variant(from))
+        }
         CastNulls::Try => !lossless_cast(from, &to) && !try_cast_total(from, &to),
     };
     let spark = r#try || inner_nullable || cast_may_fail(from, &to);
