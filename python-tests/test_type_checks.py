@@ -87,6 +87,14 @@ ERRORS = {
     "array_of_maps_equality": "SELECT array(map(1, 2)) <=> array(map(1, 2))",
     "in_date_int": "SELECT 1 IN (DATE'2024-01-01')",
     "in_boolean_int": "SELECT true IN (1)",
+    # Text and bytes together, a LIKE escape that is no text, exact percentiles of datetimes.
+    "string_agg_bytes_and_text": "SELECT string_agg(X'414243', ';')",
+    "listagg_bytes_and_text": "SELECT listagg(X'414243', ';')",
+    "overlay_bytes_placing_text": "SELECT overlay(X'414243', '__', 2)",
+    "overlay_text_placing_bytes": "SELECT overlay('Spark SQL', X'414243', 2, 3)",
+    "ilike_escape_not_text": "SELECT ilike('Spark SQL', 'sp%', 1)",
+    "median_of_timestamps": "SELECT median(TIMESTAMP'2024-03-10 12:34:56')",
+    "percentile_of_dates": "SELECT percentile(DATE'2024-02-29', 0.5D)",
     "in_column_date_int": "SELECT d IN (1, 2) FROM VALUES (DATE'2024-01-01') AS t(d)",
     # Never NULL for a value: casts between datetimes, locate at a NULL position (0).
     "datetime_casts_and_locate_not_null": "SELECT to_timestamp_ntz(TIMESTAMP'2024-03-10 12:34:56') a, try_to_date(DATE'2024-02-29') b, "

@@ -87,7 +87,10 @@ pub fn register(b: &mut RegistryBuilder) {
     });
     b.aggregate(&["bool_and", "every"], |f| agg(f, df("bool_and"), 1, 1));
     b.aggregate(&["bool_or", "some", "any"], |f| agg(f, df("bool_or"), 1, 1));
-    b.aggregate(&["median"], |f| agg_double(f, df("median")));
+    b.aggregate(&["median"], |f| {
+        no_datetimes(&f)?;
+        agg_double(f, df("median"))
+    });
     b.aggregate(&["try_sum"], |f| agg(f, spark("try_sum"), 1, 1));
     b.aggregate(&["bit_and"], |f| agg(f, df("bit_and"), 1, 1));
     b.aggregate(&["bit_or"], |f| agg(f, df("bit_or"), 1, 1));
@@ -237,6 +240,7 @@ pub fn register(b: &mut RegistryBuilder) {
         &["percentile"],
         Naming::Custom(|w, a, _| default_arg(w, a, 2, "1")),
         |f| {
+            no_datetimes(&f)?;
             percentiles(
                 f,
                 |mut f| {
@@ -368,6 +372,23 @@ pub(crate) fn agg(
         f.order_by,
         null_treatment,
     )))
+}
+
+/// Spark's exact percentiles (`median`, `percentile`) take no date or timestamp
+/// (UNSUPPORTED_TIME_TYPE, as Spark 4.3 words it).
+fn no_datetimes(f: &FunctionInput) -> PlanResult<()> {
+    if matches!(
+        f.types.first(),
+        Some(DataType::Date32 | DataType::Timestamp(..))
+    ) {
+        return Err(crate::error::SparkError::analysis(
+            "UNSUPPORTED_TIME_TYPE",
+            "0A000",
+            "The data type TIME is not supported.",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 pub(super) fn agg_double(

@@ -278,16 +278,25 @@ fn rlike(f: FunctionInput) -> PlanResult<Expr> {
 fn like(mut f: FunctionInput, case_insensitive: bool) -> PlanResult<Expr> {
     f.arity(2, 3)?;
     let escape = match f.args.get(2) {
+        // (Only text: `like(s, p, 1)` is refused as Spark refuses it.)
         Some(Expr::Literal(v, _)) => {
-            let s = v.to_string();
-            let mut chars = s.chars();
+            let text = match v {
+                ScalarValue::Utf8(Some(s))
+                | ScalarValue::LargeUtf8(Some(s))
+                | ScalarValue::Utf8View(Some(s)) => Some(s.clone()),
+                _ => None,
+            };
+            let mut chars = text.as_deref().unwrap_or_default().chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) => Some(c),
                 _ => {
                     return Err(SparkError::analysis(
                         "INVALID_ESCAPE_CHAR",
                         "42604",
-                        "The escape character must be a single character.",
+                        format!(
+                            "`EscapeChar` should be a string literal of length one, but got \"{}\".",
+                            text.unwrap_or_else(|| v.to_string())
+                        ),
                     )
                     .into());
                 }

@@ -570,6 +570,35 @@ fn incompatible_column(
     )
 }
 
+/// Spark's DATA_DIFF_TYPES for `overlay` and `listagg`/`string_agg` given text and bytes
+/// together (their values and the replacement or delimiter must be of one type).
+pub(super) fn check_text_meets_bytes(
+    function: &str,
+    shown: &str,
+    types: &[DataType],
+) -> PlanResult<()> {
+    if !matches!(function, "overlay" | "listagg" | "string_agg") {
+        return Ok(());
+    }
+    let two: Vec<&DataType> = types.iter().take(2).collect();
+    if two.len() < 2 || !text_meets_bytes(&two) {
+        return Ok(());
+    }
+    let names: Vec<String> = two
+        .iter()
+        .map(|t| format!("\"{}\"", crate::types::sql_name(t)))
+        .collect();
+    Err(crate::error::SparkError::analysis(
+        "DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        "42K09",
+        format!(
+            "Cannot resolve \"{shown}\" due to data type mismatch: Input to `{function}` should all be the same type, but it's ({}).",
+            names.join(" or ")
+        ),
+    )
+    .into())
+}
+
 #[cfg(test)]
 mod tests {
     use arrow::datatypes::{DataType, TimeUnit};

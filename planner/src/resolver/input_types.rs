@@ -400,6 +400,7 @@ impl Resolver<'_> {
     ) -> PlanResult<Vec<usize>> {
         check_array_function(function, shown, names, types)?;
         check_arithmetic(function, shown, types)?;
+        super::coercion::check_text_meets_bytes(function, shown, types)?;
         let ansi = self.config.ansi;
         let mut may_null = vec![];
         if let Some(to) = try_arithmetic_text(function, ansi, types) {
