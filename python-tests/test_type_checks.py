@@ -25,6 +25,12 @@ ANSWERS = {
     "to_date_of_numbers_with_pattern": "SELECT to_date(2024, 'yyyy') a, to_date(202403, 'yyyyMM') b",
     "concat_of_arrays": "SELECT array(1) || array(2) a, concat(array(1), array(2, 3)) b, 'a' || 1 c",
     "length_of_text_and_bytes": "SELECT length(X'0102') a, length(12) b, char_length('héllo') c",
+    # Never NULL for a value: casts between datetimes, locate at a NULL position (0).
+    "datetime_casts_and_locate_not_null": "SELECT to_timestamp_ntz(TIMESTAMP'2024-03-10 12:34:56') a, try_to_date(DATE'2024-02-29') b, "
+    "try_to_date(TIMESTAMP'2024-02-29 10:00:00') c, to_date(TIMESTAMP'2024-02-29 10:00:00') d, to_timestamp(DATE'2024-02-29') e, "
+    "locate('S', 'Spark SQL', CAST(NULL AS INT)) f, locate('S', 'Spark SQL', 3) g, locate('S', s, NULL) h, "
+    "to_timestamp_ntz(DATE'2024-02-29') i FROM VALUES ('xS') AS t(s)",
+    "locate_of_columns": "SELECT locate('S', s, p) r FROM VALUES ('xS', NULL), (NULL, 1), ('SS', 2) AS t(s, p)",
 }
 
 ERRORS = {
@@ -96,11 +102,6 @@ ERRORS = {
     "median_of_timestamps": "SELECT median(TIMESTAMP'2024-03-10 12:34:56')",
     "percentile_of_dates": "SELECT percentile(DATE'2024-02-29', 0.5D)",
     "in_column_date_int": "SELECT d IN (1, 2) FROM VALUES (DATE'2024-01-01') AS t(d)",
-    # Never NULL for a value: casts between datetimes, locate at a NULL position (0).
-    "datetime_casts_and_locate_not_null": "SELECT to_timestamp_ntz(TIMESTAMP'2024-03-10 12:34:56') a, try_to_date(DATE'2024-02-29') b, "
-    "try_to_date(TIMESTAMP'2024-02-29 10:00:00') c, to_date(TIMESTAMP'2024-02-29 10:00:00') d, to_timestamp(DATE'2024-02-29') e, "
-    "locate('S', 'Spark SQL', CAST(NULL AS INT)) f, locate('S', 'Spark SQL', 3) g, locate('S', s, NULL) h FROM VALUES ('xS') AS t(s)",
-    "locate_of_columns": "SELECT locate('S', s, p) r FROM VALUES ('xS', NULL), (NULL, 1), ('SS', 2) AS t(s, p)",
 }
 
 NON_ANSI = {

@@ -195,12 +195,12 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: boo
         name,
         "to_date" | "to_timestamp" | "to_timestamp_ntz" | "to_timestamp_ltz" | "try_to_date"
     ) && let [x] = args
-        && matches!(
-            x.get_type(schema)?,
-            DataType::Date32 | DataType::Timestamp(..)
-        )
+        && let t = x.get_type(schema)?
+        && matches!(t, DataType::Date32 | DataType::Timestamp(..))
     {
-        return with_nullability(call, x.nullable(schema)?, schema);
+        // (Spark's `to_timestamp_ntz` of a DATE is nullable all the same.)
+        let nullable = x.nullable(schema)? || (name == "to_timestamp_ntz" && t == DataType::Date32);
+        return with_nullability(call, nullable, schema);
     }
     // (`locate(substr, str, pos)`: a NULL position is 0, not NULL.)
     if name == "locate"
