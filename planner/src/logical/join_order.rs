@@ -111,7 +111,7 @@ fn sink(join: &Join) -> Option<LogicalPlan> {
 }
 
 /// An inner join on keys (not USING), with deterministic conditions.
-fn movable(join: &Join) -> bool {
+pub(super) fn movable(join: &Join) -> bool {
     join.join_type == JoinType::Inner
         && join.join_constraint == JoinConstraint::On
         && !join.null_aware
@@ -134,7 +134,7 @@ fn under_column_projections(plan: &LogicalPlan) -> &LogicalPlan {
 }
 
 /// Whether `expr`'s columns are all in `schema` (or in `other`).
-fn within(expr: &Expr, schema: &DFSchema, other: Option<&DFSchema>) -> bool {
+pub(super) fn within(expr: &Expr, schema: &DFSchema, other: Option<&DFSchema>) -> bool {
     expr.column_refs()
         .iter()
         .all(|c: &&Column| schema.has_column(c) || other.is_some_and(|o| o.has_column(c)))
@@ -142,7 +142,7 @@ fn within(expr: &Expr, schema: &DFSchema, other: Option<&DFSchema>) -> bool {
 
 /// `Some(filtered)` when `plan` reads one table (projections, filters and aliases over a
 /// scan): `filtered` when a condition other than `IS NOT NULL` thins it.
-fn table(plan: &LogicalPlan) -> Option<bool> {
+pub(super) fn table(plan: &LogicalPlan) -> Option<bool> {
     match plan {
         LogicalPlan::Projection(p) if p.expr.iter().all(|e| !e.is_volatile()) => table(&p.input),
         LogicalPlan::SubqueryAlias(a) => table(&a.input),

@@ -9,5 +9,6 @@ pub mod partition_ids;
 pub mod python_eval;
 pub mod python_map;
 pub mod recursion;
+pub mod semi_joins;
 
 pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};
