@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from conftest import RECORD, EmberServer, ember_binary, new_session
 
-# Generous: a debug build plans a 1,000-term chain in under 10 s on an idle machine.
+# Generous: a debug build plans a 1,000-term `+` chain in about 15 s on an idle machine (2026-12-06).
 PLAN_SECONDS = 120
 
 
@@ -34,6 +34,9 @@ def timed(check):
     assert elapsed < PLAN_SECONDS, f"took {elapsed:.1f} s"
 
 
+# (Seven chains of about 15 s each in a debug build: more than the suite's 300 s on a loaded
+# machine; each chain still has its own bound, PLAN_SECONDS.)
+@pytest.mark.timeout(900)
 def test_thousand_term_sql_chains_answer_sparks_value(spark, expected):
     timed(lambda: expected.check(spark.sql(plus_sql(1000)), name="plus_1000"))
     timed(lambda: expected.check(spark.sql(plus_sql(1000, "id", " FROM range(3)")), name="plus_id_1000"))
