@@ -3,6 +3,7 @@
 //! resulting column. Modules group the table by family; `registry()` merges them once.
 
 mod aggregate;
+pub mod cast_nullability;
 mod collect;
 mod collection;
 mod conditional;
