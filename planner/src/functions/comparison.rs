@@ -97,7 +97,16 @@ pub(crate) fn check_comparable(
     if !differ {
         return Ok(());
     }
-    Err(SparkError::analysis(
+    Err(binary_op_diff_types(shown, a, b))
+}
+
+/// Spark's BINARY_OP_DIFF_TYPES of the binary operator shown as `shown` on `a` and `b`.
+pub(crate) fn binary_op_diff_types(
+    shown: &str,
+    a: &DataType,
+    b: &DataType,
+) -> crate::error::PlanError {
+    SparkError::analysis(
         "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
         "42K09",
         format!(
@@ -106,7 +115,7 @@ pub(crate) fn check_comparable(
             crate::types::sql_name(b)
         ),
     )
-    .into())
+    .into()
 }
 
 /// Spark's refusal of an IN list of values with no common type that DataFusion would coerce

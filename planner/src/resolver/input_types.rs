@@ -677,19 +677,9 @@ pub(super) fn check_arithmetic(function: &str, shown: &str, types: &[DataType]) 
     if !types.iter().any(refused) || (function == "try_add" && types.contains(&Date32)) {
         return Ok(());
     }
-    let names: Vec<String> = types
-        .iter()
-        .map(|t| format!("\"{}\"", crate::types::sql_name(t)))
-        .collect();
-    Err(SparkError::analysis(
-        "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
-        "42K09",
-        format!(
-            "Cannot resolve \"{shown}\" due to data type mismatch: the left and right operands of the binary operator have incompatible types ({} and {}).",
-            names[0], names[1]
-        ),
-    )
-    .into())
+    Err(crate::functions::comparison::binary_op_diff_types(
+        shown, &types[0], &types[1],
+    ))
 }
 
 /// The type text is read as in a `try_` arithmetic function (`try_add('1', 2)`), where the
