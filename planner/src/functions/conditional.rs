@@ -92,12 +92,11 @@ pub fn register(b: &mut RegistryBuilder) {
             && let [DataType::Boolean, t] = f.types.as_slice()
             && t.is_numeric()
         {
-            let t = t.clone();
+            let (mut args, mut types) = (f.args.clone(), f.types.clone());
+            super::comparison::booleans_as_numbers(&mut args, &mut types);
             let (a, b) = two(f)?;
             let null = Expr::Literal(ScalarValue::Boolean(None), None);
-            let int = datafusion::logical_expr::cast(a.clone(), DataType::Int32);
-            let compared = datafusion::logical_expr::cast(int, t);
-            return Ok(super::when(compared.eq(b), null, Some(a)));
+            return Ok(super::when(args[0].clone().eq(b), null, Some(a)));
         }
         // A DATE and a TIMESTAMP: compared as timestamps, the DATE kept.
         if let [DataType::Date32, DataType::Timestamp(..)] = f.types.as_slice() {
