@@ -216,6 +216,9 @@ impl Session {
             .with_optimizer_rule(Arc::new(ember_planner::logical::like_parts::LikeOfParts))
             .with_statistics_registry(ember_execution::join_statistics::registry())
             .with_physical_optimizer_rules(ember_execution::limit_fence::fenced_default_rules())
+            .with_physical_optimizer_rule(Arc::new(
+                ember_execution::formats::parquet_strings::ReadStringsPlain,
+            ))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::InputFileInScan))
             .with_physical_optimizer_rule(Arc::new(

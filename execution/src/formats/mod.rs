@@ -42,6 +42,7 @@ pub mod json;
 pub mod listing;
 pub mod object_commit;
 pub mod orc;
+pub mod parquet_strings;
 pub mod partition;
 pub mod source;
 pub mod storage;

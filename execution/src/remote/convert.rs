@@ -160,6 +160,7 @@ pub fn decode_task(
         .as_ref()
         .ok_or_else(|| DataFusionError::Internal("task without key".into()))?;
     let plan = codec.decode_plan(&task.plan, context)?;
+    let plan = crate::formats::parquet_strings::read_strings_plain_in(plan, context)?;
     let mut addresses = HashMap::new();
     let inputs = task
         .inputs
