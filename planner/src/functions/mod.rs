@@ -10,6 +10,7 @@ mod conditional;
 mod datetime;
 mod datetime_parse;
 pub mod decimal;
+mod decimal_batch;
 pub mod fold;
 mod format_string;
 mod formats;
