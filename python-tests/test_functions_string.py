@@ -263,6 +263,20 @@ def test_overlay_lengths(spark, expected):
     )
     df = spark.createDataFrame([("SPARK_SQL", "CORE", 2)], ("x", "y", "n"))
     expected.check(df.select(F.overlay("x", df.y, 7), F.overlay("x", "y", 7, "n")), name="dataframe")
+    # Of BINARY values: bytes, and a BINARY answer (positions past either end, from the end,
+    # NULLs, multi-byte text as its bytes).
+    expected.check(
+        spark.sql(
+            "SELECT overlay(X'0102030405' PLACING X'AAFF' FROM 2) a, overlay(X'0102030405', X'AA', 2, 0) b, "
+            "overlay(X'0102030405', X'AA', 9, 1) c, overlay(X'0102030405', X'AA', 0, 2) d, "
+            "overlay(X'0102030405', X'AA', -2, 1) e, overlay(X'0102', X'', 1, 5) f, "
+            "overlay(encode('héllo', 'utf-8'), X'41', 2) g, overlay(X'01', CAST(NULL AS BINARY), 1) h, "
+            "overlay(X'0102', X'03', 1, CAST(NULL AS INT)) i, overlay(X'0102', X'03', 2, -7) j"
+        ),
+        name="binary",
+    )
+    b = spark.createDataFrame([(bytearray(b"abcdef"), bytearray(b"XY"), 3)], ("x", "y", "n"))
+    expected.check(b.select(F.overlay("x", "y", "n"), F.overlay("x", "y", 1, "n")), name="binary_dataframe")
 
 
 # Java's regular expressions (java.util.regex), as Spark compiles every pattern: classes are

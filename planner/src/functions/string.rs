@@ -523,6 +523,9 @@ pub fn register(b: &mut RegistryBuilder) {
         }),
         |mut f| {
             f.arity(3, 4)?;
+            if f.types.first().is_some_and(is_binary) {
+                return overlay_bytes(f.args);
+            }
             if f.args.len() == 4 {
                 let len = f.args[3].clone();
                 let rep_len = super::df_udf("character_length")?.call(vec![f.args[1].clone()]);
@@ -719,6 +722,31 @@ fn regexp_replace_position(f: &super::FunctionInput) -> PlanResult<()> {
 /// `concat(...)` / `a || b`: of arrays their concatenation, else of texts (numbers and other
 /// values cast to their text). Arrays mix neither with texts nor with an untyped NULL
 /// (Spark's DATA_DIFF_TYPES).
+/// `overlay` of BINARY values, Spark's `Overlay.calculate` on bytes: the bytes before `pos`,
+/// then `rep`, then the bytes from `pos + len` on (`len` negative or left out: `rep`'s length).
+fn overlay_bytes(args: Vec<Expr>) -> PlanResult<Expr> {
+    let (s, rep, pos, len) = match <[Expr; 4]>::try_from(args) {
+        Ok([s, rep, pos, len]) => (s, rep, pos, Some(len)),
+        Err(args) => match <[Expr; 3]>::try_from(args) {
+            Ok([s, rep, pos]) => (s, rep, pos, None),
+            Err(_) => return Err(crate::error::PlanError::InvalidPlan("overlay".into())),
+        },
+    };
+    let rep_len = super::spark_scalar("length")
+        .ok_or_else(|| crate::error::PlanError::Unsupported("overlay of BINARY".into()))?
+        .call(vec![rep.clone()]);
+    let len = match len {
+        Some(len) => {
+            datafusion::logical_expr::when(len.clone().lt(lit(0)), rep_len).otherwise(len)?
+        }
+        None => rep_len,
+    };
+    let substring = super::sp_udf("substring")?;
+    let head = substring.call(vec![s.clone(), lit(1i32), pos.clone() - lit(1i32)]);
+    let tail = substring.call(vec![s, pos + len, lit(i32::MAX)]);
+    super::sp_udf("concat").map(|u| u.call(vec![head, rep, tail]))
+}
+
 fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
     let is_array = |t: &DataType| matches!(t, DataType::List(_) | DataType::LargeList(_));
     let arrays = f.types.iter().filter(|t| is_array(t)).count();
