@@ -66,6 +66,27 @@ SQL = {
     "CAST(INTERVAL 100 YEARS AS TINYINT) f, CAST(INTERVAL 1 YEAR AS BIGINT) g",
     "widen_to_day_to_second": "SELECT CAST(INTERVAL 3 HOURS AS INTERVAL DAY TO SECOND) a, "
     "typeof(CAST(INTERVAL 3 HOURS AS INTERVAL DAY TO SECOND)) b",
+    # Inline tables of intervals of different fields (and NULL) take the wider type, the
+    # default ones (DAY TO SECOND, YEAR TO MONTH) included.
+    "values_widen_to_default": "SELECT typeof(x) t, CAST(x AS STRING) s FROM VALUES "
+    "(INTERVAL '1 02:00:00.000001' DAY TO SECOND), (INTERVAL '-3' HOUR), (NULL) v(x)",
+    "values_widen_year_month": "SELECT typeof(x) t, CAST(x AS STRING) s FROM VALUES "
+    "(INTERVAL '1' MONTH), (INTERVAL '4' YEAR), (NULL) v(x)",
+    # median and percentile of intervals are intervals (of the default fields, whatever the
+    # argument's): of their months or microseconds, truncated toward zero; percentile_approx
+    # keeps the argument's fields.
+    "median_percentile_day_time": "SELECT median(x) a, percentile(x, 0.3) b, typeof(median(x)) c, "
+    "median(y) d, typeof(percentile(y, 0.25)) e, percentile(y, 0.3) f FROM VALUES "
+    "(INTERVAL '1 02:00:00.000001' DAY TO SECOND, INTERVAL '1' SECOND), (INTERVAL '-3' HOUR, INTERVAL '2' SECOND), "
+    "(INTERVAL '7' DAY, NULL), (NULL, INTERVAL '4' SECOND) v(x, y)",
+    "median_percentile_year_month": "SELECT CAST(median(x) AS STRING) a, CAST(percentile(x, 0.3) AS STRING) b, "
+    "typeof(median(x)) c, CAST(median(y) AS STRING) d, typeof(percentile(y, 0.5)) e, "
+    "CAST(percentile(-y, 0.5) AS STRING) f FROM VALUES "
+    "(INTERVAL '1' MONTH, INTERVAL '1' YEAR), (INTERVAL '2' MONTH, INTERVAL '2' YEAR), (INTERVAL '4' YEAR, NULL) v(x, y)",
+    "median_interval_groups": "SELECT k, median(x) m FROM VALUES (1, INTERVAL '1' SECOND), (1, INTERVAL '4' SECOND), "
+    "(2, CAST(NULL AS INTERVAL SECOND)), (3, INTERVAL '-1' SECOND) v(k, x) GROUP BY k ORDER BY k",
+    "percentile_approx_keeps_fields": "SELECT percentile_approx(x, 0.3) a, typeof(percentile_approx(x, 0.3)) b, "
+    "typeof(approx_percentile(x, array(0.3, 0.6))) c FROM VALUES (INTERVAL '1' SECOND), (INTERVAL '2' SECOND) v(x)",
 }
 
 SQL_GAPS = {}

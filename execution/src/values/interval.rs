@@ -140,6 +140,13 @@ impl IntervalFields {
         Field::new(name, dt, nullable).with_metadata(self.metadata().unwrap_or_default())
     }
 
+    /// The target field of a cast to these fields' type. (Named: DataFusion's cast to a
+    /// field without name or metadata keeps its operand's metadata, so a cast to the default
+    /// fields, which have none, would keep the operand's fields.)
+    pub fn cast_field(&self, dt: DataType, nullable: bool) -> Field {
+        self.field("interval", dt, nullable)
+    }
+
     /// The type holding both (Spark's wider interval type: the first start to the last end).
     pub fn wider(&self, other: &Self) -> Self {
         Self {

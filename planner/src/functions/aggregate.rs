@@ -89,7 +89,7 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["bool_or", "some", "any"], |f| agg(f, df("bool_or"), 1, 1));
     b.aggregate(&["median"], |f| {
         no_datetimes(&f)?;
-        agg_double(f, df("median"))
+        super::ordered_set::of_interval_counts(f, |f| agg_double(f, df("median")))
     });
     b.aggregate(&["try_sum"], |f| agg(f, spark("try_sum"), 1, 1));
     b.aggregate(&["bit_and"], |f| agg(f, df("bit_and"), 1, 1));
@@ -254,7 +254,9 @@ pub fn register(b: &mut RegistryBuilder) {
                             }
                         }
                     }
-                    agg_double(f, df("percentile_cont"))
+                    super::ordered_set::of_interval_counts(f, |f| {
+                        agg_double(f, df("percentile_cont"))
+                    })
                 },
                 2,
                 3,

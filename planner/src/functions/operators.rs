@@ -473,7 +473,7 @@ fn interval_day(micros: Expr) -> Expr {
     let to = DataType::Duration(arrow::datatypes::TimeUnit::Microsecond);
     Expr::Cast(datafusion::logical_expr::expr::Cast::new_from_field(
         Box::new(micros),
-        std::sync::Arc::new(day.field("", to, true)),
+        std::sync::Arc::new(day.cast_field(to, true)),
     ))
 }
 

@@ -64,3 +64,43 @@ pub(super) fn ordering(f: &FunctionInput, wanted: usize) -> PlanResult<Sort> {
         .into()),
     }
 }
+
+/// `body` (a percentile or median of DOUBLE values) of an ANSI interval, as Spark's
+/// `Percentile`: of its months or microseconds, each result truncated back to an interval of
+/// the default fields (DAY TO SECOND or YEAR TO MONTH, whatever the argument's). Other types
+/// go to `body` as they are.
+pub(super) fn of_interval_counts(
+    mut f: FunctionInput,
+    body: impl FnOnce(FunctionInput) -> PlanResult<datafusion::logical_expr::Expr>,
+) -> PlanResult<datafusion::logical_expr::Expr> {
+    use super::native::{Native, NativeUdf};
+    use datafusion::common::ScalarValue;
+    let Some(fields) = f
+        .types
+        .first()
+        .and_then(crate::interval::IntervalFields::default_of)
+    else {
+        return body(f);
+    };
+    let (Some(x), Some(t)) = (f.args.first_mut(), f.types.first_mut()) else {
+        return body(f);
+    };
+    *x = NativeUdf::udf(Native::CheckedIntegerCast {
+        from: fields.sql_name(),
+        to: "BIGINT".into(),
+        unit: 1,
+        arithmetic: false,
+    })
+    .call(vec![x.clone()]);
+    *t = DataType::Int64;
+    let count = cast(body(f)?, DataType::Int64);
+    let one = if fields.year_month {
+        ScalarValue::IntervalYearMonth(Some(1))
+    } else {
+        ScalarValue::DurationMicrosecond(Some(1))
+    };
+    Ok(NativeUdf::udf(Native::NumberToInterval {
+        cast: ("BIGINT".into(), fields.sql_name()),
+    })
+    .call(vec![lit(one), count]))
+}

@@ -173,7 +173,7 @@ impl Resolver<'_> {
         let nullable = value.nullable(schema)?;
         Ok(Expr::Cast(Cast::new_from_field(
             Box::new(value),
-            Arc::new(fields.field("", to.clone(), nullable)),
+            Arc::new(fields.cast_field(to.clone(), nullable)),
         )))
     }
 
@@ -321,7 +321,8 @@ pub(super) fn call_interval(function: &str, args: &[Arc<Field>]) -> Option<Inter
         | "least" => args,
         "nvl2" | "if" | "iff" => args.get(1..)?,
         "nullif" | "sum" | "try_sum" | "min" | "max" | "first" | "last" | "any_value"
-        | "first_value" | "last_value" | "mode" | "lag" | "lead" | "nth_value" => args.get(..1)?,
+        | "first_value" | "last_value" | "mode" | "lag" | "lead" | "nth_value"
+        | "percentile_approx" | "approx_percentile" => args.get(..1)?,
         _ => return None,
     };
     let mut out: Option<IntervalFields> = None;
@@ -365,7 +366,7 @@ pub(super) fn wider_interval<'a>(
 pub(super) fn retype_interval(e: Expr, dt: &DataType, fields: IntervalFields) -> Expr {
     Expr::Cast(Cast::new_from_field(
         Box::new(e),
-        Arc::new(fields.field("", dt.clone(), true)),
+        Arc::new(fields.cast_field(dt.clone(), true)),
     ))
 }
 

@@ -225,14 +225,24 @@ impl Resolver<'_> {
         // NULLs take the type of the other rows of their column.
         if let Some(w) = width {
             for c in 0..w {
-                let t = values
+                // (With the field's metadata: an interval's fields.)
+                let typed = values
                     .iter()
-                    .filter_map(|r| r[c].get_type(&empty).ok())
-                    .find(|t| t != &DataType::Null);
-                if let Some(t) = t {
+                    .filter_map(|r| r[c].to_field(&empty).ok())
+                    .find(|(_, f)| f.data_type() != &DataType::Null);
+                if let Some((_, f)) = typed {
+                    let metadata = (!f.metadata().is_empty()).then(|| {
+                        datafusion::logical_expr::expr::FieldMetadata::from(
+                            f.metadata()
+                                .clone()
+                                .into_iter()
+                                .collect::<std::collections::BTreeMap<_, _>>(),
+                        )
+                    });
                     for r in values.iter_mut() {
                         if matches!(&r[c], Expr::Literal(ScalarValue::Null, _)) {
-                            r[c] = Expr::Literal(ScalarValue::try_from(&t)?, None);
+                            let null = ScalarValue::try_from(f.data_type())?;
+                            r[c] = Expr::Literal(null, metadata.clone());
                         }
                     }
                 }
