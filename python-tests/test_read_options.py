@@ -442,7 +442,10 @@ def test_parquet_string_views(utc, tmp_path):
                        pa.struct([("b", pa.binary_view()), ("t", pa.string_view())])),
     })
     for part in (0, 1):
-        pq.write_table(table, str(tmp_path / "views" / f"part-{part}.parquet"))
+        try:
+            pq.write_table(table, str(tmp_path / "views" / f"part-{part}.parquet"))
+        except pa.ArrowNotImplementedError:
+            pytest.skip(f"pyarrow {pa.__version__} cannot write string_view to parquet")
     assert pq.read_schema(str(tmp_path / "views" / "part-0.parquet")).field("s").type == pa.string_view()
     df = utc.read.parquet(str(tmp_path / "views"))
     assert df.dtypes == [("id", "bigint"), ("s", "string"), ("tags", "array<string>"),
