@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod codec;
+pub mod conjunctions;
 pub mod error;
 pub mod failpoint;
 pub mod formats;
