@@ -719,9 +719,6 @@ fn regexp_replace_position(f: &super::FunctionInput) -> PlanResult<()> {
     }
 }
 
-/// `concat(...)` / `a || b`: of arrays their concatenation, else of texts (numbers and other
-/// values cast to their text). Arrays mix neither with texts nor with an untyped NULL
-/// (Spark's DATA_DIFF_TYPES).
 /// `overlay` of BINARY values, Spark's `Overlay.calculate` on bytes: the bytes before `pos`,
 /// then `rep`, then the bytes from `pos + len` on (`len` negative or left out: `rep`'s length).
 fn overlay_bytes(args: Vec<Expr>) -> PlanResult<Expr> {
@@ -747,6 +744,9 @@ fn overlay_bytes(args: Vec<Expr>) -> PlanResult<Expr> {
     super::sp_udf("concat").map(|u| u.call(vec![head, rep, tail]))
 }
 
+/// `concat(...)` / `a || b`: of arrays their concatenation, else of texts (numbers and other
+/// values cast to their text). Arrays mix neither with texts nor with an untyped NULL
+/// (Spark's DATA_DIFF_TYPES).
 fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
     let is_array = |t: &DataType| matches!(t, DataType::List(_) | DataType::LargeList(_));
     let arrays = f.types.iter().filter(|t| is_array(t)).count();

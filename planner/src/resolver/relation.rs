@@ -231,14 +231,8 @@ impl Resolver<'_> {
                     .filter_map(|r| r[c].to_field(&empty).ok())
                     .find(|(_, f)| f.data_type() != &DataType::Null);
                 if let Some((_, f)) = typed {
-                    let metadata = (!f.metadata().is_empty()).then(|| {
-                        datafusion::logical_expr::expr::FieldMetadata::from(
-                            f.metadata()
-                                .clone()
-                                .into_iter()
-                                .collect::<std::collections::BTreeMap<_, _>>(),
-                        )
-                    });
+                    let metadata = (!f.metadata().is_empty())
+                        .then(|| datafusion::logical_expr::expr::FieldMetadata::from(f.metadata()));
                     for r in values.iter_mut() {
                         if matches!(&r[c], Expr::Literal(ScalarValue::Null, _)) {
                             let null = ScalarValue::try_from(f.data_type())?;
