@@ -444,7 +444,7 @@ impl ScalarUDFImpl for DecimalDivide {
         );
         // value = a / 10^sa / (b / 10^sb); result digits = value * 10^s.
         let shift = self.scale as i32 + sb as i32 - sa as i32;
-        let limit = i256::from_i128(10i128.pow(self.precision as u32));
+        let limit = 10u128.pow(self.precision.min(MAX_PRECISION) as u32);
         let mut out = Decimal128Builder::with_capacity(a.len());
         for i in 0..a.len() {
             if a.is_null(i) || b.is_null(i) {
@@ -459,49 +459,79 @@ impl ScalarUDFImpl for DecimalDivide {
                 out.append_null();
                 continue;
             }
-            let mut n = i256::from_i128(a.value(i));
-            let mut d = i256::from_i128(divisor);
-            if shift >= 0 {
-                n = n.wrapping_mul(pow10(shift as u32));
-            } else {
-                d = d.wrapping_mul(pow10((-shift) as u32));
-            }
-            let q = n.wrapping_div(d);
-            let r = n.wrapping_rem(d);
-            // Round half up (away from zero).
-            let twice = r.wrapping_mul(i256::from_i128(2)).wrapping_abs();
-            let q = if twice >= d.wrapping_abs() {
-                if (n < i256::ZERO) != (d < i256::ZERO) {
-                    q.wrapping_sub(i256::ONE)
-                } else {
-                    q.wrapping_add(i256::ONE)
-                }
-            } else {
-                q
-            };
-            if q.wrapping_abs() >= limit {
+            let q =
+                quotient_half_up(a.value(i), divisor, shift).filter(|q| q.unsigned_abs() < limit);
+            let Some(q) = q else {
                 if self.ansi {
-                    return Err(to_datafusion(SparkError::new(
-                        crate::error::ErrorKind::Arithmetic,
-                        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
-                        "22003",
-                        format!(
-                            "The value cannot be represented as Decimal({}, {}). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and return NULL instead.",
-                            self.precision, self.scale
-                        ),
-                        vec![],
-                    )));
+                    return Err(to_datafusion(out_of_range(self.precision, self.scale)));
                 }
                 out.append_null();
                 continue;
-            }
-            match q.to_i128() {
-                Some(v) => out.append_value(v),
-                None => out.append_null(),
-            }
+            };
+            out.append_value(q);
         }
         decimal_result(out, self.precision, self.scale, scalar)
     }
+}
+
+/// NUMERIC_VALUE_OUT_OF_RANGE of a value that `Decimal(precision, scale)` cannot hold.
+pub(crate) fn out_of_range(precision: u8, scale: i8) -> SparkError {
+    SparkError::new(
+        crate::error::ErrorKind::Arithmetic,
+        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+        "22003",
+        format!(
+            "The value cannot be represented as Decimal({precision}, {scale}). If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and return NULL instead."
+        ),
+        vec![],
+    )
+}
+
+/// The digits of `a / d` scaled by `10^shift` (`a * 10^shift / d`; `d` times `10^-shift` for a
+/// negative shift), rounded half up (away from zero); `None` beyond 128 bits. In 128 bits
+/// where the scaled operands fit, else in 256. `d` is not 0.
+pub(crate) fn quotient_half_up(a: i128, d: i128, shift: i32) -> Option<i128> {
+    let scaled = |v: i128, by: i32| {
+        10i128
+            .checked_pow(by.unsigned_abs())
+            .and_then(|m| v.checked_mul(m))
+    };
+    let fast = if shift >= 0 {
+        scaled(a, shift).map(|n| (n, d))
+    } else {
+        scaled(d, shift).map(|d| (a, d))
+    };
+    if let Some((n, d)) = fast {
+        // |d| > 1 here or the quotient is exact: `n / d` overflows only for i128::MIN / -1.
+        let (q, r) = (n.checked_div(d)?, n.checked_rem(d)?);
+        if r.unsigned_abs() >= d.unsigned_abs() - r.unsigned_abs() {
+            return if (n < 0) != (d < 0) {
+                q.checked_sub(1)
+            } else {
+                q.checked_add(1)
+            };
+        }
+        return Some(q);
+    }
+    let (mut n, mut d) = (i256::from_i128(a), i256::from_i128(d));
+    if shift >= 0 {
+        n = n.wrapping_mul(pow10(shift as u32));
+    } else {
+        d = d.wrapping_mul(pow10((-shift) as u32));
+    }
+    let q = n.wrapping_div(d);
+    let r = n.wrapping_rem(d);
+    let twice = r.wrapping_mul(i256::from_i128(2)).wrapping_abs();
+    let q = if twice >= d.wrapping_abs() {
+        if (n < i256::ZERO) != (d < i256::ZERO) {
+            q.wrapping_sub(i256::ONE)
+        } else {
+            q.wrapping_add(i256::ONE)
+        }
+    } else {
+        q
+    };
+    q.to_i128()
 }
 
 fn pow10(n: u32) -> i256 {
