@@ -330,3 +330,36 @@ def test_window_frame_names(spark, expected):
         "sum(id) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM range(5)"
     )
     expected.check(sql, name="sql")
+
+
+# Sums and averages of decimals at their precision's limit: a sum of DECIMAL(p, s) is a
+# DECIMAL(min(p + 10, 38), s) and beyond it NULL, or ARITHMETIC_OVERFLOW under ANSI; an average
+# rounds half up and is NULL (NUMERIC_VALUE_OUT_OF_RANGE) where it does not fit its type.
+BIG = "CAST(99999999999999999999999999999999999999 AS DECIMAL(38,0))"
+DECIMAL_LIMITS = {
+    "sum_overflow": f"SELECT sum(x) s, avg(x) a FROM (SELECT {BIG} x FROM range(20))",
+    "grouped_overflow": f"SELECT id % 2 g, sum(x) s, avg(x) a FROM (SELECT id, {BIG} x FROM range(20)) GROUP BY 1 ORDER BY 1",
+    "back_in_range": f"SELECT sum(x) s, avg(x) a FROM (SELECT {BIG} * (CASE WHEN id % 2 = 0 THEN 1 ELSE -1 END) x FROM range(21))",
+    "average_too_wide": "SELECT sum(x) s, avg(x) a FROM (SELECT CAST(900000000000000000000000000 AS DECIMAL(38,10)) x FROM range(10))",
+    "rounding": "SELECT g, avg(x) a, sum(x) s FROM VALUES (1.005BD, 1), (2.0BD, 1), (NULL, 1), (NULL, 2), (3.333BD, 3), (-1.115BD, 3), "
+    "(-0.005BD, 4), (0.001BD, 4), (0.002BD, 4) AS t(x, g) GROUP BY g ORDER BY g",
+    "sliding": "SELECT g, sum(x) OVER w s, avg(x) OVER w a FROM VALUES (99999999999999999999999999999999999999BD, 1), "
+    "(99999999999999999999999999999999999999BD, 2), (-99999999999999999999999999999999999999BD, 3), (1BD, 4) AS t(x, g) "
+    "WINDOW w AS (ORDER BY g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    "many_groups": "SELECT count(*) n, sum(s) s, sum(a) a, max(a) m FROM (SELECT id % 1000 g, sum(CAST(id AS DECIMAL(12,2)) / 7) s, "
+    "avg(CAST(id AS DECIMAL(12,2)) / 7) a FROM range(100000) GROUP BY 1)",
+    "filtered": "SELECT sum(x) FILTER (WHERE x > 1) s, avg(x) FILTER (WHERE x < 3) a FROM VALUES (1.5BD), (2.5BD), (3.5BD), (NULL) AS t(x)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECIMAL_LIMITS))
+@pytest.mark.parametrize("ansi", ["legacy", "ansi"])
+def test_decimal_sum_limits(spark, expected, case, ansi):
+    spark.conf.set("spark.sql.ansi.enabled", "false" if ansi == "legacy" else "true")
+    try:
+        if ansi == "ansi" and case not in ("rounding", "many_groups", "filtered"):
+            expected.check_error(lambda: spark.sql(DECIMAL_LIMITS[case]).collect(), name=f"{case}_{ansi}")
+        else:
+            expected.check(spark.sql(DECIMAL_LIMITS[case]), name=f"{case}_{ansi}")
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")

@@ -332,7 +332,18 @@ pub(super) fn spark(name: &str) -> PlanResult<Arc<AggregateUDF>> {
 /// An aggregate call with the common options (DISTINCT, FILTER, IGNORE NULLS).
 /// `sum(x)`; under ANSI a BIGINT sum out of BIGINT's range is Spark's ARITHMETIC_OVERFLOW
 /// (summed exactly, as a 38-digit decimal, and narrowed back) where DataFusion's wraps around.
+/// Decimals sum as Spark's, NULL (or ARITHMETIC_OVERFLOW) beyond their precision
+/// ([`super::decimal_sum`]).
 fn sum(mut f: FunctionInput) -> PlanResult<Expr> {
+    if matches!(f.types.first(), Some(DataType::Decimal128(..))) && !f.distinct {
+        let fail = f.config.ansi;
+        return agg(
+            f,
+            Ok(super::decimal_sum::DecimalSum::udaf(false, fail)),
+            1,
+            1,
+        );
+    }
     if !(f.config.ansi && f.types.first() == Some(&DataType::Int64)) {
         return agg(f, df("sum"), 1, 1);
     }
@@ -504,7 +515,7 @@ fn regr_avg(mut f: FunctionInput, pick: usize) -> PlanResult<Expr> {
 }
 
 /// `avg(x)`; of decimal(p, s) as Spark: decimal(p + 4, s + 4), rounded half up
-/// (DataFusion's truncates).
+/// (DataFusion's truncates), in one pass ([`super::decimal_sum`]).
 fn avg(mut f: FunctionInput) -> PlanResult<Expr> {
     // avg(NULL): a DOUBLE, as Spark types it.
     if f.types.first() == Some(&DataType::Null) {
@@ -518,21 +529,17 @@ fn avg(mut f: FunctionInput) -> PlanResult<Expr> {
     if f.distinct {
         return agg(f, df("avg"), 1, 1);
     }
-    let Some(DataType::Decimal128(p, s)) = f.types.first().cloned() else {
+    if !matches!(f.types.first(), Some(DataType::Decimal128(..))) {
         return agg(f, df("avg"), 1, 1);
-    };
-    f.arity(1, 1)?;
-    let x = f.args[0].clone();
-    let sum_input = FunctionInput {
-        args: vec![cast(x.clone(), DataType::Decimal128((p + 10).min(38), s))],
-        ..f.clone()
-    };
+    }
     // An average that does not fit its type fails under ANSI, else (and for try_avg) is NULL.
     let fail = f.config.ansi && !f.name.eq_ignore_ascii_case("try_avg");
-    let count_input = FunctionInput { args: vec![x], ..f };
-    let sum = agg(sum_input, df("sum"), 1, 1)?;
-    let count = agg(count_input, df("count"), 1, 1)?;
-    Ok(decimal_average(sum, count, p, s, fail))
+    agg(
+        f,
+        Ok(super::decimal_sum::DecimalSum::udaf(true, fail)),
+        1,
+        1,
+    )
 }
 
 /// Spark's average of DECIMAL(p, s) values from their sum (a DECIMAL(p + 10, s)) and count:

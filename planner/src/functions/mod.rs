@@ -11,6 +11,8 @@ mod datetime;
 mod datetime_parse;
 pub mod decimal;
 mod decimal_batch;
+mod decimal_sum;
+pub(crate) use decimal_sum::DecimalSum;
 pub mod fold;
 mod format_string;
 mod formats;
@@ -583,6 +585,7 @@ pub fn codec_parts() -> Vec<Arc<dyn ember_execution::codec::CodecPart>> {
         udaf_part::<python_agg::PythonAggUdf>(),
         udaf_part::<native::counter_diff::CounterDiff>(),
         udaf_part::<native::max_by::ByOrder>(),
+        udaf_part::<decimal_sum::DecimalSum>(),
         udaf_part::<native::SketchAgg>(),
         udaf_part::<recompute::Recomputed>(),
         udf_codec::spark_functions_part(),

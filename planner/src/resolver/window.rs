@@ -194,7 +194,9 @@ impl Resolver<'_> {
                     unwrap_field = field;
                     let fun = match filter {
                         None => sliding_form(af.func, &frame.0),
-                        Some(_) => WindowFunctionDefinition::AggregateUDF(af.func),
+                        Some(_) => WindowFunctionDefinition::AggregateUDF(
+                            crate::functions::DecimalSum::in_window(af.func),
+                        ),
                     };
                     (args, fun, null_treatment, filter)
                 }
@@ -597,6 +599,7 @@ fn sliding_form(
     frame: &datafusion::logical_expr::WindowFrame,
 ) -> WindowFunctionDefinition {
     use datafusion::functions_window::nth_value::{first_value_udwf, last_value_udwf};
+    let f = crate::functions::DecimalSum::in_window(f);
     if frame.start_bound.is_unbounded() {
         return WindowFunctionDefinition::AggregateUDF(f);
     }
