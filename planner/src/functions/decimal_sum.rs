@@ -62,6 +62,13 @@ impl DecimalSum {
         }
     }
 
+    fn shape_of(&self, args: &AccumulatorArgs) -> Result<Shape> {
+        match args.expr_fields {
+            [field] => self.shape(field.data_type()),
+            _ => internal_err!("{} takes one argument", self.name()),
+        }
+    }
+
     fn shape(&self, arg: &DataType) -> Result<Shape> {
         let DataType::Decimal128(p, s) = *arg else {
             return internal_err!("{} of decimals got {arg}", self.name());
@@ -183,7 +190,7 @@ impl AggregateUDFImpl for DecimalSum {
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        let shape = self.shape(args.expr_fields[0].data_type())?;
+        let shape = self.shape_of(&args)?;
         Ok(Box::new(Exact {
             shape,
             sum: i256::ZERO,
@@ -193,14 +200,14 @@ impl AggregateUDFImpl for DecimalSum {
     }
 
     fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
-        self.shape(args.expr_fields[0].data_type()).is_ok()
+        self.shape_of(&args).is_ok()
     }
 
     fn create_groups_accumulator(
         &self,
         args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
-        let shape = self.shape(args.expr_fields[0].data_type())?;
+        let shape = self.shape_of(&args)?;
         Ok(Box::new(Groups::new(shape)))
     }
 }
