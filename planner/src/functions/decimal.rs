@@ -519,19 +519,10 @@ pub(crate) fn quotient_half_up(a: i128, d: i128, shift: i32) -> Option<i128> {
     } else {
         d = d.wrapping_mul(pow10((-shift) as u32));
     }
-    let q = n.wrapping_div(d);
-    let r = n.wrapping_rem(d);
-    let twice = r.wrapping_mul(i256::from_i128(2)).wrapping_abs();
-    let q = if twice >= d.wrapping_abs() {
-        if (n < i256::ZERO) != (d < i256::ZERO) {
-            q.wrapping_sub(i256::ONE)
-        } else {
-            q.wrapping_add(i256::ONE)
-        }
-    } else {
-        q
-    };
-    q.to_i128()
+    if d < i256::ZERO {
+        (n, d) = (n.wrapping_neg(), d.wrapping_neg());
+    }
+    round_half_up(n, d).to_i128()
 }
 
 fn pow10(n: u32) -> i256 {

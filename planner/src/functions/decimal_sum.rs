@@ -288,10 +288,7 @@ impl Groups {
                 continue;
             }
             if WIDE {
-                let (low, carry) = (self.sums[g] as u128).overflowing_add(v as u128);
-                self.sums[g] = low as i128;
-                // `v` sign-extended: its high bits are all ones when negative.
-                self.highs[g] += (v >> 127) as i64 + i64::from(carry);
+                self.add_wide(g, v);
             } else {
                 self.sums[g] = self.sums[g].wrapping_add(v);
             }
@@ -303,15 +300,19 @@ impl Groups {
         }
     }
 
+    /// Adds `v` to the wide sum of group `g`: its low 128 bits, the carry into the high ones.
+    fn add_wide(&mut self, g: usize, v: i128) {
+        let (low, carry) = (self.sums[g] as u128).overflowing_add(v as u128);
+        self.sums[g] = low as i128;
+        // `v` sign-extended: its high bits are all ones when negative.
+        self.highs[g] += (v >> 127) as i64 + i64::from(carry);
+    }
+
     /// Merges a partial sum (`None`: it overflowed) into group `g`.
     fn merge_sum(&mut self, g: usize, partial: Option<i128>) {
         if self.wide() {
             match partial {
-                Some(v) => {
-                    let (low, carry) = (self.sums[g] as u128).overflowing_add(v as u128);
-                    self.sums[g] = low as i128;
-                    self.highs[g] += (v >> 127) as i64 + i64::from(carry);
-                }
+                Some(v) => self.add_wide(g, v),
                 None => self.highs[g] = OVERFLOWED_HIGH,
             }
             return;
@@ -354,11 +355,11 @@ impl Groups {
 /// Decimals of `precision` and `scale` from digits, NULL where `valid` says not.
 fn decimal_array(
     digits: Vec<i128>,
-    valid: impl FnMut(usize) -> bool,
+    valid: BooleanBuffer,
     precision: u8,
     scale: i8,
 ) -> Result<ArrayRef> {
-    let nulls = NullBuffer::new(BooleanBuffer::collect_bool(digits.len(), valid));
+    let nulls = NullBuffer::new(valid);
     let nulls = (nulls.null_count() > 0).then_some(nulls);
     Ok(Arc::new(
         Decimal128Array::new(digits.into(), nulls).with_precision_and_scale(precision, scale)?,
@@ -404,21 +405,18 @@ impl GroupsAccumulator for Groups {
                     .unwrap_or(OVERFLOWED);
             }
         }
-        let valid = |i: usize| counts[i] > 0 && sums[i] != OVERFLOWED;
-        let valid: Vec<bool> = (0..sums.len()).map(valid).collect();
-        decimal_array(sums, |i| valid[i], shape.precision, shape.scale)
+        let valid =
+            BooleanBuffer::collect_bool(sums.len(), |i| counts[i] > 0 && sums[i] != OVERFLOWED);
+        decimal_array(sums, valid, shape.precision, shape.scale)
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
         let shape = self.shape;
         let (sums, counts) = self.take(emit_to);
-        let valid: Vec<bool> = sums
-            .iter()
-            .zip(&counts)
-            .map(|(&s, &c)| c > 0 && self.fits(s))
-            .collect();
+        let valid =
+            BooleanBuffer::collect_bool(sums.len(), |i| counts[i] > 0 && self.fits(sums[i]));
         Ok(vec![
-            decimal_array(sums, |i| valid[i], shape.sum_precision, shape.sum_scale)?,
+            decimal_array(sums, valid, shape.sum_precision, shape.sum_scale)?,
             Arc::new(Int64Array::from(counts)),
         ])
     }
