@@ -276,8 +276,10 @@ def test_cancel_kills_running_scalar_function(server_url, kind, shape):
 
 def test_limit_kills_a_slow_worker_after_a_grace(server_url):
     # A LIMIT met ends the UDF's input, and its worker may answer what it has in hand to go
-    # back to the pool; one still busy a second later (here sleeping 60 s in its second batch)
-    # is killed, not left running.
+    # back to the pool; one still busy a second later (here sleeping 60 s once it has yielded
+    # its first batch) is killed, not left running. (The function sleeps whatever input it
+    # has been sent: one that slept only in its second batch answered and went back to the
+    # pool, alive, when a loaded machine ended its input before a second batch was fed.)
     from typing import Iterator
 
     import pandas as pd
@@ -294,10 +296,9 @@ def test_limit_kills_a_slow_worker_after_a_grace(server_url):
 
         with open(path, "w") as f:
             f.write(str(os.getpid()))
-        for i, s in enumerate(it):
-            if i > 0:
-                time.sleep(60)
+        for s in it:
             yield s
+            time.sleep(60)
 
     started = time.time()
     try:
