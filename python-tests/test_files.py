@@ -429,3 +429,33 @@ def test_text_with_a_schema(spark, expected, out):
         expected.check(spark.table("text_table_with_column"), name="table")
     finally:
         spark.sql("DROP TABLE text_table_with_column")
+
+
+def test_a_file_rewritten_in_place_is_read_again(spark, tmp_path):
+    # Footers and file statistics are cached across queries, an entry only while its file
+    # keeps its size and modification time: a file rewritten in place (the same name, the same
+    # size, other values) is read again, its statistics too (stale ones would prune it), and
+    # one rewritten with another schema answers with that schema.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3]}), path)
+
+    def values(where="true"):
+        return sorted(r[0] for r in spark.read.parquet(str(path)).where(where).collect())
+
+    assert values() == [1, 2, 3]
+    assert values("a > 5") == []
+    size = path.stat().st_size
+    # (A later modification time: file systems' clocks tick in milliseconds.)
+    time.sleep(0.05)
+    pq.write_table(pa.table({"a": [7, 8, 9]}), path)
+    assert path.stat().st_size == size
+    assert values() == [7, 8, 9]
+    assert values("a > 5") == [7, 8, 9]
+    assert spark.sql(f"SELECT max(a) FROM parquet.`{path}`").collect()[0][0] == 9
+    time.sleep(0.05)
+    pq.write_table(pa.table({"b": ["x"]}), path)
+    assert spark.read.parquet(str(path)).columns == ["b"]
+    assert spark.read.parquet(str(path)).collect()[0][0] == "x"

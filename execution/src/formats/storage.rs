@@ -252,13 +252,43 @@ impl ObjectStoreRegistry for StoreRegistry {
     }
 }
 
+/// The file caches every runtime of the process shares: Parquet footers and page indexes
+/// (and other formats' embedded metadata), and the statistics of files. Each request has a
+/// runtime of its own, so with caches of their own every query read the footers of every
+/// file again, once to infer a schema and once more to scan. An entry holds only while the
+/// file keeps its size and modification time (DataFusion checks both on every lookup), so a
+/// rewritten file is read again. Listings are not cached: a new DataFrame sees the files there
+/// are now, as in Spark.
+static FILE_CACHES: LazyLock<(
+    Arc<datafusion::execution::cache::cache_manager::FileMetadataCache>,
+    Arc<datafusion::execution::cache::cache_manager::FileStatisticsCache>,
+)> = LazyLock::new(|| {
+    use datafusion::execution::cache::cache_manager::{
+        DEFAULT_FILE_STATISTICS_MEMORY_LIMIT, DEFAULT_METADATA_CACHE_LIMIT,
+    };
+    use datafusion::execution::cache::default_cache::DefaultCache;
+    (
+        Arc::new(DefaultCache::new(DEFAULT_METADATA_CACHE_LIMIT).with_name("EmberFileMetadata")),
+        Arc::new(
+            DefaultCache::new(DEFAULT_FILE_STATISTICS_MEMORY_LIMIT)
+                .with_name("EmberFileStatistics"),
+        ),
+    )
+});
+
 /// A runtime whose object stores come from `options`, on the process's memory pool and spill
-/// directory (`crate::memory`) when one is installed.
+/// directory (`crate::memory`) when one is installed, and on its file caches
+/// ([`FILE_CACHES`]).
 pub fn runtime_env(
     options: StorageOptions,
 ) -> Result<Arc<datafusion::execution::runtime_env::RuntimeEnv>> {
+    let (metadata, statistics) = &*FILE_CACHES;
+    let caches = datafusion::execution::cache::cache_manager::CacheManagerConfig::default()
+        .with_file_metadata_cache(Some(metadata.clone()))
+        .with_file_statistics_cache(Some(statistics.clone()));
     let mut builder = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-        .with_object_store_registry(Arc::new(StoreRegistry::new(options)));
+        .with_object_store_registry(Arc::new(StoreRegistry::new(options)))
+        .with_cache_manager(caches);
     if let Some(budget) = crate::memory::installed() {
         builder.memory_pool = Some(budget.pool().clone());
         builder.disk_manager = Some(budget.disk_manager().clone());
