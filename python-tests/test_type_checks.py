@@ -31,6 +31,12 @@ ANSWERS = {
     "locate('S', 'Spark SQL', CAST(NULL AS INT)) f, locate('S', 'Spark SQL', 3) g, locate('S', s, NULL) h, "
     "to_timestamp_ntz(DATE'2024-02-29') i FROM VALUES ('xS') AS t(s)",
     "locate_of_columns": "SELECT locate('S', s, p) r FROM VALUES ('xS', NULL), (NULL, 1), ('SS', 2) AS t(s, p)",
+    # Decimals meet in a decimal that keeps their integer digits first (beyond 38 digits the
+    # fraction gives way): DECIMAL(38, 37) and an INT are a DECIMAL(38, 28).
+    "wider_decimals_keep_integer_digits": "SELECT x, typeof(x) t FROM VALUES (CAST(1 AS DECIMAL(38,37))), (1234567890) t(x)",
+    "wider_decimals_in_unions_and_functions": "SELECT typeof(x) a, typeof(coalesce(CAST(1 AS DECIMAL(38,37)), 0)) b, "
+    "greatest(CAST(1.5 AS DECIMAL(38,36)), 12345678901L) c, typeof(array(CAST(1 AS DECIMAL(20,19)), CAST(1 AS DECIMAL(30,0)))) d "
+    "FROM (SELECT CAST(1 AS DECIMAL(38,37)) AS x UNION ALL SELECT 0)",
 }
 
 ERRORS = {

@@ -48,10 +48,15 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
         (Decimal128(..), _) | (_, Decimal128(..)) => {
             let (p1, s1) = type_decimal(a)?;
             let (p2, s2) = type_decimal(b)?;
-            let scale = s1.max(s2);
+            // Spark's `boundedPreferIntegralDigits`: beyond 38 digits the fraction gives way
+            // (DECIMAL(38, 37) and an INT meet as DECIMAL(38, 28), not DECIMAL(38, 37), which
+            // would not hold the integer's ten digits).
+            let scale = i16::from(s1.max(s2));
             let range = (i16::from(p1) - i16::from(s1)).max(i16::from(p2) - i16::from(s2));
-            let precision = (range + i16::from(scale)).min(38);
-            Decimal128(u8::try_from(precision).ok()?, scale)
+            let excess = (range + scale - 38).max(0);
+            let precision = (range + scale).min(38);
+            let scale = (scale - excess).max(0);
+            Decimal128(u8::try_from(precision).ok()?, i8::try_from(scale).ok()?)
         }
         // Dates and timestamps meet as timestamps; a zoned one wins over a local one.
         (Date32, t @ Timestamp(..)) | (t @ Timestamp(..), Date32) => t.clone(),
