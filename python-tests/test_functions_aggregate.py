@@ -349,6 +349,14 @@ DECIMAL_LIMITS = {
     "many_groups": "SELECT count(*) n, sum(s) s, sum(a) a, max(a) m FROM (SELECT id % 1000 g, sum(CAST(id AS DECIMAL(12,2)) / 7) s, "
     "avg(CAST(id AS DECIMAL(12,2)) / 7) a FROM range(100000) GROUP BY 1)",
     "filtered": "SELECT sum(x) FILTER (WHERE x > 1) s, avg(x) FILTER (WHERE x < 3) a FROM VALUES (1.5BD), (2.5BD), (3.5BD), (NULL) AS t(x)",
+    # DISTINCT: alone (a grouping below a plain sum) and beside other aggregates (a set of
+    # values per group).
+    "distinct_sum_overflow": f"SELECT sum(DISTINCT x) s FROM (SELECT {BIG} - id x FROM range(20))",
+    "distinct_avg_overflow": f"SELECT id % 2 g, avg(DISTINCT x) a FROM (SELECT id, {BIG} - id x FROM range(20)) GROUP BY 1 ORDER BY 1",
+    "distinct_beside_others": f"SELECT id % 2 g, sum(DISTINCT x) s, count(id) n FROM (SELECT id, {BIG} - id % 5 x FROM range(20)) "
+    "GROUP BY 1 ORDER BY 1",
+    "distinct_values": "SELECT g, sum(DISTINCT x) s, avg(DISTINCT y) a, avg(DISTINCT x) ax, count(*) n FROM (SELECT id % 3 g, "
+    "CAST(id % 5 AS DECIMAL(10,3)) / 7 x, CAST(id % 4 AS DECIMAL(5,1)) / 3 y FROM range(30)) GROUP BY g ORDER BY g",
 }
 
 
@@ -357,7 +365,7 @@ DECIMAL_LIMITS = {
 def test_decimal_sum_limits(spark, expected, case, ansi):
     spark.conf.set("spark.sql.ansi.enabled", "false" if ansi == "legacy" else "true")
     try:
-        if ansi == "ansi" and case not in ("rounding", "many_groups", "filtered"):
+        if ansi == "ansi" and case not in ("rounding", "many_groups", "filtered", "distinct_values"):
             expected.check_error(lambda: spark.sql(DECIMAL_LIMITS[case]).collect(), name=f"{case}_{ansi}")
         else:
             expected.check(spark.sql(DECIMAL_LIMITS[case]), name=f"{case}_{ansi}")

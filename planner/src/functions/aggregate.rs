@@ -335,7 +335,7 @@ pub(super) fn spark(name: &str) -> PlanResult<Arc<AggregateUDF>> {
 /// Decimals sum as Spark's, NULL (or ARITHMETIC_OVERFLOW) beyond their precision
 /// ([`super::decimal_sum`]).
 fn sum(mut f: FunctionInput) -> PlanResult<Expr> {
-    if matches!(f.types.first(), Some(DataType::Decimal128(..))) && !f.distinct {
+    if matches!(f.types.first(), Some(DataType::Decimal128(..))) {
         let fail = f.config.ansi;
         return agg(
             f,
@@ -525,9 +525,6 @@ fn avg(mut f: FunctionInput) -> PlanResult<Expr> {
             .map(|x| cast(x, DataType::Float64))
             .collect();
         f.types = vec![DataType::Float64];
-    }
-    if f.distinct {
-        return agg(f, df("avg"), 1, 1);
     }
     if !matches!(f.types.first(), Some(DataType::Decimal128(..))) {
         return agg(f, df("avg"), 1, 1);

@@ -28,6 +28,8 @@ use super::decimal::{MAX_PRECISION, out_of_range, quotient_half_up};
 use crate::error::{SparkError, to_datafusion};
 use ember_execution::codec::EncodedUdaf;
 
+mod distinct;
+
 /// `sum` (`avg` false) or `avg` of decimals; `fail`: an overflow is an error (ANSI), else NULL.
 /// Over a window (`window`) Spark adds row by row, and a sum beyond its precision is
 /// NUMERIC_VALUE_OUT_OF_RANGE there, not ARITHMETIC_OVERFLOW.
@@ -174,6 +176,9 @@ impl AggregateUDFImpl for DecimalSum {
         let [field] = args.input_fields else {
             return internal_err!("{} takes one argument", self.name());
         };
+        if args.is_distinct {
+            return Ok(distinct::state_fields(args.name, field.data_type()));
+        }
         let shape = self.shape(field.data_type())?;
         Ok(vec![
             Arc::new(Field::new(
@@ -191,6 +196,13 @@ impl AggregateUDFImpl for DecimalSum {
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         let shape = self.shape_of(&args)?;
+        if args.is_distinct {
+            let [field] = args.expr_fields else {
+                return internal_err!("{} takes one argument", self.name());
+            };
+            let input = field.data_type().clone();
+            return Ok(Box::new(distinct::Distinct::new(shape, input)));
+        }
         Ok(Box::new(Exact {
             shape,
             sum: i256::ZERO,
@@ -200,7 +212,7 @@ impl AggregateUDFImpl for DecimalSum {
     }
 
     fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
-        self.shape_of(&args).is_ok()
+        !args.is_distinct && self.shape_of(&args).is_ok()
     }
 
     fn create_groups_accumulator(
@@ -610,7 +622,7 @@ impl EncodedUdaf for DecimalSum {
 mod tests {
     use super::*;
 
-    fn shape(avg: bool, p: u8, s: i8) -> Shape {
+    pub(super) fn shape(avg: bool, p: u8, s: i8) -> Shape {
         let udaf = DecimalSum {
             avg,
             fail: false,
