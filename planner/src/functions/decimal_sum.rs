@@ -632,7 +632,7 @@ mod tests {
         udaf.shape(&DataType::Decimal128(p, s)).unwrap()
     }
 
-    fn decimals(values: &[Option<i128>], p: u8, s: i8) -> ArrayRef {
+    pub(super) fn decimals(values: &[Option<i128>], p: u8, s: i8) -> ArrayRef {
         Arc::new(
             Decimal128Array::from(values.to_vec())
                 .with_precision_and_scale(p, s)

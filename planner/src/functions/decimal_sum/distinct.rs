@@ -93,15 +93,8 @@ impl Accumulator for Distinct {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::decimals;
     use super::*;
-
-    fn decimals(values: &[Option<i128>], p: u8, s: i8) -> ArrayRef {
-        Arc::new(
-            Decimal128Array::from(values.to_vec())
-                .with_precision_and_scale(p, s)
-                .unwrap(),
-        )
-    }
 
     #[test]
     fn distinct_values_sum_once_and_overflow_to_null() {
