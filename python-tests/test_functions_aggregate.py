@@ -156,6 +156,24 @@ WINDOW_SQL = {
     "min_by(id, v) FILTER (WHERE id > 0) OVER w b, stddev(v) FILTER (WHERE id > 0) OVER w sd "
     "FROM VALUES (0, 5), (1, NULL), (2, NULL), (3, 3), (4, 1), (5, 7), (6, NULL) t(id, v) "
     "WINDOW w AS (PARTITION BY id % 2 ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+    # FILTER over windows of aggregates built on a list of the values (mode, percentiles,
+    # bitmaps) or with constant parameters (a delimiter, a percentage, count(1)), and sketches.
+    "window_filter_ordered_sets": "SELECT id, mode(v) FILTER (WHERE id > 1) OVER w mo, "
+    "percentile(v, 0.5) FILTER (WHERE id > 1) OVER w p, percentile(v, array(0.25, 0.75)) FILTER (WHERE id <> 3) OVER w pa, "
+    "percentile_approx(v, 0.5, 100) FILTER (WHERE id > 1) OVER w pp, median(v) FILTER (WHERE id > 2) OVER w md, "
+    "percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FILTER (WHERE id > 1) OVER w pc, "
+    "percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FILTER (WHERE id > 1) OVER w pd, "
+    "count(1) FILTER (WHERE id > 2) OVER w c1, sum(2) FILTER (WHERE id > 2) OVER w s2, "
+    "bitmap_count(bitmap_construct_agg(id) FILTER (WHERE v > 3) OVER w) bm, "
+    "hll_sketch_estimate(hll_sketch_agg(v) FILTER (WHERE id > 3) OVER w) hll "
+    "FROM VALUES (0, 5), (1, 2), (2, 3), (3, 4), (4, 3), (5, 4), (6, NULL), (7, NULL), (8, 3), (9, 8), (10, 7), (11, 4) t(id, v) "
+    "WINDOW w AS (PARTITION BY id % 2)",
+    "window_filter_sliding_sets": "SELECT id, "
+    "percentile(v, 0.5) FILTER (WHERE id <> 4) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) p, "
+    "percentile_approx(v, 0.5) FILTER (WHERE id > 2) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) pp, "
+    "string_agg(CAST(v AS STRING), '-') FILTER (WHERE id > 1) OVER (PARTITION BY id % 2 ORDER BY id) sa, "
+    "mode(v) FILTER (WHERE id > 0) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) mo "
+    "FROM VALUES (0, 5), (1, 2), (2, 2), (3, 4), (4, 3), (5, 2), (6, NULL), (7, 1) t(id, v)",
     # Rows that tie in a window's order go in the input's order (Spark's sort is stable):
     # row_number, ntile, lag, lead and ROWS frames answer the same every time.
     "ties_in_input_order": "SELECT id, row_number() OVER w rn, lag(id) OVER w lg, lead(id, 2) OVER w ld, ntile(3) OVER w nt, "
@@ -289,6 +307,10 @@ ERRORS = {
     "median_over_rows": "SELECT median(id) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM range(3)",
     "percentile_cont_over_order": "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) FROM range(3)",
     "listagg_within_group_over_order": "SELECT listagg(CAST(id AS STRING)) WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) FROM range(3)",
+    # FILTER on a function that is not an aggregate.
+    "filter_of_scalar": "SELECT abs(id) FILTER (WHERE id > 1) FROM range(3)",
+    "filter_of_window_function": "SELECT row_number() FILTER (WHERE id > 1) OVER (ORDER BY id) FROM range(3)",
+    "scalar_over_window": "SELECT upper(CAST(id AS STRING)) OVER (ORDER BY id) FROM range(3)",
 }
 
 

@@ -56,6 +56,30 @@ def test_grouped_agg_in_sql(spark, df, udfs, expected):
     spark.udf.register("ember_mean_udf", mean_udf)
     df.createOrReplaceTempView("ember_agg_t")
     expected.check(spark.sql("SELECT k, ember_mean_udf(v) FROM ember_agg_t GROUP BY k"), name="sql")
+    # Over a window, named in SQL.
+    expected.check(
+        spark.sql("SELECT k, i, ember_mean_udf(v) OVER (PARTITION BY k) m FROM ember_agg_t"), name="sql_window"
+    )
+    # Spark takes no FILTER on a Python function (INVALID_SQL_SYNTAX), grouped or over a window.
+    expected.check_error(
+        lambda: spark.sql("SELECT k, ember_mean_udf(v) FILTER (WHERE i > 1) FROM ember_agg_t GROUP BY k").collect(),
+        name="sql_filter",
+    )
+    expected.check_error(
+        lambda: spark.sql(
+            "SELECT k, ember_mean_udf(v) FILTER (WHERE i > 1) OVER (PARTITION BY k) FROM ember_agg_t"
+        ).collect(),
+        name="sql_window_filter",
+    )
+    spark.udf.register("ember_plus_udf", F.udf(lambda x: x + 1, "double"))
+    expected.check_error(
+        lambda: spark.sql("SELECT ember_plus_udf(v) FILTER (WHERE i > 1) FROM ember_agg_t").collect(),
+        name="sql_scalar_filter",
+    )
+    expected.check_error(
+        lambda: spark.sql("SELECT ember_plus_udf(v) OVER (PARTITION BY k) FROM ember_agg_t").collect(),
+        name="sql_scalar_over_window",
+    )
 
 
 def test_arrow_udfs(spark, df, expected):

@@ -129,6 +129,9 @@ impl Resolver<'_> {
         }
         // The session's temporary (Python) functions come before the built-in ones.
         if let Some(udf) = self.catalog().python_function(&lname) {
+            if call.filter.is_some() {
+                return Err(filter_not_supported(python_kind_name(&udf)));
+            }
             let call = spec::PythonUdfCall {
                 udf,
                 args: call.args.clone(),
@@ -252,15 +255,7 @@ impl Resolver<'_> {
             None => None,
         };
         if filter.is_some() && def.kind != FunctionKind::Aggregate {
-            return Err(SparkError::analysis(
-                "INVALID_AGGREGATE_FILTER.NOT_AGGREGATE_FUNCTION",
-                "42903",
-                format!(
-                    "FILTER is only allowed with aggregate functions, not {}.",
-                    call.name
-                ),
-            )
-            .into());
+            return Err(filter_not_supported(&lname));
         }
         let mut types = args
             .iter()
@@ -791,4 +786,24 @@ fn check_deterministic_aggregate(
         .into());
     }
     Ok(())
+}
+
+/// Spark's error for a FILTER clause on a function that takes none (not an aggregate, or a
+/// Python one), named as Spark names it.
+pub(crate) fn filter_not_supported(name: &str) -> PlanError {
+    SparkError::analysis(
+        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX",
+        "42000",
+        format!("Invalid SQL syntax: The function `{name}` does not support FILTER CLAUSE."),
+    )
+    .into()
+}
+
+/// How Spark names a Python function in its errors: `pythonudaf` or `pythonudf`.
+pub(crate) fn python_kind_name(udf: &spec::PythonUdf) -> &'static str {
+    if ember_execution::python::is_aggregate_eval_type(udf.function.eval_type) {
+        "pythonudaf"
+    } else {
+        "pythonudf"
+    }
 }

@@ -20,19 +20,44 @@ impl Resolver<'_> {
         w: &spec::WindowSpec,
         schema: &DFSchema,
     ) -> PlanResult<Named> {
-        // A Python aggregate (`pandas_udf` Series -> scalar) over a window.
+        // A Python aggregate (`pandas_udf` Series -> scalar) over a window: from the
+        // DataFrame API, or named in SQL as a function of the session.
+        let named_python = match &w.function {
+            SExpr::Function(call) => self
+                .catalog()
+                .python_function(&call.name.to_lowercase())
+                .map(|udf| (udf, call)),
+            _ => None,
+        };
+        let named_python = match named_python {
+            Some((udf, call)) if call.filter.is_some() => {
+                return Err(super::function::filter_not_supported(
+                    super::function::python_kind_name(&udf),
+                ));
+            }
+            Some((udf, call)) => Some(spec::PythonUdfCall {
+                udf,
+                args: call.args.clone(),
+            }),
+            None => None,
+        };
         let python = match &w.function {
             SExpr::PythonUdf(p) => Some(p.as_ref()),
-            _ => None,
+            _ => named_python.as_ref(),
         };
         let python_call = python.map(|p| spec::FunctionCall::new(&p.udf.name, p.args.clone()));
         let call = match (&w.function, &python_call) {
-            (SExpr::Function(call), _) => call.as_ref(),
             (_, Some(call)) => call,
+            (SExpr::Function(call), _) => call.as_ref(),
             _ => return Err(PlanError::InvalidPlan("window over a non-function".into())),
         };
         let kind = match python {
-            Some(_) => FunctionKind::Aggregate,
+            Some(p)
+                if ember_execution::python::is_aggregate_eval_type(p.udf.function.eval_type) =>
+            {
+                FunctionKind::Aggregate
+            }
+            Some(_) => FunctionKind::Scalar,
             None => {
                 registry()
                     .get(&call.name)
@@ -42,13 +67,15 @@ impl Resolver<'_> {
             }
         };
         if kind == FunctionKind::Scalar {
+            // Spark shows the call as it resolved it (`abs(x)`).
+            let (_, shown) = match python {
+                Some(p) => self.resolve_python_udf(p, schema)?,
+                None => self.resolve_function(call, schema)?,
+            };
             return Err(SparkError::analysis(
                 "UNSUPPORTED_EXPR_FOR_WINDOW",
                 "42P20",
-                format!(
-                    "Expression \"{}\" not supported within a window function.",
-                    call.name
-                ),
+                format!("Expression \"{shown}\" not supported within a window function."),
             )
             .into());
         }
@@ -186,7 +213,7 @@ impl Resolver<'_> {
                         return Err(PlanError::Unsupported(format!("{fname} over a window")));
                     }
                     let (args, null_treatment, filter, field) = without_filter(
-                        af.func.name(),
+                        &af.func,
                         af.params.args,
                         af.params.null_treatment,
                         af.params.filter,
@@ -503,7 +530,7 @@ pub(crate) fn ties_in_input_order(w: &spec::WindowSpec) -> bool {
 /// Aggregates that skip NULL values (DataFusion's names): a FILTER is the same as their
 /// arguments made NULL where it does not hold.
 fn skips_nulls(name: &str) -> bool {
-    const NAMES: [&str; 27] = [
+    const NAMES: [&str; 28] = [
         "sum",
         "count",
         "avg",
@@ -521,6 +548,7 @@ fn skips_nulls(name: &str) -> bool {
         "bit_xor",
         "approx_distinct",
         "median",
+        "percentile_cont",
         "corr",
         "covar_samp",
         "covar_pop",
@@ -538,12 +566,16 @@ fn skips_nulls(name: &str) -> bool {
 /// A window aggregate's FILTER moved into its arguments where that is the same, because
 /// `datafusion-proto` does not carry a window's filters to the workers (in the cluster modes a
 /// filtered window aggregate would read every row): the arguments of aggregates that skip
-/// NULLs become NULL where the filter does not hold; `first`/`last` respecting NULLs take a
-/// struct of the value (never NULL) where it holds, skip NULLs, and answer its field
-/// (returned as the field's name). Other aggregates keep their filter.
+/// NULLs become NULL where the filter does not hold (but for the constant delimiter of
+/// `string_agg` and percentage of `percentile_cont`); `first`/`last` respecting
+/// NULLs take a struct of the value (never NULL) where it holds, skip NULLs, and answer its
+/// field (returned as the field's name); `array_agg` whose filter leaves out its NULLs (the
+/// values of `mode`, percentiles, histograms and bitmaps, see
+/// `functions::aggregate::present_values`) masks its argument and ignores NULLs. Other
+/// aggregates keep their filter.
 #[allow(clippy::type_complexity)]
 fn without_filter(
-    name: &str,
+    f: &datafusion::logical_expr::AggregateUDF,
     args: Vec<Expr>,
     null_treatment: Option<datafusion::logical_expr::expr::NullTreatment>,
     filter: Option<Box<Expr>>,
@@ -559,8 +591,39 @@ fn without_filter(
     };
     let masked =
         |a: Expr| -> PlanResult<Expr> { Ok(datafusion::logical_expr::when(*p.clone(), a).end()?) };
+    // The values, not the parameters that must stay constant (a delimiter, a percentage).
+    let with_parameters = matches!(f.name(), "string_agg" | "percentile_cont");
+    let masked_values = |args: Vec<Expr>| -> PlanResult<Vec<Expr>> {
+        args.into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if with_parameters && i > 0 && a.column_refs().is_empty() {
+                    Ok(a)
+                } else {
+                    masked(a)
+                }
+            })
+            .collect()
+    };
     let ignoring = null_treatment == Some(NullTreatment::IgnoreNulls);
-    match name {
+    let leaves_out_nulls = |args: &[Expr]| match args {
+        [x] => datafusion::logical_expr::utils::split_conjunction(&p)
+            .into_iter()
+            .any(|c| matches!(c, Expr::IsNotNull(e) if e.as_ref() == x)),
+        _ => false,
+    };
+    // Sketches (HLL, theta, KLL, tuple, count-min) skip NULL values as well.
+    let inner: &dyn std::any::Any = f.inner().as_ref();
+    let sketch = inner
+        .downcast_ref::<crate::functions::native::sketch::SketchAgg>()
+        .is_some();
+    match f.name() {
+        "array_agg" if leaves_out_nulls(&args) => Ok((
+            masked_values(args)?,
+            Some(NullTreatment::IgnoreNulls),
+            None,
+            None,
+        )),
         "first_value" | "last_value" if ignoring => Ok((
             args.into_iter().map(masked).collect::<PlanResult<_>>()?,
             null_treatment,
@@ -579,12 +642,7 @@ fn without_filter(
                 .collect::<PlanResult<_>>()?;
             Ok((boxed, Some(NullTreatment::IgnoreNulls), None, Some("v")))
         }
-        n if skips_nulls(n) => Ok((
-            args.into_iter().map(masked).collect::<PlanResult<_>>()?,
-            null_treatment,
-            None,
-            None,
-        )),
+        n if skips_nulls(n) || sketch => Ok((masked_values(args)?, null_treatment, None, None)),
         _ => Ok((args, null_treatment, Some(p), None)),
     }
 }
