@@ -148,7 +148,8 @@ ERRORS = {
 ANSWER_GAPS = {}
 
 # Spark lets a step read its CTE more than once (each read sees the previous step's rows);
-# DataFusion's recursive query has one work table reader.
+# DataFusion's recursive query has one work table reader, so Ember's scans of such a step share
+# its rows (`plan::shared_work_table`).
 SEVERAL_READS = {
     "self_join_in_step": (
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT a.n + b.n FROM r a JOIN r b ON true WHERE a.n < 10) SELECT * FROM r",
@@ -159,8 +160,25 @@ SEVERAL_READS = {
         "UNION ALL SELECT n + 100 FROM r WHERE n < 2)) SELECT * FROM r ORDER BY n",
         True,
     ),
+    "three_reads_in_step": (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT a.n + b.n + c.n FROM r a, r b, r c WHERE a.n < 20) "
+        "SELECT * FROM r ORDER BY n",
+        True,
+    ),
+    # Enough rows for the join to be partitioned and batches to be several.
+    "self_join_of_many_rows": (
+        "WITH RECURSIVE r(n, lvl) AS (SELECT id, 0 FROM range(5000) UNION ALL "
+        "SELECT a.n, a.lvl + 1 FROM r a JOIN r b ON a.n = b.n WHERE a.lvl < 3) "
+        "SELECT lvl, count(*) c, sum(n) s FROM r GROUP BY lvl ORDER BY lvl",
+        True,
+    ),
+    "reads_in_step_and_subquery": (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 4 AND n IN (SELECT n FROM r)) "
+        "SELECT * FROM r ORDER BY n",
+        True,
+    ),
 }
-SEVERAL_READS_GAPS = {name: "a step that reads its CTE twice (not supported in Ember)" for name in SEVERAL_READS}
+SEVERAL_READS_GAPS = {}
 
 
 @pytest.mark.parametrize("case", cases(ANSWERS, ANSWER_GAPS))

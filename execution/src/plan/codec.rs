@@ -23,6 +23,7 @@ pub fn parts() -> Vec<Arc<dyn CodecPart>> {
         node_part::<super::RecursionLimitExec>(),
         node_part::<datafusion::physical_plan::recursive_query::RecursiveQueryExec>(),
         node_part::<datafusion::physical_plan::work_table::WorkTableExec>(),
+        node_part::<super::shared_work_table::SharedWorkTableExec>(),
     ]
 }
 

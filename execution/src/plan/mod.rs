@@ -12,6 +12,7 @@ pub mod partition_ids;
 mod range;
 pub mod recursion;
 mod rescale;
+pub mod shared_work_table;
 mod stage_input;
 mod stage_read;
 

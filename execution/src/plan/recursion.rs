@@ -263,6 +263,7 @@ impl EncodedNode for RecursiveQueryExec {
         };
         let schema = schema_of(m.schema.as_ref())?;
         let step = with_work_table_projections(step.clone(), &m.name, &schema)?;
+        let step = super::shared_work_table::share_scans(step, &m.name)?;
         Ok(Arc::new(RecursiveQueryExec::try_new(
             m.name,
             schema,

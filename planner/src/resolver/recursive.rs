@@ -8,9 +8,10 @@ use arrow::datatypes::{DataType, Field, FieldRef, Schema};
 use datafusion::catalog::cte_worktable::CteWorkTable;
 use datafusion::datasource::{provider_as_source, source_as_provider};
 use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder, cast};
+use ember_execution::plan::shared_work_table::SharedWorkTable;
 
 use super::Resolver;
-use crate::error::{PlanError, PlanResult, SparkError};
+use crate::error::{PlanResult, SparkError};
 use crate::spec::{Plan, PlanNode, SetOpKind, SetOperation};
 
 /// A recursive CTE whose anchor or step is being resolved.
@@ -40,7 +41,7 @@ impl Resolver<'_> {
         let Some(step) = step else {
             return Ok(anchor_plan);
         };
-        let (step_plan, reads) = self.resolve_step(name, &anchor_plan, step)?;
+        let (step_plan, reads) = self.resolve_step(name, &anchor_plan, step, false)?;
         if reads == 0 {
             // A step that does not read the CTE: an ordinary union.
             return self.resolve(&Plan::new(PlanNode::SetOperation(SetOperation {
@@ -60,11 +61,14 @@ impl Resolver<'_> {
             )
             .into());
         }
-        if reads > 1 {
-            return Err(PlanError::Unsupported(
-                "a recursive CTE read more than once by its step".into(),
-            ));
-        }
+        // A step that reads the CTE more than once reads it through scans that share the
+        // work table's rows (DataFusion gives them to one scan).
+        let shared = reads > 1;
+        let step_plan = if shared {
+            self.resolve_step(name, &anchor_plan, step, shared)?.0
+        } else {
+            step_plan
+        };
         if misplaced_reference(&step_plan, false)? {
             return Err(SparkError::analysis(
                 "INVALID_RECURSIVE_REFERENCE.PLACE",
@@ -96,7 +100,7 @@ impl Resolver<'_> {
             let anchor_plan = LogicalPlanBuilder::from(anchor_plan)
                 .project(columns)?
                 .build()?;
-            let step_plan = self.resolve_step(name, &anchor_plan, step)?.0;
+            let step_plan = self.resolve_step(name, &anchor_plan, step, shared)?.0;
             (anchor_plan, step_plan)
         } else {
             (anchor_plan, step_plan)
@@ -140,12 +144,13 @@ impl Resolver<'_> {
 
     /// The step, reading the work table `name` of the anchor's columns (nullable, as
     /// DataFusion's SQL planner makes them: a step may add NULLs), and how many times it read
-    /// it.
+    /// it; `shared`: through scans that share the work table's rows.
     fn resolve_step(
         &mut self,
         name: &str,
         anchor: &LogicalPlan,
         step: &Plan,
+        shared: bool,
     ) -> PlanResult<(LogicalPlan, usize)> {
         let fields: Vec<Field> = anchor
             .schema()
@@ -153,10 +158,12 @@ impl Resolver<'_> {
             .iter()
             .map(|f| f.as_ref().clone().with_nullable(true))
             .collect();
-        let source = provider_as_source(Arc::new(CteWorkTable::new(
-            name,
-            Arc::new(Schema::new(fields)),
-        )));
+        let schema = Arc::new(Schema::new(fields));
+        let source = if shared {
+            provider_as_source(Arc::new(SharedWorkTable::new(name, schema)))
+        } else {
+            provider_as_source(Arc::new(CteWorkTable::new(name, schema)))
+        };
         let scan = LogicalPlanBuilder::scan(name, source, None)?.build()?;
         self.with_work_table(name, Some(scan), |r| r.resolve(step))
     }
@@ -271,10 +278,12 @@ impl Resolver<'_> {
 fn misplaced_reference(plan: &LogicalPlan, under: bool) -> PlanResult<bool> {
     use datafusion::logical_expr::JoinType as J;
     match plan {
-        LogicalPlan::TableScan(t) => Ok(under
-            && source_as_provider(&t.source)?
-                .downcast_ref::<CteWorkTable>()
-                .is_some()),
+        LogicalPlan::TableScan(t) => {
+            let provider = source_as_provider(&t.source)?;
+            Ok(under
+                && (provider.downcast_ref::<CteWorkTable>().is_some()
+                    || provider.downcast_ref::<SharedWorkTable>().is_some()))
+        }
         LogicalPlan::Aggregate(a) => misplaced_reference(&a.input, true),
         LogicalPlan::Window(w) => misplaced_reference(&w.input, true),
         LogicalPlan::Sort(s) => misplaced_reference(&s.input, true),
