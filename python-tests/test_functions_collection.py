@@ -10,6 +10,12 @@ SQL = {
     "size": "SELECT size(array(1, 2)) a, size(map(1, 'a')) b, cardinality(array()) c, array_size(array(1, NULL)) d",
     "array_contains": "SELECT array_contains(array(1, 2), 2) a, array_contains(array(1, NULL), 3) b, "
     "array_contains(array(1, 2), 3) c",
+    # Numbers of different types meet in Spark's wider type (a decimal and an integer array).
+    "array_contains_wider": "SELECT array_contains(array(3, 1, 2), CAST(12.345 AS DECIMAL(10,3))) a, "
+    "array_contains(array(3, 1, 2), CAST(3 AS DECIMAL(10,3))) b, array_contains(array(3.5D, 1D), CAST(3.5 AS DECIMAL(10,3))) c, "
+    "array_contains(array(CAST(3 AS DECIMAL(5,1))), 3) d, array_contains(array(CAST(3 AS DECIMAL(5,1))), 3L) e, "
+    "array_contains(array(1L, 2L), 2) f, array_contains(c0, c1) g "
+    "FROM VALUES (array(1, 2, NULL), CAST(2 AS DECIMAL(3,0))), (array(1), CAST(NULL AS DECIMAL(3,0))) AS t(c0, c1)",
     "array_position": "SELECT array_position(array(3, 2, 1, 2), 2) a, array_position(array(1), 5) b",
     "element_at": "SELECT element_at(array(1, 2, 3), 1) a, element_at(array(1, 2, 3), -1) b, "
     "element_at(map('a', 1), 'a') c, try_element_at(array(1), 5) d, array(1, 2)[0] e",

@@ -102,6 +102,12 @@ SQL["charsets_decode"] = (
     "decode(X'E9', 'ISO-8859-1') g, decode(X'', 'UTF-16') h, encode(NULL, 'UTF-16') i"
 )
 
+# The charset read from a column, row by row (NULL where it is NULL).
+SQL["charsets_of_a_column"] = (
+    "SELECT encode(c0, c1) e, decode(encode(c0, c1), c1) d FROM VALUES ('Spark SQL', 'UTF-8'), ('a,b,c', CAST(NULL AS STRING)), "
+    "('é', 'utf-16le'), ('é', 'ISO-8859-1'), (CAST(NULL AS STRING), 'UTF-32') AS t(c0, c1)"
+)
+
 # to_char/to_varchar of numbers: Spark's number format (the value as a decimal); of dates,
 # timestamps and binary: date_format, base64/hex/decode.
 SQL["to_char_numbers"] = (
@@ -207,6 +213,9 @@ ERRORS = {
 ERRORS["unknown_charset"] = "SELECT encode('a', 'EBCDIC')"
 ERRORS["not_ascii"] = "SELECT encode('é', 'US-ASCII')"
 ERRORS["malformed_utf8"] = "SELECT decode(X'FF', 'UTF-8')"
+ERRORS["unknown_charset_of_a_column"] = "SELECT encode(c0, c1) FROM VALUES ('a', 'UTF-8'), ('b', 'UTF-7') AS t(c0, c1)"
+ERRORS["number_as_charset"] = "SELECT encode('Spark SQL', 3)"
+ERRORS["array_as_charset"] = "SELECT decode(X'4142', array(3, 1, 2))"
 ERRORS["malformed_ascii"] = "SELECT decode(X'80', 'US-ASCII')"
 
 ERRORS["to_char_no_digit"] = "SELECT to_char(5, 'xyz')"

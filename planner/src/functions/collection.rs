@@ -393,7 +393,28 @@ pub fn register(b: &mut RegistryBuilder) {
         let series = df_udf("generate_series")?.call(args);
         Ok(cast(series, crate::types::list_type(element, false)))
     });
-    add_spark(b, &["array_contains"], "array_contains", 2, 2);
+    // array_contains(array, value): numbers of different types meet in Spark's wider type
+    // (`array_contains(array(1), 1.5BD)` compares as DECIMAL(11, 1)).
+    b.scalar(&["array_contains"], |mut f| {
+        f.arity(2, 2)?;
+        if let (Some(DataType::List(field)), Some(v)) = (f.types.first(), f.types.get(1)) {
+            let e = field.data_type();
+            let wider = (e != v && e.is_numeric() && v.is_numeric())
+                .then(|| crate::resolver::common_type(&[e.clone(), v.clone()]))
+                .flatten();
+            if let Some(wider) = wider {
+                let list = crate::types::list_type(wider.clone(), field.is_nullable());
+                f.args[0] = cast(f.args[0].clone(), list);
+                f.args[1] = cast(f.args[1].clone(), wider);
+            }
+        }
+        match super::spark_scalar("array_contains") {
+            Some(udf) => Ok(udf.call(f.args)),
+            None => Err(crate::error::PlanError::Unsupported(
+                "array_contains".into(),
+            )),
+        }
+    });
     add_df(b, &["array_distinct"], "array_distinct", 1, 1);
     // The delimiter and the NULL replacement are texts.
     b.scalar(&["array_join"], |f| {

@@ -543,8 +543,11 @@ pub fn register(b: &mut RegistryBuilder) {
             return Ok(lit(ScalarValue::Binary(None)));
         }
         match known_charset(&charset, "encode")? {
-            Charset::Utf8 => Ok(cast(s, DataType::Binary)),
-            charset => Ok(NativeUdf::udf(Native::Charset {
+            None => {
+                Ok(NativeUdf::udf(Native::CharsetPerRow { encode: true }).call(vec![s, charset]))
+            }
+            Some(Charset::Utf8) => Ok(cast(s, DataType::Binary)),
+            Some(charset) => Ok(NativeUdf::udf(Native::Charset {
                 charset,
                 encode: true,
             })
@@ -559,23 +562,29 @@ pub fn register(b: &mut RegistryBuilder) {
         if super::is_null_constant(&charset) {
             return Ok(lit(ScalarValue::Utf8(None)));
         }
-        let charset = known_charset(&charset, "decode")?;
-        Ok(NativeUdf::udf(Native::Charset {
-            charset,
-            encode: false,
-        })
-        .call(vec![s]))
+        match known_charset(&charset, "decode")? {
+            None => {
+                Ok(NativeUdf::udf(Native::CharsetPerRow { encode: false }).call(vec![s, charset]))
+            }
+            Some(charset) => Ok(NativeUdf::udf(Native::Charset {
+                charset,
+                encode: false,
+            })
+            .call(vec![s])),
+        }
     });
     let _: fn(Expr) -> Expr = |e| e;
     let _ = lit(0);
 }
 
-/// The charset a literal names (Spark's INVALID_PARAMETER_VALUE.CHARSET for others).
-fn known_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<Charset> {
-    let Expr::Literal(v, _) = charset else {
-        return Err(crate::error::PlanError::Unsupported(format!(
-            "{function} with a charset that is not a literal"
-        )));
+/// The charset a constant names (Spark's INVALID_PARAMETER_VALUE.CHARSET for others); `None`
+/// for a column of charsets.
+fn known_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<Option<Charset>> {
+    if !charset.column_refs().is_empty() {
+        return Ok(None);
+    }
+    let Expr::Literal(v, _) = crate::resolver::fold_constants(charset.clone())? else {
+        return Ok(None);
     };
     let name = match v {
         ScalarValue::Utf8(Some(s))
@@ -583,18 +592,10 @@ fn known_charset(charset: &Expr, function: &str) -> crate::error::PlanResult<Cha
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         other => other.to_string(),
     };
-    Charset::named(&name).ok_or_else(|| {
-        SparkError::new(
-            crate::error::ErrorKind::IllegalArgument,
-            "INVALID_PARAMETER_VALUE.CHARSET",
-            "22023",
-            format!(
-                "The value of parameter(s) `charset` in `{function}` is invalid: expects one of the iso-8859-1, us-ascii, utf-16, utf-16be, utf-16le, utf-32, utf-8, but got {name}."
-            ),
-            vec![],
-        )
-        .into()
-    })
+    match Charset::named(&name) {
+        Some(c) => Ok(Some(c)),
+        None => Err(super::native::charset::unknown_charset(function, &name).into()),
+    }
 }
 
 /// A function computed by one of Ember's native kinds.

@@ -106,7 +106,7 @@ fn integral_rank(t: &DataType) -> Option<u8> {
 
 /// The type values of `types` share under Spark's rules, when some of them must be cast to it
 /// (`None`: all share one type already, or Spark's rules here do not cover them).
-pub(super) fn common_type(types: &[DataType]) -> Option<DataType> {
+pub(crate) fn common_type(types: &[DataType]) -> Option<DataType> {
     let mut out: Option<DataType> = None;
     for t in types {
         out = Some(match &out {

@@ -137,6 +137,70 @@ fn malformed(function: &str, charset: Charset) -> datafusion::error::DataFusionE
     ))
 }
 
+/// Spark's error for a charset it does not know (`function`: `encode` or `decode`).
+pub fn unknown_charset(function: &str, name: &str) -> SparkError {
+    SparkError::new(
+        ErrorKind::IllegalArgument,
+        "INVALID_PARAMETER_VALUE.CHARSET",
+        "22023",
+        format!(
+            "The value of parameter(s) `charset` in `{function}` is invalid: expects one of the iso-8859-1, us-ascii, utf-16, utf-16be, utf-16le, utf-32, utf-8, but got {name}."
+        ),
+        vec![],
+    )
+}
+
+/// `encode` or `decode` of each value in the charset its row names (a column of charsets):
+/// NULL where either is NULL.
+pub(super) fn evaluate_per_row(arrays: &[ArrayRef], encode: bool) -> Result<ArrayRef> {
+    let [input, charsets] = arrays else {
+        return internal_err!("a charset function takes a value and a charset");
+    };
+    let function = if encode { "encode" } else { "decode" };
+    let charsets = arrow::compute::cast(charsets, &DataType::Utf8)?;
+    let charsets = charsets.as_string::<i32>();
+    let charset_of = |i: usize| -> Result<Option<Charset>> {
+        if charsets.is_null(i) {
+            return Ok(None);
+        }
+        let name = charsets.value(i);
+        Charset::named(name)
+            .map(Some)
+            .ok_or_else(|| to_datafusion(unknown_charset(function, name)))
+    };
+    if encode {
+        let text = arrow::compute::cast(input, &DataType::Utf8)?;
+        let text = text.as_string::<i32>();
+        let mut out = BinaryBuilder::with_capacity(text.len(), text.value_data().len());
+        for (i, value) in text.iter().enumerate() {
+            match (value, charset_of(i)?) {
+                (Some(s), Some(charset)) => out.append_value(
+                    charset
+                        .encode(s)
+                        .ok_or_else(|| malformed(function, charset))?,
+                ),
+                _ => out.append_null(),
+            }
+        }
+        Ok(Arc::new(out.finish()))
+    } else {
+        let bytes = arrow::compute::cast(input, &DataType::Binary)?;
+        let bytes = bytes.as_binary::<i32>();
+        let mut out = StringBuilder::with_capacity(bytes.len(), bytes.value_data().len());
+        for (i, value) in bytes.iter().enumerate() {
+            match (value, charset_of(i)?) {
+                (Some(b), Some(charset)) => out.append_value(
+                    charset
+                        .decode(b)
+                        .ok_or_else(|| malformed(function, charset))?,
+                ),
+                _ => out.append_null(),
+            }
+        }
+        Ok(Arc::new(out.finish()))
+    }
+}
+
 /// `encode` (`to_binary`) or `decode` of each value.
 pub(super) fn evaluate(arrays: &[ArrayRef], charset: Charset, encode: bool) -> Result<ArrayRef> {
     let Some(input) = arrays.first() else {

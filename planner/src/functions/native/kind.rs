@@ -324,6 +324,10 @@ pub enum Native {
         charset: charset::Charset,
         encode: bool,
     },
+    /// `encode`/`decode` in the charset each row names (a column of charsets).
+    CharsetPerRow {
+        encode: bool,
+    },
     /// Every ordered pair of an array's elements, `{1: a[i], 2: a[j]}` (for
     /// `array_sort`'s comparator).
     ArrayPairs,

@@ -560,6 +560,11 @@ impl Native {
                 always(if *encode { Binary } else { Utf8 }),
                 |a| charset::evaluate(a, *charset, *encode),
             ),
+            Native::CharsetPerRow { encode } => Row::of(
+                "ember_charset_per_row",
+                always(if *encode { Binary } else { Utf8 }),
+                |a| charset::evaluate_per_row(a, *encode),
+            ),
             Native::ArrayPairs => Row::of(
                 "ember_array_pairs",
                 |types| {
