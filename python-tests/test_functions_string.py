@@ -102,6 +102,22 @@ SQL["charsets_decode"] = (
     "decode(X'E9', 'ISO-8859-1') g, decode(X'', 'UTF-16') h, encode(NULL, 'UTF-16') i"
 )
 
+# DecimalFormat's prefixes and suffixes (quoted text, % and ‰), negative subpatterns, the
+# empty pattern, a negative rounded to zero; formats read from a column.
+SQL["format_number_affixes"] = (
+    "SELECT format_number(2.5D, 'abc') a, format_number(0.2D, 'abc') b, format_number(1234.5D, '$#,##0.00') d, "
+    "format_number(-1234.5D, '$#,##0.00') e, format_number(0.256D, '#,##0.0%') f, format_number(-1.5D, '0.00;(0.00)') g, "
+    "format_number(7, '''#''0') h, format_number(7, '0 o''''clock') i, format_number(1234567.5D, '') j, "
+    "format_number(0.456D, '#.##') l, format_number(-0.001D, '0.00') m, format_number(0.0123D, '0.0‰') n, "
+    "format_number(-0.001D, 2) o, format_number(CAST(-3 AS INT), '#;#-') p, format_number(3L, '0.0 units') q, "
+    "format_number(CAST('-Infinity' AS DOUBLE), '#;(#)') r"
+)
+SQL["format_number_of_a_column"] = (
+    "SELECT format_number(c0, c1) d, format_number(c0, c2) p FROM VALUES (2.5D, 2, '#.0'), "
+    "(-0.75D, CAST(NULL AS INT), CAST(NULL AS STRING)), (1234.5D, -1, '$#,##0'), (0.5D, 0, '0%'), "
+    "(CAST('Infinity' AS DOUBLE), 1, '#,##0'), (CAST('NaN' AS DOUBLE), 3, 'x0'), (12.345D, 2, '') AS t(c0, c1, c2)"
+)
+
 # The charset read from a column, row by row (NULL where it is NULL).
 SQL["charsets_of_a_column"] = (
     "SELECT encode(c0, c1) e, decode(encode(c0, c1), c1) d FROM VALUES ('Spark SQL', 'UTF-8'), ('a,b,c', CAST(NULL AS STRING)), "

@@ -166,10 +166,9 @@ pub fn register(b: &mut RegistryBuilder) {
                         "format_number with the pattern '{p}'"
                     ))
                 })?,
+            // A format read from a column (or computed), row by row.
             _ => {
-                return Err(crate::error::PlanError::Unsupported(
-                    "format_number with a computed format".into(),
-                ));
+                return Ok(NativeUdf::udf(Native::FormatNumberPerRow).call(f.args.clone()));
             }
         };
         Ok(NativeUdf::udf(Native::FormatNumber { format }).call(vec![f.args[0].clone()]))

@@ -116,8 +116,11 @@ pub enum Native {
     /// `format_number(x, d)` or `format_number(x, pattern)` (a DecimalFormat pattern of
     /// `#`, `0`, `,` and `.`).
     FormatNumber {
-        format: numbers::NumberFormat,
+        format: format_number::NumberFormat,
     },
+    /// `format_number(x, format)` in the format of each row (a column of decimals or
+    /// patterns).
+    FormatNumberPerRow,
     /// `mask(str, upper, lower, digit, other)`.
     Mask,
     /// Lists of structs with their fields renamed (`arrays_zip`'s names).

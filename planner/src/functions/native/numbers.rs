@@ -10,25 +10,12 @@ use arrow::datatypes::{
 use datafusion::common::{Result, internal_err};
 
 /// `v / m` rounded half to even, times `m` (integers and unscaled decimals).
-fn half_even_i128(v: i128, m: i128) -> i128 {
+pub(super) fn half_even_i128(v: i128, m: i128) -> i128 {
     let (q, r) = (v / m, v % m);
     let twice = 2 * r.abs();
     let up = twice > m || (twice == m && q % 2 != 0);
     let q = if up { q + v.signum() } else { q };
     q * m
-}
-
-fn half_even_f64(x: f64, scale: i32) -> f64 {
-    if !x.is_finite() {
-        return x;
-    }
-    if scale >= 0 {
-        let m = 10f64.powi(scale);
-        (x * m).round_ties_even() / m
-    } else {
-        let m = 10f64.powi(-scale);
-        (x / m).round_ties_even() * m
-    }
 }
 
 fn map<T: ArrowPrimitiveType>(
@@ -110,30 +97,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decimal_format_patterns() {
-        let f = |p: &str, x: f64| NumberFormat::pattern(p).unwrap().format(x);
-        assert_eq!(f("#,###.#", 1234.5), "1,234.5");
-        assert_eq!(f("#.#", 0.5), "0.5");
-        assert_eq!(f("0.00", 0.125), "0.12");
-        assert_eq!(f("#,##0.00##", 1234567.891), "1,234,567.891");
-        assert_eq!(f("0", -7.5), "-8");
-        assert_eq!(f("##,##", 12345.0), "1,23,45");
-        assert_eq!(f("000.000", 1.5), "001.500");
-        assert_eq!(
-            NumberFormat::decimals(2).format(1234567.891),
-            "1,234,567.89"
-        );
-        assert!(NumberFormat::pattern("$#.#").is_none());
-    }
-
-    #[test]
     fn half_even() {
         assert_eq!(half_even_i128(25, 10), 20);
         assert_eq!(half_even_i128(35, 10), 40);
         assert_eq!(half_even_i128(-25, 10), -20);
         assert_eq!(half_even_i128(1245, 10), 1240);
-        assert_eq!(half_even_f64(2.5, 0), 2.0);
-        assert_eq!(half_even_f64(3.5, 0), 4.0);
     }
 }
 
@@ -211,101 +179,6 @@ fn conv_one(s: &str, from: i64, to: i64) -> Option<String> {
         digits_out.push('-');
     }
     Some(digits_out.iter().rev().collect())
-}
-
-/// Spark's `format_number(x, d)`: rounded half-even to `d` decimals, thousands grouped.
-/// How `format_number` spells numbers: Java's DecimalFormat for a pattern of `#`, `0`, `,`
-/// and `.` (what `format_number(x, d)` is too: `#,##0.00..`). Rounds half to even.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct NumberFormat {
-    min_integer: usize,
-    min_fraction: usize,
-    max_fraction: usize,
-    /// Digits between grouping separators.
-    grouping: Option<usize>,
-}
-
-impl NumberFormat {
-    /// `format_number(x, d)`: grouped by thousands, exactly `d` decimals.
-    pub fn decimals(d: usize) -> Self {
-        Self {
-            min_integer: 1,
-            min_fraction: d,
-            max_fraction: d,
-            grouping: Some(3),
-        }
-    }
-
-    /// A DecimalFormat pattern, or None for what this subset does not spell.
-    pub fn pattern(pattern: &str) -> Option<Self> {
-        if pattern.is_empty() || pattern.chars().any(|c| !matches!(c, '#' | '0' | ',' | '.')) {
-            return None;
-        }
-        let (integer, fraction) = match pattern.split_once('.') {
-            Some((i, f)) if !f.contains(['.', ',']) => (i, f),
-            Some(_) => return None,
-            None => (pattern, ""),
-        };
-        // As DecimalFormat: with no `0` digit at all, the last `#` before the point is one.
-        let zeros = integer.chars().filter(|c| *c == '0').count();
-        let min_integer = if zeros == 0 && !fraction.contains('0') && integer.contains('#') {
-            1
-        } else {
-            zeros
-        };
-        Some(Self {
-            min_integer,
-            min_fraction: fraction.chars().filter(|c| *c == '0').count(),
-            max_fraction: fraction.len(),
-            grouping: integer
-                .rfind(',')
-                .map(|at| integer.len() - at - 1)
-                .filter(|n| *n > 0),
-        })
-    }
-
-    fn format(&self, x: f64) -> String {
-        let v = half_even_f64(x, self.max_fraction as i32);
-        let text = format!("{:.*}", self.max_fraction, v.abs());
-        let (int_part, frac) = text.split_once('.').unwrap_or((&text, ""));
-        let frac = frac.trim_end_matches('0');
-        let frac = format!("{frac:0<width$}", width = self.min_fraction);
-        let int_part = int_part.trim_start_matches('0');
-        let int_part = format!("{int_part:0>width$}", width = self.min_integer);
-        let mut grouped = String::new();
-        for (n, c) in int_part.chars().enumerate() {
-            if let Some(g) = self.grouping
-                && n > 0
-                && (int_part.len() - n) % g == 0
-            {
-                grouped.push(',');
-            }
-            grouped.push(c);
-        }
-        let sign = if v < 0.0 { "-" } else { "" };
-        if frac.is_empty() {
-            format!("{sign}{grouped}")
-        } else {
-            format!("{sign}{grouped}.{frac}")
-        }
-    }
-}
-
-pub(super) fn format_number(arrays: &[ArrayRef], format: &NumberFormat) -> Result<ArrayRef> {
-    let Some(a) = arrays.first() else {
-        return internal_err!("format_number without a value");
-    };
-    let x = arrow::compute::cast(a, &DataType::Float64)?;
-    let x = x.as_primitive::<Float64Type>();
-    // (Java's DecimalFormat writes NaN and the infinities by their symbols.)
-    let shown = |v: f64| match v {
-        v if v.is_nan() => "NaN".to_string(),
-        v if v.is_infinite() && v > 0.0 => "\u{221e}".to_string(),
-        v if v.is_infinite() => "-\u{221e}".to_string(),
-        v => format.format(v),
-    };
-    let out: arrow::array::StringArray = x.iter().map(|v| v.map(shown)).collect();
-    Ok(Arc::new(out))
 }
 
 /// List-of-struct values with their struct fields renamed (by position).

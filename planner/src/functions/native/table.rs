@@ -251,8 +251,13 @@ impl Native {
             Native::Initcap => Row::of("ember_initcap", always(Utf8), regex::initcap),
             Native::Conv => Row::of("ember_conv", always(Utf8), numbers::conv),
             Native::FormatNumber { format } => Row::of("ember_format_number", always(Utf8), |a| {
-                numbers::format_number(a, format)
+                format_number::format_number(a, format)
             }),
+            Native::FormatNumberPerRow => Row::of(
+                "ember_format_number_per_row",
+                always(Utf8),
+                format_number::format_number_per_row,
+            ),
             Native::Mask => Row::of("ember_mask", always(Utf8), regex::mask),
             Native::RenameFields { names } => Row::of(
                 "ember_rename_fields",
