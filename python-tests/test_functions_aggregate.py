@@ -309,6 +309,12 @@ ERRORS = {
     "listagg_within_group_over_order": "SELECT listagg(CAST(id AS STRING)) WITHIN GROUP (ORDER BY id) OVER (ORDER BY id) FROM range(3)",
     # FILTER on a function that is not an aggregate.
     "filter_of_scalar": "SELECT abs(id) FILTER (WHERE id > 1) FROM range(3)",
+    "mode_without_a_value": "SELECT mode() FROM range(3)",
+    "mode_flag_not_boolean": "SELECT mode(id, 1) FROM range(3)",
+    "mode_flag_of_a_column": "SELECT mode(id, id > 1) FROM range(3)",
+    "percentile_approx_percentage_of_a_column": "SELECT percentile_approx(id, id / 10.0) FROM range(3)",
+    "approx_percentile_accuracy_of_a_column": "SELECT approx_percentile(id, 0.5, CAST(id AS INT) + 10) FROM range(3)",
+    "percentile_percentage_of_a_column": "SELECT percentile(id, id / 10.0) FROM range(3)",
     "filter_of_window_function": "SELECT row_number() FILTER (WHERE id > 1) OVER (ORDER BY id) FROM range(3)",
     "scalar_over_window": "SELECT upper(CAST(id AS STRING)) OVER (ORDER BY id) FROM range(3)",
 }

@@ -59,6 +59,11 @@ SQL["sums"] = (
     "FROM VALUES (1, 1L), (1, 2L), (2, NULL), (1, 2L), (3, 9223372036854775807L) t(k, x) GROUP BY k"
 )
 SQL["abs_types"] = "SELECT abs(-5) a, abs(CAST(-5 AS SMALLINT)) b, abs(-2.5) c, abs(-1L) d, abs(-2147483647) e"
+# nanvl reads its second value only where the first is NaN.
+SQL["nanvl_lazy"] = (
+    "SELECT nanvl(2.5D, 'abc') a, nanvl(CAST('NaN' AS DOUBLE), '1.5') b, nanvl(c0, c1) c FROM VALUES "
+    "(CAST('NaN' AS DOUBLE), 1.5D), (2.5D, 3D), (CAST(NULL AS DOUBLE), 1D), (CAST('NaN' AS DOUBLE), CAST(NULL AS DOUBLE)) AS t(c0, c1)"
+)
 SQL["narrowing_casts"] = (
     "SELECT CAST(127 AS TINYINT) a, CAST(12345.6 AS INT) b, CAST(-1.9D AS BIGINT) c, try_cast(300 AS TINYINT) d, "
     "CAST(CAST(-3e9 AS DECIMAL(12,0)) AS BIGINT) e"
@@ -183,6 +188,10 @@ ERRORS["to_number_too_many_digits"] = "SELECT to_number('1', '999999999999999999
 ERRORS["to_number_two_signs"] = "SELECT to_number('1', 'S9S')"
 ERRORS["to_number_empty"] = "SELECT to_number('1', '')"
 ERRORS["to_number_non_foldable"] = "SELECT to_number(s, s) FROM VALUES ('1') t(s)"
+ERRORS["nanvl_reads_a_bad_second_value"] = "SELECT nanvl(CAST('NaN' AS DOUBLE), 'abc')"
+ERRORS["equal_null_number_and_boolean"] = "SELECT equal_null(3, true)"
+ERRORS["null_safe_equal_number_and_boolean"] = "SELECT 3 <=> true"
+ERRORS["implicit_cast_of_bad_text"] = "SELECT equal_null(3, 'a')"
 ERRORS["to_number_currency_after_digits"] = "SELECT to_number('1', '9$')"
 
 ERRORS_GAPS = {

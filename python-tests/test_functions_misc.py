@@ -8,6 +8,7 @@ from pyspark.sql import types as T
 from conftest import cases
 
 SQL = {
+    "stack_of_a_constant_expression": "SELECT stack(1 + 1, 3, 'a', 4, 'b')",
     # XML rows as Spark's XML source reads and writes them.
     "from_xml": """SELECT from_xml('<p><a>1</a><b>0.8</b></p>', 'a INT, b DOUBLE') a, """
     """from_xml('<p x="7"><a>1</a><a>2</a><c>t</c></p>', 'a ARRAY<INT>, _x INT, c STRING, d STRING') b, """
@@ -274,6 +275,8 @@ def test_dataframe(people, expected, case):
 
 
 ERRORS = {
+    "stack_of_null_rows": "SELECT stack(CAST(NULL AS INT), 3, 'a')",
+    "stack_of_no_rows": "SELECT stack(0, 3, 'a')",
     "from_json_bad_schema": "SELECT from_json('{}', 'a NOTATYPE')",
     "to_csv_not_struct": "SELECT to_csv(1)",
     "bitmap_position_out_of_bounds": "SELECT bitmap_construct_agg(x) FROM VALUES (1), (32768) t(x)",

@@ -111,6 +111,8 @@ ERRORS = {
 }
 
 NON_ANSI = {
+    # A boolean equals a number as the number, also through <=> and equal_null.
+    "boolean_null_safe_equals_number": "SELECT 3 <=> true a, 1 <=> true b, equal_null(1, true) c, equal_null(0, false) d",
     "dates_as_numbers_are_null": "SELECT CAST(DATE'2024-01-01' AS INT) a, CAST(DATE'2024-01-01' AS DOUBLE) b, "
     "CAST(DATE'2024-01-01' AS BOOLEAN) c, CAST(DATE'2024-01-01' AS DECIMAL(10,2)) d",
     "numbers_as_timestamps": "SELECT CAST(1 AS TIMESTAMP) a, CAST(-1.5 AS TIMESTAMP) b, CAST(TIMESTAMP'1970-01-01 00:00:02 UTC' AS BIGINT) c",

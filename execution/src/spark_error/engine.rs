@@ -188,37 +188,23 @@ pub(super) fn spark_error_from_arrow(e: &arrow::error::ArrowError) -> SparkError
                 vec![],
             )
         }
-        // (Spark's malformed dates and timestamps are DateTimeExceptions.)
-        ArrowError::CastError(msg) | ArrowError::ParseError(msg)
-            if msg.contains(" of Date32 type") || msg.contains(" of Timestamp(") =>
-        {
-            SparkError::new(
-                ErrorKind::DateTime,
-                "CAST_INVALID_INPUT",
-                "22018",
-                msg.clone(),
-                vec![],
-            )
+        // (Spark's malformed dates and timestamps are DateTimeExceptions, malformed booleans
+        // SparkRuntimeExceptions, others NumberFormatExceptions.)
+        ArrowError::CastError(msg) | ArrowError::ParseError(msg) => {
+            let kind = if msg.contains(" of Date32 type") || msg.contains(" of Timestamp(") {
+                ErrorKind::DateTime
+            } else if msg.contains(" of Boolean type") {
+                ErrorKind::Runtime
+            } else {
+                ErrorKind::NumberFormat
+            };
+            let mut error = match malformed_string_cast(msg) {
+                Some((value, target)) => SparkError::cast_invalid_input(value, "STRING", &target),
+                None => SparkError::new(kind, "CAST_INVALID_INPUT", "22018", msg.clone(), vec![]),
+            };
+            error.kind = kind;
+            error
         }
-        // (and malformed booleans SparkRuntimeExceptions).
-        ArrowError::CastError(msg) | ArrowError::ParseError(msg)
-            if msg.contains(" of Boolean type") =>
-        {
-            SparkError::new(
-                ErrorKind::Runtime,
-                "CAST_INVALID_INPUT",
-                "22018",
-                msg.clone(),
-                vec![],
-            )
-        }
-        ArrowError::CastError(msg) | ArrowError::ParseError(msg) => SparkError::new(
-            ErrorKind::NumberFormat,
-            "CAST_INVALID_INPUT",
-            "22018",
-            msg.clone(),
-            vec![],
-        ),
         _ => {
             let msg = e.to_string();
             runtime_error(&msg).unwrap_or_else(|| {
@@ -332,4 +318,32 @@ fn data_diff_types(msg: &str) -> Option<SparkError> {
         message,
         vec![],
     ))
+}
+
+/// The text and Spark's target type of arrow's "Cannot cast string 'x' to value of Int64 type"
+/// (a cast DataFusion made, such as an implicit one), for Spark's CAST_INVALID_INPUT message.
+fn malformed_string_cast(msg: &str) -> Option<(&str, String)> {
+    let rest = msg.strip_prefix("Cannot cast string '")?;
+    let at = rest.rfind("' to value of ")?;
+    let (value, target) = (&rest[..at], &rest[at + "' to value of ".len()..]);
+    let target = target.strip_suffix(" type")?;
+    let spark = match target {
+        "Int8" => "TINYINT".to_string(),
+        "Int16" => "SMALLINT".to_string(),
+        "Int32" => "INT".to_string(),
+        "Int64" => "BIGINT".to_string(),
+        "Float32" => "FLOAT".to_string(),
+        "Float64" => "DOUBLE".to_string(),
+        "Boolean" => "BOOLEAN".to_string(),
+        "Date32" => "DATE".to_string(),
+        t if t.starts_with("Timestamp(") => "TIMESTAMP".to_string(),
+        t => {
+            let (p, s) = t
+                .strip_prefix("Decimal128(")?
+                .strip_suffix(')')?
+                .split_once(',')?;
+            format!("DECIMAL({},{})", p.trim(), s.trim())
+        }
+    };
+    Some((value, spark))
 }

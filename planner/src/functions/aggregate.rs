@@ -146,16 +146,47 @@ pub fn register(b: &mut RegistryBuilder) {
                     .call(vec![values]),
             );
         }
+        // `mode()` takes its value from WITHIN GROUP.
+        if f.args.is_empty() {
+            super::ordered_set::ordering(&f, 1)?;
+        }
         f.arity(1, 2)?;
-        let deterministic = match f.args.get(1) {
-            None => false,
-            Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _)) => {
+        let deterministic = match (f.args.get(1), f.types.get(1)) {
+            (None, _) => false,
+            (Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _)), _) => {
                 b.unwrap_or(false)
             }
-            Some(_) => {
-                return Err(PlanError::Unsupported(
-                    "mode with a deterministic flag that is not a literal".into(),
-                ));
+            (Some(flag), Some(DataType::Boolean)) if flag.column_refs().is_empty() => {
+                match crate::resolver::fold_constants(flag.clone())? {
+                    Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _) => {
+                        b.unwrap_or(false)
+                    }
+                    _ => {
+                        return Err(PlanError::Unsupported(
+                            "mode with a computed deterministic flag".into(),
+                        ));
+                    }
+                }
+            }
+            (Some(_), Some(DataType::Boolean)) => {
+                return Err(crate::error::SparkError::analysis(
+                    "NON_FOLDABLE_ARGUMENT",
+                    "42K08",
+                    "The function `mode` requires the parameter `deterministic` to be a foldable expression of the type \"BOOLEAN\", but the actual argument is a non-foldable.",
+                )
+                .into());
+            }
+            (Some(_), t) => {
+                let shown = t.map(crate::types::sql_name).unwrap_or_default();
+                return Err(crate::error::SparkError::analysis(
+                    "UNEXPECTED_INPUT_TYPE",
+                    "42K09",
+                    format!(
+                        "Parameter second of function `mode` requires the \"BOOLEAN\" type, however \"{}\" has the type \"{shown}\".",
+                        f.arg_name(1)
+                    ),
+                )
+                .into());
             }
         };
         let mut values = present_values(f.args.remove(0), f.filter)?;
@@ -241,6 +272,7 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|w, a, _| default_arg(w, a, 2, "1")),
         |f| {
             no_datetimes(&f)?;
+            super::require_foldable(&f, 1, "percentage", "DOUBLE")?;
             percentiles(
                 f,
                 |mut f| {
@@ -268,6 +300,8 @@ pub fn register(b: &mut RegistryBuilder) {
         &["percentile_approx", "approx_percentile"],
         Naming::Custom(|w, a, _| default_arg(w, a, 2, "10000")),
         |f| {
+            super::require_foldable(&f, 1, "percentage", "DOUBLE")?;
+            super::require_foldable(&f, 2, "accuracy", "INT")?;
             percentiles(
                 f,
                 |mut f| {

@@ -336,24 +336,28 @@ pub fn register(b: &mut RegistryBuilder) {
         let isnan = super::df_udf("isnan")?.call(vec![x]);
         Ok(super::df_udf("coalesce")?.call(vec![isnan, lit(false)]))
     });
+    // nanvl(x, y): `y` is read only where `x` is NaN, as in Spark (`nanvl(2.5D, 'abc')` is
+    // 2.5; a literal whose cast fails raises only if a row reads it).
     b.scalar(&["nanvl"], |f| {
         let (x, y) = two(f)?;
-        super::df_udf("nanvl")
-            .map(|u| u.call(vec![cast(x, DataType::Float64), cast(y, DataType::Float64)]))
+        let y = match y {
+            Expr::Cast(c) if matches!(c.expr.as_ref(), Expr::Literal(..)) => *c.expr,
+            y => y,
+        };
+        let y = crate::resolver::deferred_if_failing(y, &DataType::Float64);
+        let x = cast(x, DataType::Float64);
+        let isnan = super::df_udf("isnan")?.call(vec![x.clone()]);
+        Ok(datafusion::logical_expr::when(isnan, cast(y, DataType::Float64)).otherwise(x)?)
     });
     add_spark(b, &["bit_count"], "bit_count", 1, 1);
     add_spark(b, &["bit_get", "getbit"], "bit_get", 2, 2);
     add_spark(b, &["width_bucket"], "width_bucket", 4, 4);
-    b.scalar(&["equal_null"], |f| {
-        if let [a, b] = f.types.as_slice() {
-            super::comparison::check_comparable(a, b, "<=>", f.shown())?;
-        }
-        let (x, y) = two(f)?;
-        Ok(Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
-            Box::new(x),
-            datafusion::logical_expr::Operator::IsNotDistinctFrom,
-            Box::new(y),
-        )))
+    // equal_null(a, b) is `a <=> b`, and Spark shows it so in its errors.
+    b.scalar(&["equal_null"], |mut f| {
+        f.arity(2, 2)?;
+        f.shown = format!("({} <=> {})", f.arg_name(0), f.arg_name(1));
+        f.name = "<=>";
+        super::operators::binary(f, datafusion::logical_expr::Operator::IsNotDistinctFrom)
     });
     // shiftrightunsigned(x, n): a logical shift of the 32- or 64-bit value.
     b.scalar(&["shiftrightunsigned"], |f| {

@@ -209,7 +209,7 @@ pub(crate) fn two(mut f: FunctionInput) -> PlanResult<(Expr, Expr)> {
     }
 }
 
-fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
+pub(super) fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
     if matches!(
         op,
         Operator::Eq
@@ -223,9 +223,15 @@ fn binary(mut f: FunctionInput, op: Operator) -> PlanResult<Expr> {
             super::comparison::check_comparable(a, b, f.name, f.shown())?;
         }
         // Outside ANSI mode a boolean equals a number as that number's type (Spark's
-        // BooleanEquality: `true = 1`).
-        if !f.config.ansi && matches!(op, Operator::Eq | Operator::IsNotDistinctFrom) {
+        // BooleanEquality: `true = 1`); other comparisons of the two are refused.
+        let equality = matches!(op, Operator::Eq | Operator::IsNotDistinctFrom);
+        if !f.config.ansi && equality {
             super::comparison::booleans_as_numbers(&mut f.args, &mut f.types);
+        } else if let [a, b] = f.types.as_slice()
+            && ((*a == DataType::Boolean && b.is_numeric())
+                || (a.is_numeric() && *b == DataType::Boolean))
+        {
+            return Err(super::comparison::binary_op_diff_types(f.shown(), a, b));
         }
         let time_zone = f.config.time_zone.clone();
         super::comparison::dates_as_timestamps(&mut f.args, &mut f.types, &time_zone);

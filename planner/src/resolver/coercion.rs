@@ -535,7 +535,7 @@ pub(super) fn check_same_type(
 /// A literal whose cast to `target` fails, kept from DataFusion's planning-time folding
 /// (which raises the cast's error): Spark raises it only if a row takes the value
 /// (`if(false, 'x', DATE'2024-01-01')` is a date).
-pub(super) fn deferred_if_failing(e: Expr, target: &DataType) -> Expr {
+pub(crate) fn deferred_if_failing(e: Expr, target: &DataType) -> Expr {
     let fails = match &e {
         Expr::Literal(v, _) if !v.is_null() => {
             let options = arrow::compute::CastOptions {

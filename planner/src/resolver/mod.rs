@@ -65,7 +65,7 @@ pub use names::FieldInfo;
 
 /// `e` with its constant parts computed (`1 + 2` is `3`), for arguments Spark requires to be
 /// foldable (range bounds, window frame bounds).
-pub(crate) use coercion::common_type;
+pub(crate) use coercion::{common_type, deferred_if_failing};
 
 pub(crate) fn fold_constants(e: Expr) -> PlanResult<Expr> {
     use datafusion::optimizer::simplify_expressions::{ExprSimplifier, SimplifyContext};

@@ -54,7 +54,13 @@ impl Resolver<'_> {
                 ),
             ));
         }
-        let rows = match first {
+        // (A constant expression is folded first: `stack(1 + 1, ...)`; NULL is 0.)
+        let folded = if first.column_refs().is_empty() {
+            super::fold_constants(first.clone())?
+        } else {
+            first.clone()
+        };
+        let rows = match folded {
             Expr::Literal(ScalarValue::Int32(n), _) => n.map_or(0, i64::from),
             _ => {
                 return Err(mismatch(
@@ -68,14 +74,7 @@ impl Resolver<'_> {
         if rows < 1 {
             return Err(mismatch(
                 "VALUE_OUT_OF_RANGE",
-                format!(
-                    "The `n` must be between [1, 2147483647] (current value = {}).",
-                    if matches!(first, Expr::Literal(ScalarValue::Int32(None), _)) {
-                        "null".to_string()
-                    } else {
-                        rows.to_string()
-                    }
-                ),
+                format!("The `n` must be between (0, 2147483647] (current value = {rows})."),
             ));
         }
         let values = &resolved[1..];
