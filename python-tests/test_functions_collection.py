@@ -16,6 +16,9 @@ SQL = {
     "array_contains(array(CAST(3 AS DECIMAL(5,1))), 3) d, array_contains(array(CAST(3 AS DECIMAL(5,1))), 3L) e, "
     "array_contains(array(1L, 2L), 2) f, array_contains(c0, c1) g "
     "FROM VALUES (array(1, 2, NULL), CAST(2 AS DECIMAL(3,0))), (array(1), CAST(NULL AS DECIMAL(3,0))) AS t(c0, c1)",
+    # An untyped NULL among the arrays: NULL, its struct field of no type.
+    "arrays_zip_of_null": "SELECT arrays_zip(NULL, array(3, 1, 2)) r, arrays_zip(array('a'), NULL) s, arrays_zip(c, NULL) t "
+    "FROM VALUES (array(1)) AS u(c)",
     "array_position": "SELECT array_position(array(3, 2, 1, 2), 2) a, array_position(array(1), 5) b",
     "element_at": "SELECT element_at(array(1, 2, 3), 1) a, element_at(array(1, 2, 3), -1) b, "
     "element_at(map('a', 1), 'a') c, try_element_at(array(1), 5) d, array(1, 2)[0] e",

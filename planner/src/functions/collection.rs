@@ -206,12 +206,19 @@ pub fn register(b: &mut RegistryBuilder) {
         for (i, (t, name)) in f.types.iter().zip(f.field_names.iter()).enumerate() {
             let element = match t {
                 DataType::List(field) | DataType::LargeList(field) => field.data_type().clone(),
+                DataType::Null => DataType::Null,
                 other => {
                     return Err(PlanError::Unsupported(format!("arrays_zip of {other}")));
                 }
             };
             let name = name.clone().unwrap_or_else(|| i.to_string());
             fields.push(arrow::datatypes::Field::new(name, element, true));
+        }
+        // An untyped NULL array: NULL, its field of no type (`arrays_zip(NULL, array(1))`).
+        if f.types.contains(&DataType::Null) {
+            let element = DataType::Struct(fields.into());
+            let list = crate::types::list_type(element, false);
+            return Ok(lit(ScalarValue::try_from(&list)?));
         }
         // NULL when any array is (DataFusion's zips a NULL array as NULLs).
         let any_null = super::any_null(&f.args);
