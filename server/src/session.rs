@@ -212,6 +212,9 @@ impl Session {
             .with_optimizer_rule(Arc::new(
                 ember_planner::logical::join_order::SinkFilteredJoins,
             ))
+            .with_optimizer_rule(Arc::new(
+                ember_planner::logical::key_reduction::ReduceAggregateKeys,
+            ))
             .with_optimizer_rule(Arc::new(ember_planner::logical::semi_joins::SinkSemiJoins))
             .with_optimizer_rule(Arc::new(ember_planner::logical::like_parts::LikeOfParts))
             .with_statistics_registry(ember_execution::join_statistics::registry())

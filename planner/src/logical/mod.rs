@@ -4,6 +4,7 @@
 
 pub mod exchange;
 pub mod join_order;
+pub mod key_reduction;
 pub mod like_parts;
 pub mod partition_ids;
 pub mod python_eval;
