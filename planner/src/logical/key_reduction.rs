@@ -11,14 +11,14 @@
 //! is the same. The job graph runs the two sides as separate stages, so a join's dynamic filter
 //! cannot do this there.
 //!
-//! Only inner and semi joins on keys, aggregates grouped by columns (no grouping sets), and
-//! keys traced through projections that pass them on, filters, aliases and inner or semi joins
-//! (also across a join's equality to the other side's key).
+//! Only inner and semi joins on keys (NULLs unequal), aggregates grouped by columns (no grouping
+//! sets), keys of one type, traced through projections that pass them on, filters, aliases and
+//! inner or semi joins (also across a join's equality to the other side's key).
 
 use std::sync::Arc;
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{Column, Result};
+use datafusion::common::{Column, NullEquality, Result};
 use datafusion::logical_expr::{
     Aggregate, Expr, Join, JoinConstraint, JoinType, LogicalPlan, LogicalPlanBuilder,
 };
@@ -59,9 +59,11 @@ fn reduce(join: &Join) -> Option<LogicalPlan> {
         join.join_type,
         JoinType::Inner | JoinType::LeftSemi | JoinType::RightSemi
     );
+    // (A NULL key never matches: not under a null-safe equality, where the NULL group would.)
     if !semi_or_inner
         || join.join_constraint != JoinConstraint::On
         || join.null_aware
+        || join.null_equality != NullEquality::NullEqualsNothing
         || join.on.is_empty()
     {
         return None;
@@ -221,6 +223,19 @@ fn reduced_aggregate(
     if aggregate.aggr_expr.iter().any(|e| e.is_volatile()) {
         return None;
     }
+    // (Keys of one type: the semi join compares them as they are.)
+    let (_, key_type) = aggregate
+        .input
+        .schema()
+        .qualified_field_from_column(input_key)
+        .ok()?;
+    let (_, source_type) = source
+        .schema()
+        .qualified_field_from_column(source_key)
+        .ok()?;
+    if key_type.data_type() != source_type.data_type() {
+        return None;
+    }
     let keys = LogicalPlanBuilder::from(source.clone())
         .project(vec![Expr::Column(source_key.clone())])
         .ok()?
@@ -344,8 +359,21 @@ mod tests {
             .unwrap()
             .build()
             .unwrap();
-        let plan = LogicalPlanBuilder::from(filtered)
+        let plan = LogicalPlanBuilder::from(filtered.clone())
             .join(averages(), JoinType::Left, (vec!["d_k"], vec!["f_k"]), None)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert!(semi_joined_under_aggregates(&optimize(plan)).is_empty());
+        // A null-safe equality matches the NULL group too.
+        let plan = LogicalPlanBuilder::from(filtered)
+            .join_detailed(
+                averages(),
+                JoinType::Inner,
+                (vec!["d_k"], vec!["f_k"]),
+                None,
+                NullEquality::NullEqualsNull,
+            )
             .unwrap()
             .build()
             .unwrap();
