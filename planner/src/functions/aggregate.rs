@@ -132,72 +132,12 @@ pub fn register(b: &mut RegistryBuilder) {
         let n = super::df_udf("cardinality")?.call(vec![values]);
         Ok(when_true(n.gt(lit(0u64)), product))
     });
-    // mode(x[, deterministic]): the most frequent non-NULL value (the first seen among ties;
-    // the least when deterministic, which Spark names `mode() WITHIN GROUP (ORDER BY x DESC)`).
-    b.add_named_aggregate(&["mode"], Naming::Custom(mode_name), |mut f| {
-        // `mode() WITHIN GROUP (ORDER BY x [DESC])`: the least (greatest) among ties.
-        if !f.order_by.is_empty() {
-            let sort = super::ordered_set::ordering(&f, usize::from(f.args.is_empty()))?;
-            let values = present_values(sort.expr, f.filter)?;
-            let order = lit(if sort.asc { "ASC" } else { "DESC" });
-            let values = super::df_udf("array_sort")?.call(vec![values, order]);
-            return Ok(
-                super::native::NativeUdf::udf(super::native::Native::ArrayMode { sorted: true })
-                    .call(vec![values]),
-            );
-        }
-        // `mode()` takes its value from WITHIN GROUP.
-        if f.args.is_empty() {
-            super::ordered_set::ordering(&f, 1)?;
-        }
-        f.arity(1, 2)?;
-        let deterministic = match (f.args.get(1), f.types.get(1)) {
-            (None, _) => false,
-            (Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _)), _) => {
-                b.unwrap_or(false)
-            }
-            (Some(flag), Some(DataType::Boolean)) if flag.column_refs().is_empty() => {
-                match crate::resolver::fold_constants(flag.clone())? {
-                    Expr::Literal(datafusion::common::ScalarValue::Boolean(b), _) => {
-                        b.unwrap_or(false)
-                    }
-                    _ => {
-                        return Err(PlanError::Unsupported(
-                            "mode with a computed deterministic flag".into(),
-                        ));
-                    }
-                }
-            }
-            (Some(_), Some(DataType::Boolean)) => {
-                return Err(crate::error::SparkError::analysis(
-                    "NON_FOLDABLE_ARGUMENT",
-                    "42K08",
-                    "The function `mode` requires the parameter `deterministic` to be a foldable expression of the type \"BOOLEAN\", but the actual argument is a non-foldable.",
-                )
-                .into());
-            }
-            (Some(_), t) => {
-                let shown = t.map(crate::types::sql_name).unwrap_or_default();
-                return Err(crate::error::SparkError::analysis(
-                    "UNEXPECTED_INPUT_TYPE",
-                    "42K09",
-                    format!(
-                        "Parameter second of function `mode` requires the \"BOOLEAN\" type, however \"{}\" has the type \"{shown}\".",
-                        f.arg_name(1)
-                    ),
-                )
-                .into());
-            }
-        };
-        let mut values = present_values(f.args.remove(0), f.filter)?;
-        if deterministic {
-            values = super::df_udf("array_sort")?.call(vec![values]);
-        }
-        let kind = super::native::Native::ArrayMode {
-            sorted: deterministic,
-        };
-        Ok(super::native::NativeUdf::udf(kind).call(vec![values]))
-    });
+    // mode(x[, deterministic]): see `ordered_set::mode`.
+    b.add_named_aggregate(
+        &["mode"],
+        Naming::Custom(mode_name),
+        super::ordered_set::mode,
+    );
     // Bitmaps of a group: its positions' bits set, or its bitmaps ORed or ANDed.
     for (name, op) in [
         (

@@ -130,7 +130,9 @@ impl Resolver<'_> {
         // The session's temporary (Python) functions come before the built-in ones.
         if let Some(udf) = self.catalog().python_function(&lname) {
             if call.filter.is_some() {
-                return Err(filter_not_supported(python_kind_name(&udf)));
+                return Err(super::python::filter_not_supported(
+                    super::python::python_kind_name(&udf),
+                ));
             }
             let call = spec::PythonUdfCall {
                 udf,
@@ -255,7 +257,7 @@ impl Resolver<'_> {
             None => None,
         };
         if filter.is_some() && def.kind != FunctionKind::Aggregate {
-            return Err(filter_not_supported(&lname));
+            return Err(super::python::filter_not_supported(&lname));
         }
         let mut types = args
             .iter()
@@ -786,24 +788,4 @@ fn check_deterministic_aggregate(
         .into());
     }
     Ok(())
-}
-
-/// Spark's error for a FILTER clause on a function that takes none (not an aggregate, or a
-/// Python one), named as Spark names it.
-pub(crate) fn filter_not_supported(name: &str) -> PlanError {
-    SparkError::analysis(
-        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX",
-        "42000",
-        format!("Invalid SQL syntax: The function `{name}` does not support FILTER CLAUSE."),
-    )
-    .into()
-}
-
-/// How Spark names a Python function in its errors: `pythonudaf` or `pythonudf`.
-pub(crate) fn python_kind_name(udf: &spec::PythonUdf) -> &'static str {
-    if ember_execution::python::is_aggregate_eval_type(udf.function.eval_type) {
-        "pythonudaf"
-    } else {
-        "pythonudf"
-    }
 }

@@ -12,7 +12,7 @@ use ember_execution::python;
 
 use super::Resolver;
 use super::names::Named;
-use crate::error::{PlanResult, invalid, unsupported};
+use crate::error::{PlanError, PlanResult, SparkError, invalid, unsupported};
 use crate::functions::python::PythonScalarUdf;
 use crate::functions::python_agg::PythonAggUdf;
 use crate::logical::python_map::PythonMapNode;
@@ -213,4 +213,24 @@ pub(crate) fn check_python_aggregates(aggregates: &[Expr]) -> PlanResult<()> {
         vec![("functionList", list.clone())],
     )
     .into())
+}
+
+/// Spark's error for a FILTER clause on a function that takes none (not an aggregate, or a
+/// Python one), named as Spark names it.
+pub(crate) fn filter_not_supported(name: &str) -> PlanError {
+    SparkError::analysis(
+        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX",
+        "42000",
+        format!("Invalid SQL syntax: The function `{name}` does not support FILTER CLAUSE."),
+    )
+    .into()
+}
+
+/// How Spark names a Python function in its errors: `pythonudaf` or `pythonudf`.
+pub(crate) fn python_kind_name(udf: &spec::PythonUdf) -> &'static str {
+    if python::is_aggregate_eval_type(udf.function.eval_type) {
+        "pythonudaf"
+    } else {
+        "pythonudf"
+    }
 }

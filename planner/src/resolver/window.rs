@@ -31,8 +31,8 @@ impl Resolver<'_> {
         };
         let named_python = match named_python {
             Some((udf, call)) if call.filter.is_some() => {
-                return Err(super::function::filter_not_supported(
-                    super::function::python_kind_name(&udf),
+                return Err(super::python::filter_not_supported(
+                    super::python::python_kind_name(&udf),
                 ));
             }
             Some((udf, call)) => Some(spec::PythonUdfCall {
