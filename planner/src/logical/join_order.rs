@@ -165,24 +165,12 @@ fn thins(predicate: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_plans::scan;
     use super::*;
-    use arrow::datatypes::{DataType, Field, Schema};
-    use datafusion::logical_expr::{LogicalPlanBuilder, col, lit, table_scan};
-    use datafusion::optimizer::{Optimizer, OptimizerContext};
-
-    fn scan(name: &str, columns: &[&str]) -> LogicalPlanBuilder {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|c| Field::new(*c, DataType::Int64, true))
-            .collect();
-        table_scan(Some(name), &Schema::new(fields), None).unwrap()
-    }
+    use datafusion::logical_expr::{LogicalPlanBuilder, col, lit};
 
     fn optimize(plan: LogicalPlan) -> LogicalPlan {
-        let optimizer = Optimizer::with_rules(vec![Arc::new(SinkFilteredJoins)]);
-        optimizer
-            .optimize(plan, &OptimizerContext::new(), |_, _| {})
-            .unwrap()
+        super::super::test_plans::optimize(SinkFilteredJoins, plan)
     }
 
     /// The tables joined, in order (left to right, depth first).

@@ -118,19 +118,6 @@ fn key_source(plan: &LogicalPlan, column: &Column) -> Option<(LogicalPlan, Colum
         return Some((plan.clone(), column.clone()));
     }
     match plan {
-        LogicalPlan::Projection(p) => {
-            let at = p.schema.index_of_column(column).ok()?;
-            match p.expr.get(at)? {
-                Expr::Column(c) => key_source(&p.input, c),
-                _ => None,
-            }
-        }
-        LogicalPlan::SubqueryAlias(a) => {
-            let at = a.schema.index_of_column(column).ok()?;
-            let (qualifier, field) = a.input.schema().qualified_field(at);
-            key_source(&a.input, &Column::new(qualifier.cloned(), field.name()))
-        }
-        LogicalPlan::Filter(f) => key_source(&f.input, column),
         LogicalPlan::Join(j)
             if matches!(
                 j.join_type,
@@ -158,6 +145,33 @@ fn key_source(plan: &LogicalPlan, column: &Column) -> Option<(LogicalPlan, Colum
                 }
             })
         }
+        _ => {
+            let (input, inner) = passed_on(plan, column)?;
+            key_source(input, &inner)
+        }
+    }
+}
+
+/// The input of a projection, alias or filter and the column of it that `plan` passes on as
+/// `column` (a projection only as a plain column).
+fn passed_on<'a>(plan: &'a LogicalPlan, column: &Column) -> Option<(&'a LogicalPlan, Column)> {
+    match plan {
+        LogicalPlan::Projection(p) => {
+            let at = p.schema.index_of_column(column).ok()?;
+            match p.expr.get(at)? {
+                Expr::Column(c) => Some((p.input.as_ref(), c.clone())),
+                _ => None,
+            }
+        }
+        LogicalPlan::SubqueryAlias(a) => {
+            let at = a.schema.index_of_column(column).ok()?;
+            let (qualifier, field) = a.input.schema().qualified_field(at);
+            Some((
+                a.input.as_ref(),
+                Column::new(qualifier.cloned(), field.name()),
+            ))
+        }
+        LogicalPlan::Filter(f) => Some((f.input.as_ref(), column.clone())),
         _ => None,
     }
 }
@@ -170,29 +184,12 @@ fn with_reduced_keys(
     key: &Column,
     source: &(LogicalPlan, Column),
 ) -> Option<LogicalPlan> {
-    match plan {
-        LogicalPlan::Projection(p) => {
-            let at = p.schema.index_of_column(key).ok()?;
-            let Expr::Column(inner) = p.expr.get(at)? else {
-                return None;
-            };
-            let input = with_reduced_keys(&p.input, inner, source)?;
-            plan.with_new_exprs(plan.expressions(), vec![input]).ok()
-        }
-        LogicalPlan::SubqueryAlias(a) => {
-            let at = a.schema.index_of_column(key).ok()?;
-            let (qualifier, field) = a.input.schema().qualified_field(at);
-            let inner = Column::new(qualifier.cloned(), field.name());
-            let input = with_reduced_keys(&a.input, &inner, source)?;
-            plan.with_new_exprs(vec![], vec![input]).ok()
-        }
-        LogicalPlan::Filter(f) => {
-            let input = with_reduced_keys(&f.input, key, source)?;
-            plan.with_new_exprs(plan.expressions(), vec![input]).ok()
-        }
-        LogicalPlan::Aggregate(a) => reduced_aggregate(a, key, source),
-        _ => None,
+    if let LogicalPlan::Aggregate(a) = plan {
+        return reduced_aggregate(a, key, source);
     }
+    let (input, inner) = passed_on(plan, key)?;
+    let input = with_reduced_keys(input, &inner, source)?;
+    plan.with_new_exprs(plan.expressions(), vec![input]).ok()
 }
 
 /// `aggregate` reading only the rows whose grouping column `key` (an output column) has a value
@@ -262,25 +259,14 @@ fn reduced_aggregate(
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_plans::scan;
     use super::*;
-    use arrow::datatypes::{DataType, Field, Schema};
     use datafusion::common::tree_node::TreeNodeRecursion;
     use datafusion::functions_aggregate::expr_fn::avg;
-    use datafusion::logical_expr::{col, lit, table_scan};
-    use datafusion::optimizer::{Optimizer, OptimizerContext};
-
-    fn scan(name: &str, columns: &[&str]) -> LogicalPlanBuilder {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|c| Field::new(*c, DataType::Int64, true))
-            .collect();
-        table_scan(Some(name), &Schema::new(fields), None).unwrap()
-    }
+    use datafusion::logical_expr::{col, lit};
 
     fn optimize(plan: LogicalPlan) -> LogicalPlan {
-        Optimizer::with_rules(vec![Arc::new(ReduceAggregateKeys)])
-            .optimize(plan, &OptimizerContext::new(), |_, _| {})
-            .unwrap()
+        super::super::test_plans::optimize(ReduceAggregateKeys, plan)
     }
 
     /// The tables the inputs of the plan's aggregates semi-join with.

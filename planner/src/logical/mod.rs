@@ -11,5 +11,7 @@ pub mod python_eval;
 pub mod python_map;
 pub mod recursion;
 pub mod semi_joins;
+#[cfg(test)]
+mod test_plans;
 
 pub use exchange::{EmberQueryPlanner, ExchangeKind, ExchangeNode};

@@ -136,24 +136,13 @@ fn sink_into(input: &Arc<LogicalPlan>, semi: &Join) -> Option<LogicalPlan> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_plans::scan;
     use super::*;
-    use arrow::datatypes::{DataType, Field, Schema};
     use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-    use datafusion::logical_expr::{LogicalPlanBuilder, col, lit, table_scan};
-    use datafusion::optimizer::{Optimizer, OptimizerContext};
-
-    fn scan(name: &str, columns: &[&str]) -> LogicalPlanBuilder {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|c| Field::new(*c, DataType::Int64, true))
-            .collect();
-        table_scan(Some(name), &Schema::new(fields), None).unwrap()
-    }
+    use datafusion::logical_expr::{col, lit};
 
     fn optimize(plan: LogicalPlan) -> LogicalPlan {
-        Optimizer::with_rules(vec![Arc::new(SinkSemiJoins)])
-            .optimize(plan, &OptimizerContext::new(), |_, _| {})
-            .unwrap()
+        super::super::test_plans::optimize(SinkSemiJoins, plan)
     }
 
     /// The table the semi join's left side reads, if it reads one.

@@ -159,7 +159,7 @@ pub(super) fn evaluate_per_row(arrays: &[ArrayRef], encode: bool) -> Result<Arra
     let function = if encode { "encode" } else { "decode" };
     let charsets = arrow::compute::cast(charsets, &DataType::Utf8)?;
     let charsets = charsets.as_string::<i32>();
-    let charset_of = |i: usize| -> Result<Option<Charset>> {
+    code(input, encode, |i| {
         if charsets.is_null(i) {
             return Ok(None);
         }
@@ -167,7 +167,24 @@ pub(super) fn evaluate_per_row(arrays: &[ArrayRef], encode: bool) -> Result<Arra
         Charset::named(name)
             .map(Some)
             .ok_or_else(|| to_datafusion(unknown_charset(function, name)))
+    })
+}
+
+/// `encode` (`to_binary`) or `decode` of each value.
+pub(super) fn evaluate(arrays: &[ArrayRef], charset: Charset, encode: bool) -> Result<ArrayRef> {
+    let Some(input) = arrays.first() else {
+        return internal_err!("a charset function takes a value");
     };
+    code(input, encode, |_| Ok(Some(charset)))
+}
+
+/// `encode` or `decode` of each value of `input` in the charset `charset_of` gives its row
+/// (NULL where it gives none).
+fn code(
+    input: &ArrayRef,
+    encode: bool,
+    charset_of: impl Fn(usize) -> Result<Option<Charset>>,
+) -> Result<ArrayRef> {
     if encode {
         let text = arrow::compute::cast(input, &DataType::Utf8)?;
         let text = text.as_string::<i32>();
@@ -177,7 +194,7 @@ pub(super) fn evaluate_per_row(arrays: &[ArrayRef], encode: bool) -> Result<Arra
                 (Some(s), Some(charset)) => out.append_value(
                     charset
                         .encode(s)
-                        .ok_or_else(|| malformed(function, charset))?,
+                        .ok_or_else(|| malformed("encode", charset))?,
                 ),
                 _ => out.append_null(),
             }
@@ -192,47 +209,9 @@ pub(super) fn evaluate_per_row(arrays: &[ArrayRef], encode: bool) -> Result<Arra
                 (Some(b), Some(charset)) => out.append_value(
                     charset
                         .decode(b)
-                        .ok_or_else(|| malformed(function, charset))?,
-                ),
-                _ => out.append_null(),
-            }
-        }
-        Ok(Arc::new(out.finish()))
-    }
-}
-
-/// `encode` (`to_binary`) or `decode` of each value.
-pub(super) fn evaluate(arrays: &[ArrayRef], charset: Charset, encode: bool) -> Result<ArrayRef> {
-    let Some(input) = arrays.first() else {
-        return internal_err!("a charset function takes a value");
-    };
-    if encode {
-        let text = arrow::compute::cast(input, &DataType::Utf8)?;
-        let text = text.as_string::<i32>();
-        let mut out = BinaryBuilder::with_capacity(text.len(), text.value_data().len());
-        for value in text.iter() {
-            match value {
-                None => out.append_null(),
-                Some(s) => out.append_value(
-                    charset
-                        .encode(s)
-                        .ok_or_else(|| malformed("encode", charset))?,
-                ),
-            }
-        }
-        Ok(Arc::new(out.finish()))
-    } else {
-        let bytes = arrow::compute::cast(input, &DataType::Binary)?;
-        let bytes = bytes.as_binary::<i32>();
-        let mut out = StringBuilder::with_capacity(bytes.len(), bytes.value_data().len());
-        for value in bytes.iter() {
-            match value {
-                None => out.append_null(),
-                Some(b) => out.append_value(
-                    charset
-                        .decode(b)
                         .ok_or_else(|| malformed("decode", charset))?,
                 ),
+                _ => out.append_null(),
             }
         }
         Ok(Arc::new(out.finish()))
