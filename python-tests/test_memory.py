@@ -182,3 +182,33 @@ def test_shuffle_outputs_spill_to_files(limited, ember_mode, data):
     assert got == want
     assert any(Path(f).name.startswith("shuffle-") for f in watch.seen), sorted(watch.seen)[:5]
     assert not no_files_left(server)
+
+
+def test_a_stalled_reader_frees_its_slots(limited, ember_mode):
+    """A client that stops reading in the middle of a result (toLocalIterator) holds the slots
+    of the final tasks waiting for it. While another query waits for a slot, their outputs are
+    released (what the client has not read is spilled), so the other query runs; the first
+    client then reads every row in order, and the spill files go."""
+    if ember_mode == "local":
+        pytest.skip("local mode runs no tasks in slots")
+    server = limited("256m")
+    other = new_session(server.server.url)
+    n = 400_000
+    # 8 partitions of 10 MB each, more than the slots (4) and than a task's window (4 MiB).
+    df = server.spark.range(0, n, 1, 8).selectExpr("id", "repeat(CAST(id % 10 AS STRING), 200) AS s")
+    rows = df.toLocalIterator()
+    first = next(rows)
+    with SpillWatch(server.spill) as watch:
+        answered = {}
+        thread = threading.Thread(target=lambda: answered.update(n=other.range(10).count()), daemon=True)
+        thread.start()
+        thread.join(60)
+        assert answered.get("n") == 10, "the other query waited for the slots the stalled reader holds"
+    ids = [first.id]
+    for r in rows:
+        assert r.s == str(r.id % 10) * 200
+        ids.append(r.id)
+    assert ids == list(range(n)), "rows missing, twice or out of order"
+    assert watch.seen, "nothing was spilled"
+    assert not no_files_left(server)
+    other.stop()

@@ -24,6 +24,7 @@ use crate::task::{TaskDefinition, TaskId, TaskInput};
 use crate::topology::{JobTopology, TaskPosition};
 
 mod recovery;
+mod slots;
 use recovery::attempts;
 
 #[derive(Debug, Clone)]
@@ -107,6 +108,8 @@ struct TaskState {
     attempt: usize,
     failures: usize,
     status: Status,
+    /// The attempt whose job output was released (`slots::release_job_outputs`).
+    released: Option<usize>,
 }
 
 struct JobState {
@@ -308,6 +311,7 @@ impl Driver {
                         attempt: 0,
                         failures: 0,
                         status: Status::Waiting,
+                        released: None,
                     },
                 );
             }
@@ -415,6 +419,7 @@ impl Driver {
         if self.preempt_for_job_output() {
             self.schedule();
         }
+        self.release_job_outputs();
     }
 
     /// Final tasks wait for the client to read their output, which it does in partition

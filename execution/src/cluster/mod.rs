@@ -80,6 +80,11 @@ pub enum WorkerCommand {
     StopTask {
         task: TaskId,
     },
+    /// A final task's job output stops waiting for its reader (other queries wait for the
+    /// task's slot): what exceeds its window is spilled.
+    ReleaseOutput {
+        task: TaskId,
+    },
     /// Free the job's streams: those of one stage (every consumer has read them), or all.
     CleanupJob {
         job: JobId,

@@ -126,6 +126,12 @@ impl WorkerClient for InProcessWorkerClient {
                     running.stop();
                 }
             }
+            WorkerCommand::ReleaseOutput { task } => worker.streams.release_job_output(
+                task.job,
+                task.stage,
+                task.partition,
+                task.attempt,
+            ),
             WorkerCommand::CleanupJob {
                 job,
                 stage: Some(stage),

@@ -77,6 +77,15 @@ impl WorkerClient for RemoteWorkerClient {
                         .await;
                 });
             }
+            WorkerCommand::ReleaseOutput { task } => {
+                self.runtime.spawn(async move {
+                    let _ = client
+                        .release_output(pb::ReleaseOutputRequest {
+                            key: Some(task_key(&task)),
+                        })
+                        .await;
+                });
+            }
             WorkerCommand::CleanupJob { job, stage } => {
                 self.runtime.spawn(async move {
                     let (job_high, job) = split_job(job);

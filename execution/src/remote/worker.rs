@@ -99,6 +99,22 @@ impl WorkerService for WorkerServer {
         Ok(Response::new(pb::StopTaskResponse {}))
     }
 
+    async fn release_output(
+        &self,
+        request: Request<pb::ReleaseOutputRequest>,
+    ) -> Result<Response<pb::ReleaseOutputResponse>, Status> {
+        if let Some(key) = request.into_inner().key {
+            let task = task_id(&key);
+            self.state.streams.release_job_output(
+                task.job,
+                task.stage,
+                task.partition,
+                task.attempt,
+            );
+        }
+        Ok(Response::new(pb::ReleaseOutputResponse {}))
+    }
+
     async fn cleanup_job(
         &self,
         request: Request<pb::CleanupJobRequest>,

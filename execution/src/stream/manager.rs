@@ -9,7 +9,9 @@
 //! its writer waits while more than [`JOB_OUTPUT_WINDOW`] bytes are unread, and each batch is
 //! dropped as it is read, so a slow client holds back the task rather than fill memory or
 //! disk. Such a stream can be read once; opening it again after its first batches were read
-//! fails.
+//! fails. When other queries wait for the slot its task holds, the driver releases the stream
+//! ([`StreamManager::release_job_output`]): its writer no longer waits, and what exceeds the
+//! window moves to spill files the reader reads in turn, so the task ends and frees its slot.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
@@ -59,6 +61,8 @@ struct BufferState {
     base: usize,
     /// Set for a job output stream: read once, at most this many bytes unread.
     window: Option<usize>,
+    /// A job output stream whose writer no longer waits: past the window, batches spill.
+    released: bool,
     /// How spill files of this stream are compressed.
     codec: SpillCompression,
     /// Bytes of the batches in memory (as granted by the pool).
@@ -123,6 +127,8 @@ struct Streams {
     /// Jobs already cleaned up: a late writer or reader of theirs gets a detached stream
     /// rather than one that would never be freed (or never written).
     removed_jobs: HashSet<JobId>,
+    /// Task attempts whose job output was released (possibly before the task created it).
+    released: HashSet<(JobId, usize, usize, usize)>,
 }
 
 impl Streams {
@@ -209,12 +215,50 @@ impl StreamManager {
     /// [`JOB_OUTPUT_WINDOW`] bytes are unread.
     pub fn create_job_output(&self, key: StreamKey, schema: SchemaRef) -> StreamWriter {
         let buffer = self.buffer(key);
+        let released = self.streams.lock().released.contains(&(
+            key.job,
+            key.stage,
+            key.partition,
+            key.attempt,
+        ));
         {
             let mut state = buffer.state.lock();
             state.schema = Some(schema);
             state.window = Some(JOB_OUTPUT_WINDOW);
+            state.released = released;
         }
         StreamWriter { buffer }
+    }
+
+    /// Let the job output streams of a task attempt go on past their window, what exceeds it
+    /// spilled (other queries wait for the task's slot).
+    pub fn release_job_output(&self, job: JobId, stage: usize, partition: usize, attempt: usize) {
+        let buffers: Vec<Arc<Buffer>> = {
+            let mut streams = self.streams.lock();
+            if streams.removed_jobs.contains(&job) {
+                return;
+            }
+            streams.released.insert((job, stage, partition, attempt));
+            streams
+                .buffers
+                .iter()
+                .filter(|(k, _)| {
+                    k.job == job
+                        && k.stage == stage
+                        && k.partition == partition
+                        && k.attempt == attempt
+                })
+                .map(|(_, b)| b.clone())
+                .collect()
+        };
+        for buffer in buffers {
+            let mut state = buffer.state.lock();
+            if state.window.is_some() && !state.released {
+                state.released = true;
+                drop(state);
+                buffer.space.notify_waiters();
+            }
+        }
     }
 
     /// The schema of a stream whose writer exists.
@@ -231,7 +275,7 @@ impl StreamManager {
         let buffer = self.buffer(key);
         let batches = futures::stream::unfold(
             (buffer, 0usize, false, None::<ChunkReader>),
-            |(buffer, next, failed, mut reader)| async move {
+            |(buffer, next, failed, reader)| async move {
                 if failed {
                     return None;
                 }
@@ -250,18 +294,27 @@ impl StreamManager {
                             // Read once: the batch leaves the stream, and its writer may go on.
                             let taken = state.batches.pop_front();
                             state.base += 1;
-                            if let Some(Slot::Memory(batch, bytes)) = taken {
-                                state.in_memory -= bytes;
-                                drop(state);
-                                if let Some(reservation) = &buffer.reservation {
-                                    reservation.lock().shrink(bytes);
+                            match taken {
+                                Some(Slot::Memory(batch, bytes)) => {
+                                    state.in_memory -= bytes;
+                                    drop(state);
+                                    if let Some(reservation) = &buffer.reservation {
+                                        reservation.lock().shrink(bytes);
+                                    }
+                                    buffer.space.notify_waiters();
+                                    return Some((Ok(batch), (buffer, next + 1, false, reader)));
                                 }
-                                buffer.space.notify_waiters();
-                                return Some((Ok(batch), (buffer, next + 1, false, reader)));
+                                Some(Slot::Disk(chunk, index)) => {
+                                    drop(state);
+                                    return Some(match read_chunk(reader, chunk, index) {
+                                        Ok((batch, r)) => {
+                                            (Ok(batch), (buffer, next + 1, false, Some(r)))
+                                        }
+                                        Err(e) => (Err(e), (buffer, next, true, None)),
+                                    });
+                                }
+                                None => {}
                             }
-                            let e =
-                                DataFusionError::Internal("a job output stream left memory".into());
-                            return Some((Err(e), (buffer.clone(), next, true, None)));
                         }
                         match state.batches.get(next - state.base) {
                             Some(Slot::Memory(batch, _)) => {
@@ -272,12 +325,7 @@ impl StreamManager {
                             Some(Slot::Disk(chunk, index)) => {
                                 let (chunk, index) = (chunk.clone(), *index);
                                 drop(state);
-                                let read = match reader.take() {
-                                    Some(r) if r.is_of(&chunk) => Ok(r),
-                                    _ => ChunkReader::open(chunk),
-                                }
-                                .and_then(|mut r| r.read(index).map(|batch| (batch, r)));
-                                return Some(match read {
+                                return Some(match read_chunk(reader, chunk, index) {
                                     Ok((batch, r)) => {
                                         (Ok(batch), (buffer, next + 1, false, Some(r)))
                                     }
@@ -326,6 +374,7 @@ impl StreamManager {
         let removed = {
             let mut streams = self.streams.lock();
             streams.removed_jobs.insert(job);
+            streams.released.retain(|r| r.0 != job);
             streams.take(|k| k.job == job)
         };
         Self::end_readers(removed);
@@ -335,6 +384,7 @@ impl StreamManager {
     pub fn clear(&self) {
         let removed: Vec<Arc<Buffer>> = {
             let mut streams = self.streams.lock();
+            streams.released.clear();
             streams.buffers.drain().map(|(_, b)| b).collect()
         };
         Self::end_readers(removed);
@@ -362,6 +412,19 @@ impl StreamManager {
     }
 }
 
+/// Batch `index` of a spill file, through `reader` when it reads that file.
+fn read_chunk(
+    reader: Option<ChunkReader>,
+    chunk: Arc<SpillChunk>,
+    index: usize,
+) -> datafusion::common::Result<(RecordBatch, ChunkReader)> {
+    match reader {
+        Some(r) if r.is_of(&chunk) => Ok(r),
+        _ => ChunkReader::open(chunk),
+    }
+    .and_then(|mut r| r.read(index).map(|batch| (batch, r)))
+}
+
 /// Writes one stream.
 pub struct StreamWriter {
     buffer: Arc<Buffer>,
@@ -379,7 +442,7 @@ impl StreamWriter {
                 space.as_mut().enable();
                 {
                     let state = self.buffer.state.lock();
-                    if state.in_memory < window || state.batches.is_empty() {
+                    if state.in_memory < window || state.batches.is_empty() || state.released {
                         break;
                     }
                     if state.done.is_some() {
@@ -399,7 +462,21 @@ impl StreamWriter {
             let mut state = self.buffer.state.lock();
             state.in_memory += bytes;
             state.batches.push_back(Slot::Memory(batch, bytes));
+            // Released: what exceeds the window waits on disk.
+            let freed = match state.released && state.in_memory > window {
+                true => state.spill().unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "cannot spill a job output; kept in memory");
+                    0
+                }),
+                false => 0,
+            };
+            state.in_memory -= freed;
             drop(state);
+            if freed > 0
+                && let Some(reservation) = &self.buffer.reservation
+            {
+                reservation.lock().shrink(freed);
+            }
             self.buffer.notify.notify_waiters();
             return;
         }
@@ -469,5 +546,61 @@ impl Drop for StreamWriter {
                 "the task writing this stream stopped".into(),
             )));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::Int64Array;
+    use arrow::datatypes::{DataType, Field, Schema};
+    use std::time::Duration;
+
+    fn key(attempt: usize) -> StreamKey {
+        StreamKey {
+            job: 7,
+            stage: 1,
+            partition: 0,
+            attempt,
+            channel: 0,
+        }
+    }
+
+    /// About 2 MiB.
+    fn batch() -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, false)]));
+        let a = Int64Array::from_iter_values(0..(2 << 20) / 8);
+        RecordBatch::try_new(schema, vec![Arc::new(a)]).unwrap()
+    }
+
+    async fn pushes(writer: &StreamWriter, n: usize) -> bool {
+        for _ in 0..n {
+            let pushed = tokio::time::timeout(Duration::from_millis(200), writer.push(batch()));
+            if pushed.await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    #[tokio::test]
+    async fn a_released_job_output_stops_waiting_for_its_reader() {
+        let streams = StreamManager::default();
+        let writer = streams.create_job_output(key(0), batch().schema());
+        assert!(!pushes(&writer, 4).await, "the window did not hold the writer");
+        streams.release_job_output(7, 1, 0, 0);
+        assert!(pushes(&writer, 4).await);
+        // Released before its task created it (another attempt), and read in order after.
+        streams.release_job_output(7, 1, 0, 1);
+        let writer = streams.create_job_output(key(1), batch().schema());
+        assert!(pushes(&writer, 6).await);
+        writer.finish();
+        let read = streams.open(key(1), batch().schema());
+        let rows: usize = futures::StreamExt::collect::<Vec<_>>(read)
+            .await
+            .into_iter()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+        assert_eq!(rows, 6 * batch().num_rows());
     }
 }
