@@ -130,6 +130,9 @@ NON_ANSI = {
     "casts_to_text_not_null": "SELECT if(true, 'abc', 3) a, nvl2(3, 'abc', 3) b, CAST(1.5D AS STRING) c, CAST(array(1) AS STRING) d, "
     "coalesce('x', 1) e, CAST('1' AS INT) f",
     "boolean_column_equals_number": "SELECT b = n a, nullif(b, n) c FROM VALUES (true, 1), (false, 1), (NULL, 0), (true, NULL) AS t(b, n)",
+    # to_char reads text as a DECIMAL: NULL where it is not a number.
+    "to_char_of_text": "SELECT to_char('abc', '9999.999') a, to_varchar('12.5', '99.99') b, to_char(s, '999') c "
+    "FROM VALUES ('x'), ('42'), (' 7 '), (NULL) AS t(s)",
 }
 
 NON_ANSI_ERRORS = {

@@ -587,7 +587,10 @@ mod tests {
     async fn a_released_job_output_stops_waiting_for_its_reader() {
         let streams = StreamManager::default();
         let writer = streams.create_job_output(key(0), batch().schema());
-        assert!(!pushes(&writer, 4).await, "the window did not hold the writer");
+        assert!(
+            !pushes(&writer, 4).await,
+            "the window did not hold the writer"
+        );
         streams.release_job_output(7, 1, 0, 0);
         assert!(pushes(&writer, 4).await);
         // Released before its task created it (another attempt), and read in order after.

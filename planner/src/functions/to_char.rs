@@ -4,7 +4,7 @@
 
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{Expr, cast, lit};
+use datafusion::logical_expr::{Expr, cast, lit, try_cast};
 
 use super::native::{Native, NativeUdf, NumberPattern};
 use super::{FunctionInput, Naming, RegistryBuilder};
@@ -180,6 +180,8 @@ fn to_char(f: FunctionInput) -> PlanResult<Expr> {
             let null = lit(ScalarValue::Float64(None));
             cast(super::when(finite, double, Some(null)), d)
         }
+        // Text outside ANSI mode: NULL where it is not a number, as Spark's implicit cast.
+        (Some(d), t) if crate::types::is_text(t) && !f.config.ansi => try_cast(value, d),
         (Some(d), _) => cast(value, d),
     };
     Ok(NativeUdf::udf(Native::ToChar { pattern }).call(vec![value]))
