@@ -12,6 +12,14 @@ T = "FROM VALUES ('a', 1, 1.5), ('a', 2, NULL), ('a', 2, 3.0), ('b', 5, -1.0), (
 SQL = {
     "histogram_numeric": "SELECT histogram_numeric(x, 3) h FROM VALUES (1), (2), (3), (4), (5), (6), (10), (10), (20) t(x)",
     "histogram_numeric_types": "SELECT histogram_numeric(x, 2) h FROM VALUES (1.5D), (2.5D), (100D) t(x)",
+    # Dates (as days, centres truncated), timestamps and intervals (their fields kept).
+    "histogram_numeric_datetimes": "SELECT histogram_numeric(d, 2) d, histogram_numeric(t, 2) t, histogram_numeric(n, 2) n, "
+    "histogram_numeric(i, 2) i, transform(histogram_numeric(m, 2), b -> CAST(b.x AS STRING)) m, "
+    "typeof(histogram_numeric(m, 2)) mt FROM VALUES "
+    "(DATE'2024-02-29', TIMESTAMP'2024-02-29 10:00:00', TIMESTAMP_NTZ'1969-12-31 23:59:59', INTERVAL '1' DAY, INTERVAL '1' YEAR), "
+    "(DATE'2024-03-01', TIMESTAMP'2024-02-29 10:00:01', TIMESTAMP_NTZ'1969-12-31 23:59:58', INTERVAL '2' DAY, INTERVAL '2' MONTH), "
+    "(DATE'1969-12-30', TIMESTAMP'2024-03-05 00:00:00', TIMESTAMP_NTZ'2000-01-01 00:00:00', INTERVAL '10' HOUR, INTERVAL '5' MONTH), "
+    "(DATE'1969-12-31', NULL, NULL, NULL, INTERVAL '-7' MONTH) t(d, t, n, i, m)",
     "histogram_numeric_small": "SELECT histogram_numeric(x, 10) h, typeof(histogram_numeric(CAST(x AS DECIMAL(2,1)), 2)) t FROM VALUES (3), (1), (2) t(x)",
     # Order-sensitive aggregates read their rows in the input's order, as Spark's do.
     "input_order_grouped": "SELECT id % 3 k, collect_list(id) l, first(id) f, last(id) la, "

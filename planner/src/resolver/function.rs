@@ -403,13 +403,7 @@ impl Resolver<'_> {
             if IntervalFields::default_of(&dt).is_some_and(|d| d.year_month == q.year_month) {
                 return Ok((super::intervals::retype_interval(expr, &dt, q), name));
             }
-            // (`percentile_approx(x, array(...))`: an array of them.)
-            if let DataType::List(item) = &dt
-                && IntervalFields::default_of(item.data_type())
-                    .is_some_and(|d| d.year_month == q.year_month)
-            {
-                let item = q.field(item.name(), item.data_type().clone(), item.is_nullable());
-                let to = DataType::List(std::sync::Arc::new(item));
+            if let Some(to) = super::intervals::list_with_interval(&dt, q) {
                 let field = std::sync::Arc::new(arrow::datatypes::Field::new("interval", to, true));
                 let cast =
                     datafusion::logical_expr::expr::Cast::new_from_field(Box::new(expr), field);

@@ -322,7 +322,7 @@ pub(super) fn call_interval(function: &str, args: &[Arc<Field>]) -> Option<Inter
         "nvl2" | "if" | "iff" => args.get(1..)?,
         "nullif" | "sum" | "try_sum" | "min" | "max" | "first" | "last" | "any_value"
         | "first_value" | "last_value" | "mode" | "lag" | "lead" | "nth_value"
-        | "percentile_approx" | "approx_percentile" => args.get(..1)?,
+        | "percentile_approx" | "approx_percentile" | "histogram_numeric" => args.get(..1)?,
         _ => return None,
     };
     let mut out: Option<IntervalFields> = None;
@@ -363,6 +363,35 @@ pub(super) fn wider_interval<'a>(
 }
 
 /// `e` (an interval of type `dt`) typed with `fields`, its values unchanged.
+/// A list of intervals (`percentile_approx(x, array(...))`), or of structs whose `x` is one
+/// (`histogram_numeric`'s bins), typed with the fields `q`; None for other types.
+pub(super) fn list_with_interval(dt: &DataType, q: IntervalFields) -> Option<DataType> {
+    let DataType::List(item) = dt else {
+        return None;
+    };
+    let is_interval =
+        |t: &DataType| IntervalFields::default_of(t).is_some_and(|d| d.year_month == q.year_month);
+    let item = match item.data_type() {
+        t if is_interval(t) => q.field(item.name(), t.clone(), item.is_nullable()),
+        DataType::Struct(fields)
+            if fields
+                .iter()
+                .any(|f| f.name() == "x" && is_interval(f.data_type())) =>
+        {
+            let fields: arrow::datatypes::Fields = fields
+                .iter()
+                .map(|f| match f.name() == "x" {
+                    true => Arc::new(q.field("x", f.data_type().clone(), f.is_nullable())),
+                    false => Arc::clone(f),
+                })
+                .collect();
+            Field::new(item.name(), DataType::Struct(fields), item.is_nullable())
+        }
+        _ => return None,
+    };
+    Some(DataType::List(Arc::new(item)))
+}
+
 pub(super) fn retype_interval(e: Expr, dt: &DataType, fields: IntervalFields) -> Expr {
     Expr::Cast(Cast::new_from_field(
         Box::new(e),

@@ -432,8 +432,7 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
     let mut offsets = vec![0i32];
     let mut valid = Vec::with_capacity(groups.len());
     for g in 0..groups.len() {
-        let values = groups.value(g);
-        let values = arrow::compute::cast(&values, &DataType::Float64)?;
+        let values = histogram_doubles(&groups.value(g))?;
         let values = values.as_primitive::<Float64Type>();
         // Spark's NumericHistogram: a new value between two bins becomes a bin; over `bins`
         // bins, the closest pair merges, ties broken by its generator, `Random(31183)`.
@@ -477,12 +476,12 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
         }
         offsets.push(centres.len() as i32);
     }
-    let x = arrow::compute::cast(
-        &(Arc::new(arrow::array::Float64Array::from(centres)) as ArrayRef),
+    let x = histogram_centres(
+        Arc::new(arrow::array::Float64Array::from(centres)),
         item.data_type(),
     )?;
     let fields = arrow::datatypes::Fields::from(vec![
-        arrow::datatypes::Field::new("x", item.data_type().clone(), true),
+        histogram_x(item),
         arrow::datatypes::Field::new("y", DataType::Float64, true),
     ]);
     let entries = arrow::array::StructArray::try_new(
@@ -499,4 +498,43 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
         Arc::new(entries),
         Some(arrow::buffer::NullBuffer::from(valid)),
     )?))
+}
+
+/// `histogram_numeric`'s values as doubles, as Spark reads them: dates as days, year-month
+/// intervals as months, timestamps and day-time intervals as microseconds.
+fn histogram_doubles(values: &ArrayRef) -> Result<ArrayRef> {
+    use arrow::datatypes::{Int32Type, IntervalUnit, IntervalYearMonthType};
+    let values = match values.data_type() {
+        DataType::Date32 => arrow::compute::cast(values, &DataType::Int32)?,
+        DataType::Interval(IntervalUnit::YearMonth) => Arc::new(
+            values
+                .as_primitive::<IntervalYearMonthType>()
+                .reinterpret_cast::<Int32Type>(),
+        ),
+        _ => Arc::clone(values),
+    };
+    Ok(arrow::compute::cast(&values, &DataType::Float64)?)
+}
+
+/// Bin centres in the values' type, truncated toward zero where it counts whole days or
+/// months (Spark's `toInt`).
+fn histogram_centres(centres: ArrayRef, to: &DataType) -> Result<ArrayRef> {
+    use arrow::datatypes::{Int32Type, IntervalUnit, IntervalYearMonthType};
+    Ok(match to {
+        DataType::Date32 => {
+            arrow::compute::cast(&arrow::compute::cast(&centres, &DataType::Int32)?, to)?
+        }
+        DataType::Interval(IntervalUnit::YearMonth) => Arc::new(
+            arrow::compute::cast(&centres, &DataType::Int32)?
+                .as_primitive::<Int32Type>()
+                .reinterpret_cast::<IntervalYearMonthType>(),
+        ),
+        _ => arrow::compute::cast(&centres, to)?,
+    })
+}
+
+/// The field of `histogram_numeric`'s bin centres: the values' type and metadata (an
+/// interval's fields).
+pub(super) fn histogram_x(item: &arrow::datatypes::Field) -> arrow::datatypes::Field {
+    item.clone().with_name("x").with_nullable(true)
 }
