@@ -306,12 +306,7 @@ impl StreamManager {
                                 }
                                 Some(Slot::Disk(chunk, index)) => {
                                     drop(state);
-                                    return Some(match read_chunk(reader, chunk, index) {
-                                        Ok((batch, r)) => {
-                                            (Ok(batch), (buffer, next + 1, false, Some(r)))
-                                        }
-                                        Err(e) => (Err(e), (buffer, next, true, None)),
-                                    });
+                                    return Some(disk_item(buffer, next, reader, chunk, index));
                                 }
                                 None => {}
                             }
@@ -325,12 +320,7 @@ impl StreamManager {
                             Some(Slot::Disk(chunk, index)) => {
                                 let (chunk, index) = (chunk.clone(), *index);
                                 drop(state);
-                                return Some(match read_chunk(reader, chunk, index) {
-                                    Ok((batch, r)) => {
-                                        (Ok(batch), (buffer, next + 1, false, Some(r)))
-                                    }
-                                    Err(e) => (Err(e), (buffer, next, true, None)),
-                                });
+                                return Some(disk_item(buffer, next, reader, chunk, index));
                             }
                             None => {}
                         }
@@ -412,17 +402,28 @@ impl StreamManager {
     }
 }
 
-/// Batch `index` of a spill file, through `reader` when it reads that file.
-fn read_chunk(
+/// Where a reader of a stream is: the stream, its next batch, whether it failed, and the
+/// spill file it reads.
+type ReadState = (Arc<Buffer>, usize, bool, Option<ChunkReader>);
+
+/// Batch `index` of a spill file as a stream reader's next item (through `reader` when it
+/// reads that file), and where the reader is after it.
+fn disk_item(
+    buffer: Arc<Buffer>,
+    next: usize,
     reader: Option<ChunkReader>,
     chunk: Arc<SpillChunk>,
     index: usize,
-) -> datafusion::common::Result<(RecordBatch, ChunkReader)> {
-    match reader {
+) -> (datafusion::common::Result<RecordBatch>, ReadState) {
+    let read = match reader {
         Some(r) if r.is_of(&chunk) => Ok(r),
         _ => ChunkReader::open(chunk),
     }
-    .and_then(|mut r| r.read(index).map(|batch| (batch, r)))
+    .and_then(|mut r| r.read(index).map(|batch| (batch, r)));
+    match read {
+        Ok((batch, r)) => (Ok(batch), (buffer, next + 1, false, Some(r))),
+        Err(e) => (Err(e), (buffer, next, true, None)),
+    }
 }
 
 /// Writes one stream.
