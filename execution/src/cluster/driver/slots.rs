@@ -15,9 +15,8 @@ impl Driver {
         if self.queue.is_empty() || self.workers.values().any(|w| w.running.len() < w.slots) {
             return;
         }
-        let queued: HashSet<JobId> = self.queue.iter().map(|(j, _)| *j).collect();
         for (job_id, job) in self.jobs.iter_mut() {
-            if !queued.iter().any(|j| j != job_id) {
+            if !self.queue.iter().any(|(j, _)| j != job_id) {
                 continue;
             }
             let output = job.graph.output_stage();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
 use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type,
-    Int32Type, Int64Type,
+    Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType,
 };
 use datafusion::common::{Result, internal_err};
 
@@ -481,7 +481,7 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
         item.data_type(),
     )?;
     let fields = arrow::datatypes::Fields::from(vec![
-        histogram_x(item),
+        arrow::datatypes::Field::new("x", item.data_type().clone(), true),
         arrow::datatypes::Field::new("y", DataType::Float64, true),
     ]);
     let entries = arrow::array::StructArray::try_new(
@@ -503,7 +503,6 @@ pub(super) fn histogram_numeric(arrays: &[ArrayRef], bins: usize) -> Result<Arra
 /// `histogram_numeric`'s values as doubles, as Spark reads them: dates as days, year-month
 /// intervals as months, timestamps and day-time intervals as microseconds.
 fn histogram_doubles(values: &ArrayRef) -> Result<ArrayRef> {
-    use arrow::datatypes::{Int32Type, IntervalUnit, IntervalYearMonthType};
     let values = match values.data_type() {
         DataType::Date32 => arrow::compute::cast(values, &DataType::Int32)?,
         DataType::Interval(IntervalUnit::YearMonth) => Arc::new(
@@ -519,7 +518,6 @@ fn histogram_doubles(values: &ArrayRef) -> Result<ArrayRef> {
 /// Bin centres in the values' type, truncated toward zero where it counts whole days or
 /// months (Spark's `toInt`).
 fn histogram_centres(centres: ArrayRef, to: &DataType) -> Result<ArrayRef> {
-    use arrow::datatypes::{Int32Type, IntervalUnit, IntervalYearMonthType};
     Ok(match to {
         DataType::Date32 => {
             arrow::compute::cast(&arrow::compute::cast(&centres, &DataType::Int32)?, to)?
@@ -531,10 +529,4 @@ fn histogram_centres(centres: ArrayRef, to: &DataType) -> Result<ArrayRef> {
         ),
         _ => arrow::compute::cast(&centres, to)?,
     })
-}
-
-/// The field of `histogram_numeric`'s bin centres, of the values' type (an interval's fields
-/// are the resolver's: `intervals::list_with_interval`).
-pub(super) fn histogram_x(item: &arrow::datatypes::Field) -> arrow::datatypes::Field {
-    arrow::datatypes::Field::new("x", item.data_type().clone(), true)
 }

@@ -459,7 +459,7 @@ impl Native {
                 |types| match types.first() {
                     Some(DataType::List(item)) => Ok(crate::types::list_type(
                         DataType::Struct(Fields::from(vec![
-                            numbers::histogram_x(item),
+                            Field::new("x", item.data_type().clone(), true),
                             Field::new("y", Float64, true),
                         ])),
                         true,
