@@ -145,11 +145,12 @@ impl Driver {
                 }
             }
             // Consumers running on other workers read lost streams: they restart too, and
-            // regions start again once their inputs are back.
+            // regions start again once their inputs are back. Consumers queued for a slot
+            // wait again for them (launched now, they would find no output to read).
             let lost_stages: HashSet<usize> = lost.iter().map(|p| p.stage).collect();
             let mut restart: Vec<TaskPosition> = Vec::new();
             for (position, state) in job.tasks.iter() {
-                if let Status::Running { .. } = state.status {
+                if let Status::Running { .. } | Status::Queued = state.status {
                     let reads_lost = job.graph.stages()[position.stage]
                         .inputs
                         .iter()
