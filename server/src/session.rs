@@ -161,6 +161,15 @@ impl Session {
                 options.optimizer.hash_join_single_partition_threshold_rows = 0;
             }
         }
+        // Spark's runtime bloom filters: DataFusion's join dynamic filters in a process, and
+        // the key filters between a shuffled join's stages in a job graph.
+        if self
+            .conf
+            .get("spark.sql.optimizer.runtime.bloomFilter.enabled")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"))
+        {
+            options.optimizer.enable_join_dynamic_filter_pushdown = false;
+        }
         // Join modes are chosen on estimates whose byte sizes follow the rows a join keeps
         // (`join_statistics`).
         options.optimizer.use_statistics_registry = true;

@@ -295,7 +295,7 @@ impl Driver {
         plan: Arc<dyn ExecutionPlan>,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let graph = JobGraph::try_new(plan)?;
+        let graph = JobGraph::for_session(plan, context.session_config().options())?;
         let job = new_job_id();
         let topology = JobTopology::new(&graph);
         let mut tasks = HashMap::new();

@@ -124,7 +124,7 @@ impl<T: DriverRunner> crate::runner::JobRunner for T {
         plan: &Arc<dyn ExecutionPlan>,
     ) -> crate::error::ExecutionResult<Option<String>> {
         Ok(Some(
-            crate::job_graph::JobGraph::try_new(plan.clone())?.to_string(),
+            crate::job_graph::JobGraph::for_session(plan.clone(), &Default::default())?.to_string(),
         ))
     }
 

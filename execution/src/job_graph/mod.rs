@@ -9,6 +9,7 @@
 
 mod build;
 mod display;
+mod key_filters;
 mod rewrite;
 
 use std::sync::Arc;
@@ -97,6 +98,21 @@ impl JobGraph {
         let plan = ensure_single_partition_for_global_limit(plan)?;
         let plan = ensure_partitioned_join_for_unmatched_build_rows(plan)?;
         build_job_graph(plan)
+    }
+
+    /// The graph a session runs: with key filters between the stages of shuffled joins
+    /// ([`key_filters`]) unless the session turned DataFusion's join dynamic filters off
+    /// (Spark's `spark.sql.optimizer.runtime.bloomFilter.enabled=false`).
+    pub fn for_session(
+        plan: Arc<dyn ExecutionPlan>,
+        options: &datafusion::common::config::ConfigOptions,
+    ) -> datafusion::common::Result<Self> {
+        let graph = Self::try_new(plan)?;
+        if options.optimizer.enable_join_dynamic_filter_pushdown {
+            graph.with_key_filters()
+        } else {
+            Ok(graph)
+        }
     }
 
     pub(crate) fn from_parts(stages: Vec<Stage>, schema: SchemaRef) -> Self {

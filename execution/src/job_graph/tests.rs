@@ -41,7 +41,10 @@ fn batch(rows: std::ops::Range<i64>) -> RecordBatch {
 
 /// A session with a 3-partition table `t` and a 1-partition table `small`.
 fn context(target_partitions: usize) -> SessionContext {
-    let mut config = SessionConfig::new().with_target_partitions(target_partitions);
+    context_with(SessionConfig::new().with_target_partitions(target_partitions))
+}
+
+fn context_with(mut config: SessionConfig) -> SessionContext {
     crate::cluster::configure_for_job_graph(&mut config);
     let ctx = SessionContext::new_with_config(config);
     let t = MemTable::try_new(
@@ -461,4 +464,65 @@ async fn a_recursive_query_is_not_cut_and_crosses_processes() {
     let expected = rows(collect(stage_plan, ctx.task_ctx()).await.unwrap());
     assert_eq!(rows(collect(back, ctx.task_ctx()).await.unwrap()), expected);
     assert_eq!(expected, 5);
+}
+
+/// A partitioned join whose build side is filtered gets a key filter stage before its probe
+/// stage, which then filters its rows before its shuffle; the job answers as the plan does in
+/// one process, and without the filter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filtered_build_side_gets_a_key_filter_before_the_probe_shuffle() {
+    use crate::plan::{KeyFilterBuildExec, KeyFilterExec};
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold = 0;
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold_rows = 0;
+    let ctx = context_with(config);
+    let sql = "SELECT t.k, t.v, s.k FROM t JOIN (SELECT k, v FROM t WHERE v < 30 AND k = 'k1') s \
+               ON t.v = s.v";
+    let plan = physical(&ctx, sql).await;
+    let plain = JobGraph::try_new(plan.clone()).unwrap();
+    let graph = plain.clone().with_key_filters().unwrap();
+    assert_eq!(graph.stages().len(), plain.stages().len() + 1, "{graph}");
+    let builds: Vec<usize> = (0..graph.stages().len())
+        .filter(|s| graph.stages()[*s].plan.is::<KeyFilterBuildExec>())
+        .collect();
+    assert_eq!(builds.len(), 1, "{graph}");
+    let probe = graph
+        .stages()
+        .iter()
+        .position(|s| s.plan.is::<KeyFilterExec>())
+        .unwrap();
+    assert!(
+        graph.stages()[probe].inputs.contains(&StageInput {
+            stage: builds[0],
+            mode: InputMode::Broadcast
+        }),
+        "{graph}"
+    );
+    for (i, s) in graph.stages().iter().enumerate() {
+        assert!(s.inputs.iter().all(|input| input.stage < i), "{graph}");
+    }
+    // Its filter is made from the build stage's output, read by Merge.
+    let build_input = graph.stages()[builds[0]].inputs[0];
+    assert_eq!(build_input.mode, InputMode::Merge);
+    assert!(matches!(
+        graph.stages()[build_input.stage].distribution,
+        OutputDistribution::Hash { .. }
+    ));
+    let runner = LocalClusterJobRunner::start(
+        2,
+        2,
+        DriverConfig::default(),
+        tokio::runtime::Handle::current(),
+    );
+    let expected = collect(plan.clone(), ctx.task_ctx()).await.unwrap();
+    assert_eq!(sorted_rows(&expected).await.len(), 6);
+    let stream = runner.execute(plan, ctx.task_ctx()).await.unwrap();
+    let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
+    assert_eq!(sorted_rows(&got).await, sorted_rows(&expected).await);
 }

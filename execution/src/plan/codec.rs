@@ -17,6 +17,8 @@ pub fn parts() -> Vec<Arc<dyn CodecPart>> {
         node_part::<OrderedCoalesceExec>(),
         node_part::<RescaleExec>(),
         node_part::<ExchangeExec>(),
+        node_part::<super::KeyFilterBuildExec>(),
+        node_part::<super::KeyFilterExec>(),
         node_part::<CompressedScanExec>(),
         node_part::<RangeExec>(),
         node_part::<PartitionIdsExec>(),

@@ -1,0 +1,121 @@
+"""Key filters between a shuffled join's stages (Spark's runtime bloom filters).
+
+In the cluster modes a partitioned join whose build side is filtered gets a one-task stage that
+makes a bloom filter of the build side's keys, and the probe side's stage drops the rows whose
+key it lacks before they are shuffled (`KeyFilterBuildExec`, `KeyFilterExec`; in one process
+DataFusion's dynamic filters do this). `spark.sql.optimizer.runtime.bloomFilter.enabled=false`
+turns both off. The plans are Ember's, so nothing here is recorded from Spark; the answers are
+checked by construction, with and without the filters, and in every mode.
+"""
+
+import re
+
+import pytest
+
+from conftest import RECORD
+
+N = 200_000
+
+
+@pytest.fixture(autouse=True)
+def not_recording():
+    if RECORD:
+        pytest.skip("Ember's physical plans: nothing to record from Spark")
+
+
+@pytest.fixture(scope="module")
+def tables(spark, tmp_path_factory):
+    root = tmp_path_factory.mktemp("key_filters")
+    # A fact table of 200,000 rows over 1,000 keys (some NULL), and a dimension of the keys.
+    spark.range(N).selectExpr("id", "IF(id % 997 = 0, NULL, id % 1000) AS k").write.parquet(
+        str(root / "fact")
+    )
+    spark.range(1000).selectExpr("id AS k", "id % 100 AS g").write.parquet(str(root / "dim"))
+    for name in ("fact", "dim"):
+        spark.read.parquet(str(root / name)).createOrReplaceTempView(f"kf_{name}")
+    return root
+
+
+@pytest.fixture
+def partitioned(spark):
+    """No join side is broadcast: both sides of each join are shuffled."""
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    yield
+    spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.unset("spark.sql.optimizer.runtime.bloomFilter.enabled")
+
+
+def fact_rows(keep):
+    return [i for i in range(N) if i % 997 != 0 and keep(i % 1000)]
+
+
+FILTERED = "SELECT count(*), sum(f.id) FROM kf_fact f JOIN kf_dim d ON f.k = d.k WHERE d.g = 7"
+
+
+def analyzed(spark, query):
+    return spark.sql(f"EXPLAIN ANALYZE {query}").collect()[0][0]
+
+
+def test_a_filtered_build_side_thins_the_probe_stage(spark, tables, partitioned, ember_mode):
+    rows = fact_rows(lambda k: k % 100 == 7)
+    assert [tuple(r) for r in spark.sql(FILTERED).collect()] == [(len(rows), sum(rows))]
+    if ember_mode == "local":
+        return
+    plan = spark.sql(f"EXPLAIN {FILTERED}").collect()[0][0].split("== Job Graph ==")[1]
+    assert "KeyFilterBuildExec" in plan and "KeyFilterExec" in plan, plan
+    text = analyzed(spark, FILTERED)
+    dropped = [int(n) for n in re.findall(r"KeyFilterExec.*rows_dropped=(\d+)", text)]
+    passed = [int(n) for n in re.findall(r"KeyFilterExec.*output_rows=(\d+)", text)]
+    # 199,799 fact rows with a key, 2,000 of them match; a bloom filter passes a few others.
+    assert dropped and sum(dropped) > 190_000, text
+    assert len(rows) <= sum(passed) < len(rows) + 5_000, text
+
+
+def test_turned_off_by_spark_setting(spark, tables, partitioned, ember_mode):
+    spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
+    rows = fact_rows(lambda k: k % 100 == 7)
+    assert [tuple(r) for r in spark.sql(FILTERED).collect()] == [(len(rows), sum(rows))]
+    text = analyzed(spark, FILTERED)
+    assert "KeyFilterExec" not in text, text
+
+
+@pytest.mark.parametrize(
+    "query,keep",
+    [
+        # The left side (build) keeps every row; its unmatched rows get NULLs.
+        (
+            "SELECT count(*), sum(f.id), count(d.k) FROM (SELECT * FROM kf_dim WHERE g = 3) d "
+            "LEFT JOIN kf_fact f ON f.k = d.k",
+            None,
+        ),
+        ("SELECT count(*), sum(id) FROM kf_fact f LEFT SEMI JOIN (SELECT k FROM kf_dim WHERE g < 2) d ON f.k = d.k",
+         lambda k: k % 100 < 2),
+        ("SELECT count(*), sum(id) FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_dim d WHERE d.k = f.k AND d.g = 5)",
+         lambda k: k % 100 == 5),
+        # Anti joins: the fact rows whose key is not among the dimension's selected ones.
+        ("SELECT count(*), sum(id) FROM kf_fact f LEFT ANTI JOIN (SELECT k FROM kf_dim WHERE g > 0) d ON f.k = d.k",
+         lambda k: k % 100 == 0),
+        # NOT IN is null-aware: no filter may drop the NULL keys it must see.
+        ("SELECT count(*) FROM (SELECT k FROM kf_dim WHERE g = 9) d WHERE d.k NOT IN (SELECT k FROM kf_fact)",
+         "not_in"),
+    ],
+    ids=["left_outer", "left_semi", "exists", "left_anti", "not_in"],
+)
+def test_join_types_answer_with_and_without_filters(spark, tables, partitioned, query, keep):
+    answers = []
+    for enabled in ("true", "false"):
+        spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", enabled)
+        answers.append([tuple(r) for r in spark.sql(query).collect()])
+    assert answers[0] == answers[1]
+    if keep == "not_in":
+        # The fact table has NULL keys: NOT IN answers no row.
+        assert answers[0] == [(0,)]
+    elif keep is None:
+        rows = fact_rows(lambda k: k % 100 == 3)
+        assert answers[0] == [(len(rows), sum(rows), len(rows))]
+    else:
+        rows = [i for i in range(N) if i % 997 != 0 and keep(i % 1000)]
+        if "ANTI" in query:
+            # NULL keys match nothing, so the anti join keeps them.
+            rows = sorted(rows + [i for i in range(N) if i % 997 == 0])
+        assert answers[0] == [(len(rows), sum(rows))]
