@@ -77,6 +77,8 @@ def test_turned_off_by_spark_setting(spark, tables, partitioned, ember_mode):
     assert [tuple(r) for r in spark.sql(FILTERED).collect()] == [(len(rows), sum(rows))]
     text = analyzed(spark, FILTERED)
     assert "KeyFilterExec" not in text, text
+    plan = spark.sql(f"EXPLAIN {FILTERED}").collect()[0][0]
+    assert "KeyFilter" not in plan, plan
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,13 @@ pub trait JobRunner: Send + Sync {
         context: Arc<TaskContext>,
     ) -> ExecutionResult<SendableRecordBatchStream>;
 
-    /// A description of how the plan would run (the job graph), for EXPLAIN.
-    fn explain(&self, plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>>;
+    /// A description of how the plan would run (the job graph) in a session of `options`,
+    /// for EXPLAIN.
+    fn explain(
+        &self,
+        plan: &Arc<dyn ExecutionPlan>,
+        options: &datafusion::common::config::ConfigOptions,
+    ) -> ExecutionResult<Option<String>>;
 
     /// A short name of the runner for logs ("local", "local-cluster", "cluster").
     fn name(&self) -> &str;
@@ -54,7 +59,11 @@ impl JobRunner for LocalJobRunner {
         Ok(crate::ordered::ordered_concat(&plan, context, None)?)
     }
 
-    fn explain(&self, _plan: &Arc<dyn ExecutionPlan>) -> ExecutionResult<Option<String>> {
+    fn explain(
+        &self,
+        _plan: &Arc<dyn ExecutionPlan>,
+        _options: &datafusion::common::config::ConfigOptions,
+    ) -> ExecutionResult<Option<String>> {
         Ok(None)
     }
 

@@ -121,7 +121,10 @@ async fn finished_jobs_free_their_streams() {
         .create_physical_plan()
         .await
         .unwrap();
-    let graph = runner.explain(&plan).unwrap().unwrap();
+    let graph = runner
+        .explain(&plan, ctx.state().config_options())
+        .unwrap()
+        .unwrap();
     assert!(
         graph.contains("Stage 1"),
         "expected several stages:\n{graph}"

@@ -47,7 +47,11 @@ pub async fn explain(
     // inexact as it knows them.
     let plan = displayable(physical.as_ref()).set_show_statistics(mode == ExplainMode::Cost);
     out.push_str(&format!("{}\n", plan.indent(true)));
-    if let Some(graph) = ctx.state.runner.explain(&physical)? {
+    if let Some(graph) = ctx
+        .state
+        .runner
+        .explain(&physical, df.state().config_options())?
+    {
         out.push_str("\n== Job Graph ==\n");
         out.push_str(&graph);
         out.push('\n');

@@ -122,9 +122,10 @@ impl<T: DriverRunner> crate::runner::JobRunner for T {
     fn explain(
         &self,
         plan: &Arc<dyn ExecutionPlan>,
+        options: &datafusion::common::config::ConfigOptions,
     ) -> crate::error::ExecutionResult<Option<String>> {
         Ok(Some(
-            crate::job_graph::JobGraph::for_session(plan.clone(), &Default::default())?.to_string(),
+            crate::job_graph::JobGraph::for_session(plan.clone(), options)?.to_string(),
         ))
     }
 
