@@ -7,6 +7,7 @@ the largest to the smallest.
 
     python python-tests/bench/tpch_memory.py --scales 1 --modes local-cluster --memory-limit 256m
     python python-tests/bench/tpch_memory.py --scales 1,10 --modes local,local-cluster,cluster --memory-limit 4g
+    python python-tests/bench/tpch_memory.py --scales 10 --modes cluster --conf spark.sql.optimizer.runtime.bloomFilter.enabled=false
 
 Run it with the PySpark venv's Python (~/.cache/ember/venv-pyspark-4.3.0, which also has
 `tpchgen-cli`); DuckDB runs in a venv of its own (`--duckdb-python`, default
@@ -120,7 +121,7 @@ class Watch:
         return sum(self.files.values()) / (1 << 20)
 
 
-def run_mode(binary, mode, data, queries, answers, limit, workers):
+def run_mode(binary, mode, data, queries, answers, limit, workers, confs=()):
     """{query: (seconds or None when wrong, server MB, worker MB, spilled MB)}"""
     from pyspark.sql import SparkSession
 
@@ -129,6 +130,8 @@ def run_mode(binary, mode, data, queries, answers, limit, workers):
         extra = ["--spill-dir", spill] + (["--memory-limit", limit] if limit else [])
         if mode != "local":
             extra += ["--workers", str(workers)]
+        for conf in confs:
+            extra += ["--conf", conf]
         server = EmberServer(binary, mode, extra_args=extra)
         try:
             spark = SparkSession.builder.remote(server.url).create()
@@ -162,6 +165,7 @@ def main():
     p.add_argument("--queries", default=",".join(str(i) for i in range(1, 23)))
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--unlimited", action="store_true", help="also run without --memory-limit (time comparison)")
+    p.add_argument("--conf", action="append", default=[], help="KEY=VALUE for every session (the server's --conf), repeatable")
     p.add_argument("--duckdb-python", default=str(Path.home() / ".cache/ember/venv-bench/bin/python"))
     args = p.parse_args()
 
@@ -178,7 +182,7 @@ def main():
         for mode, limit in runs:
             label = f"{mode}" + ("" if limit else " (no limit)")
             print(f"SF{scale:g} {label}", flush=True)
-            results = run_mode(binary, mode, data, queries, answers, limit, args.workers)
+            results = run_mode(binary, mode, data, queries, answers, limit, args.workers, args.conf)
             right = sum(1 for r in results.values() if r[0] is not None)
             print(f"{'query':>6} {'s':>9} {'server MB':>10} {'workers MB':>11} {'spilled MB':>11}")
             for q, (t, s, w, sp) in results.items():
