@@ -31,7 +31,7 @@ use datafusion::physical_plan::statistics::{StatisticsArgs, StatisticsContext};
 use datafusion::physical_plan::{ExecutionPlan, Partitioning, PlanProperties};
 
 use super::{InputMode, JobGraph, OutputDistribution, Placement, Stage, StageInput};
-use crate::plan::{KeyFilterBuildExec, KeyFilterExec, StageInputExec, key_filter_schema};
+use crate::plan::{KeyFilterBuildExec, KeyFilterExec, StageInputExec, key_filter_properties};
 
 /// A join that gets a key filter: the stages of its build and probe sides, and their keys.
 struct Candidate {
@@ -44,21 +44,20 @@ struct Candidate {
 impl JobGraph {
     /// The graph with a key filter stage before the probe stage of every join that qualifies
     /// (see the module documentation).
-    pub fn with_key_filters(self) -> Result<Self> {
-        let JobGraph { mut stages, schema } = self;
-        while let Some(c) = candidate(&stages)? {
-            insert_filter(&mut stages, c);
+    pub fn with_key_filters(mut self) -> Result<Self> {
+        while let Some(c) = candidate(&self)? {
+            insert_filter(&mut self.stages, c);
         }
-        Ok(JobGraph::from_parts(stages, schema))
+        Ok(self)
     }
 }
 
-fn candidate(stages: &[Stage]) -> Result<Option<Candidate>> {
-    for stage in stages {
+fn candidate(graph: &JobGraph) -> Result<Option<Candidate>> {
+    for stage in graph.stages() {
         let mut found = None;
         stage.plan.apply(|node| {
             if let Some(join) = node.downcast_ref::<HashJoinExec>()
-                && let Some(c) = join_candidate(stages, stage, join)
+                && let Some(c) = join_candidate(graph, stage, join)
             {
                 found = Some(c);
                 return Ok(TreeNodeRecursion::Stop);
@@ -79,7 +78,8 @@ fn shuffled_input(stage: &Stage, child: &Arc<dyn ExecutionPlan>) -> Option<usize
     (read.mode == InputMode::Shuffle).then_some(read.stage)
 }
 
-fn join_candidate(stages: &[Stage], consumer: &Stage, join: &HashJoinExec) -> Option<Candidate> {
+fn join_candidate(graph: &JobGraph, consumer: &Stage, join: &HashJoinExec) -> Option<Candidate> {
+    let stages = graph.stages();
     let drops_unmatched_probe_rows = match join.join_type() {
         JoinType::Inner | JoinType::Left | JoinType::LeftSemi | JoinType::RightSemi => true,
         JoinType::LeftAnti => !join.null_aware,
@@ -91,7 +91,7 @@ fn join_candidate(stages: &[Stage], consumer: &Stage, join: &HashJoinExec) -> Op
     let build = shuffled_input(consumer, join.left())?;
     let probe = shuffled_input(consumer, join.right())?;
     let (b, p) = (stages.get(build)?, stages.get(probe)?);
-    if p.plan.is::<KeyFilterExec>() || consumers(stages, probe) != 1 {
+    if p.plan.is::<KeyFilterExec>() || graph.consumers(probe).len() != 1 {
         return None;
     }
     let (OutputDistribution::Hash { keys: bk, .. }, OutputDistribution::Hash { keys: pk, .. }) =
@@ -111,13 +111,13 @@ fn join_candidate(stages: &[Stage], consumer: &Stage, join: &HashJoinExec) -> Op
                     && b_key.data_type(&b.plan.schema()).ok()
                         == p_key.data_type(&p.plan.schema()).ok()
             });
-    if !same_keys || !worth_filtering(stages, build) {
+    if !same_keys || !worth_filtering(graph, build) {
         return None;
     }
     // The fact table on the probe side: a build side that reads a larger table (TPC-H q7's
     // `lineitem` joined on to `orders`) takes long enough that the probe side, which waits for
     // it, gains less than it loses (1.12x at SF10 in one process).
-    if let (Some(b), Some(p)) = (largest_scan(stages, build), largest_scan(stages, probe))
+    if let (Some(b), Some(p)) = (largest_scan(graph, build), largest_scan(graph, probe))
         && p < b
     {
         return None;
@@ -130,21 +130,13 @@ fn join_candidate(stages: &[Stage], consumer: &Stage, join: &HashJoinExec) -> Op
     })
 }
 
-fn consumers(stages: &[Stage], stage: usize) -> usize {
-    stages
-        .iter()
-        .flat_map(|s| &s.inputs)
-        .filter(|i| i.stage == stage)
-        .count()
-}
-
 /// The stages a stage reads, itself included, directly or through others.
-fn below(stages: &[Stage], stage: usize) -> Vec<&Stage> {
+fn below(graph: &JobGraph, stage: usize) -> Vec<&Stage> {
     let mut found = Vec::new();
     let mut pending = vec![stage];
     while let Some(s) = pending.pop() {
-        if let Some(st) = stages.get(s) {
-            pending.extend(st.inputs.iter().map(|i| i.stage));
+        if let Some(st) = graph.stages().get(s) {
+            pending.extend(graph.input_stages(s));
             found.push(st);
         }
     }
@@ -153,9 +145,9 @@ fn below(stages: &[Stage], stage: usize) -> Vec<&Stage> {
 
 /// The most rows one source (a leaf that is not another stage's output) of `stage` and the
 /// stages below it reads, by its statistics; `None` when one of them does not know.
-fn largest_scan(stages: &[Stage], stage: usize) -> Option<usize> {
+fn largest_scan(graph: &JobGraph, stage: usize) -> Option<usize> {
     let mut largest = Some(0);
-    for st in below(stages, stage) {
+    for st in below(graph, stage) {
         let _ = st.plan.apply(|node| {
             if node.children().is_empty() && !node.is::<StageInputExec>() {
                 let rows = StatisticsContext::new()
@@ -172,10 +164,10 @@ fn largest_scan(stages: &[Stage], stage: usize) -> Option<usize> {
 
 /// Whether the plan of `stage` and the stages below it filter rows, and answer the same
 /// rows when run again.
-fn worth_filtering(stages: &[Stage], stage: usize) -> bool {
+fn worth_filtering(graph: &JobGraph, stage: usize) -> bool {
     let mut selective = false;
     let mut repeatable = true;
-    for st in below(stages, stage) {
+    for st in below(graph, stage) {
         let _ = st.plan.apply(|node| {
             if node.is::<FilterExec>() {
                 selective = true;
@@ -238,13 +230,10 @@ fn insert_filter(stages: &mut Vec<Stage>, c: Candidate) {
     let Some(probe) = stages.get_mut(at + 1) else {
         return;
     };
-    let bloom = Arc::new(PlanProperties::new(
-        EquivalenceProperties::new(key_filter_schema()),
-        Partitioning::UnknownPartitioning(1),
-        EmissionType::Final,
-        Boundedness::Bounded,
+    let placeholder = Arc::new(StageInputExec::new(
+        probe.inputs.len(),
+        key_filter_properties(),
     ));
-    let placeholder = Arc::new(StageInputExec::new(probe.inputs.len(), bloom));
     probe.plan = Arc::new(KeyFilterExec::new(
         probe.plan.clone(),
         placeholder,

@@ -20,6 +20,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
+use arrow::buffer::BooleanBuffer;
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::hash_utils::{RandomState, create_hashes};
@@ -110,7 +111,7 @@ impl KeyBloom {
 }
 
 /// The schema of a key filter's output: the filter's words.
-pub fn key_filter_schema() -> SchemaRef {
+fn key_filter_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![Field::new(
         "bloom",
         DataType::UInt64,
@@ -118,9 +119,11 @@ pub fn key_filter_schema() -> SchemaRef {
     )]))
 }
 
-fn one_partition(schema: SchemaRef) -> Arc<PlanProperties> {
+/// The properties of a key filter's output (one partition of its words), for the build node
+/// and for the placeholder of the stage input that reads it.
+pub fn key_filter_properties() -> Arc<PlanProperties> {
     Arc::new(PlanProperties::new(
-        EquivalenceProperties::new(schema),
+        EquivalenceProperties::new(key_filter_schema()),
         Partitioning::UnknownPartitioning(1),
         EmissionType::Final,
         Boundedness::Bounded,
@@ -141,7 +144,7 @@ impl KeyFilterBuildExec {
         Self {
             input,
             keys,
-            properties: one_partition(key_filter_schema()),
+            properties: key_filter_properties(),
         }
     }
 }
@@ -410,11 +413,13 @@ impl Probe {
             return Ok(batch);
         };
         hash_keys(&self.keys, &batch, &mut self.hashes)?;
-        let keep: BooleanArray = self
-            .hashes
-            .iter()
-            .map(|h| Some(bloom.contains(*h)))
-            .collect();
+        let hashes = &self.hashes;
+        let keep = BooleanArray::new(
+            BooleanBuffer::collect_bool(hashes.len(), |i| {
+                hashes.get(i).is_some_and(|h| bloom.contains(*h))
+            }),
+            None,
+        );
         let kept = keep.true_count();
         self.seen += batch.num_rows();
         self.passed += kept;

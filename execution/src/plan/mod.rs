@@ -20,7 +20,7 @@ mod stage_read;
 
 pub use compressed_scan::CompressedScanExec;
 pub use exchange::{ExchangeExec, slice_rows};
-pub use key_filter::{KeyBloom, KeyFilterBuildExec, KeyFilterExec, key_filter_schema};
+pub use key_filter::{KeyBloom, KeyFilterBuildExec, KeyFilterExec, key_filter_properties};
 pub use partition_ids::PartitionIdsExec;
 pub use range::{RangeExec, RangeSpec, range_schema};
 pub use recursion::{RecursionLimitExec, RecursionLimits};
