@@ -107,11 +107,10 @@ impl JobGraph {
         plan: Arc<dyn ExecutionPlan>,
         options: &datafusion::common::config::ConfigOptions,
     ) -> datafusion::common::Result<Self> {
-        let graph = Self::try_new(plan)?;
         if options.optimizer.enable_join_dynamic_filter_pushdown {
-            graph.with_key_filters()
+            Self::try_new(key_filters::separate_filterable_build_sides(plan)?)?.with_key_filters()
         } else {
-            Ok(graph)
+            Self::try_new(plan)
         }
     }
 

@@ -526,3 +526,146 @@ async fn a_filtered_build_side_gets_a_key_filter_before_the_probe_shuffle() {
     let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
     assert_eq!(sorted_rows(&got).await, sorted_rows(&expected).await);
 }
+
+/// The stage a key filter stage reads its keys from, for every key filter stage, and the
+/// stage its filter is applied in.
+fn key_filters_of(graph: &JobGraph) -> Vec<(usize, usize)> {
+    use crate::plan::KeyFilterBuildExec;
+    let stages = graph.stages();
+    (0..stages.len())
+        .filter(|f| stages[*f].plan.is::<KeyFilterBuildExec>())
+        .flat_map(|f| {
+            graph
+                .consumers(f)
+                .into_iter()
+                .map(move |(probe, _)| (stages[f].inputs[0].stage, probe))
+        })
+        .collect()
+}
+
+fn has_join(stage: &Stage) -> bool {
+    let mut joins = false;
+    stage
+        .plan
+        .apply(|node| {
+            joins |= node.is::<HashJoinExec>();
+            Ok(TreeNodeRecursion::Continue)
+        })
+        .unwrap();
+    joins
+}
+
+/// The job's answer through the in-process cluster, which runs the session's graph (key
+/// filters included), against the plan's in one process.
+async fn assert_cluster_answers_as_one_process(
+    ctx: &SessionContext,
+    plan: Arc<dyn ExecutionPlan>,
+    rows: usize,
+) {
+    let runner = LocalClusterJobRunner::start(
+        2,
+        2,
+        DriverConfig::default(),
+        tokio::runtime::Handle::current(),
+    );
+    let expected = collect(plan.clone(), ctx.task_ctx()).await.unwrap();
+    assert_eq!(sorted_rows(&expected).await.len(), rows);
+    let stream = runner.execute(plan, ctx.task_ctx()).await.unwrap();
+    let got: Vec<RecordBatch> = futures::TryStreamExt::try_collect(stream).await.unwrap();
+    assert_eq!(sorted_rows(&got).await, sorted_rows(&expected).await);
+}
+
+/// A filtered build side computed inside the join's stage (a join of two shuffled inputs) is
+/// made a stage of its own, so that the probe side's shuffle gets a key filter from it; the job
+/// answers as the plan does in one process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_side_joined_in_the_consumer_stage_is_separated_for_a_key_filter() {
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold = 0;
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold_rows = 0;
+    let ctx = context_with(config);
+    let sql = "SELECT a.k, a.v FROM t a JOIN \
+               (SELECT x.v FROM t x JOIN t y ON x.v = y.v WHERE y.k = 'k1' AND x.v < 50) s \
+               ON a.v = s.v";
+    let plan = physical(&ctx, sql).await;
+    let options = ctx.state().config_options().clone();
+    // Without the separation, the outer join's build side is no stage: no filter for `a`.
+    let plain = JobGraph::try_new(plan.clone())
+        .unwrap()
+        .with_key_filters()
+        .unwrap();
+    assert!(
+        key_filters_of(&plain)
+            .iter()
+            .all(|(build, _)| !has_join(&plain.stages()[*build])),
+        "{plain}"
+    );
+    let graph = JobGraph::for_session(plan.clone(), &options).unwrap();
+    let from_joins: Vec<(usize, usize)> = key_filters_of(&graph)
+        .into_iter()
+        .filter(|(build, _)| has_join(&graph.stages()[*build]))
+        .collect();
+    assert_eq!(from_joins.len(), 1, "{graph}");
+    // The separated build side is partitioned on the outer join's key, read by Shuffle.
+    let (build, probe) = from_joins[0];
+    assert!(matches!(
+        graph.stages()[build].distribution,
+        OutputDistribution::Hash { .. }
+    ));
+    assert!(
+        graph.stages()[probe]
+            .plan
+            .is::<crate::plan::KeyFilterExec>(),
+        "{graph}"
+    );
+    assert_cluster_answers_as_one_process(&ctx, plan, 10).await;
+}
+
+/// A broadcast (collect-left) build side filters the stage its probe key comes from, through
+/// a partitioned join in the consumer stage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broadcast_build_side_filters_the_stage_its_probe_key_comes_from() {
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold = 1000;
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold_rows = 10;
+    let ctx = context_with(config);
+    let sql = "SELECT a.v, b.k, d.v FROM t a JOIN t b ON a.v = b.v \
+               JOIN small d ON a.k = d.k WHERE d.v < 2";
+    let plan = physical(&ctx, sql).await;
+    let options = ctx.state().config_options().clone();
+    let graph = JobGraph::for_session(plan.clone(), &options).unwrap();
+    let filters = key_filters_of(&graph);
+    let (build, probe) = *filters
+        .iter()
+        .find(|(build, _)| {
+            // Read whole by the join (collect-left), not shuffled.
+            graph
+                .consumers(*build)
+                .iter()
+                .all(|(_, mode)| *mode != InputMode::Shuffle)
+        })
+        .unwrap_or_else(|| panic!("{graph}"));
+    // The probe stage scans `t` (100 rows) and shuffles it to the partitioned join.
+    assert!(matches!(
+        graph.stages()[probe].distribution,
+        OutputDistribution::Hash { .. }
+    ));
+    assert_ne!(build, probe);
+    for (i, s) in graph.stages().iter().enumerate() {
+        assert!(s.inputs.iter().all(|input| input.stage < i), "{graph}");
+    }
+    // d.v < 2 keeps k0 and k1: 40 of a's 100 rows, each joined with one b row and one d row.
+    assert_cluster_answers_as_one_process(&ctx, plan, 40).await;
+}

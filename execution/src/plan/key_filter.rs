@@ -291,6 +291,11 @@ impl KeyFilterExec {
     pub fn input(&self) -> &Arc<dyn ExecutionPlan> {
         &self.input
     }
+
+    /// The plan answering the filter (in a probe stage, the placeholder of its filter stage).
+    pub fn filter(&self) -> &Arc<dyn ExecutionPlan> {
+        &self.filter
+    }
 }
 
 impl DisplayAs for KeyFilterExec {
