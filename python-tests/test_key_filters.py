@@ -121,3 +121,51 @@ def test_join_types_answer_with_and_without_filters(spark, tables, partitioned, 
             # NULL keys match nothing, so the anti join keeps them.
             rows = sorted(rows + [i for i in range(N) if i % 997 == 0])
         assert answers[0] == [(len(rows), sum(rows))]
+
+
+def dropped_by_filters(spark, query):
+    text = analyzed(spark, query)
+    return sum(int(n) for n in re.findall(r"KeyFilterExec.*rows_dropped=(\d+)", text)), text
+
+
+def test_a_broadcast_dimension_filters_the_fact_stage_below_a_partitioned_join(
+    spark, tables, partitioned, ember_mode
+):
+    # `kf_other` is filtered, so the dimension's join stays above the fact's partitioned join
+    # with it; the dimension alone is small enough to broadcast. Its filter reaches the fact's
+    # stage through that join.
+    spark.range(N).selectExpr("id", "id % 7 AS w").createOrReplaceTempView("kf_other")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "16KB")
+    query = (
+        "SELECT count(*), sum(f.id), sum(o.w) FROM kf_fact f "
+        "JOIN (SELECT * FROM kf_other WHERE w < 6) o ON f.id = o.id "
+        "JOIN kf_dim d ON f.k = d.k WHERE d.g = 7"
+    )
+    rows = [i for i in fact_rows(lambda k: k % 100 == 7) if i % 7 < 6]
+    expected = [(len(rows), sum(rows), sum(i % 7 for i in rows))]
+    assert [tuple(r) for r in spark.sql(query).collect()] == expected
+    if ember_mode == "local":
+        return
+    dropped, text = dropped_by_filters(spark, query)
+    assert "mode=CollectLeft" in text and "mode=Partitioned" in text, text
+    assert dropped > 190_000, text
+    spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.enabled", "false")
+    assert [tuple(r) for r in spark.sql(query).collect()] == expected
+
+
+def test_a_build_side_joined_in_its_consumer_stage_becomes_a_stage_for_its_filter(
+    spark, tables, partitioned, ember_mode
+):
+    # The build side `s` joins two shuffled inputs in the stage that joins it with the fact
+    # table: it is cut into a stage of its own so that the fact's stage gets its filter.
+    query = (
+        "SELECT count(*), sum(f.id) FROM kf_fact f JOIN "
+        "(SELECT d.k FROM kf_dim d JOIN kf_dim e ON d.k = e.k WHERE d.g = 7 AND e.g < 50) s "
+        "ON f.k = s.k"
+    )
+    rows = fact_rows(lambda k: k % 100 == 7)
+    assert [tuple(r) for r in spark.sql(query).collect()] == [(len(rows), sum(rows))]
+    if ember_mode == "local":
+        return
+    dropped, text = dropped_by_filters(spark, query)
+    assert dropped > 190_000, text
