@@ -169,3 +169,15 @@ def test_a_build_side_joined_in_its_consumer_stage_becomes_a_stage_for_its_filte
         return
     dropped, text = dropped_by_filters(spark, query)
     assert dropped > 190_000, text
+
+
+def test_an_in_subquery_filters_the_fact_table_it_keeps(spark, tables, partitioned, ember_mode):
+    # A semi join keeps the fact rows whose key the dimension has: whichever side DataFusion
+    # builds on, the fact table's stage drops the others before its shuffle.
+    query = "SELECT count(*), sum(id) FROM kf_fact WHERE k IN (SELECT k FROM kf_dim WHERE g = 7)"
+    rows = fact_rows(lambda k: k % 100 == 7)
+    assert [tuple(r) for r in spark.sql(query).collect()] == [(len(rows), sum(rows))]
+    if ember_mode == "local":
+        return
+    dropped, text = dropped_by_filters(spark, query)
+    assert dropped > 190_000, text

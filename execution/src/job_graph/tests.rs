@@ -669,3 +669,53 @@ async fn a_broadcast_build_side_filters_the_stage_its_probe_key_comes_from() {
     // d.v < 2 keeps k0 and k1: 40 of a's 100 rows, each joined with one b row and one d row.
     assert_cluster_answers_as_one_process(&ctx, plan, 40).await;
 }
+
+/// A selective probe side filters the build side of a join whose unmatched build rows never
+/// reach its output (the left side of a semi join, the build side): the build side's stage,
+/// numbered before the probe side's, moves after the filter made from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selective_probe_side_filters_the_build_side_of_a_semi_join() {
+    use crate::plan::{KeyFilterExec, StageInputExec};
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold = 0;
+    config
+        .options_mut()
+        .optimizer
+        .hash_join_single_partition_threshold_rows = 0;
+    let ctx = context_with(config);
+    let sql = "SELECT a.k, a.v FROM t a WHERE a.v IN \
+               (SELECT x.v FROM t x JOIN t y ON x.v = y.v WHERE y.k = 'k1' AND x.v < 50)";
+    let plan = physical(&ctx, sql).await;
+    let options = ctx.state().config_options().clone();
+    let graph = JobGraph::for_session(plan.clone(), &options).unwrap();
+    // The semi join's left (build) side scans `t` unfiltered: it is filtered by the keys of
+    // the right side's stage.
+    let last = graph.stages().last().unwrap();
+    let semi = |node: &Arc<dyn ExecutionPlan>| {
+        node.downcast_ref::<HashJoinExec>()
+            .is_some_and(|j| *j.join_type() == JoinType::LeftSemi)
+    };
+    let mut build_stage = None;
+    last.plan
+        .apply(|node| {
+            if semi(node) {
+                let join = node.downcast_ref::<HashJoinExec>().unwrap();
+                let input = join.left().downcast_ref::<StageInputExec>().unwrap();
+                build_stage = Some(last.inputs[input.index()].stage);
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })
+        .unwrap();
+    let build_stage = build_stage.unwrap_or_else(|| panic!("{graph}"));
+    assert!(
+        graph.stages()[build_stage].plan.is::<KeyFilterExec>(),
+        "{graph}"
+    );
+    for (i, s) in graph.stages().iter().enumerate() {
+        assert!(s.inputs.iter().all(|input| input.stage < i), "{graph}");
+    }
+    assert_cluster_answers_as_one_process(&ctx, plan, 10).await;
+}
