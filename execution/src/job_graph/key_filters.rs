@@ -306,7 +306,8 @@ fn filtered_by(graph: &JobGraph, target: usize, source: usize) -> bool {
 /// filters, either side of a hash join (an outer join's null-extended rows carry NULL), group
 /// keys of an aggregation, sorts without a limit. The join being filtered drops both kinds.
 fn traced_column(plan: &Arc<dyn ExecutionPlan>, index: usize) -> Option<(usize, usize)> {
-    if index >= plan.schema().fields().len() {
+    // A limit answers other rows when some are dropped below it.
+    if index >= plan.schema().fields().len() || plan.fetch().is_some() {
         return None;
     }
     if let Some(input) = plan.downcast_ref::<StageInputExec>() {
@@ -348,7 +349,7 @@ fn traced_column(plan: &Arc<dyn ExecutionPlan>, index: usize) -> Option<(usize, 
     }
     if let Some(aggregate) = plan.downcast_ref::<AggregateExec>() {
         let group = aggregate.group_expr();
-        if !group.is_single() {
+        if !group.is_single() || aggregate.limit_options().is_some() {
             return None;
         }
         let (expr, _) = group.expr().get(index)?;
@@ -403,7 +404,12 @@ fn filters_repeatably(plans: &[Arc<dyn ExecutionPlan>]) -> (bool, bool) {
             {
                 selective = true;
             }
-            if node.is::<GlobalLimitExec>() || node.is::<LocalLimitExec>() || node.fetch().is_some()
+            if node.is::<GlobalLimitExec>()
+                || node.is::<LocalLimitExec>()
+                || node.fetch().is_some()
+                || node
+                    .downcast_ref::<AggregateExec>()
+                    .is_some_and(|a| a.limit_options().is_some())
             {
                 repeatable = false;
             }
