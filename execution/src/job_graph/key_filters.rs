@@ -14,7 +14,7 @@
 //! stage's plan ([`traced_column`]) through projections, filters, other joins, group keys and
 //! sorts to the placeholder they are read from. TPC-H q21 joins `nation` (filtered,
 //! broadcast) on `s_nationkey` after `lineitem` met `orders`: the `lineitem` stage below is
-//! filtered by it, 38 of 40 million rows fewer at SF10.
+//! filtered by it, 36 of 38 million rows fewer at SF10.
 //!
 //! Where the join's unmatched build rows never reach its output either (inner, semi, right
 //! outer and right anti joins), a selective probe side filters the build side's stage the same
