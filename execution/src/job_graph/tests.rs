@@ -62,6 +62,16 @@ fn context_with(mut config: SessionConfig) -> SessionContext {
     ctx
 }
 
+/// A 3-partition session whose hash joins collect a side of at most `bytes` and `rows` for a
+/// broadcast and shuffle both sides otherwise (0, 0: every join shuffled).
+fn context_with_join_thresholds(bytes: usize, rows: usize) -> SessionContext {
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    let optimizer = &mut config.options_mut().optimizer;
+    optimizer.hash_join_single_partition_threshold = bytes;
+    optimizer.hash_join_single_partition_threshold_rows = rows;
+    context_with(config)
+}
+
 async fn physical(ctx: &SessionContext, sql: &str) -> Arc<dyn ExecutionPlan> {
     ctx.sql(sql)
         .await
@@ -472,16 +482,7 @@ async fn a_recursive_query_is_not_cut_and_crosses_processes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_filtered_build_side_gets_a_key_filter_before_the_probe_shuffle() {
     use crate::plan::{KeyFilterBuildExec, KeyFilterExec};
-    let mut config = SessionConfig::new().with_target_partitions(3);
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold = 0;
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold_rows = 0;
-    let ctx = context_with(config);
+    let ctx = context_with_join_thresholds(0, 0);
     let sql = "SELECT t.k, t.v, s.k FROM t JOIN (SELECT k, v FROM t WHERE v < 30 AND k = 'k1') s \
                ON t.v = s.v";
     let plan = physical(&ctx, sql).await;
@@ -580,16 +581,7 @@ async fn assert_cluster_answers_as_one_process(
 /// answers as the plan does in one process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_build_side_joined_in_the_consumer_stage_is_separated_for_a_key_filter() {
-    let mut config = SessionConfig::new().with_target_partitions(3);
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold = 0;
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold_rows = 0;
-    let ctx = context_with(config);
+    let ctx = context_with_join_thresholds(0, 0);
     let sql = "SELECT a.k, a.v FROM t a JOIN \
                (SELECT x.v FROM t x JOIN t y ON x.v = y.v WHERE y.k = 'k1' AND x.v < 50) s \
                ON a.v = s.v";
@@ -631,16 +623,8 @@ async fn a_build_side_joined_in_the_consumer_stage_is_separated_for_a_key_filter
 /// a partitioned join in the consumer stage.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broadcast_build_side_filters_the_stage_its_probe_key_comes_from() {
-    let mut config = SessionConfig::new().with_target_partitions(3);
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold = 1000;
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold_rows = 10;
-    let ctx = context_with(config);
+    // `small` (7 rows) is collected for a broadcast, `t` (100 rows) is shuffled.
+    let ctx = context_with_join_thresholds(1000, 10);
     let sql = "SELECT a.v, b.k, d.v FROM t a JOIN t b ON a.v = b.v \
                JOIN small d ON a.k = d.k WHERE d.v < 2";
     let plan = physical(&ctx, sql).await;
@@ -676,16 +660,7 @@ async fn a_broadcast_build_side_filters_the_stage_its_probe_key_comes_from() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_selective_probe_side_filters_the_build_side_of_a_semi_join() {
     use crate::plan::{KeyFilterExec, StageInputExec};
-    let mut config = SessionConfig::new().with_target_partitions(3);
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold = 0;
-    config
-        .options_mut()
-        .optimizer
-        .hash_join_single_partition_threshold_rows = 0;
-    let ctx = context_with(config);
+    let ctx = context_with_join_thresholds(0, 0);
     let sql = "SELECT a.k, a.v FROM t a WHERE a.v IN \
                (SELECT x.v FROM t x JOIN t y ON x.v = y.v WHERE y.k = 'k1' AND x.v < 50)";
     let plan = physical(&ctx, sql).await;
