@@ -213,13 +213,15 @@ fn join_candidate(graph: &JobGraph, consumer: &Stage, join: &HashJoinExec) -> Op
     let forward = drops_unmatched_probe_rows(join)
         .then(|| filter_candidate(graph, build.clone(), probe.clone()))
         .flatten();
-    // A build side read whole (collect-left) is small: DataFusion chose to collect it.
-    let shuffled_build = matches!(
-        graph.consumers(build.0).as_slice(),
-        [(_, InputMode::Shuffle)]
-    );
     forward.or_else(|| {
-        (drops_unmatched_build_rows(join) && shuffled_build)
+        // A build side read whole (collect-left) is small: DataFusion chose to collect it.
+        let shuffled_build = || {
+            matches!(
+                graph.consumers(build.0).as_slice(),
+                [(_, InputMode::Shuffle)]
+            )
+        };
+        (drops_unmatched_build_rows(join) && shuffled_build())
             .then(|| filter_candidate(graph, probe, build))
             .flatten()
     })
@@ -360,17 +362,22 @@ fn traced_column(plan: &Arc<dyn ExecutionPlan>, index: usize) -> Option<(usize, 
         || plan.is::<CoalescePartitionsExec>()
         || plan.is::<SortPreservingMergeExec>();
     match plan.children().as_slice() {
-        [child] if passes_rows && plan.fetch().is_none() => traced_column(child, index),
+        [child] if passes_rows => traced_column(child, index),
         _ => None,
     }
 }
 
-/// The stages a stage reads, itself included, directly or through others.
+/// The stages a stage reads, itself included, directly or through others; each once (a
+/// filter's source is read by its consumer and by the filter stage).
 fn below(graph: &JobGraph, stage: usize) -> Vec<(usize, &Stage)> {
     let mut found = Vec::new();
+    let mut seen = vec![false; graph.stages().len()];
     let mut pending = vec![stage];
     while let Some(s) = pending.pop() {
-        if let Some(st) = graph.stages().get(s) {
+        if let (Some(st), Some(seen)) = (graph.stages().get(s), seen.get_mut(s))
+            && !*seen
+        {
+            *seen = true;
             pending.extend(graph.input_stages(s));
             found.push((s, st));
         }
