@@ -216,6 +216,32 @@ ANSWERS = {
     "nullif_family_of_text_columns": "SELECT nullif(c, 1) a, nullifzero(c) b, zeroifnull(c) c FROM VALUES ('1'), ('0'), (NULL) t(c)",
     "text_columns_meeting_numbers_under_ansi_rules": "SELECT c0 = 1 a, c0 < 2.5D b, c0 + 1 c, c0 * 1.5BD d, 7 % c0 e, c0 <=> 1L f "
     "FROM VALUES ('1'), (' 2 '), (NULL) t(c0)",
+    # Found by the function matrix's last differences: round/bround as Spark's BigDecimal rounds
+    # (a double's decimal text, scales far past the digits), functions where a lambda was
+    # expected (Spark's constant lambda), decode's CASE form (its default a NULL STRING),
+    # hour/minute/second past their first argument, date + days past an INT (wrapping),
+    # unbase64 as Java's MIME decoder, %s of an array, to_char's format as text.
+    "round_as_big_decimal": "SELECT round(1.005D, 2) a, round(2.675D, 2) b, bround(2.665D, 2) c, round(-0.4D) d, "
+    "round(CAST(1.15 AS FLOAT), 1) e, round(125D, -1) f, bround(125D, -1) g, round(2.5D, -400) h, bround(2.5D, 400) i, "
+    "round(0D, 2147483647) j, round(25, -20) k, round(CAST(50 AS TINYINT), -2) l, bround(CAST(2.5 AS DECIMAL(3,1)), -40) m, "
+    "round(CAST('NaN' AS DOUBLE), 2147483647) n, round(CAST(NULL AS INT), -2147483648) o, round(123456789.123456789D, 5) p",
+    "round_of_each_row": "SELECT x, round(x, 2) r, bround(x, 1) b FROM VALUES (1.005D), (2.675D), (-2.25D), (1e20D), (NULL) t(x)",
+    "constant_functions_of_higher_order_functions": "SELECT transform(array(1, 2), 3) a, filter(array(1, 2), true) b, "
+    "exists(array(1), false) c, zip_with(array(1), array(2), 7) d, map_filter(map(1, 2), true) e, aggregate(array(1, 2), 0, 5) f, "
+    "aggregate(array(3, 1, 2), 0, (acc, x) -> acc + x, 1) g, array_sort(array(3, 1, 2), 1) h, transform(array(1), x -> transform(array(2), x)) i",
+    "decode_searches": "SELECT decode(1, 2, 1) a, decode(1, 1, 'x') b, decode(X'41', 'a', 1.5D) c, decode(1, 1, 1, 2) d, "
+    "decode(NULL, NULL, 'n') e, decode(X'4142', 'UTF-8', 1) f",
+    "hour_minute_second_read_their_first_argument": "SELECT hour(TIMESTAMP'2024-03-10 12:34:56', 1) a, "
+    "minute(TIMESTAMP'2024-03-10 12:34:56', 'x', 2) b, second(TIMESTAMP'2024-03-10 12:34:56', NULL) c",
+    "date_plus_days_wraps": "SELECT datediff(DATE'2024-02-29' + 2147483647, DATE'1970-01-01') a, "
+    "datediff(try_add(DATE'2024-02-29', 2147483647), DATE'1970-01-01') b, datediff(2147483647 + DATE'2024-02-29', DATE'1970-01-01') c, "
+    "datediff(try_subtract(DATE'2024-02-29', -2147483647), DATE'1970-01-01') d, DATE'2024-02-29' + CAST(5 AS TINYINT) e, "
+    "DATE'2024-02-29' - 5 f",
+    "unbase64_as_java_decodes": "SELECT hex(unbase64('ab==')) a, hex(unbase64('abc=@')) b, hex(unbase64('!!YWJj!!')) c, hex(unbase64('YQ')) d",
+    "format_string_of_arrays": "SELECT format_string('%s-%d', array(3, 1, 2), 3) a, printf('%s', array('a', NULL)) b, "
+    "format_string('%s', CAST(NULL AS ARRAY<INT>)) c",
+    "to_char_of_dates_with_other_formats": "SELECT to_char(DATE'2024-02-29', TIMESTAMP'2024-03-10 12:34:56') a, to_char(DATE'2024-02-29', 5) b",
+    "convert_timezone_of_a_date": "SELECT convert_timezone('UTC', 'Asia/Tokyo', DATE'2024-02-29') a",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).
@@ -254,6 +280,7 @@ NON_ANSI = {
     "make_date_and_make_timestamp_out_of_range": "SELECT make_date('abc', 2, 29) a, make_date(2024, 2147483647, 29) b, "
     "make_timestamp_ntz(2024, 2, 29, 1, 2, 2147483647) c, make_timestamp(2024, 2, 29, 12, 30, 'abc') d, "
     "make_timestamp(2024, 2, 29, 12, 30, 60.5) e, make_date(2023, 2, 29) f, make_timestamp(2024, 1, 1, 24, 0, 0) g",
+    "round_integer_overflow_wraps": "SELECT round(2147483647, -1) a, bround(-2147483648, -1) b",
 }
 
 ERRORS = {
@@ -365,6 +392,19 @@ ERRORS = {
     "date_part_of_text_that_is_no_date": "SELECT date_part('YEAR', 'abc')",
     "zeroifnull_of_text_that_is_no_number": "SELECT zeroifnull('abc')",
     "to_char_of_bytes_with_a_typed_null_format": "SELECT to_char(X'41', CAST(NULL AS STRING))",
+    "round_scale_past_big_decimal": "SELECT round(2.5D, 2147483647)",
+    "round_integer_scale_underflow": "SELECT round(25, -2147483648)",
+    "round_integer_overflow": "SELECT round(2147483647, -1)",
+    "bround_float_scale_underflow": "SELECT bround(CAST(2.5 AS FLOAT), -2147483648)",
+    "unbase64_wrong_ending": "SELECT unbase64('ab=c')",
+    "unbase64_short_last_unit": "SELECT unbase64('a')",
+    "unbase64_letters_after_padding": "SELECT unbase64('QUI=junk')",
+    "array_sort_of_null": "SELECT array_sort(NULL)",
+    "array_sort_comparator_of_bigint": "SELECT array_sort(array(1, 2), (a, b) -> 1L)",
+    "array_sort_three_arguments": "SELECT array_sort(array(3, 1, 2), (a, b) -> b - a, 1)",
+    "approx_count_distinct_rsd_of_an_int": "SELECT approx_count_distinct('a', 1)",
+    "trim_of_nothing": "SELECT trim()",
+    "to_char_of_a_date_with_an_array_format": "SELECT to_char(DATE'2024-02-29', array(3, 1, 2))",
 }
 
 # Errors outside ANSI mode: text and bytes have no common type there.
@@ -373,6 +413,7 @@ NON_ANSI_ERRORS = {
     "array_of_text_and_bytes": "SELECT array(X'41', 'b')",
     "case_of_text_and_bytes": "SELECT CASE WHEN true THEN 'a' ELSE X'42' END",
     "union_of_text_and_bytes": "SELECT c FROM (SELECT X'41' c UNION ALL SELECT 'b')",
+    "round_integer_scale_overflow": "SELECT round(25, 2147483647)",
 }
 
 

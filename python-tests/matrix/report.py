@@ -10,6 +10,7 @@ from generate import HERE, RECORDING
 
 DOC = HERE.parent.parent / "docs" / "function-matrix.md"
 KNOWN = HERE / "known_differences.json"
+REASONS = HERE / "reasons.json"
 
 HEADER = """# The function edge-case matrix
 
@@ -41,7 +42,8 @@ Running: `python-tests/test_function_matrix.py` runs every case on Ember in loca
 1e-9; decimals, dates and timestamps as strings; rows in sorted order), nullability, and error
 classes. `python-tests/matrix/known_differences.json` lists the cases that differ today, each with its
 category; a case that differs and is not listed fails the test, a listed case that now matches is
-reported. `EMBER_MATRIX_UPDATE=1` rewrites the list from a local-mode run, and
+reported. `python-tests/matrix/reasons.json` says why each listed case differs (the test requires
+one for each). `EMBER_MATRIX_UPDATE=1` rewrites the list from a local-mode run, and
 `python python-tests/matrix/report.py` rewrites this page.
 
 """
@@ -50,6 +52,7 @@ reported. `EMBER_MATRIX_UPDATE=1` rewrites the list from a local-mode run, and
 def main():
     recorded = json.loads(RECORDING.read_text())
     known = json.loads(KNOWN.read_text())
+    reasons = json.loads(REASONS.read_text())
     functions = {n.split("/")[0] for n in recorded}
     spark_errors = sum(1 for v in recorded.values() if "error" in v)
     out = [HEADER, "## Totals\n\n"]
@@ -91,6 +94,15 @@ def main():
             if len(seen) >= 8:
                 break
         out.append("\n")
+    out.append("## Each difference and why\n\n| case | query | Spark | Ember | why |\n|---|---|---|---|---|\n")
+    for name in sorted(known):
+        want = recorded[name]
+        spark = f"`{want['error']}`" if "error" in want else f"`{json.dumps(want['rows'])[:60]}`"
+        sql = want["sql"].replace("|", "\\|") + (" (ANSI off)" if not want["ansi"] else "")
+        ember = known[name].replace("|", "\\|")
+        why = reasons.get(name, "**no reason given**").replace("|", "\\|")
+        out.append(f"| `{name}` | `{sql}` | {spark} | {ember} | {why} |\n")
+    out.append("\n")
     DOC.write_text("".join(out))
     print(f"wrote {DOC}")
 

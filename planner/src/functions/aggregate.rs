@@ -74,6 +74,25 @@ pub fn register(b: &mut RegistryBuilder) {
     b.aggregate(&["covar_samp"], |f| agg_double(f, df("covar_samp")));
     b.aggregate(&["covar_pop"], |f| agg_double(f, df("covar_pop")));
     b.aggregate(&["approx_count_distinct"], |mut f| {
+        f.arity(1, 2)?;
+        // (Its relative standard deviation is a DOUBLE or DECIMAL literal, Spark's builder says.)
+        if let Some(rsd) = f.args.get(1)
+            && !matches!(
+                super::nullability::unwrapped(rsd),
+                Expr::Literal(
+                    datafusion::common::ScalarValue::Float64(Some(_))
+                        | datafusion::common::ScalarValue::Decimal128(Some(_), ..),
+                    _
+                )
+            )
+        {
+            return Err(crate::error::SparkError::analysis(
+                "_LEGACY_ERROR_TEMP_1104",
+                "",
+                "The second argument should be a double literal.",
+            )
+            .into());
+        }
         f.args.truncate(1);
         // DataFusion's sketch takes no floating point numbers: their text counts the same.
         if let Some(DataType::Float32 | DataType::Float64) = f.types.first() {

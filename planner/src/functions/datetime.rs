@@ -549,7 +549,18 @@ fn on_date(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str, n:
 /// A datafusion-spark time-of-day function of a timestamp (strings read as timestamps in
 /// the session time zone).
 fn on_timestamp(b: &mut RegistryBuilder, names: &[&str], spark_name: &'static str) {
-    b.scalar(names, move |f| {
+    // (Spark's builders of hour, minute and second read their first argument and pass over
+    // any other, which their names do not show.)
+    let first_only = |w: &str, a: &[String], _: bool| {
+        format!(
+            "{}({})",
+            w.to_lowercase(),
+            a.first().cloned().unwrap_or_default()
+        )
+    };
+    b.scalar_named(names, super::Naming::Custom(first_only), move |mut f| {
+        f.args.truncate(1);
+        f.types.truncate(1);
         let tz = f.config.time_zone.clone();
         let text = matches!(
             f.types.first(),

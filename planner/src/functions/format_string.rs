@@ -32,6 +32,14 @@ pub(super) fn register(b: &mut RegistryBuilder) {
                 's' | 'S' if matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)) => {
                     *arg = cast(arg.clone(), DataType::Utf8);
                 }
+                // (An array Spark builds is a GenericArrayData: `[3,1,2]`, `null` for a NULL.)
+                's' | 'S' if listed_text(t) => *arg = array_text(arg.clone())?,
+                // (Spark prints a byte array's JVM identity, `[B@1da525d1`: no value to copy.)
+                's' | 'S' if matches!(t, DataType::Binary | DataType::LargeBinary | DataType::BinaryView) => {
+                    let message = "not supported: %s of a BINARY value (Spark prints the byte array's JVM identity)".to_string();
+                    failure.get_or_insert((arg.clone().is_not_null(), message));
+                    *arg = lit(ScalarValue::Utf8(None));
+                }
                 'd' | 'o' | 'x' | 'X' => match t {
                     t if t.is_integer() => {}
                     DataType::Date32 => *arg = cast(arg.clone(), DataType::Int32),
@@ -55,6 +63,27 @@ pub(super) fn register(b: &mut RegistryBuilder) {
             None => call,
         })
     });
+}
+
+/// Whether `t` is an array of integers or text, whose items Java prints as Spark's text does.
+fn listed_text(t: &DataType) -> bool {
+    match t {
+        DataType::List(item) | DataType::LargeList(item) => {
+            let t = item.data_type();
+            t.is_integer() || matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        }
+        _ => false,
+    }
+}
+
+/// An array as `GenericArrayData.toString` writes it: `[3,1,2]`, a NULL item as `null`.
+fn array_text(array: Expr) -> crate::error::PlanResult<Expr> {
+    let items = super::df_udf("array_to_string")?.call(vec![array.clone(), lit(","), lit("null")]);
+    let text = super::df_udf("concat")?.call(vec![lit("["), items, lit("]")]);
+    Ok(
+        datafusion::logical_expr::when(array.is_null(), lit(ScalarValue::Utf8(None)))
+            .otherwise(text)?,
+    )
 }
 
 /// The Java class Spark hands `java.util.Formatter` for a value of type `t`.

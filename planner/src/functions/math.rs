@@ -467,7 +467,17 @@ fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<E
     };
     let x = f.args[0].clone();
     let t = f.types[0].clone();
+    // (Scales past an INT arrive cast to INT as Spark casts them.)
+    let int_scale = i32::try_from(scale).unwrap_or(if scale < 0 { i32::MIN } else { i32::MAX });
     let rounded = match mode {
+        RoundMode::HalfUp | RoundMode::HalfEven if !matches!(t, DataType::Decimal128(..)) => {
+            super::native::NativeUdf::udf(super::native::Native::Round {
+                scale: int_scale,
+                half_even: mode == RoundMode::HalfEven,
+                ansi: f.config.ansi,
+            })
+            .call(vec![x])
+        }
         RoundMode::HalfUp => super::sp_udf("round")?.call(vec![x, lit(scale as i32)]),
         RoundMode::HalfEven => {
             super::native::NativeUdf::udf(super::native::Native::RoundHalfEven {
@@ -487,8 +497,9 @@ fn round_to_spark_type(f: super::FunctionInput, mode: RoundMode) -> PlanResult<E
         DataType::Decimal128(p, s) => {
             let (p, s) = (p as i64, s as i64);
             let integral = p - s + 1;
+            // (A negative scale keeps at least its digits before the point, Spark's RoundBase.)
             let (np, ns) = if scale < 0 {
-                (integral, 0)
+                (integral.max(1 - scale), 0)
             } else {
                 let ns = s.min(scale);
                 (integral + ns, ns)

@@ -153,6 +153,11 @@ pub fn rule(name: &str) -> Option<Rule> {
 
 /// `call` (built for the Spark function `name` of `args`) with Spark's nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema, ansi: bool) -> Result<Expr> {
+    // (Spark's builders of hour, minute and second pass over all but their first argument.)
+    let args = match name {
+        "hour" | "minute" | "second" => &args[..args.len().min(1)],
+        _ => args,
+    };
     if let ("element_at" | "try_element_at" | "get", [array, index]) = (name, args)
         && matches!(
             array.get_type(schema)?,
@@ -465,8 +470,10 @@ fn implicit_cast_may_be_null(name: &str, args: &[Expr], schema: &DFSchema) -> Re
                 _ => false,
             })
         }
-        // (Text read as a TIMESTAMP_NTZ.)
-        "convert_timezone" => any_of(&args[args.len().saturating_sub(1)..], &|t| is_text(t)),
+        // (Text or a date read as a TIMESTAMP_NTZ.)
+        "convert_timezone" => any_of(&args[args.len().saturating_sub(1)..], &|t| {
+            is_text(t) || *t == DataType::Date32
+        }),
         // (Its value cast to BIGINT, as a BIGINT sketch's items.)
         "kll_sketch_get_rank_bigint" => any_fraction(args.get(1..).unwrap_or(&[])),
         // (Spark's TIMESTAMP_NTZ of a date and a time is nullable; its TIMESTAMP is not.)

@@ -409,6 +409,36 @@ fn arithmetic(f: FunctionInput, op: ArithOp, operator: Operator) -> PlanResult<E
     if operator == Operator::Minus {
         datetime_minus_number(&f)?;
     }
+    // date ± whole days is Spark's date_add/date_sub (whose INT of days wraps past its range).
+    let whole = |t: Option<&DataType>| {
+        matches!(t, Some(DataType::Int8 | DataType::Int16 | DataType::Int32))
+    };
+    let days_first = match (f.types.first(), f.types.get(1), operator) {
+        (Some(DataType::Date32), t, Operator::Plus | Operator::Minus) if whole(t) => Some(false),
+        (t, Some(DataType::Date32), Operator::Plus) if whole(t) => Some(true),
+        _ => None,
+    };
+    if let Some(days_first) = days_first {
+        let name = if operator == Operator::Plus {
+            "date_add"
+        } else {
+            "date_sub"
+        };
+        let (mut args, mut types) = (f.args.clone(), f.types.clone());
+        if days_first {
+            args.reverse();
+            types.reverse();
+        }
+        return match super::registry().get(name) {
+            Some(def) => (def.build)(FunctionInput {
+                name,
+                args,
+                types,
+                ..f
+            }),
+            None => Err(crate::error::PlanError::Unsupported(name.to_string())),
+        };
+    }
     let ansi = f.config.ansi;
     let time_zone = f.config.time_zone.clone();
     let types = f.types.clone();

@@ -553,10 +553,8 @@ pub fn register(b: &mut RegistryBuilder) {
             .call(vec![s])),
         }
     });
+    // (`decode(value, search, result...)`, Spark's CASE form, is the resolver's.)
     b.scalar(&["decode"], |f| {
-        if f.args.len() > 2 {
-            return decode_case(f);
-        }
         let (s, charset) = two(f)?;
         if super::is_null_constant(&charset) {
             return Ok(lit(ScalarValue::Utf8(None)));
@@ -642,41 +640,6 @@ fn trim_name(written: &str, args: &[String], _distinct: bool) -> String {
         }
         _ => format!("{written}({})", args.join(", ")),
     }
-}
-
-/// `decode(expr, search, result [, search, result]... [, default])`: the result of the first
-/// search value equal to `expr` (NULL matching NULL), else the default or NULL.
-fn decode_case(f: super::FunctionInput) -> PlanResult<Expr> {
-    let mut args = f.args.into_iter();
-    let Some(value) = args.next() else {
-        return Err(crate::error::PlanError::InvalidPlan(
-            "decode without arguments".into(),
-        ));
-    };
-    let rest: Vec<Expr> = args.collect();
-    let mut pairs = rest.chunks_exact(2);
-    let mut case: Option<datafusion::logical_expr::conditional_expressions::CaseBuilder> = None;
-    for pair in pairs.by_ref() {
-        let matches = Expr::BinaryExpr(datafusion::logical_expr::BinaryExpr::new(
-            Box::new(value.clone()),
-            datafusion::logical_expr::Operator::IsNotDistinctFrom,
-            Box::new(pair[0].clone()),
-        ));
-        case = Some(match case {
-            None => datafusion::logical_expr::when(matches, pair[1].clone()),
-            Some(mut c) => c.when(matches, pair[1].clone()),
-        });
-    }
-    let default = pairs.remainder().first().cloned();
-    let Some(mut case) = case else {
-        return Err(crate::error::PlanError::InvalidPlan(
-            "decode without a search value".into(),
-        ));
-    };
-    Ok(match default {
-        Some(d) => case.otherwise(d)?,
-        None => case.end()?,
-    })
 }
 
 /// `regexp_replace`'s position: a constant above 0, as Spark checks it.

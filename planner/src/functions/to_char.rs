@@ -92,6 +92,21 @@ fn to_char(f: FunctionInput) -> PlanResult<Expr> {
     f.arity(2, 2)?;
     let value_type = f.types[0].clone();
     if is_datetime(&value_type) {
+        // (date_format's format is STRING: an atomic constant is read as its text, as Spark
+        // casts it; an ARRAY, MAP or STRUCT is refused.)
+        super::require_type(&f, 1, &["STRING"], super::atomic)?;
+        let format = match (f.args.get(1), f.types.get(1)) {
+            (Some(e), Some(t)) if !crate::types::is_text(t) && *t != DataType::Null => {
+                super::constant_text(e, t, &f.config.time_zone)
+            }
+            _ => None,
+        };
+        let mut f = f;
+        if let (Some(format), Some(arg), Some(t)) = (format, f.args.get_mut(1), f.types.get_mut(1))
+        {
+            *arg = lit(ScalarValue::Utf8(Some(format)));
+            *t = DataType::Utf8;
+        }
         return call("date_format", f);
     }
     let format = literal_text(&f.args[1]);

@@ -50,7 +50,7 @@ impl Resolver<'_> {
             | "transform_values" => Some(&[2]),
             "zip_with" | "map_zip_with" => Some(&[3]),
             "aggregate" | "reduce" => Some(&[3, 4]),
-            "array_sort" if matches!(call.args.last(), Some(SExpr::Lambda { .. })) => Some(&[2]),
+            "array_sort" if call.args.len() >= 2 => Some(&[1, 2]),
             _ => None,
         };
         if let Some(counts) = lambda_form
@@ -72,6 +72,15 @@ impl Resolver<'_> {
                 &expected,
                 call.args.len(),
             ));
+        }
+        if lname == "decode" && call.args.len() > 2 {
+            return self.decode_case(call, schema);
+        }
+        if lambda_form.is_some() {
+            let call = super::lambda::with_constant_lambdas(&lname, call);
+            if matches!(call.args.last(), Some(SExpr::Lambda { .. })) {
+                return self.higher_order_function(&lname, &call, schema);
+            }
         }
         if matches!(call.args.last(), Some(SExpr::Lambda { .. })) {
             return self.higher_order_function(&lname, call, schema);

@@ -55,6 +55,8 @@ pub(super) enum Implicit {
     StrictBoolean,
     /// ARRAY of anything, no implicit cast.
     Array,
+    /// ARRAY of anything, not even an untyped NULL (`array_sort(NULL)`).
+    StrictArray,
     /// ARRAY of anything, an untyped NULL taken as an ARRAY<VOID> (`sort_array(NULL)`).
     ArrayOrNull,
     /// A number, date, timestamp or interval kept, text read as a DOUBLE (`percentile`).
@@ -119,7 +121,7 @@ impl Implicit {
             Implicit::IntOrLong => "(\"INT\" or \"BIGINT\")",
             Implicit::Binary => "\"BINARY\"",
             Implicit::Boolean | Implicit::StrictBoolean => "\"BOOLEAN\"",
-            Implicit::Array | Implicit::ArrayOrNull => "\"ARRAY\"",
+            Implicit::Array | Implicit::ArrayOrNull | Implicit::StrictArray => "\"ARRAY\"",
             Implicit::Ordered => "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"INTERVAL\")",
             Implicit::Integral => "\"INTEGRAL\"",
             Implicit::NullAsDate => "\"DATE\"",
@@ -202,6 +204,8 @@ pub(super) fn implicit_inputs(function: &str, arity: usize) -> Vec<Implicit> {
         "date_format" => vec![Any, Text],
         "from_unixtime" => vec![Long, Text],
         "sort_array" => vec![ArrayOrNull, StrictBoolean],
+        // (Not an untyped NULL: Spark has no ARRAY to sort then.)
+        "array_sort" if arity == 1 => vec![StrictArray],
         "array_distinct" | "array_compact" => vec![ArrayOrNull],
         "approx_percentile" | "percentile_approx" | "percentile" | "median"
         | "histogram_numeric" => vec![Ordered],
@@ -304,7 +308,10 @@ fn implicit_cast(want: Implicit, t: &DataType, ansi: bool) -> Result<Option<Data
     let instant = || Timestamp(arrow::datatypes::TimeUnit::Microsecond, Some("UTC".into()));
     match (want, t) {
         (I::Any, _) => Ok(None),
-        (I::Array | I::ArrayOrNull, List(_) | LargeList(_) | FixedSizeList(..)) => Ok(None),
+        (
+            I::Array | I::ArrayOrNull | I::StrictArray,
+            List(_) | LargeList(_) | FixedSizeList(..),
+        ) => Ok(None),
         (I::Array, Null) => Ok(None),
         (I::ArrayOrNull, Null) => to(List(std::sync::Arc::new(arrow::datatypes::Field::new(
             "element", Null, true,

@@ -165,6 +165,21 @@ impl Resolver<'_> {
                 let pairs = NativeUdf::udf(Native::ArrayPairs).call(vec![array.clone()]);
                 let (answers, body_name) =
                     self.transform_pairs(name, pairs, &array_name, params, body, schema)?;
+                // (Spark's comparator answers an INT, no other type.)
+                if let DataType::List(answer) = answers.get_type(schema)?
+                    && answer.data_type() != &DataType::Int32
+                {
+                    let shown = display(&body_name);
+                    let actual = types::sql_name(answer.data_type());
+                    return Err(SparkError::analysis(
+                        "DATATYPE_MISMATCH.UNEXPECTED_RETURN_TYPE",
+                        "42K09",
+                        format!(
+                            "Cannot resolve \"{shown}\" due to data type mismatch: The `lambdafunction` requires return \"INT\" type, but the actual is \"{actual}\" type."
+                        ),
+                    )
+                    .into());
+                }
                 let out = NativeUdf::udf(Native::SortByComparisons).call(vec![array, answers]);
                 Ok((out, display(&body_name)))
             }
@@ -664,4 +679,82 @@ fn require_inputs(
         }
     }
     Ok(())
+}
+
+/// A higher-order function's call where each argument that stands for a function and is no
+/// lambda becomes a lambda of the function's parameters that does not read them, as Spark's
+/// analyzer makes one (`transform(a, 3)` is `transform(a, x -> 3)`, `aggregate(a, 0, f, 1)`
+/// finishes with `acc -> 1`). The parameters' names are no name a query can write, so the
+/// body still reads an outer lambda's variables.
+pub(super) fn with_constant_lambdas(name: &str, call: &spec::FunctionCall) -> spec::FunctionCall {
+    let functions: &[(usize, usize)] = match (name, call.args.len()) {
+        ("transform" | "filter" | "exists" | "forall", 2) => &[(1, 1)],
+        ("map_filter" | "transform_keys" | "transform_values" | "array_sort", 2) => &[(1, 2)],
+        ("zip_with", 3) => &[(2, 2)],
+        ("map_zip_with", 3) => &[(2, 3)],
+        ("aggregate" | "reduce", 3) => &[(2, 2)],
+        ("aggregate" | "reduce", 4) => &[(2, 2), (3, 1)],
+        _ => &[],
+    };
+    let mut call = call.clone();
+    for &(position, arity) in functions {
+        if let Some(arg) = call.args.get_mut(position)
+            && !matches!(arg, SExpr::Lambda { .. })
+        {
+            let body = std::mem::replace(arg, SExpr::LambdaVariable(vec![]));
+            *arg = SExpr::Lambda {
+                function: Box::new(body),
+                args: (0..arity)
+                    .map(|i| format!("`constant lambda {i}`"))
+                    .collect(),
+            };
+        }
+    }
+    call
+}
+
+impl Resolver<'_> {
+    /// `decode(value, search, result[, search, result]...[, default])`: Spark's CASE WHEN
+    /// `value <=> search` THEN `result`... ELSE `default`, the default a NULL STRING when there
+    /// is none (so `decode(1, 2, 1)` is a BIGINT under ANSI, a STRING otherwise, as in Spark).
+    pub(super) fn decode_case(
+        &mut self,
+        call: &spec::FunctionCall,
+        schema: &DFSchema,
+    ) -> PlanResult<Named> {
+        let Some((value, rest)) = call.args.split_first() else {
+            return Err(PlanError::InvalidPlan("decode without arguments".into()));
+        };
+        let mut pairs = rest.chunks_exact(2);
+        let branches: Vec<(SExpr, SExpr)> = pairs
+            .by_ref()
+            .filter_map(|pair| match pair {
+                [search, result] => Some((
+                    SExpr::operator("<=>", vec![value.clone(), search.clone()]),
+                    result.clone(),
+                )),
+                _ => None,
+            })
+            .collect();
+        let otherwise = match pairs.remainder() {
+            [default] => default.clone(),
+            _ => SExpr::Cast {
+                expr: Box::new(SExpr::Literal(datafusion::common::ScalarValue::Null)),
+                to: DataType::Utf8,
+                mode: spec::CastMode::Default,
+                type_name: "STRING".into(),
+            },
+        };
+        let case = SExpr::Case {
+            operand: None,
+            branches,
+            otherwise: Some(Box::new(otherwise)),
+        };
+        let (out, _) = self.resolve_expr(&case, schema)?;
+        let mut names = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            names.push(self.resolve_expr(a, schema)?.1);
+        }
+        Ok((out, format!("decode({})", names.join(", "))))
+    }
 }

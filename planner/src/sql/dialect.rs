@@ -156,22 +156,28 @@ pub fn merge_typed_number_literals(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithS
 }
 
 /// `exists(array, x -> ...)` is Spark's higher-order function when its parenthesis holds no
-/// query: the keyword becomes a quoted name that sqlparser reads as a function call.
+/// query: the keyword becomes a quoted name that sqlparser reads as a function call. So does
+/// `trim()`, which sqlparser would read as TRIM's syntax.
 pub fn exists_functions(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let significant = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
     for i in 0..tokens.len() {
         let Token::Word(w) = &tokens[i].token else {
             continue;
         };
-        if w.keyword != Keyword::EXISTS || w.quote_style.is_some() {
+        if !matches!(w.keyword, Keyword::EXISTS | Keyword::TRIM) || w.quote_style.is_some() {
             continue;
         }
         let mut next = tokens[i + 1..].iter().filter(|t| significant(t));
         let (Some(open), Some(first)) = (next.next(), next.next()) else {
             continue;
         };
-        let query = matches!(&first.token, Token::LParen)
-            || matches!(&first.token, Token::Word(w) if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES | Keyword::FROM | Keyword::TABLE));
+        // (`trim()` is a call of no arguments, Spark's WRONG_NUM_ARGS, not TRIM's syntax.)
+        let query = if w.keyword == Keyword::TRIM {
+            first.token != Token::RParen
+        } else {
+            matches!(&first.token, Token::LParen)
+                || matches!(&first.token, Token::Word(w) if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES | Keyword::FROM | Keyword::TABLE))
+        };
         if open.token == Token::LParen && !query {
             let value = w.value.clone();
             tokens[i].token = Token::Word(sqlparser::tokenizer::Word {

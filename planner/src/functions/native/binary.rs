@@ -58,16 +58,72 @@ impl BinaryFormat {
                 let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
                 lenient_base64(&compact)
             }
-            BinaryFormat::MimeBase64 => {
-                let before_padding = text.split('=').next().unwrap_or_default();
-                let letters: String = before_padding
-                    .chars()
-                    .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'))
-                    .collect();
-                lenient_base64(&letters)
-            }
+            BinaryFormat::MimeBase64 => java_mime_base64(text).ok(),
         }
     }
+}
+
+/// Java's MIME base64 decoder (`Base64.getMimeDecoder().decode(text)`, Spark's `unbase64`),
+/// step by step: characters outside the alphabet are skipped; `=` ends the text, where it must
+/// end a unit of 3 letters or follow 2 letters with a second `=`; a last unit of one letter,
+/// or a letter after the padding, is refused with Java's message.
+fn java_mime_base64(text: &str) -> std::result::Result<Vec<u8>, String> {
+    fn value(c: u8) -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    }
+    // (Java reads the text's ISO-8859-1 bytes: other characters are '?'.)
+    let bytes: Vec<u8> = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
+    let wrong_ending = || "Input byte array has wrong 4-byte ending unit".to_string();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    let (mut bits, mut shift) = (0u32, 18i32);
+    let mut rest = bytes.iter().copied().enumerate().peekable();
+    while let Some((_, c)) = rest.next() {
+        match value(c) {
+            Some(v) => {
+                bits |= v << shift;
+                shift -= 6;
+                if shift < 0 {
+                    out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
+                    (bits, shift) = (0, 18);
+                }
+            }
+            None if c == b'=' => {
+                if shift == 18 {
+                    return Err(wrong_ending());
+                }
+                if shift == 6 && rest.next().map(|(_, c)| c) != Some(b'=') {
+                    return Err(wrong_ending());
+                }
+                break;
+            }
+            None => {}
+        }
+    }
+    match shift {
+        6 => out.push((bits >> 16) as u8),
+        0 => out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8]),
+        12 => return Err("Last unit does not have enough valid bits".into()),
+        _ => {}
+    }
+    for (i, c) in rest {
+        if value(c).is_some() {
+            return Err(format!(
+                "Input byte array has incorrect ending byte at {}",
+                i + 1
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Base64 with padding optional and the last group's unused bits ignored.
@@ -96,6 +152,22 @@ pub(super) fn to_binary(arrays: &[ArrayRef], format: BinaryFormat, fail: bool) -
             continue;
         }
         let t = text.value(i);
+        // (unbase64 fails as Java's decoder does: an IllegalArgumentException of no class.)
+        if format == BinaryFormat::MimeBase64 && fail {
+            match java_mime_base64(t) {
+                Ok(b) => out.append_value(b),
+                Err(message) => {
+                    return Err(to_datafusion(SparkError::new(
+                        ErrorKind::IllegalArgument,
+                        "",
+                        "",
+                        message,
+                        vec![],
+                    )));
+                }
+            }
+            continue;
+        }
         match format.decode(t) {
             Some(b) => out.append_value(b),
             None if !fail => out.append_null(),
@@ -140,7 +212,24 @@ mod tests {
         );
         assert_eq!(mime("a,b,c"), Some(vec![0x69, 0xb7]));
         assert_eq!(mime("10"), Some(vec![0xd7]));
-        assert_eq!(mime("QUI=junk"), Some(b"AB".to_vec()));
         assert_eq!(mime("3"), None);
+        // Java's MIME decoder's answers and messages, as Spark 4.3 gave them.
+        let java = java_mime_base64;
+        assert_eq!(java("ab=="), Ok(b"i".to_vec()));
+        assert_eq!(java("abc=@"), Ok(b"i\xb7".to_vec()));
+        assert_eq!(java("!!YWJj!!"), Ok(b"abc".to_vec()));
+        assert_eq!(java("YQ"), Ok(b"a".to_vec()));
+        assert_eq!(java("@@@"), Ok(vec![]));
+        let wrong = Err("Input byte array has wrong 4-byte ending unit".to_string());
+        for t in ["ab=c", "abcd=", "=", "ab=", "ab=@", "YWJj=", "YQ=x"] {
+            assert_eq!(java(t), wrong, "{t}");
+        }
+        let short = Err("Last unit does not have enough valid bits".to_string());
+        assert_eq!(java("a"), short);
+        assert_eq!(java("a="), short);
+        assert_eq!(java("12.345"), short);
+        let after = Err("Input byte array has incorrect ending byte at 5".to_string());
+        assert_eq!(java("QUI=junk"), after);
+        assert_eq!(java("ab==c"), after);
     }
 }

@@ -301,9 +301,16 @@ pub enum Native {
     StrictMath {
         op: super::strict_math::StrictMathOp,
     },
-    /// `bround(x, scale)`: half-even rounding, in the type of `x`.
+    /// `bround(x, scale)`: half-even rounding, in the type of `x` (decimals).
     RoundHalfEven {
         scale: i32,
+    },
+    /// `round`/`bround(x, scale)` of an integer or floating point `x`, as Spark's BigDecimal
+    /// rounds it (see `round`).
+    Round {
+        scale: i32,
+        half_even: bool,
+        ansi: bool,
     },
     /// `ceil(x, scale)` (`up`) or `floor(x, scale)`, in the type of `x`.
     CeilFloor {

@@ -46,6 +46,7 @@ mod poisson;
 pub use kind::{Native, ParseTarget};
 mod format_number;
 mod numbers;
+mod round;
 pub use format_number::NumberFormat;
 pub mod random;
 pub mod reflect;

@@ -65,12 +65,17 @@ fn round_with(
             float(x / m) * m
         }
     };
+    // (Past 38 digits every value is a fraction of the unit.)
     let int_factor = if scale < 0 {
-        Some(10i128.pow(scale.unsigned_abs()))
+        Some(10i128.checked_pow(scale.unsigned_abs()))
     } else {
         None
     };
-    let whole = |v: i128| int_factor.map_or(v, |m| int(v, m));
+    let whole = |v: i128| match int_factor {
+        None => v,
+        Some(Some(m)) => int(v, m),
+        Some(None) => 0,
+    };
     Ok(match a.data_type() {
         DataType::Float64 => Arc::new(map::<Float64Type>(a, scaled)),
         DataType::Float32 => Arc::new(map::<Float32Type>(a, |x| scaled(x as f64) as f32)),
@@ -81,11 +86,15 @@ fn round_with(
         DataType::Decimal128(p, s) => {
             let drop = *s as i32 - scale;
             let m = if drop > 0 {
-                Some(10i128.pow(drop as u32))
+                Some(10i128.checked_pow(drop as u32))
             } else {
                 None
             };
-            let out = map::<Decimal128Type>(a, |v| m.map_or(v, |m| int(v, m)));
+            let out = map::<Decimal128Type>(a, |v| match m {
+                None => v,
+                Some(Some(m)) => int(v, m),
+                Some(None) => 0,
+            });
             Arc::new(out.with_precision_and_scale(*p, *s)?)
         }
         other => return internal_err!("rounding of {other}"),

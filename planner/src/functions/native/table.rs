@@ -538,6 +538,13 @@ impl Native {
                     numbers::round_half_even(a, *scale)
                 })
             }
+            Native::Round {
+                scale,
+                half_even,
+                ansi,
+            } => Row::of("ember_round", first_argument(Float64), |a| {
+                round::round(a, *scale, *half_even, *ansi)
+            }),
             Native::CeilFloor { scale, up } => {
                 Row::of("ember_ceil_floor", first_argument(Float64), |a| {
                     numbers::ceil_floor(a, *scale, *up)
