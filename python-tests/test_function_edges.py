@@ -242,6 +242,14 @@ ANSWERS = {
     "format_string('%s', CAST(NULL AS ARRAY<INT>)) c",
     "to_char_of_dates_with_other_formats": "SELECT to_char(DATE'2024-02-29', TIMESTAMP'2024-03-10 12:34:56') a, to_char(DATE'2024-02-29', 5) b",
     "convert_timezone_of_a_date": "SELECT convert_timezone('UTC', 'Asia/Tokyo', DATE'2024-02-29') a",
+    # Untyped NULLs in arithmetic (DOUBLE) and bitwise operations (INT); FLOAT literals named as
+    # Java prints a float; a FLOAT meeting an integer (DOUBLE under ANSI rules) or a DECIMAL.
+    "untyped_nulls_of_operators": "SELECT typeof(null + null) a, typeof(null - null) b, typeof(null * null) c, typeof(null % null) e, "
+    "typeof(null div null) g, typeof(pmod(null, null)) h, typeof(try_add(null, null)) i, typeof(null & null) j, "
+    "typeof(null | null) k, typeof(~null) l, null + null m, null & null n",
+    "float_literals_and_their_names": "SELECT 0.1F, 1.5F, -0.1F, 1.0E-5F, 1e10F, 1e-50F",
+    "floats_meeting_integers_and_decimals": "SELECT 0.1F + 1 a, typeof(0.1F + 1L) b, 0.1F * 2 c, 0.1F = 0.1 d, 0.1F + 1.5 e, "
+    "typeof(0.1F + 0.2F) f, coalesce(0.1F, 1) g, array(0.1F, 1) h, greatest(0.1F, 1) i, 0.1F < 1 j",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).
@@ -281,6 +289,13 @@ NON_ANSI = {
     "make_timestamp_ntz(2024, 2, 29, 1, 2, 2147483647) c, make_timestamp(2024, 2, 29, 12, 30, 'abc') d, "
     "make_timestamp(2024, 2, 29, 12, 30, 60.5) e, make_date(2023, 2, 29) f, make_timestamp(2024, 1, 1, 24, 0, 0) g",
     "round_integer_overflow_wraps": "SELECT round(2147483647, -1) a, bround(-2147483648, -1) b",
+    "floats_meeting_integers_outside_ansi": "SELECT 0.1F + 1 a, typeof(0.1F + 1L) b, 0.1F * 2 c, 0.1F = 0.1 d, 0.1F + 1.5 e, "
+    "typeof(0.1F + 0.2F) f, coalesce(0.1F, 1) g, array(0.1F, 1) h, greatest(0.1F, 1) i, 0.1F < 1 j",
+    # (Past a BIGINT's microseconds a decimal wraps, as Spark's BigDecimal.longValue.)
+    "legacy_casts_of_wide_decimals_to_timestamps": "SELECT unix_micros(CAST(CAST(1 AS DECIMAL(38,20)) AS TIMESTAMP)) e, "
+    "unix_micros(CAST(CAST('99999999999999999.5' AS DECIMAL(38,20)) AS TIMESTAMP)) f, unix_micros(CAST(CAST(1 AS DECIMAL(38,0)) AS TIMESTAMP)) g, "
+    "unix_micros(CAST(CAST('-9999999999999999999999' AS DECIMAL(38,0)) AS TIMESTAMP)) h, "
+    "unix_micros(CAST(CAST('12345678901234.5678915' AS DECIMAL(38,7)) AS TIMESTAMP)) i",
 }
 
 ERRORS = {
@@ -405,6 +420,9 @@ ERRORS = {
     "approx_count_distinct_rsd_of_an_int": "SELECT approx_count_distinct('a', 1)",
     "trim_of_nothing": "SELECT trim()",
     "to_char_of_a_date_with_an_array_format": "SELECT to_char(DATE'2024-02-29', array(3, 1, 2))",
+    "float_literal_past_float": "SELECT 3.4028235E38F",
+    "double_literal_past_double": "SELECT 1e309",
+    "double_literal_past_double_with_suffix": "SELECT 1.8E308D",
 }
 
 # Errors outside ANSI mode: text and bytes have no common type there.

@@ -347,7 +347,7 @@ pub fn display(value: &ScalarValue) -> String {
         | ScalarValue::LargeUtf8(Some(s))
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         ScalarValue::Float64(Some(v)) => format_double(*v),
-        ScalarValue::Float32(Some(v)) => format_double(*v as f64),
+        ScalarValue::Float32(Some(v)) => ember_execution::values::java_float(*v),
         ScalarValue::Date32(Some(d)) => format!("DATE '{}'", values::datetime::date_text(*d)),
         ScalarValue::TimestampNanosecond(Some(ns), tz) => {
             let kw = if tz.is_some() {

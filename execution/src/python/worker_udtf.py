@@ -265,12 +265,30 @@ def _analyze_error(name, message):
     )
 
 
+def _spark_type(t, from_arrow_type):
+    """The Spark type of Arrow type `t` with its nested nullability (an array's containsNull, a
+    map's valueContainsNull, a struct's fields), which `from_arrow_type` states as nullable."""
+    from pyspark.sql.types import ArrayType, MapType, StructField, StructType
+
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return ArrayType(_spark_type(t.value_type, from_arrow_type), containsNull=t.value_field.nullable)
+    if pa.types.is_map(t):
+        return MapType(
+            _spark_type(t.key_type, from_arrow_type),
+            _spark_type(t.item_type, from_arrow_type),
+            valueContainsNull=t.item_field.nullable,
+        )
+    if pa.types.is_struct(t):
+        return StructType([StructField(f.name, _spark_type(f.type, from_arrow_type), f.nullable) for f in t])
+    return from_arrow_type(t)
+
+
 def _analyze_udtf(cls, data):
     """A UDTF's static `analyze` method over its arguments (one column each, of the
     argument's type, a constant's value in the one row; field metadata `ember.kind` says
     table, constant or expr). Answers an empty stream whose schema metadata holds the result
-    schema (`ember.schema`, a Spark type string) and the rest of the AnalyzeResult as JSON
-    (`ember.analyze`)."""
+    schema (`ember.schema`, Spark's JSON of the type, which keeps nested nullability) and the
+    rest of the AnalyzeResult as JSON (`ember.analyze`)."""
     import inspect
 
     from pyspark.sql.pandas.types import from_arrow_type
@@ -285,7 +303,7 @@ def _analyze_udtf(cls, data):
         if kind == b"constant" and table.num_rows:
             value = _input_columns(table.select([i]).to_batches()[0])[0][0] if table.num_rows else None
         arg = AnalyzeArgument(
-            dataType=from_arrow_type(field.type),
+            dataType=_spark_type(field.type, from_arrow_type),
             value=value,
             isTable=kind == b"table",
             isConstantExpression=kind == b"constant",
@@ -336,5 +354,5 @@ def _analyze_udtf(cls, data):
         "orderBy": [[c.name, bool(c.ascending), c.overrideNullsFirst] for c in result.orderBy],
         "select": [[c.name, c.alias] for c in result.select],
     }
-    metadata = {b"ember.schema": result.schema.simpleString().encode(), b"ember.analyze": json.dumps(rest).encode()}
+    metadata = {b"ember.schema": result.schema.json().encode(), b"ember.analyze": json.dumps(rest).encode()}
     return _write_stream(pa.schema([], metadata=metadata), [])

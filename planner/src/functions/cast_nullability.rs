@@ -72,12 +72,12 @@ pub fn legacy_exact(from: &DataType, to: &DataType) -> bool {
     use DataType::*;
     let integral = |t: &DataType| matches!(t, Int8 | Int16 | Int32 | Int64);
     let zoned = |t: &DataType| matches!(t, Timestamp(_, Some(_)));
-    // (Ember multiplies a DECIMAL of up to 30 digits by 10^6 in 38.)
-    let small_decimal = |t: &DataType| matches!(t, Decimal128(p, s) if *p <= 30 && i16::from(*p) - i16::from(*s) <= 12);
+    // (A DECIMAL's microseconds wrap past a BIGINT, as Spark's `BigDecimal.longValue`.)
     (integral(from) && integral(to))
-        || ((integral(from) || small_decimal(from)) && zoned(to))
+        || ((integral(from) || matches!(from, Decimal128(..))) && zoned(to))
         || (zoned(from) && to == &Int64)
         || (from == &Float64 && to == &Float32)
+        || (matches!(from, Decimal128(..) | Decimal256(..)) && matches!(to, Float32 | Float64))
 }
 
 /// Spark's `Cast.forceNullable`: whether a cast from `from` to `to` may answer NULL for a

@@ -56,7 +56,7 @@ pub(super) fn parse_datetime(
         if target == ParseTarget::Timestamp && f.args.len() == 1 {
             let to = crate::types::timestamp_type(&tz);
             if let Some(e) =
-                crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail)
+                crate::resolver::number_to_timestamp(x.clone(), &f.types[0], &to, !fail, false)
             {
                 return Ok(e);
             }

@@ -153,7 +153,11 @@ pub fn register(b: &mut RegistryBuilder) {
         Naming::Custom(|_, a, _| format!("~{}", a.join(""))),
         |f| {
             let udf = super::sp_udf("bitwise_not")?;
-            Ok(udf.call(vec![one(f)?]))
+            // (An untyped NULL is an INT, as Spark types it.)
+            let null = f.types.first() == Some(&DataType::Null);
+            let x = one(f)?;
+            let x = if null { cast(x, DataType::Int32) } else { x };
+            Ok(udf.call(vec![x]))
         },
     );
 }

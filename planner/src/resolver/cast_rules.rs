@@ -163,6 +163,14 @@ fn refusal(kind: Refusal, from: &DataType, to: &DataType, shown: &str) -> SparkE
     SparkError::new(ErrorKind::Analysis, class, "42K09", message, parameters)
 }
 
+/// Whether a cast outside ANSI mode answers every value of `from` (no TRY cast needed): one
+/// that loses nothing, or a DECIMAL to a FLOAT or DOUBLE.
+pub(super) fn total_legacy_cast(from: &DataType, to: &DataType) -> bool {
+    crate::functions::nullability::lossless_cast(from, to)
+        || (matches!(from, DataType::Decimal128(..) | DataType::Decimal256(..))
+            && matches!(to, DataType::Float32 | DataType::Float64))
+}
+
 /// A number as a zoned timestamp, as Spark reads it: seconds since the epoch (fractions to the
 /// microsecond, truncated toward zero). `None`: not such a cast.
 pub(crate) fn number_to_timestamp(
@@ -170,6 +178,7 @@ pub(crate) fn number_to_timestamp(
     from: &DataType,
     to: &DataType,
     try_mode: bool,
+    wrap: bool,
 ) -> Option<Expr> {
     if !matches!(to, DataType::Timestamp(_, Some(_))) || !is_number(from) {
         return None;
@@ -194,6 +203,12 @@ pub(crate) fn number_to_timestamp(
                 ],
                 Some(Box::new(x * lit(MICROS))),
             ))
+        }
+        // (Spark's legacy cast (`wrap`) of a decimal of more digits wraps past a BIGINT, as
+        // `BigDecimal.longValue`.)
+        DataType::Decimal128(p, s) if wrap && (*p > 30 || i16::from(*p) - i16::from(*s) > 12) => {
+            use crate::functions::native::{Native, NativeUdf};
+            NativeUdf::udf(Native::DecimalMicros).call(vec![inner])
         }
         DataType::Decimal128(p, s) => {
             // (Within 38 digits after the multiplication by 10^6.)

@@ -17,6 +17,12 @@ use crate::functions::decimal::type_decimal;
 /// Spark's common type of `a` and `b` (its `findWiderTypeForTwo` under ANSI rules), for the
 /// types Ember knows; `None`: leave them to DataFusion.
 fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
+    spark_wider_in(a, b, true)
+}
+
+/// [`spark_wider`] under ANSI rules (`ansi`) or outside them, where a FLOAT meeting an integer
+/// stays a FLOAT (Spark's numeric precedence; under ANSI rules it is a DOUBLE).
+fn spark_wider_in(a: &DataType, b: &DataType, ansi: bool) -> Option<DataType> {
     use DataType::*;
     let is_string = crate::types::is_text;
     let is_fractional = |t: &DataType| matches!(t, Float32 | Float64 | Decimal128(..));
@@ -30,6 +36,7 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
                 b.clone()
             }
         }
+        (Float32, t) | (t, Float32) if !ansi && integral_rank(t).is_some() => Float32,
         (Float32 | Float64, t) | (t, Float32 | Float64)
             if integral_rank(t).is_some() || is_fractional(t) =>
         {
@@ -64,7 +71,7 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
         | (t @ Timestamp(_, Some(_)), Timestamp(_, None)) => t.clone(),
         (List(x), List(y)) => List(std::sync::Arc::new(arrow::datatypes::Field::new(
             x.name(),
-            spark_wider(x.data_type(), y.data_type())?,
+            spark_wider_in(x.data_type(), y.data_type(), ansi)?,
             x.is_nullable() || y.is_nullable(),
         ))),
         // (A value NULL on either side is nullable in the common type.)
@@ -75,14 +82,15 @@ fn spark_wider(a: &DataType, b: &DataType) -> Option<DataType> {
             let ([xk, xv], [yk, yv]) = (xs.iter().as_slice(), ys.iter().as_slice()) else {
                 return None;
             };
-            let key = xk
-                .as_ref()
-                .clone()
-                .with_data_type(spark_wider(xk.data_type(), yk.data_type())?);
+            let key = xk.as_ref().clone().with_data_type(spark_wider_in(
+                xk.data_type(),
+                yk.data_type(),
+                ansi,
+            )?);
             let value = xv
                 .as_ref()
                 .clone()
-                .with_data_type(spark_wider(xv.data_type(), yv.data_type())?)
+                .with_data_type(spark_wider_in(xv.data_type(), yv.data_type(), ansi)?)
                 .with_nullable(xv.is_nullable() || yv.is_nullable());
             let entries = x
                 .as_ref()
@@ -107,11 +115,16 @@ fn integral_rank(t: &DataType) -> Option<u8> {
 /// The type values of `types` share under Spark's rules, when some of them must be cast to it
 /// (`None`: all share one type already, or Spark's rules here do not cover them).
 pub(crate) fn common_type(types: &[DataType]) -> Option<DataType> {
+    common_type_in(types, true)
+}
+
+/// [`common_type`] under ANSI rules (`ansi`) or outside them (see [`spark_wider_in`]).
+pub(crate) fn common_type_in(types: &[DataType], ansi: bool) -> Option<DataType> {
     let mut out: Option<DataType> = None;
     for t in types {
         out = Some(match &out {
             None => t.clone(),
-            Some(o) => spark_wider(o, t)?,
+            Some(o) => spark_wider_in(o, t, ansi)?,
         });
     }
     out.filter(|t| types.iter().any(|x| x != t && x != &DataType::Null))
@@ -165,6 +178,59 @@ fn text_operand_target(function: &str, other: &DataType, ansi: bool) -> Option<D
         "div" if integral => Some(Float64),
         _ => None,
     }
+}
+
+/// The DOUBLE both operands of a binary comparison or arithmetic become where a FLOAT meets a
+/// DECIMAL (Spark's DecimalPrecision) or, under ANSI rules, an integer; the type two untyped
+/// NULLs become in arithmetic or a bitwise operation (`None`: not so).
+fn float_operands(function: &str, types: &[DataType], ansi: bool) -> Option<DataType> {
+    use DataType::*;
+    let [a, b] = types else {
+        return None;
+    };
+    if !matches!(
+        function,
+        "=" | "=="
+            | "!="
+            | "<>"
+            | "<"
+            | "<="
+            | ">"
+            | ">="
+            | "<=>"
+            | "equal_null"
+            | "+"
+            | "-"
+            | "*"
+            | "%"
+            | "mod"
+            | "pmod"
+            | "try_add"
+            | "try_subtract"
+            | "try_multiply"
+            | "try_mod"
+            | "&"
+            | "|"
+            | "^"
+    ) {
+        return None;
+    }
+    // (Two untyped NULLs: DOUBLEs in arithmetic, INTs in bitwise operations, as Spark.)
+    if (a, b) == (&Null, &Null) {
+        return match function {
+            "+" | "-" | "*" | "%" | "mod" | "pmod" | "try_add" | "try_subtract"
+            | "try_multiply" | "try_mod" => Some(Float64),
+            "&" | "|" | "^" => Some(Int32),
+            _ => None,
+        };
+    }
+    let other = match (a, b) {
+        (Float32, o) | (o, Float32) => o,
+        _ => return None,
+    };
+    let meets = matches!(other, Decimal128(..) | Decimal256(..))
+        || (ansi && integral_rank(other).is_some());
+    meets.then_some(Float64)
 }
 
 /// Which operand of a binary comparison or arithmetic is text meeting another type, and the
@@ -237,6 +303,20 @@ impl Resolver<'_> {
             for ((i, e), t) in group.iter().zip(exprs).zip(group_types) {
                 args[*i] = e;
                 types[*i] = t;
+            }
+        }
+        // A FLOAT meeting a DECIMAL, or under ANSI rules an integer, in a comparison or
+        // arithmetic: both are DOUBLEs (`0.1F = 0.1` is false, `0.1F + 1` a DOUBLE).
+        if let Some(to) = float_operands(function, types, self.config.ansi) {
+            for (e, t) in args.iter_mut().zip(types.iter_mut()) {
+                if *t != to {
+                    let inner = std::mem::replace(
+                        e,
+                        Expr::Literal(datafusion::common::ScalarValue::Null, None),
+                    );
+                    *e = self.implicit_cast(inner, t, &to, schema)?;
+                    *t = to.clone();
+                }
             }
         }
         // Text meeting another type in a comparison or arithmetic is cast as Spark casts
@@ -331,7 +411,7 @@ impl Resolver<'_> {
             {
                 return Err(incompatible_column(operation, i, lt, rt).into());
             }
-            targets.push(common_type(&[lt.clone(), rt.clone()]));
+            targets.push(common_type_in(&[lt.clone(), rt.clone()], self.config.ansi));
             intervals.push(super::intervals::wider_interval([l.as_ref(), r.as_ref()]));
         }
         if targets.iter().all(Option::is_none) && intervals.iter().all(Option::is_none) {
@@ -415,7 +495,7 @@ impl Resolver<'_> {
         let promoted = (!self.config.ansi)
             .then(|| string_promotion(types))
             .flatten();
-        let Some(target) = promoted.or_else(|| common_type(types)) else {
+        let Some(target) = promoted.or_else(|| common_type_in(types, self.config.ansi)) else {
             return Ok(());
         };
         for (e, t) in exprs.iter_mut().zip(types.iter_mut()) {

@@ -461,8 +461,8 @@ impl Resolver<'_> {
         schema: &DFSchema,
     ) -> PlanResult<Expr> {
         let to = self.in_session_zone(to.clone());
-        let try_mode = matches!(mode, CastMode::Try)
-            || (matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi);
+        let legacy = matches!(mode, CastMode::Default | CastMode::Legacy) && !self.config.ansi;
+        let try_mode = matches!(mode, CastMode::Try) || legacy;
         {
             use crate::functions::variant;
             let from = inner.get_type(schema)?;
@@ -509,7 +509,7 @@ impl Resolver<'_> {
         {
             let from = inner.get_type(schema)?;
             if let Some(e) =
-                super::cast_rules::number_to_timestamp(inner.clone(), &from, &to, try_mode)
+                super::cast_rules::number_to_timestamp(inner.clone(), &from, &to, try_mode, legacy)
             {
                 return Ok(e);
             }
@@ -603,7 +603,7 @@ impl Resolver<'_> {
                 to: types::sql_name(&to),
             })
             .call(vec![inner])
-        } else if try_mode && !crate::functions::nullability::lossless_cast(&from, &to) {
+        } else if try_mode && !super::cast_rules::total_legacy_cast(&from, &to) {
             try_cast(inner, to)
         } else if try_mode {
             // (A cast that cannot fail keeps its value's nullability, as Spark's.)

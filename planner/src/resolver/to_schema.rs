@@ -246,8 +246,9 @@ impl Resolver<'_> {
         let mut path = path.to_vec();
         path.push(part.to_string());
         let variable = format!("{ELEMENT}_{}", path.len());
-        // (A nullable element may fill a nullable one: checked above for the container.)
-        let element = Field::new("", from.data_type().clone(), to.is_nullable());
+        // (An element keeps its own nullability, as Spark's: a nullable one may fill only a
+        // nullable one, checked above for the container.)
+        let element = Field::new("", from.data_type().clone(), from.is_nullable());
         let body = self.schema_value(
             SExpr::LambdaVariable(vec![variable.clone()]),
             &path,

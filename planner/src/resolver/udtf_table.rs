@@ -5,7 +5,7 @@
 
 use arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions, new_null_array};
 use arrow::datatypes::{DataType, Field, Fields, Schema};
-use datafusion::common::DFSchema;
+use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::logical_expr::{Expr, ExprSchemable};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -143,7 +143,10 @@ impl Resolver<'_> {
                     (dt, "table", column)
                 }
                 (None, Some(Expr::Literal(v, _))) => {
-                    (v.data_type(), "constant", v.to_array_of_size(1)?)
+                    let dt = constant_type(v);
+                    let column = arrow::compute::cast(&v.to_array_of_size(1)?, &dt)
+                        .map_err(datafusion::error::DataFusionError::from)?;
+                    (dt, "constant", column)
                 }
                 (None, Some(e)) => {
                     let dt = e.get_type(schema)?;
@@ -237,5 +240,17 @@ impl Resolver<'_> {
                 .collect::<PlanResult<_>>()?;
         }
         Ok(out)
+    }
+}
+
+/// A constant's type as Spark states it: an array's items NULL-able only where one is NULL
+/// (`array(3)` is an ARRAY<INT> of no NULLs).
+fn constant_type(v: &ScalarValue) -> DataType {
+    match (v, v.data_type()) {
+        (ScalarValue::List(a), DataType::List(item)) => {
+            let nulls = a.values().null_count() > 0;
+            DataType::List(Arc::new(item.as_ref().clone().with_nullable(nulls)))
+        }
+        (_, t) => t,
     }
 }

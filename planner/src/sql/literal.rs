@@ -92,6 +92,12 @@ fn parameter(l: &Lowering, marker: &str) -> PlanResult<Expr> {
         })
 }
 
+/// The number `text` spells, if it is one within ±`max` (Spark compares the literal's exact
+/// value with the type's largest: `3.4028235E38F` is past a FLOAT's, `1e309` a DOUBLE's).
+fn finite(text: &str, max: f64) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|v| v.abs() <= max)
+}
+
 /// A numeric literal with Spark's typing: integers are INT when they fit, else BIGINT, else
 /// DECIMAL; decimals are DECIMAL; exponent forms are DOUBLE; suffixes L/S/Y/D/F/BD force a type.
 pub(crate) fn number_literal(text: &str) -> PlanResult<Expr> {
@@ -118,11 +124,16 @@ pub(crate) fn number_literal(text: &str) -> PlanResult<Expr> {
     } else if let Some(n) = upper.strip_suffix('Y') {
         ScalarValue::Int8(Some(n.parse().map_err(|_| out_of_range("tinyint"))?))
     } else if let Some(n) = upper.strip_suffix('D') {
-        ScalarValue::Float64(Some(n.parse().map_err(|_| out_of_range("double"))?))
+        ScalarValue::Float64(Some(
+            finite(n, f64::MAX).ok_or_else(|| out_of_range("double"))?,
+        ))
     } else if let Some(n) = upper.strip_suffix('F') {
-        ScalarValue::Float32(Some(n.parse().map_err(|_| out_of_range("float"))?))
+        let v = finite(n, f64::from(f32::MAX)).ok_or_else(|| out_of_range("float"))?;
+        ScalarValue::Float32(Some(v as f32))
     } else if upper.contains('E') {
-        ScalarValue::Float64(Some(upper.parse().map_err(|_| out_of_range("double"))?))
+        ScalarValue::Float64(Some(
+            finite(&upper, f64::MAX).ok_or_else(|| out_of_range("double"))?,
+        ))
     } else if upper.contains('.') {
         literal::parse_decimal(&upper, None, None)?
     } else if let Ok(i) = upper.parse::<i32>() {

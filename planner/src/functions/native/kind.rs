@@ -301,6 +301,10 @@ pub enum Native {
     StrictMath {
         op: super::strict_math::StrictMathOp,
     },
+    /// A DECIMAL's microseconds (seconds times 10^6, truncated toward zero) as a BIGINT that
+    /// wraps past its range, as Spark's legacy cast of a decimal to a timestamp
+    /// (`BigDecimal.longValue`).
+    DecimalMicros,
     /// `bround(x, scale)`: half-even rounding, in the type of `x` (decimals).
     RoundHalfEven {
         scale: i32,

@@ -43,6 +43,32 @@ pub(super) fn ceil_floor(arrays: &[ArrayRef], scale: i32, up: bool) -> Result<Ar
     }
 }
 
+/// A DECIMAL's microseconds, wrapping past a BIGINT (see `Native::DecimalMicros`): the exact
+/// product truncated toward zero, its low 64 bits (i128 arithmetic wraps as the exact one's
+/// low bits do).
+pub(super) fn decimal_micros(arrays: &[ArrayRef]) -> Result<ArrayRef> {
+    let Some(a) = arrays.first() else {
+        return internal_err!("decimal_micros without a value");
+    };
+    let DataType::Decimal128(_, scale) = a.data_type() else {
+        return internal_err!("decimal_micros of {}", a.data_type());
+    };
+    let shift = 6 - i32::from(*scale);
+    let out: PrimitiveArray<Int64Type> = a.as_primitive::<Decimal128Type>().unary(|v| {
+        let micros = if shift >= 0 {
+            10i128
+                .checked_pow(shift.unsigned_abs())
+                .map_or(0, |m| v.wrapping_mul(m))
+        } else {
+            10i128
+                .checked_pow(shift.unsigned_abs())
+                .map_or(0, |m| v / m)
+        };
+        micros as i64
+    });
+    Ok(Arc::new(out))
+}
+
 /// Round each value to `scale` decimal digits: `int(v, m)` rounds an integer (or unscaled
 /// decimal) to a multiple of `m`, `float` rounds a double to an integer.
 fn round_with(
@@ -104,6 +130,26 @@ fn round_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_micros_wrap_as_java_long_value() {
+        let a: ArrayRef = Arc::new(
+            PrimitiveArray::<Decimal128Type>::from(vec![
+                Some(100_000_000_000_000_000_000),
+                Some(9_999_999_999_999_999_950_000_000_000_000_000_000),
+                Some(-9_999_999_999_999_999_999_999),
+                None,
+            ])
+            .with_precision_and_scale(38, 20)
+            .unwrap(),
+        );
+        let r = decimal_micros(&[a]).unwrap();
+        let r = r.as_primitive::<Int64Type>();
+        assert_eq!(r.value(0), 1_000_000);
+        assert_eq!(r.value(1), 200_376_420_520_189_664);
+        assert_eq!(r.value(2), -99_999_999);
+        assert!(r.is_null(3));
+    }
 
     #[test]
     fn half_even() {

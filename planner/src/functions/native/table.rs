@@ -538,6 +538,11 @@ impl Native {
                     numbers::round_half_even(a, *scale)
                 })
             }
+            Native::DecimalMicros => Row::of(
+                "ember_decimal_micros",
+                always(DataType::Int64),
+                numbers::decimal_micros,
+            ),
             Native::Round {
                 scale,
                 half_even,
