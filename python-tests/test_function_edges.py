@@ -250,6 +250,10 @@ ANSWERS = {
     "float_literals_and_their_names": "SELECT 0.1F, 1.5F, -0.1F, 1.0E-5F, 1e10F, 1e-50F",
     "floats_meeting_integers_and_decimals": "SELECT 0.1F + 1 a, typeof(0.1F + 1L) b, 0.1F * 2 c, 0.1F = 0.1 d, 0.1F + 1.5 e, "
     "typeof(0.1F + 0.2F) f, coalesce(0.1F, 1) g, array(0.1F, 1) h, greatest(0.1F, 1) i, 0.1F < 1 j",
+    # (A struct's fields keep their nullability in a map's keys, values and entries.)
+    "map_parts_keep_nested_nullability": "SELECT map_values(map('k', named_struct('x', 1, 'y', 'a'))) a, "
+    "map_keys(map(named_struct('x', 1), 1)) b, map_entries(map('k', named_struct('x', 1))) c, "
+    "map_values(map('k', named_struct('x', CAST(NULL AS INT)))) d",
 }
 
 # Outside ANSI mode (spark.sql.ansi.enabled=false).

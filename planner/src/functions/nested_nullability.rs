@@ -19,6 +19,7 @@ use ember_execution::codec::{ArrowType, EncodedUdf, data_type_message, data_type
 /// `call` (the constructor `name` of `args`) with Spark's nested nullability.
 pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
     let call = of_result(name, call, schema)?;
+    let call = map_parts_exact(name, args, call, schema)?;
     let nullable = |e: &Expr| e.nullable(schema);
     if matches!(name, "concat" | "||") {
         return concat_arrays(args, call, schema);
@@ -86,6 +87,42 @@ pub fn apply(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result
         (t @ DataType::Map(..), "map") => with_map_values_nullable(t, any),
         _ => return Ok(call),
     };
+    Ok(retyped(call, &have, want))
+}
+
+/// `map_keys`, `map_values` or `map_entries` of a map: their items of the map's exact key and
+/// value types (a struct value's fields keep their nullability; DataFusion's answer from the
+/// map's Arrow type, where they are all nullable). The items' own nullability is the caller's.
+fn map_parts_exact(name: &str, args: &[Expr], call: Expr, schema: &DFSchema) -> Result<Expr> {
+    let ([m], true) = (
+        args,
+        matches!(name, "map_keys" | "map_values" | "map_entries"),
+    ) else {
+        return Ok(call);
+    };
+    let DataType::Map(entries, _) = m.get_type(schema)? else {
+        return Ok(call);
+    };
+    let DataType::Struct(kv) = entries.data_type() else {
+        return Ok(call);
+    };
+    let have = call.get_type(schema)?;
+    let (DataType::List(item), [key, value]) = (&have, kv.iter().as_slice()) else {
+        return Ok(call);
+    };
+    let exact = match (name, item.data_type()) {
+        ("map_keys", _) => key.data_type().clone(),
+        ("map_values", _) => value.data_type().clone(),
+        (_, DataType::Struct(fields)) if fields.len() == 2 => DataType::Struct(
+            fields
+                .iter()
+                .zip([key, value])
+                .map(|(f, exact)| f.as_ref().clone().with_data_type(exact.data_type().clone()))
+                .collect::<Fields>(),
+        ),
+        _ => return Ok(call),
+    };
+    let want = DataType::List(Arc::new(item.as_ref().clone().with_data_type(exact)));
     Ok(retyped(call, &have, want))
 }
 
