@@ -260,6 +260,20 @@ pub(super) fn round(
     let Some(a) = arrays.first() else {
         return internal_err!("rounding without a value");
     };
+    // (An integer type's result in its type: exactly, or wrapped outside ANSI mode.)
+    macro_rules! integers {
+        ($t:ty, $n:ty) => {
+            integers::<$t>(
+                a,
+                scale,
+                half_even,
+                ansi,
+                i128::from,
+                |r| <$n>::try_from(r).ok(),
+                |r| r as $n,
+            )
+        };
+    }
     match a.data_type() {
         DataType::Float64 => {
             floats::<Float64Type>(a, scale, half_even, |x| x, |x| x, |t| t.parse().ok())
@@ -272,42 +286,10 @@ pub(super) fn round(
             |x| x as f32,
             |t| t.parse().ok(),
         ),
-        DataType::Int8 => integers::<Int8Type>(
-            a,
-            scale,
-            half_even,
-            ansi,
-            i128::from,
-            |r| i8::try_from(r).ok(),
-            |r| r as i8,
-        ),
-        DataType::Int16 => integers::<Int16Type>(
-            a,
-            scale,
-            half_even,
-            ansi,
-            i128::from,
-            |r| i16::try_from(r).ok(),
-            |r| r as i16,
-        ),
-        DataType::Int32 => integers::<Int32Type>(
-            a,
-            scale,
-            half_even,
-            ansi,
-            i128::from,
-            |r| i32::try_from(r).ok(),
-            |r| r as i32,
-        ),
-        DataType::Int64 => integers::<Int64Type>(
-            a,
-            scale,
-            half_even,
-            ansi,
-            i128::from,
-            |r| i64::try_from(r).ok(),
-            |r| r as i64,
-        ),
+        DataType::Int8 => integers!(Int8Type, i8),
+        DataType::Int16 => integers!(Int16Type, i16),
+        DataType::Int32 => integers!(Int32Type, i32),
+        DataType::Int64 => integers!(Int64Type, i64),
         DataType::Null => Ok(Arc::clone(a)),
         other => internal_err!("rounding of {other}"),
     }
