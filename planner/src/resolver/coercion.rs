@@ -306,22 +306,14 @@ impl Resolver<'_> {
             }
         }
         // A FLOAT meeting a DECIMAL, or under ANSI rules an integer, in a comparison or
-        // arithmetic: both are DOUBLEs (`0.1F = 0.1` is false, `0.1F + 1` a DOUBLE).
-        if let Some(to) = float_operands(function, types, self.config.ansi) {
-            for (e, t) in args.iter_mut().zip(types.iter_mut()) {
-                if *t != to {
-                    let inner = std::mem::replace(
-                        e,
-                        Expr::Literal(datafusion::common::ScalarValue::Null, None),
-                    );
-                    *e = self.implicit_cast(inner, t, &to, schema)?;
-                    *t = to.clone();
-                }
-            }
-        }
-        // Text meeting another type in a comparison or arithmetic is cast as Spark casts
-        // it (outside ANSI mode a value that is no number is NULL: 'abc' = 3 is NULL).
-        if let Some(targets) = text_operands(function, types, self.config.ansi) {
+        // arithmetic: both are DOUBLEs (`0.1F = 0.1` is false, `0.1F + 1` a DOUBLE). Text
+        // meeting another type there is cast as Spark casts it (outside ANSI mode a value that
+        // is no number is NULL: 'abc' = 3 is NULL). (The two never meet the same operands.)
+        let ansi = self.config.ansi;
+        let targets = float_operands(function, types, ansi)
+            .map(|to| [to.clone(), to])
+            .or_else(|| text_operands(function, types, ansi));
+        if let Some(targets) = targets {
             for ((e, t), to) in args.iter_mut().zip(types.iter_mut()).zip(targets) {
                 if *t != to {
                     let inner = std::mem::replace(

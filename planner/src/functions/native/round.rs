@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
+use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
     Int64Type,
@@ -186,6 +186,14 @@ fn fast_float(x: f64, scale: i32) -> Option<f64> {
     Some(if r == 0.0 { 0.0 } else { r })
 }
 
+/// Each value of `a` through `round` (NULLs stay NULL and are not rounded).
+fn each<T: ArrowPrimitiveType>(
+    a: &ArrayRef,
+    round: impl Fn(T::Native) -> Result<T::Native>,
+) -> Result<ArrayRef> {
+    Ok(Arc::new(a.as_primitive::<T>().try_unary::<_, T, _>(round)?))
+}
+
 fn floats<T: ArrowPrimitiveType>(
     a: &ArrayRef,
     scale: i32,
@@ -193,30 +201,19 @@ fn floats<T: ArrowPrimitiveType>(
     to_f64: fn(T::Native) -> f64,
     from_f64: fn(f64) -> T::Native,
     parse: fn(&str) -> Option<T::Native>,
-) -> Result<ArrayRef>
-where
-    PrimitiveArray<T>: From<Vec<Option<T::Native>>>,
-{
-    let a = a.as_primitive::<T>();
-    let mut out = Vec::with_capacity(a.len());
-    for v in a.iter() {
-        out.push(match v {
-            None => None,
-            Some(v) => {
-                let x = to_f64(v);
-                match fast_float(x, scale) {
-                    // (A float is rounded as its double's text, never so.)
-                    Some(r) if T::DATA_TYPE == DataType::Float64 => Some(from_f64(r)),
-                    _ => match float_text(x, scale, half_even) {
-                        Ok(Some(text)) => parse(&text),
-                        Ok(None) => Some(v),
-                        Err(f) => return Err(f.error(false)),
-                    },
-                }
-            }
-        });
-    }
-    Ok(Arc::new(PrimitiveArray::<T>::from(out)))
+) -> Result<ArrayRef> {
+    each::<T>(a, |v| {
+        let x = to_f64(v);
+        Ok(match fast_float(x, scale) {
+            // (A float is rounded as its double's text, never so.)
+            Some(r) if T::DATA_TYPE == DataType::Float64 => from_f64(r),
+            _ => match float_text(x, scale, half_even) {
+                Ok(Some(text)) => parse(&text).unwrap_or(v),
+                Ok(None) => v,
+                Err(f) => return Err(f.error(false)),
+            },
+        })
+    })
 }
 
 fn integers<T: ArrowPrimitiveType>(
@@ -227,26 +224,15 @@ fn integers<T: ArrowPrimitiveType>(
     from: fn(T::Native) -> i128,
     into: fn(i128) -> Option<T::Native>,
     wrap: fn(i128) -> T::Native,
-) -> Result<ArrayRef>
-where
-    PrimitiveArray<T>: From<Vec<Option<T::Native>>>,
-{
-    let a = a.as_primitive::<T>();
-    let mut out = Vec::with_capacity(a.len());
-    for v in a.iter() {
-        out.push(match v {
-            None => None,
-            Some(v) => {
-                let r = integer(from(v), scale, half_even).map_err(|f| f.error(ansi))?;
-                Some(match into(r) {
-                    Some(r) => r,
-                    None if ansi => return Err(Failure::OutOfRange.error(true)),
-                    None => wrap(r),
-                })
-            }
-        });
-    }
-    Ok(Arc::new(PrimitiveArray::<T>::from(out)))
+) -> Result<ArrayRef> {
+    each::<T>(a, |v| {
+        let r = integer(from(v), scale, half_even).map_err(|f| f.error(ansi))?;
+        match into(r) {
+            Some(r) => Ok(r),
+            None if ansi => Err(Failure::OutOfRange.error(true)),
+            None => Ok(wrap(r)),
+        }
+    })
 }
 
 /// `round` (`half_even` false) or `bround` of an integer or floating point column to `scale`
@@ -298,6 +284,7 @@ pub(super) fn round(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow::array::PrimitiveArray;
 
     fn f(x: f64, scale: i32, half_even: bool) -> f64 {
         let a: ArrayRef = Arc::new(PrimitiveArray::<Float64Type>::from(vec![Some(x)]));
