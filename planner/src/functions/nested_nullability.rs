@@ -162,7 +162,7 @@ pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {
 /// The type Spark gives the array the function `name` of `args` makes (`call`), where its
 /// items' nullability is Spark's own: `array_repeat(x, n)`'s items NULL where `x` may be;
 /// `array_union`'s where either array's may, `array_intersect`'s where both, `array_except`'s
-/// where the first's; `flatten`'s are its argument's inner arrays' items; `arrays_zip`'s
+/// where the first's (its type the first's where they differ only in nested nullability); `flatten`'s are its argument's inner arrays' items; `arrays_zip`'s
 /// structs are never NULL and their fields always may be. None: another function, or
 /// arguments of other types.
 fn array_result(
@@ -190,6 +190,8 @@ fn array_result(
         ("array_repeat", [_, _]) => Some(with_items(args[0].nullable(schema)?)),
         ("array_union", [l, r]) => items(l).zip(items(r)).map(|(l, r)| with_items(l || r)),
         ("array_intersect", [l, r]) => items(l).zip(items(r)).map(|(l, r)| with_items(l && r)),
+        // (Its first array's own type, where the two met only in nested nullability.)
+        ("array_except", [l, _]) if relaxed(l) == relaxed(&have) => Some(l.clone()),
         ("array_except", [l, _]) => items(l).map(with_items),
         ("flatten", [DataType::List(outer)]) => match outer.data_type() {
             inner @ DataType::List(_) => Some(inner.clone()),
@@ -316,12 +318,24 @@ pub fn prepare_arguments(name: &str, args: &mut [Expr], types: &mut [DataType]) 
     let values = match name {
         // (Constructors, and functions that add no NULL to the values they keep.)
         "struct" | "named_struct" | "reverse" | "array_distinct" | "slice" | "array_remove"
-        | "array_compact" | "sort_array" | "array_sort" | "shuffle" | "collect_union" => {
+        | "array_compact" | "sort_array" | "array_sort" | "shuffle" | "collect_union"
+        | "map_from_arrays" => {
             return;
         }
         // (An array's elements share one type.)
         "array" => 0,
         "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "nullif" | "concat" | "||" => 0,
+        // (Of two arrays' elements: one type.)
+        "array_union" | "array_intersect" | "array_except" => 0,
+        // (Maps' keys and values: one type; DataFusion's entries state NULL-able values.)
+        "map_concat" => {
+            merge_values(args, types);
+            for (a, t) in args.iter_mut().zip(types.iter_mut()) {
+                let want = with_map_values_nullable(t, true);
+                retype_expr(a, t, want);
+            }
+            return;
+        }
         // (Keys share one type, values another.)
         "map" => {
             let n = args.len().min(types.len());

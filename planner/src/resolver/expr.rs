@@ -235,7 +235,7 @@ impl Resolver<'_> {
                         let Expr::Literal(ScalarValue::Utf8(Some(field)), _) = &key else {
                             return Err(PlanError::Unsupported("struct field access with a non-literal name".into()));
                         };
-                        Ok((self.struct_field(base, &dt, field)?, format!("{base_name}.{field}")))
+                        Ok((self.struct_field(base, &dt, field, schema)?, format!("{base_name}.{field}")))
                     }
                     DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..) => {
                         let udf = crate::functions::udf::ArrayIndex::udf(false, self.config.ansi);

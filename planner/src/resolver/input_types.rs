@@ -505,10 +505,13 @@ fn element(t: &DataType) -> Option<&DataType> {
 /// Whether an array's elements of type `a` and a value of type `b` meet in one type without
 /// string promotion (Spark's tightest common type; `decimals`: a decimal meets other numbers).
 fn tightest(a: &DataType, b: &DataType, decimals: bool) -> bool {
+    use crate::functions::nested_nullability::relaxed;
     use DataType::*;
     let decimal = |t: &DataType| matches!(t, Decimal128(..));
     match (a, b) {
         (a, b) if a == b => true,
+        // (Types that differ only in nested nullability meet in the one that merges it.)
+        (a, b) if relaxed(a) == relaxed(b) => true,
         (Null, _) | (_, Null) => true,
         (a, b) if a.is_numeric() && b.is_numeric() => {
             decimals || !(decimal(a) || decimal(b)) || (decimal(a) && decimal(b))

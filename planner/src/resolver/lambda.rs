@@ -206,9 +206,11 @@ impl Resolver<'_> {
                     )
                     .into());
                 }
-                // (DataFusion's map_entries states nullable values.)
+                // (DataFusion's map_entries states nullable values; their own types as they
+                // are.)
                 let map_type = map.get_type(schema)?;
-                let loose = crate::functions::nested_nullability::relaxed(&map_type);
+                let loose =
+                    crate::functions::nested_nullability::with_map_values_nullable(&map_type, true);
                 let map = match loose == map_type {
                     true => map,
                     false => {
@@ -470,7 +472,10 @@ impl Resolver<'_> {
             "{name}({array_name}, {zero_name}, lambdafunction({merge_name}, namedlambdavariable(), namedlambdavariable())"
         );
         if merged_type != zero_type {
-            if merged_type.is_nested() && merged_type.equals_datatype(&zero_type) {
+            // (Spark's accumulator: the start's type, NULL-able everywhere; a merge that
+            // differs from it only in nested nullability is cast to it.)
+            let relaxed = crate::functions::nested_nullability::relaxed;
+            if merged_type.is_nested() && relaxed(&merged_type) == relaxed(&zero_type) {
                 merged = cast(merged, zero_type.clone());
             } else {
                 return Err(SparkError::analysis(

@@ -242,19 +242,29 @@ impl Resolver<'_> {
         let mut name = base_name.to_string();
         for part in rest {
             let dt = expr.get_type(schema)?;
-            expr = self.struct_field(expr, &dt, part)?;
+            expr = self.struct_field(expr, &dt, part, schema)?;
             name = part.clone();
         }
         Ok((expr, name))
     }
 
     /// `base.field` for a struct (or `base[key]` for a map with a string key).
-    pub(crate) fn struct_field(&self, base: Expr, dt: &DataType, field: &str) -> PlanResult<Expr> {
+    pub(crate) fn struct_field(
+        &self,
+        base: Expr,
+        dt: &DataType,
+        field: &str,
+        schema: &DFSchema,
+    ) -> PlanResult<Expr> {
         match dt {
             DataType::Struct(fields) => {
                 let found: Vec<_> = fields.iter().filter(|f| self.names_equal(f.name(), field)).collect();
                 match found.as_slice() {
-                    // A field of a NULL struct is NULL (DataFusion reads the child as is).
+                    // A field of a NULL struct is NULL (DataFusion reads the child as is); of a
+                    // struct never NULL, as NULL-able as the field.
+                    [f] if !base.nullable(schema)? => {
+                        Ok(datafusion::functions::core::expr_fn::get_field(base, f.name().as_str()))
+                    }
                     [f] => Ok(crate::functions::null_if_null(
                         base.clone(),
                         datafusion::functions::core::expr_fn::get_field(base, f.name().as_str()),

@@ -211,7 +211,12 @@ impl Resolver<'_> {
                     return Err(not_null_violation("MAP_VALUE", "map", "values", path));
                 }
                 let keys = call("map_keys", vec![value.clone()]);
-                let values = call("map_values", vec![value]);
+                let mut values = call("map_values", vec![value]);
+                if !val.is_nullable() {
+                    // (`map_values` calls its items nullable, as Spark's; these never are, and
+                    // a struct read from a nullable item would be nullable in every field.)
+                    values = call("array_compact", vec![values]);
+                }
                 call(
                     "map_from_arrays",
                     vec![
