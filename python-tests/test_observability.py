@@ -352,3 +352,32 @@ def test_prometheus_metrics(request, ember_mode, tmp_path):
         spark.stop()
     finally:
         server.stop()
+
+
+def test_responses_of_a_short_query(spark):
+    # A query of one batch answers as Spark does: its schema, its batch, one progress report,
+    # its metrics and its end (each response costs the client a release call; a progress
+    # report ahead of every response doubled them).
+    from pyspark.sql.connect.client import reattach
+
+    kinds = []
+    original = reattach.ExecutePlanResponseReattachableIterator.__next__
+
+    def record(self):
+        response = original(self)
+        if response.HasField("schema"):
+            kinds.append("schema")
+        elif response.HasField("metrics"):
+            kinds.append("metrics")
+        else:
+            kinds.append(response.WhichOneof("response_type"))
+        return response
+
+    df = spark.sql("SELECT 1 AS x")
+    reattach.ExecutePlanResponseReattachableIterator.__next__ = record
+    try:
+        assert df.collect()[0].x == 1
+    finally:
+        reattach.ExecutePlanResponseReattachableIterator.__next__ = original
+    assert sorted(kinds) == sorted(["schema", "execution_progress", "arrow_batch", "metrics", "result_complete"]), kinds
+    assert kinds[0] == "schema" and kinds[-1] == "result_complete", kinds

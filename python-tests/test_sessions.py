@@ -49,6 +49,29 @@ def test_session_config_changes_semantics(spark):
         spark.conf.unset("spark.sql.ansi.enabled")
 
 
+def test_settings_apply_to_the_next_query(server_url):
+    # Each session's execution settings are built once per change of its settings: a change
+    # applies to the next query, an unset restores the default, and another session keeps its
+    # own (here the duplicate map key policy, which DataFusion's functions read).
+    from pyspark.errors import SparkRuntimeException
+
+    a = new_session(server_url)
+    b = new_session(server_url)
+    query = "SELECT map(1, 'a', 1, 'b')[1] AS v"
+    try:
+        for _ in range(2):
+            with pytest.raises(SparkRuntimeException, match="DUPLICATED_MAP_KEY"):
+                a.sql(query).collect()
+            a.conf.set("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+            assert a.sql(query).collect()[0].v == "b"
+            with pytest.raises(SparkRuntimeException, match="DUPLICATED_MAP_KEY"):
+                b.sql(query).collect()
+            a.conf.unset("spark.sql.mapKeyDedupPolicy")
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_case_sensitivity_config(spark):
     assert spark.sql("SELECT ID FROM range(1)").columns == ["ID"]
     spark.conf.set("spark.sql.caseSensitive", "true")

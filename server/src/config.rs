@@ -332,6 +332,9 @@ pub struct ServerDefaults {
 pub struct SessionConf {
     server: ServerDefaults,
     overrides: RwLock<BTreeMap<String, String>>,
+    /// Counts the changes of `overrides` (what was built from the settings is rebuilt when
+    /// it moves).
+    version: std::sync::atomic::AtomicU64,
 }
 
 impl SessionConf {
@@ -339,7 +342,13 @@ impl SessionConf {
         Self {
             server,
             overrides: RwLock::new(BTreeMap::new()),
+            version: Default::default(),
         }
+    }
+
+    /// The settings' version: it changes whenever a setting is set or unset.
+    pub fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The effective value: session override, else server value, else Spark's default.
@@ -361,13 +370,17 @@ impl SessionConf {
     }
 
     pub fn set(&self, key: &str, value: &str) {
-        self.overrides
-            .write()
-            .insert(key.to_string(), value.to_string());
+        let mut overrides = self.overrides.write();
+        overrides.insert(key.to_string(), value.to_string());
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     pub fn unset(&self, key: &str) {
-        self.overrides.write().remove(key);
+        let mut overrides = self.overrides.write();
+        overrides.remove(key);
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     pub fn is_modifiable(&self, key: &str) -> bool {

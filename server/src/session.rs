@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use ember_execution::formats::storage::StorageOptions;
 use ember_planner::SparkError;
@@ -43,6 +43,9 @@ pub struct Session {
     pub cache: crate::cache::CacheRegistry,
     /// When a request last used the session (idle sessions expire).
     last_used: Mutex<Instant>,
+    /// The DataFusion state built from the settings at a version of them (building one takes
+    /// longer than planning a short query; each request gets its own copy).
+    datafusion_state: Mutex<Option<(u64, SessionState)>>,
 }
 
 impl Session {
@@ -67,6 +70,7 @@ impl Session {
             checkpoints: Mutex::new(HashMap::new()),
             cache: Default::default(),
             last_used: Mutex::new(Instant::now()),
+            datafusion_state: Mutex::new(None),
         }
     }
 
@@ -124,8 +128,27 @@ impl Session {
     }
 
     /// A DataFusion context for one request, configured from the session's settings.
-    /// `configure` lets the job runner adjust execution settings it depends on.
+    /// `configure` lets the job runner adjust execution settings it depends on (the same for
+    /// every request of a server). The state is built once per version of the settings; each
+    /// context has its own copy of it.
     pub fn datafusion_context(&self, configure: impl FnOnce(&mut SessionConfig)) -> SessionContext {
+        SessionContext::new_with_state(self.datafusion_state(configure))
+    }
+
+    /// The state of [`Self::datafusion_context`], for planning without a context.
+    pub fn datafusion_state(&self, configure: impl FnOnce(&mut SessionConfig)) -> SessionState {
+        let version = self.conf.version();
+        if let Some((built, state)) = self.datafusion_state.lock().as_ref()
+            && *built == version
+        {
+            return state.clone();
+        }
+        let state = self.build_datafusion_state(configure);
+        *self.datafusion_state.lock() = Some((version, state.clone()));
+        state
+    }
+
+    fn build_datafusion_state(&self, configure: impl FnOnce(&mut SessionConfig)) -> SessionState {
         // `spark.sql.shuffle.partitions` sets the partitions of exchanges when the session
         // chose it; Spark's default of 200 is for clusters, so the core count is used instead.
         let partitions = if self.conf.is_set("spark.sql.shuffle.partitions") {
@@ -213,7 +236,7 @@ impl Session {
             }
         };
         let config = config.with_extension(Arc::new(storage));
-        let state = SessionStateBuilder::new()
+        SessionStateBuilder::new()
             .with_config(config)
             .with_runtime_env(runtime)
             .with_default_features()
@@ -241,8 +264,7 @@ impl Session {
             .with_physical_optimizer_rule(Arc::new(
                 ember_planner::logical::python_eval::ExtractPythonUdfs,
             ))
-            .build();
-        SessionContext::new_with_state(state)
+            .build()
     }
 
     pub fn remember_error(&self, error: ErrorRecord) -> String {

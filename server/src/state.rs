@@ -123,8 +123,9 @@ impl RequestContext {
 
     pub fn resolve(&self, plan: &spec::Plan) -> ServerResult<ResolvedQuery> {
         let config = self.planner_config();
-        let df = self.datafusion_context();
-        let state = df.state();
+        let state = self
+            .session
+            .datafusion_state(|config| self.state.runner.configure(config));
         let mut resolver =
             ember_planner::Resolver::new(&config, &self.session.catalog).with_session_state(&state);
         Ok(off_the_runtime(|| resolver.resolve_query(plan))?)

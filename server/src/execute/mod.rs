@@ -573,7 +573,13 @@ async fn send_batch(
 }
 
 async fn push(op: &Operation, response: pb::ExecutePlanResponse) -> ServerResult<()> {
-    if progress::push_if_changed(op, &response).await && op.push(response).await {
+    // The progress goes ahead of the query's last responses (its metrics, its end); while
+    // results stream, the ticks report it (a report ahead of every batch cost the client a
+    // release call each, as many as the results themselves for a short query).
+    let results = response.schema.is_some()
+        || matches!(response.response_type, Some(ResponseType::ArrowBatch(_)));
+    let reported = results || progress::push_if_changed(op, &response).await;
+    if reported && op.push(response).await {
         Ok(())
     } else {
         Err(ember_execution::ExecutionError::Cancelled.into())
