@@ -7,7 +7,7 @@ use datafusion::logical_expr::{Expr, cast, lit};
 use super::native::charset::Charset;
 use super::native::{BytesOp, Native, NativeUdf, XpathResult};
 use super::operators::two;
-use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark, add_spark_named};
+use super::{Naming, RegistryBuilder, add_df, add_df_named, add_spark};
 use crate::error::{PlanResult, SparkError};
 use crate::types::is_binary;
 
@@ -48,16 +48,19 @@ pub fn register(b: &mut RegistryBuilder) {
     b.scalar(&["concat"], concat);
     b.scalar_named(&["||"], Naming::Fixed("concat"), concat);
     add_spark(b, &["concat_ws"], "concat_ws", 1, usize::MAX);
-    add_spark_named(
-        b,
+    b.scalar_named(
         &["substring", "substr"],
         Naming::Defaults {
             from: 2,
             values: &["2147483647"],
         },
-        "substring",
-        2,
-        3,
+        |f| {
+            f.arity(2, 3)?;
+            match text_prefix_args(&f) {
+                Some(args) => super::df_udf("substr").map(|u| u.call(args)),
+                None => super::sp_udf("substring").map(|u| u.call(f.args)),
+            }
+        },
     );
     b.scalar(&["replace"], |mut f| {
         f.arity(2, 3)?;
@@ -755,4 +758,25 @@ fn concat(f: super::FunctionInput) -> PlanResult<Expr> {
         }
     }
     super::sp_udf("concat").map(|u| u.call(args))
+}
+
+/// `substring(text, pos, len)` with constant `pos >= 0` and `len >= 0`, as DataFusion's
+/// `substr` arguments (a position of 0 is Spark's 1): the same piece, found by decoding the
+/// text only up to its end (datafusion-spark's counts every character of every value for the
+/// negative positions these are not).
+fn text_prefix_args(f: &super::FunctionInput) -> Option<Vec<Expr>> {
+    let int = |e: &Expr| match e {
+        Expr::Literal(ScalarValue::Int32(Some(n)), _) => Some(i64::from(*n)),
+        Expr::Literal(ScalarValue::Int64(Some(n)), _) => Some(*n),
+        _ => None,
+    };
+    if !matches!(f.types.first(), Some(DataType::Utf8 | DataType::LargeUtf8)) {
+        return None;
+    }
+    let pos = int(f.args.get(1)?).filter(|p| *p >= 0)?;
+    let mut args = vec![f.args.first()?.clone(), lit(pos.max(1))];
+    if let Some(len) = f.args.get(2) {
+        args.push(lit(int(len).filter(|n| *n >= 0)?));
+    }
+    Some(args)
 }
