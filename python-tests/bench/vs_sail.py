@@ -18,7 +18,9 @@ engine's processes spent in the timed runs (server and workers, from /proc), the
 Run it with the PySpark venv's Python (~/.cache/ember/venv-pyspark-4.3.0: it has DuckDB, the
 tpcds extension and tpchgen-cli). Sail is `--sail-bin` (default: `sail` in
 ~/.cache/ember/venv-sail, made with `python3 -m venv ~/.cache/ember/venv-sail &&
-~/.cache/ember/venv-sail/bin/pip install pysail==0.7.2`); `--no-sail` leaves it out. The ember
+~/.cache/ember/venv-sail/bin/pip install pysail==0.7.2 'pyspark==4.2.1'`: Sail 0.7.2 refuses a
+server-side PySpark 4.3, every session then answers "session ... is not running"); `--no-sail`
+leaves it out. The ember
 binary is EMBER_BIN or a release build. Data is generated once under ~/.cache/ember/.
 """
 

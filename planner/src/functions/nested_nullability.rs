@@ -162,9 +162,9 @@ pub fn retyped(call: Expr, have: &DataType, want: DataType) -> Expr {
 /// The type Spark gives the array the function `name` of `args` makes (`call`), where its
 /// items' nullability is Spark's own: `array_repeat(x, n)`'s items NULL where `x` may be;
 /// `array_union`'s where either array's may, `array_intersect`'s where both, `array_except`'s
-/// where the first's (its type the first's where they differ only in nested nullability); `flatten`'s are its argument's inner arrays' items; `arrays_zip`'s
-/// structs are never NULL and their fields always may be. None: another function, or
-/// arguments of other types.
+/// where the first's (its type the first's where they differ only in nested nullability);
+/// `flatten`'s are its argument's inner arrays' items; `arrays_zip`'s structs are never NULL
+/// and their fields always may be. None: another function, or arguments of other types.
 fn array_result(
     name: &str,
     args: &[Expr],
