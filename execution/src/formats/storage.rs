@@ -283,9 +283,12 @@ pub fn runtime_env(
     options: StorageOptions,
 ) -> Result<Arc<datafusion::execution::runtime_env::RuntimeEnv>> {
     let (metadata, statistics) = &*FILE_CACHES;
+    // (No cache of directory listings: a runtime lives as long as its session's settings, and
+    // a listing kept that long would miss what later writes put in a directory.)
     let caches = datafusion::execution::cache::cache_manager::CacheManagerConfig::default()
         .with_file_metadata_cache(Some(metadata.clone()))
-        .with_file_statistics_cache(Some(statistics.clone()));
+        .with_file_statistics_cache(Some(statistics.clone()))
+        .with_list_files_cache_limit(0);
     let mut builder = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
         .with_object_store_registry(Arc::new(StoreRegistry::new(options)))
         .with_cache_manager(caches);
