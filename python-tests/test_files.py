@@ -459,3 +459,40 @@ def test_a_file_rewritten_in_place_is_read_again(spark, tmp_path):
     pq.write_table(pa.table({"b": ["x"]}), path)
     assert spark.read.parquet(str(path)).columns == ["b"]
     assert spark.read.parquet(str(path)).collect()[0][0] == "x"
+
+
+def test_parquet_string_filters(spark, out):
+    """Filters of a parquet scan's strings (which the scan reads as views where a filter only
+    compares them: `formats::filter_views`) answer as on plain strings: long and short values,
+    NULL, non-ASCII text, LIKE of several parts, kept columns and columns the filter drops."""
+    long = "a string longer than twelve bytes, ünïcode"
+    values = ["b", "x", None, long, "c", "none of these", "mé", "", "zz"]
+    rows = [(i, s, f"u{i % 3}") for i, s in enumerate(values)]
+    frame = spark.createDataFrame(rows, "id BIGINT, s STRING, u STRING")
+    frame.repartition(2).write.parquet(str(out / "t"))
+    spark.read.parquet(str(out / "t")).createOrReplaceTempView("string_filters")
+
+    def ids(where):
+        found = spark.sql(f"SELECT id FROM string_filters WHERE {where}").collect()
+        return sorted(r[0] for r in found)
+
+    def want(pred):
+        return sorted(i for i, s, _ in rows if pred(s))
+
+    assert ids(f"s = '{long}'") == want(lambda s: s == long)
+    assert ids("s IN ('b', 'c') AND s <> 'x'") == want(lambda s: s in ("b", "c"))
+    def two_parts(s):
+        return s is not None and "ne" in s and "se" in s[s.index("ne") + 2 :]
+
+    assert ids("s LIKE '%ne%se%'") == want(two_parts)
+    assert ids("s NOT LIKE 'a%'") == want(lambda s: s is not None and not s.startswith("a"))
+    assert ids("s IS NULL") == want(lambda s: s is None)
+    above = sorted(i for i, s, u in rows if s is not None and s > "m" and u == "u1")
+    assert ids("s > 'm' AND u = 'u1'") == above
+    assert ids("s = 'mé' OR s = ''") == want(lambda s: s in ("mé", ""))
+    kept = spark.sql(f"SELECT id, s FROM string_filters WHERE s IN ('b', '{long}') ORDER BY id")
+    kept = kept.collect()
+    assert [tuple(r) for r in kept] == [(i, s) for i, s, _ in rows if s in ("b", long)]
+    upper = spark.sql("SELECT upper(s) AS s FROM string_filters WHERE s = 'b' OR s = 'mé' ORDER BY s")
+    assert [r[0] for r in upper.collect()] == ["B", "MÉ"]
+    assert dict(upper.dtypes) == {"s": "string"}

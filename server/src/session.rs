@@ -254,6 +254,9 @@ impl Session {
             .with_physical_optimizer_rule(Arc::new(
                 ember_execution::formats::parquet_strings::ReadStringsPlain,
             ))
+            .with_physical_optimizer_rule(Arc::new(
+                ember_execution::formats::filter_views::FilterStringViews,
+            ))
             .with_physical_optimizer_rule(Arc::new(ember_execution::conjunctions::FlatConjunctions))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::SparkLimitOrder))
             .with_physical_optimizer_rule(Arc::new(ember_execution::rules::InputFileInScan))

@@ -37,6 +37,7 @@ pub mod csv;
 pub mod deleted_rows;
 pub mod delta;
 mod encode;
+pub mod filter_views;
 pub mod iceberg;
 pub mod json;
 pub mod listing;
