@@ -1,4 +1,4 @@
-//! Strings a scan's filter reads and drops are decoded as views.
+//! Strings a scan's filter only compares are decoded as views.
 //!
 //! Ember's tables hold Spark's `STRING` as plain `Utf8` (see `parquet_strings`). A string
 //! column that a filter right above a parquet scan compares and then drops (TPC-H q19's
@@ -15,8 +15,8 @@
 //! `[NOT] LIKE`/`ILIKE` a literal pattern (also Ember's `LIKE` of several parts), `IS [NOT]
 //! NULL`. Nothing above the filter sees a view: a column the filter keeps is cast back to
 //! plain strings after it, and only where the filter keeps few rows for it (a conjunct of the
-//! filter is `column = literal` or `column IN (literals)`: TPC-H q12's `l_shipmode`), since a
-//! cast copies each kept string the reader would have copied once.
+//! filter is `column = literal`, `column IN (literals)` or an `OR` of such equalities: TPC-H
+//! q12's `l_shipmode`), since a cast copies each kept string the reader would have copied once.
 
 use std::collections::HashMap;
 use std::sync::Arc;
