@@ -260,8 +260,8 @@ fn view_safe_uses(predicate: &Arc<dyn PhysicalExpr>, schema: &Schema) -> HashMap
     let mut total: HashMap<usize, usize> = HashMap::new();
     let mut safe: HashMap<usize, usize> = HashMap::new();
     let _ = predicate.apply(|node| {
-        if let Some(column) = node.downcast_ref::<Column>() {
-            *total.entry(column.index()).or_default() += 1;
+        if let Some(index) = is_text(node) {
+            *total.entry(index).or_default() += 1;
         }
         for column in safe_operands(node) {
             if let Some(index) = is_text(column) {
@@ -272,12 +272,6 @@ fn view_safe_uses(predicate: &Arc<dyn PhysicalExpr>, schema: &Schema) -> HashMap
     });
     total
         .into_iter()
-        .filter(|(index, _)| {
-            schema
-                .fields()
-                .get(*index)
-                .is_some_and(|f| f.data_type() == &DataType::Utf8)
-        })
         .map(|(index, n)| (index, safe.get(&index).copied().unwrap_or(0) == n))
         .collect()
 }
