@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod codec;
 pub mod conjunctions;
+pub mod dynamic_rows;
 pub mod error;
 pub mod failpoint;
 pub mod formats;
