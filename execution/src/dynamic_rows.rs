@@ -50,7 +50,8 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, replace_children_if_necessary,
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, apply_expression_roots,
+    replace_children_if_necessary,
 };
 
 use futures::StreamExt;
@@ -246,14 +247,7 @@ impl ExecutionPlan for DynamicRowFilterExec {
         &self,
         f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
-        let mut recursion = TreeNodeRecursion::Continue;
-        for filter in &self.filters {
-            recursion = f(filter)?;
-            if recursion == TreeNodeRecursion::Stop {
-                break;
-            }
-        }
-        Ok(recursion)
+        apply_expression_roots(&self.filters, f)
     }
 
     fn with_new_children(
