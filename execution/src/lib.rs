@@ -27,6 +27,7 @@ pub mod remote;
 pub mod rules;
 pub mod runner;
 pub mod sandbox;
+pub mod shared_subplans;
 pub mod spark_error;
 pub mod stream;
 pub mod task;

@@ -54,6 +54,7 @@ impl JobRunner for LocalJobRunner {
         plan: Arc<dyn ExecutionPlan>,
         context: Arc<TaskContext>,
     ) -> ExecutionResult<SendableRecordBatchStream> {
+        let plan = crate::shared_subplans::share_subplans(plan)?;
         let plan = crate::dynamic_rows::filter_rows(plan)?;
         let plan = crate::progress::track_local(plan, &context);
         // Output keeps partition order, like Spark's collect().
