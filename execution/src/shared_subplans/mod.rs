@@ -99,7 +99,9 @@ pub fn share_subplans(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionP
         return Ok(plan);
     }
     // Keys with two copies or more where the walk from the root reaches them (a copy inside
-    // a shared copy is not reached); repeated until that set no longer changes.
+    // a shared copy is not reached, and one of them must read no filter from outside): a key
+    // reached once, or only in copies that read such filters, is dropped, and the walk goes
+    // below it next time (where it may reach other keys twice).
     let mut keys: HashSet<String> = count(candidates.values().map(|c| c.key.clone()))
         .into_iter()
         .filter(|(_, n)| *n >= 2)
@@ -108,20 +110,23 @@ pub fn share_subplans(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionP
     loop {
         let mut reached = Vec::new();
         reach(&plan, &candidates, &keys, &mut reached);
-        let next: HashSet<String> = count(reached.iter().map(|a| candidates[a].key.clone()))
+        let counts = count(reached.iter().map(|a| candidates[a].key.clone()));
+        let dropped: Vec<String> = counts
             .into_iter()
             .filter(|(key, n)| {
-                *n >= 2
-                    && reached
+                *n < 2
+                    || !reached
                         .iter()
                         .any(|a| &candidates[a].key == key && !candidates[a].reads_outside)
             })
             .map(|(k, _)| k)
             .collect();
-        if next == keys {
+        if dropped.is_empty() {
             break;
         }
-        keys = next;
+        for key in dropped {
+            keys.remove(&key);
+        }
     }
     if keys.is_empty() {
         return Ok(plan);
