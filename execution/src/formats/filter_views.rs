@@ -36,6 +36,7 @@ use datafusion::physical_expr::expressions::{
     BinaryExpr, CastExpr, Column, InListExpr, IsNotNullExpr, IsNullExpr, LikeExpr, Literal,
 };
 use datafusion::physical_expr::split_conjunction;
+use datafusion::physical_expr::utils::collect_columns;
 use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
@@ -129,6 +130,18 @@ fn filter_with_views(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Exe
         let table_schema = table.table_schema();
         let scan_uses = view_safe_uses(predicate, table_schema);
         chosen.retain(|_, file| scan_uses.get(file).is_none_or(|safe| *safe));
+    }
+    // So must the scan's projected expressions (DataFusion moves an expression the filter
+    // repeats, `i_category = 'Women'` in TPC-DS q41, into the scan's projection): their columns
+    // stay plain.
+    if let Some(projection) = source.projection() {
+        for projected in projection.as_ref().iter() {
+            if projected.expr.downcast_ref::<Column>().is_none() {
+                for column in collect_columns(&projected.expr) {
+                    chosen.retain(|_, file| *file != column.index());
+                }
+            }
+        }
     }
     if chosen.is_empty() {
         return Ok(None);
