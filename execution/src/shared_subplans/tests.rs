@@ -61,6 +61,16 @@ async fn context() -> (SessionContext, std::path::PathBuf) {
     (context, dir)
 }
 
+async fn physical(context: &SessionContext, sql: &str) -> Arc<dyn ExecutionPlan> {
+    context
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap()
+}
+
 fn count_nodes(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
     let mut n = 0;
     plan.apply(|node| {
@@ -90,25 +100,13 @@ const COMMON: &str = "WITH r AS (SELECT k, sum(v) AS s FROM t WHERE v % 3 = 0 GR
 #[tokio::test]
 async fn a_common_aggregate_is_computed_once_and_freed_when_read() {
     let (context, dir) = context().await;
-    let plan = context
-        .sql(COMMON)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical(&context, COMMON).await;
     assert_eq!(count_nodes(&plan, "DataSourceExec"), 2);
     let want = collect(Arc::clone(&plan), context.task_ctx())
         .await
         .unwrap();
 
-    let plan = context
-        .sql(COMMON)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical(&context, COMMON).await;
     let shared = share_subplans(plan).unwrap();
     assert_eq!(count_nodes(&shared, "SharedExec"), 2, "{shared:?}");
     assert_eq!(count_nodes(&shared, "DataSourceExec"), 1);
@@ -142,15 +140,7 @@ async fn a_copy_with_a_dynamic_filter_from_outside_reads_the_other() {
     let sql = "WITH r AS (SELECT k, sum(v) AS s FROM t GROUP BY k) \
                SELECT r.k, r.s FROM d JOIN r ON d.dk = r.k \
                WHERE r.s >= (SELECT max(s) FROM r) - 50000";
-    let plan = || async {
-        context
-            .sql(sql)
-            .await
-            .unwrap()
-            .create_physical_plan()
-            .await
-            .unwrap()
-    };
+    let plan = || async { physical(&context, sql).await };
     let want = collect(plan().await, context.task_ctx()).await.unwrap();
     let plain = plan().await;
     let text = format!(
@@ -189,13 +179,7 @@ async fn subplans_with_a_volatile_function_are_not_shared() {
     let (context, dir) = context().await;
     let sql = "WITH r AS (SELECT k, sum(v * random()) AS s FROM t GROUP BY k) \
                SELECT r.k FROM r WHERE r.s >= (SELECT max(s) FROM r)";
-    let plan = context
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical(&context, sql).await;
     let shared = share_subplans(plan).unwrap();
     assert_eq!(count_nodes(&shared, "SharedExec"), 0);
     assert_eq!(count_nodes(&shared, "DataSourceExec"), 2);
@@ -208,13 +192,7 @@ async fn different_subplans_are_not_shared() {
     let sql = "WITH r AS (SELECT k, sum(v) AS s FROM t GROUP BY k), \
                q AS (SELECT k, sum(v) AS s FROM t WHERE v > 10 GROUP BY k) \
                SELECT r.k FROM r WHERE r.s >= (SELECT max(s) FROM q)";
-    let plan = context
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical(&context, sql).await;
     let shared = share_subplans(plan).unwrap();
     assert_eq!(count_nodes(&shared, "SharedExec"), 0);
     std::fs::remove_dir_all(dir).unwrap();
@@ -237,15 +215,7 @@ fn column_names_are_renamed_in_order_of_appearance() {
 #[tokio::test]
 async fn output_past_the_memory_pool_is_spilled_and_read_back() {
     let (context, dir) = context().await;
-    let plan = || async {
-        context
-            .sql("SELECT v FROM t")
-            .await
-            .unwrap()
-            .create_physical_plan()
-            .await
-            .unwrap()
-    };
+    let plan = || async { physical(&context, "SELECT v FROM t").await };
     let runtime = RuntimeEnvBuilder::new()
         .with_memory_pool(Arc::new(GreedyMemoryPool::new(1024)))
         .build_arc()
