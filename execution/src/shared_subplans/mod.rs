@@ -51,7 +51,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, replace_children_if_necessary,
 };
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
@@ -94,7 +94,7 @@ fn address(plan: &Arc<dyn ExecutionPlan>) -> usize {
 /// `plan` with each set of identical aggregate subplans computed once (module docs).
 pub fn share_subplans(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
     let mut candidates = HashMap::new();
-    collect_candidates(&plan, &mut candidates);
+    describe(&plan, &mut candidates);
     if candidates.len() < 2 {
         return Ok(plan);
     }
@@ -208,23 +208,29 @@ fn rewrite(
     }
 }
 
-/// Every subplan of `plan` that could be shared, by address.
-fn collect_candidates(plan: &Arc<dyn ExecutionPlan>, out: &mut HashMap<usize, Candidate>) {
-    if aggregate_result(plan)
-        && let Some(described) = describe(plan)
-    {
-        let reads_outside = !described.read.is_subset(&described.produced);
+/// What `plan` computes (see [`describe_node`]); every subplan at or below it that could be
+/// shared goes to `out`, by address. Each operator is described once, its text reused by the
+/// subplans above it.
+fn describe(
+    plan: &Arc<dyn ExecutionPlan>,
+    out: &mut HashMap<usize, Candidate>,
+) -> Option<Described> {
+    let children: Vec<Option<Described>> = plan
+        .children()
+        .into_iter()
+        .map(|c| describe(c, out))
+        .collect();
+    let described = describe_node(plan, children)?;
+    if aggregate_result(plan) {
         out.insert(
             address(plan),
             Candidate {
                 key: canonical(&described.text),
-                reads_outside,
+                reads_outside: !described.read.is_subset(&described.produced),
             },
         );
     }
-    for child in plan.children() {
-        collect_candidates(child, out);
-    }
+    Some(described)
 }
 
 /// Whether `plan` passes on an aggregate's result (through projections, filters, sorts and
@@ -251,9 +257,13 @@ fn aggregate_result(plan: &Arc<dyn ExecutionPlan>) -> bool {
     }
 }
 
-/// What `plan` computes, or `None` when it has an operator whose display may not say all it
-/// does, a volatile function, or a dynamic filter already filled in.
-fn describe(plan: &Arc<dyn ExecutionPlan>) -> Option<Described> {
+/// What `plan` computes, given what its children compute, or `None` when it has an operator
+/// whose display may not say all it does, a volatile function, or a dynamic filter already
+/// filled in.
+fn describe_node(
+    plan: &Arc<dyn ExecutionPlan>,
+    children: Vec<Option<Described>>,
+) -> Option<Described> {
     if !SHAREABLE.contains(&plan.name()) {
         return None;
     }
@@ -317,8 +327,8 @@ fn describe(plan: &Arc<dyn ExecutionPlan>) -> Option<Described> {
         plan.name(),
         plan.schema().fields()
     );
-    for child in plan.children() {
-        let described = describe(child)?;
+    for child in children {
+        let described = child?;
         text.push_str(&described.text);
         text.push('\u{2}');
         read.extend(described.read);
@@ -639,18 +649,11 @@ impl ExecutionPlan for SharedExec {
                 ))),
             }
         };
-        let stream = futures::stream::once(rows)
-            .map(|r| match r {
-                Ok(stream) => stream,
-                Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
+        let stream = futures::stream::once(rows).try_flatten().map(move |batch| {
+            batch.and_then(|b| {
+                RecordBatch::try_new(Arc::clone(&schema), b.columns().to_vec()).map_err(Into::into)
             })
-            .flatten()
-            .map(move |batch| {
-                batch.and_then(|b| {
-                    RecordBatch::try_new(Arc::clone(&schema), b.columns().to_vec())
-                        .map_err(Into::into)
-                })
-            });
+        });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             Arc::clone(&self.schema),
             stream,
